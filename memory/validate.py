@@ -1,0 +1,52 @@
+"""Input checks shared by the service, the CLI and the pages: refuse clearly, never crash, never truncate silently."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from memory.errors import InvalidInput
+
+MAX_ID_CHARS = 10_000
+AGENT_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+def _encodable(value: str, what: str) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(f"{what} is not valid Unicode (lone surrogate at position {exc.start})") from None
+    if "\x00" in value:
+        raise InvalidInput(f"{what} contains a NUL character")
+
+
+def external_id(value: object, what: str = "user id") -> str:
+    """Any printable identifier up to 10,000 characters; it is only ever stored, never used in a filter or a path."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be text")
+    _encodable(value, what)
+    if not value.strip():
+        raise InvalidInput(f"{what} must not be empty")
+    if len(value) > MAX_ID_CHARS:
+        raise InvalidInput(f"{what} is {len(value):,} characters long; the limit is {MAX_ID_CHARS:,}")
+    return value
+
+
+def agent_id(value: str | None, default: str) -> str:
+    value = default if value is None or value == "" else value
+    if not AGENT_ID_RE.match(value):
+        raise InvalidInput("agent id must be 1-64 characters of letters, digits, '_', '.', ':' or '-'")
+    return value
+
+
+def text(value: object, limit: int, what: str = "message") -> str:
+    """Normalise to NFC, refuse empty, over-long or unencodable text."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be text")
+    _encodable(value, what)
+    value = unicodedata.normalize("NFC", value)
+    if not value.strip():
+        raise InvalidInput(f"{what} is empty")
+    if len(value) > limit:
+        raise InvalidInput(f"{what} is {len(value):,} characters long; the limit is {limit:,} (MEMLENS_MAX_MESSAGE_CHARS)")
+    return value

@@ -1,0 +1,202 @@
+"""The LanceDB side: one table of retrievable memories with cosine vectors and a full-text index.
+
+The table is derived from SQL (``Memory`` rows with status ``active``) and can be rebuilt at any time. Filters are
+SQL strings in LanceDB, so only validated keys go into them, and every literal is quoted by :func:`sql_literal`.
+Full text uses the ICU word segmenter, which splits Chinese into words (the default tokenizer finds nothing in
+Chinese) and English with stemming.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS
+
+from memory.errors import ConfigError
+
+TABLE = "memories"
+_KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+#: unindexed rows tolerated before the FTS index is refreshed (they are still searched, only slower)
+OPTIMIZE_EVERY = 2000
+
+
+def sql_literal(value: str) -> str:
+    """Quote a value for a LanceDB (DataFusion SQL) filter; refuses anything but plain key characters."""
+    if not _KEY_RE.match(value):
+        raise ValueError(f"refusing to put {value!r} into an index filter")
+    return "'" + value.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    id: str
+    user_key: str
+    agent_id: str
+    text: str
+    vector: np.ndarray
+    type: str
+    created_at: datetime
+    status: str = "active"
+
+
+class VectorIndex:
+    """Add, search (vector / full text), delete and rebuild over one LanceDB table."""
+
+    def __init__(self, uri: str, dim: int) -> None:
+        self.uri = uri
+        self.dim = dim
+        self._db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
+        self._tbl = None
+        self._since_optimize = 0
+
+    # -- table lifecycle -------------------------------------------------------------------------------------
+    def _schema(self) -> pa.Schema:
+        return pa.schema(
+            [
+                pa.field("id", pa.string(), nullable=False),
+                pa.field("user_key", pa.string(), nullable=False),
+                pa.field("agent_id", pa.string(), nullable=False),
+                pa.field("text", pa.string(), nullable=False),
+                pa.field("vector", pa.list_(pa.float32(), self.dim)),
+                pa.field("type", pa.string()),
+                pa.field("status", pa.string()),
+                pa.field("created_at", pa.timestamp("us")),
+            ]
+        )
+
+    @property
+    def table(self):
+        if self._tbl is None:
+            if TABLE in self._db.list_tables().tables:
+                tbl = self._db.open_table(TABLE)
+                have = tbl.schema.field("vector").type.list_size
+                if have != self.dim:
+                    raise ConfigError(
+                        f"the index holds {have}-d vectors but the embedder gives {self.dim}-d: run `memlens reindex`"
+                    )
+            else:
+                tbl = self._create()
+            self._tbl = tbl
+        return self._tbl
+
+    def _create(self):
+        tbl = self._db.create_table(TABLE, schema=self._schema(), exist_ok=True)
+        self._ensure_indices(tbl)
+        return tbl
+
+    @staticmethod
+    def _ensure_indices(tbl) -> None:
+        tbl.create_index("text", config=FTS(base_tokenizer="icu", language="English", stem=True), replace=True)
+        tbl.create_scalar_index("user_key", index_type="BTREE", replace=True)
+
+    def drop(self) -> None:
+        if TABLE in self._db.list_tables().tables:
+            self._db.drop_table(TABLE)
+        self._tbl = None
+
+    # -- writes ----------------------------------------------------------------------------------------------
+    def upsert(self, rows: list[IndexRow]) -> None:
+        """Insert or replace by id (idempotent: a retried write leaves one row)."""
+        if not rows:
+            return
+        data = pa.Table.from_pylist(
+            [
+                {
+                    "id": r.id,
+                    "user_key": r.user_key,
+                    "agent_id": r.agent_id,
+                    "text": r.text,
+                    "vector": np.asarray(r.vector, dtype=np.float32).tolist(),
+                    "type": r.type,
+                    "status": r.status,
+                    "created_at": r.created_at,
+                }
+                for r in rows
+            ],
+            schema=self._schema(),
+        )
+        (
+            self.table.merge_insert("id")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(data)
+        )
+        self._since_optimize += len(rows)
+        if self._since_optimize >= OPTIMIZE_EVERY:
+            self.optimize()
+
+    def delete(self, ids: list[str]) -> None:
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            self.table.delete("id IN (" + ", ".join(sql_literal(i) for i in chunk) + ")")
+
+    def delete_user(self, user_key: str) -> None:
+        self.table.delete(f"user_key = {sql_literal(user_key)}")
+
+    def optimize(self, cleanup: bool = False) -> None:
+        """Fold new rows into the indices; with ``cleanup`` also drop old versions (deleted text leaves the disk)."""
+        kwargs = {"cleanup_older_than": timedelta(0), "delete_unverified": True} if cleanup else {}
+        self.table.optimize(**kwargs)
+        self._since_optimize = 0
+
+    # -- reads -----------------------------------------------------------------------------------------------
+    @staticmethod
+    def scope_filter(user_key: str, agent_id: str | None) -> str:
+        where = f"user_key = {sql_literal(user_key)} AND status = 'active'"
+        if agent_id is not None:
+            where += f" AND agent_id = {sql_literal(agent_id)}"
+        return where
+
+    def search_vector(self, qvec: np.ndarray, user_key: str, agent_id: str | None, limit: int) -> list[tuple[str, float]]:
+        """(id, cosine distance) best first."""
+        res = (
+            self.table.search(np.asarray(qvec, dtype=np.float32), vector_column_name="vector")
+            .distance_type("cosine")
+            .where(self.scope_filter(user_key, agent_id), prefilter=True)
+            .select(["id", "_distance"])
+            .limit(limit)
+            .to_arrow()
+        )
+        return list(zip(res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True))
+
+    def search_text(self, text: str, user_key: str, agent_id: str | None, limit: int) -> list[tuple[str, float]]:
+        """(id, BM25 score) best first; an empty list when the text has no searchable token."""
+        if not text.strip():
+            return []
+        try:
+            res = (
+                self.table.search(text, query_type="fts", fts_columns="text")
+                .where(self.scope_filter(user_key, agent_id), prefilter=True)
+                .select(["id", "_score"])
+                .limit(limit)
+                .to_arrow()
+            )
+        except ValueError as exc:  # e.g. a query made only of punctuation: nothing to match
+            if "tokens" in str(exc).lower() or "empty" in str(exc).lower():
+                return []
+            raise
+        return list(zip(res["id"].to_pylist(), res["_score"].to_pylist(), strict=True))
+
+    def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        where = "id IN (" + ", ".join(sql_literal(i) for i in ids) + ")"
+        res = self.table.search().where(where).select(["id", "vector"]).limit(len(ids)).to_arrow()
+        return {
+            i: np.asarray(v, dtype=np.float32)
+            for i, v in zip(res["id"].to_pylist(), res["vector"].to_pylist(), strict=True)
+        }
+
+    def ids(self, user_key: str | None = None) -> set[str]:
+        query = self.table.search().select(["id"])
+        if user_key is not None:
+            query = query.where(f"user_key = {sql_literal(user_key)}")
+        return set(query.limit(None).to_arrow()["id"].to_pylist()) if self.count(user_key) else set()
+
+    def count(self, user_key: str | None = None) -> int:
+        return self.table.count_rows(f"user_key = {sql_literal(user_key)}" if user_key else None)
