@@ -35,13 +35,10 @@ def emit(obj: Any) -> None:
 
 @app.command()
 def remember(text: str, user: UserOpt, agent: AgentOpt = None, json_out: JsonOpt = False) -> None:
-    """Store TEXT as a user-stated memory."""
-    svc = service()
-    mem = svc.add_memory(svc.ensure_user(user), text, agent_id=agent)
-    if json_out:
-        emit({"memory_id": mem.id, "content": mem.content, "type": mem.type})
-    else:
-        typer.echo(f"remembered {mem.id}: {mem.content}")
+    """Run TEXT through the write pipeline as a user message (extract, dedupe, supersede, mask, store)."""
+    from memory.cli_write import print_report
+
+    print_report(service().remember(user, text, agent_id=agent), json_out)
 
 
 @app.command()

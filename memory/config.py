@@ -42,6 +42,10 @@ class Settings(BaseSettings):
         None, description="LanceDB location (folder or object-storage URI such as s3://bucket/path); default <data_dir>/lancedb."
     )
     sql_echo: bool = Field(False, description="Log every SQL statement (debugging).")
+    repair_on_start: bool = Field(
+        True, description="When a process first opens the index, index unindexed memories and drop orphan vectors "
+        "left by a crash (cheap: counts first, the full check only when they disagree)."
+    )
 
     # embeddings
     embedder: Literal["e5", "openai", "hash"] = Field(
@@ -65,6 +69,11 @@ class Settings(BaseSettings):
     max_message_chars: int = Field(20_000, ge=1, description="Longest accepted message or memory text; longer input is refused with a clear error.")
 
     # retrieval (live)
+    dedupe_threshold: float = Field(
+        0.96, ge=-1.0, le=1.0, description="Write pipeline: a new memory whose passage similarity to a stored one is at "
+        "least this reinforces it instead of being added (only where predicates cannot decide; e5 puts paraphrases at "
+        "0.97-1.0 and same-template facts about different things at 0.92-0.97)."
+    )
     similarity_threshold: float = Field(
         0.80, ge=-1.0, le=1.0, description="Keep a hit when its similarity (1 - cosine distance) is at least this. Tuned for e5."
     )
@@ -77,6 +86,75 @@ class Settings(BaseSettings):
     vector_weight: float = Field(0.7, ge=0.0, le=1.0, description="Weight of the vector signal in linear fusion.")
     rrf_k: int = Field(60, ge=1, description="The k constant of reciprocal-rank fusion.")
     candidate_pool: int = Field(50, ge=1, description="Candidates fetched from each signal before fusion and cut.")
+
+    # lifecycle: forgetting, caps, compaction, deletion (memory/lifecycle.py, memory/export.py)
+    expire_after_days: dict[str, float] = Field(
+        {"event": 30.0},
+        description="Per memory type, days after its event time (else creation) when it expires and is archived; "
+        "types not listed never expire. JSON, e.g. {\"event\": 30, \"fact\": 365}.",
+    )
+    decay_half_life_days: float = Field(
+        30.0, gt=0, description="Importance halves every this many days without the memory being retrieved."
+    )
+    reinforce_boost: float = Field(
+        0.25, ge=0,
+        description="Value bonus per repetition: value = decayed importance × confidence × (1 + boost·ln(1+n)).",
+    )
+    archive_below_value: float = Field(
+        0.01, ge=0, description="Active memories whose value has faded below this are archived (0 disables)."
+    )
+    max_active_memories: int = Field(
+        2000, ge=1, description="Cap of active memories per user; above it the lowest-value ones are archived first."
+    )
+    archive_retention_days: float = Field(
+        90.0, ge=0, description="Archived memories are purged (deleted for good) this many days after archiving."
+    )
+    compact_similarity: float = Field(
+        0.95, ge=-1.0, le=1.0,
+        description="Compaction merges memories of one type whose similarity to the group's best is at least this.",
+    )
+    active_session_minutes: float = Field(
+        30.0, ge=0, description="An active session with activity this recently is 'running' and cannot be deleted."
+    )
+
+    # agent: chat-model choice, context budget, rolling summary, session bridges (stream A)
+    llm_provider: str = Field(
+        "auto", description="auto = openai when a base URL or API key is set, else offline; or offline | openai | "
+        "a name registered with agent.llm.register_chat_model.",
+    )
+    context_window: int = Field(8192, ge=256, description="Total tokens of the model's context window.")
+    context_reply_reserve: int = Field(
+        1024, ge=0, description="Tokens kept free for the reply (window - reserve = prompt budget)."
+    )
+    context_system_cap: int = Field(400, ge=0, description="Token cap of the system instructions section.")
+    context_profile_cap: int = Field(300, ge=0, description="Token cap of the core-profile section (0 = off).")
+    context_bridge_cap: int = Field(200, ge=0, description="Token cap of the last-session bridge section (0 = off).")
+    context_summary_cap: int = Field(600, ge=0, description="Token cap of the rolling-summary section (0 = off).")
+    context_memories_cap: int = Field(1500, ge=0, description="Token cap of the retrieved-memories section (0 = off).")
+    context_history_cap: int = Field(
+        0, ge=0, description="Token cap of the recent-history section (0 = whatever is left)."
+    )
+    context_priority: str = Field(
+        "system,profile,bridge,summary,memories,history",
+        description="Order in which sections get their share when the budget is scarce (the input always first).",
+    )
+    history_messages: int = Field(12, ge=0, description="Recent unsummarised messages loaded for the prompt at most.")
+    summary_trigger_turns: int = Field(
+        6, ge=1, description="Fold older messages into a summary once this many turns are unsummarised."
+    )
+    summary_trigger_tokens: int = Field(
+        3000, ge=1, description="...or once the unsummarised messages reach this many tokens."
+    )
+    summary_keep_turns: int = Field(
+        2, ge=0, description="Most recent turns left verbatim (the sliding window) when folding."
+    )
+    summary_max_tokens: int = Field(200, ge=20, description="Longest summary anchor or session bridge, in tokens.")
+    summary_background: bool = Field(
+        True, description="Summarise in a background thread after the reply (False = inline)."
+    )
+    session_idle_minutes: float = Field(
+        60.0, ge=0, description="A session idle this long is ended (bridge written) when the user returns; 0 = never."
+    )
 
     def resolved_database_url(self) -> str:
         if self.database_url:

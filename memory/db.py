@@ -11,17 +11,25 @@ gets the current models from ``0001`` and then runs every later step.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import SQLModel
+from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memory import models
 from memory.config import Settings
+from memory.errors import Conflict
 
 MigrationFn = Callable[[Connection], None]
+T = TypeVar("T")
+#: PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock, lock not available
+_PG_TRANSIENT = {"40001", "40P01", "55P03"}
 
 
 def make_engine(settings: Settings) -> Engine:
@@ -63,12 +71,16 @@ def migrate(engine: Engine) -> list[int]:
     """Apply pending migrations; returns the versions applied now.
 
     Two SQLite processes may race here (SQLite has no advisory lock); the loser's insert fails and it simply
-    re-reads what the winner recorded.
+    re-reads what the winner recorded. On PostgreSQL a concurrent ``CREATE TABLE`` outside our lock (e.g. the
+    checkpointer's) can still collide in the catalog, which a retry also settles.
     """
-    try:
-        return _migrate_once(engine)
-    except (IntegrityError, OperationalError):
-        return _migrate_once(engine)
+    for attempt in Retrying(
+        retry=retry_if_exception(lambda e: isinstance(e, IntegrityError | OperationalError | DBAPIError)),
+        stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=0.05, max=1.0), reraise=True,
+    ):
+        with attempt:
+            return _migrate_once(engine)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _migrate_once(engine: Engine) -> list[int]:
@@ -91,3 +103,43 @@ def _migrate_once(engine: Engine) -> list[int]:
 def _lock(conn: Connection) -> None:
     if conn.dialect.name == "postgresql":
         conn.execute(text("SELECT pg_advisory_xact_lock(727274)"))
+
+
+# -- concurrency ------------------------------------------------------------------------------------------------
+def is_transient(exc: BaseException, *, integrity: bool = False) -> bool:
+    """True for errors a re-run of the whole read-modify-write can fix: a lost optimistic-version race, a busy
+    SQLite file, a PostgreSQL serialization failure or deadlock (and, when asked, a lost insert race)."""
+    if isinstance(exc, StaleDataError):
+        return True
+    if integrity and isinstance(exc, IntegrityError):
+        return True
+    if isinstance(exc, OperationalError) and any(w in str(exc).lower() for w in ("database is locked", "busy")):
+        return True
+    code = getattr(getattr(exc, "orig", None), "sqlstate", None)
+    return isinstance(exc, DBAPIError) and code in _PG_TRANSIENT
+
+
+def retrying(fn: Callable[..., T] | None = None, *, attempts: int = 6, integrity: bool = False) -> Any:
+    """Decorator: re-run ``fn`` (which must read, change and commit in its own transaction) when a concurrent writer
+    won; after ``attempts`` it raises :class:`memory.errors.Conflict`. Usable as ``@retrying`` or
+    ``@retrying(integrity=True)`` (also retry a unique-constraint race, for get-or-create followed by an update)."""
+
+    def wrap(f: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(f)
+        def run(*args: Any, **kwargs: Any) -> T:
+            try:
+                for attempt in Retrying(
+                    retry=retry_if_exception(lambda e: is_transient(e, integrity=integrity)),
+                    stop=stop_after_attempt(attempts), wait=wait_random_exponential(multiplier=0.01, max=0.5),
+                ):
+                    with attempt:
+                        return f(*args, **kwargs)
+            except RetryError as exc:
+                last = exc.last_attempt.exception()
+                msg = f"{f.__name__}: a concurrent change kept winning ({attempts} tries); try again"
+                raise Conflict(msg) from last
+            raise AssertionError("unreachable")  # pragma: no cover
+
+        return run
+
+    return wrap(fn) if fn is not None else wrap

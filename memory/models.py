@@ -6,11 +6,13 @@ a random ``key`` (hex). Only keys ever reach LanceDB filters or file paths.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Integer, Text, UniqueConstraint, event
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
 MEMORY_TYPES = ("fact", "preference", "event", "summary", "turn")
@@ -27,16 +29,37 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+#: JSON on SQLite, JSONB on PostgreSQL (plain ``json`` there has no equality operator: DISTINCT/GROUP BY would fail)
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+
+def id_hash(value: str) -> str:
+    """Fixed-size digest of an external id: unique indexes use it (PostgreSQL refuses index rows over ~2.7 kB)."""
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def _version_column() -> Column:
+    """An optimistic-lock counter: the mapper adds ``WHERE version = <read>`` to every ORM UPDATE of the row and
+    bumps it, so a concurrent writer's change is never silently overwritten (the loser gets ``StaleDataError``;
+    :func:`memory.db.retrying` re-runs its read-modify-write)."""
+    return Column("version", Integer, nullable=False, default=1)
+
+
 def _json(default: Any = None) -> Any:
     factory = (lambda: list(default)) if isinstance(default, list) else (lambda: dict(default or {}))
-    return Field(default_factory=factory, sa_column=Column(JSON, nullable=False))
+    return Field(default_factory=factory, sa_column=Column(JSONType, nullable=False))
 
 
 class User(SQLModel, table=True):
     key: str = Field(default_factory=new_id, primary_key=True, max_length=32)
-    external_id: str = Field(sa_column=Column(Text, nullable=False, unique=True))
+    external_id: str = Field(sa_column=Column(Text, nullable=False))
+    #: sha256 of external_id, filled on insert; look users up by it (see :func:`id_hash`)
+    external_hash: str = Field(default="", unique=True, max_length=64)
     display_name: str | None = None
     created_at: datetime = Field(default_factory=utcnow)
+
+
+_PROFILE_VERSION = _version_column()
 
 
 class ProfileField(SQLModel, table=True):
@@ -51,15 +74,16 @@ class ProfileField(SQLModel, table=True):
     source: str = "user-stated"
     source_message_id: int | None = None
     updated_at: datetime = Field(default_factory=utcnow)
-    version: int = 1
+    version: int = Field(default=1, sa_column=_PROFILE_VERSION)
+    __mapper_args__ = {"version_id_col": _PROFILE_VERSION}
 
 
 class ProfileChange(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     user_key: str = Field(index=True, foreign_key="user.key", max_length=32)
     field: str = Field(max_length=64)
-    old_value: Any = Field(default=None, sa_column=Column(JSON, nullable=True))
-    new_value: Any = Field(default=None, sa_column=Column(JSON, nullable=True))
+    old_value: Any = Field(default=None, sa_column=Column(JSONType, nullable=True))
+    new_value: Any = Field(default=None, sa_column=Column(JSONType, nullable=True))
     source: str = "user-stated"
     source_message_id: int | None = None
     reason: str = ""
@@ -67,11 +91,13 @@ class ProfileChange(SQLModel, table=True):
 
 
 class Session(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("user_key", "agent_id", "external_id"),)
+    __table_args__ = (UniqueConstraint("user_key", "agent_id", "external_hash"),)
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     user_key: str = Field(index=True, foreign_key="user.key", max_length=32)
     agent_id: str = Field(default="default", max_length=64)
     external_id: str = Field(sa_column=Column(Text, nullable=False))
+    #: sha256 of external_id, filled on insert; look sessions up by it (see :func:`id_hash`)
+    external_hash: str = Field(default="", max_length=64)
     title: str | None = None
     status: str = "active"  # active | ended
     started_at: datetime = Field(default_factory=utcnow)
@@ -80,14 +106,20 @@ class Session(SQLModel, table=True):
 
 
 class Message(SQLModel, table=True):
-    __table_args__ = (Index("ix_message_session_id_id", "session_id", "id"),)
+    __table_args__ = (
+        Index("ix_message_session_id_id", "session_id", "id"),
+        UniqueConstraint("user_key", "idempotency_key"),
+    )
     id: int | None = Field(default=None, primary_key=True)
     session_id: str = Field(foreign_key="session.id", max_length=32)
     user_key: str = Field(index=True, max_length=32)
     role: str = Field(max_length=16)  # user | assistant | system | tool
     content: str = Field(sa_column=Column(Text, nullable=False))
     tokens: int = 0
-    idempotency_key: str | None = Field(default=None, unique=True, max_length=128)
+    #: unique per user: a repeated key returns the stored message (see MemoryService.add_message)
+    idempotency_key: str | None = Field(default=None, max_length=128)
+    #: set when a writer takes this message through the write pipeline (one writer per message, see claim_for_write)
+    write_claimed_at: datetime | None = None
     meta: dict = _json()
     created_at: datetime = Field(default_factory=utcnow)
 
@@ -113,6 +145,9 @@ class SessionBridge(SQLModel, table=True):
     tokens: int = 0
     created_at: datetime = Field(default_factory=utcnow)
     injected_at: datetime | None = None
+
+
+_MEMORY_VERSION = _version_column()
 
 
 class Memory(SQLModel, table=True):
@@ -142,8 +177,9 @@ class Memory(SQLModel, table=True):
     reinforce_count: int = 0
     expires_at: datetime | None = None
     indexed: bool = Field(default=False, index=True)
-    version: int = 1
+    version: int = Field(default=1, sa_column=_MEMORY_VERSION)
     meta: dict = _json()
+    __mapper_args__ = {"version_id_col": _MEMORY_VERSION}
 
 
 class MemoryEvent(SQLModel, table=True):
@@ -156,7 +192,7 @@ class MemoryEvent(SQLModel, table=True):
     op: str = Field(max_length=16)  # ADD | REINFORCE | UPDATE | NOOP | EDIT | DELETE | ARCHIVE | FLAG | ...
     reason: str = ""
     content: str = Field(default="", sa_column=Column(Text, nullable=False))
-    message_id: int | None = None
+    message_id: int | None = Field(default=None, index=True)  # claim_for_write looks events up by message
     turn_id: int | None = None
     detail: dict = _json()
     created_at: datetime = Field(default_factory=utcnow, index=True)
@@ -244,7 +280,7 @@ class Setting(SQLModel, table=True):
     """Live overrides of Settings fields (see ``memory.config.LIVE_SETTINGS``)."""
 
     key: str = Field(primary_key=True, max_length=64)
-    value: Any = Field(default=None, sa_column=Column(JSON, nullable=True))
+    value: Any = Field(default=None, sa_column=Column(JSONType, nullable=True))
     updated_at: datetime = Field(default_factory=utcnow)
 
 
@@ -252,3 +288,10 @@ class SchemaMigration(SQLModel, table=True):
     version: int = Field(primary_key=True)
     name: str
     applied_at: datetime = Field(default_factory=utcnow)
+
+
+@event.listens_for(User, "before_insert")
+@event.listens_for(Session, "before_insert")
+def _fill_external_hash(_mapper, _conn, target: User | Session) -> None:
+    """Rows created anywhere (service, import, seeds) get their lookup hash without the caller knowing."""
+    target.external_hash = id_hash(target.external_id)

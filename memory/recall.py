@@ -27,6 +27,7 @@ from sqlmodel import Session as DBSession
 from sqlmodel import col, select
 
 from memory.models import Memory, Retrieval, RetrievalHit
+from memory.privacy import mask_pii
 
 NEAR_MISS_BAND = 0.05
 
@@ -189,8 +190,8 @@ def log_retrieval(store, result: RecallResult, *, user_key: str, agent_id: str |
             agent_id=agent_id or "*",
             session_id=session_id,
             turn_id=turn_id,
-            query=result.query,
-            retrieval_query=result.retrieval_query,
+            query=mask_pii(result.query),
+            retrieval_query=mask_pii(result.retrieval_query),
             mode=result.params.mode,
             k=result.params.k,
             threshold=result.params.threshold,

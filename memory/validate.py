@@ -9,6 +9,8 @@ from memory.errors import InvalidInput
 
 MAX_ID_CHARS = 10_000
 AGENT_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+ROLES = ("user", "assistant", "system", "tool")
+MAX_IDEMPOTENCY_CHARS = 128
 
 
 def _encodable(value: str, what: str) -> None:
@@ -48,5 +50,28 @@ def text(value: object, limit: int, what: str = "message") -> str:
     if not value.strip():
         raise InvalidInput(f"{what} is empty")
     if len(value) > limit:
-        raise InvalidInput(f"{what} is {len(value):,} characters long; the limit is {limit:,} (MEMLENS_MAX_MESSAGE_CHARS)")
+        raise InvalidInput(
+            f"{what} is {len(value):,} characters long; the limit is {limit:,} (MEMLENS_MAX_MESSAGE_CHARS)"
+        )
+    return value
+
+
+def role(value: object) -> str:
+    """A message role; anything else would be a programming error or a hostile caller."""
+    if value not in ROLES:
+        raise InvalidInput(f"role must be one of {', '.join(ROLES)}")
+    return str(value)
+
+
+def idempotency_key(value: object) -> str | None:
+    """A client's retry token: printable text up to 128 characters (``None`` = no idempotency)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput("idempotency key must be text")
+    _encodable(value, "idempotency key")
+    if not value.strip():
+        raise InvalidInput("idempotency key must not be empty")
+    if len(value) > MAX_IDEMPOTENCY_CHARS:
+        raise InvalidInput(f"idempotency key is {len(value):,} characters long; the limit is {MAX_IDEMPOTENCY_CHARS}")
     return value

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from memory.config import Settings
@@ -51,5 +53,65 @@ def svc(settings, e5) -> MemoryService:
 def plumbing_svc(settings, hash_embedder) -> MemoryService:
     """A service on the deterministic hash embedder: for tests where meaning does not matter."""
     service = MemoryService(settings, embedder=hash_embedder)
+    yield service
+    service.close()
+
+
+# -- storage backends (stream S): the same test on SQLite and on a real PostgreSQL -------------------------------
+#: read at import, before ``_isolated_env`` clears MEMLENS_* (set by .ci/postgres.sh)
+PG_URL = os.environ.get("MEMLENS_TEST_PG_URL")
+
+
+def fresh_pg_database(name_hint: str) -> str:
+    """CREATE DATABASE on the test server; returns its SQLAlchemy URL (drop it with :func:`drop_pg_database`)."""
+    import re
+    import uuid
+
+    import psycopg
+
+    name = "mlt_" + re.sub(r"[^a-z0-9]", "", name_hint.lower())[:30] + "_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(PG_URL.replace("+psycopg", ""), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return PG_URL.rsplit("/", 1)[0] + "/" + name
+
+
+def drop_pg_database(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(PG_URL.replace("+psycopg", ""), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def backend(request) -> str:
+    """Parametrises a test over the SQL backends; the postgres case skips when no server is configured."""
+    if request.param == "postgres" and not PG_URL:
+        pytest.skip("MEMLENS_TEST_PG_URL is not set (source .ci/postgres.sh to start a throwaway PostgreSQL)")
+    return request.param
+
+
+@pytest.fixture
+def backend_settings(backend, tmp_path, request) -> Settings:
+    """Settings on the chosen backend: a temp SQLite file, or a fresh PostgreSQL database dropped afterwards."""
+    if backend == "sqlite":
+        yield Settings(data_dir=tmp_path / "data")
+        return
+    url = fresh_pg_database(request.node.name)
+    yield Settings(data_dir=tmp_path / "data", database_url=url)
+    drop_pg_database(url)
+
+
+@pytest.fixture
+def backend_svc(backend_settings, e5) -> MemoryService:
+    """``svc`` on each backend (real offline embedder)."""
+    service = MemoryService(backend_settings, embedder=e5)
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def backend_plumbing_svc(backend_settings, hash_embedder) -> MemoryService:
+    """``plumbing_svc`` on each backend (hash embedder)."""
+    service = MemoryService(backend_settings, embedder=hash_embedder)
     yield service
     service.close()

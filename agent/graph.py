@@ -1,0 +1,249 @@
+"""The memory loop as a LangGraph StateGraph (DESIGN.md §3).
+
+    START ─┬─ load_context → recall → compose → respond → write_memory → maybe_summarise → END
+           └─ end_session (action == "end": write the session bridge) → END
+
+``build_graph()`` returns the *uncompiled* builder, so tests can compile it with any checkpointer; ``compile_graph``
+adds the production checkpointer, which lives in the MemLens database itself (SqliteSaver on the SQLite file,
+PostgresSaver on PostgreSQL) with one thread per session (``thread_id = Session.id``).
+
+The checkpointed state holds ids and small facts only — never raw text (PII is masked only in what MemLens stores).
+Live objects (the service, the model, the raw input, the recall result) travel in the run-scoped ``TurnContext``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from agent.llm import is_offline
+from memory import context as ctxmod
+from memory import summary
+from memory.config import Settings
+from memory.models import Turn
+from memory.service import MemoryService
+
+log = logging.getLogger(__name__)
+
+
+class TurnState(TypedDict, total=False):
+    action: str  # "turn" (default) | "end"
+    turn_id: int
+    user_message_id: int
+    reply_message_id: int
+    first_turn: bool
+    bridge_id: int | None
+    goal: str | None
+    retrieval_id: int | None
+    snapshot_id: int | None
+    ended: bool
+
+
+@dataclass
+class TurnContext:
+    """Run-scoped objects (not checkpointed): collaborators, the raw input and what each node produced."""
+
+    service: MemoryService
+    model: BaseChatModel
+    summariser: Any
+    settings: Settings
+    user: Any
+    session: Any
+    text: str = ""
+    background: list[threading.Thread] = field(default_factory=list)
+    scratch: dict[str, Any] = field(default_factory=dict)
+
+
+Rt = Runtime[TurnContext]
+
+
+def load_context(state: TurnState, runtime: Rt) -> dict[str, Any]:
+    """Cheap loads: close stale sessions, take the bridge on turn 1, store the input, profile, summary, history."""
+    c = runtime.context
+    svc, session, settings = c.service, c.session, c.settings
+    first = not svc.messages(session.id, limit=1)
+    summary.close_other_sessions(svc, session, settings, first_turn=first, summariser=c.summariser)
+    summary.reopen(svc, session)
+    bridge = summary.take_bridge(svc, session) if first else None
+    msg = svc.add_message(session, "user", c.text)
+    with svc.db() as db:
+        turn = Turn(session_id=session.id, user_key=session.user_key, user_message_id=msg.id,
+                    model=_model_name(c.model))
+        db.add(turn)
+        db.commit()
+    anchors = summary.anchors(svc, session.id)
+    done = max((a.to_message_id for a in anchors), default=0)
+    history = [m for m in svc.messages(session.id, after_id=done) if m.id != msg.id][-settings.history_messages :]
+    summaries = [a.text for a in anchors]
+    c.scratch.update(
+        user_message=msg, bridge=bridge.text if bridge else None, summaries=summaries, history=history,
+        profile=_profile(svc, c.user),
+    )
+    return {"turn_id": turn.id, "user_message_id": msg.id, "first_turn": first,
+            "bridge_id": bridge.id if bridge else None, "goal": summary.current_goal(summaries)}
+
+
+def _profile(svc: MemoryService, user) -> dict[str, Any]:
+    get = getattr(svc, "get_profile", None)  # provided by the write pipeline (stream W)
+    return dict(get(user) or {}) if get else {}
+
+
+def _model_name(model: BaseChatModel) -> str:
+    return str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
+
+
+def recall(state: TurnState, runtime: Rt) -> dict[str, Any]:
+    """Search with the input, plus the session's goal for short follow-ups; both queries are logged."""
+    c = runtime.context
+    query = summary.retrieval_query(c.text, state.get("goal"))
+    result = c.service.recall(c.user.external_id, c.text, agent_id=c.session.agent_id, session_id=c.session.id,
+                              turn_id=state["turn_id"], retrieval_query=query)
+    c.scratch["recall"] = result
+    return {"retrieval_id": result.retrieval_id}
+
+
+def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
+    c = runtime.context
+    result = c.scratch["recall"]
+    chat = [m for m in c.scratch["history"] if m.role in ("user", "assistant")]
+    request = ctxmod.ContextRequest(
+        input=c.text,
+        profile=c.scratch["profile"],
+        bridge=c.scratch["bridge"],
+        summaries=c.scratch["summaries"],
+        memories=[ctxmod.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type)
+                  for h in result.selected],
+        history=[ctxmod.HistoryItem(m.role, m.content, m.id) for m in chat],
+    )
+    comp = ctxmod.compose(request, c.settings)
+    for hit in result.hits:
+        if hit.memory_id in comp.injected:
+            hit.injected = True
+        elif hit.memory_id in comp.dropped:
+            hit.injected, hit.drop_reason = False, "budget"
+    ctxmod.mark_injected(c.service, result.retrieval_id, comp.injected, comp.dropped)
+    snapshot = ctxmod.save_snapshot(c.service, comp, user_key=c.session.user_key, session_id=c.session.id,
+                                    turn_id=state["turn_id"])
+    c.scratch["composition"] = comp
+    return {"snapshot_id": snapshot}
+
+
+def respond(state: TurnState, runtime: Rt) -> dict[str, Any]:
+    """Stream the model's reply (each chunk goes out on the ``custom`` stream as it arrives), then store it."""
+    c = runtime.context
+    parts: list[str] = []
+    for chunk in c.model.stream(c.scratch["composition"].messages):
+        piece = chunk.content if isinstance(chunk.content, str) else "".join(
+            p.get("text", "") if isinstance(p, dict) else str(p) for p in chunk.content
+        )
+        if piece:
+            parts.append(piece)
+            runtime.stream_writer({"delta": piece})
+    reply = "".join(parts)
+    c.scratch["reply"] = reply
+    stored = (reply or "(empty reply)")[: c.settings.max_message_chars]
+    msg = c.service.add_message(c.session, "assistant", stored)
+    with c.service.db() as db:
+        turn = db.get(Turn, state["turn_id"])
+        turn.reply_message_id = msg.id
+        db.add(turn)
+        db.commit()
+    return {"reply_message_id": msg.id}
+
+
+def write_memory(state: TurnState, runtime: Rt) -> dict[str, Any]:
+    """The write pipeline on the user's message; every decision is logged with this turn's id."""
+    c = runtime.context
+    write = getattr(c.service, "write_from_message", None)  # provided by the write pipeline (stream W)
+    if write is not None:
+        extractor = None if is_offline(c.model) else c.model  # the offline engine extracts with rules
+        c.scratch["writes"] = write(c.user, c.session, c.scratch["user_message"], agent_id=c.session.agent_id,
+                                    turn_id=state["turn_id"], model=extractor)
+    return {}
+
+
+def maybe_summarise(state: TurnState, runtime: Rt) -> dict[str, Any]:
+    """Fold old turns into a summary anchor — in a background thread by default, so the reply is never delayed."""
+    c = runtime.context
+    if not c.settings.summary_background:
+        summary.maybe_summarise(c.service, c.session.id, c.settings, c.summariser)
+        return {}
+    thread = threading.Thread(target=_summarise_quietly, args=(c.service, c.session.id, c.settings, c.summariser),
+                              name=f"memlens-summary-{c.session.id}")
+    thread.start()  # not a daemon: a CLI process finishes the summary before it exits
+    c.background.append(thread)
+    return {}
+
+
+def _summarise_quietly(svc: MemoryService, session_id: str, settings: Settings, summariser: Any) -> None:
+    try:
+        summary.maybe_summarise(svc, session_id, settings, summariser)
+    except Exception:  # noqa: BLE001 - a background summary must never crash the process; the next turn retries
+        log.exception("summary of session %s failed; will retry on the next turn", session_id)
+
+
+def end_session(state: TurnState, runtime: Rt) -> dict[str, Any]:
+    """Ending a session writes its bridge (2–3 sentences), which the user's next session receives on turn 1."""
+    c = runtime.context
+    bridge = summary.end_session_row(c.service, c.session, c.settings, c.summariser)
+    c.scratch["bridge_written"] = bridge
+    return {"ended": True, "bridge_id": bridge.id if bridge else None}
+
+
+def _route(state: TurnState) -> str:
+    return "end_session" if state.get("action") == "end" else "load_context"
+
+
+def build_graph() -> StateGraph:
+    """The uncompiled graph: compile it with the checkpointer of your choice."""
+    g = StateGraph(TurnState, context_schema=TurnContext)
+    for node in (load_context, recall, compose, respond, write_memory, maybe_summarise, end_session):
+        g.add_node(node.__name__, node)
+    g.add_conditional_edges(START, _route, ["load_context", "end_session"])
+    chain = ["load_context", "recall", "compose", "respond", "write_memory", "maybe_summarise"]
+    for a, b in zip(chain, chain[1:], strict=False):
+        g.add_edge(a, b)
+    g.add_edge("maybe_summarise", END)
+    g.add_edge("end_session", END)
+    return g
+
+
+# -- checkpointer in the MemLens database -------------------------------------------------------------------------
+def make_checkpointer(settings: Settings):
+    """SqliteSaver on the MemLens SQLite file, or PostgresSaver on MEMLENS_DATABASE_URL; tables created here."""
+    url = settings.resolved_database_url()
+    if url.startswith("sqlite"):
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        path = url.split("///", 1)[1] if "///" in url else ":memory:"
+        conn = sqlite3.connect(path or ":memory:", check_same_thread=False, timeout=30)
+        conn.execute("PRAGMA busy_timeout=30000")
+        saver = SqliteSaver(conn)
+        saver.setup()
+        return saver
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg import Connection
+    from psycopg.rows import dict_row
+
+    dsn = url.replace("postgresql+psycopg://", "postgresql://").replace("postgresql+psycopg2://", "postgresql://")
+    conn = Connection.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+    saver = PostgresSaver(conn)
+    saver.setup()
+    return saver
+
+
+def close_checkpointer(saver) -> None:
+    conn = getattr(saver, "conn", None)
+    if conn is not None and hasattr(conn, "close"):
+        conn.close()
+
+
+def compile_graph(checkpointer):
+    return build_graph().compile(checkpointer=checkpointer)

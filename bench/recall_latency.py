@@ -1,0 +1,171 @@
+"""Recall latency (query embedding included) at 1,000 and 10,000 memories per user among 20 users, plus ingest
+throughput of the write path against the embedder's own batch throughput on the same texts.
+
+    python bench/recall_latency.py [--sizes 1000,10000] [--users 20] [--queries 200]
+
+Stored vectors are real e5 passage vectors of a pool of template sentences, mixed pairwise for the bulk of the
+corpus (embedding 200,000 passages with e5 would take hours here; search cost does not depend on which vectors they
+are). Queries are embedded live with e5, exactly as the agent does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import insert
+
+from memory.config import Settings
+from memory.embed import E5Embedder
+from memory.models import Memory, new_id, utcnow
+from memory.service import MemoryService
+from memory.vectors import IndexRow
+
+SUBJECTS = ["I", "My sister", "My manager", "Our team", "My friend Lin", "我", "我妈妈", "我们公司"]
+TEMPLATES = [
+    "{s} like {x} very much", "{s} visited {p} last {t}", "{s} want to learn {x} in {p}",
+    "{s} moved to {p} in {t}", "{s} cannot stand {x}", "{s} budget for {x} is {n} yuan",
+    "{s}喜欢{xz}", "{s}上个{tz}去了{pz}", "{s}打算在{pz}学{xz}", "{s}的预算是{n}元",
+]
+THINGS = ["jazz", "tennis", "spicy food", "sushi", "hiking", "photography", "chess", "painting", "running", "Python"]
+THINGS_ZH = ["爵士乐", "网球", "辣的食物", "寿司", "徒步", "摄影", "围棋", "画画", "跑步", "编程"]
+PLACES = ["Hangzhou", "Shanghai", "Berlin", "Kyoto", "Lisbon", "Chengdu", "Toronto", "Oslo"]
+PLACES_ZH = ["杭州", "上海", "柏林", "京都", "里斯本", "成都", "多伦多", "奥斯陆"]
+TIMES = ["week", "month", "year", "summer", "winter"]
+TIMES_ZH = ["月", "周", "年"]
+QUERIES = [
+    "What does the user like?", "Where did the user travel recently?", "What is the user's budget?",
+    "用户喜欢什么运动？", "用户住在哪里？", "What hobbies does the user have?", "用户的预算是多少？",
+    "Which city did the user move to?", "Does the user eat spicy food?", "用户想学什么？",
+]
+
+
+def sentence(rng: random.Random) -> str:
+    return rng.choice(TEMPLATES).format(
+        s=rng.choice(SUBJECTS), x=rng.choice(THINGS), p=rng.choice(PLACES), t=rng.choice(TIMES),
+        xz=rng.choice(THINGS_ZH), pz=rng.choice(PLACES_ZH), tz=rng.choice(TIMES_ZH), n=rng.randrange(100, 20000),
+    )
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+def bulk_load(svc: MemoryService, n_per_user: int, users: int, pool_vecs: np.ndarray, rng: random.Random) -> str:
+    """Insert users × n memories straight into SQL and LanceDB (marked indexed); returns the target user's id."""
+    target = None
+    for u in range(users):
+        user = svc.ensure_user(f"bench-user-{u}")
+        target = target or user.external_id
+        texts = [sentence(rng) for _ in range(n_per_user)]
+        a = rng.choices(range(len(pool_vecs)), k=n_per_user)
+        b = rng.choices(range(len(pool_vecs)), k=n_per_user)
+        vecs = pool_vecs[a] * 0.7 + pool_vecs[b] * 0.3
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        now = utcnow()
+        rows = [dict(id=new_id(), user_key=user.key, agent_id="default", type="fact", content=t,
+                     source_type="user-stated", source_message_ids=[], confidence=1.0, importance=0.5,
+                     status="active", created_at=now, updated_at=now, access_count=0, reinforce_count=0,
+                     indexed=True, version=1, meta={}) for t in texts]
+        with svc.engine.begin() as conn:
+            conn.execute(insert(Memory), rows)
+        svc.index.upsert([IndexRow(id=r["id"], user_key=user.key, agent_id="default", text=r["content"], vector=v,
+                                   type="fact", created_at=now) for r, v in zip(rows, vecs, strict=True)])
+    svc.index.optimize()
+    return target
+
+
+def measure_recall(svc: MemoryService, user: str, mode: str, n_queries: int) -> dict:
+    lat, embed_lat, top1, all_sims = [], [], [], []
+    for i in range(n_queries):
+        q = QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" #{i}")
+        t0 = time.perf_counter()
+        svc.embedder.embed_query(q)
+        embed_lat.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        res = svc.recall(user, q, mode=mode, k=10, threshold=0.0, log=True)
+        lat.append((time.perf_counter() - t0) * 1000)
+        sims = [h.similarity for h in res.hits if h.similarity is not None]
+        if sims:
+            top1.append(max(sims))
+            all_sims += sims
+    return {
+        "mode": mode, "queries": n_queries,
+        "recall_p50_ms": round(pct(lat, 50), 2), "recall_p95_ms": round(pct(lat, 95), 2),
+        "embed_p50_ms": round(pct(embed_lat, 50), 2), "embed_p95_ms": round(pct(embed_lat, 95), 2),
+        "overhead_p95_ms": round(pct(lat, 95) - pct(embed_lat, 95), 2),
+        "similarity_all": {f"p{q}": round(pct(all_sims, q), 3) for q in (5, 25, 50, 75, 95)},
+        "similarity_top1": {f"p{q}": round(pct(top1, q), 3) for q in (5, 25, 50, 75, 95)},
+    }
+
+
+def measure_ingest(settings: Settings, embedder: E5Embedder, n: int, rng: random.Random) -> dict:
+    texts = [sentence(rng) for _ in range(n)]
+    t0 = time.perf_counter()
+    embedder.embed_passages(texts)
+    embed_s = time.perf_counter() - t0
+    svc = MemoryService(settings, embedder=embedder)
+    user = svc.ensure_user("ingest-user")
+    t0 = time.perf_counter()
+    for start in range(0, n, 64):
+        svc.add_memories(user, [_draft(t) for t in texts[start : start + 64]])
+    ingest_s = time.perf_counter() - t0
+    return {"texts": n, "embedder_per_s": round(n / embed_s, 1), "ingest_per_s": round(n / ingest_s, 1),
+            "ratio": round(embed_s / ingest_s, 3)}
+
+
+def _draft(text: str):
+    from memory.service import MemoryDraft
+
+    return MemoryDraft(content=text)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--users", type=int, default=20)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--pool", type=int, default=600, help="real e5 passage vectors to mix from")
+    ap.add_argument("--ingest", type=int, default=512)
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "recall_latency.json"))
+    args = ap.parse_args()
+    rng = random.Random(7)
+    embedder = E5Embedder()
+    print(f"embedding a pool of {args.pool} real passages…", flush=True)
+    pool_vecs = embedder.embed_passages([sentence(rng) for _ in range(args.pool)])
+    results: dict = {"embedder": embedder.name, "users": args.users, "runs": []}
+    for size in [int(s) for s in args.sizes.split(",")]:
+        with tempfile.TemporaryDirectory() as tmp:
+            svc = MemoryService(Settings(data_dir=Path(tmp)), embedder=embedder)
+            t0 = time.perf_counter()
+            user = bulk_load(svc, size, args.users, pool_vecs, rng)
+            load_s = time.perf_counter() - t0
+            for mode in ("vector", "hybrid"):
+                svc.recall(user, "warm up", mode=mode, log=False)
+                row = {"memories_per_user": size, "load_s": round(load_s, 1), **measure_recall(svc, user, mode, args.queries)}
+                results["runs"].append(row)
+                print(f"{size:>6}/user  {mode:<7} recall p50 {row['recall_p50_ms']:>6.1f} ms  p95 {row['recall_p95_ms']:>6.1f} ms"
+                      f"  | embed p95 {row['embed_p95_ms']:>5.1f} ms  → overhead p95 {row['overhead_p95_ms']:>5.1f} ms"
+                      f"  | top-1 similarity median {row['similarity_top1']['p50']}", flush=True)
+            svc.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        results["ingest"] = measure_ingest(Settings(data_dir=Path(tmp)), embedder, args.ingest, rng)
+    ing = results["ingest"]
+    print(f"ingest: {ing['ingest_per_s']}/s through the service vs {ing['embedder_per_s']}/s embedder alone "
+          f"(ratio {ing['ratio']}, target ≥ 0.8)")
+    sims = results["runs"][-1]["similarity_all"]
+    print(f"similarity of all candidates (10k, hybrid): {sims}; threshold default {Settings().similarity_threshold}")
+    results["median_recall_p95_ms"] = statistics.median(r["recall_p95_ms"] for r in results["runs"])
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=2, ensure_ascii=False))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

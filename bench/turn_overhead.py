@@ -1,0 +1,211 @@
+"""Per-turn memory overhead at 10,000 memories, and tokens per turn against a full-history baseline.
+
+    python bench/turn_overhead.py            # ~3-8 min the first time (embeds ~2,500 passages), then cached
+
+One LoCoMo dev conversation (read from /work/shared/data, never copied) is replayed through the real agent: speaker
+A is the user, and a scripted chat model answers with speaker B's actual lines — so "the model" costs nothing and
+everything else (load, recall, compose, stores, write pipeline, checkpoints, summary scheduling) is overhead. The
+user owns 10,000 other memories (LoCoMo lines of the other conversations, in four phrasings sharing one vector,
+cached in ~/.cache/memlens/bench). Targets: overhead p95 ≤ 2 × recall p95 of this same run; tokens per turn in the
+last session ≤ 10 % of the full history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
+from langchain_core.messages import AIMessage  # noqa: E402
+
+from agent.runtime import Agent  # noqa: E402
+from memory.config import Settings  # noqa: E402
+from memory.embed import E5Embedder  # noqa: E402
+from memory.service import MemoryDraft, MemoryService  # noqa: E402
+from memory.tokens import count_tokens  # noqa: E402
+
+DATA = Path("/work/shared/data/locomo_dev.json")
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "memlens" / "bench"
+RESULTS = Path(__file__).resolve().parent / "results" / "turn_overhead.json"
+N_MEMORIES = 10_000
+PHRASINGS = ("{s} said: {t}", "{s} mentioned that {t}", "From a chat with {s}: {t}", "Note about {s}: {t}")
+
+
+class CachedEmbedder:
+    """e5 for queries; stored passages come from a precomputed table (the benchmark measures turns, not indexing)."""
+
+    def __init__(self, e5: E5Embedder, table: dict[str, np.ndarray]) -> None:
+        self.e5, self.table, self.name, self.dim = e5, table, e5.name, e5.dim
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.e5.embed_query(text)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in texts if t not in self.table]
+        if missing:
+            self.table.update(zip(missing, self.e5.embed_passages(missing), strict=True))
+        return np.vstack([self.table[t] for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+
+def _sessions(conv: dict) -> list[tuple[str, list[dict]]]:
+    keys = sorted((k for k in conv if k.startswith("session_") and not k.endswith("date_time")),
+                  key=lambda k: int(k.split("_")[1]))
+    return [(conv.get(f"{k}_date_time", ""), conv[k]) for k in keys]
+
+
+def _background_texts(data: list[dict], skip: str) -> tuple[list[str], dict[str, str]]:
+    """10,000 memory texts and, for each, the base line whose vector it shares."""
+    base = [f"{d['speaker']}: {d['text']}" for c in data if c["sample_id"] != skip
+            for _, turns in _sessions(c["conversation"]) for d in turns]
+    texts, base_of = [], {}
+    for phrasing in PHRASINGS:
+        for line in base:
+            speaker, text = line.split(": ", 1)
+            t = phrasing.format(s=speaker, t=text)
+            if t not in base_of:
+                texts.append(t)
+                base_of[t] = line
+            if len(texts) == N_MEMORIES:
+                return texts, base_of
+    return texts, base_of
+
+
+def _base_vectors(e5: E5Embedder, lines: list[str]) -> dict[str, np.ndarray]:
+    key = hashlib.sha1("\n".join(lines).encode()).hexdigest()[:16]
+    path = CACHE / f"locomo-e5-{key}.npy"
+    if path.exists():
+        vecs = np.load(path)
+    else:
+        t0 = time.perf_counter()
+        vecs = e5.embed_passages(lines)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        np.save(path, vecs)
+        print(f"embedded {len(lines)} passages in {time.perf_counter() - t0:.0f} s (cached at {path})")
+    return dict(zip(lines, vecs, strict=True))
+
+
+def _seed(svc: MemoryService, e5: E5Embedder, data: list[dict], skip: str) -> float:
+    texts, base_of = _background_texts(data, skip)
+    base = _base_vectors(e5, sorted(set(base_of.values())))
+    svc._embedder = CachedEmbedder(e5, {t: base[base_of[t]] for t in texts})
+    user = svc.ensure_user("bench-user")
+    t0 = time.perf_counter()
+    for start in range(0, len(texts), 2000):
+        svc.add_memories(user, [MemoryDraft(content=t, source_type="user-stated") for t in texts[start:start + 2000]])
+    svc.index.optimize()
+    return time.perf_counter() - t0
+
+
+class ScriptedModel(GenericFakeChatModel):
+    """Answers with speaker B's real lines and records how long it ran (that time is the model's, not overhead)."""
+
+    spent: list[float] = []
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs: Any):
+        t0 = time.perf_counter()
+        yield from super()._stream(messages, stop=stop, run_manager=run_manager, **kwargs)
+        self.spent.append(time.perf_counter() - t0)
+
+
+def _turns(conv: dict) -> list[tuple[int, str, str]]:
+    """(session number, user text, scripted reply) for every speaker-A line; B's following lines are the reply."""
+    a = conv["speaker_a"]
+    out = []
+    for n, (_, turns) in enumerate(_sessions(conv), 1):
+        for i, d in enumerate(turns):
+            if d["speaker"] != a:
+                continue
+            reply = []
+            for nxt in turns[i + 1:]:
+                if nxt["speaker"] == a:
+                    break
+                reply.append(nxt["text"])
+            out.append((n, d["text"], " ".join(reply) or "OK."))
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else 0.0
+
+
+def _replay(svc: MemoryService, conv: dict) -> dict[str, Any]:
+    turns = _turns(conv)
+    model = ScriptedModel(messages=iter([AIMessage(r) for _, _, r in turns]), spent=[])
+    agent = Agent(svc, chat_model=model)
+    overhead, recall_ms, ours, full, sessions = [], [], [], [], []
+    history_tokens = 0
+    for session_no, text, reply in turns:
+        t0 = time.perf_counter()
+        result = agent.chat("bench-user", f"locomo-{session_no}", text)
+        total = time.perf_counter() - t0
+        overhead.append((total - model.spent[-1]) * 1000)
+        recall_ms.append(result.recall.latency_ms)
+        history_tokens += count_tokens(text) + 4
+        full.append(history_tokens)  # a memoryless agent sends the whole conversation so far
+        history_tokens += count_tokens(reply) + 4
+        ours.append(result.context["total_used"])
+        sessions.append(session_no)
+    agent.close()
+    return {"overhead": overhead, "recall": recall_ms, "ours": ours, "full": full, "sessions": sessions}
+
+
+def _recall_probe(svc: MemoryService, conv: dict) -> list[float]:
+    """Recall alone, same user, same inputs (logged like in a turn): the yardstick for the overhead target."""
+    out = []
+    for _, text, _ in _turns(conv):
+        t0 = time.perf_counter()
+        svc.recall("bench-user", text, agent_id=None)
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def main() -> None:
+    data = json.loads(DATA.read_text())
+    conv = data[0]
+    with tempfile.TemporaryDirectory(prefix="memlens-bench-") as tmp:
+        settings = Settings(data_dir=Path(tmp), summary_background=True)
+        svc = MemoryService(settings)
+        e5 = E5Embedder()
+        seed_s = _seed(svc, e5, data, conv["sample_id"])
+        run = _replay(svc, conv["conversation"])
+        probe = _recall_probe(svc, conv["conversation"])
+        memories = svc.index.count()
+        svc.close()
+    last = max(run["sessions"])
+    in_last = [i for i, s in enumerate(run["sessions"]) if s == last]
+    ours_last = statistics.mean(run["ours"][i] for i in in_last)
+    full_last = statistics.mean(run["full"][i] for i in in_last)
+    report = {
+        "conversation": conv["sample_id"], "turns": len(run["ours"]), "sessions": last, "memories": memories,
+        "seed_seconds": round(seed_s, 1),
+        "overhead_ms": {"p50": round(pct(run["overhead"], 50), 1), "p95": round(pct(run["overhead"], 95), 1)},
+        "recall_ms": {"p50": round(pct(probe, 50), 1), "p95": round(pct(probe, 95), 1)},
+        "recall_in_turn_ms": {"p50": round(pct(run["recall"], 50), 1), "p95": round(pct(run["recall"], 95), 1)},
+        "throughput_turns_per_s": round(1000 / statistics.mean(run["overhead"]), 2),
+        "tokens_per_turn_last_session": {"memlens": round(ours_last), "full_history": round(full_last),
+                                         "ratio": round(ours_last / full_last, 4)},
+        "tokens_per_turn_all": {"memlens_mean": round(statistics.mean(run["ours"])),
+                                "full_history_mean": round(statistics.mean(run["full"]))},
+    }
+    report["targets"] = {
+        "overhead_p95_le_2x_recall_p95": report["overhead_ms"]["p95"] <= 2 * report["recall_ms"]["p95"],
+        "tokens_le_10pct_of_full_history": report["tokens_per_turn_last_session"]["ratio"] <= 0.10,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,298 @@
+"""Read models for the back office: one small query per table the pages show, always bounded.
+
+Every list here takes a limit (and an offset or a session) so a page never loads a user's whole history: the write
+log is paginated in SQL, so 100,000 events cost the same as 100. Functions take the service as their *store* and
+return plain dicts (easy to put in a dataframe, nothing lazy left to load after the DB session closes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from memory.models import (
+    ContextSection,
+    ContextSnapshot,
+    HitLabel,
+    Memory,
+    MemoryEvent,
+    Message,
+    ProfileChange,
+    ProfileField,
+    Retrieval,
+    RetrievalHit,
+    Session,
+    SessionBridge,
+    SummaryAnchor,
+    Turn,
+    utcnow,
+)
+
+
+@dataclass
+class WriteFilter:
+    """What the Memories page filters the write log by (all optional)."""
+
+    ops: Sequence[str] = ()
+    types: Sequence[str] = ()
+    statuses: Sequence[str] = ()
+    search: str = ""
+
+
+def _like(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _write_query(user_key: str, flt: WriteFilter):
+    query = select(MemoryEvent, Memory).join(Memory, col(Memory.id) == col(MemoryEvent.memory_id), isouter=True)
+    query = query.where(MemoryEvent.user_key == user_key)
+    if flt.ops:
+        query = query.where(col(MemoryEvent.op).in_(list(flt.ops)))
+    if flt.types:
+        query = query.where(col(Memory.type).in_(list(flt.types)))
+    if flt.statuses:
+        query = query.where(col(Memory.status).in_(list(flt.statuses)))
+    if flt.search.strip():
+        pattern = _like(flt.search.strip())
+        query = query.where(
+            col(MemoryEvent.content).like(pattern, escape="\\") | col(MemoryEvent.reason).like(pattern, escape="\\")
+        )
+    return query
+
+
+def write_log(store, user_key: str, flt: WriteFilter | None = None, *, limit: int = 25,
+              offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+    """One page of the write log (newest first) and the total number of matching events."""
+    flt = flt or WriteFilter()
+    query = _write_query(user_key, flt)
+    count_query = select(func.count()).select_from(query.subquery())
+    with store.db() as db:
+        total = db.exec(count_query).one()
+        rows = db.exec(query.order_by(col(MemoryEvent.id).desc()).limit(limit).offset(offset)).all()
+    return [_write_row(e, m) for e, m in rows], int(total)
+
+
+def _write_row(e: MemoryEvent, m: Memory | None) -> dict[str, Any]:
+    detail = e.detail or {}
+    return {
+        "event_id": e.id,
+        "at": e.created_at,
+        "op": e.op,
+        "reason": e.reason,
+        "content": e.content or (m.content if m else ""),
+        "memory_id": e.memory_id,
+        "type": m.type if m else detail.get("type"),
+        "confidence": m.confidence if m else detail.get("confidence"),
+        "importance": m.importance if m else detail.get("importance"),
+        "status": m.status if m else None,
+        "flagged": bool(m and (m.meta or {}).get("flagged")),
+        "source": m.source_type if m else detail.get("source_type"),
+        "message_id": e.message_id or ((m.source_message_ids or [None])[0] if m else None),
+        "turn_id": e.turn_id,
+    }
+
+
+def message_with_context(store, message_id: int, around: int = 2) -> dict[str, Any] | None:
+    """A source message and its neighbours in the session, so a write can be read where it came from."""
+    with store.db() as db:
+        msg = db.get(Message, message_id)
+        if msg is None:
+            return None
+        session = db.get(Session, msg.session_id)
+        before = db.exec(select(Message).where(Message.session_id == msg.session_id, Message.id < msg.id)
+                         .order_by(col(Message.id).desc()).limit(around)).all()
+        after = db.exec(select(Message).where(Message.session_id == msg.session_id, Message.id > msg.id)
+                        .order_by(Message.id).limit(around)).all()
+    rows = [*reversed(before), msg, *after]
+    return {
+        "message": _msg(msg),
+        "session": session.external_id if session else msg.session_id,
+        "thread": [{**_msg(m), "is_source": m.id == msg.id} for m in rows],
+    }
+
+
+def _msg(m: Message) -> dict[str, Any]:
+    return {"id": m.id, "role": m.role, "content": m.content, "at": m.created_at, "tokens": m.tokens}
+
+
+def memory_counts(store, user_key: str) -> dict[str, dict[str, int]]:
+    """Counts by status and by type (active only): the headline metrics of the Memories page."""
+    with store.db() as db:
+        by_status = db.exec(select(Memory.status, func.count()).where(Memory.user_key == user_key)
+                            .group_by(Memory.status)).all()
+        by_type = db.exec(select(Memory.type, func.count())
+                          .where(Memory.user_key == user_key, Memory.status == "active").group_by(Memory.type)).all()
+    return {"status": dict(by_status), "type": dict(by_type)}
+
+
+def event_ops(store, user_key: str) -> list[str]:
+    with store.db() as db:
+        return sorted(db.exec(select(MemoryEvent.op).where(MemoryEvent.user_key == user_key).distinct()).all())
+
+
+# -- profile ------------------------------------------------------------------------------------------------------
+def profile_fields(store, user_key: str) -> list[dict[str, Any]]:
+    with store.db() as db:
+        rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key).order_by(ProfileField.field)).all()
+    return [{"field": r.field, "value": r.value, "confidence": r.confidence, "source": r.source,
+             "updated_at": r.updated_at, "version": r.version} for r in rows]
+
+
+def profile_changes(store, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
+    with store.db() as db:
+        rows = db.exec(select(ProfileChange).where(ProfileChange.user_key == user_key)
+                       .order_by(col(ProfileChange.id).desc()).limit(limit)).all()
+    return [{"at": r.at, "field": r.field, "old": r.old_value, "new": r.new_value, "source": r.source,
+             "reason": r.reason, "message_id": r.source_message_id} for r in rows]
+
+
+# -- sessions -------------------------------------------------------------------------------------------------------
+def sessions_overview(store, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
+    """The user's sessions (newest first) with message counts, anchors and the bridges in and out."""
+    with store.db() as db:
+        sessions = db.exec(select(Session).where(Session.user_key == user_key)
+                           .order_by(col(Session.started_at).desc()).limit(limit)).all()
+        ids = [s.id for s in sessions]
+        counts = dict(db.exec(select(Message.session_id, func.count()).where(col(Message.session_id).in_(ids))
+                              .group_by(Message.session_id)).all()) if ids else {}
+        anchors = db.exec(select(SummaryAnchor).where(col(SummaryAnchor.session_id).in_(ids))
+                          .order_by(SummaryAnchor.id)).all() if ids else []
+        bridges = db.exec(select(SessionBridge).where(SessionBridge.user_key == user_key)
+                          .order_by(SessionBridge.id)).all()
+    names = {s.id: s.external_id for s in sessions}
+    out = []
+    for s in sessions:
+        out.append({
+            "id": s.id, "session": s.external_id, "agent": s.agent_id, "status": s.status, "title": s.title,
+            "started_at": s.started_at, "last_activity_at": s.last_activity_at, "ended_at": s.ended_at,
+            "messages": counts.get(s.id, 0),
+            "anchors": [{"from": a.from_message_id, "to": a.to_message_id, "text": a.text, "tokens": a.tokens,
+                         "at": a.created_at} for a in anchors if a.session_id == s.id],
+            "bridge_out": [_bridge(b, names) for b in bridges if b.from_session_id == s.id],
+            "bridge_in": [_bridge(b, names) for b in bridges if b.to_session_id == s.id],
+        })
+    return out
+
+
+def _bridge(b: SessionBridge, names: dict[str, str]) -> dict[str, Any]:
+    return {"from": names.get(b.from_session_id, b.from_session_id),
+            "to": names.get(b.to_session_id, b.to_session_id) if b.to_session_id else None,
+            "text": b.text, "tokens": b.tokens, "at": b.created_at, "injected_at": b.injected_at}
+
+
+# -- context budget -------------------------------------------------------------------------------------------------
+def context_snapshots(store, session_id: str, limit: int = 200) -> list[dict[str, Any]]:
+    """Per turn of a session (oldest first): budget, use, and each section's allocation."""
+    with store.db() as db:
+        snaps = db.exec(select(ContextSnapshot).where(ContextSnapshot.session_id == session_id)
+                        .order_by(col(ContextSnapshot.id).desc()).limit(limit)).all()
+        ids = [s.id for s in snaps]
+        sections = db.exec(select(ContextSection).where(col(ContextSection.snapshot_id).in_(ids))
+                           .order_by(ContextSection.position)).all() if ids else []
+    out = []
+    for n, s in enumerate(reversed(snaps), 1):
+        secs = [{"name": c.name, "budget": c.budget, "used": c.used, "kept": c.kept, "dropped": c.dropped,
+                 "dropped_items": c.dropped_items} for c in sections if c.snapshot_id == s.id]
+        out.append({"snapshot_id": s.id, "turn": n, "turn_id": s.turn_id, "at": s.created_at,
+                    "total_budget": s.total_budget, "total_used": s.total_used, "sections": secs})
+    return out
+
+
+# -- retrievals and labels ------------------------------------------------------------------------------------------
+def recent_retrievals(store, user_key: str, limit: int = 50) -> list[dict[str, Any]]:
+    with store.db() as db:
+        rows = db.exec(select(Retrieval).where(Retrieval.user_key == user_key)
+                       .order_by(col(Retrieval.id).desc()).limit(limit)).all()
+    return [{"id": r.id, "at": r.created_at, "query": r.query, "retrieval_query": r.retrieval_query, "mode": r.mode,
+             "k": r.k, "threshold": r.threshold, "params": r.params, "turn_id": r.turn_id} for r in rows]
+
+
+def retrieval_hits(store, retrieval_id: int) -> list[dict[str, Any]]:
+    """A logged retrieval's candidates with content and any label, best first."""
+    with store.db() as db:
+        rows = db.exec(select(RetrievalHit, Memory).join(Memory, col(Memory.id) == col(RetrievalHit.memory_id),
+                                                         isouter=True)
+                       .where(RetrievalHit.retrieval_id == retrieval_id).order_by(RetrievalHit.rank)).all()
+        labels = {lb.memory_id: lb.relevant for lb in
+                  db.exec(select(HitLabel).where(HitLabel.retrieval_id == retrieval_id)).all()}
+    return [{"memory_id": h.memory_id, "rank": h.rank, "similarity": h.similarity, "fts_score": h.fts_score,
+             "fused_score": h.fused_score, "passed": h.passed, "selected": h.selected, "injected": h.injected,
+             "drop_reason": h.drop_reason, "content": m.content if m else "(memory removed)",
+             "label": labels.get(h.memory_id)} for h, m in rows]
+
+
+def set_label(store, user_key: str, retrieval_id: int, memory_id: str, relevant: bool | None,
+              labeled_by: str = "team") -> None:
+    """Record (or clear, with None) a person's verdict on one hit; one label per (retrieval, memory)."""
+    with store.db() as db:
+        row = db.exec(select(HitLabel).where(HitLabel.retrieval_id == retrieval_id,
+                                             HitLabel.memory_id == memory_id)).first()
+        if relevant is None:
+            if row is not None:
+                db.delete(row)
+        else:
+            row = row or HitLabel(user_key=user_key, retrieval_id=retrieval_id, memory_id=memory_id, relevant=True)
+            row.relevant, row.labeled_by, row.created_at = bool(relevant), labeled_by, utcnow()
+            db.add(row)
+        db.commit()
+
+
+def labelled_similarities(store, user_key: str | None = None) -> list[tuple[float, bool]]:
+    """(similarity at retrieval time, relevant) for every labelled hit: the input of the PR curve."""
+    query = select(RetrievalHit.similarity, HitLabel.relevant).join(
+        RetrievalHit, (col(RetrievalHit.retrieval_id) == col(HitLabel.retrieval_id))
+        & (col(RetrievalHit.memory_id) == col(HitLabel.memory_id)))
+    if user_key:
+        query = query.where(HitLabel.user_key == user_key)
+    with store.db() as db:
+        return [(float(s), bool(r)) for s, r in db.exec(query).all() if s is not None]
+
+
+def turn_of_message(store, message_id: int) -> int | None:
+    with store.db() as db:
+        return db.exec(select(Turn.id).where(Turn.user_message_id == message_id)).first()
+
+
+# -- chat history -------------------------------------------------------------------------------------------------
+def turn_details(store, session_id: str, limit: int = 30) -> dict[int, dict[str, Any]]:
+    """For the last turns of a session, keyed by the reply's message id: what was recalled, the budget, the writes."""
+    with store.db() as db:
+        turns = db.exec(select(Turn).where(Turn.session_id == session_id).order_by(col(Turn.id).desc())
+                        .limit(limit)).all()
+        ids = [t.id for t in turns]
+        if not ids:
+            return {}
+        retrievals = db.exec(select(Retrieval).where(col(Retrieval.turn_id).in_(ids)).order_by(Retrieval.id)).all()
+        last = {r.turn_id: r for r in retrievals}  # the final query of the turn is the one composed from
+        hits = db.exec(select(RetrievalHit, Memory).join(Memory, col(Memory.id) == col(RetrievalHit.memory_id),
+                                                         isouter=True)
+                       .where(col(RetrievalHit.retrieval_id).in_([r.id for r in last.values()]))
+                       .order_by(RetrievalHit.rank)).all()
+        snaps = db.exec(select(ContextSnapshot).where(col(ContextSnapshot.turn_id).in_(ids))).all()
+        events = db.exec(select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(ids)).order_by(MemoryEvent.id)).all()
+    out: dict[int, dict[str, Any]] = {}
+    for t in turns:
+        r = last.get(t.id)
+        snap = next((s for s in snaps if s.turn_id == t.id), None)
+        out[t.reply_message_id or -t.id] = {
+            "turn_id": t.id, "query": r.retrieval_query if r else None,
+            "hits": [{"content": m.content if m else "(removed)", "similarity": h.similarity, "fts_score": h.fts_score,
+                      "fused": h.fused_score, "passed": h.passed, "selected": h.selected, "injected": h.injected,
+                      "why": h.drop_reason} for h, m in hits if r and h.retrieval_id == r.id],
+            "budget": {"total_budget": snap.total_budget, "total_used": snap.total_used} if snap else None,
+            "writes": [{"op": e.op, "content": e.content, "reason": e.reason} for e in events if e.turn_id == t.id],
+        }
+    return out
+
+
+def bridge_into(store, session_id: str) -> str | None:
+    """The bridge text that opened this session, if the previous one left one."""
+    with store.db() as db:
+        row = db.exec(select(SessionBridge).where(SessionBridge.to_session_id == session_id)
+                      .order_by(col(SessionBridge.id).desc())).first()
+    return row.text if row else None

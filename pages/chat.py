@@ -1,0 +1,118 @@
+"""Chat: talk to the agent as the picked user; under each reply, what it remembered and how full the context was."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from memory import views
+from memory.errors import MemLensError
+from pages.common import (
+    agent,
+    agent_available,
+    current_session,
+    model_label,
+    new_session_id,
+    op_badge,
+    require_user,
+    service,
+    short,
+)
+
+HISTORY = 40
+
+svc = service()
+user = require_user()
+if user is None:
+    st.stop()
+session = current_session(user)
+
+st.title("Chat", anchor=False)
+where = short(session.external_id, 40) if session else "new"
+st.caption(f"Talking as **{short(user.external_id, 50)}** · session **{where}** · "
+           f"{model_label(svc.effective_settings())}")
+
+if not agent_available():
+    st.warning("The agent is not installed (agent/runtime.py).", icon=":material/warning:")
+    st.stop()
+
+
+def memory_panel(hits: list[dict[str, Any]], budget: dict[str, Any] | None, writes: list[dict[str, Any]],
+                 bridge: str | None = None) -> None:
+    """The expander under a reply: recalled hits with their scores, the budget bar, and what was written."""
+    if budget and budget.get("total_budget"):
+        used, total = int(budget.get("total_used") or 0), int(budget["total_budget"])
+        st.progress(min(1.0, used / total), text=f"context {used:,} / {total:,} tokens")
+    injected = [h for h in hits if h.get("injected")]
+    label = f"What I remembered · {len(injected)} used of {len(hits)} candidates"
+    with st.expander(label, icon=":material/psychology:"):
+        if bridge:
+            st.markdown(f":material/link: **From last session:** {bridge}")
+        if hits:
+            st.dataframe(pd.DataFrame([{
+                "used": "✔ injected" if h.get("injected") else ("dropped (budget)" if h.get("selected") else "—"),
+                "memory": short(h["content"], 110), "similarity": h.get("similarity"), "BM25": h.get("fts_score"),
+                "fused": h.get("fused"), "why not": h.get("why") or "",
+            } for h in hits[:12]]), hide_index=True, column_config={
+                "memory": st.column_config.TextColumn(width="large"),
+                "similarity": st.column_config.NumberColumn(format="%.3f"),
+                "BM25": st.column_config.NumberColumn(format="%.2f"),
+                "fused": st.column_config.NumberColumn(format="%.4f"),
+            })
+        else:
+            st.caption("No memory matched this message.")
+        if writes:
+            st.markdown("**What I wrote down**")
+            for w in writes:
+                st.markdown(f"{op_badge(w['op'])} {short(w.get('content') or '', 120)} · "
+                            f":gray[{short(w.get('reason') or '', 80)}]")
+
+
+def live_details(result) -> tuple[list[dict], dict | None, list[dict]]:
+    """The same shape as views.turn_details, from a fresh TurnResult (writes may still be landing in the DB)."""
+    hits = [{"content": h.content, "similarity": h.similarity, "fts_score": h.fts_score, "fused": h.score,
+             "selected": h.selected, "injected": h.injected, "why": h.drop_reason}
+            for h in (result.recall.hits if result.recall else [])]
+    ops = list(getattr(result.writes, "operations", []) or [])
+    writes = [{"op": o.get("op", "?"), "content": o.get("content", ""), "reason": o.get("reason", "")} for o in ops]
+    return hits, result.context or None, writes
+
+
+if session is not None:
+    details = views.turn_details(svc, session.id)
+    messages = svc.messages(session.id)[-HISTORY:]
+    if bridge := views.bridge_into(svc, session.id):
+        st.info(f"**Carried over from last session:** {bridge}", icon=":material/link:")
+    if not messages:
+        st.info("A fresh session. Say something the agent should remember — e.g. *I live in Hangzhou and I don't eat "
+                "spicy food* or *我住在杭州，不吃辣*.", icon=":material/waving_hand:")
+    for msg in messages:
+        if msg.role not in ("user", "assistant"):
+            continue
+        with st.chat_message(msg.role):
+            st.markdown(msg.content)
+            if msg.role == "assistant" and msg.id in details:
+                d = details[msg.id]
+                memory_panel(d["hits"], d["budget"], d["writes"])
+else:
+    st.info("No session yet: your first message starts one.", icon=":material/waving_hand:")
+
+prompt = st.chat_input("Message the agent…  (English or 中文)", key="chat_input")
+if prompt:
+    session_name = session.external_id if session else new_session_id()
+    with st.chat_message("user"):
+        st.markdown(prompt)
+    with st.chat_message("assistant"):
+        try:
+            stream = agent().stream(user.external_id, session_name, prompt)
+            st.write_stream(stream)
+        except MemLensError as exc:
+            st.error(str(exc))
+            st.stop()
+        if stream.result is not None:
+            hits, budget, writes = live_details(stream.result)
+            memory_panel(hits, budget, writes, stream.result.bridge)
+    if session is None:
+        st.rerun()  # the sidebar picks the new session up as the newest one

@@ -1,0 +1,146 @@
+"""What every back-office page shares: the cached service and agent, the picked user and session, the sidebar, colours.
+
+Only long-lived resources are cached (``st.cache_resource``: the service, which owns the engine, the index and the
+embedder; the agent). Never a DB session and never data: every page reads fresh rows, so several Streamlit
+processes can share one database (DESIGN.md §7). Global keys start with ``ml_``; page keys with the page's prefix.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from datetime import datetime
+from typing import Any
+
+import streamlit as st
+
+from memory.config import Settings
+from memory.models import Session, User
+from memory.service import MemoryService
+
+USER_KEY = "ml_user"
+SESSION_KEY = "ml_session"
+
+#: one palette for the whole app: write decisions, statuses, context sections, verdicts
+OP_COLORS = {"ADD": "#2e7d32", "REINFORCE": "#1565c0", "UPDATE": "#ef6c00", "NOOP": "#9e9e9e", "EDIT": "#6a1b9a",
+             "SUPERSEDE": "#ef6c00", "DELETE": "#c62828", "FLAG": "#ad1457", "ARCHIVE": "#757575"}
+SECTION_COLORS = {"system": "#90a4ae", "profile": "#5c6bc0", "bridge": "#26a69a", "summary": "#ffa726",
+                  "memories": "#ec407a", "history": "#42a5f5", "input": "#66bb6a"}
+PASS_COLOR, FAIL_COLOR, NEAR_COLOR = "#2e7d32", "#bdbdbd", "#ef6c00"
+THRESHOLD_COLOR = "#c62828"
+OP_BADGE = {"ADD": "green", "REINFORCE": "blue", "UPDATE": "orange", "NOOP": "gray", "EDIT": "violet",
+            "SUPERSEDE": "orange", "DELETE": "red", "FLAG": "red", "ARCHIVE": "gray"}
+EMPTY_HINT = "Run `memlens seed-demo` in a terminal, or chat with the agent first."
+
+
+# -- resources -----------------------------------------------------------------------------------------------------
+@st.cache_resource(show_spinner="Opening the memory store…")
+def _service_for(db_url: str, lance_uri: str, embedder: str) -> MemoryService:
+    del db_url, lance_uri, embedder  # the cache key: a different data folder or embedder gets its own service
+    return MemoryService(Settings())
+
+
+def service() -> MemoryService:
+    s = Settings()
+    return _service_for(s.resolved_database_url(), s.resolved_lancedb_uri(), s.embedder)
+
+
+def has_module(name: str) -> bool:
+    """Whether an optional part (built by another stream, or configured out) is importable."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def agent_available() -> bool:
+    return has_module("agent.runtime")
+
+
+@st.cache_resource(show_spinner="Starting the agent…")
+def _agent_for(_svc: MemoryService, db_url: str):
+    from agent.runtime import Agent
+
+    return Agent(_svc)
+
+
+def agent():
+    svc = service()
+    return _agent_for(svc, svc.settings.resolved_database_url())
+
+
+def model_label(settings: Settings) -> str:
+    """What answers in the chat: the configured chat model, or the offline engine (the agent's own rule)."""
+    if has_module("agent.llm"):
+        from agent.llm import DEFAULT_MODEL, provider
+
+        name = provider(settings)
+        if name == "offline":
+            return "offline engine (no LLM configured)"
+        if name == "openai":
+            return f"{settings.llm_model or DEFAULT_MODEL} · {settings.llm_base_url or 'OpenAI'}"
+        return name
+    return settings.llm_model or "offline engine"
+
+
+# -- the picked user and session -----------------------------------------------------------------------------------
+def short(text: str | None, n: int = 40) -> str:
+    text = "" if text is None else str(text)
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def current_user() -> User | None:
+    uid = st.session_state.get(USER_KEY)
+    if not uid:
+        return None
+    try:
+        return service().get_user(uid)
+    except LookupError:
+        st.session_state.pop(USER_KEY, None)
+        return None
+
+
+def current_session(user: User | None) -> Session | None:
+    if user is None:
+        return None
+    ext = st.session_state.get(SESSION_KEY)
+    if not ext:
+        return None
+    for s in service().list_sessions(user):
+        if s.external_id == ext:
+            return s
+    return None
+
+
+def new_session_id() -> str:
+    return "session-" + datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def require_user() -> User | None:
+    """The picked user, or an empty-state note (and None) when there is none."""
+    user = current_user()
+    if user is None:
+        st.info(f"No user yet. {EMPTY_HINT}", icon=":material/person_off:")
+    return user
+
+
+def empty(what: str, hint: str = EMPTY_HINT) -> None:
+    st.info(f"{what} {hint}", icon=":material/inbox:")
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M") if value else "—"
+
+
+def op_badge(op: str) -> str:
+    """Markdown badge for a write decision (``:color-badge[...]``)."""
+    return f":{OP_BADGE.get(op, 'gray')}-badge[{op}]"

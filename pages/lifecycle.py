@@ -1,0 +1,91 @@
+"""Lifecycle: what is archived and why, what will expire and when, history statistics; export and delete a user.
+
+Thin: every figure comes from MemoryService (forget/compact dry runs, lifecycle_overview, user_stats, export_user,
+delete_user); the user is the one picked in the sidebar. Page keys are prefixed ``lc_``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from memory.errors import MemLensError
+from pages.common import USER_KEY, require_user, service
+
+
+def _table(rows: list[dict], columns: list[str]) -> None:
+    if rows:
+        st.dataframe(pd.DataFrame(rows)[columns], hide_index=True, width="stretch")
+    else:
+        st.caption("Nothing here.")
+
+
+svc = service()
+st.title("Lifecycle", anchor=False)
+picked = require_user()
+if picked is None:
+    st.stop()
+user = picked.external_id
+st.caption("What is remembered, what will be forgotten and why; take everything out, or delete it for good.")
+
+stats = svc.user_stats(user)
+cols = st.columns(4)
+cols[0].metric("Sessions", stats["sessions"]["total"])
+cols[1].metric("Active memories", stats["memories"].get("active", 0))
+cols[2].metric("Archived", stats["memories"].get("archived", 0))
+cols[3].metric("Typical budget (median)", stats["typical_budget"] if stats["typical_budget"] is not None else "—")
+left, right = st.columns(2)
+with left:
+    st.subheader("Most frequent interests")
+    _table(stats["interests"], ["value", "count", "last_seen"])
+with right:
+    st.subheader("Topics")
+    _table(stats["topics"], ["value", "count", "last_seen"])
+if stats["problems"]:
+    with st.expander(f"⚠ {stats['skipped_rows']} stored rows could not be read and were skipped"):
+        _table(stats["problems"], ["table", "id", "problem"])
+
+st.header("Forgetting")
+overview = svc.lifecycle_overview(user)
+plan = svc.forget(user, dry_run=True).to_dict()
+st.caption(f"{overview['active']} active memories · cap {overview['cap']} per user · "
+           f"{plan['archived']} would be archived and {plan['deleted']} deleted now")
+tab_plan, tab_expiring, tab_archived, tab_compact = st.tabs(
+    ["Next forgetting run", "Will expire", "Archived", "Compaction"])
+with tab_plan:
+    _table(plan["actions"], ["action", "rule", "reason", "type", "content", "value"])
+    if plan["actions"] and st.button("Apply forgetting now", key="lc_forget"):
+        done = svc.forget(user).to_dict()
+        st.success(f"archived {done['archived']}, deleted {done['deleted']}")
+with tab_expiring:
+    _table(overview["expiring"], ["expires_at", "type", "content", "why", "value"])
+with tab_archived:
+    _table(overview["archived"], ["archived_at", "purge_at", "type", "content", "why"])
+with tab_compact:
+    merges = svc.compact(user, dry_run=True).to_dict()
+    _table(merges["merges"], ["content", "reason", "source_ids"])
+    if merges["merges"] and st.button("Merge these", key="lc_compact"):
+        st.success(f"merged {svc.compact(user).to_dict()['superseded']} memories")
+
+st.header("Export and delete")
+st.download_button("Download everything about this user (JSON)", key="lc_export", mime="application/json",
+                   file_name="memlens-export.json",
+                   data=json.dumps(svc.export_user(user), ensure_ascii=False, indent=1, sort_keys=True))
+with st.form("lc_delete"):
+    st.warning("Deleting removes the user's profile, sessions, messages, memories, vectors and agent checkpoints "
+               "for good.")
+    typed = st.text_input("Type the user id to confirm", key="lc_confirm")
+    force = st.checkbox("Also if a session is still running", key="lc_force")
+    if st.form_submit_button("Delete this user"):
+        if typed != user:
+            st.error("The id typed does not match: nothing was deleted.")
+        else:
+            try:
+                svc.delete_user(user, force=force)
+            except MemLensError as exc:
+                st.error(str(exc))
+            else:
+                st.session_state.pop(USER_KEY, None)
+                st.success("Deleted.")

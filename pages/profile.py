@@ -1,0 +1,119 @@
+"""Profile: the user's core profile (editable, every edit logged), its change log as a timeline, and statistics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from memory import views
+from memory.errors import MemLensError
+from pages.common import empty, fmt, has_module, require_user, service, short, when
+
+FIELDS = ("display_name", "preferred_name", "city", "language", "communication_style", "budget", "interests",
+          "dietary", "occupation", "notes")
+LIST_FIELDS = ("interests", "dietary")
+SOURCE_COLORS = {"user-stated": "#2e7d32", "person-edit": "#6a1b9a", "inferred": "#ef6c00", "system": "#607d8b"}
+
+svc = service()
+user = require_user()
+if user is None:
+    st.stop()
+
+st.title("Profile", anchor=False)
+st.caption(f"Core profile of **{short(user.external_id, 60)}** — explicit fields the agent loads on every turn.")
+
+fields = views.profile_fields(svc, user.key)
+changes = views.profile_changes(svc, user.key)
+
+
+def _save() -> None:
+    field = st.session_state["pf_field"]
+    raw = st.session_state.get("pf_value", "").strip()
+    value: Any = [v.strip() for v in raw.replace("，", ",").split(",") if v.strip()] if field in LIST_FIELDS else raw
+    reason = st.session_state.get("pf_reason", "").strip() or "edited in the back office"
+    try:
+        svc.update_profile(user.external_id, field, value or None, source="person-edit", reason=reason)
+    except (MemLensError, ValueError) as exc:
+        st.session_state["pf_error"] = str(exc)
+        return
+    st.session_state["pf_saved"] = f"{field} saved"
+    st.session_state["pf_value"] = ""
+    st.session_state["pf_reason"] = ""
+
+
+left, right = st.columns([3, 2], gap="large")
+with left:
+    st.subheader("Core profile", anchor=False)
+    if fields:
+        table = pd.DataFrame([{**f, "value": fmt(f["value"])} for f in fields])
+        st.dataframe(
+            table, hide_index=True, key="pf_table",
+            column_order=["field", "value", "confidence", "source", "updated_at", "version"],
+            column_config={
+                "confidence": st.column_config.ProgressColumn("confidence", min_value=0.0, max_value=1.0,
+                                                              format="%.2f"),
+                "updated_at": st.column_config.DatetimeColumn("updated", format="YYYY-MM-DD HH:mm"),
+            },
+        )
+    else:
+        empty("No profile fields yet.", "Tell the agent your name or city in the chat, or set a field here.")
+
+with right:
+    st.subheader("Edit a field", anchor=False)
+    can_edit = hasattr(svc, "update_profile")
+    with st.form("pf_form", border=True):
+        field = st.selectbox("Field", FIELDS, key="pf_field")
+        current = next((f["value"] for f in fields if f["field"] == field), None)
+        st.text_input("New value", key="pf_value", placeholder=fmt(current) if current else "e.g. Hangzhou / 杭州",
+                      help="Lists (interests, dietary): separate items with commas.")
+        st.text_input("Reason (logged)", key="pf_reason", placeholder="e.g. user corrected this on the phone")
+        st.form_submit_button("Save", icon=":material/save:", disabled=not can_edit, type="primary", on_click=_save)
+    if msg := st.session_state.pop("pf_saved", None):
+        st.success(msg, icon=":material/check:")
+    if err := st.session_state.pop("pf_error", None):
+        st.error(err)
+    if not can_edit:
+        st.caption("Editing needs the profile module (memory/profile.py).")
+
+st.subheader("Change log", anchor=False)
+if changes:
+    frame = pd.DataFrame([{**c, "old": fmt(c["old"]), "new": fmt(c["new"])} for c in changes])
+    fig = px.scatter(frame, x="at", y="field", color="source", color_discrete_map=SOURCE_COLORS,
+                     hover_data={"old": True, "new": True, "reason": True}, height=260)
+    fig.update_traces(marker={"size": 12, "line": {"width": 1, "color": "white"}})
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend_title_text="", xaxis_title=None,
+                      yaxis_title=None)
+    st.plotly_chart(fig, key="pf_timeline")
+    for c in changes[:30]:
+        st.markdown(f"`{when(c['at'])}` **{c['field']}**: ~~{short(fmt(c['old']), 60)}~~ → "
+                    f"**{short(fmt(c['new']), 80)}** · :gray-badge[{c['source']}] {short(c['reason'], 120)}")
+else:
+    empty("No profile changes logged yet.")
+
+st.subheader("Statistics", anchor=False)
+counts = views.memory_counts(svc, user.key)
+stats: dict[str, Any] = svc.user_stats(user.external_id) if has_module("memory.stats") else {}
+cols = st.columns(4)
+cols[0].metric("Active memories", counts["status"].get("active", 0), border=True)
+cols[1].metric("Superseded", counts["status"].get("superseded", 0), border=True)
+cols[2].metric("Profile fields", len(fields), border=True)
+cols[3].metric("Profile edits", len(changes), border=True)
+if counts["type"]:
+    by_type = pd.DataFrame({"type": list(counts["type"]), "memories": list(counts["type"].values())})
+    st.bar_chart(by_type, x="type", y="memories", height=220, horizontal=True)
+scalars = {k: v for k, v in stats.items() if isinstance(v, int | float | str) and not isinstance(v, bool)}
+if scalars:
+    grid = st.columns(min(4, len(scalars)))
+    for n, (name, value) in enumerate(scalars.items()):
+        grid[n % len(grid)].metric(name.replace("_", " "), fmt(value, 2) if isinstance(value, float) else value)
+for name, value in stats.items():
+    if isinstance(value, dict) and value:
+        st.markdown(f"**{name.replace('_', ' ')}**")
+        st.dataframe(pd.DataFrame({"key": [str(k) for k in value], "value": [fmt(v) for v in value.values()]}),
+                     hide_index=True)
+    elif isinstance(value, list) and value and isinstance(value[0], dict):
+        st.markdown(f"**{name.replace('_', ' ')}**")
+        st.dataframe(pd.DataFrame(value), hide_index=True)

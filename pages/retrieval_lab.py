@@ -1,0 +1,297 @@
+"""Retrieval lab: search with live knobs, see every signal's score and the near-misses, replay past queries under the
+new settings, label hits, read precision/recall against the threshold, and apply the settings to the agent.
+
+The search runs once per (query, mode, fusion, weights); threshold, k and relative cut are re-applied in memory with
+the same pure ``rank_and_cut`` the agent uses, so moving the slider is instant and shows exactly what the agent would
+keep. Each search is logged like an agent's, so its hits can be labelled and replayed later.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from memory import tuning, views
+from memory.errors import MemLensError
+from memory.recall import NEAR_MISS_BAND, Hit, RecallParams, rank_and_cut
+from pages.common import (
+    FAIL_COLOR,
+    NEAR_COLOR,
+    PASS_COLOR,
+    THRESHOLD_COLOR,
+    empty,
+    fmt,
+    require_user,
+    service,
+    short,
+    when,
+)
+
+MODES, FUSIONS = ["hybrid", "vector", "fulltext"], ["rrf", "linear"]
+KNOBS = {"lab_threshold": "similarity_threshold", "lab_k": "top_k", "lab_mode": "search_mode", "lab_fusion": "fusion",
+         "lab_w": "vector_weight", "lab_rrf_k": "rrf_k"}
+LABELS = {"relevant": True, "not relevant": False}
+
+svc = service()
+user = require_user()
+if user is None:
+    st.stop()
+eff = svc.effective_settings()
+for key, name in KNOBS.items():  # start from what the agent uses now; keep the person's moves afterwards
+    st.session_state.setdefault(key, getattr(eff, name))
+
+st.title("Retrieval lab", anchor=False)
+st.caption("similarity = 1 − cosine distance · a hit passes when similarity ≥ threshold · the first k that pass are "
+           "injected · hybrid **rrf**: Σ 1/(rrf_k + rank) · **linear**: w·similarity + (1 − w)·BM25/max BM25")
+
+
+def _apply() -> None:
+    values = {name: st.session_state[key] for key, name in KNOBS.items()}
+    try:
+        svc.set_live_settings(values)
+    except MemLensError as exc:
+        st.toast(str(exc), icon=":material/error:")
+        return
+    st.toast("Applied: the agent uses these from its next turn.", icon=":material/check_circle:")
+
+
+def _reset() -> None:
+    for key, name in KNOBS.items():
+        st.session_state[key] = getattr(svc.effective_settings(), name)
+
+
+with st.container(border=True):
+    st.text_input("Query", key="lab_query", placeholder="e.g. where does the user live? / 用户住在哪里？")
+    c = st.columns([3, 1, 2, 2, 2, 1])
+    threshold = c[0].slider("Similarity threshold", -0.2, 1.0, step=0.01, key="lab_threshold")
+    k = c[1].number_input("k", 1, 50, step=1, key="lab_k")
+    mode = c[2].selectbox("Mode", MODES, key="lab_mode")
+    fusion = c[3].radio("Fusion", FUSIONS, key="lab_fusion", horizontal=True, disabled=mode != "hybrid")
+    weight = c[4].slider("Vector weight (linear)", 0.0, 1.0, step=0.05, key="lab_w",
+                         disabled=mode != "hybrid" or fusion != "linear")
+    rrf_k = c[5].number_input("rrf_k", 1, 500, key="lab_rrf_k", disabled=mode != "hybrid" or fusion != "rrf")
+    b = st.columns([1, 1, 4])
+    b[0].button("Apply to agent", type="primary", icon=":material/rocket_launch:", on_click=_apply, key="lab_apply")
+    b[1].button("Reset to live", icon=":material/restart_alt:", on_click=_reset, key="lab_reset")
+    live = " · ".join(f"{name} {getattr(eff, name)}" for name in KNOBS.values())
+    b[2].caption(f"Agent now: {live}")
+
+params = RecallParams(mode=mode, k=int(k), threshold=float(threshold), relative_cut=eff.relative_cut, fusion=fusion,
+                      vector_weight=float(weight), rrf_k=int(rrf_k), pool=max(eff.candidate_pool, int(k)))
+
+
+def search(query: str) -> tuple[list[Hit], int | None, float]:
+    """Candidates for the query under the signal settings (cached per signal settings; logged once)."""
+    sig = (user.key, query, mode, fusion, round(weight, 4), int(rrf_k))
+    cached = st.session_state.get("lab_search")
+    if cached and cached[0] == sig:
+        return cached[1], cached[2], cached[3]
+    res = svc.recall(user.external_id, query, mode=mode, fusion=fusion, vector_weight=weight, rrf_k=int(rrf_k),
+                     k=int(k), threshold=float(threshold))
+    st.session_state["lab_search"] = (sig, res.hits, res.retrieval_id, res.latency_ms)
+    return res.hits, res.retrieval_id, res.latency_ms
+
+
+def cut(hits: list[Hit]) -> list[Hit]:
+    fresh = copy.deepcopy(hits)
+    for h in fresh:
+        h.passed, h.selected, h.drop_reason = False, False, None
+    return rank_and_cut(fresh, params)
+
+
+def histogram(hits: list[Hit]) -> go.Figure:
+    sims = [h.similarity for h in hits if h.similarity is not None]
+    groups = {"passed": [s for s in sims if s >= threshold],
+              "near miss": [s for s in sims if threshold - NEAR_MISS_BAND <= s < threshold],
+              "below": [s for s in sims if s < threshold - NEAR_MISS_BAND]}
+    lo, hi = tuning.histogram_edges(sims)
+    fig = go.Figure()
+    for name, color in (("passed", PASS_COLOR), ("near miss", NEAR_COLOR), ("below", FAIL_COLOR)):
+        fig.add_histogram(x=groups[name], name=name, marker_color=color, xbins={"start": lo, "end": hi,
+                                                                             "size": (hi - lo) / 30})
+    fig.add_vline(x=threshold, line_color=THRESHOLD_COLOR, line_dash="dash",
+                  annotation_text=f"threshold {threshold:.2f}")
+    fig.update_layout(barmode="stack", height=260, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      xaxis_title="similarity", yaxis_title="candidates", legend_orientation="h")
+    return fig
+
+
+def hit_table(hits: list[Hit], labels: dict[str, bool | None]) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "rank": h.rank, "content": short(h.content, 120), "similarity": h.similarity, "fts_score": h.fts_score,
+        "fused": h.score, "passed": h.passed, "selected": h.selected, "why not": h.drop_reason or "",
+        "label": {True: "✔ relevant", False: "✘ not relevant"}.get(labels.get(h.memory_id), ""),
+    } for h in hits])
+
+
+SCORE_COLS = {
+    "similarity": st.column_config.NumberColumn("similarity", format="%.3f"),
+    "fts_score": st.column_config.NumberColumn("BM25", format="%.2f"),
+    "fused": st.column_config.NumberColumn("fused", format="%.4f"),
+    "content": st.column_config.TextColumn("memory", width="large"),
+}
+
+
+def _label(retrieval_id: int, memory_id: str, key: str) -> None:
+    choice = st.session_state.get(key)
+    views.set_label(svc, user.key, retrieval_id, memory_id, LABELS.get(choice) if choice else None)
+
+
+def label_controls(hits: list[Hit], retrieval_id: int | None) -> None:
+    if retrieval_id is None:
+        return
+    saved = {h["memory_id"]: h["label"] for h in views.retrieval_hits(svc, retrieval_id)}
+    with st.expander("Label these hits (feeds precision / recall)", icon=":material/thumbs_up_down:"):
+        for h in hits[:15]:
+            key = f"lab_lbl_{retrieval_id}_{h.memory_id}"
+            if key not in st.session_state and saved.get(h.memory_id) is not None:
+                st.session_state[key] = "relevant" if saved[h.memory_id] else "not relevant"
+            row = st.columns([6, 1, 3], vertical_alignment="center")
+            row[0].markdown(f"**#{h.rank}** {short(h.content, 110)}")
+            row[1].caption(fmt(h.similarity))
+            row[2].segmented_control("label", list(LABELS), key=key, label_visibility="collapsed",
+                                     on_change=_label, args=(retrieval_id, h.memory_id, key))
+
+
+def search_tab() -> None:
+    query = (st.session_state.get("lab_query") or "").strip()
+    if not query:
+        st.info("Type a query above to see every candidate with its scores.", icon=":material/search:")
+        return
+    try:
+        raw, retrieval_id, latency = search(query)
+    except MemLensError as exc:
+        st.error(str(exc))
+        return
+    if not raw:
+        empty("No candidates: this user has no searchable memories.")
+        return
+    hits = cut(raw)
+    near = [h for h in hits if not h.passed and h.similarity is not None and h.similarity >= threshold - NEAR_MISS_BAND]
+    m = st.columns(5)
+    m[0].metric("Candidates", len(hits), border=True)
+    m[1].metric("Passed", sum(h.passed for h in hits), border=True)
+    m[2].metric("Selected", sum(h.selected for h in hits), border=True)
+    m[3].metric("Near misses", len(near), border=True)
+    m[4].metric("Search", f"{latency:.0f} ms", border=True)
+    st.plotly_chart(histogram(hits), key="lab_hist")
+    labels = {h["memory_id"]: h["label"] for h in views.retrieval_hits(svc, retrieval_id)} if retrieval_id else {}
+    st.markdown("**Passed**")
+    passed = [h for h in hits if h.passed]
+    if passed:
+        st.dataframe(hit_table(passed, labels), hide_index=True, column_config=SCORE_COLS, key="lab_passed")
+    else:
+        st.caption("Nothing passes this threshold.")
+    st.markdown(f":orange[**Near misses**] — within {NEAR_MISS_BAND} under the threshold")
+    if near:
+        st.dataframe(hit_table(near, labels), hide_index=True, column_config=SCORE_COLS, key="lab_near")
+    else:
+        st.caption("None.")
+    with st.expander(f"All {len(hits)} candidates"):
+        st.dataframe(hit_table(hits, labels), hide_index=True, column_config=SCORE_COLS, key="lab_all")
+    label_controls(hits, retrieval_id)
+
+
+def _replay_one(r: dict) -> dict:
+    sig = (r["id"], mode, fusion, round(weight, 4), int(rrf_k))
+    cache = st.session_state.setdefault("lab_replay_cache", {})
+    if sig not in cache:
+        res = svc.recall(user.external_id, r["query"], retrieval_query=r["retrieval_query"], log=False, mode=mode,
+                         fusion=fusion, vector_weight=weight, rrf_k=int(rrf_k))
+        then = views.retrieval_hits(svc, r["id"])
+        cache[sig] = (res.hits, then)
+    raw, then = cache[sig]
+    now = cut(raw)
+    diff = tuning.replay_diff([h["memory_id"] for h in then if h["selected"]], [h.memory_id for h in now if h.selected])
+    text = {h["memory_id"]: h["content"] for h in then} | {h.memory_id: h.content for h in now}
+    sim = {h.memory_id: h.similarity for h in now}
+    return {"retrieval": r, "diff": diff, "text": text, "sim": sim}
+
+
+def replay_tab() -> None:
+    logged = views.recent_retrievals(svc, user.key, limit=50)
+    if not logged:
+        empty("No logged queries yet.", "Chat with the agent (or search above) to log some, or run "
+              "`memlens seed-demo`.")
+        return
+    c = st.columns([2, 1, 3], vertical_alignment="bottom")
+    n = c[0].number_input("Replay the last N logged queries", 1, len(logged), min(10, len(logged)), key="lab_replay_n")
+    if c[1].button("Replay", icon=":material/replay:", key="lab_replay_btn"):
+        st.session_state["lab_replay_ids"] = [r["id"] for r in logged[: int(n)]]
+    c[2].caption("Each query is searched again under the settings above (not logged) and compared with what the "
+                 "agent selected at the time. Moving the threshold updates the diff at once.")
+    ids = set(st.session_state.get("lab_replay_ids", []))
+    chosen = [r for r in logged if r["id"] in ids]
+    if not chosen:
+        return
+    results = [_replay_one(r) for r in chosen]
+    gained, lost = sum(len(x["diff"].gained) for x in results), sum(len(x["diff"].lost) for x in results)
+    m = st.columns(3)
+    m[0].metric("Queries replayed", len(results), border=True)
+    m[1].metric("Hits gained", gained, border=True)
+    m[2].metric("Hits lost", lost, border=True)
+    st.dataframe(pd.DataFrame([{
+        "when": when(x["retrieval"]["at"]), "query": short(x["retrieval"]["query"], 80),
+        "then": f"k {x['retrieval']['k']} · t {x['retrieval']['threshold']:.2f}",
+        "kept": len(x["diff"].kept), "gained": len(x["diff"].gained), "lost": len(x["diff"].lost),
+    } for x in results]), hide_index=True, key="lab_replay_table")
+    by_id = {x["retrieval"]["id"]: x for x in results}
+    pick = st.selectbox("Look at one query", list(by_id), key="lab_replay_pick",
+                        format_func=lambda i: short(by_id[i]["retrieval"]["query"], 90))
+    x = by_id[pick]
+    for title, ids_, color in (("Gained", x["diff"].gained, "green"), ("Lost", x["diff"].lost, "red"),
+                               ("Kept", x["diff"].kept, "gray")):
+        st.markdown(f":{color}[**{title}**] ({len(ids_)})")
+        for mid in ids_:
+            st.markdown(f"- {short(x['text'].get(mid, mid), 140)} · sim now {fmt(x['sim'].get(mid))}")
+
+
+def _use_suggested(value: float) -> None:
+    st.session_state["lab_threshold"] = round(value, 2)
+
+
+def tuning_tab() -> None:
+    scope = st.radio("Labels from", ["this user", "all users"], key="lab_scope", horizontal=True,
+                     help="A threshold belongs to the embedder, so every user's labels can inform it.")
+    labelled = views.labelled_similarities(svc, user.key if scope == "this user" else None)
+    if not labelled:
+        empty("No labels yet.", "Label hits as relevant / not relevant in the Search tab to draw the curve.")
+        return
+    curve = tuning.pr_curve(labelled)
+    best, here = tuning.suggest_threshold(curve), tuning.point_at(labelled, threshold)
+    m = st.columns(5)
+    m[0].metric("Labels", f"{sum(r for _, r in labelled)} ✔ / {sum(not r for _, r in labelled)} ✘", border=True)
+    m[1].metric("Precision here", fmt(here.precision, 2), border=True)
+    m[2].metric("Recall here", fmt(here.recall, 2), border=True)
+    m[3].metric("F1 here", fmt(here.f1, 2), border=True)
+    m[4].metric("Suggested threshold", fmt(best.threshold if best else None, 3),
+                help="Highest F1 over the labelled hits; ties go to the higher threshold.", border=True)
+    fig = go.Figure()
+    xs = [p.threshold for p in curve]
+    for name, color in (("precision", "#3949ab"), ("recall", "#26a69a"), ("f1", "#ec407a")):
+        fig.add_scatter(x=xs, y=[getattr(p, name) for p in curve], name=name, line_shape="hv",
+                        line={"color": color, "width": 3 if name == "f1" else 2})
+    fig.add_vline(x=threshold, line_color=THRESHOLD_COLOR, line_dash="dash", annotation_text="current")
+    if best:
+        fig.add_vline(x=best.threshold, line_color="#2e7d32", line_dash="dot", annotation_text="max F1",
+                      annotation_position="bottom right")
+    fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 30, "b": 10}, xaxis_title="threshold",
+                      yaxis_range=[0, 1.05], legend_orientation="h")
+    st.plotly_chart(fig, key="lab_pr")
+    if best:
+        st.button(f"Use suggested threshold {best.threshold:.2f}", icon=":material/auto_fix_high:",
+                  on_click=_use_suggested, args=(best.threshold,), key="lab_use_best")
+        st.caption("Then press **Apply to agent** above.")
+
+
+search_t, replay_t, tune_t = st.tabs([":material/search: Search", ":material/replay: Replay",
+                                      ":material/insights: Labels & threshold"])
+with search_t:
+    search_tab()
+with replay_t:
+    replay_tab()
+with tune_t:
+    tuning_tab()

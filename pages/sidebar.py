@@ -1,0 +1,120 @@
+"""The sidebar every page shares: who we look at, which session, what model answers, and the live retrieval knobs.
+
+The live knobs write straight to ``svc.set_live_settings`` (the ``setting`` table), so the agent picks them up on its
+next turn in any process, no restart. Widgets are re-synced from the stored values on every run, so an "apply" in
+the retrieval lab (or another browser tab) shows up here at once.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from memory.config import Settings
+from memory.errors import MemLensError
+from pages.common import SESSION_KEY, USER_KEY, model_label, new_session_id, service, short
+
+LIVE_WIDGETS = {"similarity_threshold": "ml_live_threshold", "top_k": "ml_live_k", "search_mode": "ml_live_mode"}
+MODES = ["hybrid", "vector", "fulltext"]
+
+
+def sync(key: str, value) -> None:
+    """Show ``value`` in widget ``key`` when the stored value changed since we last showed it."""
+    marker = f"{key}__shown"
+    if st.session_state.get(marker) != value:
+        st.session_state[key] = value
+        st.session_state[marker] = value
+
+
+def _save_live(name: str) -> None:
+    key = LIVE_WIDGETS[name]
+    value = st.session_state[key]
+    try:
+        service().set_live_settings({name: value})
+        st.session_state[f"{key}__shown"] = value
+        st.toast(f"{name.replace('_', ' ')} → {value} (from the next turn)", icon=":material/tune:")
+    except MemLensError as exc:
+        st.toast(str(exc), icon=":material/error:")
+
+
+def _pick_user(users: list[dict]) -> None:
+    ids = [u["user_id"] for u in users]
+    if st.session_state.get(USER_KEY) not in ids:
+        st.session_state[USER_KEY] = ids[0]
+    counts = {u["user_id"]: u["active_memories"] for u in users}
+    st.selectbox("User", ids, key=USER_KEY, format_func=lambda u: f"{short(u, 32)} · {counts.get(u, 0)} memories",
+                 on_change=lambda: st.session_state.pop(SESSION_KEY, None))
+
+
+def _new_session() -> None:
+    svc = service()
+    user = svc.get_user(st.session_state[USER_KEY])
+    previous = st.session_state.get(SESSION_KEY)
+    if previous and hasattr(svc, "end_session"):
+        try:
+            svc.end_session(user.external_id, previous)  # writes the bridge the next session opens with
+        except MemLensError as exc:
+            st.toast(f"could not close {previous}: {exc}", icon=":material/warning:")
+    session = svc.ensure_session(user, new_session_id())
+    st.session_state[SESSION_KEY] = session.external_id
+
+
+def _pick_session() -> None:
+    svc = service()
+    user = svc.get_user(st.session_state[USER_KEY])
+    sessions = list(reversed(svc.list_sessions(user)))  # newest first
+    names = [s.external_id for s in sessions]
+    if not names:
+        st.caption("No session yet: the first message starts one.")
+    else:
+        if st.session_state.get(SESSION_KEY) not in names:
+            st.session_state[SESSION_KEY] = names[0]
+        status = {s.external_id: ("● " if s.status == "active" else "○ ") for s in sessions}
+        st.selectbox("Session", names, key=SESSION_KEY, format_func=lambda n: status.get(n, "") + short(n, 34))
+    st.button("New session", icon=":material/add_comment:", on_click=_new_session, width="stretch")
+
+
+def _live_settings(eff: Settings) -> None:
+    st.subheader("Live retrieval", divider="gray")
+    sync(LIVE_WIDGETS["similarity_threshold"], float(eff.similarity_threshold))
+    sync(LIVE_WIDGETS["top_k"], int(eff.top_k))
+    sync(LIVE_WIDGETS["search_mode"], eff.search_mode)
+    st.slider("Similarity threshold", 0.0, 1.0, step=0.01, key=LIVE_WIDGETS["similarity_threshold"],
+              on_change=_save_live, args=("similarity_threshold",),
+              help="Keep a memory when its similarity (1 − cosine distance) is at least this.")
+    st.number_input("Top k", 1, 50, step=1, key=LIVE_WIDGETS["top_k"], on_change=_save_live, args=("top_k",))
+    st.selectbox("Mode", MODES, key=LIVE_WIDGETS["search_mode"], on_change=_save_live, args=("search_mode",))
+    st.caption("Saved for the agent's next turn; the retrieval lab has the rest.")
+
+
+def render() -> None:
+    svc = service()
+    with st.sidebar:
+        st.markdown("### :material/memory: MemLens")
+        users = svc.list_users()
+        if users:
+            _pick_user(users)
+            _pick_session()
+        else:
+            st.info("No users yet. Run `memlens seed-demo`, or start chatting as a new user below.")
+        with st.popover("Add a user", icon=":material/person_add:", width="stretch"):
+            st.text_input("User id", key="ml_new_user", placeholder="e.g. alice@example.com")
+            st.button("Create", key="ml_new_user_btn", on_click=_add_user)
+        eff = svc.effective_settings()
+        st.caption(f":material/smart_toy: **Model** · {model_label(eff)}  \n"
+                   f":material/scatter_plot: **Embedder** · {eff.embedder}")
+        _live_settings(eff)
+
+
+def _add_user() -> None:
+    name = (st.session_state.get("ml_new_user") or "").strip()
+    if not name:
+        st.toast("Type a user id first.", icon=":material/warning:")
+        return
+    try:
+        user = service().ensure_user(name)
+    except MemLensError as exc:
+        st.toast(str(exc), icon=":material/error:")
+        return
+    st.session_state[USER_KEY] = user.external_id
+    st.session_state.pop(SESSION_KEY, None)
+    st.session_state["ml_new_user"] = ""

@@ -1,0 +1,168 @@
+"""The agent loop end to end: real SQLite + LanceDB + e5, fake chat models only at the model boundary (registered
+through the real factory seam), the offline engine as the default."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from sqlmodel import select
+from typer.testing import CliRunner
+
+from agent.llm import make_chat_model, provider, register_chat_model, unregister_chat_model
+from agent.offline import OfflineChatModel
+from agent.runtime import Agent
+from memory.context import HEADERS
+from memory.models import ContextSection, ContextSnapshot, Retrieval, RetrievalHit, Turn
+from memory.service import MemoryService
+
+
+class RecordingFake(GenericFakeChatModel):
+    """langchain's generic fake chat model (streams word by word), remembering every prompt it was given."""
+
+    seen: list = []
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs: Any):
+        self.seen.append(messages)
+        yield from super()._stream(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+
+@pytest.fixture
+def fake_provider():
+    """Registers a fake under a provider name; yields the prompts it receives (pydantic copies a passed list)."""
+    built: list[RecordingFake] = []
+    replies = iter([AIMessage(content=f"Reply number {i}, streamed word by word.") for i in range(50)])
+
+    def factory(_settings):
+        built.append(RecordingFake(messages=replies, seen=[]))
+        return built[-1]
+
+    register_chat_model("recording-fake", factory)
+    yield lambda: [prompt for model in built for prompt in model.seen]
+    unregister_chat_model("recording-fake")
+
+
+def test_factory_resolves_providers(settings):
+    assert provider(settings) == "offline" and isinstance(make_chat_model(settings), OfflineChatModel)
+    assert provider(settings.model_copy(update={"llm_base_url": "http://127.0.0.1:9/v1"})) == "openai"
+    local = make_chat_model(settings.model_copy(update={"llm_base_url": "http://127.0.0.1:9/v1", "llm_model": "m"}))
+    assert type(local).__name__ == "ChatOpenAI" and local.openai_api_key.get_secret_value()  # placeholder key
+
+
+def test_a_turn_through_the_factory_seam_streams_and_leaves_a_complete_record(svc, fake_provider):
+    svc.settings = svc.settings.model_copy(update={"llm_provider": "recording-fake", "similarity_threshold": 0.7})
+    user = svc.ensure_user("alice")
+    svc.add_memory(user, "Alice is allergic to peanuts", type="fact")
+    agent = Agent(svc)
+    stream = agent.stream("alice", "s1", "Can I eat peanut butter cookies?")
+    chunks = list(stream)
+    result = stream.result
+    agent.close()
+    assert len(chunks) > 3 and "".join(chunks) == result.reply == "Reply number 0, streamed word by word."
+    prompt = fake_provider()[0]
+    assert isinstance(prompt[0], SystemMessage) and "allergic to peanuts" in prompt[0].content
+    assert prompt[-1].content == "Can I eat peanut butter cookies?"
+    with svc.db() as db:
+        turn = db.get(Turn, result.turn_id)
+        assert turn.user_message_id and turn.reply_message_id and turn.session_id == result.session_key
+        retrieval = db.exec(select(Retrieval).where(Retrieval.turn_id == turn.id)).one()
+        hits = db.exec(select(RetrievalHit).where(RetrievalHit.retrieval_id == retrieval.id)).all()
+        assert any(h.injected for h in hits) and all(h.similarity is not None for h in hits)
+        snap = db.exec(select(ContextSnapshot).where(ContextSnapshot.turn_id == turn.id)).one()
+        sections = db.exec(select(ContextSection).where(ContextSection.snapshot_id == snap.id)).all()
+    assert snap.total_used == result.context["total_used"] <= snap.total_budget
+    assert [s.name for s in sorted(sections, key=lambda s: s.position)][-2:] == ["history", "input"]
+    # the LangGraph checkpointer lives in the MemLens SQLite file, one thread per session (thread_id = Session.id)
+    db_file = svc.settings.resolved_database_url().removeprefix("sqlite:///")
+    with sqlite3.connect(db_file) as conn:
+        threads = {row[0] for row in conn.execute("SELECT DISTINCT thread_id FROM checkpoints")}
+    assert threads == {result.session_key}
+
+
+@pytest.mark.slow
+def test_scripted_sessions_bridge_goal_follow_ups_and_profile(svc, monkeypatch):
+    """Offline engine (the default): session 1 → bridge on turn 1 of session 2; follow-ups (English and Chinese)
+    are composed with the destination from the summary; a profile fact of session 1 is in session 3's context."""
+    svc.settings = svc.settings.model_copy(update={"summary_trigger_turns": 3, "summary_keep_turns": 1})
+    agent = Agent(svc)
+    prompts: list[str] = []
+    real_stream = OfflineChatModel._stream
+
+    def spy(self, messages, *args, **kwargs):  # what the model saw: (system message, recent history)
+        prompts.append((messages[0].content, " ".join(str(m.content) for m in messages[1:-1])))
+        yield from real_stream(self, messages, *args, **kwargs)
+
+    monkeypatch.setattr(OfflineChatModel, "_stream", spy)
+    try:
+        for text in ["Please plan a 3-day trip to Hangzhou for me.", "I live in Shanghai.", "I prefer quiet places."]:
+            agent.chat("lin", "s1", text)
+            agent.wait()
+        follow = agent.chat("lin", "s1", "make the hotel cheaper")
+        system, history = prompts[-1]
+        summary_part = system.split(HEADERS["summary"])[1]
+        assert "Hangzhou" in summary_part and "Hangzhou" not in history  # it came from the summary, not the window
+        assert "Hangzhou" in follow.retrieval_query and follow.recall.query == "make the hotel cheaper"
+
+        first = agent.chat("lin", "s2", "请帮我规划成都三天的旅行。")
+        assert first.bridge and "Hangzhou" in first.bridge and first.bridge in prompts[-1][0]
+        for text in ["我喜欢安静的地方。", "我不吃辣。"]:
+            agent.chat("lin", "s2", text)
+            agent.wait()
+        zh = agent.chat("lin", "s2", "酒店换便宜点的")
+        assert "成都" in prompts[-1][0].split(HEADERS["summary"])[1] and "成都" in zh.retrieval_query
+
+        third = agent.chat("lin", "s3", "What should I pack?")
+        assert "成都" in third.bridge  # session 2's bridge, not session 1's
+        profile_part = prompts[-1][0].split(HEADERS["profile"])[1].split("##")[0]
+        assert "Shanghai" in profile_part
+    finally:
+        agent.close()
+    ctx = third.context
+    assert ctx["total_used"] <= ctx["total_budget"] and {s["name"] for s in ctx["sections"]} >= {"profile", "bridge"}
+
+
+def test_offline_engine_is_honest_deterministic_and_bilingual():
+    system = SystemMessage(f"rules\n\n{HEADERS['profile']}\n- city: 杭州\n\n{HEADERS['memories']}\n"
+                           "- [2024-05-01 · user-stated · preference] 用户不吃辣")
+    model = OfflineChatModel()
+    zh = [system, HumanMessage("我吃什么比较好？")]
+    chunks = [c.content for c in model.stream(zh)]
+    reply = "".join(chunks)
+    assert len(chunks) > 3 and reply == model.invoke(zh).content
+    assert "离线" in reply and "杭州" in reply and "用户不吃辣" in reply
+    en = model.invoke([HumanMessage("hello there")]).content
+    assert "Offline" in en and "do not remember anything" in en and "hello there" in en
+
+
+def test_cli_chat_json_and_end_session(monkeypatch):
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
+    from agent.cli import app
+
+    runner = CliRunner()
+    out = runner.invoke(app, ["chat", "--user", "u1", "--session", "a", "--json", "I want to visit Kyoto in April."])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["reply"] and isinstance(data["hits"], list) and data["bridge"] is None
+    ctx = data["context"]
+    assert ctx["total_used"] <= ctx["total_budget"]
+    assert all({"name", "budget", "used"} <= set(s) for s in ctx["sections"])
+    ended = runner.invoke(app, ["end-session", "--user", "u1", "--session", "a"])
+    assert ended.exit_code == 0 and "Kyoto" in ended.stdout
+    nxt = json.loads(runner.invoke(app, ["chat", "--user", "u1", "--session", "b", "--json", "hi"]).stdout)
+    assert "Kyoto" in nxt["bridge"]
+    missing = runner.invoke(app, ["end-session", "--user", "u1", "--session", "nope"])
+    assert missing.exit_code != 0
+
+
+def test_end_session_on_the_graph_uses_the_same_thread(plumbing_svc):
+    svc: MemoryService = plumbing_svc
+    agent = Agent(svc)
+    agent.chat("u", "s1", "I am planning a trip to Lisbon.")
+    bridge = agent.end_session("u", "s1")
+    state = agent.graph.get_state({"configurable": {"thread_id": agent.last_result.session_key}})
+    agent.close()
+    assert "Lisbon" in bridge and state.values["ended"] is True

@@ -1,0 +1,69 @@
+"""Export → delete → import gives back identical data (every table), and import refuses to overwrite."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_lifecycle_delete import seed_user
+from typer.testing import CliRunner
+
+from memory.errors import Conflict, InvalidInput
+
+HOSTILE_ID = "ロバート'); DROP TABLE user;-- 🐍" + "x" * 300
+
+
+def _dump(data) -> str:
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def test_export_delete_import_is_lossless(plumbing_svc):
+    svc = plumbing_svc
+    seed_user(svc, HOSTILE_ID, "zebraquokka")
+    seed_user(svc, "bob", "platypusowl")
+    first = svc.export_user(HOSTILE_ID)
+    tables = first["tables"]
+    for name in ("profilefield", "profilechange", "session", "message", "summaryanchor", "sessionbridge", "memory",
+                 "memoryevent", "turn", "retrieval", "retrievalhit", "contextsnapshot", "contextsection", "hitlabel"):
+        assert tables[name], f"the seed should cover {name}"
+    assert {m["status"] for m in tables["memory"]} == {"active", "superseded"}
+
+    svc.delete_user(HOSTILE_ID, force=True)
+    counts = svc.import_user(json.loads(_dump(first)))  # through real JSON text, as the CLI does
+    assert counts["memory"] == len(tables["memory"])
+    assert _dump(svc.export_user(HOSTILE_ID)) == _dump(first)
+    hits = svc.recall(HOSTILE_ID, "zebraquokka hiking", threshold=0.0, log=False).selected
+    assert hits and "zebraquokka" in hits[0].content  # the index was rebuilt for the imported memories
+
+
+def test_import_refuses_existing_user_and_bad_files(plumbing_svc):
+    svc = plumbing_svc
+    seed_user(svc, "alice", "zebraquokka")
+    data = svc.export_user("alice")
+    with pytest.raises(Conflict):
+        svc.import_user(data)
+    with pytest.raises(InvalidInput):
+        svc.import_user({"format": "something else"})
+    broken = json.loads(_dump(data))
+    broken["tables"]["memory"][0]["created_at"] = "last tuesday"
+    svc.delete_user("alice", force=True)
+    with pytest.raises(InvalidInput, match="ISO-8601"):
+        svc.import_user(broken)
+    assert svc.list_users() == []  # nothing half-imported
+
+
+def test_cli_export_import_round_trip(plumbing_svc, monkeypatch, tmp_path):
+    from memory.cli import app
+
+    seed_user(plumbing_svc, "陈林", "熊猫竹子")
+    plumbing_svc.close()
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
+    runner, out = CliRunner(), tmp_path / "alice.json"
+    assert runner.invoke(app, ["export", "--user", "陈林", "--out", str(out)]).exit_code == 0
+    before = out.read_text(encoding="utf-8")
+    assert "熊猫竹子" in before
+    assert runner.invoke(app, ["delete-user", "--user", "陈林", "--yes", "--force"]).exit_code == 0
+    res = runner.invoke(app, ["import", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    again = runner.invoke(app, ["export", "--user", "陈林"])
+    assert again.output == before

@@ -1,0 +1,54 @@
+"""AppTest smoke test of the lifecycle page on a seeded data folder (hash embedder, real SQLite + LanceDB)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from memory.models import utcnow
+from memory.service import MemoryDraft
+
+PAGE = Path(__file__).resolve().parents[1] / "pages" / "lifecycle.py"
+
+
+@pytest.fixture
+def seeded(plumbing_svc, monkeypatch):
+    svc = plumbing_svc
+    user = svc.ensure_user("lin")
+    svc.add_memories(user, [
+        MemoryDraft("trip to Paris last month", type="event", event_time=utcnow() - timedelta(days=45)),
+        MemoryDraft("concert next week", type="event", event_time=utcnow() + timedelta(days=7)),
+        MemoryDraft("likes tea", predicate="likes", object="tea"),
+    ])
+    svc.close()
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
+    return svc
+
+
+def test_lifecycle_page_shows_plan_expiry_and_deletes_with_confirmation(seeded, monkeypatch):
+    monkeypatch.syspath_prepend(str(PAGE.parents[1]))
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.session_state["ml_user"] = "lin"
+    at.run()
+    assert not at.exception
+    assert "Lifecycle" in at.title[0].value
+    frames = [f.value for f in at.dataframe]
+    plan = next(f for f in frames if "rule" in f.columns)
+    assert list(plan["rule"]) == ["expired"] and "Paris" in plan["content"].iloc[0]
+    expiring = next(f for f in frames if "expires_at" in f.columns)
+    assert set(expiring["content"]) == {"trip to Paris last month", "concert next week"}
+    interests = next(f for f in frames if "last_seen" in f.columns)
+    assert interests["value"].iloc[0] == "tea"
+
+    at.text_input(key="lc_confirm").input("someone else")
+    at.button[-1].click().run()  # the form's submit button
+    assert at.error and "does not match" in at.error[0].value
+    at.text_input(key="lc_confirm").input("lin")
+    at.checkbox(key="lc_force").check()
+    at.button[-1].click().run()
+    assert not at.exception
+    assert any("Deleted" in s.value for s in at.success)
+    assert seeded.list_users() == []
