@@ -22,6 +22,7 @@ PAGES = {
         st.Page("pages/memories.py", title="Memories", icon=":material/history_edu:", url_path="recent-writes"),
         st.Page("pages/sessions.py", title="Sessions & bridges", icon=":material/timeline:",
                 url_path="session-timeline"),
+        st.Page("pages/lifecycle.py", title="Lifecycle", icon=":material/auto_delete:", url_path="memory-lifecycle"),
     ],
     "Tune": [
         st.Page("pages/retrieval_lab.py", title="Retrieval lab", icon=":material/science:", url_path="lab"),

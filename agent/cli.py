@@ -11,6 +11,8 @@ from memory.cli import AgentOpt, JsonOpt, UserOpt, app, emit, run, service
 
 SessionOpt = Annotated[str, typer.Option("--session", "-s", help="External session id.")]
 
+from agent import demo  # noqa: E402,F401  (registers `memlens seed-demo`)
+
 
 @app.command()
 def chat(message: str, user: UserOpt, session: SessionOpt, agent: AgentOpt = None, json_out: JsonOpt = False) -> None:

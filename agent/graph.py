@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -86,7 +87,7 @@ def load_context(state: TurnState, runtime: Rt) -> dict[str, Any]:
         user_message=msg, bridge=bridge.text if bridge else None, summaries=summaries, history=history,
         profile=_profile(svc, c.user),
     )
-    return {"turn_id": turn.id, "user_message_id": msg.id, "first_turn": first,
+    return {"turn_id": turn.id, "user_message_id": msg.id, "first_turn": first, "ended": False,
             "bridge_id": bridge.id if bridge else None, "goal": summary.current_goal(summaries)}
 
 
@@ -225,6 +226,7 @@ def make_checkpointer(settings: Settings):
         path = url.split("///", 1)[1] if "///" in url else ":memory:"
         conn = sqlite3.connect(path or ":memory:", check_same_thread=False, timeout=30)
         conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute("PRAGMA synchronous=NORMAL")  # as MemLens's own connections (WAL keeps it crash-safe)
         saver = SqliteSaver(conn)
         saver.setup()
         return saver
@@ -235,7 +237,15 @@ def make_checkpointer(settings: Settings):
     dsn = url.replace("postgresql+psycopg://", "postgresql://").replace("postgresql+psycopg2://", "postgresql://")
     conn = Connection.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row)
     saver = PostgresSaver(conn)
-    saver.setup()
+    # several app processes may start at once: setup()'s CREATE TABLEs race in the catalog without a lock. Poll a
+    # try-lock rather than wait in pg_advisory_lock: setup's CREATE INDEX CONCURRENTLY waits for every open
+    # transaction, a blocked lock call included, which would deadlock.
+    while not conn.execute("SELECT pg_try_advisory_lock(727275) AS ok").fetchone()["ok"]:
+        time.sleep(0.05)
+    try:
+        saver.setup()
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(727275)")
     return saver
 
 

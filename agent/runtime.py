@@ -135,7 +135,9 @@ class Agent:
     def _run(self, ctx: g.TurnContext, state: dict[str, Any], holder: TurnStream) -> Iterator[str]:
         config = {"configurable": {"thread_id": ctx.session.id}}
         final: dict[str, Any] = {}
-        for mode, payload in self.graph.stream(state, config, context=ctx, stream_mode=["custom", "values"]):
+        # durability="exit": one checkpoint per turn — every step already leaves its own SQL record
+        for mode, payload in self.graph.stream(state, config, context=ctx, stream_mode=["custom", "values"],
+                                               durability="exit"):
             if mode == "custom" and isinstance(payload, dict) and "delta" in payload:
                 yield payload["delta"]
             elif mode == "values":

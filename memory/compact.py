@@ -5,7 +5,8 @@ to the group's leader — its highest-value member (value as in :mod:`memory.lif
 The merged record: the leader's text (or, when members state different objects, the distinct texts joined, leader
 first), union of ``source_message_ids``, max confidence, combined importance 1 − Π(1 − importance), summed
 reinforcements (+1 per merged copy) and accesses, the earliest ``created_at``; ``meta.merged_from`` lists the sources.
-The sources become ``superseded`` with ``superseded_by`` = the merged id (never silently lost). Verbatim transcript
+The sources become ``superseded`` with ``superseded_by`` = the merged id (never silently lost). The merged vector is
+the leader's (same text) or the normalised mean of the sources' (joined text) — no re-embedding. Verbatim transcript
 turns (type ``turn``) are evidence, not knowledge, and are never merged.
 """
 
@@ -91,12 +92,14 @@ def cluster(members: Sequence[MemInfo], vectors: dict[str, np.ndarray], threshol
     with_vec = [m for m in order if m.id in vectors]
     if len(with_vec) > 1:
         mat = np.vstack([vectors[m.id] for m in with_vec])
-        free = np.ones(len(with_vec), dtype=bool)
+        full = mat @ mat.T if len(with_vec) <= 4096 else None  # one matmul beats n small ones
+        lonely = (full >= threshold).sum(axis=1) <= 1 if full is not None else np.zeros(len(with_vec), dtype=bool)
+        free = ~lonely  # a memory similar to nothing else can neither lead nor join a group
         for i, m in enumerate(with_vec):
             if not free[i]:
                 continue
             free[i] = False
-            sims = mat @ mat[i]
+            sims = full[i] if full is not None else mat @ mat[i]
             for j in np.nonzero(free & (sims >= threshold))[0]:
                 other = with_vec[j].id
                 free[j] = False
@@ -106,7 +109,9 @@ def cluster(members: Sequence[MemInfo], vectors: dict[str, np.ndarray], threshol
     groups: dict[str, list[MemInfo]] = defaultdict(list)
     for m in order:  # value order, so each group's first member is its leader
         groups[root(m.id)].append(m)
-    return [(g, "; ".join(dict.fromkeys(why[m.id] for m in g[1:]))) for g in groups.values() if len(g) > 1]
+    # a member may lead its own sub-group, linked to the leader only through another member: no reason of its own
+    return [(g, "; ".join(dict.fromkeys(why[m.id] for m in g[1:] if m.id in why)))
+            for g in groups.values() if len(g) > 1]
 
 
 def merged_record(group: Sequence[MemInfo], now: datetime) -> dict[str, Any]:
@@ -208,10 +213,24 @@ def _apply(store, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: 
     _index_merged(store, merges, vectors)
 
 
+def _merged_vector(merge: Merge, vectors: dict[str, np.ndarray]) -> np.ndarray | None:
+    """The leader's vector when the text is the leader's; for joined texts the normalised mean of the sources'.
+
+    Not re-embedding keeps compaction cheap (e5 embeds ~30 passages/s); ``memlens reindex`` recomputes exactly.
+    """
+    if merge.record["content"] == merge.source_content:
+        return vectors.get(merge.leader_id)
+    parts = [vectors[i] for i in merge.source_ids if i in vectors]
+    if len(parts) != len(merge.source_ids):
+        return None
+    mean = np.mean(parts, axis=0)
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm else None
+
+
 def _index_merged(store, merges: Sequence[Merge], vectors: dict[str, np.ndarray]) -> None:
-    """Reuse the leader's vector when the text is the leader's; embed only the joined texts."""
-    reuse = {m.record["id"]: vectors[m.leader_id] for m in merges
-             if m.leader_id in vectors and m.record["content"] == m.source_content}
+    """Index the merged records (vectors from their sources where possible), then mark them indexed."""
+    reuse = {m.record["id"]: v for m in merges if (v := _merged_vector(m, vectors)) is not None}
     fresh = [m for m in merges if m.record["id"] not in reuse]
     if fresh:
         embedded = store.embedder.embed_passages([m.record["content"] for m in fresh])

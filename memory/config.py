@@ -82,10 +82,13 @@ class Settings(BaseSettings):
     )
     top_k: int = Field(5, ge=1, le=200, description="Memories injected per turn at most.")
     search_mode: SearchMode = Field("hybrid", description="vector | fulltext | hybrid.")
-    fusion: FusionMethod = Field("rrf", description="Hybrid fusion: rrf (reciprocal rank) or linear (weighted scores).")
-    vector_weight: float = Field(0.7, ge=0.0, le=1.0, description="Weight of the vector signal in linear fusion.")
+    fusion: FusionMethod = Field(
+        "linear",
+        description="Hybrid fusion: rrf (reciprocal rank) or linear (weighted normalised scores; tuned on LoCoMo).",
+    )
+    vector_weight: float = Field(0.3, ge=0.0, le=1.0, description="Weight of the vector signal in linear fusion.")
     rrf_k: int = Field(60, ge=1, description="The k constant of reciprocal-rank fusion.")
-    candidate_pool: int = Field(50, ge=1, description="Candidates fetched from each signal before fusion and cut.")
+    candidate_pool: int = Field(100, ge=1, description="Candidates fetched from each signal before fusion and cut.")
 
     # lifecycle: forgetting, caps, compaction, deletion (memory/lifecycle.py, memory/export.py)
     expire_after_days: dict[str, float] = Field(

@@ -10,6 +10,7 @@ comparison of two counts, with the full id diff only when the counts disagree.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 
@@ -22,27 +23,38 @@ log = logging.getLogger(__name__)
 
 #: rows indexed at start-up at most (a large backlog is left to ``memlens repair`` rather than stall the first request)
 STARTUP_LIMIT = 256
+#: start-up leaves younger unindexed rows to the process writing them: two processes upserting one id at the same
+#: moment can both insert it into LanceDB (the explicit ``repair`` indexes everything, and also removes such doubles)
+STARTUP_GRACE = timedelta(seconds=60)
 #: a claim on a message older than this is considered abandoned (its writer died) and can be taken again
 CLAIM_LEASE = timedelta(minutes=5)
 
 
-def _pending(store, limit: int | None = None) -> list[Memory]:
+def _pending(store, limit: int | None = None, grace: timedelta | None = None) -> list[Memory]:
     query = select(Memory).where(Memory.indexed == False, Memory.status == "active").order_by(Memory.id)  # noqa: E712
+    if grace:
+        query = query.where(Memory.updated_at < utcnow() - grace)
     with store.db() as db:
         return list(db.exec(query.limit(limit) if limit else query).all())
 
 
-def repair(store) -> dict[str, int]:
-    """Index what is unindexed (or marked indexed but missing), drop vectors without an active row.
+def repair(store, *, grace: timedelta | None = None) -> dict[str, int]:
+    """Index what is unindexed (or marked indexed but missing), drop vectors without an active row and doubles.
 
     The index ids are read BEFORE the SQL ids: a vector present at that moment had its row committed earlier, so a
-    writer running concurrently can never have its fresh vector mistaken for an orphan.
+    writer running concurrently can never have its fresh vector mistaken for an orphan. ``grace`` leaves unindexed
+    rows younger than that to the writer still busy with them.
     """
-    in_index = store.index.ids()
+    listed = store.index.id_list()
+    in_index = set(listed)
     with store.db() as db:
-        active = set(db.exec(select(Memory.id).where(Memory.status == "active")).all())
-    pending = {m.id: m for m in _pending(store)}
-    missing = active - in_index - set(pending)
+        rows = db.exec(select(Memory.id, Memory.indexed).where(Memory.status == "active")).all()
+    active = {i for i, _ in rows}
+    marked = {i for i, indexed in rows if indexed}
+    doubles = sorted(i for i, n in Counter(listed).items() if n > 1)
+    store.index.delete(doubles)  # re-indexed below from SQL, once
+    pending = {m.id: m for m in _pending(store, grace=grace)}
+    missing = (marked - in_index - set(pending)) | (set(doubles) & active)
     if missing:
         with store.db() as db:
             ids = sorted(missing)
@@ -59,7 +71,7 @@ def repair(store) -> dict[str, int]:
 
 def startup_repair(store) -> dict[str, Any]:
     """The cheap check run when a process first opens the index: bounded work unless something is wrong."""
-    pending = _pending(store, STARTUP_LIMIT + 1)
+    pending = _pending(store, STARTUP_LIMIT + 1, STARTUP_GRACE)
     if len(pending) > STARTUP_LIMIT:
         log.warning("more than %d unindexed memories: run `memlens repair`", STARTUP_LIMIT)
         store.index_memories(pending[:STARTUP_LIMIT])
@@ -72,7 +84,7 @@ def startup_repair(store) -> dict[str, Any]:
         ).one()
     if store.index.count() == sql_count:
         return {"indexed": len(pending), "orphans_removed": 0, "full": False}
-    report = repair(store)
+    report = repair(store, grace=STARTUP_GRACE)
     return {"indexed": len(pending) + report["indexed"], "orphans_removed": report["orphans_removed"], "full": True}
 
 

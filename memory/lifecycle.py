@@ -22,6 +22,7 @@ Every function takes ``now`` explicitly (default: the wall clock) so tests and r
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -29,18 +30,17 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import String, delete, insert, select, type_coerce, update
 
 from memory.config import Settings
 from memory.models import HitLabel, Memory, MemoryEvent, RetrievalHit, utcnow
 
 CHUNK = 900  # ids per IN (...) list: below SQLite's default limit on bound parameters
-_COLUMNS = (
-    Memory.id, Memory.user_key, Memory.agent_id, Memory.type, Memory.subject, Memory.predicate, Memory.object,
-    Memory.content, Memory.source_type, Memory.source_message_ids, Memory.confidence, Memory.importance,
-    Memory.status, Memory.event_time, Memory.created_at, Memory.updated_at, Memory.last_accessed_at,
-    Memory.access_count, Memory.reinforce_count, Memory.expires_at, Memory.meta, Memory.indexed,
-)
+_TIMES = ("event_time", "created_at", "updated_at", "last_accessed_at", "expires_at")
+_RULE_COLUMNS = ("id", "user_key", "agent_id", "type", "content", "confidence", "importance", "status",
+                 "access_count", "reinforce_count", *_TIMES)
+_ALL_COLUMNS = (*_RULE_COLUMNS, "subject", "predicate", "object", "source_type", "source_message_ids", "meta",
+                "indexed")
 
 
 def aware(dt: datetime | None) -> datetime | None:
@@ -70,46 +70,68 @@ def touch(store, memory_ids: Iterable[str], *, now: datetime | None = None) -> i
 
 
 # -- value -------------------------------------------------------------------------------------------------------
-@dataclass
+@dataclass(slots=True)
 class MemInfo:
-    """The columns the lifecycle rules need, loaded without ORM overhead."""
+    """The columns the lifecycle rules need, loaded without ORM overhead (times aware UTC)."""
 
     id: str
     user_key: str
     agent_id: str
     type: str
-    subject: str | None
-    predicate: str | None
-    object: str | None
     content: str
-    source_type: str
-    source_message_ids: list
     confidence: float
     importance: float
     status: str
+    access_count: int
+    reinforce_count: int
     event_time: datetime | None
     created_at: datetime
     updated_at: datetime
     last_accessed_at: datetime | None
-    access_count: int
-    reinforce_count: int
     expires_at: datetime | None
-    meta: dict
-    indexed: bool
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    source_type: str = "user-stated"
+    source_message_ids: list = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+    indexed: bool = False
 
-    def __post_init__(self) -> None:
-        for name in ("event_time", "created_at", "updated_at", "last_accessed_at", "expires_at"):
-            setattr(self, name, aware(getattr(self, name)))
-        self.source_message_ids = list(self.source_message_ids or [])
-        self.meta = dict(self.meta or {})
+
+def _time(value: Any) -> datetime | None:
+    """Raw column value → aware datetime (SQLite gives ISO text, PostgreSQL datetimes)."""
+    if value is None or isinstance(value, datetime):
+        return aware(value)
+    return aware(datetime.fromisoformat(value))
 
 
-def load(store, *, user_key: str | None, statuses: Sequence[str]) -> list[MemInfo]:
-    query = select(*_COLUMNS).where(Memory.status.in_(list(statuses)))
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def load(store, *, user_key: str | None, statuses: Sequence[str], full: bool = True) -> list[MemInfo]:
+    """Memories in the given states; ``full=False`` skips the columns only compaction needs.
+
+    Times and JSON are read raw and parsed here: SQLAlchemy's per-value processors dominate at 100k rows.
+    """
+    names = _ALL_COLUMNS if full else _RULE_COLUMNS
+    table = Memory.__table__
+    cols = [type_coerce(table.c[n], String) if n in _TIMES or n in ("meta", "source_message_ids") else table.c[n]
+            for n in names]
+    query = select(*cols).where(table.c.status.in_(list(statuses)))
     if user_key is not None:
-        query = query.where(Memory.user_key == user_key)
+        query = query.where(table.c.user_key == user_key)
+    out = []
     with store.engine.connect() as conn:
-        return [MemInfo(*row) for row in conn.execute(query.order_by(Memory.user_key, Memory.id))]
+        for row in conn.execute(query.order_by(table.c.user_key, table.c.id)):
+            values = dict(zip(names, row, strict=True))
+            for n in _TIMES:
+                values[n] = _time(values[n])
+            if full:
+                values["source_message_ids"] = list(_json(values["source_message_ids"]) or [])
+                values["meta"] = dict(_json(values["meta"]) or {})
+            out.append(MemInfo(**values))
+    return out
 
 
 def decayed_importance(m: MemInfo, now: datetime, s: Settings) -> float:
@@ -146,6 +168,7 @@ class Action:
     value: float
     type: str
     content: str
+    agent_id: str = "default"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -170,7 +193,7 @@ class ForgetReport:
 
 
 def _act(m: MemInfo, action: str, rule: str, reason: str, v: float) -> Action:
-    return Action(m.id, m.user_key, action, rule, reason, round(v, 6), m.type, m.content[:200])
+    return Action(m.id, m.user_key, action, rule, reason, round(v, 6), m.type, m.content[:200], m.agent_id)
 
 
 def plan_forget(rows: Sequence[MemInfo], s: Settings, now: datetime) -> list[Action]:
@@ -210,7 +233,7 @@ def plan_forget(rows: Sequence[MemInfo], s: Settings, now: datetime) -> list[Act
 def forget(store, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None) -> ForgetReport:
     """Plan and (unless ``dry_run``) apply the forgetting rules for one user or everyone."""
     now = now or utcnow()
-    rows = load(store, user_key=user_key, statuses=("active", "archived"))
+    rows = load(store, user_key=user_key, statuses=("active", "archived"), full=False)
     report = ForgetReport(now=now, dry_run=dry_run, actions=plan_forget(rows, store.settings, now))
     if not dry_run and report.actions:
         archive = [a for a in report.actions if a.action == "archive"]
@@ -224,26 +247,17 @@ def _archive(store, actions: Sequence[Action], now: datetime) -> None:
     if not actions:
         return
     ids = [a.memory_id for a in actions]
-    agents = _agents(store, ids)
     with store.engine.begin() as conn:
         for chunk in chunks(ids):
             conn.execute(update(Memory).where(Memory.id.in_(chunk), Memory.status == "active")
                          .values(status="archived", updated_at=now, version=Memory.version + 1))
         conn.execute(insert(MemoryEvent), [
-            {"user_key": a.user_key, "agent_id": agents.get(a.memory_id, "default"), "memory_id": a.memory_id,
+            {"user_key": a.user_key, "agent_id": a.agent_id, "memory_id": a.memory_id,
              "op": "ARCHIVE", "reason": a.reason, "content": "", "detail": {"rule": a.rule, "value": a.value},
              "created_at": now}
             for a in actions
         ])
     store.index.delete(ids)
-
-
-def _agents(store, ids: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    with store.engine.connect() as conn:
-        for chunk in chunks(ids):
-            out.update(conn.execute(select(Memory.id, Memory.agent_id).where(Memory.id.in_(chunk))).all())
-    return out
 
 
 def purge_rows(store, ids: Sequence[str], *, reasons: dict[str, str] | None = None,
@@ -276,7 +290,7 @@ def purge_rows(store, ids: Sequence[str], *, reasons: dict[str, str] | None = No
 def overview(store, *, user_key: str, now: datetime | None = None, limit: int = 200) -> dict[str, Any]:
     """Archived memories (why, purge date) and active ones with an expiry (when, why), soonest first."""
     now, s = now or utcnow(), store.settings
-    rows = load(store, user_key=user_key, statuses=("active", "archived"))
+    rows = load(store, user_key=user_key, statuses=("active", "archived"), full=False)
     archived = sorted((m for m in rows if m.status == "archived"), key=lambda m: m.updated_at, reverse=True)[:limit]
     reasons: dict[str, str] = {}
     with store.engine.connect() as conn:

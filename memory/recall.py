@@ -7,7 +7,14 @@ from their stored vector), so the threshold means the same in every mode. *fts_s
 - vector: fused = similarity
 - fulltext: fused = BM25
 - hybrid, ``rrf``: fused = Σ 1 / (k + rank_in_signal) over the signals that found it (LanceDB's RRFReranker)
-- hybrid, ``linear``: fused = w · similarity + (1 − w) · BM25 / max BM25 among the candidates
+- hybrid, ``linear``: fused = w · z(similarity) + (1 − w) · 3 · BM25 / max BM25, z = (s − mean) / sd over the
+  candidates (e5 similarities crowd into a narrow band, so raw ones would barely move the sum)
+
+In hybrid mode, raw conversation turns (type ``turn``) are first judged with their neighbours: each signal's score
+gains ``neighbor_weight`` (similarity) / ``neighbor_weight_fts`` (BM25) times the adjacent turns' scores, halving per
+step up to ``neighbor_span`` turns away; after fusion, turns from the days the top candidates come from are lifted
+(``day_boost``). See :mod:`memory.retrieval.context` (tuned on LoCoMo, numbers in ``bench/results/locomo_dev.json``).
+The shown *similarity* stays the raw one, so the threshold keeps its meaning.
 
 Candidates are ranked by fused score; a candidate *passes* when similarity ≥ threshold (and, with a relative cut δ,
 similarity ≥ best similarity − δ); the first k that pass are *selected* for the prompt.
@@ -23,11 +30,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 from lancedb.rerankers import RRFReranker
+from sqlalchemy import insert
 from sqlmodel import Session as DBSession
 from sqlmodel import col, select
 
 from memory.models import Memory, Retrieval, RetrievalHit
 from memory.privacy import mask_pii
+from memory.retrieval import context
 
 NEAR_MISS_BAND = 0.05
 
@@ -38,10 +47,14 @@ class RecallParams:
     k: int = 5
     threshold: float = 0.80
     relative_cut: float | None = None
-    fusion: str = "rrf"
-    vector_weight: float = 0.7
+    fusion: str = "linear"
+    vector_weight: float = 0.3
     rrf_k: int = 60
-    pool: int = 50
+    pool: int = 100
+    neighbor_weight: float = 0.6
+    neighbor_weight_fts: float = 0.4
+    neighbor_span: int = 2
+    day_boost: float = 1.0
 
 
 @dataclass
@@ -89,7 +102,8 @@ class RecallResult:
     def near_misses(self) -> list[Hit]:
         """Candidates just under the threshold: what a slightly lower threshold would let in."""
         t = self.params.threshold
-        return [h for h in self.hits if not h.passed and h.similarity is not None and h.similarity >= t - NEAR_MISS_BAND]
+        return [h for h in self.hits
+                if not h.passed and h.similarity is not None and h.similarity >= t - NEAR_MISS_BAND]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -113,9 +127,11 @@ def fuse(
     if params.fusion == "linear":
         top = max((s for _, s in fts), default=0.0) or 1.0
         bm25 = dict(fts)
-        ids = {i for i, _ in vec} | set(bm25)
+        ids = list(dict.fromkeys([i for i, _ in vec] + list(bm25)))
+        raw = np.array([sims.get(i, 0.0) for i in ids], dtype=np.float64)
+        z = (raw - raw.mean()) / (raw.std() or 1.0) if len(raw) else raw
         w = params.vector_weight
-        return {i: w * sims.get(i, 0.0) + (1 - w) * bm25.get(i, 0.0) / top for i in ids}
+        return {i: float(w * zi + (1 - w) * 3.0 * bm25.get(i, 0.0) / top) for i, zi in zip(ids, z, strict=True)}
     ids = {i: n for n, i in enumerate(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))}
     vt = pa.table({"_rowid": pa.array([ids[i] for i, _ in vec], pa.uint64())})
     ft = pa.table({"_rowid": pa.array([ids[i] for i, _ in fts], pa.uint64())})
@@ -145,20 +161,50 @@ def rank_and_cut(scored: list[Hit], params: RecallParams) -> list[Hit]:
     return scored
 
 
+def _contextualise(vec, fts, sims, rows, params: RecallParams):
+    """Neighbour-smoothed signals for raw turns (see :mod:`memory.retrieval.context`), re-ranked per signal."""
+    turn_of = {m.id: int(m.source_message_ids[0]) for m in rows
+               if m.type == "turn" and len(m.source_message_ids or []) == 1}
+    if not turn_of or (params.neighbor_weight <= 0 and params.neighbor_weight_fts <= 0):
+        return vec, fts, sims
+    by_turn = {msg: mid for mid, msg in turn_of.items()}
+    floor = min((sims[i] for i, _ in vec if i in sims), default=0.0)
+    sims_s = context.smooth(sims, turn_of, by_turn, context.neighbour_weights(params.neighbor_weight,
+                                                                            params.neighbor_span), floor)
+    bm25 = {i: s for i, s in fts}
+    padded = {**{i: 0.0 for i in turn_of}, **bm25}
+    bm25_s = context.smooth(padded, turn_of, by_turn, context.neighbour_weights(params.neighbor_weight_fts,
+                                                                              params.neighbor_span), 0.0)
+    vec_s = sorted(((i, sims_s[i]) for i, _ in vec), key=lambda p: -p[1])
+    fts_s = sorted(((i, s) for i, s in bm25_s.items() if s > 0), key=lambda p: -p[1])
+    return vec_s, fts_s, sims_s
+
+
 def run_search(store, *, user_key: str, agent_id: str | None, query: str, params: RecallParams) -> list[Hit]:
     """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut."""
     qvec = store.embedder.embed_query(query)
     vec = store.index.search_vector(qvec, user_key, agent_id, params.pool) if params.mode != "fulltext" else []
-    fts = store.index.search_text(query, user_key, agent_id, params.pool) if params.mode != "vector" else []
+    found = store.index.search_text(query, user_key, agent_id, params.pool) if params.mode != "vector" else []
     sims = {i: 1.0 - d for i, d in vec}
+    fts = [(row[0], row[1]) for row in found]
+    for row in found:  # full-text-only hits are scored by similarity from the vector the FTS search returned
+        if row[0] not in sims and len(row) > 2:
+            sims[row[0]] = float(np.dot(row[2], qvec))
     missing = [i for i, _ in fts if i not in sims]
     for i, v in store.index.vectors(missing).items():
         sims[i] = float(np.dot(v, qvec))
-    fused = fuse(vec, fts, sims, params)
+    ids = list(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))
     with DBSession(store.engine) as db:
         rows = db.exec(
-            select(Memory).where(col(Memory.id).in_(list(fused)), Memory.user_key == user_key, Memory.status == "active")
+            select(Memory).where(col(Memory.id).in_(ids), Memory.user_key == user_key, Memory.status == "active")
         ).all()
+    rows = [m for m in rows if agent_id is None or m.agent_id == agent_id]
+    if params.mode == "hybrid":
+        fused = fuse(*_contextualise(vec, fts, sims, rows, params), params)
+        days = {m.id: m.created_at.date() for m in rows if m.type == "turn" and m.created_at}
+        fused = context.day_boost(fused, days, params.day_boost)
+    else:
+        fused = fuse(vec, fts, sims, params)
     bm25 = dict(fts)
     hits = [
         Hit(
@@ -177,7 +223,7 @@ def run_search(store, *, user_key: str, agent_id: str | None, query: str, params
             meta=dict(m.meta or {}),
         )
         for m in rows
-        if agent_id is None or m.agent_id == agent_id
+        if m.id in fused
     ]
     return rank_and_cut(hits, params)
 
@@ -200,21 +246,13 @@ def log_retrieval(store, result: RecallResult, *, user_key: str, agent_id: str |
         )
         db.add(row)
         db.flush()
-        db.add_all(
-            RetrievalHit(
-                retrieval_id=row.id,
-                memory_id=h.memory_id,
-                rank=h.rank,
-                similarity=h.similarity,
-                fts_score=h.fts_score,
-                fused_score=h.score,
-                passed=h.passed,
-                selected=h.selected,
-                injected=bool(h.injected),
-                drop_reason=h.drop_reason,
-            )
-            for h in result.hits
-        )
+        if result.hits:  # one Core INSERT: building 50 ORM objects per query costs more than the search itself
+            db.execute(insert(RetrievalHit), [
+                {"retrieval_id": row.id, "memory_id": h.memory_id, "rank": h.rank, "similarity": h.similarity,
+                 "fts_score": h.fts_score, "fused_score": h.score, "passed": h.passed, "selected": h.selected,
+                 "injected": bool(h.injected), "drop_reason": h.drop_reason}
+                for h in result.hits
+            ])
         db.commit()
         return row.id
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -72,6 +73,7 @@ class MemoryService:
         self._engine = None
         self._index: VectorIndex | None = None
         self._embedder = embedder
+        self._pool: ThreadPoolExecutor | None = None
 
     # -- components (lazy) -----------------------------------------------------------------------------------
     @property
@@ -86,6 +88,13 @@ class MemoryService:
         if self._embedder is None:
             self._embedder = make_embedder(self.settings)
         return self._embedder
+
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        """Two worker threads for I/O that can overlap (full-text search beside the query embedding)."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlens")
+        return self._pool
 
     @property
     def index(self) -> VectorIndex:
@@ -109,6 +118,9 @@ class MemoryService:
             self._engine.dispose()
             self._engine = None
         self._index = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
 
     # -- live settings ---------------------------------------------------------------------------------------
     def effective_settings(self) -> Settings:
@@ -261,7 +273,7 @@ class MemoryService:
         with self.db() as db:
             db.add_all(rows)
             db.commit()
-        self.index_memories(rows, vectors=vectors)
+        self.index_memories(rows, vectors=vectors, fresh=True)
         return rows
 
     def add_memory(self, user: User, content: str, *, agent_id: str | None = None, **fields: Any) -> Memory:
@@ -282,8 +294,11 @@ class MemoryService:
             updated_at=now, expires_at=d.expires_at, meta=dict(d.meta),
         )
 
-    def index_memories(self, rows: Sequence[Memory], *, vectors: Any = None) -> None:
-        """Embed and index active rows, then mark them indexed; safe to repeat (upsert by id)."""
+    def index_memories(self, rows: Sequence[Memory], *, vectors: Any = None, fresh: bool = False) -> None:
+        """Embed and index active rows, then mark them indexed; safe to repeat (upsert by id).
+
+        ``fresh`` rows were created just now with new ids, so a plain append is enough.
+        """
         if vectors is not None and len(vectors) == len(rows):
             keep = [i for i, m in enumerate(rows) if m.status == "active"]
             active, vectors = [rows[i] for i in keep], [vectors[i] for i in keep]
@@ -293,7 +308,7 @@ class MemoryService:
             return
         if vectors is None:
             vectors = self.embedder.embed_passages([m.content for m in active])
-        self.index.upsert([
+        (self.index.add if fresh else self.index.upsert)([
             IndexRow(id=m.id, user_key=m.user_key, agent_id=m.agent_id, text=m.content, vector=v, type=m.type,
                      created_at=m.created_at)
             for m, v in zip(active, vectors, strict=True)
@@ -362,8 +377,11 @@ class MemoryService:
         return user if isinstance(user, User) else self.get_user(user)
 
     def write_from_message(self, user: User | str, session: Session, message: Message | int, *,
-                           agent_id: str | None = None, turn_id: int | None = None, model: Any = None):
-        """Run the write pipeline on one stored message; returns a ``memory.write.WriteReport``."""
+                           agent_id: str | None = None, turn_id: int | None = None, model: Any = None,
+                           keep_unparsed: bool = False):
+        """Run the write pipeline on one stored message; returns a ``memory.write.WriteReport``.
+
+        ``keep_unparsed`` stores a user message no extractor understood as a free-text fact (explicit requests)."""
         from memory.write import run
 
         user = self._user(user)
@@ -381,14 +399,15 @@ class MemoryService:
 
             return WriteReport(message.id, message.role, False, "already written (repeated message)")
         return run(self, user, session, message, agent_id=agent, turn_id=turn_id,
-                   model=model if model is not None else self.extraction_model)
+                   model=model if model is not None else self.extraction_model, keep_unparsed=keep_unparsed)
 
     def remember(self, user_id: str, text: str, *, session_id: str = "cli", agent_id: str | None = None):
-        """Store ``text`` as a user message in that session and run the write pipeline on it."""
+        """Store ``text`` as a user message in that session and run the write pipeline on it (an explicit request:
+        text no rule understands is still kept, as a free-text fact)."""
         user = self.ensure_user(user_id)
         session = self.ensure_session(user, session_id, agent_id)
         message = self.add_message(session, "user", text)
-        return self.write_from_message(user, session, message, agent_id=agent_id)
+        return self.write_from_message(user, session, message, agent_id=agent_id, keep_unparsed=True)
 
     def get_profile(self, user: User | str) -> dict[str, Any]:
         from memory import profile

@@ -100,33 +100,32 @@ class VectorIndex:
         self._tbl = None
 
     # -- writes ----------------------------------------------------------------------------------------------
-    def upsert(self, rows: list[IndexRow]) -> None:
-        """Insert or replace by id (idempotent: a retried write leaves one row)."""
-        if not rows:
-            return
-        data = pa.Table.from_pylist(
+    def _arrow(self, rows: list[IndexRow]) -> pa.Table:
+        return pa.Table.from_pylist(
             [
-                {
-                    "id": r.id,
-                    "user_key": r.user_key,
-                    "agent_id": r.agent_id,
-                    "text": r.text,
-                    "vector": np.asarray(r.vector, dtype=np.float32).tolist(),
-                    "type": r.type,
-                    "status": r.status,
-                    "created_at": r.created_at,
-                }
+                {"id": r.id, "user_key": r.user_key, "agent_id": r.agent_id, "text": r.text,
+                 "vector": np.asarray(r.vector, dtype=np.float32).tolist(), "type": r.type, "status": r.status,
+                 "created_at": r.created_at}
                 for r in rows
             ],
             schema=self._schema(),
         )
-        (
-            self.table.merge_insert("id")
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .execute(data)
-        )
-        self._since_optimize += len(rows)
+
+    def add(self, rows: list[IndexRow]) -> None:
+        """Append rows whose ids are new (3× cheaper than an upsert; repair uses :meth:`upsert`)."""
+        if rows:
+            self.table.add(self._arrow(rows))
+            self._count_and_maybe_optimize(len(rows))
+
+    def upsert(self, rows: list[IndexRow]) -> None:
+        """Insert or replace by id (idempotent: a retried write leaves one row)."""
+        if rows:
+            self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(
+                self._arrow(rows))
+            self._count_and_maybe_optimize(len(rows))
+
+    def _count_and_maybe_optimize(self, n: int) -> None:
+        self._since_optimize += n
         if self._since_optimize >= OPTIMIZE_EVERY:
             self.optimize()
 
@@ -164,15 +163,16 @@ class VectorIndex:
         )
         return list(zip(res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True))
 
-    def search_text(self, text: str, user_key: str, agent_id: str | None, limit: int) -> list[tuple[str, float]]:
-        """(id, BM25 score) best first; an empty list when the text has no searchable token."""
+    def search_text(self, text: str, user_key: str, agent_id: str | None, limit: int) -> list[tuple[str, float, np.ndarray]]:
+        """(id, BM25 score, vector) best first — the vector lets the caller score full-text-only hits by similarity
+        without a second scan. An empty list when the text has no searchable token."""
         if not text.strip():
             return []
         try:
             res = (
                 self.table.search(text, query_type="fts", fts_columns="text")
                 .where(self.scope_filter(user_key, agent_id), prefilter=True)
-                .select(["id", "_score"])
+                .select(["id", "vector", "_score"])
                 .limit(limit)
                 .to_arrow()
             )
@@ -180,7 +180,11 @@ class VectorIndex:
             if "tokens" in str(exc).lower() or "empty" in str(exc).lower():
                 return []
             raise
-        return list(zip(res["id"].to_pylist(), res["_score"].to_pylist(), strict=True))
+        vectors = res["vector"].to_numpy_list() if hasattr(res["vector"], "to_numpy_list") else res["vector"].to_pylist()
+        return [
+            (i, s, np.asarray(v, dtype=np.float32))
+            for i, s, v in zip(res["id"].to_pylist(), res["_score"].to_pylist(), vectors, strict=True)
+        ]
 
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
         if not ids:
@@ -193,10 +197,14 @@ class VectorIndex:
         }
 
     def ids(self, user_key: str | None = None) -> set[str]:
+        return set(self.id_list(user_key))
+
+    def id_list(self, user_key: str | None = None) -> list[str]:
+        """Every row's id (with repeats: two processes upserting one id at the same moment can both insert it)."""
         query = self.table.search().select(["id"])
         if user_key is not None:
             query = query.where(f"user_key = {sql_literal(user_key)}")
-        return set(query.limit(None).to_arrow()["id"].to_pylist()) if self.count(user_key) else set()
+        return query.limit(None).to_arrow()["id"].to_pylist() if self.count(user_key) else []
 
     def count(self, user_key: str | None = None) -> int:
         return self.table.count_rows(f"user_key = {sql_literal(user_key)}" if user_key else None)

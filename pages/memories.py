@@ -86,7 +86,7 @@ if pages > 1:
 if st.session_state.get("mem_pick") not in by_id:
     st.session_state["mem_pick"] = rows[0]["event_id"]
 pick = st.selectbox("Open a write", list(by_id), key="mem_pick",
-                    format_func=lambda i: f"{by_id[i]['op']} · {short(by_id[i]['content'], 90)}")
+                    format_func=lambda i: f"#{i} · {by_id[i]['op']} · {short(by_id[i]['content'], 90)}")
 row = by_id[pick]
 
 

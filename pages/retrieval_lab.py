@@ -69,7 +69,7 @@ with st.container(border=True):
     threshold = c[0].slider("Similarity threshold", -0.2, 1.0, step=0.01, key="lab_threshold")
     k = c[1].number_input("k", 1, 50, step=1, key="lab_k")
     mode = c[2].selectbox("Mode", MODES, key="lab_mode")
-    fusion = c[3].radio("Fusion", FUSIONS, key="lab_fusion", horizontal=True, disabled=mode != "hybrid")
+    fusion = c[3].selectbox("Fusion", FUSIONS, key="lab_fusion", disabled=mode != "hybrid")
     weight = c[4].slider("Vector weight (linear)", 0.0, 1.0, step=0.05, key="lab_w",
                          disabled=mode != "hybrid" or fusion != "linear")
     rrf_k = c[5].number_input("rrf_k", 1, 500, key="lab_rrf_k", disabled=mode != "hybrid" or fusion != "rrf")
@@ -240,7 +240,7 @@ def replay_tab() -> None:
     } for x in results]), hide_index=True, key="lab_replay_table")
     by_id = {x["retrieval"]["id"]: x for x in results}
     pick = st.selectbox("Look at one query", list(by_id), key="lab_replay_pick",
-                        format_func=lambda i: short(by_id[i]["retrieval"]["query"], 90))
+                        format_func=lambda i: f"#{i} · {short(by_id[i]['retrieval']['query'], 90)}")
     x = by_id[pick]
     for title, ids_, color in (("Gained", x["diff"].gained, "green"), ("Lost", x["diff"].lost, "red"),
                                ("Kept", x["diff"].kept, "gray")):

@@ -17,6 +17,11 @@ LIVE_WIDGETS = {"similarity_threshold": "ml_live_threshold", "top_k": "ml_live_k
 MODES = ["hybrid", "vector", "fulltext"]
 
 
+def unique(name: str, key: str, n: int = 32) -> str:
+    """A label that stays distinct when long ids share a prefix (the picker maps labels back to values)."""
+    return name if len(name) <= n else f"{short(name, n)} [{key[:6]}]"
+
+
 def sync(key: str, value) -> None:
     """Show ``value`` in widget ``key`` when the stored value changed since we last showed it."""
     marker = f"{key}__shown"
@@ -41,7 +46,8 @@ def _pick_user(users: list[dict]) -> None:
     if st.session_state.get(USER_KEY) not in ids:
         st.session_state[USER_KEY] = ids[0]
     counts = {u["user_id"]: u["active_memories"] for u in users}
-    st.selectbox("User", ids, key=USER_KEY, format_func=lambda u: f"{short(u, 32)} · {counts.get(u, 0)} memories",
+    keys = {u["user_id"]: u["key"] for u in users}
+    st.selectbox("User", ids, key=USER_KEY, format_func=lambda u: f"{unique(u, keys[u])} · {counts.get(u, 0)} memories",
                  on_change=lambda: st.session_state.pop(SESSION_KEY, None))
 
 
@@ -69,7 +75,9 @@ def _pick_session() -> None:
         if st.session_state.get(SESSION_KEY) not in names:
             st.session_state[SESSION_KEY] = names[0]
         status = {s.external_id: ("● " if s.status == "active" else "○ ") for s in sessions}
-        st.selectbox("Session", names, key=SESSION_KEY, format_func=lambda n: status.get(n, "") + short(n, 34))
+        ids = {s.external_id: s.id for s in sessions}
+        st.selectbox("Session", names, key=SESSION_KEY,
+                     format_func=lambda n: status.get(n, "") + unique(n, ids.get(n, "")))
     st.button("New session", icon=":material/add_comment:", on_click=_new_session, width="stretch")
 
 

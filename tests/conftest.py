@@ -115,3 +115,15 @@ def backend_plumbing_svc(backend_settings, hash_embedder) -> MemoryService:
     service = MemoryService(backend_settings, embedder=hash_embedder)
     yield service
     service.close()
+
+
+def worker_context():
+    """A multiprocessing context for tests that need several real processes: a forkserver that imports the engine
+    once per run (a spawned child would spend seconds importing LanceDB). The server never opens LanceDB, so
+    forking from it is safe; its (harmless) fork warning is silenced."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["memory.service", "memory.write", "memory.profile"])
+    os.environ.setdefault("PYTHONWARNINGS", "ignore:lancedb fork support:RuntimeWarning")
+    return ctx

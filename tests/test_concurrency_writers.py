@@ -1,18 +1,19 @@
 """Several processes writing for one user at once (SQLite file and PostgreSQL): nothing lost, nothing doubled.
 
-Real processes (``spawn``), each with its own MemoryService on the shared database and LanceDB folder, released
+Real processes (forked from a forkserver that has imported the engine), each with its own MemoryService on the
+shared database and LanceDB folder, released
 together by a barrier. The hash embedder keeps them light: identical text still gets identical vectors, which is
 all the deduplication here needs.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import traceback
 from collections import Counter
 from typing import Any
 
 import pytest
+from conftest import worker_context
 from sqlmodel import func, select
 
 from memory.models import Memory, MemoryEvent, Message
@@ -66,7 +67,7 @@ JOBS = {"retried_write": _job_retried_write, "distinct_facts": _job_distinct_fac
 
 
 def run_processes(job: str, settings, procs: int = PROCS) -> list[dict[str, Any]]:
-    ctx = mp.get_context("spawn")
+    ctx = worker_context()
     barrier, out = ctx.Barrier(procs), ctx.Queue()
     children = [ctx.Process(target=_child, args=(job, settings.model_dump_json(), n, barrier, out))
                 for n in range(procs)]

@@ -137,5 +137,5 @@ def test_property_200_random_turns_never_exceed_the_budget_and_keep_the_input():
         assert isinstance(last, HumanMessage) and last.content and text.startswith(last.content), f"turn {turn}"
         assert comp.allocation["input_truncated"] == (last.content != text)
         assert count_tokens(last.content) + MESSAGE_OVERHEAD == _section(comp, "input")["used"]
-        # sections are counted one by one; joining them can only merge a few tokens at the seams
-        assert 0 <= sum(s["used"] for s in comp.allocation["sections"]) - used <= 16
+        # sections are counted one by one; joining them shifts a few tokens at the seams (total_used is exact)
+        assert abs(sum(s["used"] for s in comp.allocation["sections"]) - used) <= 16

@@ -41,7 +41,8 @@ def test_expiry_per_type_and_explicit_date(plumbing_svc):
     svc = plumbing_svc
     user = svc.ensure_user("alice")
     svc.add_memories(user, [
-        MemoryDraft("trip to Paris", type="event", event_time=T0 - timedelta(days=31), created_at=T0 - timedelta(days=1)),
+        MemoryDraft("trip to Paris", type="event", event_time=T0 - timedelta(days=31),
+                    created_at=T0 - timedelta(days=1)),
         MemoryDraft("dinner next week", type="event", event_time=T0 - timedelta(days=29)),
         MemoryDraft("lives in Hangzhou", type="fact", created_at=T0 - timedelta(days=10), importance=0.9),
         MemoryDraft("turn: hello there", type="turn", created_at=T0 - timedelta(days=10), importance=0.9),

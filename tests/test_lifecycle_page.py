@@ -52,3 +52,12 @@ def test_lifecycle_page_shows_plan_expiry_and_deletes_with_confirmation(seeded, 
     assert not at.exception
     assert any("Deleted" in s.value for s in at.success)
     assert seeded.list_users() == []
+
+
+def test_lifecycle_page_is_registered_in_the_app_frame(seeded):
+    from app_helpers import no_exception, open_page
+
+    at = open_page("pages/lifecycle.py")
+    no_exception(at)
+    assert at.title[0].value == "Lifecycle"
+    assert at.button(key="lc_forget") and at.get("download_button")

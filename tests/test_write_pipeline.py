@@ -70,3 +70,15 @@ def test_remember_runs_the_full_pipeline_with_event_dates(svc):
     (op,) = report.operations
     m = svc.get_memory(op["memory_id"])
     assert m.type == "event" and m.event_time is not None and m.source_message_ids
+
+
+@pytest.mark.slow
+def test_free_text_memory_is_deduplicated_by_similarity(svc):
+    u = svc.ensure_user("lin")
+    free = svc.add_memory(u, "User likes hiking.")  # no predicate: only the dedupe threshold can decide
+    report = svc.remember("lin", "I like hiking.")
+    (op,) = report.operations
+    assert op["op"] == "REINFORCE" and op["memory_id"] == free.id
+    assert op["similarity"] >= svc.settings.dedupe_threshold
+    other = svc.remember("lin", "I live in Chengdu.").operations[0]
+    assert other["op"] == "ADD"

@@ -73,25 +73,32 @@ def _settings_block(svc: MemoryService, opts: EvalOptions) -> dict:
             "embedder": getattr(svc.embedder, "name", type(svc.embedder).__name__), "extract": opts.extract}
 
 
-def build_report(svc: MemoryService, samples: Sequence[Sample], outcomes: dict[str, list[Outcome]],
-                 opts: EvalOptions, ingest: IngestStats, source: str) -> dict:
-    configured = svc.effective_settings().similarity_threshold
-    runs = {m: metrics.summarise(o, opts.ks, opts.threshold, configured) for m, o in outcomes.items()}
+def assemble(outcomes: dict[str, list[Outcome]], opts: EvalOptions, *, configured_threshold: float,
+             settings: dict, ingest: dict, samples: list[str], source: str) -> dict:
+    """The report dict from per-mode outcomes (pure): the main mode's blocks on top, every mode under ``runs``."""
+    runs = {m: metrics.summarise(o, opts.ks, opts.threshold, configured_threshold) for m, o in outcomes.items()}
     main = runs[opts.mode]
-    users = {s.sample_id: memory_counts(svc, svc.get_user(s.user_id).key) for s in samples}
     return {
         "benchmark": "locomo",
         "dataset": Path(source).name,
         "created_at": utcnow().isoformat(),
-        "settings": _settings_block(svc, opts),
-        "samples": [s.sample_id for s in samples],
+        "settings": settings,
+        "samples": samples,
         "categories": {str(k): v for k, v in CATEGORIES.items()},
-        "ingest": {**asdict(ingest), "memories": users},
+        "ingest": ingest,
         "overall": main["overall"],
         "overall_cat1_4": main["overall_cat1_4"],
         "by_category": main["by_category"],
         "runs": runs,
     }
+
+
+def build_report(svc: MemoryService, samples: Sequence[Sample], outcomes: dict[str, list[Outcome]],
+                 opts: EvalOptions, ingest: IngestStats, source: str) -> dict:
+    users = {s.sample_id: memory_counts(svc, svc.get_user(s.user_id).key) for s in samples}
+    return assemble(outcomes, opts, configured_threshold=svc.effective_settings().similarity_threshold,
+                    settings=_settings_block(svc, opts), ingest={**asdict(ingest), "memories": users},
+                    samples=[s.sample_id for s in samples], source=source)
 
 
 def run_locomo(svc: MemoryService, path: str | Path, opts: EvalOptions, *,

@@ -74,7 +74,8 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             s, e = m.span()
             if any(s < ce and cs < e for cs, ce in claimed):
                 continue
-            if lang == "zh" and "我" not in m.group() and "我" not in sentence[:s] and "(?:我|^" in rule.pattern.pattern:
+            implicit = "(?:我|^" in rule.pattern.pattern and "我" not in m.group()
+            if lang == "zh" and implicit and "我" not in sentence[:s]:
                 continue  # a subject-less clause counts only after the speaker named themself
             raw = m.groupdict().get("obj") or ""
             cleaned = mod.clean_object(raw) if raw else ""
@@ -95,7 +96,9 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
 
 def _about_answers(obj: str, lang: str) -> bool:
     """'I don't like long answers' is a communication-style statement, handled by the style rule instead."""
-    pattern = r"回复|回答|答案|解释|表情" if lang == "zh" else r"\b(?:answers?|repl(?:y|ies)|responses?|emojis?|explanations?)\b"
+    pattern = r"\b(?:answers?|repl(?:y|ies)|responses?|emojis?|explanations?)\b"
+    if lang == "zh":
+        pattern = r"回复|回答|答案|解释|表情"
     return bool(re.search(pattern, obj, re.IGNORECASE))
 
 
@@ -129,7 +132,8 @@ def _plans(sentence: str, lang: str, at: datetime, claimed: list[tuple[int, int]
 
 _PLAN_EN = {"cancel": "User cancelled plans: {obj}", "have": "User has {art} {obj}", "plan": "User plans to {obj}"}
 _PLAN_ZH = {"cancel": "用户取消了计划：{obj}", "have": "用户有{obj}", "plan": "用户计划{obj}"}
-_MOVE = re.compile(r"(?:move|moving|relocate|relocating) to ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)|搬(?:到|去)([\u4e00-\u9fff]{2,3})")
+_MOVE = re.compile(r"(?:move|moving|relocate|relocating) to ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"
+                   r"|搬(?:到|去)([\u4e00-\u9fff]{2,3})")
 
 
 def _plan_candidate(kind: str, obj: str, phrase: str | None, when: datetime | None, lang: str,

@@ -95,8 +95,7 @@ _CITY_ALIASES = {
     "大连": "dalian", "昆明": "kunming", "郑州": "zhengzhou", "合肥": "hefei", "宁波": "ningbo", "无锡": "wuxi",
 }
 CN_CITIES = frozenset(_CITY_ALIASES) | frozenset(
-    "沈阳 哈尔滨 长春 济南 福州 南昌 贵阳 南宁 海口 三亚 兰州 西宁 银川 乌鲁木齐 拉萨 呼和浩特 石家庄 太原 珠海 佛山 东莞 "
-    "温州 绍兴 嘉兴 常州 扬州 徐州 烟台 洛阳 桂林 丽江 大理 首尔 悉尼 多伦多 旧金山 洛杉矶 柏林 澳门".split()
+    ["沈阳", "哈尔滨", "长春", "济南", "福州", "南昌", "贵阳", "南宁", "海口", "三亚", "兰州", "西宁", "银川", "乌鲁木齐", "拉萨", "呼和浩特", "石家庄", "太原", "珠海", "佛山", "东莞", "温州", "绍兴", "嘉兴", "常州", "扬州", "徐州", "烟台", "洛阳", "桂林", "丽江", "大理", "首尔", "悉尼", "多伦多", "旧金山", "洛杉矶", "柏林", "澳门"]  # noqa: E501 (pattern table)
 )
 _ARTICLES = re.compile(r"^(?:a|an|the|some|my)\s+", re.IGNORECASE)
 
@@ -153,7 +152,7 @@ HEDGE_EN = re.compile(
     r"need|want|start|switch|visit|travel|not|become|change|take))\b",
     re.IGNORECASE,
 )
-HEDGE_ZH = re.compile(r"可能|也许|或许|大概(?![\d一二两三四五六七八九十])|说不定|还没决定|没决定|不确定|考虑|想过|犹豫|好像|应该会|未定")
+HEDGE_ZH = re.compile(r"可能|也许|或许|大概(?![\d一二两三四五六七八九十])|说不定|还没决定|没决定|不确定|考虑|想过|犹豫|好像|应该会|未定")  # noqa: E501 (pattern table)
 INTENSE_EN = re.compile(r"\b(?:really|definitely|always|never|absolutely|seriously|strictly|hate|love)\b", re.I)
 INTENSE_ZH = re.compile(r"一定|绝对|非常|特别|再也不|从不|从来不|千万|坚决|最")
 

@@ -95,8 +95,8 @@ RULES: list[Rule] = [
     # budget
     _r("budget", r"\bmy budget (?:is|of|'s|’s|is about|is around|is roughly|is up to|is under)?\s*(?:about |around |"
        r"roughly |under |up to |only )?" + _MONEY, "User's budget is {obj}.", obj=amount_key),
-    _r("budget", r"\b(?:a |my )?budget of (?:about |around |up to )?" + _MONEY, "User's budget is {obj}.", obj=amount_key),
-    _r("budget", r"\bi can (?:only )?(?:spend|afford) (?:up to |about |at most )?" + _MONEY, "User's budget is {obj}.", obj=amount_key),
+    _r("budget", r"\b(?:a |my )?budget of (?:about |around |up to )?" + _MONEY, "User's budget is {obj}.", obj=amount_key),  # noqa: E501 (pattern table)
+    _r("budget", r"\bi can (?:only )?(?:spend|afford) (?:up to |about |at most )?" + _MONEY, "User's budget is {obj}.", obj=amount_key),  # noqa: E501 (pattern table)
     # language
     _r("language", r"\b(?:please )?(?:reply|respond|answer|talk|speak|write|chat)(?: to me)? in (?P<obj>" + _LANGS +
        r")\b", "User prefers replies in {obj}.", obj=_title),
@@ -115,15 +115,18 @@ RULES: list[Rule] = [
     _r("likes", r"\bi no longer (?:like|love|enjoy) " + _OBJ, "User no longer likes {obj}.", negated=True),
     _r("dislikes", r"\bi (?:really |just |also )?(?:don'?t|do not) (?:like|enjoy|care for) (?!.*\b(?:anymore|"
        r"any more)\b)" + _OBJ, "User dislikes {obj}."),
-    _r("dislikes", r"\bi (?:really |also |absolutely )?(?:hate|dislike|detest|can'?t stand) " + _OBJ, "User dislikes {obj}."),
+    _r("dislikes", r"\bi (?:really |also |absolutely )?(?:hate|dislike|detest|can'?t stand) " + _OBJ, "User dislikes {obj}."),  # noqa: E501 (pattern table)
     _r("dislikes", _I_AM + r" not (?:a |really a )?(?:big |huge )?fan of " + _OBJ, "User dislikes {obj}."),
     _r("likes", r"\bi (?:might |may |probably |kind of |sort of )?(?:really |absolutely |also |just |totally )?"
        r"(?:like|love|enjoy|adore) " + _OBJ,
        "User likes {obj}."),
     _r("likes", _I_AM + r" (?:a |such a )?(?:big |huge )?fan of " + _OBJ, "User likes {obj}."),
     _r("likes", _I_AM + r" (?:really |very )?(?:into|passionate about|obsessed with) " + _OBJ, "User likes {obj}."),
+    _r("likes", r"\bi (?:also )?collect " + _OBJ, "User collects {obj}."),
+    _r("likes", r"\bi (?:also |regularly )?(?:play|practi[cs]e|do) (?!it\b|that\b|this\b|so\b|not\b|my\b)" + _OBJ,
+       "User regularly does {obj}."),
     _r("likes", r"\bmy favou?rite (?P<cat>[a-z]+(?: [a-z]+)?) is " + _OBJ, "User's favourite {cat} is {obj}."),
-    _r("prefers", r"\bi (?:usually |always |generally )?prefer (?!(?:" + _LANGS + r")\b)" + _OBJ, "User prefers {obj}."),
+    _r("prefers", r"\bi (?:usually |always |generally )?prefer (?!(?:" + _LANGS + r")\b)" + _OBJ, "User prefers {obj}."),  # noqa: E501 (pattern table)
     # family, pets
     _r("pet", r"(?i:\bi have )(?:a|an|two|three) (?P<obj>(?:\w+ )?(?:dog|cat|puppy|kitten|parrot|rabbit|hamster|fish)"
        r"(?:s)?(?: named [A-Z]\w+)?)", "User has a pet: {obj}.", flags=0),

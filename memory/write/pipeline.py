@@ -21,7 +21,7 @@ from memory.extract.base import OPPOSITES
 from memory.models import Memory, Message, Session, User, utcnow
 from memory.privacy import mask_pii
 from memory.write.apply import apply_plan, log_skip
-from memory.write.plan import Existing, Operation, plan_writes
+from memory.write.plan import STRUCTURED_SKIP, Existing, Operation, plan_writes
 
 NEIGHBOURS = 5
 
@@ -55,9 +55,10 @@ def mask_candidates(cands: list[Candidate]) -> list[Candidate]:
 
 
 def load_existing(store, user: User, agent_id: str, cands: list[Candidate]) -> list[Existing]:
-    """Nearest memories of each candidate (index) plus every active memory sharing a predicate (SQL), in one query."""
+    """Every active memory sharing a predicate (SQL) plus — only when a similarity can matter, i.e. a candidate or a
+    stored memory has no structured predicate — the nearest memories of each candidate (index)."""
     ids: set[str] = set()
-    for c in cands:
+    for c in cands if _similarity_matters(store, user, agent_id, cands) else []:
         if c.vector is None:
             continue
         for mid, dist in store.index.search_vector(c.vector, user.key, agent_id, NEIGHBOURS):
@@ -76,8 +77,20 @@ def load_existing(store, user: User, agent_id: str, cands: list[Candidate]) -> l
                      negated=bool((m.meta or {}).get("negated"))) for m in rows]
 
 
+def _similarity_matters(store, user: User, agent_id: str, cands: list[Candidate]) -> bool:
+    if any(c.predicate in STRUCTURED_SKIP for c in cands):
+        return True
+    query = select(Memory.id).where(
+        Memory.user_key == user.key, Memory.agent_id == agent_id, Memory.status == "active",
+        col(Memory.type).in_(["fact", "preference", "event"]),
+        or_(col(Memory.predicate).is_(None), col(Memory.predicate).in_(["", "fact"])),
+    )
+    with store.db() as db:
+        return db.exec(query.limit(1)).first() is not None
+
+
 def run(store, user: User, session: Session, message: Message, *, agent_id: str, turn_id: int | None = None,
-        model=None) -> WriteReport:
+        model=None, keep_unparsed: bool = False) -> WriteReport:
     """The whole pipeline for one stored message (see module docstring)."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
@@ -92,6 +105,8 @@ def run(store, user: User, session: Session, message: Message, *, agent_id: str,
     at = message.created_at or utcnow()
     cands = mask_candidates(extract(text, role=message.role, at=_aware(at), model=model))
     timings["extract"] = (time.perf_counter() - t0) * 1000
+    if not cands and keep_unparsed and message.role == "user":
+        cands = [_verbatim(text)]
     if not cands:
         report.reason = "nothing about the user to remember"
         log_skip(store, user, agent_id=agent_id, reason=f"not remembered: {report.reason}", content=text,
@@ -111,6 +126,13 @@ def run(store, user: User, session: Session, message: Message, *, agent_id: str,
     report.profile_changes = _profile(store, user, ops, message)
     timings["total"] = (time.perf_counter() - t0) * 1000
     return report
+
+
+def _verbatim(text: str) -> Candidate:
+    """An explicit 'remember this' that no rule understood is kept as a free-text user statement."""
+    c = Candidate(predicate="fact", object=text[:200], content=text, evidence=text[:200], extractor="verbatim")
+    c.meta["reason"] = "explicit remember request; no structured fact recognised"
+    return c
 
 
 def _profile(store, user: User, ops: list[Operation], message: Message) -> list[dict[str, Any]]:

@@ -1,0 +1,160 @@
+"""`memlens seed-demo`: demo users (English and Chinese) whose multi-session histories go through the real agent loop.
+
+Every message is a real turn (recall → compose → reply → write), every session but the last is ended (so bridges
+exist), and the sessions are then moved back in time (two weeks, one week, today) so the timeline and the dated
+memories read like a real history. A few hits are labelled by the demo's author (``labeled_by="seed-demo"``) so the
+retrieval lab's precision/recall has data at once. Idempotent: a user who already has sessions is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Annotated
+
+import typer
+from sqlmodel import col, select
+
+from memory import views
+from memory.cli import app, service
+from memory.models import (
+    ContextSnapshot,
+    Memory,
+    MemoryEvent,
+    Message,
+    Retrieval,
+    RetrievalHit,
+    Session,
+    SessionBridge,
+    SummaryAnchor,
+    Turn,
+)
+from memory.service import MemoryService
+
+
+@dataclass(frozen=True)
+class DemoUser:
+    user_id: str
+    sessions: tuple[tuple[str, ...], ...]
+    #: words that make a recalled memory relevant to a question (the demo author's labels)
+    topics: dict[str, tuple[str, ...]]
+
+
+DEMO_USERS = (
+    DemoUser("alice", (
+        ("Hi! I'm Alice, call me Ali.", "I live in Berlin and I work as a nurse.",
+         "I don't eat spicy food, and I'm vegetarian.",
+         "I'm planning a trip to Japan in April; my budget is 3000 euros.",
+         "Can you suggest a first day in Tokyo?"),
+        ("I moved to Lisbon last month.", "Any dinner ideas for tonight?", "What do you remember about my trip?"),
+        ("Help me pack for Japan.", "Where do I live now?"),
+    ), {"dinner": ("spicy", "vegetarian"), "trip": ("Japan", "budget", "April"), "pack": ("Japan", "April"),
+        "live": ("Lisbon", "Berlin"), "Tokyo": ("Japan", "spicy", "vegetarian")}),
+    DemoUser("王芳", (
+        ("你好，我叫王芳，叫我小芳就行。", "我住在杭州，是一名设计师。", "我不吃辣。",
+         "我的预算是5000元，想下个月去成都玩。"),
+        ("我搬到上海了。", "周末去哪里吃饭比较好？", "你还记得我的旅行计划吗？"),
+        ("帮我安排一下成都的行程。", "我现在住在哪里？"),
+    ), {"吃饭": ("辣",), "旅行": ("成都", "预算"), "成都": ("成都", "辣", "预算"), "住": ("上海", "杭州")}),
+    DemoUser("bob@example.com", (
+        ("Call me Bob. I prefer short answers.", "I'm learning Spanish and I love jazz.",
+         "My budget for a new laptop is 1500 dollars."),
+        ("Recommend something to listen to tonight.", "Which laptop fits my budget?"),
+    ), {"listen": ("jazz",), "laptop": ("laptop", "budget")}),
+    DemoUser("李雷", (
+        ("我叫李雷，在北京当老师。", "我喜欢爬山和摄影。"),
+        ("这个周末有什么户外活动推荐？", "I also speak English, by the way."),
+    ), {"户外": ("爬山", "摄影")}),
+)
+DAYS_BACK = (14, 7, 0)
+
+
+def seed(svc: MemoryService, agent, users: tuple[DemoUser, ...] = DEMO_USERS,
+         progress: Callable[[str], None] | None = None) -> dict[str, int]:
+    """Run every demo conversation through ``agent``; returns how many users were seeded and skipped."""
+    seeded = skipped = 0
+    for demo in users:
+        user = svc.ensure_user(demo.user_id)
+        if svc.list_sessions(user):
+            skipped += 1
+            continue
+        for n, messages in enumerate(demo.sessions):
+            name = f"demo-{n + 1}"
+            for text in messages:
+                agent.chat(demo.user_id, name, text)
+                if progress:
+                    progress(f"{demo.user_id} · {name} · {text}")
+            if n < len(demo.sessions) - 1:
+                agent.end_session(demo.user_id, name)
+        agent.wait()
+        _backdate(svc, user.key, [f"demo-{n + 1}" for n in range(len(demo.sessions))])
+        _label(svc, user.key, demo.topics)
+        seeded += 1
+    return {"seeded": seeded, "skipped": skipped}
+
+
+def _backdate(svc: MemoryService, user_key: str, names: list[str]) -> None:
+    """Move each session's rows back in time (oldest session furthest), keeping their order inside a session."""
+    offsets = DAYS_BACK[-len(names):] if len(names) <= len(DAYS_BACK) else [0] * len(names)
+    with svc.db() as db:
+        for name, days in zip(names, offsets, strict=True):
+            if not days:
+                continue
+            shift = timedelta(days=days)
+            s = db.exec(select(Session).where(Session.user_key == user_key, Session.external_id == name)).first()
+            if s is None:
+                continue
+            s.started_at -= shift
+            s.last_activity_at -= shift
+            s.ended_at = s.ended_at - shift if s.ended_at else None
+            turns = db.exec(select(Turn).where(Turn.session_id == s.id)).all()
+            turn_ids = [t.id for t in turns]
+            rows = [*turns,
+                    *db.exec(select(Message).where(Message.session_id == s.id)).all(),
+                    *db.exec(select(ContextSnapshot).where(ContextSnapshot.session_id == s.id)).all(),
+                    *db.exec(select(Retrieval).where(Retrieval.session_id == s.id)).all(),
+                    *db.exec(select(SummaryAnchor).where(SummaryAnchor.session_id == s.id)).all(),
+                    *db.exec(select(SessionBridge).where(SessionBridge.from_session_id == s.id)).all()]
+            events = db.exec(select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(turn_ids))).all()
+            memory_ids = {e.memory_id for e in events if e.memory_id and e.op in ("ADD", "UPDATE")}
+            memories = db.exec(select(Memory).where(col(Memory.id).in_(list(memory_ids)))).all()
+            db.add(s)
+            for row in [*rows, *events, *memories]:
+                row.created_at -= shift
+                if isinstance(row, Memory):
+                    row.updated_at -= shift
+                db.add(row)
+        db.commit()
+
+
+def _label(svc: MemoryService, user_key: str, topics: dict[str, tuple[str, ...]]) -> int:
+    """Label the hits of the demo's questions: relevant when the memory mentions one of the question's topics."""
+    labelled = 0
+    for r in views.recent_retrievals(svc, user_key, limit=100):
+        words = next((w for key, w in topics.items() if key.lower() in r["query"].lower()), None)
+        if words is None:
+            continue
+        with svc.db() as db:
+            hits = db.exec(select(RetrievalHit, Memory).join(Memory, col(Memory.id) == col(RetrievalHit.memory_id))
+                           .where(RetrievalHit.retrieval_id == r["id"]).order_by(RetrievalHit.rank).limit(8)).all()
+        for h, m in hits:
+            relevant = any(w.lower() in m.content.lower() for w in words)
+            views.set_label(svc, user_key, r["id"], h.memory_id, relevant, labeled_by="seed-demo")
+            labelled += 1
+    return labelled
+
+
+@app.command("seed-demo")
+def seed_demo(quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False) -> None:
+    """Create the demo users (English and Chinese) through the real agent loop; safe to run twice."""
+    from agent.runtime import Agent
+
+    svc = service()
+    bot = Agent(svc)
+    try:
+        counts = seed(svc, bot, progress=None if quiet else lambda line: typer.echo(f"  {line}"))
+    finally:
+        bot.close()
+    typer.echo(f"demo users: {counts['seeded']} seeded, {counts['skipped']} already there "
+               f"({', '.join(u.user_id for u in DEMO_USERS)}). Next: streamlit run app.py")

@@ -1,0 +1,154 @@
+"""Evaluation: run or load LoCoMo evidence-recall reports and read them — per category, against k, against the
+similarity threshold (so the threshold is chosen from data), tokens against recall — and compare two reports.
+
+Thin: the numbers come from ``memory.evaluation`` (the same code as ``memlens eval locomo``); reports are JSON files
+under ``<data_dir>/eval/``. Page keys are prefixed ``ev_``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from memory.errors import MemLensError
+from memory.evaluation import EvalOptions, list_reports, load_report, reports_dir, run_locomo, save_report
+from pages.common import THRESHOLD_COLOR, service
+
+svc = service()
+folder = reports_dir(svc)
+st.title("Evaluation", anchor=False)
+st.caption("LoCoMo evidence recall: do the memories MemLens retrieves come from the dialogue turns that answer the "
+           "question? Reports are saved under " + str(folder) + ".")
+
+
+def run_form() -> None:
+    with st.expander("Run an evaluation", expanded=not list_reports(folder)):
+        path = st.text_input("LoCoMo-format JSON file", key="ev_path", placeholder="/path/to/locomo.json")
+        cols = st.columns(3)
+        ks = cols[0].text_input("k values", "5,10,25", key="ev_ks")
+        mode = cols[1].selectbox("mode", ["hybrid", "vector", "fulltext"], key="ev_mode")
+        extract = cols[2].checkbox("run fact extraction", True, key="ev_extract")
+        if st.button("Run", key="ev_run", disabled=not path):
+            bar = st.progress(0.0, text="starting")
+
+            def make_bar(desc: str, total: int):
+                done = [0]
+
+                def step(n: int) -> None:
+                    done[0] += n
+                    bar.progress(min(done[0] / max(total, 1), 1.0), text=f"{desc}: {done[0]}/{total}")
+                return step
+            try:
+                opts = EvalOptions(ks=tuple(sorted({int(x) for x in ks.split(",") if x.strip()})), mode=mode,
+                                   extract=extract)
+                saved = save_report(run_locomo(svc, path, opts, bar=make_bar), folder)
+                st.success(f"saved {saved.name}")
+            except (MemLensError, ValueError) as exc:
+                st.error(str(exc))
+
+
+def label(path: Path) -> str:
+    return path.name
+
+
+def category_frame(report: dict, name: str) -> pd.DataFrame:
+    cats = report.get("categories", {})
+    rows = []
+    for mode, run in report["runs"].items():
+        for cat, values in [("all", run["overall"]), ("1-4", run["overall_cat1_4"]), *run["by_category"].items()]:
+            for k in report["settings"]["ks"]:
+                rows.append({"report": name, "mode": mode, "category": f"{cat} {cats.get(cat, '')}".strip(),
+                             "k": k, "recall": values[f"recall@{k}"], "n": values["with_evidence"]})
+    return pd.DataFrame(rows)
+
+
+def category_bars(frame: pd.DataFrame, k: int) -> go.Figure:
+    fig = px.bar(frame[frame["k"] == k], x="category", y="recall", color="mode", barmode="group",
+                 hover_data=["n"], labels={"recall": f"evidence recall@{k} (%)"})
+    fig.update_layout(height=360, margin={"t": 10})
+    return fig
+
+
+def curve_figure(report: dict) -> tuple[go.Figure, go.Figure]:
+    by_k, by_tokens = go.Figure(), go.Figure()
+    for mode, run in report["runs"].items():
+        curve = pd.DataFrame(run["curve"])
+        by_k.add_scatter(x=curve["k"], y=curve["recall"], name=mode, mode="lines")
+        by_tokens.add_scatter(x=curve["tokens"], y=curve["recall"], name=mode, mode="lines", text=curve["k"])
+    by_k.update_layout(xaxis_title="k", yaxis_title="evidence recall (%)", height=320, margin={"t": 10})
+    by_tokens.update_layout(xaxis_title="mean retrieved tokens", yaxis_title="evidence recall (%)", height=320,
+                            margin={"t": 10})
+    return by_k, by_tokens
+
+
+def sweep_figure(report: dict, mode: str) -> go.Figure:
+    sweep = pd.DataFrame(report["runs"][mode]["sweep"])
+    fig = go.Figure()
+    for k in report["settings"]["ks"]:
+        fig.add_scatter(x=sweep["threshold"], y=sweep[f"recall@{k}"], name=f"recall@{k}", mode="lines+markers")
+    fig.add_scatter(x=sweep["threshold"], y=sweep["empty_rate"], name="no memory (%)", mode="lines",
+                    line={"dash": "dot", "color": "#757575"})
+    fig.add_vline(x=report["settings"]["configured_threshold"], line_color=THRESHOLD_COLOR,
+                  annotation_text="configured")
+    fig.update_layout(xaxis_title="similarity threshold", yaxis_title="%", height=360, margin={"t": 10})
+    return fig
+
+
+def show(report: dict, name: str) -> None:
+    ks = report["settings"]["ks"]
+    main = report["runs"][report["settings"]["mode"]]
+    cols = st.columns(len(ks) + 2)
+    for col, k in zip(cols, ks, strict=False):
+        col.metric(f"recall@{k}", f"{report['overall'][f'recall@{k}']:.1f}%")
+    cols[-2].metric("MRR", f"{report['overall']['mrr']:.3f}")
+    tok_k = ks[min(1, len(ks) - 1)]
+    cols[-1].metric(f"tokens@{tok_k}", f"{report['overall'][f'tokens@{tok_k}']:.0f}")
+    st.caption(f"{report['overall']['questions']} questions · mode {report['settings']['mode']} · "
+               f"no memory at the configured threshold {report['settings']['configured_threshold']:.2f}: "
+               f"{main.get('empty_rate_at_configured', 0):.1f}%")
+    frame = category_frame(report, name)
+    k = st.select_slider("k", options=ks, value=ks[min(1, len(ks) - 1)], key="ev_k")
+    st.subheader("Per category", anchor=False)
+    st.plotly_chart(category_bars(frame, k), key="ev_bars")
+    left, right = st.columns(2)
+    by_k, by_tokens = curve_figure(report)
+    left.subheader("Recall against k", anchor=False)
+    left.plotly_chart(by_k, key="ev_curve")
+    right.subheader("Tokens against recall", anchor=False)
+    right.plotly_chart(by_tokens, key="ev_tokens")
+    st.subheader("Recall and empty-rate against the threshold", anchor=False)
+    mode = st.radio("mode", list(report["runs"]), horizontal=True, key="ev_sweep_mode")
+    st.plotly_chart(sweep_figure(report, mode), key="ev_sweep")
+
+
+def compare(a: dict, b: dict, name_a: str, name_b: str) -> None:
+    st.subheader("Compare", anchor=False)
+    fa, fb = category_frame(a, name_a), category_frame(b, name_b)
+    both = fa.merge(fb, on=["mode", "category", "k"], suffixes=(" A", " B"))
+    both["Δ recall"] = (both["recall B"] - both["recall A"]).round(2)
+    st.dataframe(both[["mode", "category", "k", "recall A", "recall B", "Δ recall"]], hide_index=True,
+                 width="stretch")
+    k = st.session_state.get("ev_k", a["settings"]["ks"][0])
+    pair = pd.concat([fa, fb])
+    pair = pair[(pair["k"] == k) & (pair["mode"] == a["settings"]["mode"])]
+    fig = px.bar(pair, x="category", y="recall", color="report", barmode="group",
+                 labels={"recall": f"evidence recall@{k} (%)"})
+    st.plotly_chart(fig, key="ev_compare")
+
+
+run_form()
+reports = list_reports(folder)
+if not reports:
+    st.info("No report yet: run one above, or `memlens eval locomo PATH` in a terminal.")
+    st.stop()
+names = {label(p): p for p in reports}
+picked = st.selectbox("Report", list(names), key="ev_report")
+other = st.selectbox("Compare with", ["(none)", *[n for n in names if n != picked]], key="ev_other")
+report = load_report(names[picked])
+show(report, "A")
+if other != "(none)":
+    compare(report, load_report(names[other]), "A", "B")

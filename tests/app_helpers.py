@@ -1,0 +1,33 @@
+"""Shared AppTest helpers for tests/test_app_*.py (not a test module)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from memory.synthetic import Plan, populate
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGES = ["pages/chat.py", "pages/profile.py", "pages/memories.py", "pages/sessions.py", "pages/retrieval_lab.py",
+         "pages/context_budget.py"]
+
+
+def open_page(page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    if page:
+        at.switch_page(page)
+        at.run()
+    return at
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def seed(monkeypatch, svc):
+    """Two synthetic users on the hash embedder; the app reads the same data folder from the environment."""
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
+    populate(svc, Plan(users=2, memories_per_user=40))
+    return svc

@@ -1,0 +1,66 @@
+"""`memlens eval locomo` end to end on a tiny LoCoMo-format fixture: real write path, real e5, real recall."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memory import cli_eval
+from memory.cli import app
+from memory.evaluation import list_reports, load
+from memory.evaluation.ingest import dia_ids_by_message
+
+TINY = Path(__file__).parent / "data" / "locomo_tiny.json"
+
+
+@pytest.mark.slow
+def test_cli_report_shape_provenance_reuse_and_no_question_text(svc, monkeypatch, tmp_path):
+    monkeypatch.setattr(cli_eval, "service", lambda: svc)
+    out = tmp_path / "report.json"
+    res = CliRunner().invoke(app, ["eval", "locomo", str(TINY), "--k", "1,3", "--json", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout.strip().splitlines()[-1])
+    assert report == json.loads(out.read_text())
+    assert list_reports(Path(svc.settings.data_dir) / "eval")  # also saved under <data_dir>/eval/
+    assert set(report["runs"]) == {"hybrid", "fulltext", "vector"}
+    for block in (report["overall"], *report["by_category"].values()):
+        assert {"recall@1", "recall@3", "hit@3", "mrr", "tokens@3"} <= set(block)
+        assert all(0.0 <= block[f"recall@{k}"] <= 100.0 for k in (1, 3))
+    assert set(report["by_category"]) == {"1", "2", "3", "4", "5"}
+    assert report["by_category"]["3"]["with_evidence"] == 0  # its only question has no evidence
+    assert report["overall"]["questions"] == 8 and report["overall"]["with_evidence"] == 7
+    # recall@k never falls as k grows; the sweep runs 0.70..0.90
+    assert report["overall"]["recall@3"] >= report["overall"]["recall@1"]
+    assert [r["threshold"] for r in report["runs"]["hybrid"]["sweep"]][::10] == [0.70, 0.80, 0.90]
+    # a sensible retriever over seven turns finds the named puppy / the job at k=3 (single-hop)
+    assert report["by_category"]["4"]["hit@3"] >= 75.0
+    text = json.dumps(report, ensure_ascii=False)
+    for sample in load(TINY):
+        assert all(q.question not in text for q in sample.questions)
+        assert all(t.text not in text for s in sample.sessions for t in s.turns)
+    # every turn became a message with its dia_id and a turn memory pointing back at it
+    user = svc.get_user("locomo:tiny-1")
+    dia_of = dia_ids_by_message(svc, user.key)
+    turns = [m for m in svc.list_memories(user) if m.type == "turn"]
+    assert sorted(dia_of[m.source_message_ids[0]] for m in turns) == sorted(
+        t.dia_id for s in load(TINY)[0].sessions for t in s.turns)
+    assert report["ingest"]["turn_memories"] == 10 and report["ingest"]["messages"] == 10
+    # a second run reuses the ingested sessions instead of writing them again
+    again = CliRunner().invoke(app, ["eval", "locomo", str(TINY), "--k", "1", "--json", "--no-baselines"])
+    assert again.exit_code == 0, again.output
+    second = json.loads(again.stdout.strip().splitlines()[-1])
+    assert second["ingest"]["reused_sessions"] == 3 and second["ingest"]["messages"] == 0
+    assert set(second["runs"]) == {"hybrid"}
+
+
+def test_cli_refuses_bad_options(plumbing_svc, monkeypatch, tmp_path):
+    monkeypatch.setattr(cli_eval, "service", lambda: plumbing_svc)
+    res = CliRunner().invoke(app, ["eval", "locomo", str(TINY), "--k", "a,b"])
+    assert res.exit_code != 0
+    res = CliRunner().invoke(app, ["eval", "locomo", str(TINY), "--mode", "magic"])
+    assert res.exit_code != 0
+    res = CliRunner().invoke(app, ["eval", "locomo", str(tmp_path / "missing.json")])
+    assert res.exit_code != 0

@@ -1,0 +1,92 @@
+"""Evaluation metrics and the LoCoMo loader on hand-checkable cases (pure: no store, no model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory.errors import InvalidInput
+from memory.evaluation import locomo, metrics
+from memory.evaluation.metrics import Candidate, Outcome
+from memory.evaluation.runner import EvalOptions, assemble
+
+TINY = Path(__file__).parent / "data" / "locomo_tiny.json"
+
+
+def cand(dia: set[str], sim: float, tokens: int = 10) -> Candidate:
+    return Candidate(dia_ids=frozenset(dia), similarity=sim, tokens=tokens)
+
+
+RANKED = [cand({"D1:9"}, 0.90), cand({"D1:1"}, 0.85), cand({"D2:4"}, 0.82), cand({"D1:2"}, 0.75)]
+GOLD = frozenset({"D1:1", "D1:2"})
+
+
+def test_evidence_recall_hit_and_reciprocal_rank_by_hand():
+    assert metrics.evidence_recall(GOLD, RANKED[:1]) == 0.0
+    assert metrics.evidence_recall(GOLD, RANKED[:2]) == 0.5
+    assert metrics.evidence_recall(GOLD, RANKED[:4]) == 1.0
+    assert metrics.hit(GOLD, RANKED[:1]) == 0.0 and metrics.hit(GOLD, RANKED[:2]) == 1.0
+    assert metrics.reciprocal_rank(GOLD, RANKED) == 0.5
+
+
+def test_threshold_cut_mirrors_rank_and_cut():
+    # at 0.80 the 0.75 candidate can never be selected, whatever k
+    assert [c.similarity for c in metrics.selected(RANKED, 10, 0.80)] == [0.90, 0.85, 0.82]
+    assert metrics.evidence_recall(GOLD, metrics.selected(RANKED, 10, 0.80)) == 0.5
+    assert metrics.selected(RANKED, 2, None) == RANKED[:2]
+
+
+def test_aggregate_sweep_curve_and_empty_rate():
+    empty = Outcome("s", 1, 4, frozenset({"D3:3"}), [cand({"D3:3"}, 0.71)])
+    no_gold = Outcome("s", 2, 3, frozenset(), [cand({"D1:1"}, 0.99)])
+    outs = [Outcome("s", 0, 1, GOLD, RANKED), empty, no_gold]
+    agg = metrics.aggregate(outs, (1, 2, 4), threshold=None)
+    assert agg["questions"] == 3 and agg["with_evidence"] == 2
+    assert agg["recall@1"] == 50.0  # (0 + 1) / 2
+    assert agg["recall@2"] == 75.0  # (0.5 + 1) / 2
+    assert agg["hit@1"] == 50.0 and agg["tokens@2"] == 15.0  # (20 + 10) / 2
+    assert agg["mrr"] == 0.75  # (1/2 + 1) / 2
+    assert metrics.empty_rate(outs, 0.80) == pytest.approx(100 / 3, abs=0.01)
+    sweep = {row["threshold"]: row for row in metrics.threshold_sweep(outs, (4,))}
+    assert list(sweep)[0] == 0.70 and list(sweep)[-1] == 0.90 and len(sweep) == 21
+    assert sweep[0.70]["recall@4"] == 100.0 and sweep[0.80]["recall@4"] == 25.0  # (0.5 + 0) / 2
+    assert sweep[0.80]["empty_rate"] == pytest.approx(33.33)
+    curve = metrics.recall_curve(outs, 3)
+    assert [row["recall"] for row in curve] == [50.0, 75.0, 75.0]
+
+
+def test_report_shape_holds_numbers_only():
+    outs = [Outcome("s", 0, 1, GOLD, RANKED), Outcome("s", 1, 4, frozenset({"D1:9"}), RANKED)]
+    opts = EvalOptions(ks=(1, 2), mode="hybrid")
+    report = assemble({"hybrid": outs, "fulltext": outs}, opts, configured_threshold=0.8, settings={"ks": [1, 2]},
+                      ingest={}, samples=["s"], source="x.json")
+    assert set(report["overall"]) >= {"recall@1", "recall@2", "hit@2", "mrr", "tokens@2"}
+    assert set(report["by_category"]) == {"1", "4"}
+    assert report["by_category"]["4"]["recall@1"] == 100.0
+    assert set(report["runs"]) == {"hybrid", "fulltext"}
+    assert report["runs"]["hybrid"]["empty_rate_at_configured"] == 0.0
+
+
+def test_loader_repairs_or_drops_malformed_evidence_and_skips_empty_sessions():
+    samples = locomo.load(TINY)
+    first, second = samples
+    assert first.user_id == "locomo:tiny-1" and first.turn_count == 7
+    assert [s.number for s in first.sessions] == [1, 2]  # session 3 has a date but no turns
+    by_q = {q.index: q for q in first.questions}
+    assert by_q[2].evidence == {"D2:1", "D1:2"}  # "D2:1; D1:2" split
+    assert by_q[3].evidence == {"D1:4"} and by_q[3].dropped_evidence == 1  # D9:99 names no turn
+    assert second.questions[0].evidence == {"D1:1"}  # "D:1:1" repaired
+    turn = first.sessions[0].turns[3]
+    assert turn.passage() == ("Bob (3 March 2023): Look at the cake I baked for my sister. "
+                              "[shares a photo of a chocolate cake with strawberries]")
+    assert first.sessions[1].turns[0].at > first.sessions[0].turns[-1].at
+
+
+def test_loader_rejects_what_is_not_locomo(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a list"}')
+    with pytest.raises(InvalidInput):
+        locomo.load(bad)
+    with pytest.raises(InvalidInput):
+        locomo.parse_date("yesterday-ish")
