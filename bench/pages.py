@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[0] = str(ROOT)  # this file is called pages.py: keep `import pages` pointing at the app's pages/ package
 PAGES = ["pages/chat.py", "pages/profile.py", "pages/memories.py", "pages/sessions.py", "pages/retrieval_lab.py",
          "pages/context_budget.py"]
 
@@ -56,11 +57,12 @@ def main() -> None:
     ap.add_argument("--users", type=int, default=100)
     ap.add_argument("--memories", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--data", help="reuse a data folder built by an earlier run (skips the build)")
     args = ap.parse_args()
-    data = tempfile.mkdtemp(prefix="memlens-bench-pages-")
+    data = args.data or tempfile.mkdtemp(prefix="memlens-bench-pages-")
     os.environ.update(MEMLENS_DATA_DIR=data, MEMLENS_EMBEDDER="hash")
-    seconds = build(args.users, args.memories)
-    print(f"built {args.users} users × {args.memories} memories in {seconds:.1f} s ({data})")
+    seconds = 0.0 if args.data else build(args.users, args.memories)
+    print(f"data: {args.users} users × {args.memories} memories in {data} (built in {seconds:.1f} s)")
     rows = {}
     cases = [(p, None) for p in PAGES] + [("pages/retrieval_lab.py", "where does the user live")]
     for page, query in cases:

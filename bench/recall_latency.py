@@ -148,10 +148,11 @@ def main() -> None:
             load_s = time.perf_counter() - t0
             for mode in ("vector", "hybrid"):
                 svc.recall(user, "warm up", mode=mode, log=False)
-                row = {"memories_per_user": size, "load_s": round(load_s, 1), **measure_recall(svc, user, mode, args.queries)}
+                row = {"memories_per_user": size, "load_s": round(load_s, 1),
+                       **measure_recall(svc, user, mode, args.queries)}
                 results["runs"].append(row)
-                print(f"{size:>6}/user  {mode:<7} recall p50 {row['recall_p50_ms']:>6.1f} ms  p95 {row['recall_p95_ms']:>6.1f} ms"
-                      f"  | embed p95 {row['embed_p95_ms']:>5.1f} ms  → overhead p95 {row['overhead_p95_ms']:>5.1f} ms"
+                print(f"{size:>6}/user  {mode:<7} recall p50 {row['recall_p50_ms']:>6.1f} ms"
+                      f"  p95 {row['recall_p95_ms']:>6.1f} ms  | embed p95 {row['embed_p95_ms']:>5.1f} ms  → overhead p95 {row['overhead_p95_ms']:>5.1f} ms"
                       f"  | top-1 similarity median {row['similarity_top1']['p50']}", flush=True)
             svc.close()
     with tempfile.TemporaryDirectory() as tmp:

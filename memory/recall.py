@@ -51,8 +51,8 @@ class RecallParams:
     vector_weight: float = 0.3
     rrf_k: int = 60
     pool: int = 100
-    neighbor_weight: float = 0.6
-    neighbor_weight_fts: float = 0.4
+    neighbor_weight: float = 0.5
+    neighbor_weight_fts: float = 0.3
     neighbor_span: int = 2
     day_boost: float = 1.0
 

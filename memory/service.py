@@ -9,6 +9,7 @@ SQL-then-index write order.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -74,19 +75,25 @@ class MemoryService:
         self._index: VectorIndex | None = None
         self._embedder = embedder
         self._pool: ThreadPoolExecutor | None = None
+        self._init_lock = threading.RLock()  # one service is shared by threads (Streamlit, bench/load.py)
 
     # -- components (lazy) -----------------------------------------------------------------------------------
     @property
     def engine(self):
         if self._engine is None:
-            self._engine = make_engine(self.settings)
-            migrate(self._engine)
+            with self._init_lock:
+                if self._engine is None:
+                    engine = make_engine(self.settings)
+                    migrate(engine)  # published only once migrated: other threads must not see a bare schema
+                    self._engine = engine
         return self._engine
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = make_embedder(self.settings)
+            with self._init_lock:
+                if self._embedder is None:
+                    self._embedder = make_embedder(self.settings)
         return self._embedder
 
     @property
@@ -99,9 +106,11 @@ class MemoryService:
     @property
     def index(self) -> VectorIndex:
         if self._index is None:
-            self._index = VectorIndex(self.settings.resolved_lancedb_uri(), self.embedder.dim)
-            if self.settings.repair_on_start:
-                self._startup_repair()
+            with self._init_lock:
+                if self._index is None:
+                    self._index = VectorIndex(self.settings.resolved_lancedb_uri(), self.embedder.dim)
+                    if self.settings.repair_on_start:
+                        self._startup_repair()
         return self._index
 
     def _startup_repair(self) -> None:

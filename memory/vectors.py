@@ -9,6 +9,7 @@ Chinese) and English with stemming.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -16,6 +17,7 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 from lancedb.index import FTS
+from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memory.errors import ConfigError
 
@@ -23,6 +25,18 @@ TABLE = "memories"
 _KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 #: unindexed rows tolerated before the FTS index is refreshed (they are still searched, only slower)
 OPTIMIZE_EVERY = 2000
+
+
+def _commit_conflict(exc: BaseException) -> bool:
+    """Lance commits optimistically: a writer preempted by another process's commit gets a retryable error (nothing
+    of its own was committed, so doing it again is safe)."""
+    text = str(exc).lower()
+    return isinstance(exc, RuntimeError | OSError | ValueError) and ("commit conflict" in text or "preempted" in text)
+
+
+#: decorator for every index write: several app processes share one LanceDB table
+retry_conflicts = retry(retry=retry_if_exception(_commit_conflict), stop=stop_after_attempt(8),
+                        wait=wait_random_exponential(multiplier=0.02, max=1.0), reraise=True)
 
 
 def sql_literal(value: str) -> str:
@@ -53,6 +67,7 @@ class VectorIndex:
         self._db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
         self._tbl = None
         self._since_optimize = 0
+        self._lock = threading.Lock()  # threads of one process share the index: open or create the table once
 
     # -- table lifecycle -------------------------------------------------------------------------------------
     def _schema(self) -> pa.Schema:
@@ -72,18 +87,23 @@ class VectorIndex:
     @property
     def table(self):
         if self._tbl is None:
-            if TABLE in self._db.list_tables().tables:
-                tbl = self._db.open_table(TABLE)
-                have = tbl.schema.field("vector").type.list_size
-                if have != self.dim:
-                    raise ConfigError(
-                        f"the index holds {have}-d vectors but the embedder gives {self.dim}-d: run `memlens reindex`"
-                    )
-            else:
-                tbl = self._create()
-            self._tbl = tbl
+            with self._lock:
+                if self._tbl is None:
+                    self._tbl = self._open_or_create()
         return self._tbl
 
+    def _open_or_create(self):
+        if TABLE in self._db.list_tables().tables:
+            tbl = self._db.open_table(TABLE)
+            have = tbl.schema.field("vector").type.list_size
+            if have != self.dim:
+                raise ConfigError(
+                    f"the index holds {have}-d vectors but the embedder gives {self.dim}-d: run `memlens reindex`"
+                )
+            return tbl
+        return self._create()
+
+    @retry_conflicts
     def _create(self):
         tbl = self._db.create_table(TABLE, schema=self._schema(), exist_ok=True)
         self._ensure_indices(tbl)
@@ -111,12 +131,14 @@ class VectorIndex:
             schema=self._schema(),
         )
 
+    @retry_conflicts
     def add(self, rows: list[IndexRow]) -> None:
         """Append rows whose ids are new (3× cheaper than an upsert; repair uses :meth:`upsert`)."""
         if rows:
             self.table.add(self._arrow(rows))
             self._count_and_maybe_optimize(len(rows))
 
+    @retry_conflicts
     def upsert(self, rows: list[IndexRow]) -> None:
         """Insert or replace by id (idempotent: a retried write leaves one row)."""
         if rows:
@@ -129,14 +151,17 @@ class VectorIndex:
         if self._since_optimize >= OPTIMIZE_EVERY:
             self.optimize()
 
+    @retry_conflicts
     def delete(self, ids: list[str]) -> None:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             self.table.delete("id IN (" + ", ".join(sql_literal(i) for i in chunk) + ")")
 
+    @retry_conflicts
     def delete_user(self, user_key: str) -> None:
         self.table.delete(f"user_key = {sql_literal(user_key)}")
 
+    @retry_conflicts
     def optimize(self, cleanup: bool = False) -> None:
         """Fold new rows into the indices; with ``cleanup`` also drop old versions (deleted text leaves the disk)."""
         kwargs = {"cleanup_older_than": timedelta(0), "delete_unverified": True} if cleanup else {}

@@ -86,10 +86,17 @@ def test_every_page_and_a_chat_message_in_chromium(server, tmp_path):
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-dev-shm-usage"])
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        for path, title in PAGES.items():
+        page.goto(server)
+        _settle(page)
+        links = page.locator('[data-testid="stSidebarNavLink"]')
+        urls = [links.nth(i).get_attribute("href") for i in range(links.count())]
+        paths = {u.rstrip("/").rsplit("/", 1)[-1] if u.rstrip("/") != server else "" for u in urls if u}
+        assert set(PAGES) <= paths, f"navigation lost a page: {sorted(paths)}"
+        for path in sorted(paths):  # every registered page, including other streams' (evaluation, lifecycle)
             page.goto(f"{server}/{path}")
             _settle(page)
-            assert page.locator("h1").first.inner_text().strip() == title
+            if path in PAGES:
+                assert page.locator("h1").first.inner_text().strip() == PAGES[path]
             assert page.locator('[data-testid="stException"]').count() == 0, f"exception on /{path}"
             page.screenshot(path=str(shots / f"{path or 'chat'}.png"), full_page=True)
         page.goto(server)

@@ -3,9 +3,9 @@ best candidates come from are lifted.
 
 Why: a dialogue turn often means little alone ("Look at this!" answered by "Wow, is that your new puppy?"); the
 question matches the exchange, not one line. Measured on LoCoMo (dev split, e5 + BM25): smoothing each turn's
-signals with its neighbours' (±2 turns) and a same-day boost raise evidence recall@10 of hybrid search by about
-9 points, and adversarial (speaker-swapped) questions by 17. Pure functions over the candidates already fetched:
-no extra query, so recall latency stays flat.
+signals with its neighbours' (±2 turns) and a same-day boost raise evidence recall@10 of hybrid search from 66.5
+(best plain fusion) to about 75, and adversarial (speaker-swapped) questions from 66 to 83. Pure functions over the
+candidates already fetched: no extra query, so recall latency stays flat.
 """
 
 from __future__ import annotations
