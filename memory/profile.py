@@ -47,32 +47,51 @@ def set_field(store, user: User, name: str, value: Any, *, source: str, reason: 
     """Write one field (compare-and-set on ``version``) and log the change."""
     if name not in FIELDS:
         raise InvalidInput(f"profile field must be one of {', '.join(FIELDS)}")
-    value = mask_value(value)
     with store.db() as db:
         row = db.exec(select(ProfileField).where(ProfileField.user_key == user.key, ProfileField.field == name)).first()
         current = row.version if row else 0
         if expected_version is not None and expected_version != current:
             raise Conflict(f"profile field {name!r} is at version {current}, not {expected_version}: reload and retry")
-        old = row.value if row else None
-        if row is None:
-            row = ProfileField(user_key=user.key, field=name, value=value, confidence=confidence, source=source,
-                               source_message_id=source_message_id)
-            db.add(row)
-        else:
-            done = db.execute(
-                update(ProfileField).where(ProfileField.id == row.id, ProfileField.version == current).values(
-                    value=value, confidence=confidence, source=source, source_message_id=source_message_id,
-                    updated_at=utcnow(), version=current + 1)
-            )
-            if done.rowcount != 1:
-                raise Conflict(f"profile field {name!r} changed concurrently: reload and retry")
-        db.add(ProfileChange(user_key=user.key, field=name, old_value=old, new_value=value, source=source,
-                             source_message_id=source_message_id, reason=mask_value(reason)))
-        try:
-            db.commit()
-        except IntegrityError:
-            raise Conflict(f"profile field {name!r} was created concurrently: reload and retry") from None
-    return fields(store, user)[name]
+        return _write(db, user, name, value, row, source=source, reason=reason, confidence=confidence,
+                      source_message_id=source_message_id)
+
+
+def _write(db, user: User, name: str, value: Any, row: ProfileField | None, *, source: str, reason: str,
+           confidence: float, source_message_id: int | None) -> ProfileField:
+    """Compare-and-set ``name`` from the state ``row`` (None = not set yet), log the change, commit; returns the
+    field as now stored (no re-read: the compare-and-set proves nobody changed it in between)."""
+    value = mask_value(value)
+    old = row.value if row else None
+    if row is None:
+        new = ProfileField(user_key=user.key, field=name, value=value, confidence=confidence, source=source,
+                           source_message_id=source_message_id)
+        db.add(new)
+    else:
+        now, version = utcnow(), row.version  # read first: the UPDATE below also refreshes a session-bound ``row``
+        done = db.execute(
+            update(ProfileField).where(ProfileField.id == row.id, ProfileField.version == version).values(
+                value=value, confidence=confidence, source=source, source_message_id=source_message_id,
+                updated_at=now, version=version + 1)
+        )
+        if done.rowcount != 1:
+            raise Conflict(f"profile field {name!r} changed concurrently: reload and retry")
+        new = ProfileField(id=row.id, user_key=user.key, field=name, value=value, confidence=confidence,
+                           source=source, source_message_id=source_message_id, updated_at=now,
+                           version=version + 1)
+    db.add(ProfileChange(user_key=user.key, field=name, old_value=old, new_value=value, source=source,
+                         source_message_id=source_message_id, reason=mask_value(reason)))
+    try:
+        db.commit()
+    except IntegrityError:
+        raise Conflict(f"profile field {name!r} was created concurrently: reload and retry") from None
+    return new
+
+
+def _write_field(store, user: User, name: str, value: Any, row: ProfileField | None, *, reason: str,
+                 confidence: float, msg: int | None) -> ProfileField:
+    with store.db() as db:
+        return _write(db, user, name, value, row, source="user-stated", reason=reason, confidence=confidence,
+                      source_message_id=msg)
 
 
 def _item(c: Candidate) -> str:
@@ -110,24 +129,26 @@ def _target(c: Candidate, current: Any) -> Any:
 
 
 def apply_operations(store, user: User, ops, *, source_message_id: int | None) -> list[dict[str, Any]]:
-    """Evolve the profile from an applied write plan; returns the logged changes as dicts."""
+    """Evolve the profile from an applied write plan; returns the logged changes as dicts.
+
+    The fields are read once (at the first decision) and then kept current from our own compare-and-set writes;
+    a lost race re-reads them (``_decide_fresh``)."""
     changes: list[dict[str, Any]] = []
-    rows = None
+    rows: dict[str, ProfileField] | None = None
     for op in ops:
         c: Candidate | None = op.candidate
         if c is None or c.source_type != "user-stated" or op.op == "NOOP":
             continue
         weak = c.meta.get("weak_field")
         if c.hedged or weak:
-            change = _decide_fresh(store, user, rows, lambda r, c=c, w=weak: _weaken(store, user, c, r, w,
-                                                                                     source_message_id))
+            decide = lambda r, c=c, w=weak: _weaken(store, user, c, r, w, source_message_id)  # noqa: E731
         elif c.profile_field and c.profile_field in FIELDS:
-            change = _decide_fresh(store, user, rows, lambda r, c=c: _explicit(store, user, c, r, source_message_id))
+            decide = lambda r, c=c: _explicit(store, user, c, r, source_message_id)  # noqa: E731
         else:
             continue
+        change, rows = _decide_fresh(store, user, rows, decide)
         if change:
             changes.append(change)
-            rows = None
     return changes
 
 
@@ -142,21 +163,23 @@ def _explicit(store, user: User, c: Candidate, rows: dict[str, ProfileField], ms
         return None
     verb = "takes back" if c.negated else "states"
     reason = f"user {verb}: {c.evidence!r}" if new != current else f"user confirms: {c.evidence!r}"
-    set_field(store, user, c.profile_field, new, source="user-stated", reason=reason, confidence=conf,
-              source_message_id=msg, expected_version=row.version if row else 0)
+    rows[c.profile_field] = _write_field(store, user, c.profile_field, new, row, reason=reason, confidence=conf,
+                                         msg=msg)
     return {"field": c.profile_field, "old": current, "new": new, "confidence": conf, "reason": reason,
             "source_message_id": msg}
 
 
-def _decide_fresh(store, user: User, rows: dict[str, ProfileField] | None, decide) -> dict | None:
-    """Run one compare-and-set decision; when another process changed the field first (``Conflict``), re-read the
-    fields and decide again, so concurrent writers never lose an update (e.g. two interests added at once)."""
+def _decide_fresh(store, user: User, rows: dict[str, ProfileField] | None, decide) -> tuple[dict | None, dict]:
+    """Run one compare-and-set decision on ``rows`` (read now when None); when another process changed the field
+    first (``Conflict``), re-read the fields and decide again, so concurrent writers never lose an update (e.g. two
+    interests added at once). Returns the change and the fields as they now are."""
     for attempt in Retrying(retry=retry_if_exception_type(Conflict), stop=stop_after_attempt(8),
                             wait=wait_random_exponential(multiplier=0.01, max=0.3), reraise=True):
         with attempt:
-            fresh = rows if rows is not None and attempt.retry_state.attempt_number == 1 else fields(store, user)
-            return decide(fresh)
-    return None  # pragma: no cover
+            if rows is None or attempt.retry_state.attempt_number > 1:
+                rows = fields(store, user)
+            return decide(rows), rows
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _weaken(store, user: User, c: Candidate, rows: dict[str, ProfileField], weak, msg: int | None) -> dict | None:
@@ -169,7 +192,6 @@ def _weaken(store, user: User, c: Candidate, rows: dict[str, ProfileField], weak
         return None
     reason = (f"weak signal ({c.meta.get('hedge') or 'planned'}: {c.evidence!r}) doubts {row.value!r}: "
               f"confidence {row.confidence:.2f} → {conf:.2f}, value unchanged")
-    set_field(store, user, name, row.value, source="user-stated", reason=reason, confidence=conf,
-              source_message_id=msg, expected_version=row.version)
+    rows[name] = _write_field(store, user, name, row.value, row, reason=reason, confidence=conf, msg=msg)
     return {"field": name, "old": row.value, "new": row.value, "confidence": conf, "reason": reason,
             "source_message_id": msg}

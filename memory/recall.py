@@ -162,12 +162,17 @@ def rank_and_cut(scored: list[Hit], params: RecallParams) -> list[Hit]:
 
 
 def _contextualise(vec, fts, sims, rows, params: RecallParams):
-    """Neighbour-smoothed signals for raw turns (see :mod:`memory.retrieval.context`), re-ranked per signal."""
-    turn_of = {m.id: int(m.source_message_ids[0]) for m in rows
-               if m.type == "turn" and len(m.source_message_ids or []) == 1}
-    if not turn_of or (params.neighbor_weight <= 0 and params.neighbor_weight_fts <= 0):
+    """Neighbour-smoothed signals (see :mod:`memory.retrieval.context`), re-ranked per signal."""
+    # every memory drawn from one message sits at that message's place in the conversation (a turn, or a fact
+    # extracted from it); its neighbours are the raw turns around that place. Others only get the floor, so every
+    # candidate's score stays on the same scale.
+    at = {m.id: int(m.source_message_ids[0]) for m in rows if len(m.source_message_ids or []) == 1}
+    turns = {m.id for m in rows if m.type == "turn"}
+    by_turn = {msg: mid for mid, msg in at.items() if mid in turns}
+    if not by_turn or (params.neighbor_weight <= 0 and params.neighbor_weight_fts <= 0):
         return vec, fts, sims
-    by_turn = {msg: mid for mid, msg in turn_of.items()}
+    nowhere = -(10**12)  # a place with no neighbours: every neighbour counts as the floor
+    turn_of = {m.id: at.get(m.id, nowhere) for m in rows}
     floor = min((sims[i] for i, _ in vec if i in sims), default=0.0)
     sims_s = context.smooth(sims, turn_of, by_turn, context.neighbour_weights(params.neighbor_weight,
                                                                             params.neighbor_span), floor)

@@ -410,6 +410,16 @@ class MemoryService:
         return run(self, user, session, message, agent_id=agent, turn_id=turn_id,
                    model=model if model is not None else self.extraction_model, keep_unparsed=keep_unparsed)
 
+    def write_from_messages(self, user: User | str, session: Session, messages: Sequence[Message | int], *,
+                            agent_id: str | None = None, turn_id: int | None = None, model: Any = None,
+                            keep_unparsed: bool = False) -> list:
+        """The write pipeline on many stored messages at once (long-conversation ingest: one embedding call, one
+        transaction, one index append), with the same decisions as ``write_from_message`` on each in order."""
+        from memory.write.batch import write_messages
+
+        return write_messages(self, user, session, messages, agent_id=agent_id, turn_id=turn_id, model=model,
+                              keep_unparsed=keep_unparsed)
+
     def remember(self, user_id: str, text: str, *, session_id: str = "cli", agent_id: str | None = None):
         """Store ``text`` as a user message in that session and run the write pipeline on it (an explicit request:
         text no rule understands is still kept, as a free-text fact)."""

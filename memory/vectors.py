@@ -188,6 +188,28 @@ class VectorIndex:
         )
         return list(zip(res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True))
 
+    def search_vectors(self, qvecs: list[np.ndarray], user_key: str, agent_id: str | None,
+                       limit: int) -> list[list[tuple[str, float]]]:
+        """:meth:`search_vector` for many query vectors in ONE scan (the write path's batch dedupe): per query,
+        (id, cosine distance) best first."""
+        if len(qvecs) <= 1:
+            return [self.search_vector(q, user_key, agent_id, limit) for q in qvecs]
+        res = (
+            self.table.search(np.vstack([np.asarray(q, dtype=np.float32) for q in qvecs]), vector_column_name="vector")
+            .distance_type("cosine")
+            .where(self.scope_filter(user_key, agent_id), prefilter=True)
+            .select(["id", "_distance"])
+            .limit(limit)
+            .to_arrow()
+        )
+        out: list[list[tuple[str, float]]] = [[] for _ in qvecs]
+        cols = zip(res["query_index"].to_pylist(), res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True)
+        for qi, mid, dist in cols:
+            out[qi].append((mid, dist))
+        for hits in out:
+            hits.sort(key=lambda h: h[1])
+        return out
+
     def search_text(self, text: str, user_key: str, agent_id: str | None, limit: int) -> list[tuple[str, float, np.ndarray]]:
         """(id, BM25 score, vector) best first — the vector lets the caller score full-text-only hits by similarity
         without a second scan. An empty list when the text has no searchable token."""

@@ -59,3 +59,10 @@ def test_schema_is_the_structured_output_target():
     model = _tool_model(FACTS)
     extract("I moved to Shanghai", role="user", at=AT, model=model)
     assert model.bound == [Extraction]
+
+
+def test_tool_call_with_invalid_arguments_falls_back_to_the_rules():
+    """A model that calls the tool with arguments outside the schema must not crash the turn."""
+    model = _tool_model({"facts": [{"predicate": 42, "object": None}]})
+    cands = extract("我住在杭州。", role="user", at=AT, model=model)
+    assert [(c.predicate, c.object, c.extractor) for c in cands] == [("lives_in", "杭州", "rules")]

@@ -12,6 +12,7 @@ import json
 import re
 from datetime import datetime
 
+from langchain_core.exceptions import OutputParserException
 from pydantic import BaseModel, Field, ValidationError
 
 from memory.extract.base import CONF_HEDGED, CONF_INFERRED, PREDICATES, Candidate, make
@@ -50,6 +51,8 @@ class ExtractionFailed(Exception):
 def _ask(model, prompt: str) -> Extraction:
     try:
         result = model.with_structured_output(Extraction).invoke(prompt)
+    except (ValidationError, OutputParserException, json.JSONDecodeError) as exc:  # the model answered, badly
+        raise ExtractionFailed(f"unparseable structured output: {exc}") from exc
     except NotImplementedError:
         reply = model.invoke(prompt)
         text = re.sub(r"^```(?:json)?|```$", "", str(reply.content).strip(), flags=re.MULTILINE).strip()

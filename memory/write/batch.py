@@ -1,0 +1,180 @@
+"""Many messages through the write pipeline at once — long-conversation ingest — with the decisions a
+message-by-message write would make.
+
+Per batch: extraction per message (no I/O), ONE ``embed_passages`` call for every candidate, ONE load of the
+memories that can matter (memory.write.state; at most one multi-vector index search), planning message by message in
+order (so a fact stated in message 3 is reinforced by message 9, and a move in message 12 supersedes it), ONE SQL
+transaction, ONE index append. Only the profile is still written per message, in order, with its compare-and-set
+(it must see each change before the next). A single message is a batch of one (``pipeline.run``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import timedelta
+
+from sqlalchemy import or_, update
+from sqlmodel import col, select
+
+from memory import profile, validate
+from memory.errors import InvalidInput, NotFound
+from memory.integrity import CLAIM_LEASE
+from memory.models import MemoryEvent, Message, Session, User, utcnow
+from memory.write import apply
+from memory.write.pipeline import Item, WriteReport, prepare
+from memory.write.plan import Existing, Operation, plan_writes
+from memory.write.state import PlanState
+
+
+def record(store, user: User, agent_id: str, w: apply.Writes, ops: list[Operation], *, message_id: int | None,
+           turn_id: int | None, created_at, state: PlanState | None = None) -> None:
+    """Turn one message's plan into rows and log lines (``w``) and show its effect to the planner (``state``)."""
+    for op in ops:
+        if op.op not in ("ADD", "UPDATE"):
+            continue
+        row = apply.new_row(store, user, agent_id, op, message_id, created_at)
+        op.memory_id = row["id"]
+        w.inserts.append(row)
+        w.new[row["id"]] = row
+        if op.candidate.vector is not None:
+            w.vectors[row["id"]] = op.candidate.vector
+        if state is not None:
+            c = op.candidate
+            state.added(Existing(id=row["id"], content=row["content"], predicate=c.predicate, object=row["object"],
+                                 subject=c.subject, source_type=c.source_type, confidence=row["confidence"],
+                                 negated=bool(row["meta"].get("negated"))), c.type, row["created_at"], c.vector)
+    for op in ops:
+        if op.op == "REINFORCE":
+            _reinforce(w, op, message_id)
+            if state is not None:
+                state.reinforced(op)
+    w.events += [("op", (op, message_id, turn_id)) for op in ops]
+    for op in ops:
+        if op.op != "UPDATE":
+            continue
+        for old in op.target_ids:
+            if state is not None and old in state.known:
+                w.contents[old] = state.known[old].existing.content
+            if old in w.new:  # added earlier in this batch: stored already superseded
+                w.new[old].update(status="superseded", superseded_by=op.memory_id, updated_at=utcnow(),
+                                  version=w.new[old]["version"] + 1)
+                w.contents[old] = w.new[old]["content"]
+            else:
+                w.supersede[old] = op.memory_id
+            w.events.append(("superseded", (old, op)))
+        if state is not None:
+            state.supersede(list(op.target_ids))
+
+
+def _reinforce(w: apply.Writes, op: Operation, message_id: int | None) -> None:
+    fresh = [t for t in op.target_ids if t in w.new]
+    for t in fresh:
+        w.new[t].update(apply.reinforce_values(w.new[t], op, message_id))
+        op.memory_id = t
+    if len(fresh) < len(op.target_ids):
+        w.reinforce.append((op, message_id))
+
+
+def write_items(store, user: User, items: list[Item], *, agent_id: str, model=None) -> list[WriteReport]:
+    """Run the pipeline on claimed, stored messages (see module docstring); one report per item, in order."""
+    t0 = time.perf_counter()
+    for it in items:
+        prepare(it, model)
+    cands = [c for it in items for c in it.cands]
+    embed_ms = 0.0
+    if cands:
+        t1 = time.perf_counter()
+        vectors = store.embedder.embed_passages([c.content for c in cands])
+        embed_ms = (time.perf_counter() - t1) * 1000
+        for c, v in zip(cands, vectors, strict=True):
+            c.vector = v
+    state = PlanState(store, user.key, agent_id)
+    state.load([it.cands for it in items])
+    w = apply.Writes()
+    for it in items:
+        if it.skip:
+            w.events.append(("skip", (it.skip, it.text, it.message.id, it.turn_id)))
+            continue
+        it.ops = plan_writes(it.cands, state.existing_for(it.cands), store.settings)
+        record(store, user, agent_id, w, it.ops, message_id=it.message.id, turn_id=it.turn_id,
+               created_at=it.message.created_at, state=state)
+    apply.commit(store, user, agent_id, w)
+    apply.index(store, w)
+    for it in items:
+        report = it.report
+        if not it.skip:
+            report.operations = [op.to_dict() for op in it.ops]
+            report.profile_changes = profile.apply_operations(store, user, it.ops, source_message_id=it.message.id)
+        share = len(it.cands) / len(cands) if cands else 0.0
+        report.timings_ms.update(embed=round(embed_ms * share, 3), total=round((time.perf_counter() - t0) * 1000, 3),
+                                 batch=len(items))
+    return [it.report for it in items]
+
+
+def claim(store, message_ids: list[int], *, lease: timedelta = CLAIM_LEASE) -> set[int]:
+    """``memory.integrity.claim_for_write`` for many messages in one transaction: the ids this caller now owns
+    (no write-log event yet and no live claim by another writer)."""
+    if not message_ids:
+        return set()
+    now = utcnow()
+    mt = Message.__table__
+    with store.engine.begin() as conn:
+        done = set(conn.execute(select(MemoryEvent.__table__.c.message_id).where(
+            MemoryEvent.__table__.c.message_id.in_(message_ids))).scalars())
+        owned = set()
+        for mid in message_ids:
+            if mid in done or mid in owned:
+                continue
+            got = conn.execute(update(mt).where(mt.c.id == mid, or_(
+                mt.c.write_claimed_at.is_(None), mt.c.write_claimed_at < now - lease)).values(write_claimed_at=now))
+            if got.rowcount == 1:
+                owned.add(mid)
+    return owned
+
+
+def write_messages(store, user: User | str, session: Session, messages: Sequence[Message | int], *,
+                   agent_id: str | None = None, turn_id: int | None = None, model=None,
+                   keep_unparsed: bool | Sequence[bool] = False) -> list[WriteReport]:
+    """``MemoryService.write_from_messages``: stored messages of one user, in conversation order → one report each.
+
+    A message already written (or being written by another process) gets a "repeated message" report, as with
+    ``write_from_message``. ``keep_unparsed`` may be given per message."""
+    user = user if isinstance(user, User) else store.get_user(user)
+    agent = validate.agent_id(agent_id or session.agent_id, store.settings.default_agent_id)
+    msgs = _load(store, messages)
+    if any(m.user_key != user.key for m in msgs):
+        raise InvalidInput("the message belongs to another user")
+    keep = [keep_unparsed] * len(msgs) if isinstance(keep_unparsed, bool) else list(keep_unparsed)
+    if len(keep) != len(msgs):
+        raise InvalidInput("keep_unparsed must be one flag or one per message")
+    owned = claim(store, [m.id for m in msgs])
+    items: dict[int, Item] = {}
+    for m, k in zip(msgs, keep, strict=True):
+        if m.id in owned and m.id not in items:  # a message listed twice is written once
+            items[m.id] = Item(m, turn_id=turn_id, keep_unparsed=k)
+    if items:
+        write_items(store, user, list(items.values()), agent_id=agent,
+                    model=model if model is not None else store.extraction_model)
+    out = []
+    for m in msgs:
+        it = items.pop(m.id, None)
+        out.append(it.report if it else WriteReport(m.id, m.role, False, "already written (repeated message)"))
+    return out
+
+
+def _load(store, messages: Sequence[Message | int]) -> list[Message]:
+    ids = [m for m in messages if not isinstance(m, Message)]
+    found: dict[int, Message] = {}
+    if ids:
+        with store.db() as db:
+            found = {m.id: m for m in db.exec(select(Message).where(col(Message.id).in_(ids))).all()}
+    out = []
+    for m in messages:
+        if not isinstance(m, Message):
+            if m not in found:
+                raise NotFound(f"no message {m!r}")
+            m = found[m]
+        out.append(m)
+    return out
+
