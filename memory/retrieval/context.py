@@ -28,8 +28,9 @@ def smooth(scores: Mapping[str, float], turn_of: Mapping[str, int], by_turn: Map
            weights: Sequence[tuple[int, float]], floor: float) -> dict[str, float]:
     """score' = score + Σ w · score(neighbour); a neighbour that is not a candidate counts as ``floor``.
 
-    ``turn_of`` maps a turn memory to its message id; ``by_turn`` maps message ids back to candidate ids (neighbours
-    are the messages just before and after). Memories that are not turns keep their score.
+    ``turn_of`` maps a memory to the message it came from (its place in the conversation); ``by_turn`` maps message
+    ids to the raw-turn candidates (neighbours are the turns just before and after). Memories missing from
+    ``turn_of`` keep their score.
     """
     out = dict(scores)
     for mid, msg in turn_of.items():
