@@ -58,6 +58,7 @@ class TurnContext:
     user: Any
     session: Any
     text: str = ""
+    idempotency_key: str | None = None
     background: list[threading.Thread] = field(default_factory=list)
     scratch: dict[str, Any] = field(default_factory=dict)
 
@@ -73,7 +74,7 @@ def load_context(state: TurnState, runtime: Rt) -> dict[str, Any]:
     summary.close_other_sessions(svc, session, settings, first_turn=first, summariser=c.summariser)
     summary.reopen(svc, session)
     bridge = summary.take_bridge(svc, session) if first else None
-    msg = svc.add_message(session, "user", c.text)
+    msg = svc.add_message(session, "user", c.text, idempotency_key=c.idempotency_key)
     with svc.db() as db:
         turn = Turn(session_id=session.id, user_key=session.user_key, user_message_id=msg.id,
                     model=_model_name(c.model))

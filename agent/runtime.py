@@ -117,17 +117,23 @@ class Agent:
             self._background.pop().join(timeout)
 
     # -- turns -------------------------------------------------------------------------------------------------
-    def _context(self, user_id: str, session_id: str, text: str, agent_id: str | None) -> g.TurnContext:
+    def _context(self, user_id: str, session_id: str, text: str, agent_id: str | None,
+                 idempotency_key: str | None = None) -> g.TurnContext:
         svc = self.service
         user = svc.ensure_user(user_id)
         session = svc.ensure_session(user, session_id, agent_id)
         return g.TurnContext(service=svc, model=self.model, summariser=make_summariser(self.model),
                              settings=svc.effective_settings(), user=user, session=session, text=text,
-                             background=self._background)
+                             idempotency_key=idempotency_key, background=self._background)
 
-    def stream(self, user_id: str, session_id: str, text: str, *, agent_id: str | None = None) -> TurnStream:
-        """Run one turn; iterate the returned object for the reply as it is generated."""
-        ctx = self._context(user_id, session_id, text, agent_id)
+    def stream(self, user_id: str, session_id: str, text: str, *, agent_id: str | None = None,
+               idempotency_key: str | None = None) -> TurnStream:
+        """Run one turn; iterate the returned object for the reply as it is generated.
+
+        A client retrying a turn passes the same ``idempotency_key``: the message is stored once and its memories
+        are written once (the reply is generated again).
+        """
+        ctx = self._context(user_id, session_id, text, agent_id, idempotency_key)
         stream = TurnStream(iter(()))
         stream._chunks = self._run(ctx, {"action": "turn"}, stream)
         return stream
@@ -144,8 +150,9 @@ class Agent:
                 final = payload
         holder.result = self.last_result = self._result(ctx, final)
 
-    def chat(self, user_id: str, session_id: str, text: str, *, agent_id: str | None = None) -> TurnResult:
-        stream = self.stream(user_id, session_id, text, agent_id=agent_id)
+    def chat(self, user_id: str, session_id: str, text: str, *, agent_id: str | None = None,
+             idempotency_key: str | None = None) -> TurnResult:
+        stream = self.stream(user_id, session_id, text, agent_id=agent_id, idempotency_key=idempotency_key)
         for _ in stream:
             pass
         assert stream.result is not None

@@ -5,17 +5,23 @@ Every change is logged as a ``ProfileChange`` (field, old, new, source, source m
 they cast doubt on. The assistant's inferences never reach the profile. Each ``ProfileField`` row carries a
 ``version``; an edit with ``expected_version`` fails with ``Conflict`` when someone else changed the field first
 (compare-and-set in one UPDATE statement, so it holds across processes).
+
+The write pipeline decides and writes its profile changes inside its own transaction (:func:`apply_in`): the fields
+are read once per batch, each message's changes are decided in order on that state (pure: :func:`plan_changes`),
+and every write is a compare-and-set, so a concurrent writer makes the whole transaction re-read and decide again.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import insert, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import select
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
+from memory.db import retrying
 from memory.errors import Conflict, InvalidInput
 from memory.extract.base import Candidate, norm_object
 from memory.models import ProfileChange, ProfileField, User, utcnow
@@ -87,13 +93,6 @@ def _write(db, user: User, name: str, value: Any, row: ProfileField | None, *, s
     return new
 
 
-def _write_field(store, user: User, name: str, value: Any, row: ProfileField | None, *, reason: str,
-                 confidence: float, msg: int | None) -> ProfileField:
-    with store.db() as db:
-        return _write(db, user, name, value, row, source="user-stated", reason=reason, confidence=confidence,
-                      source_message_id=msg)
-
-
 def _item(c: Candidate) -> str:
     """List entry for interests / dietary: the object for likes, the statement itself for diets."""
     if c.predicate == "likes":
@@ -128,31 +127,117 @@ def _target(c: Candidate, current: Any) -> Any:
     return display
 
 
-def apply_operations(store, user: User, ops, *, source_message_id: int | None) -> list[dict[str, Any]]:
-    """Evolve the profile from an applied write plan; returns the logged changes as dicts.
+@dataclass
+class FieldState:
+    """A profile field as the write pipeline's transaction sees it (``version`` 0: not stored yet)."""
 
-    The fields are read once (at the first decision) and then kept current from our own compare-and-set writes;
-    a lost race re-reads them (``_decide_fresh``)."""
-    changes: list[dict[str, Any]] = []
-    rows: dict[str, ProfileField] | None = None
+    value: Any
+    confidence: float
+    version: int = 0
+    id: int | None = None
+
+
+@dataclass
+class Change:
+    """One decided profile change; ``version`` is the field's version it was decided on (compare-and-set)."""
+
+    field: str
+    old: Any
+    new: Any
+    confidence: float
+    reason: str
+    source_message_id: int | None
+    version: int
+
+    def public(self) -> dict[str, Any]:
+        return {"field": self.field, "old": self.old, "new": self.new, "confidence": self.confidence,
+                "reason": self.reason, "source_message_id": self.source_message_id}
+
+
+_PF, _PC = ProfileField.__table__, ProfileChange.__table__
+
+
+def touches(ops) -> bool:
+    """Can this plan change the profile at all? (Spares the read when it cannot.)"""
+    return any(op.candidate is not None and op.candidate.source_type == "user-stated" and op.op != "NOOP"
+               and (op.candidate.hedged or op.candidate.meta.get("weak_field") or op.candidate.profile_field in FIELDS)
+               for op in ops)
+
+
+def read_states(conn, user_key: str) -> dict[str, FieldState]:
+    query = select(_PF.c.field, _PF.c.value, _PF.c.confidence, _PF.c.version, _PF.c.id)
+    query = query.where(_PF.c.user_key == user_key)
+    return {r.field: FieldState(r.value, r.confidence, r.version, r.id) for r in conn.execute(query)}
+
+
+def plan_changes(ops, rows: dict[str, FieldState], source_message_id: int | None) -> list[Change]:
+    """Pure: the profile changes an applied write plan makes, in order; ``rows`` follows each change."""
+    changes: list[Change] = []
     for op in ops:
         c: Candidate | None = op.candidate
         if c is None or c.source_type != "user-stated" or op.op == "NOOP":
             continue
         weak = c.meta.get("weak_field")
         if c.hedged or weak:
-            decide = lambda r, c=c, w=weak: _weaken(store, user, c, r, w, source_message_id)  # noqa: E731
+            change = _weaken(c, rows, weak, source_message_id)
         elif c.profile_field and c.profile_field in FIELDS:
-            decide = lambda r, c=c: _explicit(store, user, c, r, source_message_id)  # noqa: E731
+            change = _explicit(c, rows, source_message_id)
         else:
             continue
-        change, rows = _decide_fresh(store, user, rows, decide)
         if change:
+            before = rows.get(change.field)
+            rows[change.field] = FieldState(mask_value(change.new), change.confidence, change.version + 1,
+                                            before.id if before else None)
             changes.append(change)
     return changes
 
 
-def _explicit(store, user: User, c: Candidate, rows: dict[str, ProfileField], msg: int | None) -> dict | None:
+def write_changes(conn, user_key: str, changes: list[Change], ids: dict[str, int | None]) -> None:
+    """Compare-and-set each change in order (``StaleDataError`` when another writer changed the field since it was
+    read: the caller's ``retrying`` re-reads and decides again) and log them."""
+    if not changes:
+        return
+    now = utcnow()
+    for ch in changes:
+        values = {"value": mask_value(ch.new), "confidence": ch.confidence, "source": "user-stated",
+                  "source_message_id": ch.source_message_id, "updated_at": now, "version": ch.version + 1}
+        if ch.version == 0:
+            done = conn.execute(insert(_PF).values(user_key=user_key, field=ch.field, **values))
+            ids[ch.field] = done.inserted_primary_key[0]
+            continue
+        done = conn.execute(update(_PF).where(_PF.c.id == ids[ch.field], _PF.c.version == ch.version).values(values))
+        if done.rowcount != 1:
+            raise StaleDataError(f"profile field {ch.field!r} changed concurrently")
+    conn.execute(insert(_PC), [
+        {"user_key": user_key, "field": ch.field, "old_value": ch.old, "new_value": mask_value(ch.new),
+         "source": "user-stated", "source_message_id": ch.source_message_id, "reason": mask_value(ch.reason),
+         "at": now} for ch in changes])
+
+
+def apply_in(conn, user_key: str, plans: list[tuple[list, int | None]]) -> list[list[dict[str, Any]]]:
+    """Inside the caller's transaction: read the fields once, decide each message's changes in order, write them."""
+    if not any(touches(ops) for ops, _ in plans):
+        return [[] for _ in plans]
+    rows = read_states(conn, user_key)
+    ids = {name: st.id for name, st in rows.items()}
+    out, changes = [], []
+    for ops, msg in plans:
+        mine = plan_changes(ops, rows, msg)
+        changes += mine
+        out.append([c.public() for c in mine])
+    write_changes(conn, user_key, changes, ids)
+    return out
+
+
+@retrying(attempts=10, integrity=True)
+def apply_operations(store, user: User, ops, *, source_message_id: int | None) -> list[dict[str, Any]]:
+    """Evolve the profile from an applied write plan in its own transaction; returns the logged changes as dicts.
+    (The write pipeline does the same inside its own transaction: :func:`apply_in`.)"""
+    with store.engine.begin() as conn:
+        return apply_in(conn, user.key, [(ops, source_message_id)])[0]
+
+
+def _explicit(c: Candidate, rows: dict[str, FieldState], msg: int | None) -> Change | None:
     row = rows.get(c.profile_field)
     current = row.value if row else None
     new = _target(c, current)
@@ -163,26 +248,10 @@ def _explicit(store, user: User, c: Candidate, rows: dict[str, ProfileField], ms
         return None
     verb = "takes back" if c.negated else "states"
     reason = f"user {verb}: {c.evidence!r}" if new != current else f"user confirms: {c.evidence!r}"
-    rows[c.profile_field] = _write_field(store, user, c.profile_field, new, row, reason=reason, confidence=conf,
-                                         msg=msg)
-    return {"field": c.profile_field, "old": current, "new": new, "confidence": conf, "reason": reason,
-            "source_message_id": msg}
+    return Change(c.profile_field, current, new, conf, reason, msg, row.version if row else 0)
 
 
-def _decide_fresh(store, user: User, rows: dict[str, ProfileField] | None, decide) -> tuple[dict | None, dict]:
-    """Run one compare-and-set decision on ``rows`` (read now when None); when another process changed the field
-    first (``Conflict``), re-read the fields and decide again, so concurrent writers never lose an update (e.g. two
-    interests added at once). Returns the change and the fields as they now are."""
-    for attempt in Retrying(retry=retry_if_exception_type(Conflict), stop=stop_after_attempt(8),
-                            wait=wait_random_exponential(multiplier=0.01, max=0.3), reraise=True):
-        with attempt:
-            if rows is None or attempt.retry_state.attempt_number > 1:
-                rows = fields(store, user)
-            return decide(rows), rows
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _weaken(store, user: User, c: Candidate, rows: dict[str, ProfileField], weak, msg: int | None) -> dict | None:
+def _weaken(c: Candidate, rows: dict[str, FieldState], weak, msg: int | None) -> Change | None:
     name, value = (weak[0], weak[1]) if weak else (c.profile_field, c.meta.get("display") or c.object)
     row = rows.get(name) if name else None
     if row is None or name in LIST_FIELDS or norm_object(str(row.value)) == norm_object(str(value)):
@@ -192,6 +261,4 @@ def _weaken(store, user: User, c: Candidate, rows: dict[str, ProfileField], weak
         return None
     reason = (f"weak signal ({c.meta.get('hedge') or 'planned'}: {c.evidence!r}) doubts {row.value!r}: "
               f"confidence {row.confidence:.2f} → {conf:.2f}, value unchanged")
-    rows[name] = _write_field(store, user, name, row.value, row, reason=reason, confidence=conf, msg=msg)
-    return {"field": name, "old": row.value, "new": row.value, "confidence": conf, "reason": reason,
-            "source_message_id": msg}
+    return Change(name, row.value, row.value, conf, reason, msg, row.version)

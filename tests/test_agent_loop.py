@@ -166,3 +166,21 @@ def test_end_session_on_the_graph_uses_the_same_thread(plumbing_svc):
     state = agent.graph.get_state({"configurable": {"thread_id": agent.last_result.session_key}})
     agent.close()
     assert "Lisbon" in bridge and state.values["ended"] is True
+
+
+def test_a_retried_turn_with_the_same_idempotency_key_stores_the_message_and_memory_once(plumbing_svc):
+    from memory.models import MemoryEvent, Message
+
+    agent = Agent(plumbing_svc)
+    try:
+        for _ in range(2):
+            agent.chat("retry-user", "s1", "I live in Chengdu", idempotency_key="client-msg-1")
+        agent.chat("retry-user", "s1", "I live in Chengdu")  # no key: a new message, the memory is reinforced
+        agent.wait()
+    finally:
+        agent.close()
+    with plumbing_svc.db() as db:
+        users = [m for m in db.exec(select(Message).where(Message.role == "user")).all()]
+        adds = db.exec(select(MemoryEvent).where(MemoryEvent.op == "ADD")).all()
+    assert len(users) == 2
+    assert len([e for e in adds if "Chengdu" in e.content]) == 1

@@ -3,8 +3,9 @@
 Each sample is one MemLens user (``locomo:<sample_id>``), each LoCoMo session one MemLens session, and each turn one
 message stamped with its session's date (``Message.meta`` holds the ``dia_id`` and the speaker). Every message goes
 through the write pipeline (``write_from_message``: extracted facts, whose ``source_message_ids`` lead back to the
-message), and the raw turns are stored too, as retrievable ``turn`` memories ("Speaker (date): text"), embedded in
-batches. A session is marked ended once fully ingested, so a second run reuses what is there.
+message; one batch per session, ``write_from_messages``), and the raw turns are stored too, as retrievable ``turn``
+memories ("Speaker (date): text"), embedded in batches. A session is marked ended once fully ingested, so a second
+run reuses what is there.
 """
 
 from __future__ import annotations
@@ -48,13 +49,14 @@ def _turn_draft(sample: Sample, number: int, msg: Message, turn) -> MemoryDraft:
     )
 
 
-def _extract(svc: MemoryService, user: User, session: Session, msg: Message, stats: IngestStats) -> None:
-    writer = getattr(svc, "write_from_message", None)
-    if writer is None:
+def _extract(svc: MemoryService, user: User, session: Session, msgs: list[Message], stats: IngestStats) -> None:
+    """The session's messages through the write pipeline in one batch (same decisions as one by one, in order)."""
+    batch, writer = getattr(svc, "write_from_messages", None), getattr(svc, "write_from_message", None)
+    if batch is None and writer is None:
         stats.extraction = "unavailable"
         return
-    report = writer(user, session, msg)
-    for op in getattr(report, "operations", []) or []:
+    reports = batch(user, session, msgs) if batch is not None else [writer(user, session, m) for m in msgs]
+    for op in [op for report in reports for op in (getattr(report, "operations", []) or [])]:
         name = op.get("op", "?") if isinstance(op, dict) else getattr(op, "op", "?")
         stats.ops[name] = stats.ops.get(name, 0) + 1
         if name in ("ADD", "UPDATE"):
@@ -70,18 +72,19 @@ def ingest_session(svc: MemoryService, user: User, sample: Sample, ls: LocomoSes
         if progress:
             progress(len(ls.turns))
         return stats
-    drafts = []
+    drafts, msgs = [], []
     for turn in ls.turns:
         content = turn.text + (f" [shares {turn.caption}]" if turn.caption else "")
         msg = svc.add_message(session, "user", content or "(image)", created_at=turn.at,
                               idempotency_key=f"locomo:{sample.sample_id}:{turn.dia_id}"[:128],
                               meta={"dia_id": turn.dia_id, "speaker": turn.speaker, "source": "locomo"})
         drafts.append(_turn_draft(sample, ls.number, msg, turn))
+        msgs.append(msg)
         stats.messages += 1
-        if extract:
-            _extract(svc, user, session, msg, stats)
         if progress:
             progress(1)
+    if extract and msgs:
+        _extract(svc, user, session, msgs, stats)
     stats.turn_memories += len(svc.add_memories(user, drafts))
     _mark_ended(svc, session)
     stats.sessions += 1

@@ -18,7 +18,7 @@ import numpy as np
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
-from memory import validate
+from memory import profile, validate
 from memory.db import retrying
 from memory.errors import InvalidInput
 from memory.models import MEMORY_TYPES, SOURCE_TYPES, Memory, MemoryEvent, User, new_id, utcnow
@@ -40,6 +40,8 @@ class Writes:
     supersede: dict[str, str] = field(default_factory=dict)  # stored id → superseded by
     contents: dict[str, str] = field(default_factory=dict)  # superseded id → its content (for the log)
     events: list[tuple[str, Any]] = field(default_factory=list)  # ("op", (op, msg, turn)) | ("skip", ...) | ...
+    profile: list[tuple[list[Operation], int | None]] = field(default_factory=list)  # each message's ops, in order
+    profile_changes: list[list[dict[str, Any]]] = field(default_factory=list)  # filled by ``commit``
 
 
 def new_row(store, user: User, agent_id: str, op: Operation, message_id: int | None,
@@ -78,9 +80,10 @@ def reinforce_values(row: dict[str, Any], op: Operation, message_id: int | None)
             "updated_at": utcnow(), "version": row["version"] + 1}
 
 
-@retrying(attempts=10)  # rows carry optimistic versions: a concurrent reinforcement wins → re-read and re-apply
+@retrying(attempts=10, integrity=True)  # optimistic versions: a concurrent writer won → re-read, decide, re-apply
 def commit(store, user: User, agent_id: str, w: Writes) -> None:
-    """The one SQL transaction of a batch (see module docstring)."""
+    """The one SQL transaction of a batch: memory rows, reinforcements, supersessions, the write log, then the
+    profile changes (read after the log is written: on SQLite the write lock is held from the first insert on)."""
     with store.engine.begin() as conn:
         if w.inserts:
             conn.execute(insert(_M), w.inserts)  # first: on SQLite the write lock is held from here on
@@ -95,6 +98,7 @@ def commit(store, user: User, agent_id: str, w: Writes) -> None:
         events = _events(user, agent_id, w)
         if events:
             conn.execute(insert(_E), events)
+        w.profile_changes = profile.apply_in(conn, user.key, w.profile)
 
 
 def _reinforce_stored(conn, w: Writes) -> None:

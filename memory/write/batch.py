@@ -17,7 +17,7 @@ from datetime import timedelta
 from sqlalchemy import or_, update
 from sqlmodel import col, select
 
-from memory import profile, validate
+from memory import validate
 from memory.errors import InvalidInput, NotFound
 from memory.integrity import CLAIM_LEASE
 from memory.models import MemoryEvent, Message, Session, User, utcnow
@@ -99,13 +99,15 @@ def write_items(store, user: User, items: list[Item], *, agent_id: str, model=No
         it.ops = plan_writes(it.cands, state.existing_for(it.cands), store.settings)
         record(store, user, agent_id, w, it.ops, message_id=it.message.id, turn_id=it.turn_id,
                created_at=it.message.created_at, state=state)
+        w.profile.append((it.ops, it.message.id))
     apply.commit(store, user, agent_id, w)
     apply.index(store, w)
+    changes = iter(w.profile_changes)
     for it in items:
         report = it.report
         if not it.skip:
             report.operations = [op.to_dict() for op in it.ops]
-            report.profile_changes = profile.apply_operations(store, user, it.ops, source_message_id=it.message.id)
+            report.profile_changes = next(changes)
         share = len(it.cands) / len(cands) if cands else 0.0
         report.timings_ms.update(embed=round(embed_ms * share, 3), total=round((time.perf_counter() - t0) * 1000, 3),
                                  batch=len(items))
