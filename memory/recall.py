@@ -186,18 +186,20 @@ def _contextualise(vec, fts, sims, rows, params: RecallParams):
 
 
 def run_search(store, *, user_key: str, agent_id: str | None, query: str, params: RecallParams) -> list[Hit]:
-    """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut."""
+    """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut.
+
+    The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
+    costs about as much as vector alone (LanceDB and the embedder release the GIL).
+    """
+    pending = (store.pool.submit(store.index.search_text, query, user_key, agent_id, params.pool)
+               if params.mode != "vector" else None)
     qvec = store.embedder.embed_query(query)
     vec = store.index.search_vector(qvec, user_key, agent_id, params.pool) if params.mode != "fulltext" else []
-    found = store.index.search_text(query, user_key, agent_id, params.pool) if params.mode != "vector" else []
+    found = pending.result() if pending else []
     sims = {i: 1.0 - d for i, d in vec}
-    fts = [(row[0], row[1]) for row in found]
-    for row in found:  # full-text-only hits are scored by similarity from the vector the FTS search returned
-        if row[0] not in sims and len(row) > 2:
-            sims[row[0]] = float(np.dot(row[2], qvec))
-    missing = [i for i, _ in fts if i not in sims]
-    for i, v in store.index.vectors(missing).items():
-        sims[i] = float(np.dot(v, qvec))
+    for i, _, v in found:  # full-text-only hits get their similarity from the vector the FTS search returned
+        sims.setdefault(i, float(np.dot(v, qvec)))
+    fts = [(i, s) for i, s, _ in found]
     ids = list(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))
     with DBSession(store.engine) as db:
         rows = db.exec(

@@ -233,16 +233,6 @@ class VectorIndex:
             for i, s, v in zip(res["id"].to_pylist(), res["_score"].to_pylist(), vectors, strict=True)
         ]
 
-    def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
-        if not ids:
-            return {}
-        where = "id IN (" + ", ".join(sql_literal(i) for i in ids) + ")"
-        res = self.table.search().where(where).select(["id", "vector"]).limit(len(ids)).to_arrow()
-        return {
-            i: np.asarray(v, dtype=np.float32)
-            for i, v in zip(res["id"].to_pylist(), res["vector"].to_pylist(), strict=True)
-        }
-
     def ids(self, user_key: str | None = None) -> set[str]:
         return set(self.id_list(user_key))
 

@@ -45,7 +45,8 @@ for key, name in KNOBS.items():  # start from what the agent uses now; keep the 
 
 st.title("Retrieval lab", anchor=False)
 st.caption("similarity = 1 − cosine distance · a hit passes when similarity ≥ threshold · the first k that pass are "
-           "injected · hybrid **rrf**: Σ 1/(rrf_k + rank) · **linear**: w·similarity + (1 − w)·BM25/max BM25")
+           "injected · hybrid **rrf**: Σ 1/(rrf_k + rank) · **linear**: w·z(similarity) + (1 − w)·3·BM25/max BM25, "
+           "z = standardised over the candidates · conversation turns also borrow from their neighbours")
 
 
 def _apply() -> None:

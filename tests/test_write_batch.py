@@ -137,3 +137,22 @@ def test_a_batch_refuses_another_users_message(plumbing_svc):
     user = svc.ensure_user("lin")
     with pytest.raises(InvalidInput):
         svc.write_from_messages(user, svc.ensure_session(user, "s"), theirs[:1])
+
+
+def test_a_plan_made_elsewhere_is_applied_and_logged(plumbing_svc):
+    from memory.extract import extract
+    from memory.models import utcnow
+    from memory.write import apply_plan, plan_writes
+
+    svc = plumbing_svc
+    user = svc.ensure_user("lin")
+    cands = extract("I live in Hangzhou.", at=utcnow())
+    for c, v in zip(cands, svc.embedder.embed_passages([c.content for c in cands]), strict=True):
+        c.vector = v
+    (op,) = apply_plan(svc, user, plan_writes(cands, [], svc.settings), agent_id="default")
+    m = svc.get_memory(op.memory_id)
+    assert op.op == "ADD" and m.indexed and m.predicate == "lives_in"
+    assert svc.index.ids(user.key) == {m.id}
+    with svc.db() as db:
+        (event,) = db.exec(select(MemoryEvent)).all()
+    assert event.op == "ADD" and event.memory_id == m.id and event.detail["memory_id"] == m.id
