@@ -152,7 +152,8 @@ def main() -> None:
                        **measure_recall(svc, user, mode, args.queries)}
                 results["runs"].append(row)
                 print(f"{size:>6}/user  {mode:<7} recall p50 {row['recall_p50_ms']:>6.1f} ms"
-                      f"  p95 {row['recall_p95_ms']:>6.1f} ms  | embed p95 {row['embed_p95_ms']:>5.1f} ms  → overhead p95 {row['overhead_p95_ms']:>5.1f} ms"
+                      f"  p95 {row['recall_p95_ms']:>6.1f} ms  | embed p95 {row['embed_p95_ms']:>5.1f} ms"
+                      f"  → overhead p95 {row['overhead_p95_ms']:>5.1f} ms"
                       f"  | top-1 similarity median {row['similarity_top1']['p50']}", flush=True)
             svc.close()
     with tempfile.TemporaryDirectory() as tmp:

@@ -39,7 +39,9 @@ class Settings(BaseSettings):
         None, description="SQLAlchemy URL overriding the SQLite file, e.g. postgresql+psycopg://user:pw@host/db."
     )
     lancedb_uri: str | None = Field(
-        None, description="LanceDB location (folder or object-storage URI such as s3://bucket/path); default <data_dir>/lancedb."
+        None,
+        description="LanceDB location (folder or object-storage URI such as s3://bucket/path); "
+        "default <data_dir>/lancedb.",
     )
     sql_echo: bool = Field(False, description="Log every SQL statement (debugging).")
     repair_on_start: bool = Field(
@@ -54,28 +56,44 @@ class Settings(BaseSettings):
         "hash = deterministic test embedder (no meaning, plumbing only).",
     )
     embed_model: str = Field("text-embedding-3-small", description="Model name for the openai embedder.")
-    embed_base_url: str | None = Field(None, description="Base URL of the embeddings endpoint (defaults to llm_base_url).")
+    embed_base_url: str | None = Field(
+        None, description="Base URL of the embeddings endpoint (defaults to llm_base_url)."
+    )
     embed_dim: int | None = Field(None, description="Vector size for the openai embedder (probed when unset).")
     embed_batch_size: int = Field(32, ge=1, description="Passages embedded per batch.")
 
     # chat model
-    llm_base_url: str | None = Field(None, description="OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp).")
-    llm_model: str | None = Field(None, description="Chat model name; with a base URL or API key it enables the LLM path.")
-    llm_api_key: SecretStr | None = Field(None, description="API key for the chat/embedding endpoint (OPENAI_API_KEY also works).")
+    llm_base_url: str | None = Field(
+        None, description="OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp)."
+    )
+    llm_model: str | None = Field(
+        None, description="Chat model name; with a base URL or API key it enables the LLM path."
+    )
+    llm_api_key: SecretStr | None = Field(
+        None, description="API key for the chat/embedding endpoint (OPENAI_API_KEY also works)."
+    )
     llm_temperature: float = Field(0.3, description="Sampling temperature of the chat model.")
 
     # identity
-    default_agent_id: str = Field("default", description="Agent id used when none is given; memories are scoped by user and agent.")
-    max_message_chars: int = Field(20_000, ge=1, description="Longest accepted message or memory text; longer input is refused with a clear error.")
+    default_agent_id: str = Field(
+        "default", description="Agent id used when none is given; memories are scoped by user and agent."
+    )
+    max_message_chars: int = Field(
+        20_000, ge=1, description="Longest accepted message or memory text; longer input is refused with a clear error."
+    )
 
-    # retrieval (live)
+    # write pipeline
     dedupe_threshold: float = Field(
-        0.96, ge=-1.0, le=1.0, description="Write pipeline: a new memory whose passage similarity to a stored one is at "
+        0.96, ge=-1.0, le=1.0,
+        description="Write pipeline: a new memory whose passage similarity to a stored one is at "
         "least this reinforces it instead of being added (only where predicates cannot decide; e5 puts paraphrases at "
         "0.97-1.0 and same-template facts about different things at 0.92-0.97)."
     )
+
+    # retrieval (live)
     similarity_threshold: float = Field(
-        0.80, ge=-1.0, le=1.0, description="Keep a hit when its similarity (1 - cosine distance) is at least this. Tuned for e5."
+        0.80, ge=-1.0, le=1.0,
+        description="Keep a hit when its similarity (1 - cosine distance) is at least this. Tuned for e5.",
     )
     relative_cut: float | None = Field(
         None, ge=0.0, description="If set, also drop hits more than this below the best hit's similarity."

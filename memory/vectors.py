@@ -176,7 +176,8 @@ class VectorIndex:
             where += f" AND agent_id = {sql_literal(agent_id)}"
         return where
 
-    def search_vector(self, qvec: np.ndarray, user_key: str, agent_id: str | None, limit: int) -> list[tuple[str, float]]:
+    def search_vector(self, qvec: np.ndarray, user_key: str, agent_id: str | None,
+                      limit: int) -> list[tuple[str, float]]:
         """(id, cosine distance) best first."""
         res = (
             self.table.search(np.asarray(qvec, dtype=np.float32), vector_column_name="vector")
@@ -210,7 +211,8 @@ class VectorIndex:
             hits.sort(key=lambda h: h[1])
         return out
 
-    def search_text(self, text: str, user_key: str, agent_id: str | None, limit: int) -> list[tuple[str, float, np.ndarray]]:
+    def search_text(self, text: str, user_key: str, agent_id: str | None,
+                    limit: int) -> list[tuple[str, float, np.ndarray]]:
         """(id, BM25 score, vector) best first — the vector lets the caller score full-text-only hits by similarity
         without a second scan. An empty list when the text has no searchable token."""
         if not text.strip():
@@ -227,7 +229,7 @@ class VectorIndex:
             if "tokens" in str(exc).lower() or "empty" in str(exc).lower():
                 return []
             raise
-        vectors = res["vector"].to_numpy_list() if hasattr(res["vector"], "to_numpy_list") else res["vector"].to_pylist()
+        vectors = res["vector"].to_pylist()
         return [
             (i, s, np.asarray(v, dtype=np.float32))
             for i, s, v in zip(res["id"].to_pylist(), res["_score"].to_pylist(), vectors, strict=True)
