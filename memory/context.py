@@ -22,6 +22,7 @@ from sqlmodel import col, select
 from memory.config import Settings
 from memory.errors import ConfigError
 from memory.models import ContextSection, ContextSnapshot, RetrievalHit
+from memory.privacy import mask_pii
 from memory.tokens import count_tokens, truncate_to_tokens
 
 MESSAGE_OVERHEAD = 4  # role + separators per chat message (OpenAI's chat format costs 3-4)
@@ -292,7 +293,7 @@ def save_snapshot(store, comp: Composition, *, user_key: str, session_id: str | 
     with store.db() as db:
         snap = ContextSnapshot(turn_id=turn_id, session_id=session_id, user_key=user_key,
                                total_budget=alloc["total_budget"], total_used=alloc["total_used"],
-                               prompt=comp.prompt_text)
+                               prompt=mask_pii(comp.prompt_text))  # the input is raw here: never store PII
         db.add(snap)
         db.flush()
         db.add_all(

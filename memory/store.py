@@ -123,6 +123,10 @@ class Store:
             raise InvalidInput(f"mode must be vector, fulltext or hybrid, not {params.mode!r}")
         if params.k < 1:
             raise InvalidInput("k must be at least 1")
+        if not -1.0 <= params.threshold <= 1.0:  # also refuses NaN, which would otherwise reach SQL as NULL
+            raise InvalidInput(f"threshold must be between -1 and 1, not {params.threshold}")
+        if params.relative_cut is not None and not params.relative_cut >= 0.0:
+            raise InvalidInput(f"relative cut must be 0 or more, not {params.relative_cut}")
         params.pool = max(params.pool, params.k)
         return params
 

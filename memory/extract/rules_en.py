@@ -16,7 +16,7 @@ from memory.extract.base import amount_key
 _END = r"(?=\s*(?:[,.;!?)]|$|\s(?:and|but|because|since|so|when|while|though|although|which|who|if|as well)\b))"
 _OBJ = r"(?P<obj>[^,.;!?]{2,60}?)" + _END
 _CAP = r"(?P<obj>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|de|da|of))*(?:\s+[A-Z][\w'’-]*)?)"
-_NAME = r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})"
+_NAME = r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+(?-i:(?!I\b)[A-Z])[\w'’-]*){0,2})"  # later words capitalised, case-sensitive
 _I_AM = r"\b(?:i'm|i am|im|i’m)"
 _MONEY = r"(?P<obj>(?:[$¥€£]|rmb\s?|usd\s?)?\s?\d[\d,.]*\s?(?:k\b|K\b|yuan|rmb|dollars|usd|euros?|pounds|元|块)?)"
 
