@@ -10,7 +10,7 @@ import typer
 
 from memory.cli import JsonOpt, app, emit, service
 from memory.errors import InvalidInput
-from memory.evaluation import EvalOptions, reports_dir, run_locomo, save_report
+from memory.evaluation import EvalOptions, eval_service, reports_dir, run_locomo, save_report
 from memory.evaluation.locomo import CATEGORIES
 
 eval_app = typer.Typer(help="Measure retrieval quality offline.", no_args_is_help=True)
@@ -69,13 +69,14 @@ def locomo(
     out: Annotated[Path | None, typer.Option("--out", help="Also write the report JSON here.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Ingest each conversation through the write path (reusing what is already ingested), ask every question
+    """Ingest each conversation through the write path into <data_dir>/eval/store (apart from the product's users;
+    reused by later runs), ask every question
     through recall, and report LoCoMo evidence recall@k per category, hit@k, MRR, tokens and empty-rate."""
     if mode not in ("vector", "fulltext", "hybrid"):
         raise InvalidInput(f"--mode must be vector, fulltext or hybrid, not {mode!r}")
     opts = EvalOptions(ks=_ks(k), mode=mode, threshold=threshold, baselines=baselines, extract=extract, limit=limit)
     svc = service()
-    report = run_locomo(svc, path, opts, bar=_bar)
+    report = run_locomo(eval_service(svc), path, opts, bar=_bar)
     saved = save_report(report, reports_dir(svc))
     if out is not None:
         save_report(report, out.parent if str(out.parent) else Path("."), out.name)

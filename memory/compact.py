@@ -1,6 +1,7 @@
 """Compaction: near-duplicate or same-topic memories merge into one record that keeps every source's provenance.
 
-Active memories of one user, agent and type merge when they share subject+predicate (normalised) or their similarity
+Active memories of one user, agent and type merge when they make the same statement (subject + predicate, and the
+object too for predicates that hold several values: likes tea ≠ likes coffee) or their similarity
 to the group's leader — its highest-value member (value as in :mod:`memory.lifecycle`) — is ≥ ``compact_similarity``.
 The merged record: the leader's text (or, when members state different objects, the distinct texts joined, leader
 first), union of ``source_message_ids``, max confidence, combined importance 1 − Π(1 − importance), summed
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import bindparam, insert, update
 
+from memory.extract.base import SINGLE_VALUED
 from memory.lifecycle import MemInfo, chunks, load, value
 from memory.models import Memory, MemoryEvent, new_id, utcnow
 from memory.vectors import IndexRow, sql_literal
@@ -63,12 +65,21 @@ def _norm(text: str | None) -> str:
     return " ".join((text or "").casefold().split())
 
 
+def _statement_key(m: MemInfo) -> tuple[str, str, str] | None:
+    subject, predicate = _norm(m.subject), _norm(m.predicate)
+    if not (subject and predicate):
+        return None
+    return subject, predicate, "" if predicate in SINGLE_VALUED else _norm(m.object)
+
+
 def cluster(members: Sequence[MemInfo], vectors: dict[str, np.ndarray], threshold: float,
             values: dict[str, float]) -> list[tuple[list[MemInfo], str]]:
     """Pure: groups of ≥2 memories (leader first) with the reason they belong together.
 
-    Same subject+predicate always groups; otherwise each memory joins the first higher-value leader it is at least
-    ``threshold`` similar to (greedy leader clustering: no chains of A~B~C where A and C differ).
+    The same statement always groups: same subject + predicate, and for a predicate that can hold several values
+    (likes, diet, ...) the same object too — "likes tea" and "likes coffee" stay apart, so a later "I no longer like
+    tea" can supersede one without taking the other with it. Otherwise each memory joins the first higher-value
+    leader it is at least ``threshold`` similar to (greedy leader clustering: no chains of A~B~C where A and C differ).
     """
     order = sorted(members, key=lambda m: (-values[m.id], m.created_at, m.id))
     parent = {m.id: m.id for m in order}
@@ -82,11 +93,11 @@ def cluster(members: Sequence[MemInfo], vectors: dict[str, np.ndarray], threshol
 
     by_key: dict[tuple[str, str], str] = {}
     for m in order:
-        key = (_norm(m.subject), _norm(m.predicate))
-        if key[0] and key[1]:
+        key = _statement_key(m)
+        if key is not None:
             if key in by_key:
                 parent[root(m.id)] = root(by_key[key])
-                why[m.id] = f"same subject+predicate ({m.subject} / {m.predicate})"
+                why[m.id] = f"same statement ({m.subject} / {m.predicate}" + (f" / {m.object})" if key[2] else ")")
             else:
                 by_key[key] = m.id
     with_vec = [m for m in order if m.id in vectors]

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import Text, cast, func, select
 
+from memory.extract.base import amount_key
 from memory.models import Memory, ProfileChange, Session
 
 INTEREST_PREDICATES = frozenset({
@@ -77,7 +78,7 @@ def parse_amount(value: Any) -> float:
             if key in value:
                 return parse_amount(value[key])
     if isinstance(value, str):
-        found = _NUMBER.search(value)
+        found = _NUMBER.search(value) or _NUMBER.search(amount_key(value))  # amount_key reads '一万', '五千'
         if found:
             number = float(found.group(1).replace(",", ""))
             return number * _MULT.get((found.group(2) or "").lower(), 1)

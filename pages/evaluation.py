@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from memory.errors import MemLensError
-from memory.evaluation import EvalOptions, list_reports, load_report, reports_dir, run_locomo, save_report
+from memory.evaluation import EvalOptions, eval_service, list_reports, load_report, reports_dir, run_locomo, save_report
 from pages.common import THRESHOLD_COLOR, service
 
 svc = service()
@@ -45,7 +45,7 @@ def run_form() -> None:
             try:
                 opts = EvalOptions(ks=tuple(sorted({int(x) for x in ks.split(",") if x.strip()})), mode=mode,
                                    extract=extract)
-                saved = save_report(run_locomo(svc, path, opts, bar=make_bar), folder)
+                saved = save_report(run_locomo(eval_service(svc), path, opts, bar=make_bar), folder)
                 st.success(f"saved {saved.name}")
             except (MemLensError, ValueError) as exc:
                 st.error(str(exc))

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from memory import cli_eval
 from memory.cli import app
-from memory.evaluation import list_reports, load
+from memory.evaluation import eval_service, list_reports, load
 from memory.evaluation.ingest import dia_ids_by_message
 
 TINY = Path(__file__).parent / "data" / "locomo_tiny.json"
@@ -42,9 +42,11 @@ def test_cli_report_shape_provenance_reuse_and_no_question_text(svc, monkeypatch
         assert all(q.question not in text for q in sample.questions)
         assert all(t.text not in text for s in sample.sessions for t in s.turns)
     # every turn became a message with its dia_id and a turn memory pointing back at it
-    user = svc.get_user("locomo:tiny-1")
-    dia_of = dia_ids_by_message(svc, user.key)
-    turns = [m for m in svc.list_memories(user) if m.type == "turn"]
+    assert [u["user_id"] for u in svc.list_users()] == []  # benchmark speakers stay out of the product's users
+    store = eval_service(svc)
+    user = store.get_user("locomo:tiny-1")
+    dia_of = dia_ids_by_message(store, user.key)
+    turns = [m for m in store.list_memories(user) if m.type == "turn"]
     assert sorted(dia_of[m.source_message_ids[0]] for m in turns) == sorted(
         t.dia_id for s in load(TINY)[0].sessions for t in s.turns)
     assert report["ingest"]["turn_memories"] == 10 and report["ingest"]["messages"] == 10

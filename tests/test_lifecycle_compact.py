@@ -10,34 +10,36 @@ from memory.service import MemoryDraft
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
 
-def test_same_subject_predicate_merges_with_provenance(plumbing_svc):
+def test_the_same_statement_merges_with_provenance(plumbing_svc):
     svc = plumbing_svc
     user = svc.ensure_user("alice")
     session = svc.ensure_session(user, "s1")
-    m1, m2, m3 = (svc.add_message(session, "user", t).id for t in ("I like hiking", "I also love photography", "x"))
-    a, b, other = svc.add_memories(user, [
+    m1, m2, m3 = (svc.add_message(session, "user", t).id for t in ("I like hiking", "I really love Hiking", "x"))
+    a, b, other, photo = svc.add_memories(user, [
         MemoryDraft("User likes hiking", subject="user", predicate="likes", object="hiking", source_message_ids=[m1],
                     confidence=0.7, importance=0.5, created_at=T0 - timedelta(days=3)),
-        MemoryDraft("User likes photography", subject="User ", predicate="LIKES", object="photography",
+        MemoryDraft("User loves hiking", subject="User ", predicate="LIKES", object=" Hiking",
                     source_message_ids=[m2, m1], confidence=0.9, importance=0.6, created_at=T0 - timedelta(days=1)),
         MemoryDraft("User lives in Hangzhou", subject="user", predicate="lives_in", object="Hangzhou",
                     source_message_ids=[m3]),
+        MemoryDraft("User likes photography", subject="user", predicate="likes", object="photography",
+                    source_message_ids=[m3]),
     ])
-    assert svc.compact("alice", dry_run=True, now=T0).merges and len(svc.list_memories(user)) == 3
+    assert svc.compact("alice", dry_run=True, now=T0).merges and len(svc.list_memories(user)) == 4
 
     report = svc.compact("alice", now=T0)
     assert len(report.merges) == 1
     merged = svc.get_memory(report.merges[0].record["id"])
     assert merged.status == "active" and merged.source_message_ids == sorted([m1, m2])
     assert merged.confidence == 0.9 and abs(merged.importance - (1 - 0.5 * 0.4)) < 1e-9
-    assert "hiking" in merged.content and "photography" in merged.content
+    assert "hiking" in merged.content.lower() and "photography" not in merged.content
     assert merged.meta["merged_from"] == [b.id, a.id]  # leader (highest value) first
     assert merged.reinforce_count == 1 and merged.created_at == T0 - timedelta(days=3)
     for old in (a, b):
         row = svc.get_memory(old.id)
         assert row.status == "superseded" and row.superseded_by == merged.id
-    assert svc.get_memory(other.id).status == "active"
-    assert svc.index.ids(user.key) == {merged.id, other.id}
+    assert svc.get_memory(other.id).status == "active" and svc.get_memory(photo.id).status == "active"
+    assert svc.index.ids(user.key) == {merged.id, other.id, photo.id}
     with svc.db() as db:
         ops = sorted(e.op for e in db.query(MemoryEvent).filter(MemoryEvent.op.in_(["MERGE", "COMPACT"])).all())
     assert ops == ["COMPACT", "MERGE", "MERGE"]

@@ -122,6 +122,14 @@ def reports_dir(svc: MemoryService) -> Path:
     return Path(svc.settings.data_dir) / "eval"
 
 
+def eval_service(svc: MemoryService) -> MemoryService:
+    """The store benchmark conversations are ingested into: ``<data_dir>/eval/store`` (its own SQLite file and
+    LanceDB folder), so LoCoMo speakers never appear among the product's users. Same embedder, same settings."""
+    store_dir = reports_dir(svc) / "store"
+    settings = svc.settings.model_copy(update={"data_dir": store_dir, "database_url": None, "lancedb_uri": None})
+    return MemoryService(settings, embedder=svc.embedder)
+
+
 def save_report(report: dict, folder: Path, name: str | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     stamp = datetime.fromisoformat(report["created_at"]).strftime("%Y%m%d-%H%M%S")
