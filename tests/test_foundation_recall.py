@@ -171,3 +171,20 @@ def test_repair_indexes_unindexed_rows_and_drops_orphans(plumbing_svc):
     report = svc.repair()
     assert report == {"indexed": 1, "orphans_removed": 1}
     assert [h.content for h in svc.recall("crash", "chess", threshold=-1.0).hits] == ["never indexed chess opening"]
+
+
+def test_small_fragments_are_compacted_across_processes(plumbing_svc):
+    """Every append is a LanceDB fragment; many of them slow every search, so the index compacts itself — also when
+    the appends came from many short processes (one CLI call each)."""
+    from memory import vectors
+    from memory.service import MemoryService
+
+    svc = plumbing_svc
+    user = svc.ensure_user("frag")
+    for i in range(vectors.OPTIMIZE_EVERY_APPENDS - 1):
+        svc.add_memory(user, f"note number {i}")
+    assert svc.index.table.stats()["fragment_stats"]["num_small_fragments"] >= vectors.OPTIMIZE_EVERY_APPENDS - 1
+    fresh = MemoryService(svc.settings, embedder=svc.embedder)  # a new process opening the same index
+    fresh.add_memory(fresh.get_user("frag"), "the append that tips it over")
+    assert fresh.index.table.stats()["fragment_stats"]["num_small_fragments"] <= 1
+    assert len(fresh.recall("frag", "note number", threshold=-1.0, k=100, log=False).hits) == 50
