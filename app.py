@@ -28,7 +28,7 @@ PAGES = {
         st.Page("pages/retrieval_lab.py", title="Retrieval lab", icon=":material/science:", url_path="lab"),
         st.Page("pages/context_budget.py", title="Context budget", icon=":material/data_usage:",
                 url_path="budget"),
-        st.Page("pages/evaluation.py", title="Evaluation", icon=":material/leaderboard:", url_path="evaluation"),
+        st.Page("pages/evaluation.py", title="Evaluation", icon=":material/leaderboard:", url_path="eval-reports"),
     ],
 }
 

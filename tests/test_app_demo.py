@@ -37,3 +37,14 @@ def test_seed_demo_fills_every_page_once(plumbing_svc):
         assert views.labelled_similarities(plumbing_svc, key)
     wang = {f["field"]: f["value"] for f in views.profile_fields(plumbing_svc, plumbing_svc.get_user("王芳").key)}
     assert wang.get("city") == "上海"  # the move in session 2 updated the profile
+
+
+def test_the_shipped_evaluation_report_is_installed_once_and_renders(plumbing_svc):
+    from agent.demo import SHIPPED_REPORT, install_shipped_report
+    from memory.evaluation import list_reports, load_report, reports_dir
+
+    assert SHIPPED_REPORT.is_file()
+    path = install_shipped_report(plumbing_svc)
+    assert path is not None and list_reports(reports_dir(plumbing_svc)) == [path]
+    assert load_report(path)["overall"]["recall@10"] > 0
+    assert install_shipped_report(plumbing_svc) is None  # a report is there: nothing is overwritten
