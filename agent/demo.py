@@ -148,7 +148,7 @@ def _label(svc: MemoryService, user_key: str, topics: dict[str, tuple[str, ...]]
 
 
 #: the LoCoMo report this repository ships (numbers only), so the Evaluation page has something to show at once
-SHIPPED_REPORT = Path(__file__).resolve().parents[1] / "bench" / "results" / "locomo_dev.json"
+SHIPPED_REPORT = Path(__file__).resolve().parents[1] / "bench" / "results" / "eval_locomo_dev.json"
 
 
 def install_shipped_report(svc: MemoryService, source: Path = SHIPPED_REPORT) -> Path | None:
@@ -176,6 +176,6 @@ def seed_demo(quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print o
     finally:
         bot.close()
     if install_shipped_report(svc):
-        typer.echo("evaluation: installed the shipped LoCoMo report (bench/results/locomo_dev.json)")
+        typer.echo("evaluation: installed the shipped LoCoMo report (bench/results/eval_locomo_dev.json)")
     typer.echo(f"demo users: {counts['seeded']} seeded, {counts['skipped']} already there "
                f"({', '.join(u.user_id for u in DEMO_USERS)}). Next: streamlit run app.py")

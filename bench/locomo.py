@@ -1,4 +1,4 @@
-"""LoCoMo retrieval quality: `python bench/locomo.py [PATH]` → bench/results/locomo_dev.json.
+"""LoCoMo retrieval quality: `python bench/locomo.py [PATH]` → bench/results/eval_locomo_dev.json.
 
 Runs `memlens eval locomo` (tuned hybrid + BM25-only + dense-only baselines, real write path, real recall) in a
 scratch data folder (reused between runs: set MEMLENS_DATA_DIR to pick one) and prints the per-category table.
@@ -21,7 +21,8 @@ def main() -> None:
     os.environ.setdefault("MEMLENS_DATA_DIR", str(Path(tempfile.gettempdir()) / "memlens-locomo-bench"))
     from memory.cli import app, run
 
-    sys.argv = ["memlens", "eval", "locomo", str(path), "--out", str(ROOT / "bench" / "results" / "locomo_dev.json")]
+    out = ROOT / "bench" / "results" / "eval_locomo_dev.json"
+    sys.argv = ["memlens", "eval", "locomo", str(path), "--out", str(out)]
     run(app)
 
 

@@ -2,9 +2,9 @@
 
     python bench/turn_overhead.py            # ~3-8 min the first time (embeds ~2,500 passages), then cached
 
-One LoCoMo dev conversation (read from /work/shared/data, never copied) is replayed through the real agent: speaker
-A is the user, and a scripted chat model answers with speaker B's actual lines — so "the model" costs nothing and
-everything else (load, recall, compose, stores, write pipeline, checkpoints, summary scheduling) is overhead. The
+One LoCoMo dev conversation (read from ../shared/data or $MEMLENS_LOCOMO, never copied) is replayed through the
+real agent: speaker A is the user, and a scripted chat model answers with speaker B's actual lines — so "the model"
+costs nothing and everything else (load, recall, compose, stores, write pipeline, checkpoints, summary scheduling) is overhead. The
 user owns 10,000 other memories (LoCoMo lines of the other conversations, in up to six phrasings sharing a vector,
 cached in ~/.cache/memlens/bench). Targets: overhead p95 ≤ 2 × recall p95 of this same run; tokens per turn in the
 last session ≤ 10 % of the full history.
@@ -36,7 +36,8 @@ from memory.embed import E5Embedder  # noqa: E402
 from memory.service import MemoryDraft, MemoryService  # noqa: E402
 from memory.tokens import count_tokens  # noqa: E402
 
-DATA = Path("/work/shared/data/locomo_dev.json")
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+DATA = Path(os.environ.get("MEMLENS_LOCOMO", SHARED / "data" / "locomo_dev.json"))
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "memlens" / "bench"
 RESULTS = Path(__file__).resolve().parent / "results" / "turn_overhead.json"
 N_MEMORIES = 10_000

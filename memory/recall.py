@@ -13,7 +13,8 @@ from their stored vector), so the threshold means the same in every mode. *fts_s
 In hybrid mode, raw conversation turns (type ``turn``) are first judged with their neighbours: each signal's score
 gains ``neighbor_weight`` (similarity) / ``neighbor_weight_fts`` (BM25) times the adjacent turns' scores, halving per
 step up to ``neighbor_span`` turns away; after fusion, turns from the days the top candidates come from are lifted
-(``day_boost``). See :mod:`memory.retrieval.context` (tuned on LoCoMo, numbers in ``bench/results/locomo_dev.json``).
+(``day_boost``). See :mod:`memory.retrieval.context` (tuned on LoCoMo, numbers in
+``bench/results/eval_locomo_dev.json``).
 The shown *similarity* stays the raw one, so the threshold keeps its meaning.
 
 Candidates are ranked by fused score; a candidate *passes* when similarity ≥ threshold (and, with a relative cut δ,

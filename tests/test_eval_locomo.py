@@ -13,7 +13,7 @@ from memory.cli import app
 from memory.evaluation import eval_service, list_reports, load
 from memory.evaluation.ingest import dia_ids_by_message
 
-TINY = Path(__file__).parent / "data" / "locomo_tiny.json"
+TINY = Path(__file__).parent / "data" / "tiny_locomo_format.json"
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ from memory.evaluation import locomo, metrics
 from memory.evaluation.metrics import Candidate, Outcome
 from memory.evaluation.runner import EvalOptions, assemble
 
-TINY = Path(__file__).parent / "data" / "locomo_tiny.json"
+TINY = Path(__file__).parent / "data" / "tiny_locomo_format.json"
 
 
 def cand(dia: set[str], sim: float, tokens: int = 10) -> Candidate:
