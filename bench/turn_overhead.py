@@ -2,12 +2,12 @@
 
     python bench/turn_overhead.py            # ~3-8 min the first time (embeds ~2,500 passages), then cached
 
-One LoCoMo dev conversation (read from ../shared/data or $MEMLENS_LOCOMO, never copied) is replayed through the
-real agent: speaker A is the user, and a scripted chat model answers with speaker B's actual lines — so "the model"
-costs nothing and everything else (load, recall, compose, stores, write pipeline, checkpoints, summary scheduling) is overhead. The
-user owns 10,000 other memories (LoCoMo lines of the other conversations, in up to six phrasings sharing a vector,
-cached in ~/.cache/memlens/bench). Targets: overhead p95 ≤ 2 × recall p95 of this same run; tokens per turn in the
-last session ≤ 10 % of the full history.
+One LoCoMo dev conversation (read from ../shared/data or $MEMLENS_LOCOMO, never copied) is replayed through the real
+agent: speaker A is the user, and a scripted chat model answers with speaker B's actual lines — so "the model" costs
+nothing and everything else (load, recall, compose, stores, write pipeline, checkpoints, summary scheduling) is
+overhead. The user owns 10,000 other memories (LoCoMo lines of the other conversations, in up to six phrasings
+sharing a vector, cached in ~/.cache/memlens/bench). Targets: overhead p95 ≤ 2 × recall p95 of this same run; tokens
+per turn in the last session ≤ 10 % of the full history.
 """
 
 from __future__ import annotations
