@@ -93,8 +93,7 @@ def load_context(state: TurnState, runtime: Rt) -> dict[str, Any]:
 
 
 def _profile(svc: MemoryService, user) -> dict[str, Any]:
-    get = getattr(svc, "get_profile", None)  # provided by the write pipeline (stream W)
-    return dict(get(user) or {}) if get else {}
+    return dict(svc.get_profile(user) or {})
 
 
 def _model_name(model: BaseChatModel) -> str:
@@ -163,11 +162,10 @@ def respond(state: TurnState, runtime: Rt) -> dict[str, Any]:
 def write_memory(state: TurnState, runtime: Rt) -> dict[str, Any]:
     """The write pipeline on the user's message; every decision is logged with this turn's id."""
     c = runtime.context
-    write = getattr(c.service, "write_from_message", None)  # provided by the write pipeline (stream W)
-    if write is not None:
-        extractor = None if is_offline(c.model) else c.model  # the offline engine extracts with rules
-        c.scratch["writes"] = write(c.user, c.session, c.scratch["user_message"], agent_id=c.session.agent_id,
-                                    turn_id=state["turn_id"], model=extractor)
+    extractor = None if is_offline(c.model) else c.model  # the offline engine extracts with rules
+    c.scratch["writes"] = c.service.write_from_message(c.user, c.session, c.scratch["user_message"],
+                                                       agent_id=c.session.agent_id, turn_id=state["turn_id"],
+                                                       model=extractor)
     return {}
 
 

@@ -11,7 +11,6 @@ from memory import views
 from memory.errors import MemLensError
 from pages.common import (
     agent,
-    agent_available,
     current_session,
     model_label,
     new_session_id,
@@ -33,10 +32,6 @@ st.title("Chat", anchor=False)
 where = short(session.external_id, 40) if session else "new"
 st.caption(f"Talking as **{short(user.external_id, 50)}** · session **{where}** · "
            f"{model_label(svc.effective_settings())}")
-
-if not agent_available():
-    st.warning("The agent is not installed (agent/runtime.py).", icon=":material/warning:")
-    st.stop()
 
 
 def memory_panel(hits: list[dict[str, Any]], budget: dict[str, Any] | None, writes: list[dict[str, Any]],

@@ -7,7 +7,6 @@ processes can share one database (DESIGN.md §7). Global keys start with ``ml_``
 
 from __future__ import annotations
 
-import importlib.util
 from datetime import datetime
 from typing import Any
 
@@ -44,18 +43,6 @@ def service() -> MemoryService:
     return _service_for(s.resolved_database_url(), s.resolved_lancedb_uri(), s.embedder)
 
 
-def has_module(name: str) -> bool:
-    """Whether an optional part (built by another stream, or configured out) is importable."""
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
-
-
-def agent_available() -> bool:
-    return has_module("agent.runtime")
-
-
 @st.cache_resource(show_spinner="Starting the agent…")
 def _agent_for(_svc: MemoryService, db_url: str):
     from agent.runtime import Agent
@@ -70,16 +57,14 @@ def agent():
 
 def model_label(settings: Settings) -> str:
     """What answers in the chat: the configured chat model, or the offline engine (the agent's own rule)."""
-    if has_module("agent.llm"):
-        from agent.llm import DEFAULT_MODEL, provider
+    from agent.llm import DEFAULT_MODEL, provider
 
-        name = provider(settings)
-        if name == "offline":
-            return "offline engine (no LLM configured)"
-        if name == "openai":
-            return f"{settings.llm_model or DEFAULT_MODEL} · {settings.llm_base_url or 'OpenAI'}"
-        return name
-    return settings.llm_model or "offline engine"
+    name = provider(settings)
+    if name == "offline":
+        return "offline engine (no LLM configured)"
+    if name == "openai":
+        return f"{settings.llm_model or DEFAULT_MODEL} · {settings.llm_base_url or 'OpenAI'}"
+    return name
 
 
 # -- the picked user and session -----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import streamlit as st
 
 from memory import views
 from memory.errors import MemLensError
-from pages.common import empty, fmt, has_module, require_user, service, short, when
+from pages.common import empty, fmt, require_user, service, short, when
 
 FIELDS = ("display_name", "preferred_name", "city", "language", "communication_style", "budget", "interests",
           "dietary", "occupation", "notes")
@@ -95,7 +95,7 @@ else:
 
 st.subheader("Statistics", anchor=False)
 counts = views.memory_counts(svc, user.key)
-stats: dict[str, Any] = svc.user_stats(user.external_id) if has_module("memory.stats") else {}
+stats: dict[str, Any] = svc.user_stats(user.external_id)
 cols = st.columns(4)
 cols[0].metric("Active memories", counts["status"].get("active", 0), border=True)
 cols[1].metric("Superseded", counts["status"].get("superseded", 0), border=True)

@@ -51,13 +51,8 @@ def _turn_draft(sample: Sample, number: int, msg: Message, turn) -> MemoryDraft:
 
 def _extract(svc: MemoryService, user: User, session: Session, msgs: list[Message], stats: IngestStats) -> None:
     """The session's messages through the write pipeline in one batch (same decisions as one by one, in order)."""
-    batch, writer = getattr(svc, "write_from_messages", None), getattr(svc, "write_from_message", None)
-    if batch is None and writer is None:
-        stats.extraction = "unavailable"
-        return
-    reports = batch(user, session, msgs) if batch is not None else [writer(user, session, m) for m in msgs]
-    for op in [op for report in reports for op in (getattr(report, "operations", []) or [])]:
-        name = op.get("op", "?") if isinstance(op, dict) else getattr(op, "op", "?")
+    for op in [op for report in svc.write_from_messages(user, session, msgs) for op in report.operations]:
+        name = op.get("op", "?")
         stats.ops[name] = stats.ops.get(name, 0) + 1
         if name in ("ADD", "UPDATE"):
             stats.extracted += 1
