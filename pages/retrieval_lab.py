@@ -16,7 +16,7 @@ import streamlit as st
 
 from memory import tuning, views
 from memory.errors import MemLensError
-from memory.recall import NEAR_MISS_BAND, Hit, RecallParams, rank_and_cut
+from memory.recall import NEAR_MISS_BAND, Hit, rank_and_cut
 from pages.common import (
     FAIL_COLOR,
     NEAR_COLOR,
@@ -80,8 +80,9 @@ with st.container(border=True):
     live = " · ".join(f"{name} {getattr(eff, name)}" for name in KNOBS.values())
     b[2].caption(f"Agent now: {live}")
 
-params = RecallParams(mode=mode, k=int(k), threshold=float(threshold), relative_cut=eff.relative_cut, fusion=fusion,
-                      vector_weight=float(weight), rrf_k=int(rrf_k), pool=max(eff.candidate_pool, int(k)))
+knobs = {"mode": mode, "fusion": fusion, "vector_weight": float(weight), "rrf_k": int(rrf_k), "k": int(k),
+         "threshold": float(threshold)}
+params = svc.recall_params(**knobs)  # the agent's own mapping from settings, with the lab's knobs on top
 
 
 def search(query: str) -> tuple[list[Hit], int | None, float]:
@@ -90,8 +91,7 @@ def search(query: str) -> tuple[list[Hit], int | None, float]:
     cached = st.session_state.get("lab_search")
     if cached and cached[0] == sig:
         return cached[1], cached[2], cached[3]
-    res = svc.recall(user.external_id, query, mode=mode, fusion=fusion, vector_weight=weight, rrf_k=int(rrf_k),
-                     k=int(k), threshold=float(threshold))
+    res = svc.recall(user.external_id, query, **knobs)
     st.session_state["lab_search"] = (sig, res.hits, res.retrieval_id, res.latency_ms)
     return res.hits, res.retrieval_id, res.latency_ms
 

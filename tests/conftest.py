@@ -41,20 +41,22 @@ def settings(tmp_path) -> Settings:
     return Settings(data_dir=tmp_path / "data")
 
 
+def _service(settings: Settings, embedder):
+    service = MemoryService(settings, embedder=embedder)
+    yield service
+    service.close()
+
+
 @pytest.fixture
 def svc(settings, e5) -> MemoryService:
     """A service on the real offline embedder."""
-    service = MemoryService(settings, embedder=e5)
-    yield service
-    service.close()
+    yield from _service(settings, e5)
 
 
 @pytest.fixture
 def plumbing_svc(settings, hash_embedder) -> MemoryService:
     """A service on the deterministic hash embedder: for tests where meaning does not matter."""
-    service = MemoryService(settings, embedder=hash_embedder)
-    yield service
-    service.close()
+    yield from _service(settings, hash_embedder)
 
 
 # -- storage backends (stream S): the same test on SQLite and on a real PostgreSQL -------------------------------
@@ -104,17 +106,13 @@ def backend_settings(backend, tmp_path, request) -> Settings:
 @pytest.fixture
 def backend_svc(backend_settings, e5) -> MemoryService:
     """``svc`` on each backend (real offline embedder)."""
-    service = MemoryService(backend_settings, embedder=e5)
-    yield service
-    service.close()
+    yield from _service(backend_settings, e5)
 
 
 @pytest.fixture
 def backend_plumbing_svc(backend_settings, hash_embedder) -> MemoryService:
     """``plumbing_svc`` on each backend (hash embedder)."""
-    service = MemoryService(backend_settings, embedder=hash_embedder)
-    yield service
-    service.close()
+    yield from _service(backend_settings, hash_embedder)
 
 
 def worker_context():
