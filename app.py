@@ -20,14 +20,14 @@ PAGES = {
     "Inspect": [
         st.Page("pages/profile.py", title="Profile", icon=":material/badge:", url_path="user-profile"),
         st.Page("pages/memories.py", title="Memories", icon=":material/history_edu:", url_path="recent-writes"),
-        st.Page("pages/sessions.py", title="Sessions & bridges", icon=":material/timeline:",
-                url_path="session-timeline"),
+        st.Page(
+            "pages/sessions.py", title="Sessions & bridges", icon=":material/timeline:", url_path="session-timeline"
+        ),
         st.Page("pages/lifecycle.py", title="Lifecycle", icon=":material/auto_delete:", url_path="memory-lifecycle"),
     ],
     "Tune": [
         st.Page("pages/retrieval_lab.py", title="Retrieval lab", icon=":material/science:", url_path="lab"),
-        st.Page("pages/context_budget.py", title="Context budget", icon=":material/data_usage:",
-                url_path="budget"),
+        st.Page("pages/context_budget.py", title="Context budget", icon=":material/data_usage:", url_path="budget"),
         st.Page("pages/evaluation.py", title="Evaluation", icon=":material/leaderboard:", url_path="eval-reports"),
     ],
 }

@@ -35,8 +35,11 @@ def chat(message: str, user: UserOpt, session: SessionOpt, agent: AgentOpt = Non
     typer.echo("")
     ctx = result.context
     injected = sum(1 for h in (result.recall.hits if result.recall else []) if h.injected)
-    typer.echo(f"— turn {result.turn_id} · {injected} memories injected · context {ctx.get('total_used')}/"
-               f"{ctx.get('total_budget')} tokens · {result.model}", err=True)
+    typer.echo(
+        f"— turn {result.turn_id} · {injected} memories injected · context {ctx.get('total_used')}/"
+        f"{ctx.get('total_budget')} tokens · {result.model}",
+        err=True,
+    )
 
 
 @app.command("end-session")

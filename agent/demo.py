@@ -20,7 +20,8 @@ from sqlmodel import col, select
 
 from memory import views
 from memory.cli import app, service
-from memory.models import (
+from memory.service import MemoryService
+from memory.storage.models import (
     ContextSnapshot,
     Memory,
     MemoryEvent,
@@ -32,7 +33,6 @@ from memory.models import (
     SummaryAnchor,
     Turn,
 )
-from memory.service import MemoryService
 
 
 @dataclass(frozen=True)
@@ -44,36 +44,68 @@ class DemoUser:
 
 
 DEMO_USERS = (
-    DemoUser("alice", (
-        ("Hi! I'm Alice, call me Ali.", "I live in Berlin and I work as a nurse.",
-         "I don't eat spicy food, and I'm vegetarian.",
-         "I'm planning a trip to Japan in April; my budget is 3000 euros.",
-         "Can you suggest a first day in Tokyo?"),
-        ("I moved to Lisbon last month.", "Any dinner ideas for tonight?", "What do you remember about my trip?"),
-        ("Help me pack for Japan.", "Where do I live now?"),
-    ), {"dinner": ("spicy", "vegetarian"), "trip": ("Japan", "budget", "April"), "pack": ("Japan", "April"),
-        "live": ("Lisbon", "Berlin"), "Tokyo": ("Japan", "spicy", "vegetarian")}),
-    DemoUser("王芳", (
-        ("你好，我叫王芳，叫我小芳就行。", "我住在杭州，是一名设计师。", "我不吃辣。",
-         "我的预算是5000元，想下个月去成都玩。"),
-        ("我搬到上海了。", "周末去哪里吃饭比较好？", "你还记得我的旅行计划吗？"),
-        ("帮我安排一下成都的行程。", "我现在住在哪里？"),
-    ), {"吃饭": ("辣",), "旅行": ("成都", "预算"), "成都": ("成都", "辣", "预算"), "住": ("上海", "杭州")}),
-    DemoUser("bob@example.com", (
-        ("Call me Bob. I prefer short answers.", "I'm learning Spanish and I love jazz.",
-         "My budget for a new laptop is 1500 dollars."),
-        ("Recommend something to listen to tonight.", "Which laptop fits my budget?"),
-    ), {"listen": ("jazz",), "laptop": ("laptop", "budget")}),
-    DemoUser("李雷", (
-        ("我叫李雷，在北京当老师。", "我喜欢爬山和摄影。"),
-        ("这个周末有什么户外活动推荐？", "I also speak English, by the way."),
-    ), {"户外": ("爬山", "摄影")}),
+    DemoUser(
+        "alice",
+        (
+            (
+                "Hi! I'm Alice, call me Ali.",
+                "I live in Berlin and I work as a nurse.",
+                "I don't eat spicy food, and I'm vegetarian.",
+                "I'm planning a trip to Japan in April; my budget is 3000 euros.",
+                "Can you suggest a first day in Tokyo?",
+            ),
+            ("I moved to Lisbon last month.", "Any dinner ideas for tonight?", "What do you remember about my trip?"),
+            ("Help me pack for Japan.", "Where do I live now?"),
+        ),
+        {
+            "dinner": ("spicy", "vegetarian"),
+            "trip": ("Japan", "budget", "April"),
+            "pack": ("Japan", "April"),
+            "live": ("Lisbon", "Berlin"),
+            "Tokyo": ("Japan", "spicy", "vegetarian"),
+        },
+    ),
+    DemoUser(
+        "王芳",
+        (
+            (
+                "你好，我叫王芳，叫我小芳就行。",
+                "我住在杭州，是一名设计师。",
+                "我不吃辣。",
+                "我的预算是5000元，想下个月去成都玩。",
+            ),
+            ("我搬到上海了。", "周末去哪里吃饭比较好？", "你还记得我的旅行计划吗？"),
+            ("帮我安排一下成都的行程。", "我现在住在哪里？"),
+        ),
+        {"吃饭": ("辣",), "旅行": ("成都", "预算"), "成都": ("成都", "辣", "预算"), "住": ("上海", "杭州")},
+    ),
+    DemoUser(
+        "bob@example.com",
+        (
+            (
+                "Call me Bob. I prefer short answers.",
+                "I'm learning Spanish and I love jazz.",
+                "My budget for a new laptop is 1500 dollars.",
+            ),
+            ("Recommend something to listen to tonight.", "Which laptop fits my budget?"),
+        ),
+        {"listen": ("jazz",), "laptop": ("laptop", "budget")},
+    ),
+    DemoUser(
+        "李雷",
+        (
+            ("我叫李雷，在北京当老师。", "我喜欢爬山和摄影。"),
+            ("这个周末有什么户外活动推荐？", "I also speak English, by the way."),
+        ),
+        {"户外": ("爬山", "摄影")},
+    ),
 )
 DAYS_BACK = (14, 7, 0)
 
 
-def seed(svc: MemoryService, agent, users: tuple[DemoUser, ...] = DEMO_USERS,
-         progress: Callable[[str], None] | None = None) -> dict[str, int]:
+def seed(
+    svc: MemoryService, agent, users: tuple[DemoUser, ...] = DEMO_USERS, progress: Callable[[str], None] | None = None
+) -> dict[str, int]:
     """Run every demo conversation through ``agent``; returns how many users were seeded and skipped."""
     seeded = skipped = 0
     for demo in users:
@@ -98,7 +130,7 @@ def seed(svc: MemoryService, agent, users: tuple[DemoUser, ...] = DEMO_USERS,
 
 def _backdate(svc: MemoryService, user_key: str, names: list[str]) -> None:
     """Move each session's rows back in time (oldest session furthest), keeping their order inside a session."""
-    offsets = DAYS_BACK[-len(names):] if len(names) <= len(DAYS_BACK) else [0] * len(names)
+    offsets = DAYS_BACK[-len(names) :] if len(names) <= len(DAYS_BACK) else [0] * len(names)
     with svc.db() as db:
         for name, days in zip(names, offsets, strict=True):
             if not days:
@@ -112,12 +144,14 @@ def _backdate(svc: MemoryService, user_key: str, names: list[str]) -> None:
             s.ended_at = s.ended_at - shift if s.ended_at else None
             turns = db.exec(select(Turn).where(Turn.session_id == s.id)).all()
             turn_ids = [t.id for t in turns]
-            rows = [*turns,
-                    *db.exec(select(Message).where(Message.session_id == s.id)).all(),
-                    *db.exec(select(ContextSnapshot).where(ContextSnapshot.session_id == s.id)).all(),
-                    *db.exec(select(Retrieval).where(Retrieval.session_id == s.id)).all(),
-                    *db.exec(select(SummaryAnchor).where(SummaryAnchor.session_id == s.id)).all(),
-                    *db.exec(select(SessionBridge).where(SessionBridge.from_session_id == s.id)).all()]
+            rows = [
+                *turns,
+                *db.exec(select(Message).where(Message.session_id == s.id)).all(),
+                *db.exec(select(ContextSnapshot).where(ContextSnapshot.session_id == s.id)).all(),
+                *db.exec(select(Retrieval).where(Retrieval.session_id == s.id)).all(),
+                *db.exec(select(SummaryAnchor).where(SummaryAnchor.session_id == s.id)).all(),
+                *db.exec(select(SessionBridge).where(SessionBridge.from_session_id == s.id)).all(),
+            ]
             events = db.exec(select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(turn_ids))).all()
             memory_ids = {e.memory_id for e in events if e.memory_id and e.op in ("ADD", "UPDATE")}
             memories = db.exec(select(Memory).where(col(Memory.id).in_(list(memory_ids)))).all()
@@ -138,8 +172,13 @@ def _label(svc: MemoryService, user_key: str, topics: dict[str, tuple[str, ...]]
         if words is None:
             continue
         with svc.db() as db:
-            hits = db.exec(select(RetrievalHit, Memory).join(Memory, col(Memory.id) == col(RetrievalHit.memory_id))
-                           .where(RetrievalHit.retrieval_id == r["id"]).order_by(RetrievalHit.rank).limit(8)).all()
+            hits = db.exec(
+                select(RetrievalHit, Memory)
+                .join(Memory, col(Memory.id) == col(RetrievalHit.memory_id))
+                .where(RetrievalHit.retrieval_id == r["id"])
+                .order_by(RetrievalHit.rank)
+                .limit(8)
+            ).all()
         for h, m in hits:
             relevant = any(w.lower() in m.content.lower() for w in words)
             views.set_label(svc, user_key, r["id"], h.memory_id, relevant, labeled_by="seed-demo")
@@ -177,5 +216,7 @@ def seed_demo(quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print o
         bot.close()
     if install_shipped_report(svc):
         typer.echo("evaluation: installed the shipped LoCoMo report (bench/results/eval_locomo_dev.json)")
-    typer.echo(f"demo users: {counts['seeded']} seeded, {counts['skipped']} already there "
-               f"({', '.join(u.user_id for u in DEMO_USERS)}). Next: streamlit run app.py")
+    typer.echo(
+        f"demo users: {counts['seeded']} seeded, {counts['skipped']} already there "
+        f"({', '.join(u.user_id for u in DEMO_USERS)}). Next: streamlit run app.py"
+    )

@@ -25,11 +25,11 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agent.llm import is_offline
-from memory import context as ctxmod
-from memory import summary
 from memory.config import Settings
-from memory.models import Turn
 from memory.service import MemoryService
+from memory.sessions import prompt as ctxmod
+from memory.sessions import summary
+from memory.storage.models import Turn
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +76,9 @@ def load_context(state: TurnState, runtime: Rt) -> dict[str, Any]:
     bridge = summary.take_bridge(svc, session) if first else None
     msg = svc.add_message(session, "user", c.text, idempotency_key=c.idempotency_key)
     with svc.db() as db:
-        turn = Turn(session_id=session.id, user_key=session.user_key, user_message_id=msg.id,
-                    model=_model_name(c.model))
+        turn = Turn(
+            session_id=session.id, user_key=session.user_key, user_message_id=msg.id, model=_model_name(c.model)
+        )
         db.add(turn)
         db.commit()
     anchors = summary.anchors(svc, session.id)
@@ -85,11 +86,20 @@ def load_context(state: TurnState, runtime: Rt) -> dict[str, Any]:
     history = [m for m in svc.messages(session.id, after_id=done) if m.id != msg.id][-settings.history_messages :]
     summaries = [a.text for a in anchors]
     c.scratch.update(
-        user_message=msg, bridge=bridge.text if bridge else None, summaries=summaries, history=history,
+        user_message=msg,
+        bridge=bridge.text if bridge else None,
+        summaries=summaries,
+        history=history,
         profile=_profile(svc, c.user),
     )
-    return {"turn_id": turn.id, "user_message_id": msg.id, "first_turn": first, "ended": False,
-            "bridge_id": bridge.id if bridge else None, "goal": summary.current_goal(summaries)}
+    return {
+        "turn_id": turn.id,
+        "user_message_id": msg.id,
+        "first_turn": first,
+        "ended": False,
+        "bridge_id": bridge.id if bridge else None,
+        "goal": summary.current_goal(summaries),
+    }
 
 
 def _profile(svc: MemoryService, user) -> dict[str, Any]:
@@ -104,8 +114,14 @@ def recall(state: TurnState, runtime: Rt) -> dict[str, Any]:
     """Search with the input, plus the session's goal for short follow-ups; both queries are logged."""
     c = runtime.context
     query = summary.retrieval_query(c.text, state.get("goal"))
-    result = c.service.recall(c.user.external_id, c.text, agent_id=c.session.agent_id, session_id=c.session.id,
-                              turn_id=state["turn_id"], retrieval_query=query)
+    result = c.service.recall(
+        c.user.external_id,
+        c.text,
+        agent_id=c.session.agent_id,
+        session_id=c.session.id,
+        turn_id=state["turn_id"],
+        retrieval_query=query,
+    )
     c.scratch["recall"] = result
     return {"retrieval_id": result.retrieval_id}
 
@@ -119,8 +135,9 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
         profile=c.scratch["profile"],
         bridge=c.scratch["bridge"],
         summaries=c.scratch["summaries"],
-        memories=[ctxmod.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type)
-                  for h in result.selected],
+        memories=[
+            ctxmod.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type) for h in result.selected
+        ],
         history=[ctxmod.HistoryItem(m.role, m.content, m.id) for m in chat],
     )
     comp = ctxmod.compose(request, c.settings)
@@ -130,8 +147,9 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
         elif hit.memory_id in comp.dropped:
             hit.injected, hit.drop_reason = False, "budget"
     ctxmod.mark_injected(c.service, result.retrieval_id, comp.injected, comp.dropped)
-    snapshot = ctxmod.save_snapshot(c.service, comp, user_key=c.session.user_key, session_id=c.session.id,
-                                    turn_id=state["turn_id"])
+    snapshot = ctxmod.save_snapshot(
+        c.service, comp, user_key=c.session.user_key, session_id=c.session.id, turn_id=state["turn_id"]
+    )
     c.scratch["composition"] = comp
     return {"snapshot_id": snapshot}
 
@@ -141,8 +159,10 @@ def respond(state: TurnState, runtime: Rt) -> dict[str, Any]:
     c = runtime.context
     parts: list[str] = []
     for chunk in c.model.stream(c.scratch["composition"].messages):
-        piece = chunk.content if isinstance(chunk.content, str) else "".join(
-            p.get("text", "") if isinstance(p, dict) else str(p) for p in chunk.content
+        piece = (
+            chunk.content
+            if isinstance(chunk.content, str)
+            else "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in chunk.content)
         )
         if piece:
             parts.append(piece)
@@ -163,9 +183,14 @@ def write_memory(state: TurnState, runtime: Rt) -> dict[str, Any]:
     """The write pipeline on the user's message; every decision is logged with this turn's id."""
     c = runtime.context
     extractor = None if is_offline(c.model) else c.model  # the offline engine extracts with rules
-    c.scratch["writes"] = c.service.write_from_message(c.user, c.session, c.scratch["user_message"],
-                                                       agent_id=c.session.agent_id, turn_id=state["turn_id"],
-                                                       model=extractor)
+    c.scratch["writes"] = c.service.write_from_message(
+        c.user,
+        c.session,
+        c.scratch["user_message"],
+        agent_id=c.session.agent_id,
+        turn_id=state["turn_id"],
+        model=extractor,
+    )
     return {}
 
 
@@ -175,8 +200,11 @@ def maybe_summarise(state: TurnState, runtime: Rt) -> dict[str, Any]:
     if not c.settings.summary_background:
         summary.maybe_summarise(c.service, c.session.id, c.settings, c.summariser)
         return {}
-    thread = threading.Thread(target=_summarise_quietly, args=(c.service, c.session.id, c.settings, c.summariser),
-                              name=f"memlens-summary-{c.session.id}")
+    thread = threading.Thread(
+        target=_summarise_quietly,
+        args=(c.service, c.session.id, c.settings, c.summariser),
+        name=f"memlens-summary-{c.session.id}",
+    )
     thread.start()  # not a daemon: a CLI process finishes the summary before it exits
     c.background.append(thread)
     return {}

@@ -16,7 +16,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from agent.offline import OfflineChatModel
 from memory.config import Settings
 from memory.errors import ConfigError
-from memory.summary import ExtractiveSummariser
+from memory.sessions.summary import ExtractiveSummariser
 
 ChatFactory = Callable[[Settings], BaseChatModel]
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -85,7 +85,7 @@ BRIDGE_PROMPT = (
 
 
 class LLMSummariser:
-    """Summaries and bridges by the configured chat model (memory.summary.Summariser protocol)."""
+    """Summaries and bridges by the configured chat model (memory.sessions.summary.Summariser protocol)."""
 
     def __init__(self, model: BaseChatModel) -> None:
         self.model = model

@@ -16,8 +16,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
-from memory.context import HEADERS
-from memory.summary import current_goal, is_chinese
+from memory.sessions.prompt import HEADERS
+from memory.sessions.summary import current_goal, is_chinese
 
 _QUESTION = re.compile(
     r"[?？]\s*$|^(what|where|who|when|why|how|which|do|does|did|is|are|can|could|should|would|will)\b|"
@@ -90,10 +90,10 @@ _EN = {
     "goal": "What we are working on: ",
     "memories": "What I remember that may be relevant:",
     "nothing": "I do not remember anything about you yet.",
-    "answer": "You asked: \"{q}\". The closest thing I remember: {m}",
-    "unknown": "You asked: \"{q}\". I have nothing stored that answers it yet.",
-    "above": "You asked: \"{q}\". No stored memory matches it closely; what I know about you is above.",
-    "noted": "Noted: \"{q}\".",
+    "answer": 'You asked: "{q}". The closest thing I remember: {m}',
+    "unknown": 'You asked: "{q}". I have nothing stored that answers it yet.',
+    "above": 'You asked: "{q}". No stored memory matches it closely; what I know about you is above.',
+    "noted": 'Noted: "{q}".',
 }
 _ZH = {
     "offline": "（离线模式：没有配置语言模型，这条回复是根据我记住的内容拼出来的，不是模型写的。）",
@@ -121,12 +121,22 @@ class OfflineChatModel(BaseChatModel):
     def model_name(self) -> str:
         return "offline"
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=AIMessage(offline_reply(messages)))])
 
-    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
         for piece in _CHUNK.findall(offline_reply(messages)):
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
             if run_manager:

@@ -20,10 +20,10 @@ from langchain_core.language_models import BaseChatModel
 
 from agent import graph as g
 from agent.llm import make_chat_model, make_summariser
-from memory import summary
 from memory.errors import NotFound
-from memory.recall import RecallResult
+from memory.retrieval.recall import RecallResult
 from memory.service import MemoryService
+from memory.sessions import summary
 
 
 @dataclass
@@ -66,8 +66,10 @@ def _writes_dict(writes: Any) -> dict[str, Any] | None:
         return None
     if hasattr(writes, "to_dict"):
         return writes.to_dict()
-    return {"operations": list(getattr(writes, "operations", []) or []),
-            "profile_changes": list(getattr(writes, "profile_changes", []) or [])}
+    return {
+        "operations": list(getattr(writes, "operations", []) or []),
+        "profile_changes": list(getattr(writes, "profile_changes", []) or []),
+    }
 
 
 class TurnStream:
@@ -117,17 +119,33 @@ class Agent:
             self._background.pop().join(timeout)
 
     # -- turns -------------------------------------------------------------------------------------------------
-    def _context(self, user_id: str, session_id: str, text: str, agent_id: str | None,
-                 idempotency_key: str | None = None) -> g.TurnContext:
+    def _context(
+        self, user_id: str, session_id: str, text: str, agent_id: str | None, idempotency_key: str | None = None
+    ) -> g.TurnContext:
         svc = self.service
         user = svc.ensure_user(user_id)
         session = svc.ensure_session(user, session_id, agent_id)
-        return g.TurnContext(service=svc, model=self.model, summariser=make_summariser(self.model),
-                             settings=svc.effective_settings(), user=user, session=session, text=text,
-                             idempotency_key=idempotency_key, background=self._background)
+        return g.TurnContext(
+            service=svc,
+            model=self.model,
+            summariser=make_summariser(self.model),
+            settings=svc.effective_settings(),
+            user=user,
+            session=session,
+            text=text,
+            idempotency_key=idempotency_key,
+            background=self._background,
+        )
 
-    def stream(self, user_id: str, session_id: str, text: str, *, agent_id: str | None = None,
-               idempotency_key: str | None = None) -> TurnStream:
+    def stream(
+        self,
+        user_id: str,
+        session_id: str,
+        text: str,
+        *,
+        agent_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> TurnStream:
         """Run one turn; iterate the returned object for the reply as it is generated.
 
         A client retrying a turn passes the same ``idempotency_key``: the message is stored once and its memories
@@ -142,16 +160,24 @@ class Agent:
         config = {"configurable": {"thread_id": ctx.session.id}}
         final: dict[str, Any] = {}
         # durability="exit": one checkpoint per turn — every step already leaves its own SQL record
-        for mode, payload in self.graph.stream(state, config, context=ctx, stream_mode=["custom", "values"],
-                                               durability="exit"):
+        for mode, payload in self.graph.stream(
+            state, config, context=ctx, stream_mode=["custom", "values"], durability="exit"
+        ):
             if mode == "custom" and isinstance(payload, dict) and "delta" in payload:
                 yield payload["delta"]
             elif mode == "values":
                 final = payload
         holder.result = self.last_result = self._result(ctx, final)
 
-    def chat(self, user_id: str, session_id: str, text: str, *, agent_id: str | None = None,
-             idempotency_key: str | None = None) -> TurnResult:
+    def chat(
+        self,
+        user_id: str,
+        session_id: str,
+        text: str,
+        *,
+        agent_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> TurnResult:
         stream = self.stream(user_id, session_id, text, agent_id=agent_id, idempotency_key=idempotency_key)
         for _ in stream:
             pass
@@ -162,9 +188,16 @@ class Agent:
         s = ctx.scratch
         comp = s.get("composition")
         return TurnResult(
-            reply=s.get("reply", ""), turn_id=state.get("turn_id"), session_id=ctx.session.external_id,
-            session_key=ctx.session.id, recall=s.get("recall"), context=comp.allocation if comp else {},
-            bridge=s.get("bridge"), writes=s.get("writes"), model=g._model_name(ctx.model), state=dict(state),
+            reply=s.get("reply", ""),
+            turn_id=state.get("turn_id"),
+            session_id=ctx.session.external_id,
+            session_key=ctx.session.id,
+            recall=s.get("recall"),
+            context=comp.allocation if comp else {},
+            bridge=s.get("bridge"),
+            writes=s.get("writes"),
+            model=g._model_name(ctx.model),
+            state=dict(state),
         )
 
     # -- sessions ----------------------------------------------------------------------------------------------
@@ -176,8 +209,14 @@ class Agent:
         session = summary.find_session(svc, user.key, session_id, agent)
         if session is None:
             raise NotFound(f"no session {session_id[:80]!r} for this user")
-        ctx = g.TurnContext(service=svc, model=self.model, summariser=make_summariser(self.model),
-                            settings=svc.effective_settings(), user=user, session=session)
+        ctx = g.TurnContext(
+            service=svc,
+            model=self.model,
+            summariser=make_summariser(self.model),
+            settings=svc.effective_settings(),
+            user=user,
+            session=session,
+        )
         self.graph.invoke({"action": "end"}, {"configurable": {"thread_id": session.id}}, context=ctx)
         bridge = ctx.scratch.get("bridge_written")
         return bridge.text if bridge else None

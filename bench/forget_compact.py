@@ -31,9 +31,9 @@ import pyarrow as pa  # noqa: E402
 from sqlalchemy import insert  # noqa: E402
 
 from memory.config import Settings  # noqa: E402
-from memory.embed import HashEmbedder  # noqa: E402
-from memory.models import Memory, User, id_hash, new_id  # noqa: E402
 from memory.service import MemoryService  # noqa: E402
+from memory.storage.embed import HashEmbedder  # noqa: E402
+from memory.storage.models import Memory, User, id_hash, new_id  # noqa: E402
 
 NOW = datetime(2025, 6, 1, tzinfo=UTC)
 DIM = 384
@@ -50,18 +50,34 @@ def _rows(rng: np.random.Generator, user_key: str, n: int) -> tuple[list[dict], 
         created = NOW - timedelta(days=float(rng.uniform(0, 400)))
         status = "archived" if rng.random() < 0.05 else "active"
         topic = int(rng.integers(0, 40)) if rng.random() < 0.3 else None
-        rows.append({
-            "id": new_id(), "user_key": user_key, "agent_id": "default", "type": mtype,
-            "subject": None if topic is None else "user", "predicate": None if topic is None else f"topic_{topic}",
-            "object": f"value {i}", "content": f"memory {i} of {user_key[:6]}: synthetic fact number {i}",
-            "source_type": "user-stated", "source_message_ids": [i], "confidence": float(rng.uniform(0.5, 1.0)),
-            "importance": float(rng.uniform(0.1, 1.0)), "status": status, "superseded_by": None,
-            "event_time": created if mtype == "event" else None, "created_at": created,
-            "updated_at": created + timedelta(days=1) if status == "archived" else created,
-            "last_accessed_at": NOW - timedelta(days=float(rng.uniform(0, 60))) if rng.random() < 0.5 else None,
-            "access_count": int(rng.integers(0, 5)), "reinforce_count": int(rng.integers(0, 3)),
-            "expires_at": None, "indexed": status == "active", "version": 1, "meta": {},
-        })
+        rows.append(
+            {
+                "id": new_id(),
+                "user_key": user_key,
+                "agent_id": "default",
+                "type": mtype,
+                "subject": None if topic is None else "user",
+                "predicate": None if topic is None else f"topic_{topic}",
+                "object": f"value {i}",
+                "content": f"memory {i} of {user_key[:6]}: synthetic fact number {i}",
+                "source_type": "user-stated",
+                "source_message_ids": [i],
+                "confidence": float(rng.uniform(0.5, 1.0)),
+                "importance": float(rng.uniform(0.1, 1.0)),
+                "status": status,
+                "superseded_by": None,
+                "event_time": created if mtype == "event" else None,
+                "created_at": created,
+                "updated_at": created + timedelta(days=1) if status == "archived" else created,
+                "last_accessed_at": NOW - timedelta(days=float(rng.uniform(0, 60))) if rng.random() < 0.5 else None,
+                "access_count": int(rng.integers(0, 5)),
+                "reinforce_count": int(rng.integers(0, 3)),
+                "expires_at": None,
+                "indexed": status == "active",
+                "version": 1,
+                "meta": {},
+            }
+        )
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     return rows, vecs
 
@@ -74,17 +90,29 @@ def seed(svc: MemoryService, users: int, per_user: int) -> float:
         key, ext = new_id(), f"bench-user-{u}"
         rows, vecs = _rows(rng, key, per_user)
         with svc.engine.begin() as conn:
-            conn.execute(insert(User), [{"key": key, "external_id": ext, "external_hash": id_hash(ext),
-                                         "created_at": NOW}])
+            conn.execute(
+                insert(User), [{"key": key, "external_id": ext, "external_hash": id_hash(ext), "created_at": NOW}]
+            )
             conn.execute(insert(Memory), rows)
         active = [(r, v) for r, v in zip(rows, vecs, strict=True) if r["status"] == "active"]
-        table.add(pa.table({
-            "id": [r["id"] for r, _ in active], "user_key": [key] * len(active),
-            "agent_id": ["default"] * len(active), "text": [r["content"] for r, _ in active],
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(np.stack([v for _, v in active]).ravel()), DIM),
-            "type": [r["type"] for r, _ in active], "status": ["active"] * len(active),
-            "created_at": pa.array([r["created_at"].replace(tzinfo=None) for r, _ in active], pa.timestamp("us")),
-        }))
+        table.add(
+            pa.table(
+                {
+                    "id": [r["id"] for r, _ in active],
+                    "user_key": [key] * len(active),
+                    "agent_id": ["default"] * len(active),
+                    "text": [r["content"] for r, _ in active],
+                    "vector": pa.FixedSizeListArray.from_arrays(
+                        pa.array(np.stack([v for _, v in active]).ravel()), DIM
+                    ),
+                    "type": [r["type"] for r, _ in active],
+                    "status": ["active"] * len(active),
+                    "created_at": pa.array(
+                        [r["created_at"].replace(tzinfo=None) for r, _ in active], pa.timestamp("us")
+                    ),
+                }
+            )
+        )
     svc.index.optimize()
     return time.perf_counter() - start
 
@@ -121,16 +149,26 @@ def main() -> None:
         svc.close()
     fr, cr = forgot.to_dict(), compacted.to_dict()
     result = {
-        "memories": total, "users": args.users, "seed_s": round(seed_s, 2),
-        "forget_s": round(forget_s, 2), "compact_s": round(compact_s, 2), "total_s": round(forget_s + compact_s, 2),
-        "target_s": 30, "throughput_memories_per_s": round(total / (forget_s + compact_s)),
+        "memories": total,
+        "users": args.users,
+        "seed_s": round(seed_s, 2),
+        "forget_s": round(forget_s, 2),
+        "compact_s": round(compact_s, 2),
+        "total_s": round(forget_s + compact_s, 2),
+        "target_s": 30,
+        "throughput_memories_per_s": round(total / (forget_s + compact_s)),
         "cpu_s": {"forget": round(forget_cpu, 2), "compact": round(compact_cpu, 2)},
         "load_average_1m": round(os.getloadavg()[0], 2),  # wall time stretches when other work shares the cores
-        "archived": fr["archived"], "deleted": fr["deleted"], "by_rule": fr["by_rule"],
-        "merged_groups": cr["merged_groups"], "superseded": cr["superseded"],
+        "archived": fr["archived"],
+        "deleted": fr["deleted"],
+        "by_rule": fr["by_rule"],
+        "merged_groups": cr["merged_groups"],
+        "superseded": cr["superseded"],
         "per_user_dry_run_ms": {
-            "forget_p50": round(statistics.median(dry_forget), 1), "forget_p95": round(_pct(dry_forget, 95), 1),
-            "compact_p50": round(statistics.median(dry_compact), 1), "compact_p95": round(_pct(dry_compact, 95), 1),
+            "forget_p50": round(statistics.median(dry_forget), 1),
+            "forget_p95": round(_pct(dry_forget, 95), 1),
+            "compact_p50": round(statistics.median(dry_compact), 1),
+            "compact_p95": round(_pct(dry_compact, 95), 1),
         },
     }
     print(json.dumps(result, indent=1))

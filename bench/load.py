@@ -31,9 +31,9 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 from memory.config import Settings  # noqa: E402
-from memory.embed import make_embedder  # noqa: E402
-from memory.models import Memory, RetrievalHit  # noqa: E402
 from memory.service import MemoryService  # noqa: E402
+from memory.storage.embed import make_embedder  # noqa: E402
+from memory.storage.models import Memory, RetrievalHit  # noqa: E402
 
 SCRIPT = [
     "I live in {city} and I work as a {job}",
@@ -52,8 +52,14 @@ SPORTS = ["tennis", "climbing", "rowing", "chess", "surfing"]
 
 
 def user_lines(n: int) -> list[str]:
-    fill = {"city": CITIES[n % len(CITIES)], "city2": CITIES[(n + 3) % len(CITIES)], "job": f"engineer no. {n}",
-            "food": FOODS[n % len(FOODS)], "budget": f"{(n + 1) * 1000}", "sport": SPORTS[n % len(SPORTS)]}
+    fill = {
+        "city": CITIES[n % len(CITIES)],
+        "city2": CITIES[(n + 3) % len(CITIES)],
+        "job": f"engineer no. {n}",
+        "food": FOODS[n % len(FOODS)],
+        "budget": f"{(n + 1) * 1000}",
+        "sport": SPORTS[n % len(SPORTS)],
+    }
     return [line.format(**fill) for line in SCRIPT]
 
 
@@ -99,14 +105,19 @@ def run_backend(name: str, settings: Settings, users: int, seconds: float) -> di
     lat = sorted(x for o in outs for x in o["latencies"])
     errors = [e for o in outs for e in o["errors"]]
     result = {
-        "backend": name, "users": users, "seconds": round(wall, 1), "turns": len(lat),
+        "backend": name,
+        "users": users,
+        "seconds": round(wall, 1),
+        "turns": len(lat),
         "throughput_turns_per_s": round(len(lat) / wall, 2),
         "p50_ms": round(statistics.median(lat), 1) if lat else None,
         "p95_ms": round(lat[int(0.95 * (len(lat) - 1))], 1) if lat else None,
         "p99_ms": round(lat[int(0.99 * (len(lat) - 1))], 1) if lat else None,
         "max_ms": round(lat[-1], 1) if lat else None,
-        "errors": len(errors), "error_kinds": dict(Counter(e.split(":")[0] for e in errors)),
-        "error_samples": errors[:3], "turns_per_user": [len(o["latencies"]) for o in outs],
+        "errors": len(errors),
+        "error_kinds": dict(Counter(e.split(":")[0] for e in errors)),
+        "error_samples": errors[:3],
+        "turns_per_user": [len(o["latencies"]) for o in outs],
     }
     result.update(check(svc))
     svc.close()
@@ -115,7 +126,7 @@ def run_backend(name: str, settings: Settings, users: int, seconds: float) -> di
 
 def check(svc: MemoryService) -> dict[str, Any]:
     """After the run: the index agrees with SQL, and every logged retrieval hit belongs to the user who searched."""
-    from memory.models import Retrieval
+    from memory.storage.models import Retrieval
 
     repair = svc.repair()
     with svc.db() as db:
@@ -167,14 +178,21 @@ def main() -> None:
             finally:
                 drop_pg_database(args.pg_url, name)
     for r in results:
-        print(f"{r['backend']:<9} {r['users']} users · {r['turns']} turns in {r['seconds']} s · "
-              f"{r['throughput_turns_per_s']} turns/s · p50 {r['p50_ms']} ms · p95 {r['p95_ms']} ms · "
-              f"p99 {r['p99_ms']} ms · errors {r['errors']} · cross-user hits {r['cross_user_hits']} · "
-              f"repair {r['repair_after_run']}")
+        print(
+            f"{r['backend']:<9} {r['users']} users · {r['turns']} turns in {r['seconds']} s · "
+            f"{r['throughput_turns_per_s']} turns/s · p50 {r['p50_ms']} ms · p95 {r['p95_ms']} ms · "
+            f"p99 {r['p99_ms']} ms · errors {r['errors']} · cross-user hits {r['cross_user_hits']} · "
+            f"repair {r['repair_after_run']}"
+        )
     if not args.pg_url:
         print("postgres: skipped (no --pg-url / MEMLENS_LOAD_PG_URL / MEMLENS_TEST_PG_URL)")
-    payload = {"embedder": args.embedder, "model": "offline", "results": results,
-               "cpu_count": os.cpu_count(), "at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+    payload = {
+        "embedder": args.embedder,
+        "model": "offline",
+        "results": results,
+        "cpu_count": os.cpu_count(),
+        "at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(payload, indent=2, ensure_ascii=False))
 

@@ -1,6 +1,6 @@
 """Render time of every back-office page with 100 users × 1,000 memories (target < 1.5 s each).
 
-Data: memory.synthetic bulk rows (100,000 memories with their write log, sessions, turns, retrievals, context
+Data: bench.synthetic bulk rows (100,000 memories with their write log, sessions, turns, retrievals, context
 snapshots) indexed with the hash embedder — e5 would take an hour to embed them and says nothing about page speed.
 Each page is rendered through Streamlit's AppTest (the real script run, minus the browser) a few times, warm; the
 lab is also timed with a query typed in (one real search over the user's 1,000 memories).
@@ -21,13 +21,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[0] = str(ROOT)  # this file is called pages.py: keep `import pages` pointing at the app's pages/ package
-PAGES = ["pages/chat.py", "pages/profile.py", "pages/memories.py", "pages/sessions.py", "pages/retrieval_lab.py",
-         "pages/context_budget.py"]
+PAGES = [
+    "pages/chat.py",
+    "pages/profile.py",
+    "pages/memories.py",
+    "pages/sessions.py",
+    "pages/retrieval_lab.py",
+    "pages/context_budget.py",
+]
 
 
 def build(users: int, memories: int) -> float:
+    from bench.synthetic import Plan, populate
     from memory.service import MemoryService
-    from memory.synthetic import Plan, populate
 
     start = time.perf_counter()
     populate(MemoryService(), Plan(users=users, memories_per_user=memories, retrievals_per_user=10))
@@ -71,9 +77,16 @@ def main() -> None:
         rows[name] = {"p50_s": round(statistics.median(t), 3), "max_s": round(t[-1], 3), "runs": len(t)}
         ok = "ok" if t[-1] < 1.5 else "SLOW"
         print(f"{name:<34} p50 {rows[name]['p50_s']:.3f} s   max {rows[name]['max_s']:.3f} s   {ok}")
-    out = {"users": args.users, "memories_per_user": args.memories, "total_memories": args.users * args.memories,
-           "build_s": round(seconds, 1), "target_s": 1.5, "pages": rows, "cpu_count": os.cpu_count(),
-           "python": sys.version.split()[0]}
+    out = {
+        "users": args.users,
+        "memories_per_user": args.memories,
+        "total_memories": args.users * args.memories,
+        "build_s": round(seconds, 1),
+        "target_s": 1.5,
+        "pages": rows,
+        "cpu_count": os.cpu_count(),
+        "python": sys.version.split()[0],
+    }
     path = ROOT / "bench" / "results" / "pages.json"
     path.write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
     print(f"wrote {path}")

@@ -22,16 +22,23 @@ import numpy as np
 from sqlalchemy import insert
 
 from memory.config import Settings
-from memory.embed import E5Embedder
-from memory.models import Memory, new_id, utcnow
 from memory.service import MemoryService
-from memory.vectors import IndexRow
+from memory.storage.embed import E5Embedder
+from memory.storage.models import Memory, new_id, utcnow
+from memory.storage.vectors import IndexRow
 
 SUBJECTS = ["I", "My sister", "My manager", "Our team", "My friend Lin", "我", "我妈妈", "我们公司"]
 TEMPLATES = [
-    "{s} like {x} very much", "{s} visited {p} last {t}", "{s} want to learn {x} in {p}",
-    "{s} moved to {p} in {t}", "{s} cannot stand {x}", "{s} budget for {x} is {n} yuan",
-    "{s}喜欢{xz}", "{s}上个{tz}去了{pz}", "{s}打算在{pz}学{xz}", "{s}的预算是{n}元",
+    "{s} like {x} very much",
+    "{s} visited {p} last {t}",
+    "{s} want to learn {x} in {p}",
+    "{s} moved to {p} in {t}",
+    "{s} cannot stand {x}",
+    "{s} budget for {x} is {n} yuan",
+    "{s}喜欢{xz}",
+    "{s}上个{tz}去了{pz}",
+    "{s}打算在{pz}学{xz}",
+    "{s}的预算是{n}元",
 ]
 THINGS = ["jazz", "tennis", "spicy food", "sushi", "hiking", "photography", "chess", "painting", "running", "Python"]
 THINGS_ZH = ["爵士乐", "网球", "辣的食物", "寿司", "徒步", "摄影", "围棋", "画画", "跑步", "编程"]
@@ -40,16 +47,29 @@ PLACES_ZH = ["杭州", "上海", "柏林", "京都", "里斯本", "成都", "多
 TIMES = ["week", "month", "year", "summer", "winter"]
 TIMES_ZH = ["月", "周", "年"]
 QUERIES = [
-    "What does the user like?", "Where did the user travel recently?", "What is the user's budget?",
-    "用户喜欢什么运动？", "用户住在哪里？", "What hobbies does the user have?", "用户的预算是多少？",
-    "Which city did the user move to?", "Does the user eat spicy food?", "用户想学什么？",
+    "What does the user like?",
+    "Where did the user travel recently?",
+    "What is the user's budget?",
+    "用户喜欢什么运动？",
+    "用户住在哪里？",
+    "What hobbies does the user have?",
+    "用户的预算是多少？",
+    "Which city did the user move to?",
+    "Does the user eat spicy food?",
+    "用户想学什么？",
 ]
 
 
 def sentence(rng: random.Random) -> str:
     return rng.choice(TEMPLATES).format(
-        s=rng.choice(SUBJECTS), x=rng.choice(THINGS), p=rng.choice(PLACES), t=rng.choice(TIMES),
-        xz=rng.choice(THINGS_ZH), pz=rng.choice(PLACES_ZH), tz=rng.choice(TIMES_ZH), n=rng.randrange(100, 20000),
+        s=rng.choice(SUBJECTS),
+        x=rng.choice(THINGS),
+        p=rng.choice(PLACES),
+        t=rng.choice(TIMES),
+        xz=rng.choice(THINGS_ZH),
+        pz=rng.choice(PLACES_ZH),
+        tz=rng.choice(TIMES_ZH),
+        n=rng.randrange(100, 20000),
     )
 
 
@@ -69,14 +89,44 @@ def bulk_load(svc: MemoryService, n_per_user: int, users: int, pool_vecs: np.nda
         vecs = pool_vecs[a] * 0.7 + pool_vecs[b] * 0.3
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         now = utcnow()
-        rows = [dict(id=new_id(), user_key=user.key, agent_id="default", type="fact", content=t,
-                     source_type="user-stated", source_message_ids=[], confidence=1.0, importance=0.5,
-                     status="active", created_at=now, updated_at=now, access_count=0, reinforce_count=0,
-                     indexed=True, version=1, meta={}) for t in texts]
+        rows = [
+            dict(
+                id=new_id(),
+                user_key=user.key,
+                agent_id="default",
+                type="fact",
+                content=t,
+                source_type="user-stated",
+                source_message_ids=[],
+                confidence=1.0,
+                importance=0.5,
+                status="active",
+                created_at=now,
+                updated_at=now,
+                access_count=0,
+                reinforce_count=0,
+                indexed=True,
+                version=1,
+                meta={},
+            )
+            for t in texts
+        ]
         with svc.engine.begin() as conn:
             conn.execute(insert(Memory), rows)
-        svc.index.upsert([IndexRow(id=r["id"], user_key=user.key, agent_id="default", text=r["content"], vector=v,
-                                   type="fact", created_at=now) for r, v in zip(rows, vecs, strict=True)])
+        svc.index.upsert(
+            [
+                IndexRow(
+                    id=r["id"],
+                    user_key=user.key,
+                    agent_id="default",
+                    text=r["content"],
+                    vector=v,
+                    type="fact",
+                    created_at=now,
+                )
+                for r, v in zip(rows, vecs, strict=True)
+            ]
+        )
     svc.index.optimize()
     return target
 
@@ -96,9 +146,12 @@ def measure_recall(svc: MemoryService, user: str, mode: str, n_queries: int) -> 
             top1.append(max(sims))
             all_sims += sims
     return {
-        "mode": mode, "queries": n_queries,
-        "recall_p50_ms": round(pct(lat, 50), 2), "recall_p95_ms": round(pct(lat, 95), 2),
-        "embed_p50_ms": round(pct(embed_lat, 50), 2), "embed_p95_ms": round(pct(embed_lat, 95), 2),
+        "mode": mode,
+        "queries": n_queries,
+        "recall_p50_ms": round(pct(lat, 50), 2),
+        "recall_p95_ms": round(pct(lat, 95), 2),
+        "embed_p50_ms": round(pct(embed_lat, 50), 2),
+        "embed_p95_ms": round(pct(embed_lat, 95), 2),
         "overhead_p95_ms": round(pct(lat, 95) - pct(embed_lat, 95), 2),
         "similarity_all": {f"p{q}": round(pct(all_sims, q), 3) for q in (5, 25, 50, 75, 95)},
         "similarity_top1": {f"p{q}": round(pct(top1, q), 3) for q in (5, 25, 50, 75, 95)},
@@ -116,8 +169,12 @@ def measure_ingest(settings: Settings, embedder: E5Embedder, n: int, rng: random
     for start in range(0, n, 64):
         svc.add_memories(user, [_draft(t) for t in texts[start : start + 64]])
     ingest_s = time.perf_counter() - t0
-    return {"texts": n, "embedder_per_s": round(n / embed_s, 1), "ingest_per_s": round(n / ingest_s, 1),
-            "ratio": round(embed_s / ingest_s, 3)}
+    return {
+        "texts": n,
+        "embedder_per_s": round(n / embed_s, 1),
+        "ingest_per_s": round(n / ingest_s, 1),
+        "ratio": round(embed_s / ingest_s, 3),
+    }
 
 
 def _draft(text: str):
@@ -148,19 +205,27 @@ def main() -> None:
             load_s = time.perf_counter() - t0
             for mode in ("vector", "hybrid"):
                 svc.recall(user, "warm up", mode=mode, log=False)
-                row = {"memories_per_user": size, "load_s": round(load_s, 1),
-                       **measure_recall(svc, user, mode, args.queries)}
+                row = {
+                    "memories_per_user": size,
+                    "load_s": round(load_s, 1),
+                    **measure_recall(svc, user, mode, args.queries),
+                }
                 results["runs"].append(row)
-                print(f"{size:>6}/user  {mode:<7} recall p50 {row['recall_p50_ms']:>6.1f} ms"
-                      f"  p95 {row['recall_p95_ms']:>6.1f} ms  | embed p95 {row['embed_p95_ms']:>5.1f} ms"
-                      f"  → overhead p95 {row['overhead_p95_ms']:>5.1f} ms"
-                      f"  | top-1 similarity median {row['similarity_top1']['p50']}", flush=True)
+                print(
+                    f"{size:>6}/user  {mode:<7} recall p50 {row['recall_p50_ms']:>6.1f} ms"
+                    f"  p95 {row['recall_p95_ms']:>6.1f} ms  | embed p95 {row['embed_p95_ms']:>5.1f} ms"
+                    f"  → overhead p95 {row['overhead_p95_ms']:>5.1f} ms"
+                    f"  | top-1 similarity median {row['similarity_top1']['p50']}",
+                    flush=True,
+                )
             svc.close()
     with tempfile.TemporaryDirectory() as tmp:
         results["ingest"] = measure_ingest(Settings(data_dir=Path(tmp)), embedder, args.ingest, rng)
     ing = results["ingest"]
-    print(f"ingest: {ing['ingest_per_s']}/s through the service vs {ing['embedder_per_s']}/s embedder alone "
-          f"(ratio {ing['ratio']}, target ≥ 0.8)")
+    print(
+        f"ingest: {ing['ingest_per_s']}/s through the service vs {ing['embedder_per_s']}/s embedder alone "
+        f"(ratio {ing['ratio']}, target ≥ 0.8)"
+    )
     sims = results["runs"][-1]["similarity_all"]
     print(f"similarity of all candidates (10k, hybrid): {sims}; threshold default {Settings().similarity_threshold}")
     results["median_recall_p95_ms"] = statistics.median(r["recall_p95_ms"] for r in results["runs"])

@@ -32,17 +32,23 @@ from langchain_core.outputs import ChatGenerationChunk  # noqa: E402
 from agent.offline import OfflineChatModel  # noqa: E402
 from agent.runtime import Agent  # noqa: E402
 from memory.config import Settings  # noqa: E402
-from memory.embed import E5Embedder  # noqa: E402
 from memory.service import MemoryDraft, MemoryService  # noqa: E402
-from memory.tokens import count_tokens  # noqa: E402
+from memory.storage.embed import E5Embedder  # noqa: E402
+from memory.text.tokens import count_tokens  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 DATA = Path(os.environ.get("MEMLENS_LOCOMO", SHARED / "data" / "locomo_dev.json"))
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "memlens" / "bench"
 RESULTS = Path(__file__).resolve().parent / "results" / "turn_overhead.json"
 N_MEMORIES = 10_000
-PHRASINGS = ("{s} said: {t}", "{s} mentioned that {t}", "From a chat with {s}: {t}", "Note about {s}: {t}",
-             "{s} once told me: {t}", "Remember ({s}): {t}")
+PHRASINGS = (
+    "{s} said: {t}",
+    "{s} mentioned that {t}",
+    "From a chat with {s}: {t}",
+    "Note about {s}: {t}",
+    "{s} once told me: {t}",
+    "Remember ({s}): {t}",
+)
 
 
 class CachedEmbedder:
@@ -62,15 +68,22 @@ class CachedEmbedder:
 
 
 def _sessions(conv: dict) -> list[tuple[str, list[dict]]]:
-    keys = sorted((k for k in conv if k.startswith("session_") and not k.endswith("date_time")),
-                  key=lambda k: int(k.split("_")[1]))
+    keys = sorted(
+        (k for k in conv if k.startswith("session_") and not k.endswith("date_time")),
+        key=lambda k: int(k.split("_")[1]),
+    )
     return [(conv.get(f"{k}_date_time", ""), conv[k]) for k in keys]
 
 
 def _background_texts(data: list[dict], skip: str) -> tuple[list[str], dict[str, str]]:
     """10,000 memory texts and, for each, the base line whose vector it shares."""
-    base = [f"{d['speaker']}: {d['text']}" for c in data if c["sample_id"] != skip
-            for _, turns in _sessions(c["conversation"]) for d in turns]
+    base = [
+        f"{d['speaker']}: {d['text']}"
+        for c in data
+        if c["sample_id"] != skip
+        for _, turns in _sessions(c["conversation"])
+        for d in turns
+    ]
     texts, base_of = [], {}
     for phrasing in PHRASINGS:
         for line in base:
@@ -106,7 +119,7 @@ def _seed(svc: MemoryService, e5: E5Embedder, data: list[dict], skip: str) -> fl
     svc.index.count()  # open the index (and its start-up check) before the bulk load
     t0 = time.perf_counter()
     for start in range(0, len(texts), 2000):
-        svc.add_memories(user, [MemoryDraft(content=t, source_type="user-stated") for t in texts[start:start + 2000]])
+        svc.add_memories(user, [MemoryDraft(content=t, source_type="user-stated") for t in texts[start : start + 2000]])
     svc.index.optimize()
     return time.perf_counter() - t0
 
@@ -137,7 +150,7 @@ def _turns(conv: dict) -> list[tuple[int, str, str]]:
             if d["speaker"] != a:
                 continue
             reply = []
-            for nxt in turns[i + 1:]:
+            for nxt in turns[i + 1 :]:
                 if nxt["speaker"] == a:
                     break
                 reply.append(nxt["text"])
@@ -177,8 +190,7 @@ def _replay(svc: MemoryService, conv: dict) -> dict[str, Any]:
         ours.append(result.context["total_used"])
         sessions.append(session_no)
     agent.close()
-    return {"overhead": overhead, "recall": recall_ms, "probe": probe, "ours": ours, "full": full,
-            "sessions": sessions}
+    return {"overhead": overhead, "recall": recall_ms, "probe": probe, "ours": ours, "full": full, "sessions": sessions}
 
 
 def main() -> None:
@@ -199,17 +211,25 @@ def main() -> None:
     ours_last = statistics.mean(run["ours"][i] for i in in_last)
     full_last = statistics.mean(run["full"][i] for i in in_last)
     report = {
-        "conversation": conv["sample_id"], "turns": len(run["ours"]), "sessions": last, "memories": memories,
+        "conversation": conv["sample_id"],
+        "turns": len(run["ours"]),
+        "sessions": last,
+        "memories": memories,
         "note": "overhead = turn wall time minus the model's own time; recall_ms = recall alone, interleaved",
         "seed_seconds": round(seed_s, 1),
         "overhead_ms": {"p50": round(pct(run["overhead"], 50), 1), "p95": round(pct(run["overhead"], 95), 1)},
         "recall_ms": {"p50": round(pct(probe, 50), 1), "p95": round(pct(probe, 95), 1)},
         "recall_in_turn_ms": {"p50": round(pct(run["recall"], 50), 1), "p95": round(pct(run["recall"], 95), 1)},
         "throughput_turns_per_s": round(1000 / statistics.mean(run["overhead"]), 2),
-        "tokens_per_turn_last_session": {"memlens": round(ours_last), "full_history": round(full_last),
-                                         "ratio": round(ours_last / full_last, 4)},
-        "tokens_per_turn_all": {"memlens_mean": round(statistics.mean(run["ours"])),
-                                "full_history_mean": round(statistics.mean(run["full"]))},
+        "tokens_per_turn_last_session": {
+            "memlens": round(ours_last),
+            "full_history": round(full_last),
+            "ratio": round(ours_last / full_last, 4),
+        },
+        "tokens_per_turn_all": {
+            "memlens_mean": round(statistics.mean(run["ours"])),
+            "full_history_mean": round(statistics.mean(run["full"])),
+        },
     }
     report["targets"] = {
         "overhead_p95_le_2x_recall_p95": report["overhead_ms"]["p95"] <= 2 * report["recall_ms"]["p95"],

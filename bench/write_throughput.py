@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from memory.config import Settings  # noqa: E402
-from memory.embed import E5Embedder  # noqa: E402
 from memory.service import MemoryService  # noqa: E402
+from memory.storage.embed import E5Embedder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "write_throughput.json"
@@ -92,8 +92,11 @@ def per_message(emb: TimedEmbedder, msgs: list[tuple[str, str]]) -> tuple[dict, 
             lat.append((time.perf_counter() - t) * 1000)
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
         svc.close()
-    return {"latency_ms_p50": round(pct(lat, 0.5), 2), "latency_ms_p95": round(pct(lat, 0.95), 2),
-            **_totals(emb, len(msgs), wall, cpu)}, lat
+    return {
+        "latency_ms_p50": round(pct(lat, 0.5), 2),
+        "latency_ms_p95": round(pct(lat, 0.95), 2),
+        **_totals(emb, len(msgs), wall, cpu),
+    }, lat
 
 
 def batched(emb: TimedEmbedder, msgs: list[tuple[str, str]], size: int = BATCH) -> dict:
@@ -112,9 +115,13 @@ def batched(emb: TimedEmbedder, msgs: list[tuple[str, str]], size: int = BATCH) 
                 lat.append((time.perf_counter() - t) * 1000)
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
         svc.close()
-    return {"batch_size": size, "batch_latency_ms_p50": round(pct(lat, 0.5), 1),
-            "batch_latency_ms_p95": round(pct(lat, 0.95), 1),
-            "amortised_ms_per_message": round(wall * 1000 / len(msgs), 2), **_totals(emb, len(msgs), wall, cpu)}
+    return {
+        "batch_size": size,
+        "batch_latency_ms_p50": round(pct(lat, 0.5), 1),
+        "batch_latency_ms_p95": round(pct(lat, 0.95), 1),
+        "amortised_ms_per_message": round(wall * 1000 / len(msgs), 2),
+        **_totals(emb, len(msgs), wall, cpu),
+    }
 
 
 def _totals(emb: TimedEmbedder, n: int, wall: float, cpu: float) -> dict:
@@ -125,10 +132,16 @@ def _totals(emb: TimedEmbedder, n: int, wall: float, cpu: float) -> dict:
     alone_w, alone_c = time.perf_counter() - alone_w, time.process_time() - alone_c
     n_texts = sum(len(t) for t in calls)
     return {
-        "messages": n, "passages_embedded": n_texts, "embed_calls": len(calls),
-        "msgs_per_s": round(n / wall, 2), "total_s": round(wall, 2), "embed_s_in_pipeline": round(emb.wall, 2),
-        "own_work_s": round(wall - emb.wall, 2), "own_work_share": round(1 - emb.wall / wall, 3),
-        "cpu_total_s": round(cpu, 2), "cpu_embed_s": round(emb.cpu, 2),
+        "messages": n,
+        "passages_embedded": n_texts,
+        "embed_calls": len(calls),
+        "msgs_per_s": round(n / wall, 2),
+        "total_s": round(wall, 2),
+        "embed_s_in_pipeline": round(emb.wall, 2),
+        "own_work_s": round(wall - emb.wall, 2),
+        "own_work_share": round(1 - emb.wall / wall, 3),
+        "cpu_total_s": round(cpu, 2),
+        "cpu_embed_s": round(emb.cpu, 2),
         "own_work_share_cpu": round(1 - emb.cpu / cpu, 3),
         "embedder_alone_s_same_texts": round(alone_w, 2),
         "embedder_passages_per_s_same_texts": round(n_texts / alone_w, 2) if alone_w else None,
@@ -143,8 +156,13 @@ def main() -> dict:
     msgs = corpus()
     one, _ = per_message(emb, msgs)
     many = batched(emb, msgs)
-    result = {"target_own_work_share": TARGET, "load_average": [round(x, 2) for x in os.getloadavg()],
-              "cpus": os.cpu_count(), "per_message": one, "batch": many}
+    result = {
+        "target_own_work_share": TARGET,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "cpus": os.cpu_count(),
+        "per_message": one,
+        "batch": many,
+    }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=2))
     for name in ("per_message", "batch"):

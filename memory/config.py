@@ -45,8 +45,9 @@ class Settings(BaseSettings):
     )
     sql_echo: bool = Field(False, description="Log every SQL statement (debugging).")
     repair_on_start: bool = Field(
-        True, description="When a process first opens the index, index unindexed memories and drop orphan vectors "
-        "left by a crash (cheap: counts first, the full check only when they disagree)."
+        True,
+        description="When a process first opens the index, index unindexed memories and drop orphan vectors "
+        "left by a crash (cheap: counts first, the full check only when they disagree).",
     )
 
     # embeddings
@@ -84,15 +85,19 @@ class Settings(BaseSettings):
 
     # write pipeline
     dedupe_threshold: float = Field(
-        0.96, ge=-1.0, le=1.0,
+        0.96,
+        ge=-1.0,
+        le=1.0,
         description="Write pipeline: a new memory whose passage similarity to a stored one is at "
         "least this reinforces it instead of being added (only where predicates cannot decide; e5 puts paraphrases at "
-        "0.97-1.0 and same-template facts about different things at 0.92-0.97)."
+        "0.97-1.0 and same-template facts about different things at 0.92-0.97).",
     )
 
     # retrieval (live)
     similarity_threshold: float = Field(
-        0.80, ge=-1.0, le=1.0,
+        0.80,
+        ge=-1.0,
+        le=1.0,
         description="Keep a hit when its similarity (1 - cosine distance) is at least this. Tuned for e5.",
     )
     relative_cut: float | None = Field(
@@ -108,17 +113,18 @@ class Settings(BaseSettings):
     rrf_k: int = Field(60, ge=1, description="The k constant of reciprocal-rank fusion.")
     candidate_pool: int = Field(100, ge=1, description="Candidates fetched from each signal before fusion and cut.")
 
-    # lifecycle: forgetting, caps, compaction, deletion (memory/lifecycle.py, memory/export.py)
+    # lifecycle: forgetting, caps, compaction, deletion (memory/lifecycle/retention.py, memory/lifecycle/export.py)
     expire_after_days: dict[str, float] = Field(
         {"event": 30.0},
         description="Per memory type, days after its event time (else creation) when it expires and is archived; "
-        "types not listed never expire. JSON, e.g. {\"event\": 30, \"fact\": 365}.",
+        'types not listed never expire. JSON, e.g. {"event": 30, "fact": 365}.',
     )
     decay_half_life_days: float = Field(
         30.0, gt=0, description="Importance halves every this many days without the memory being retrieved."
     )
     reinforce_boost: float = Field(
-        0.25, ge=0,
+        0.25,
+        ge=0,
         description="Value bonus per repetition: value = decayed importance × confidence × (1 + boost·ln(1+n)).",
     )
     archive_below_value: float = Field(
@@ -131,7 +137,9 @@ class Settings(BaseSettings):
         90.0, ge=0, description="Archived memories are purged (deleted for good) this many days after archiving."
     )
     compact_similarity: float = Field(
-        0.95, ge=-1.0, le=1.0,
+        0.95,
+        ge=-1.0,
+        le=1.0,
         description="Compaction merges memories of one type whose similarity to the group's best is at least this.",
     )
     active_session_minutes: float = Field(
@@ -140,7 +148,8 @@ class Settings(BaseSettings):
 
     # agent: chat-model choice, context budget, rolling summary, session bridges (stream A)
     llm_provider: str = Field(
-        "auto", description="auto = openai when a base URL or API key is set, else offline; or offline | openai | "
+        "auto",
+        description="auto = openai when a base URL or API key is set, else offline; or offline | openai | "
         "a name registered with agent.llm.register_chat_model.",
     )
     context_window: int = Field(8192, ge=256, description="Total tokens of the model's context window.")

@@ -21,14 +21,24 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import select
 
-from memory.db import retrying
 from memory.errors import Conflict, InvalidInput
-from memory.extract.base import Candidate, norm_object
-from memory.models import ProfileChange, ProfileField, User, utcnow
-from memory.privacy import mask_value
+from memory.storage.db import retrying
+from memory.storage.models import ProfileChange, ProfileField, User, utcnow
+from memory.text.privacy import mask_value
+from memory.write.extract.base import Candidate, norm_object
 
-FIELDS = ("display_name", "preferred_name", "city", "language", "communication_style", "budget", "interests",
-          "dietary", "occupation", "notes")
+FIELDS = (
+    "display_name",
+    "preferred_name",
+    "city",
+    "language",
+    "communication_style",
+    "budget",
+    "interests",
+    "dietary",
+    "occupation",
+    "notes",
+)
 LIST_FIELDS = frozenset({"interests", "dietary"})
 WEAK_FACTOR, WEAK_FLOOR = 0.8, 0.3
 
@@ -48,8 +58,18 @@ def history(store, user: User) -> list[ProfileChange]:
         return list(db.exec(query).all())
 
 
-def set_field(store, user: User, name: str, value: Any, *, source: str, reason: str, confidence: float = 1.0,
-              source_message_id: int | None = None, expected_version: int | None = None) -> ProfileField:
+def set_field(
+    store,
+    user: User,
+    name: str,
+    value: Any,
+    *,
+    source: str,
+    reason: str,
+    confidence: float = 1.0,
+    source_message_id: int | None = None,
+    expected_version: int | None = None,
+) -> ProfileField:
     """Write one field (compare-and-set on ``version``) and log the change."""
     if name not in FIELDS:
         raise InvalidInput(f"profile field must be one of {', '.join(FIELDS)}")
@@ -58,34 +78,83 @@ def set_field(store, user: User, name: str, value: Any, *, source: str, reason: 
         current = row.version if row else 0
         if expected_version is not None and expected_version != current:
             raise Conflict(f"profile field {name!r} is at version {current}, not {expected_version}: reload and retry")
-        return _write(db, user, name, value, row, source=source, reason=reason, confidence=confidence,
-                      source_message_id=source_message_id)
+        return _write(
+            db,
+            user,
+            name,
+            value,
+            row,
+            source=source,
+            reason=reason,
+            confidence=confidence,
+            source_message_id=source_message_id,
+        )
 
 
-def _write(db, user: User, name: str, value: Any, row: ProfileField | None, *, source: str, reason: str,
-           confidence: float, source_message_id: int | None) -> ProfileField:
+def _write(
+    db,
+    user: User,
+    name: str,
+    value: Any,
+    row: ProfileField | None,
+    *,
+    source: str,
+    reason: str,
+    confidence: float,
+    source_message_id: int | None,
+) -> ProfileField:
     """Compare-and-set ``name`` from the state ``row`` (None = not set yet), log the change, commit; returns the
     field as now stored (no re-read: the compare-and-set proves nobody changed it in between)."""
     value = mask_value(value)
     old = row.value if row else None
     if row is None:
-        new = ProfileField(user_key=user.key, field=name, value=value, confidence=confidence, source=source,
-                           source_message_id=source_message_id)
+        new = ProfileField(
+            user_key=user.key,
+            field=name,
+            value=value,
+            confidence=confidence,
+            source=source,
+            source_message_id=source_message_id,
+        )
         db.add(new)
     else:
         now, version = utcnow(), row.version  # read first: the UPDATE below also refreshes a session-bound ``row``
         done = db.execute(
-            update(ProfileField).where(ProfileField.id == row.id, ProfileField.version == version).values(
-                value=value, confidence=confidence, source=source, source_message_id=source_message_id,
-                updated_at=now, version=version + 1)
+            update(ProfileField)
+            .where(ProfileField.id == row.id, ProfileField.version == version)
+            .values(
+                value=value,
+                confidence=confidence,
+                source=source,
+                source_message_id=source_message_id,
+                updated_at=now,
+                version=version + 1,
+            )
         )
         if done.rowcount != 1:
             raise Conflict(f"profile field {name!r} changed concurrently: reload and retry")
-        new = ProfileField(id=row.id, user_key=user.key, field=name, value=value, confidence=confidence,
-                           source=source, source_message_id=source_message_id, updated_at=now,
-                           version=version + 1)
-    db.add(ProfileChange(user_key=user.key, field=name, old_value=old, new_value=value, source=source,
-                         source_message_id=source_message_id, reason=mask_value(reason)))
+        new = ProfileField(
+            id=row.id,
+            user_key=user.key,
+            field=name,
+            value=value,
+            confidence=confidence,
+            source=source,
+            source_message_id=source_message_id,
+            updated_at=now,
+            version=version + 1,
+        )
+    db.add(
+        ProfileChange(
+            user_key=user.key,
+            field=name,
+            old_value=old,
+            new_value=value,
+            source=source,
+            source_message_id=source_message_id,
+            reason=mask_value(reason),
+        )
+    )
     try:
         db.commit()
     except IntegrityError:
@@ -102,7 +171,7 @@ def _item(c: Candidate) -> str:
     text = c.content.rstrip("。.")
     for prefix in ("User is ", "User ", "用户"):
         if text.startswith(prefix):
-            return text[len(prefix):]
+            return text[len(prefix) :]
     return text
 
 
@@ -120,7 +189,7 @@ def _target(c: Candidate, current: Any) -> Any:
     if current is not None and norm_object(str(current)) == norm_object(str(display)):
         return current
     if c.predicate == "budget" and current is not None:
-        from memory.extract.base import amount_key
+        from memory.write.extract.base import amount_key
 
         if amount_key(str(current)) == c.object:
             return current
@@ -150,8 +219,14 @@ class Change:
     version: int
 
     def public(self) -> dict[str, Any]:
-        return {"field": self.field, "old": self.old, "new": self.new, "confidence": self.confidence,
-                "reason": self.reason, "source_message_id": self.source_message_id}
+        return {
+            "field": self.field,
+            "old": self.old,
+            "new": self.new,
+            "confidence": self.confidence,
+            "reason": self.reason,
+            "source_message_id": self.source_message_id,
+        }
 
 
 _PF, _PC = ProfileField.__table__, ProfileChange.__table__
@@ -159,9 +234,13 @@ _PF, _PC = ProfileField.__table__, ProfileChange.__table__
 
 def touches(ops) -> bool:
     """Can this plan change the profile at all? (Spares the read when it cannot.)"""
-    return any(op.candidate is not None and op.candidate.source_type == "user-stated" and op.op != "NOOP"
-               and (op.candidate.hedged or op.candidate.meta.get("weak_field") or op.candidate.profile_field in FIELDS)
-               for op in ops)
+    return any(
+        op.candidate is not None
+        and op.candidate.source_type == "user-stated"
+        and op.op != "NOOP"
+        and (op.candidate.hedged or op.candidate.meta.get("weak_field") or op.candidate.profile_field in FIELDS)
+        for op in ops
+    )
 
 
 def read_states(conn, user_key: str) -> dict[str, FieldState]:
@@ -186,8 +265,9 @@ def plan_changes(ops, rows: dict[str, FieldState], source_message_id: int | None
             continue
         if change:
             before = rows.get(change.field)
-            rows[change.field] = FieldState(mask_value(change.new), change.confidence, change.version + 1,
-                                            before.id if before else None)
+            rows[change.field] = FieldState(
+                mask_value(change.new), change.confidence, change.version + 1, before.id if before else None
+            )
             changes.append(change)
     return changes
 
@@ -199,8 +279,14 @@ def write_changes(conn, user_key: str, changes: list[Change], ids: dict[str, int
         return
     now = utcnow()
     for ch in changes:
-        values = {"value": mask_value(ch.new), "confidence": ch.confidence, "source": "user-stated",
-                  "source_message_id": ch.source_message_id, "updated_at": now, "version": ch.version + 1}
+        values = {
+            "value": mask_value(ch.new),
+            "confidence": ch.confidence,
+            "source": "user-stated",
+            "source_message_id": ch.source_message_id,
+            "updated_at": now,
+            "version": ch.version + 1,
+        }
         if ch.version == 0:
             done = conn.execute(insert(_PF).values(user_key=user_key, field=ch.field, **values))
             ids[ch.field] = done.inserted_primary_key[0]
@@ -208,10 +294,22 @@ def write_changes(conn, user_key: str, changes: list[Change], ids: dict[str, int
         done = conn.execute(update(_PF).where(_PF.c.id == ids[ch.field], _PF.c.version == ch.version).values(values))
         if done.rowcount != 1:
             raise StaleDataError(f"profile field {ch.field!r} changed concurrently")
-    conn.execute(insert(_PC), [
-        {"user_key": user_key, "field": ch.field, "old_value": ch.old, "new_value": mask_value(ch.new),
-         "source": "user-stated", "source_message_id": ch.source_message_id, "reason": mask_value(ch.reason),
-         "at": now} for ch in changes])
+    conn.execute(
+        insert(_PC),
+        [
+            {
+                "user_key": user_key,
+                "field": ch.field,
+                "old_value": ch.old,
+                "new_value": mask_value(ch.new),
+                "source": "user-stated",
+                "source_message_id": ch.source_message_id,
+                "reason": mask_value(ch.reason),
+                "at": now,
+            }
+            for ch in changes
+        ],
+    )
 
 
 def apply_in(conn, user_key: str, plans: list[tuple[list, int | None]]) -> list[list[dict[str, Any]]]:
@@ -259,6 +357,8 @@ def _weaken(c: Candidate, rows: dict[str, FieldState], weak, msg: int | None) ->
     conf = round(max(WEAK_FLOOR, row.confidence * WEAK_FACTOR), 4)
     if conf >= row.confidence:
         return None
-    reason = (f"weak signal ({c.meta.get('hedge') or 'planned'}: {c.evidence!r}) doubts {row.value!r}: "
-              f"confidence {row.confidence:.2f} → {conf:.2f}, value unchanged")
+    reason = (
+        f"weak signal ({c.meta.get('hedge') or 'planned'}: {c.evidence!r}) doubts {row.value!r}: "
+        f"confidence {row.confidence:.2f} → {conf:.2f}, value unchanged"
+    )
     return Change(name, row.value, row.value, conf, reason, msg, row.version)

@@ -1,6 +1,7 @@
 """MemoryService: the one facade that agent/, pages/ and the CLI call.
 
-Layers: :class:`memory.store.Store` (components, live settings) → :class:`memory.records.Records` (users, sessions,
+Layers: :class:`memory.storage.store.Store` (components, live settings) →
+:class:`memory.storage.records.Records` (users, sessions,
 messages, memory rows, the SQL-then-index write order) → this class, which adds the domain operations. Each of those
 lives in its own small module (write, profile, recall, summary, lifecycle, compact, export, stats) that takes the
 service as its *store*; the methods here only delegate.
@@ -12,11 +13,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from memory import lifecycle, validate
+from memory import validate
 from memory.errors import InvalidInput, NotFound
-from memory.models import Message, Session, User
-from memory.recall import RecallResult, log_retrieval, timed_search
-from memory.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
+from memory.lifecycle import retention as lifecycle
+from memory.retrieval.recall import RecallResult, log_retrieval, timed_search
+from memory.storage.models import Message, Session, User
+from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
 
 
 class MemoryService(Records):
@@ -27,9 +29,17 @@ class MemoryService(Records):
     def _user(self, user: User | str) -> User:
         return user if isinstance(user, User) else self.get_user(user)
 
-    def write_from_message(self, user: User | str, session: Session, message: Message | int, *,
-                           agent_id: str | None = None, turn_id: int | None = None, model: Any = None,
-                           keep_unparsed: bool = False):
+    def write_from_message(
+        self,
+        user: User | str,
+        session: Session,
+        message: Message | int,
+        *,
+        agent_id: str | None = None,
+        turn_id: int | None = None,
+        model: Any = None,
+        keep_unparsed: bool = False,
+    ):
         """Run the write pipeline on one stored message; returns a ``memory.write.WriteReport``.
 
         ``keep_unparsed`` stores a user message no extractor understood as a free-text fact (explicit requests)."""
@@ -49,18 +59,35 @@ class MemoryService(Records):
             from memory.write import WriteReport
 
             return WriteReport(message.id, message.role, False, "already written (repeated message)")
-        return run(self, user, session, message, agent_id=agent, turn_id=turn_id,
-                   model=model if model is not None else self.extraction_model, keep_unparsed=keep_unparsed)
+        return run(
+            self,
+            user,
+            session,
+            message,
+            agent_id=agent,
+            turn_id=turn_id,
+            model=model if model is not None else self.extraction_model,
+            keep_unparsed=keep_unparsed,
+        )
 
-    def write_from_messages(self, user: User | str, session: Session, messages: Sequence[Message | int], *,
-                            agent_id: str | None = None, turn_id: int | None = None, model: Any = None,
-                            keep_unparsed: bool = False) -> list:
+    def write_from_messages(
+        self,
+        user: User | str,
+        session: Session,
+        messages: Sequence[Message | int],
+        *,
+        agent_id: str | None = None,
+        turn_id: int | None = None,
+        model: Any = None,
+        keep_unparsed: bool = False,
+    ) -> list:
         """The write pipeline on many stored messages at once (long-conversation ingest: one embedding call, one
         transaction, one index append), with the same decisions as ``write_from_message`` on each in order."""
         from memory.write.batch import write_messages
 
-        return write_messages(self, user, session, messages, agent_id=agent_id, turn_id=turn_id, model=model,
-                              keep_unparsed=keep_unparsed)
+        return write_messages(
+            self, user, session, messages, agent_id=agent_id, turn_id=turn_id, model=model, keep_unparsed=keep_unparsed
+        )
 
     def remember(self, user_id: str, text: str, *, session_id: str = "cli", agent_id: str | None = None):
         """Store ``text`` as a user message in that session and run the write pipeline on it (an explicit request:
@@ -81,13 +108,30 @@ class MemoryService(Records):
 
         return profile.fields(self, self._user(user))
 
-    def update_profile(self, user: User | str, field: str, value: Any, *, source: str = "person-edit",
-                       reason: str = "", source_message_id: int | None = None, expected_version: int | None = None):
+    def update_profile(
+        self,
+        user: User | str,
+        field: str,
+        value: Any,
+        *,
+        source: str = "person-edit",
+        reason: str = "",
+        source_message_id: int | None = None,
+        expected_version: int | None = None,
+    ):
         """A person's (or a caller's) edit of one profile field; logged; ``Conflict`` on a stale expected_version."""
         from memory import profile
 
-        return profile.set_field(self, self._user(user), field, value, source=source, reason=reason or "edited",
-                                 source_message_id=source_message_id, expected_version=expected_version)
+        return profile.set_field(
+            self,
+            self._user(user),
+            field,
+            value,
+            source=source,
+            reason=reason or "edited",
+            source_message_id=source_message_id,
+            expected_version=expected_version,
+        )
 
     def profile_history(self, user: User | str) -> list:
         from memory import profile
@@ -95,9 +139,18 @@ class MemoryService(Records):
         return profile.history(self, self._user(user))
 
     # -- recall ----------------------------------------------------------------------------------------------
-    def recall(self, user_id: str, query: str, *, agent_id: str | None = None, session_id: str | None = None,
-               turn_id: int | None = None, retrieval_query: str | None = None, log: bool = True,
-               **overrides: Any) -> RecallResult:
+    def recall(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        turn_id: int | None = None,
+        retrieval_query: str | None = None,
+        log: bool = True,
+        **overrides: Any,
+    ) -> RecallResult:
         """Search a user's active memories; every candidate comes back with its scores and verdict."""
         query = validate.text(query, self.settings.max_message_chars, "query")
         user = self.get_user(user_id)
@@ -107,24 +160,25 @@ class MemoryService(Records):
         hits, ms = timed_search(self, user_key=user.key, agent_id=agent, query=rq, params=params)
         result = RecallResult(query=query, retrieval_query=rq, params=params, hits=hits, latency_ms=ms)
         if log:
-            result.retrieval_id = log_retrieval(self, result, user_key=user.key, agent_id=agent,
-                                                session_id=session_id, turn_id=turn_id)
+            result.retrieval_id = log_retrieval(
+                self, result, user_key=user.key, agent_id=agent, session_id=session_id, turn_id=turn_id
+            )
             lifecycle.touch(self, [h.memory_id for h in result.selected])  # access tracking (one batched UPDATE)
         return result
 
-    # -- sessions: summaries and bridges (memory/summary.py) ------------------------------------------------
+    # -- sessions: summaries and bridges (memory/sessions/summary.py) ------------------------------------------------
     def end_session(self, user_id: str, session_id: str, agent_id: str | None = None):
         """End a session and write its bridge (extractive; the agent passes its LLM summariser when it has one)."""
-        from memory import summary
+        from memory.sessions import summary
 
         return summary.end_session(self, user_id, session_id, agent_id)
 
-    # -- lifecycle (memory/lifecycle.py, memory/compact.py, memory/export.py, memory/stats.py) -------------------
+    # -- lifecycle (memory/lifecycle/: retention, compact, export, stats) ---------------------------------------
     def _user_key(self, user_id: str | None) -> str | None:
         return None if user_id is None else self.get_user(user_id).key
 
     def forget(self, user_id: str | None = None, *, dry_run: bool = False, now: datetime | None = None):
-        """Expire, fade, cap and purge (rules in memory/lifecycle.py); ``user_id=None`` = every user."""
+        """Expire, fade, cap and purge (rules in memory/lifecycle/retention.py); ``user_id=None`` = every user."""
         return lifecycle.forget(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
 
     def lifecycle_overview(self, user_id: str, *, now: datetime | None = None) -> dict[str, Any]:
@@ -133,38 +187,44 @@ class MemoryService(Records):
 
     def compact(self, user_id: str | None = None, *, dry_run: bool = False, now: datetime | None = None):
         """Merge near-duplicate / same-topic memories, keeping every source's provenance."""
-        from memory import compact
+        from memory.lifecycle import compact
 
         return compact.compact(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
 
     def export_user(self, user_id: str) -> dict[str, Any]:
-        from memory import export
+        from memory.lifecycle import export
 
         return export.export_user(self, user_id)
 
     def import_user(self, data: dict[str, Any]) -> dict[str, int]:
-        from memory import export
+        from memory.lifecycle import export
 
         return export.import_user(self, data)
 
     def delete_user(self, user_id: str, *, force: bool = False, now: datetime | None = None) -> dict[str, int]:
-        from memory import export
+        from memory.lifecycle import export
 
         return export.delete_user(self, user_id, force=force, now=now)
 
-    def delete_session(self, user_id: str, session_id: str, *, agent_id: str | None = None, force: bool = False,
-                       now: datetime | None = None) -> dict[str, int]:
-        from memory import export
+    def delete_session(
+        self,
+        user_id: str,
+        session_id: str,
+        *,
+        agent_id: str | None = None,
+        force: bool = False,
+        now: datetime | None = None,
+    ) -> dict[str, int]:
+        from memory.lifecycle import export
 
         return export.delete_session(self, user_id, session_id, agent_id=agent_id, force=force, now=now)
 
     def purge_memory(self, memory_id: str) -> dict[str, int]:
-        from memory import export
+        from memory.lifecycle import export
 
         return export.purge_memory(self, memory_id)
 
     def user_stats(self, user_id: str) -> dict[str, Any]:
-        from memory import stats
+        from memory.lifecycle import stats
 
         return stats.user_stats(self, user_id)
-

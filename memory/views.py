@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import col, select
 
-from memory.models import (
+from memory.storage.models import (
     ContextSection,
     ContextSnapshot,
     HitLabel,
@@ -65,8 +65,9 @@ def _write_query(user_key: str, flt: WriteFilter):
     return query
 
 
-def write_log(store, user_key: str, flt: WriteFilter | None = None, *, limit: int = 25,
-              offset: int = 0) -> tuple[list[dict[str, Any]], int]:
+def write_log(
+    store, user_key: str, flt: WriteFilter | None = None, *, limit: int = 25, offset: int = 0
+) -> tuple[list[dict[str, Any]], int]:
     """One page of the write log (newest first) and the total number of matching events."""
     flt = flt or WriteFilter()
     query = _write_query(user_key, flt)
@@ -104,10 +105,18 @@ def message_with_context(store, message_id: int, around: int = 2) -> dict[str, A
         if msg is None:
             return None
         session = db.get(Session, msg.session_id)
-        before = db.exec(select(Message).where(Message.session_id == msg.session_id, Message.id < msg.id)
-                         .order_by(col(Message.id).desc()).limit(around)).all()
-        after = db.exec(select(Message).where(Message.session_id == msg.session_id, Message.id > msg.id)
-                        .order_by(Message.id).limit(around)).all()
+        before = db.exec(
+            select(Message)
+            .where(Message.session_id == msg.session_id, Message.id < msg.id)
+            .order_by(col(Message.id).desc())
+            .limit(around)
+        ).all()
+        after = db.exec(
+            select(Message)
+            .where(Message.session_id == msg.session_id, Message.id > msg.id)
+            .order_by(Message.id)
+            .limit(around)
+        ).all()
     rows = [*reversed(before), msg, *after]
     return {
         "message": _msg(msg),
@@ -123,10 +132,14 @@ def _msg(m: Message) -> dict[str, Any]:
 def memory_counts(store, user_key: str) -> dict[str, dict[str, int]]:
     """Counts by status and by type (active only): the headline metrics of the Memories page."""
     with store.db() as db:
-        by_status = db.exec(select(Memory.status, func.count()).where(Memory.user_key == user_key)
-                            .group_by(Memory.status)).all()
-        by_type = db.exec(select(Memory.type, func.count())
-                          .where(Memory.user_key == user_key, Memory.status == "active").group_by(Memory.type)).all()
+        by_status = db.exec(
+            select(Memory.status, func.count()).where(Memory.user_key == user_key).group_by(Memory.status)
+        ).all()
+        by_type = db.exec(
+            select(Memory.type, func.count())
+            .where(Memory.user_key == user_key, Memory.status == "active")
+            .group_by(Memory.type)
+        ).all()
     return {"status": dict(by_status), "type": dict(by_type)}
 
 
@@ -139,99 +152,220 @@ def event_ops(store, user_key: str) -> list[str]:
 def profile_fields(store, user_key: str) -> list[dict[str, Any]]:
     with store.db() as db:
         rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key).order_by(ProfileField.field)).all()
-    return [{"field": r.field, "value": r.value, "confidence": r.confidence, "source": r.source,
-             "updated_at": r.updated_at, "version": r.version} for r in rows]
+    return [
+        {
+            "field": r.field,
+            "value": r.value,
+            "confidence": r.confidence,
+            "source": r.source,
+            "updated_at": r.updated_at,
+            "version": r.version,
+        }
+        for r in rows
+    ]
 
 
 def profile_changes(store, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
     with store.db() as db:
-        rows = db.exec(select(ProfileChange).where(ProfileChange.user_key == user_key)
-                       .order_by(col(ProfileChange.id).desc()).limit(limit)).all()
-    return [{"at": r.at, "field": r.field, "old": r.old_value, "new": r.new_value, "source": r.source,
-             "reason": r.reason, "message_id": r.source_message_id} for r in rows]
+        rows = db.exec(
+            select(ProfileChange)
+            .where(ProfileChange.user_key == user_key)
+            .order_by(col(ProfileChange.id).desc())
+            .limit(limit)
+        ).all()
+    return [
+        {
+            "at": r.at,
+            "field": r.field,
+            "old": r.old_value,
+            "new": r.new_value,
+            "source": r.source,
+            "reason": r.reason,
+            "message_id": r.source_message_id,
+        }
+        for r in rows
+    ]
 
 
 # -- sessions -------------------------------------------------------------------------------------------------------
 def sessions_overview(store, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
     """The user's sessions (newest first) with message counts, anchors and the bridges in and out."""
     with store.db() as db:
-        sessions = db.exec(select(Session).where(Session.user_key == user_key)
-                           .order_by(col(Session.started_at).desc()).limit(limit)).all()
+        sessions = db.exec(
+            select(Session).where(Session.user_key == user_key).order_by(col(Session.started_at).desc()).limit(limit)
+        ).all()
         ids = [s.id for s in sessions]
-        counts = dict(db.exec(select(Message.session_id, func.count()).where(col(Message.session_id).in_(ids))
-                              .group_by(Message.session_id)).all()) if ids else {}
-        anchors = db.exec(select(SummaryAnchor).where(col(SummaryAnchor.session_id).in_(ids))
-                          .order_by(SummaryAnchor.id)).all() if ids else []
-        bridges = db.exec(select(SessionBridge).where(SessionBridge.user_key == user_key)
-                          .order_by(SessionBridge.id)).all()
+        counts = (
+            dict(
+                db.exec(
+                    select(Message.session_id, func.count())
+                    .where(col(Message.session_id).in_(ids))
+                    .group_by(Message.session_id)
+                ).all()
+            )
+            if ids
+            else {}
+        )
+        anchors = (
+            db.exec(
+                select(SummaryAnchor).where(col(SummaryAnchor.session_id).in_(ids)).order_by(SummaryAnchor.id)
+            ).all()
+            if ids
+            else []
+        )
+        bridges = db.exec(
+            select(SessionBridge).where(SessionBridge.user_key == user_key).order_by(SessionBridge.id)
+        ).all()
     names = {s.id: s.external_id for s in sessions}
     out = []
     for s in sessions:
-        out.append({
-            "id": s.id, "session": s.external_id, "agent": s.agent_id, "status": s.status, "title": s.title,
-            "started_at": s.started_at, "last_activity_at": s.last_activity_at, "ended_at": s.ended_at,
-            "messages": counts.get(s.id, 0),
-            "anchors": [{"from": a.from_message_id, "to": a.to_message_id, "text": a.text, "tokens": a.tokens,
-                         "at": a.created_at} for a in anchors if a.session_id == s.id],
-            "bridge_out": [_bridge(b, names) for b in bridges if b.from_session_id == s.id],
-            "bridge_in": [_bridge(b, names) for b in bridges if b.to_session_id == s.id],
-        })
+        out.append(
+            {
+                "id": s.id,
+                "session": s.external_id,
+                "agent": s.agent_id,
+                "status": s.status,
+                "title": s.title,
+                "started_at": s.started_at,
+                "last_activity_at": s.last_activity_at,
+                "ended_at": s.ended_at,
+                "messages": counts.get(s.id, 0),
+                "anchors": [
+                    {
+                        "from": a.from_message_id,
+                        "to": a.to_message_id,
+                        "text": a.text,
+                        "tokens": a.tokens,
+                        "at": a.created_at,
+                    }
+                    for a in anchors
+                    if a.session_id == s.id
+                ],
+                "bridge_out": [_bridge(b, names) for b in bridges if b.from_session_id == s.id],
+                "bridge_in": [_bridge(b, names) for b in bridges if b.to_session_id == s.id],
+            }
+        )
     return out
 
 
 def _bridge(b: SessionBridge, names: dict[str, str]) -> dict[str, Any]:
-    return {"from": names.get(b.from_session_id, b.from_session_id),
-            "to": names.get(b.to_session_id, b.to_session_id) if b.to_session_id else None,
-            "text": b.text, "tokens": b.tokens, "at": b.created_at, "injected_at": b.injected_at}
+    return {
+        "from": names.get(b.from_session_id, b.from_session_id),
+        "to": names.get(b.to_session_id, b.to_session_id) if b.to_session_id else None,
+        "text": b.text,
+        "tokens": b.tokens,
+        "at": b.created_at,
+        "injected_at": b.injected_at,
+    }
 
 
 # -- context budget -------------------------------------------------------------------------------------------------
 def context_snapshots(store, session_id: str, limit: int = 200) -> list[dict[str, Any]]:
     """Per turn of a session (oldest first): budget, use, and each section's allocation."""
     with store.db() as db:
-        snaps = db.exec(select(ContextSnapshot).where(ContextSnapshot.session_id == session_id)
-                        .order_by(col(ContextSnapshot.id).desc()).limit(limit)).all()
+        snaps = db.exec(
+            select(ContextSnapshot)
+            .where(ContextSnapshot.session_id == session_id)
+            .order_by(col(ContextSnapshot.id).desc())
+            .limit(limit)
+        ).all()
         ids = [s.id for s in snaps]
-        sections = db.exec(select(ContextSection).where(col(ContextSection.snapshot_id).in_(ids))
-                           .order_by(ContextSection.position)).all() if ids else []
+        sections = (
+            db.exec(
+                select(ContextSection).where(col(ContextSection.snapshot_id).in_(ids)).order_by(ContextSection.position)
+            ).all()
+            if ids
+            else []
+        )
     out = []
     for n, s in enumerate(reversed(snaps), 1):
-        secs = [{"name": c.name, "budget": c.budget, "used": c.used, "kept": c.kept, "dropped": c.dropped,
-                 "dropped_items": c.dropped_items} for c in sections if c.snapshot_id == s.id]
-        out.append({"snapshot_id": s.id, "turn": n, "turn_id": s.turn_id, "at": s.created_at,
-                    "total_budget": s.total_budget, "total_used": s.total_used, "sections": secs})
+        secs = [
+            {
+                "name": c.name,
+                "budget": c.budget,
+                "used": c.used,
+                "kept": c.kept,
+                "dropped": c.dropped,
+                "dropped_items": c.dropped_items,
+            }
+            for c in sections
+            if c.snapshot_id == s.id
+        ]
+        out.append(
+            {
+                "snapshot_id": s.id,
+                "turn": n,
+                "turn_id": s.turn_id,
+                "at": s.created_at,
+                "total_budget": s.total_budget,
+                "total_used": s.total_used,
+                "sections": secs,
+            }
+        )
     return out
 
 
 # -- retrievals and labels ------------------------------------------------------------------------------------------
 def recent_retrievals(store, user_key: str, limit: int = 50) -> list[dict[str, Any]]:
     with store.db() as db:
-        rows = db.exec(select(Retrieval).where(Retrieval.user_key == user_key)
-                       .order_by(col(Retrieval.id).desc()).limit(limit)).all()
-    return [{"id": r.id, "at": r.created_at, "query": r.query, "retrieval_query": r.retrieval_query, "mode": r.mode,
-             "k": r.k, "threshold": r.threshold, "params": r.params, "turn_id": r.turn_id} for r in rows]
+        rows = db.exec(
+            select(Retrieval).where(Retrieval.user_key == user_key).order_by(col(Retrieval.id).desc()).limit(limit)
+        ).all()
+    return [
+        {
+            "id": r.id,
+            "at": r.created_at,
+            "query": r.query,
+            "retrieval_query": r.retrieval_query,
+            "mode": r.mode,
+            "k": r.k,
+            "threshold": r.threshold,
+            "params": r.params,
+            "turn_id": r.turn_id,
+        }
+        for r in rows
+    ]
 
 
 def retrieval_hits(store, retrieval_id: int) -> list[dict[str, Any]]:
     """A logged retrieval's candidates with content and any label, best first."""
     with store.db() as db:
-        rows = db.exec(select(RetrievalHit, Memory).join(Memory, col(Memory.id) == col(RetrievalHit.memory_id),
-                                                         isouter=True)
-                       .where(RetrievalHit.retrieval_id == retrieval_id).order_by(RetrievalHit.rank)).all()
-        labels = {lb.memory_id: lb.relevant for lb in
-                  db.exec(select(HitLabel).where(HitLabel.retrieval_id == retrieval_id)).all()}
-    return [{"memory_id": h.memory_id, "rank": h.rank, "similarity": h.similarity, "fts_score": h.fts_score,
-             "fused_score": h.fused_score, "passed": h.passed, "selected": h.selected, "injected": h.injected,
-             "drop_reason": h.drop_reason, "content": m.content if m else "(memory removed)",
-             "label": labels.get(h.memory_id)} for h, m in rows]
+        rows = db.exec(
+            select(RetrievalHit, Memory)
+            .join(Memory, col(Memory.id) == col(RetrievalHit.memory_id), isouter=True)
+            .where(RetrievalHit.retrieval_id == retrieval_id)
+            .order_by(RetrievalHit.rank)
+        ).all()
+        labels = {
+            lb.memory_id: lb.relevant
+            for lb in db.exec(select(HitLabel).where(HitLabel.retrieval_id == retrieval_id)).all()
+        }
+    return [
+        {
+            "memory_id": h.memory_id,
+            "rank": h.rank,
+            "similarity": h.similarity,
+            "fts_score": h.fts_score,
+            "fused_score": h.fused_score,
+            "passed": h.passed,
+            "selected": h.selected,
+            "injected": h.injected,
+            "drop_reason": h.drop_reason,
+            "content": m.content if m else "(memory removed)",
+            "label": labels.get(h.memory_id),
+        }
+        for h, m in rows
+    ]
 
 
-def set_label(store, user_key: str, retrieval_id: int, memory_id: str, relevant: bool | None,
-              labeled_by: str = "team") -> None:
+def set_label(
+    store, user_key: str, retrieval_id: int, memory_id: str, relevant: bool | None, labeled_by: str = "team"
+) -> None:
     """Record (or clear, with None) a person's verdict on one hit; one label per (retrieval, memory)."""
     with store.db() as db:
-        row = db.exec(select(HitLabel).where(HitLabel.retrieval_id == retrieval_id,
-                                             HitLabel.memory_id == memory_id)).first()
+        row = db.exec(
+            select(HitLabel).where(HitLabel.retrieval_id == retrieval_id, HitLabel.memory_id == memory_id)
+        ).first()
         if relevant is None:
             if row is not None:
                 db.delete(row)
@@ -245,8 +379,10 @@ def set_label(store, user_key: str, retrieval_id: int, memory_id: str, relevant:
 def labelled_similarities(store, user_key: str | None = None) -> list[tuple[float, bool]]:
     """(similarity at retrieval time, relevant) for every labelled hit: the input of the PR curve."""
     query = select(RetrievalHit.similarity, HitLabel.relevant).join(
-        RetrievalHit, (col(RetrievalHit.retrieval_id) == col(HitLabel.retrieval_id))
-        & (col(RetrievalHit.memory_id) == col(HitLabel.memory_id)))
+        RetrievalHit,
+        (col(RetrievalHit.retrieval_id) == col(HitLabel.retrieval_id))
+        & (col(RetrievalHit.memory_id) == col(HitLabel.memory_id)),
+    )
     if user_key:
         query = query.where(HitLabel.user_key == user_key)
     with store.db() as db:
@@ -262,17 +398,20 @@ def turn_of_message(store, message_id: int) -> int | None:
 def turn_details(store, session_id: str, limit: int = 30) -> dict[int, dict[str, Any]]:
     """For the last turns of a session, keyed by the reply's message id: what was recalled, the budget, the writes."""
     with store.db() as db:
-        turns = db.exec(select(Turn).where(Turn.session_id == session_id).order_by(col(Turn.id).desc())
-                        .limit(limit)).all()
+        turns = db.exec(
+            select(Turn).where(Turn.session_id == session_id).order_by(col(Turn.id).desc()).limit(limit)
+        ).all()
         ids = [t.id for t in turns]
         if not ids:
             return {}
         retrievals = db.exec(select(Retrieval).where(col(Retrieval.turn_id).in_(ids)).order_by(Retrieval.id)).all()
         last = {r.turn_id: r for r in retrievals}  # the final query of the turn is the one composed from
-        hits = db.exec(select(RetrievalHit, Memory).join(Memory, col(Memory.id) == col(RetrievalHit.memory_id),
-                                                         isouter=True)
-                       .where(col(RetrievalHit.retrieval_id).in_([r.id for r in last.values()]))
-                       .order_by(RetrievalHit.rank)).all()
+        hits = db.exec(
+            select(RetrievalHit, Memory)
+            .join(Memory, col(Memory.id) == col(RetrievalHit.memory_id), isouter=True)
+            .where(col(RetrievalHit.retrieval_id).in_([r.id for r in last.values()]))
+            .order_by(RetrievalHit.rank)
+        ).all()
         snaps = db.exec(select(ContextSnapshot).where(col(ContextSnapshot.turn_id).in_(ids))).all()
         events = db.exec(select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(ids)).order_by(MemoryEvent.id)).all()
     out: dict[int, dict[str, Any]] = {}
@@ -280,10 +419,22 @@ def turn_details(store, session_id: str, limit: int = 30) -> dict[int, dict[str,
         r = last.get(t.id)
         snap = next((s for s in snaps if s.turn_id == t.id), None)
         out[t.reply_message_id or -t.id] = {
-            "turn_id": t.id, "query": r.retrieval_query if r else None,
-            "hits": [{"content": m.content if m else "(removed)", "similarity": h.similarity, "fts_score": h.fts_score,
-                      "fused": h.fused_score, "passed": h.passed, "selected": h.selected, "injected": h.injected,
-                      "why": h.drop_reason} for h, m in hits if r and h.retrieval_id == r.id],
+            "turn_id": t.id,
+            "query": r.retrieval_query if r else None,
+            "hits": [
+                {
+                    "content": m.content if m else "(removed)",
+                    "similarity": h.similarity,
+                    "fts_score": h.fts_score,
+                    "fused": h.fused_score,
+                    "passed": h.passed,
+                    "selected": h.selected,
+                    "injected": h.injected,
+                    "why": h.drop_reason,
+                }
+                for h, m in hits
+                if r and h.retrieval_id == r.id
+            ],
             "budget": {"total_budget": snap.total_budget, "total_used": snap.total_used} if snap else None,
             "writes": [{"op": e.op, "content": e.content, "reason": e.reason} for e in events if e.turn_id == t.id],
         }
@@ -293,6 +444,9 @@ def turn_details(store, session_id: str, limit: int = 30) -> dict[int, dict[str,
 def bridge_into(store, session_id: str) -> str | None:
     """The bridge text that opened this session, if the previous one left one."""
     with store.db() as db:
-        row = db.exec(select(SessionBridge).where(SessionBridge.to_session_id == session_id)
-                      .order_by(col(SessionBridge.id).desc())).first()
+        row = db.exec(
+            select(SessionBridge)
+            .where(SessionBridge.to_session_id == session_id)
+            .order_by(col(SessionBridge.id).desc())
+        ).first()
     return row.text if row else None

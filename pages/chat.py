@@ -30,12 +30,14 @@ session = current_session(user)
 
 st.title("Chat", anchor=False)
 where = short(session.external_id, 40) if session else "new"
-st.caption(f"Talking as **{short(user.external_id, 50)}** · session **{where}** · "
-           f"{model_label(svc.effective_settings())}")
+st.caption(
+    f"Talking as **{short(user.external_id, 50)}** · session **{where}** · {model_label(svc.effective_settings())}"
+)
 
 
-def memory_panel(hits: list[dict[str, Any]], budget: dict[str, Any] | None, writes: list[dict[str, Any]],
-                 bridge: str | None = None) -> None:
+def memory_panel(
+    hits: list[dict[str, Any]], budget: dict[str, Any] | None, writes: list[dict[str, Any]], bridge: str | None = None
+) -> None:
     """The expander under a reply: recalled hits with their scores, the budget bar, and what was written."""
     if budget and budget.get("total_budget"):
         used, total = int(budget.get("total_used") or 0), int(budget["total_budget"])
@@ -46,30 +48,55 @@ def memory_panel(hits: list[dict[str, Any]], budget: dict[str, Any] | None, writ
         if bridge:
             st.markdown(f":material/link: **From last session:** {bridge}")
         if hits:
-            st.dataframe(pd.DataFrame([{
-                "used": "✔ injected" if h.get("injected") else ("dropped (budget)" if h.get("selected") else "—"),
-                "memory": short(h["content"], 110), "similarity": h.get("similarity"), "BM25": h.get("fts_score"),
-                "fused": h.get("fused"), "why not": h.get("why") or "",
-            } for h in hits[:12]]), hide_index=True, column_config={
-                "memory": st.column_config.TextColumn(width="large"),
-                "similarity": st.column_config.NumberColumn(format="%.3f"),
-                "BM25": st.column_config.NumberColumn(format="%.2f"),
-                "fused": st.column_config.NumberColumn(format="%.4f"),
-            })
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "used": "✔ injected"
+                            if h.get("injected")
+                            else ("dropped (budget)" if h.get("selected") else "—"),
+                            "memory": short(h["content"], 110),
+                            "similarity": h.get("similarity"),
+                            "BM25": h.get("fts_score"),
+                            "fused": h.get("fused"),
+                            "why not": h.get("why") or "",
+                        }
+                        for h in hits[:12]
+                    ]
+                ),
+                hide_index=True,
+                column_config={
+                    "memory": st.column_config.TextColumn(width="large"),
+                    "similarity": st.column_config.NumberColumn(format="%.3f"),
+                    "BM25": st.column_config.NumberColumn(format="%.2f"),
+                    "fused": st.column_config.NumberColumn(format="%.4f"),
+                },
+            )
         else:
             st.caption("No memory matched this message.")
         if writes:
             st.markdown("**What I wrote down**")
             for w in writes:
-                st.markdown(f"{op_badge(w['op'])} {short(w.get('content') or '', 120)} · "
-                            f":gray[{short(w.get('reason') or '', 80)}]")
+                st.markdown(
+                    f"{op_badge(w['op'])} {short(w.get('content') or '', 120)} · "
+                    f":gray[{short(w.get('reason') or '', 80)}]"
+                )
 
 
 def live_details(result) -> tuple[list[dict], dict | None, list[dict]]:
     """The same shape as views.turn_details, from a fresh TurnResult (writes may still be landing in the DB)."""
-    hits = [{"content": h.content, "similarity": h.similarity, "fts_score": h.fts_score, "fused": h.score,
-             "selected": h.selected, "injected": h.injected, "why": h.drop_reason}
-            for h in (result.recall.hits if result.recall else [])]
+    hits = [
+        {
+            "content": h.content,
+            "similarity": h.similarity,
+            "fts_score": h.fts_score,
+            "fused": h.score,
+            "selected": h.selected,
+            "injected": h.injected,
+            "why": h.drop_reason,
+        }
+        for h in (result.recall.hits if result.recall else [])
+    ]
     ops = list(getattr(result.writes, "operations", []) or [])
     writes = [{"op": o.get("op", "?"), "content": o.get("content", ""), "reason": o.get("reason", "")} for o in ops]
     return hits, result.context or None, writes
@@ -81,8 +108,11 @@ if session is not None:
     if bridge := views.bridge_into(svc, session.id):
         st.info(f"**Carried over from last session:** {bridge}", icon=":material/link:")
     if not messages:
-        st.info("A fresh session. Say something the agent should remember — e.g. *I live in Hangzhou and I don't eat "
-                "spicy food* or *我住在杭州，不吃辣*.", icon=":material/waving_hand:")
+        st.info(
+            "A fresh session. Say something the agent should remember — e.g. *I live in Hangzhou and I don't eat "
+            "spicy food* or *我住在杭州，不吃辣*.",
+            icon=":material/waving_hand:",
+        )
     for msg in messages:
         if msg.role not in ("user", "assistant"):
             continue

@@ -13,21 +13,46 @@ from typing import Any
 import streamlit as st
 
 from memory.config import Settings
-from memory.models import Session, User
 from memory.service import MemoryService
+from memory.storage.models import Session, User
 
 USER_KEY = "ml_user"
 SESSION_KEY = "ml_session"
 
 #: one palette for the whole app: write decisions, statuses, context sections, verdicts
-OP_COLORS = {"ADD": "#2e7d32", "REINFORCE": "#1565c0", "UPDATE": "#ef6c00", "NOOP": "#9e9e9e", "EDIT": "#6a1b9a",
-             "SUPERSEDE": "#ef6c00", "DELETE": "#c62828", "FLAG": "#ad1457", "ARCHIVE": "#757575"}
-SECTION_COLORS = {"system": "#90a4ae", "profile": "#5c6bc0", "bridge": "#26a69a", "summary": "#ffa726",
-                  "memories": "#ec407a", "history": "#42a5f5", "input": "#66bb6a"}
+OP_COLORS = {
+    "ADD": "#2e7d32",
+    "REINFORCE": "#1565c0",
+    "UPDATE": "#ef6c00",
+    "NOOP": "#9e9e9e",
+    "EDIT": "#6a1b9a",
+    "SUPERSEDE": "#ef6c00",
+    "DELETE": "#c62828",
+    "FLAG": "#ad1457",
+    "ARCHIVE": "#757575",
+}
+SECTION_COLORS = {
+    "system": "#90a4ae",
+    "profile": "#5c6bc0",
+    "bridge": "#26a69a",
+    "summary": "#ffa726",
+    "memories": "#ec407a",
+    "history": "#42a5f5",
+    "input": "#66bb6a",
+}
 PASS_COLOR, FAIL_COLOR, NEAR_COLOR = "#2e7d32", "#bdbdbd", "#ef6c00"
 THRESHOLD_COLOR = "#c62828"
-OP_BADGE = {"ADD": "green", "REINFORCE": "blue", "UPDATE": "orange", "NOOP": "gray", "EDIT": "violet",
-            "SUPERSEDE": "orange", "DELETE": "red", "FLAG": "red", "ARCHIVE": "gray"}
+OP_BADGE = {
+    "ADD": "green",
+    "REINFORCE": "blue",
+    "UPDATE": "orange",
+    "NOOP": "gray",
+    "EDIT": "violet",
+    "SUPERSEDE": "orange",
+    "DELETE": "red",
+    "FLAG": "red",
+    "ARCHIVE": "gray",
+}
 EMPTY_HINT = "Run `memlens seed-demo` in a terminal, or chat with the agent first."
 
 

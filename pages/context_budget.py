@@ -15,9 +15,11 @@ if user is None:
     st.stop()
 
 st.title("Context budget", anchor=False)
-st.caption("Every turn the composer fills the prompt inside window − reserved reply: system → profile → bridge → "
-           "summary → memories → history → input. Here is what each section was given, what it used, and what "
-           "did not fit.")
+st.caption(
+    "Every turn the composer fills the prompt inside window − reserved reply: system → profile → bridge → "
+    "summary → memories → history → input. Here is what each section was given, what it used, and what "
+    "did not fit."
+)
 
 sessions = views.sessions_overview(svc, user.key)
 if not sessions:
@@ -52,20 +54,51 @@ with left:
     if secs:
         names_ = [s["name"] for s in secs]
         fig = go.Figure()
-        fig.add_bar(y=names_, x=[s["budget"] for s in secs], name="budget", orientation="h",
-                    marker_color="#e3e7f1", hovertemplate="%{y}: budget %{x} tokens<extra></extra>")
-        fig.add_bar(y=names_, x=[s["used"] for s in secs], name="used", orientation="h",
-                    marker_color=[SECTION_COLORS.get(n, "#78909c") for n in names_],
-                    hovertemplate="%{y}: used %{x} tokens<extra></extra>")
-        fig.update_layout(barmode="overlay", height=300, margin={"l": 10, "r": 10, "t": 10, "b": 10},
-                          yaxis={"autorange": "reversed"}, xaxis_title="tokens", legend_orientation="h")
+        fig.add_bar(
+            y=names_,
+            x=[s["budget"] for s in secs],
+            name="budget",
+            orientation="h",
+            marker_color="#e3e7f1",
+            hovertemplate="%{y}: budget %{x} tokens<extra></extra>",
+        )
+        fig.add_bar(
+            y=names_,
+            x=[s["used"] for s in secs],
+            name="used",
+            orientation="h",
+            marker_color=[SECTION_COLORS.get(n, "#78909c") for n in names_],
+            hovertemplate="%{y}: used %{x} tokens<extra></extra>",
+        )
+        fig.update_layout(
+            barmode="overlay",
+            height=300,
+            margin={"l": 10, "r": 10, "t": 10, "b": 10},
+            yaxis={"autorange": "reversed"},
+            xaxis_title="tokens",
+            legend_orientation="h",
+        )
         st.plotly_chart(fig, key="cb_sections")
     else:
         st.caption("This snapshot has no per-section rows.")
 with right:
     st.subheader("Sections", anchor=False)
-    st.dataframe(pd.DataFrame([{"section": s["name"], "budget": s["budget"], "used": s["used"], "kept": s["kept"],
-                                "dropped": s["dropped"]} for s in secs]), hide_index=True, key="cb_table")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "section": s["name"],
+                    "budget": s["budget"],
+                    "used": s["used"],
+                    "kept": s["kept"],
+                    "dropped": s["dropped"],
+                }
+                for s in secs
+            ]
+        ),
+        hide_index=True,
+        key="cb_table",
+    )
     items = [(s["name"], i) for s in secs for i in (s["dropped_items"] or [])]
     st.markdown("**Dropped for budget**")
     if items:
@@ -81,10 +114,27 @@ if rows:
     frame = pd.DataFrame(rows)
     for name in dict.fromkeys(frame["section"]):
         part = frame[frame["section"] == name]
-        trend.add_scatter(x=part["turn"], y=part["used"], name=name, stackgroup="used", mode="lines",
-                          line={"color": SECTION_COLORS.get(name, "#78909c"), "width": 0.5})
-    trend.add_scatter(x=turns, y=[s["total_budget"] for s in snaps], name="budget", mode="lines",
-                      line={"color": "#c62828", "dash": "dash"})
-    trend.update_layout(height=300, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title="turn",
-                        yaxis_title="tokens", legend_orientation="h", xaxis={"dtick": 1})
+        trend.add_scatter(
+            x=part["turn"],
+            y=part["used"],
+            name=name,
+            stackgroup="used",
+            mode="lines",
+            line={"color": SECTION_COLORS.get(name, "#78909c"), "width": 0.5},
+        )
+    trend.add_scatter(
+        x=turns,
+        y=[s["total_budget"] for s in snaps],
+        name="budget",
+        mode="lines",
+        line={"color": "#c62828", "dash": "dash"},
+    )
+    trend.update_layout(
+        height=300,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis_title="turn",
+        yaxis_title="tokens",
+        legend_orientation="h",
+        xaxis={"dtick": 1},
+    )
     st.plotly_chart(trend, key="cb_trend")

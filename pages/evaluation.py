@@ -21,8 +21,10 @@ from pages.common import THRESHOLD_COLOR, service
 svc = service()
 folder = reports_dir(svc)
 st.title("Evaluation", anchor=False)
-st.caption("LoCoMo evidence recall: do the memories MemLens retrieves come from the dialogue turns that answer the "
-           "question? Reports are saved under " + str(folder) + ".")
+st.caption(
+    "LoCoMo evidence recall: do the memories MemLens retrieves come from the dialogue turns that answer the "
+    "question? Reports are saved under " + str(folder) + "."
+)
 
 
 def run_form() -> None:
@@ -41,10 +43,13 @@ def run_form() -> None:
                 def step(n: int) -> None:
                     done[0] += n
                     bar.progress(min(done[0] / max(total, 1), 1.0), text=f"{desc}: {done[0]}/{total}")
+
                 return step
+
             try:
-                opts = EvalOptions(ks=tuple(sorted({int(x) for x in ks.split(",") if x.strip()})), mode=mode,
-                                   extract=extract)
+                opts = EvalOptions(
+                    ks=tuple(sorted({int(x) for x in ks.split(",") if x.strip()})), mode=mode, extract=extract
+                )
                 saved = save_report(run_locomo(eval_service(svc), path, opts, bar=make_bar), folder)
                 st.success(f"saved {saved.name}")
             except (MemLensError, ValueError) as exc:
@@ -61,14 +66,29 @@ def category_frame(report: dict, name: str) -> pd.DataFrame:
     for mode, run in report["runs"].items():
         for cat, values in [("all", run["overall"]), ("1-4", run["overall_cat1_4"]), *run["by_category"].items()]:
             for k in report["settings"]["ks"]:
-                rows.append({"report": name, "mode": mode, "category": f"{cat} {cats.get(cat, '')}".strip(),
-                             "k": k, "recall": values[f"recall@{k}"], "n": values["with_evidence"]})
+                rows.append(
+                    {
+                        "report": name,
+                        "mode": mode,
+                        "category": f"{cat} {cats.get(cat, '')}".strip(),
+                        "k": k,
+                        "recall": values[f"recall@{k}"],
+                        "n": values["with_evidence"],
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def category_bars(frame: pd.DataFrame, k: int) -> go.Figure:
-    fig = px.bar(frame[frame["k"] == k], x="category", y="recall", color="mode", barmode="group",
-                 hover_data=["n"], labels={"recall": f"evidence recall@{k} (%)"})
+    fig = px.bar(
+        frame[frame["k"] == k],
+        x="category",
+        y="recall",
+        color="mode",
+        barmode="group",
+        hover_data=["n"],
+        labels={"recall": f"evidence recall@{k} (%)"},
+    )
     fig.update_layout(height=360, margin={"t": 10})
     return fig
 
@@ -80,8 +100,9 @@ def curve_figure(report: dict) -> tuple[go.Figure, go.Figure]:
         by_k.add_scatter(x=curve["k"], y=curve["recall"], name=mode, mode="lines")
         by_tokens.add_scatter(x=curve["tokens"], y=curve["recall"], name=mode, mode="lines", text=curve["k"])
     by_k.update_layout(xaxis_title="k", yaxis_title="evidence recall (%)", height=320, margin={"t": 10})
-    by_tokens.update_layout(xaxis_title="mean retrieved tokens", yaxis_title="evidence recall (%)", height=320,
-                            margin={"t": 10})
+    by_tokens.update_layout(
+        xaxis_title="mean retrieved tokens", yaxis_title="evidence recall (%)", height=320, margin={"t": 10}
+    )
     return by_k, by_tokens
 
 
@@ -90,10 +111,16 @@ def sweep_figure(report: dict, mode: str) -> go.Figure:
     fig = go.Figure()
     for k in report["settings"]["ks"]:
         fig.add_scatter(x=sweep["threshold"], y=sweep[f"recall@{k}"], name=f"recall@{k}", mode="lines+markers")
-    fig.add_scatter(x=sweep["threshold"], y=sweep["empty_rate"], name="no memory (%)", mode="lines",
-                    line={"dash": "dot", "color": "#757575"})
-    fig.add_vline(x=report["settings"]["configured_threshold"], line_color=THRESHOLD_COLOR,
-                  annotation_text="configured")
+    fig.add_scatter(
+        x=sweep["threshold"],
+        y=sweep["empty_rate"],
+        name="no memory (%)",
+        mode="lines",
+        line={"dash": "dot", "color": "#757575"},
+    )
+    fig.add_vline(
+        x=report["settings"]["configured_threshold"], line_color=THRESHOLD_COLOR, annotation_text="configured"
+    )
     fig.update_layout(xaxis_title="similarity threshold", yaxis_title="%", height=360, margin={"t": 10})
     return fig
 
@@ -107,9 +134,11 @@ def show(report: dict, name: str) -> None:
     cols[-2].metric("MRR", f"{report['overall']['mrr']:.3f}")
     tok_k = ks[min(1, len(ks) - 1)]
     cols[-1].metric(f"tokens@{tok_k}", f"{report['overall'][f'tokens@{tok_k}']:.0f}")
-    st.caption(f"{report['overall']['questions']} questions · mode {report['settings']['mode']} · "
-               f"no memory at the configured threshold {report['settings']['configured_threshold']:.2f}: "
-               f"{main.get('empty_rate_at_configured', 0):.1f}%")
+    st.caption(
+        f"{report['overall']['questions']} questions · mode {report['settings']['mode']} · "
+        f"no memory at the configured threshold {report['settings']['configured_threshold']:.2f}: "
+        f"{main.get('empty_rate_at_configured', 0):.1f}%"
+    )
     frame = category_frame(report, name)
     k = st.select_slider("k", options=ks, value=ks[min(1, len(ks) - 1)], key="ev_k")
     st.subheader("Per category", anchor=False)
@@ -130,13 +159,13 @@ def compare(a: dict, b: dict, name_a: str, name_b: str) -> None:
     fa, fb = category_frame(a, name_a), category_frame(b, name_b)
     both = fa.merge(fb, on=["mode", "category", "k"], suffixes=(" A", " B"))
     both["Δ recall"] = (both["recall B"] - both["recall A"]).round(2)
-    st.dataframe(both[["mode", "category", "k", "recall A", "recall B", "Δ recall"]], hide_index=True,
-                 width="stretch")
+    st.dataframe(both[["mode", "category", "k", "recall A", "recall B", "Δ recall"]], hide_index=True, width="stretch")
     k = st.session_state.get("ev_k", a["settings"]["ks"][0])
     pair = pd.concat([fa, fb])
     pair = pair[(pair["k"] == k) & (pair["mode"] == a["settings"]["mode"])]
-    fig = px.bar(pair, x="category", y="recall", color="report", barmode="group",
-                 labels={"recall": f"evidence recall@{k} (%)"})
+    fig = px.bar(
+        pair, x="category", y="recall", color="report", barmode="group", labels={"recall": f"evidence recall@{k} (%)"}
+    )
     st.plotly_chart(fig, key="ev_compare")
 
 

@@ -50,10 +50,13 @@ if stats["problems"]:
 st.header("Forgetting")
 overview = svc.lifecycle_overview(user)
 plan = svc.forget(user, dry_run=True).to_dict()
-st.caption(f"{overview['active']} active memories · cap {overview['cap']} per user · "
-           f"{plan['archived']} would be archived and {plan['deleted']} deleted now")
+st.caption(
+    f"{overview['active']} active memories · cap {overview['cap']} per user · "
+    f"{plan['archived']} would be archived and {plan['deleted']} deleted now"
+)
 tab_plan, tab_expiring, tab_archived, tab_compact = st.tabs(
-    ["Next forgetting run", "Will expire", "Archived", "Compaction"])
+    ["Next forgetting run", "Will expire", "Archived", "Compaction"]
+)
 with tab_plan:
     _table(plan["actions"], ["action", "rule", "reason", "type", "content", "value"])
     if plan["actions"] and st.button("Apply forgetting now", key="lc_forget"):
@@ -70,12 +73,17 @@ with tab_compact:
         st.success(f"merged {svc.compact(user).to_dict()['superseded']} memories")
 
 st.header("Export and delete")
-st.download_button("Download everything about this user (JSON)", key="lc_export", mime="application/json",
-                   file_name="memlens-export.json",
-                   data=json.dumps(svc.export_user(user), ensure_ascii=False, indent=1, sort_keys=True))
+st.download_button(
+    "Download everything about this user (JSON)",
+    key="lc_export",
+    mime="application/json",
+    file_name="memlens-export.json",
+    data=json.dumps(svc.export_user(user), ensure_ascii=False, indent=1, sort_keys=True),
+)
 with st.form("lc_delete"):
-    st.warning("Deleting removes the user's profile, sessions, messages, memories, vectors and agent checkpoints "
-               "for good.")
+    st.warning(
+        "Deleting removes the user's profile, sessions, messages, memories, vectors and agent checkpoints for good."
+    )
     typed = st.text_input("Type the user id to confirm", key="lc_confirm")
     force = st.checkbox("Also if a session is still running", key="lc_force")
     if st.form_submit_button("Delete this user"):

@@ -7,9 +7,10 @@ import math
 import pandas as pd
 import streamlit as st
 
-from memory import curation, views
+from memory import views
 from memory.errors import MemLensError
-from memory.models import MEMORY_TYPES, STATUSES
+from memory.lifecycle import curation
+from memory.storage.models import MEMORY_TYPES, STATUSES
 from pages.common import empty, fmt, op_badge, require_user, service, short, when
 
 PAGE_SIZE = 25
@@ -21,8 +22,10 @@ if user is None:
     st.stop()
 
 st.title("Memories", anchor=False)
-st.caption("Every write the agent (or a person) made for this user: the decision, its reason, and where it came from. "
-           "Content is shown as stored, with personal data masked.")
+st.caption(
+    "Every write the agent (or a person) made for this user: the decision, its reason, and where it came from. "
+    "Content is shown as stored, with personal data masked."
+)
 
 counts = views.memory_counts(svc, user.key)["status"]
 m = st.columns(4)
@@ -41,8 +44,9 @@ with st.container(border=True):
     ops = f[0].multiselect("Decision", OPS, key="mem_ops", on_change=_reset_page, placeholder="any")
     types = f[1].multiselect("Type", MEMORY_TYPES, key="mem_types", on_change=_reset_page, placeholder="any")
     statuses = f[2].multiselect("Status now", STATUSES, key="mem_statuses", on_change=_reset_page, placeholder="any")
-    search = f[3].text_input("Search content or reason", key="mem_search", on_change=_reset_page,
-                             placeholder="e.g. spicy / 杭州")
+    search = f[3].text_input(
+        "Search content or reason", key="mem_search", on_change=_reset_page, placeholder="e.g. spicy / 杭州"
+    )
 
 flt = views.WriteFilter(ops=ops, types=types, statuses=statuses, search=search)
 page_no = int(st.session_state.get("mem_page") or 1)
@@ -69,7 +73,11 @@ def _picked_from_table() -> None:
 
 
 st.dataframe(
-    frame, hide_index=True, key="mem_table", on_select=_picked_from_table, selection_mode="single-row",
+    frame,
+    hide_index=True,
+    key="mem_table",
+    on_select=_picked_from_table,
+    selection_mode="single-row",
     column_order=["at", "op", "content", "reason", "type", "confidence", "importance", "status", "source"],
     column_config={
         "at": st.column_config.DatetimeColumn("when", format="MM-DD HH:mm", width="small"),
@@ -85,8 +93,12 @@ if pages > 1:
 
 if st.session_state.get("mem_pick") not in by_id:
     st.session_state["mem_pick"] = rows[0]["event_id"]
-pick = st.selectbox("Open a write", list(by_id), key="mem_pick",
-                    format_func=lambda i: f"#{i} · {by_id[i]['op']} · {short(by_id[i]['content'], 90)}")
+pick = st.selectbox(
+    "Open a write",
+    list(by_id),
+    key="mem_pick",
+    format_func=lambda i: f"#{i} · {by_id[i]['op']} · {short(by_id[i]['content'], 90)}",
+)
 row = by_id[pick]
 
 
@@ -111,9 +123,11 @@ def _act(action: str, memory_id: str) -> None:
 
 with st.container(border=True):
     st.markdown(f"{op_badge(row['op'])} **{row['content']}**")
-    st.caption(f"{when(row['at'])} · reason: {row['reason'] or '—'} · type {fmt(row['type'])} · "
-               f"confidence {fmt(row['confidence'], 2)} · importance {fmt(row['importance'], 2)} · "
-               f"status {fmt(row['status'])}{' · ⚑ flagged' if row['flagged'] else ''} · source {fmt(row['source'])}")
+    st.caption(
+        f"{when(row['at'])} · reason: {row['reason'] or '—'} · type {fmt(row['type'])} · "
+        f"confidence {fmt(row['confidence'], 2)} · importance {fmt(row['importance'], 2)} · "
+        f"status {fmt(row['status'])}{' · ⚑ flagged' if row['flagged'] else ''} · source {fmt(row['source'])}"
+    )
     src, act = st.tabs([":material/forum: Source message", ":material/edit: Correct"])
     with src:
         ctx = views.message_with_context(svc, row["message_id"]) if row["message_id"] else None
@@ -129,12 +143,22 @@ with st.container(border=True):
             st.text_area("New text (for edit or supersede)", key="mem_new_text", height=80)
             st.text_input("Reason (logged)", key="mem_reason")
             b = st.columns(4)
-            for n, (label, action, icon) in enumerate([("Edit", "edit", ":material/edit:"),
-                                                      ("Supersede", "supersede", ":material/swap_horiz:"),
-                                                      ("Delete", "delete", ":material/delete:"),
-                                                      ("Flag as wrong", "flag", ":material/flag:")]):
-                b[n].button(label, key=f"mem_{action}", icon=icon, on_click=_act, args=(action, row["memory_id"]),
-                            width="stretch")
+            for n, (label, action, icon) in enumerate(
+                [
+                    ("Edit", "edit", ":material/edit:"),
+                    ("Supersede", "supersede", ":material/swap_horiz:"),
+                    ("Delete", "delete", ":material/delete:"),
+                    ("Flag as wrong", "flag", ":material/flag:"),
+                ]
+            ):
+                b[n].button(
+                    label,
+                    key=f"mem_{action}",
+                    icon=icon,
+                    on_click=_act,
+                    args=(action, row["memory_id"]),
+                    width="stretch",
+                )
         else:
             st.caption(f"This memory is {fmt(row['status'])}: nothing to correct.")
     if note := st.session_state.pop("mem_msg", None):

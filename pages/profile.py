@@ -12,8 +12,18 @@ from memory import views
 from memory.errors import MemLensError
 from pages.common import empty, fmt, require_user, service, short, when
 
-FIELDS = ("display_name", "preferred_name", "city", "language", "communication_style", "budget", "interests",
-          "dietary", "occupation", "notes")
+FIELDS = (
+    "display_name",
+    "preferred_name",
+    "city",
+    "language",
+    "communication_style",
+    "budget",
+    "interests",
+    "dietary",
+    "occupation",
+    "notes",
+)
 LIST_FIELDS = ("interests", "dietary")
 SOURCE_COLORS = {"user-stated": "#2e7d32", "person-edit": "#6a1b9a", "inferred": "#ef6c00", "system": "#607d8b"}
 
@@ -50,11 +60,14 @@ with left:
     if fields:
         table = pd.DataFrame([{**f, "value": fmt(f["value"])} for f in fields])
         st.dataframe(
-            table, hide_index=True, key="pf_table",
+            table,
+            hide_index=True,
+            key="pf_table",
             column_order=["field", "value", "confidence", "source", "updated_at", "version"],
             column_config={
-                "confidence": st.column_config.ProgressColumn("confidence", min_value=0.0, max_value=1.0,
-                                                              format="%.2f"),
+                "confidence": st.column_config.ProgressColumn(
+                    "confidence", min_value=0.0, max_value=1.0, format="%.2f"
+                ),
                 "updated_at": st.column_config.DatetimeColumn("updated", format="YYYY-MM-DD HH:mm"),
             },
         )
@@ -67,8 +80,12 @@ with right:
     with st.form("pf_form", border=True):
         field = st.selectbox("Field", FIELDS, key="pf_field")
         current = next((f["value"] for f in fields if f["field"] == field), None)
-        st.text_input("New value", key="pf_value", placeholder=fmt(current) if current else "e.g. Hangzhou / 杭州",
-                      help="Lists (interests, dietary): separate items with commas.")
+        st.text_input(
+            "New value",
+            key="pf_value",
+            placeholder=fmt(current) if current else "e.g. Hangzhou / 杭州",
+            help="Lists (interests, dietary): separate items with commas.",
+        )
         st.text_input("Reason (logged)", key="pf_reason", placeholder="e.g. user corrected this on the phone")
         st.form_submit_button("Save", icon=":material/save:", disabled=not can_edit, type="primary", on_click=_save)
     if msg := st.session_state.pop("pf_saved", None):
@@ -81,15 +98,25 @@ with right:
 st.subheader("Change log", anchor=False)
 if changes:
     frame = pd.DataFrame([{**c, "old": fmt(c["old"]), "new": fmt(c["new"])} for c in changes])
-    fig = px.scatter(frame, x="at", y="field", color="source", color_discrete_map=SOURCE_COLORS,
-                     hover_data={"old": True, "new": True, "reason": True}, height=260)
+    fig = px.scatter(
+        frame,
+        x="at",
+        y="field",
+        color="source",
+        color_discrete_map=SOURCE_COLORS,
+        hover_data={"old": True, "new": True, "reason": True},
+        height=260,
+    )
     fig.update_traces(marker={"size": 12, "line": {"width": 1, "color": "white"}})
-    fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend_title_text="", xaxis_title=None,
-                      yaxis_title=None)
+    fig.update_layout(
+        margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend_title_text="", xaxis_title=None, yaxis_title=None
+    )
     st.plotly_chart(fig, key="pf_timeline")
     for c in changes[:30]:
-        st.markdown(f"`{when(c['at'])}` **{c['field']}**: ~~{short(fmt(c['old']), 60)}~~ → "
-                    f"**{short(fmt(c['new']), 80)}** · :gray-badge[{c['source']}] {short(c['reason'], 120)}")
+        st.markdown(
+            f"`{when(c['at'])}` **{c['field']}**: ~~{short(fmt(c['old']), 60)}~~ → "
+            f"**{short(fmt(c['new']), 80)}** · :gray-badge[{c['source']}] {short(c['reason'], 120)}"
+        )
 else:
     empty("No profile changes logged yet.")
 
@@ -112,8 +139,9 @@ if scalars:
 for name, value in stats.items():
     if isinstance(value, dict) and value:
         st.markdown(f"**{name.replace('_', ' ')}**")
-        st.dataframe(pd.DataFrame({"key": [str(k) for k in value], "value": [fmt(v) for v in value.values()]}),
-                     hide_index=True)
+        st.dataframe(
+            pd.DataFrame({"key": [str(k) for k in value], "value": [fmt(v) for v in value.values()]}), hide_index=True
+        )
     elif isinstance(value, list) and value and isinstance(value[0], dict):
         st.markdown(f"**{name.replace('_', ' ')}**")
         st.dataframe(pd.DataFrame(value), hide_index=True)

@@ -14,9 +14,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from memory import tuning, views
+from memory import views
 from memory.errors import MemLensError
-from memory.recall import NEAR_MISS_BAND, Hit, rank_and_cut
+from memory.retrieval import tuning
+from memory.retrieval.recall import NEAR_MISS_BAND, Hit, rank_and_cut
 from pages.common import (
     FAIL_COLOR,
     NEAR_COLOR,
@@ -31,8 +32,14 @@ from pages.common import (
 )
 
 MODES, FUSIONS = ["hybrid", "vector", "fulltext"], ["rrf", "linear"]
-KNOBS = {"lab_threshold": "similarity_threshold", "lab_k": "top_k", "lab_mode": "search_mode", "lab_fusion": "fusion",
-         "lab_w": "vector_weight", "lab_rrf_k": "rrf_k"}
+KNOBS = {
+    "lab_threshold": "similarity_threshold",
+    "lab_k": "top_k",
+    "lab_mode": "search_mode",
+    "lab_fusion": "fusion",
+    "lab_w": "vector_weight",
+    "lab_rrf_k": "rrf_k",
+}
 LABELS = {"relevant": True, "not relevant": False}
 
 svc = service()
@@ -44,9 +51,11 @@ for key, name in KNOBS.items():  # start from what the agent uses now; keep the 
     st.session_state.setdefault(key, getattr(eff, name))
 
 st.title("Retrieval lab", anchor=False)
-st.caption("similarity = 1 − cosine distance · a hit passes when similarity ≥ threshold · the first k that pass are "
-           "injected · hybrid **rrf**: Σ 1/(rrf_k + rank) · **linear**: w·z(similarity) + (1 − w)·3·BM25/max BM25, "
-           "z = standardised over the candidates · conversation turns also borrow from their neighbours")
+st.caption(
+    "similarity = 1 − cosine distance · a hit passes when similarity ≥ threshold · the first k that pass are "
+    "injected · hybrid **rrf**: Σ 1/(rrf_k + rank) · **linear**: w·z(similarity) + (1 − w)·3·BM25/max BM25, "
+    "z = standardised over the candidates · conversation turns also borrow from their neighbours"
+)
 
 
 def _apply() -> None:
@@ -71,8 +80,9 @@ with st.container(border=True):
     k = c[1].number_input("k", 1, 50, step=1, key="lab_k")
     mode = c[2].selectbox("Mode", MODES, key="lab_mode")
     fusion = c[3].selectbox("Fusion", FUSIONS, key="lab_fusion", disabled=mode != "hybrid")
-    weight = c[4].slider("Vector weight (linear)", 0.0, 1.0, step=0.05, key="lab_w",
-                         disabled=mode != "hybrid" or fusion != "linear")
+    weight = c[4].slider(
+        "Vector weight (linear)", 0.0, 1.0, step=0.05, key="lab_w", disabled=mode != "hybrid" or fusion != "linear"
+    )
     rrf_k = c[5].number_input("rrf_k", 1, 500, key="lab_rrf_k", disabled=mode != "hybrid" or fusion != "rrf")
     b = st.columns([1, 1, 4])
     b[0].button("Apply to agent", type="primary", icon=":material/rocket_launch:", on_click=_apply, key="lab_apply")
@@ -80,8 +90,14 @@ with st.container(border=True):
     live = " · ".join(f"{name} {getattr(eff, name)}" for name in KNOBS.values())
     b[2].caption(f"Agent now: {live}")
 
-knobs = {"mode": mode, "fusion": fusion, "vector_weight": float(weight), "rrf_k": int(rrf_k), "k": int(k),
-         "threshold": float(threshold)}
+knobs = {
+    "mode": mode,
+    "fusion": fusion,
+    "vector_weight": float(weight),
+    "rrf_k": int(rrf_k),
+    "k": int(k),
+    "threshold": float(threshold),
+}
 params = svc.recall_params(**knobs)  # the agent's own mapping from settings, with the lab's knobs on top
 
 
@@ -105,27 +121,48 @@ def cut(hits: list[Hit]) -> list[Hit]:
 
 def histogram(hits: list[Hit]) -> go.Figure:
     sims = [h.similarity for h in hits if h.similarity is not None]
-    groups = {"passed": [s for s in sims if s >= threshold],
-              "near miss": [s for s in sims if threshold - NEAR_MISS_BAND <= s < threshold],
-              "below": [s for s in sims if s < threshold - NEAR_MISS_BAND]}
+    groups = {
+        "passed": [s for s in sims if s >= threshold],
+        "near miss": [s for s in sims if threshold - NEAR_MISS_BAND <= s < threshold],
+        "below": [s for s in sims if s < threshold - NEAR_MISS_BAND],
+    }
     lo, hi = tuning.histogram_edges(sims)
     fig = go.Figure()
     for name, color in (("passed", PASS_COLOR), ("near miss", NEAR_COLOR), ("below", FAIL_COLOR)):
-        fig.add_histogram(x=groups[name], name=name, marker_color=color, xbins={"start": lo, "end": hi,
-                                                                             "size": (hi - lo) / 30})
-    fig.add_vline(x=threshold, line_color=THRESHOLD_COLOR, line_dash="dash",
-                  annotation_text=f"threshold {threshold:.2f}")
-    fig.update_layout(barmode="stack", height=260, margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                      xaxis_title="similarity", yaxis_title="candidates", legend_orientation="h")
+        fig.add_histogram(
+            x=groups[name], name=name, marker_color=color, xbins={"start": lo, "end": hi, "size": (hi - lo) / 30}
+        )
+    fig.add_vline(
+        x=threshold, line_color=THRESHOLD_COLOR, line_dash="dash", annotation_text=f"threshold {threshold:.2f}"
+    )
+    fig.update_layout(
+        barmode="stack",
+        height=260,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        xaxis_title="similarity",
+        yaxis_title="candidates",
+        legend_orientation="h",
+    )
     return fig
 
 
 def hit_table(hits: list[Hit], labels: dict[str, bool | None]) -> pd.DataFrame:
-    return pd.DataFrame([{
-        "rank": h.rank, "content": short(h.content, 120), "similarity": h.similarity, "fts_score": h.fts_score,
-        "fused": h.score, "passed": h.passed, "selected": h.selected, "why not": h.drop_reason or "",
-        "label": {True: "✔ relevant", False: "✘ not relevant"}.get(labels.get(h.memory_id), ""),
-    } for h in hits])
+    return pd.DataFrame(
+        [
+            {
+                "rank": h.rank,
+                "content": short(h.content, 120),
+                "similarity": h.similarity,
+                "fts_score": h.fts_score,
+                "fused": h.score,
+                "passed": h.passed,
+                "selected": h.selected,
+                "why not": h.drop_reason or "",
+                "label": {True: "✔ relevant", False: "✘ not relevant"}.get(labels.get(h.memory_id), ""),
+            }
+            for h in hits
+        ]
+    )
 
 
 SCORE_COLS = {
@@ -153,8 +190,14 @@ def label_controls(hits: list[Hit], retrieval_id: int | None) -> None:
             row = st.columns([6, 1, 3], vertical_alignment="center")
             row[0].markdown(f"**#{h.rank}** {short(h.content, 110)}")
             row[1].caption(fmt(h.similarity))
-            row[2].segmented_control("label", list(LABELS), key=key, label_visibility="collapsed",
-                                     on_change=_label, args=(retrieval_id, h.memory_id, key))
+            row[2].segmented_control(
+                "label",
+                list(LABELS),
+                key=key,
+                label_visibility="collapsed",
+                on_change=_label,
+                args=(retrieval_id, h.memory_id, key),
+            )
 
 
 def search_tab() -> None:
@@ -200,8 +243,16 @@ def _replay_one(r: dict) -> dict:
     sig = (r["id"], mode, fusion, round(weight, 4), int(rrf_k))
     cache = st.session_state.setdefault("lab_replay_cache", {})
     if sig not in cache:
-        res = svc.recall(user.external_id, r["query"], retrieval_query=r["retrieval_query"], log=False, mode=mode,
-                         fusion=fusion, vector_weight=weight, rrf_k=int(rrf_k))
+        res = svc.recall(
+            user.external_id,
+            r["query"],
+            retrieval_query=r["retrieval_query"],
+            log=False,
+            mode=mode,
+            fusion=fusion,
+            vector_weight=weight,
+            rrf_k=int(rrf_k),
+        )
         then = views.retrieval_hits(svc, r["id"])
         cache[sig] = (res.hits, then)
     raw, then = cache[sig]
@@ -215,15 +266,18 @@ def _replay_one(r: dict) -> dict:
 def replay_tab() -> None:
     logged = views.recent_retrievals(svc, user.key, limit=50)
     if not logged:
-        empty("No logged queries yet.", "Chat with the agent (or search above) to log some, or run "
-              "`memlens seed-demo`.")
+        empty(
+            "No logged queries yet.", "Chat with the agent (or search above) to log some, or run `memlens seed-demo`."
+        )
         return
     c = st.columns([2, 1, 3], vertical_alignment="bottom")
     n = c[0].number_input("Replay the last N logged queries", 1, len(logged), min(10, len(logged)), key="lab_replay_n")
     if c[1].button("Replay", icon=":material/replay:", key="lab_replay_btn"):
         st.session_state["lab_replay_ids"] = [r["id"] for r in logged[: int(n)]]
-    c[2].caption("Each query is searched again under the settings above (not logged) and compared with what the "
-                 "agent selected at the time. Moving the threshold updates the diff at once.")
+    c[2].caption(
+        "Each query is searched again under the settings above (not logged) and compared with what the "
+        "agent selected at the time. Moving the threshold updates the diff at once."
+    )
     ids = set(st.session_state.get("lab_replay_ids", []))
     chosen = [r for r in logged if r["id"] in ids]
     if not chosen:
@@ -234,17 +288,36 @@ def replay_tab() -> None:
     m[0].metric("Queries replayed", len(results), border=True)
     m[1].metric("Hits gained", gained, border=True)
     m[2].metric("Hits lost", lost, border=True)
-    st.dataframe(pd.DataFrame([{
-        "when": when(x["retrieval"]["at"]), "query": short(x["retrieval"]["query"], 80),
-        "then": f"k {x['retrieval']['k']} · t {x['retrieval']['threshold']:.2f}",
-        "kept": len(x["diff"].kept), "gained": len(x["diff"].gained), "lost": len(x["diff"].lost),
-    } for x in results]), hide_index=True, key="lab_replay_table")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "when": when(x["retrieval"]["at"]),
+                    "query": short(x["retrieval"]["query"], 80),
+                    "then": f"k {x['retrieval']['k']} · t {x['retrieval']['threshold']:.2f}",
+                    "kept": len(x["diff"].kept),
+                    "gained": len(x["diff"].gained),
+                    "lost": len(x["diff"].lost),
+                }
+                for x in results
+            ]
+        ),
+        hide_index=True,
+        key="lab_replay_table",
+    )
     by_id = {x["retrieval"]["id"]: x for x in results}
-    pick = st.selectbox("Look at one query", list(by_id), key="lab_replay_pick",
-                        format_func=lambda i: f"#{i} · {short(by_id[i]['retrieval']['query'], 90)}")
+    pick = st.selectbox(
+        "Look at one query",
+        list(by_id),
+        key="lab_replay_pick",
+        format_func=lambda i: f"#{i} · {short(by_id[i]['retrieval']['query'], 90)}",
+    )
     x = by_id[pick]
-    for title, ids_, color in (("Gained", x["diff"].gained, "green"), ("Lost", x["diff"].lost, "red"),
-                               ("Kept", x["diff"].kept, "gray")):
+    for title, ids_, color in (
+        ("Gained", x["diff"].gained, "green"),
+        ("Lost", x["diff"].lost, "red"),
+        ("Kept", x["diff"].kept, "gray"),
+    ):
         st.markdown(f":{color}[**{title}**] ({len(ids_)})")
         for mid in ids_:
             st.markdown(f"- {short(x['text'].get(mid, mid), 140)} · sim now {fmt(x['sim'].get(mid))}")
@@ -255,8 +328,13 @@ def _use_suggested(value: float) -> None:
 
 
 def tuning_tab() -> None:
-    scope = st.radio("Labels from", ["this user", "all users"], key="lab_scope", horizontal=True,
-                     help="A threshold belongs to the embedder, so every user's labels can inform it.")
+    scope = st.radio(
+        "Labels from",
+        ["this user", "all users"],
+        key="lab_scope",
+        horizontal=True,
+        help="A threshold belongs to the embedder, so every user's labels can inform it.",
+    )
     labelled = views.labelled_similarities(svc, user.key if scope == "this user" else None)
     if not labelled:
         empty("No labels yet.", "Label hits as relevant / not relevant in the Search tab to draw the curve.")
@@ -268,28 +346,53 @@ def tuning_tab() -> None:
     m[1].metric("Precision here", fmt(here.precision, 2), border=True)
     m[2].metric("Recall here", fmt(here.recall, 2), border=True)
     m[3].metric("F1 here", fmt(here.f1, 2), border=True)
-    m[4].metric("Suggested threshold", fmt(best.threshold if best else None, 3),
-                help="Highest F1 over the labelled hits; ties go to the higher threshold.", border=True)
+    m[4].metric(
+        "Suggested threshold",
+        fmt(best.threshold if best else None, 3),
+        help="Highest F1 over the labelled hits; ties go to the higher threshold.",
+        border=True,
+    )
     fig = go.Figure()
     xs = [p.threshold for p in curve]
     for name, color in (("precision", "#3949ab"), ("recall", "#26a69a"), ("f1", "#ec407a")):
-        fig.add_scatter(x=xs, y=[getattr(p, name) for p in curve], name=name, line_shape="hv",
-                        line={"color": color, "width": 3 if name == "f1" else 2})
+        fig.add_scatter(
+            x=xs,
+            y=[getattr(p, name) for p in curve],
+            name=name,
+            line_shape="hv",
+            line={"color": color, "width": 3 if name == "f1" else 2},
+        )
     fig.add_vline(x=threshold, line_color=THRESHOLD_COLOR, line_dash="dash", annotation_text="current")
     if best:
-        fig.add_vline(x=best.threshold, line_color="#2e7d32", line_dash="dot", annotation_text="max F1",
-                      annotation_position="bottom right")
-    fig.update_layout(height=320, margin={"l": 10, "r": 10, "t": 30, "b": 10}, xaxis_title="threshold",
-                      yaxis_range=[0, 1.05], legend_orientation="h")
+        fig.add_vline(
+            x=best.threshold,
+            line_color="#2e7d32",
+            line_dash="dot",
+            annotation_text="max F1",
+            annotation_position="bottom right",
+        )
+    fig.update_layout(
+        height=320,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        xaxis_title="threshold",
+        yaxis_range=[0, 1.05],
+        legend_orientation="h",
+    )
     st.plotly_chart(fig, key="lab_pr")
     if best:
-        st.button(f"Use suggested threshold {best.threshold:.2f}", icon=":material/auto_fix_high:",
-                  on_click=_use_suggested, args=(best.threshold,), key="lab_use_best")
+        st.button(
+            f"Use suggested threshold {best.threshold:.2f}",
+            icon=":material/auto_fix_high:",
+            on_click=_use_suggested,
+            args=(best.threshold,),
+            key="lab_use_best",
+        )
         st.caption("Then press **Apply to agent** above.")
 
 
-search_t, replay_t, tune_t = st.tabs([":material/search: Search", ":material/replay: Replay",
-                                      ":material/insights: Labels & threshold"])
+search_t, replay_t, tune_t = st.tabs(
+    [":material/search: Search", ":material/replay: Replay", ":material/insights: Labels & threshold"]
+)
 with search_t:
     search_tab()
 with replay_t:

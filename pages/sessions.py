@@ -19,8 +19,10 @@ if user is None:
     st.stop()
 
 st.title("Sessions & bridges", anchor=False)
-st.caption("Long sessions fold older messages into summary anchors; when a session ends, a bridge carries its gist "
-           "into the next one, so the agent can say *last time we…*.")
+st.caption(
+    "Long sessions fold older messages into summary anchors; when a session ends, a bridge carries its gist "
+    "into the next one, so the agent can say *last time we…*."
+)
 
 sessions = views.sessions_overview(svc, user.key)
 if not sessions:
@@ -34,38 +36,70 @@ m[1].metric("Messages", sum(s["messages"] for s in sessions), border=True)
 m[2].metric("Summary anchors", sum(len(s["anchors"]) for s in sessions), border=True)
 m[3].metric("Bridges", len(links), border=True)
 
-frame = pd.DataFrame([{
-    "session": short(s["session"], 40), "start": s["started_at"],
-    "end": max(s["ended_at"] or s["last_activity_at"], s["started_at"] + timedelta(minutes=20)),
-    "status": s["status"], "messages": s["messages"],
-} for s in sessions])
-fig = px.timeline(frame, x_start="start", x_end="end", y="session", color="status",
-                  color_discrete_map=STATUS_COLORS, hover_data={"messages": True})
-fig.update_layout(height=min(80 + 36 * len(sessions), 420), margin={"l": 10, "r": 10, "t": 10, "b": 10},
-                  yaxis_title=None, legend_title_text="")
+frame = pd.DataFrame(
+    [
+        {
+            "session": short(s["session"], 40),
+            "start": s["started_at"],
+            "end": max(s["ended_at"] or s["last_activity_at"], s["started_at"] + timedelta(minutes=20)),
+            "status": s["status"],
+            "messages": s["messages"],
+        }
+        for s in sessions
+    ]
+)
+fig = px.timeline(
+    frame,
+    x_start="start",
+    x_end="end",
+    y="session",
+    color="status",
+    color_discrete_map=STATUS_COLORS,
+    hover_data={"messages": True},
+)
+fig.update_layout(
+    height=min(80 + 36 * len(sessions), 420),
+    margin={"l": 10, "r": 10, "t": 10, "b": 10},
+    yaxis_title=None,
+    legend_title_text="",
+)
 st.plotly_chart(fig, key="ss_timeline")
 
 if links:
     st.subheader("Links", anchor=False)
-    st.dataframe(pd.DataFrame([{"from": short(b["from"], 40), "to": short(b["to"] or "(next session)", 40),
-                                "bridge": b["text"], "tokens": b["tokens"],
-                                "used": "yes" if b["injected_at"] else "not yet"} for b in links]),
-                 hide_index=True, key="ss_links", column_config={"bridge": st.column_config.TextColumn(width="large")})
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "from": short(b["from"], 40),
+                    "to": short(b["to"] or "(next session)", 40),
+                    "bridge": b["text"],
+                    "tokens": b["tokens"],
+                    "used": "yes" if b["injected_at"] else "not yet",
+                }
+                for b in links
+            ]
+        ),
+        hide_index=True,
+        key="ss_links",
+        column_config={"bridge": st.column_config.TextColumn(width="large")},
+    )
 
 st.subheader("Sessions, newest first", anchor=False)
 for n, s in enumerate(sessions):
     dot = "🟢" if s["status"] == "active" else "⚪"
-    with st.expander(f"{dot} {short(s['session'], 60)} · {when(s['started_at'])} · {s['messages']} messages",
-                     expanded=n == 0):
+    with st.expander(
+        f"{dot} {short(s['session'], 60)} · {when(s['started_at'])} · {s['messages']} messages", expanded=n == 0
+    ):
         for b in s["bridge_in"]:
             st.info(f"**Opened with the bridge from {short(b['from'], 40)}:** {b['text']}", icon=":material/login:")
         if s["anchors"]:
             st.markdown("**Summary anchors**")
             for a in s["anchors"]:
-                st.markdown(f":violet-badge[messages #{a['from']}–#{a['to']}] {a['text']} "
-                            f":gray[({a['tokens']} tok)]")
+                st.markdown(f":violet-badge[messages #{a['from']}–#{a['to']}] {a['text']} :gray[({a['tokens']} tok)]")
         else:
             st.caption("No summary anchor: the session fit in the window.")
         for b in s["bridge_out"]:
-            st.success(f"**Bridge to {short(b['to'] or 'the next session', 40)}:** {b['text']}",
-                       icon=":material/logout:")
+            st.success(
+                f"**Bridge to {short(b['to'] or 'the next session', 40)}:** {b['text']}", icon=":material/logout:"
+            )

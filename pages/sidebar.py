@@ -47,8 +47,13 @@ def _pick_user(users: list[dict]) -> None:
         st.session_state[USER_KEY] = ids[0]
     counts = {u["user_id"]: u["active_memories"] for u in users}
     keys = {u["user_id"]: u["key"] for u in users}
-    st.selectbox("User", ids, key=USER_KEY, format_func=lambda u: f"{unique(u, keys[u])} · {counts.get(u, 0)} memories",
-                 on_change=lambda: st.session_state.pop(SESSION_KEY, None))
+    st.selectbox(
+        "User",
+        ids,
+        key=USER_KEY,
+        format_func=lambda u: f"{unique(u, keys[u])} · {counts.get(u, 0)} memories",
+        on_change=lambda: st.session_state.pop(SESSION_KEY, None),
+    )
 
 
 def _new_session() -> None:
@@ -76,8 +81,9 @@ def _pick_session() -> None:
             st.session_state[SESSION_KEY] = names[0]
         status = {s.external_id: ("● " if s.status == "active" else "○ ") for s in sessions}
         ids = {s.external_id: s.id for s in sessions}
-        st.selectbox("Session", names, key=SESSION_KEY,
-                     format_func=lambda n: status.get(n, "") + unique(n, ids.get(n, "")))
+        st.selectbox(
+            "Session", names, key=SESSION_KEY, format_func=lambda n: status.get(n, "") + unique(n, ids.get(n, ""))
+        )
     st.button("New session", icon=":material/add_comment:", on_click=_new_session, width="stretch")
 
 
@@ -86,9 +92,16 @@ def _live_settings(eff: Settings) -> None:
     sync(LIVE_WIDGETS["similarity_threshold"], float(eff.similarity_threshold))
     sync(LIVE_WIDGETS["top_k"], int(eff.top_k))
     sync(LIVE_WIDGETS["search_mode"], eff.search_mode)
-    st.slider("Similarity threshold", 0.0, 1.0, step=0.01, key=LIVE_WIDGETS["similarity_threshold"],
-              on_change=_save_live, args=("similarity_threshold",),
-              help="Keep a memory when its similarity (1 − cosine distance) is at least this.")
+    st.slider(
+        "Similarity threshold",
+        0.0,
+        1.0,
+        step=0.01,
+        key=LIVE_WIDGETS["similarity_threshold"],
+        on_change=_save_live,
+        args=("similarity_threshold",),
+        help="Keep a memory when its similarity (1 − cosine distance) is at least this.",
+    )
     st.number_input("Top k", 1, 50, step=1, key=LIVE_WIDGETS["top_k"], on_change=_save_live, args=("top_k",))
     st.selectbox("Mode", MODES, key=LIVE_WIDGETS["search_mode"], on_change=_save_live, args=("search_mode",))
     st.caption("Saved for the agent's next turn; the retrieval lab has the rest.")
@@ -108,8 +121,10 @@ def render() -> None:
             st.text_input("User id", key="ml_new_user", placeholder="e.g. alice@example.com")
             st.button("Create", key="ml_new_user_btn", on_click=_add_user)
         eff = svc.effective_settings()
-        st.caption(f":material/smart_toy: **Model** · {model_label(eff)}  \n"
-                   f":material/scatter_plot: **Embedder** · {eff.embedder}")
+        st.caption(
+            f":material/smart_toy: **Model** · {model_label(eff)}  \n"
+            f":material/scatter_plot: **Embedder** · {eff.embedder}"
+        )
         _live_settings(eff)
 
 

@@ -6,11 +6,17 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from memory.synthetic import Plan, populate
+from bench.synthetic import Plan, populate
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGES = ["pages/chat.py", "pages/profile.py", "pages/memories.py", "pages/sessions.py", "pages/retrieval_lab.py",
-         "pages/context_budget.py"]
+PAGES = [
+    "pages/chat.py",
+    "pages/profile.py",
+    "pages/memories.py",
+    "pages/sessions.py",
+    "pages/retrieval_lab.py",
+    "pages/context_budget.py",
+]
 
 
 def open_page(page: str | None = None) -> AppTest:

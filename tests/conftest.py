@@ -10,8 +10,8 @@ import os
 import pytest
 
 from memory.config import Settings
-from memory.embed import E5Embedder, HashEmbedder
 from memory.service import MemoryService
+from memory.storage.embed import E5Embedder, HashEmbedder
 
 
 @pytest.fixture(autouse=True)

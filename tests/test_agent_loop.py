@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 from agent.llm import make_chat_model, provider, register_chat_model, unregister_chat_model
 from agent.offline import OfflineChatModel
 from agent.runtime import Agent
-from memory.context import HEADERS
-from memory.models import ContextSection, ContextSnapshot, Retrieval, RetrievalHit, Turn
 from memory.service import MemoryService
+from memory.sessions.prompt import HEADERS
+from memory.storage.models import ContextSection, ContextSnapshot, Retrieval, RetrievalHit, Turn
 
 
 class RecordingFake(GenericFakeChatModel):
@@ -126,8 +126,10 @@ def test_scripted_sessions_bridge_goal_follow_ups_and_profile(svc, monkeypatch):
 
 
 def test_offline_engine_is_honest_deterministic_and_bilingual():
-    system = SystemMessage(f"rules\n\n{HEADERS['profile']}\n- city: 杭州\n\n{HEADERS['memories']}\n"
-                           "- [2024-05-01 · user-stated · preference] 用户不吃辣")
+    system = SystemMessage(
+        f"rules\n\n{HEADERS['profile']}\n- city: 杭州\n\n{HEADERS['memories']}\n"
+        "- [2024-05-01 · user-stated · preference] 用户不吃辣"
+    )
     model = OfflineChatModel()
     zh = [system, HumanMessage("我吃什么比较好？")]
     chunks = [c.content for c in model.stream(zh)]
@@ -169,7 +171,7 @@ def test_end_session_on_the_graph_uses_the_same_thread(plumbing_svc):
 
 
 def test_a_retried_turn_with_the_same_idempotency_key_stores_the_message_and_memory_once(plumbing_svc):
-    from memory.models import MemoryEvent, Message
+    from memory.storage.models import MemoryEvent, Message
 
     agent = Agent(plumbing_svc)
     try:

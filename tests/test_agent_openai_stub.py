@@ -37,24 +37,44 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         for n, word in enumerate(REPLY.split(" ")):
             delta = {"content": ("" if n == 0 else " ") + word, **({"role": "assistant"} if n == 0 else {})}
-            chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
-                     "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+            chunk = {
+                "id": "c1",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": body["model"],
+                "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+            }
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.flush()
-        done = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
-                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        done = {
+            "id": "c1",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": body["model"],
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        }
         self.wfile.write(f"data: {json.dumps(done)}\n\ndata: [DONE]\n\n".encode())
 
     def _json(self, body: dict) -> None:
         text = "Last time we planned a Hangzhou trip and looked for cheaper hotels."
         if "response_format" in body:  # the write pipeline's structured extraction
-            text = json.dumps({"facts": [{"predicate": "fact", "object": "Hangzhou",
-                                          "content": "User is planning a trip to Hangzhou."}]})
-        payload = json.dumps({
-            "id": "c2", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-        }).encode()
+            text = json.dumps(
+                {
+                    "facts": [
+                        {"predicate": "fact", "object": "Hangzhou", "content": "User is planning a trip to Hangzhou."}
+                    ]
+                }
+            )
+        payload = json.dumps(
+            {
+                "id": "c2",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))

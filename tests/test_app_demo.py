@@ -8,7 +8,7 @@ from sqlmodel import func, select
 from agent.demo import DEMO_USERS, seed
 from agent.runtime import Agent
 from memory import views
-from memory.models import Message
+from memory.storage.models import Message
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from app_helpers import no_exception, open_page, seed
 from sqlmodel import col, select
 
 from memory import views
-from memory.models import HitLabel, Memory, MemoryEvent, Retrieval, Turn
+from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Turn
 
 QUERY = "User lives in Hangzhou"
 
@@ -74,8 +74,9 @@ def test_apply_stores_the_settings_and_the_agent_uses_them_next_turn(seeded):
     at.switch_page("pages/chat.py").run()
     at.chat_input(key="chat_input").set_value("what do you know about me?").run()
     with seeded.db() as db:
-        last = db.exec(select(Retrieval).where(col(Retrieval.turn_id).is_not(None))
-                       .order_by(col(Retrieval.id).desc())).first()
+        last = db.exec(
+            select(Retrieval).where(col(Retrieval.turn_id).is_not(None)).order_by(col(Retrieval.id).desc())
+        ).first()
     assert (last.threshold, last.k) == (0.42, 7)
 
 

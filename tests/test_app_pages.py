@@ -1,6 +1,6 @@
 """Every back-office page renders with data (and says what to do without), driven through Streamlit's AppTest.
 
-Data comes from memory.synthetic (bulk rows + the hash embedder): these tests check rendering and wiring, not
+Data comes from bench.synthetic (bulk rows + the hash embedder): these tests check rendering and wiring, not
 meaning. The app reads its settings from the environment, like ``streamlit run`` does.
 """
 
@@ -18,6 +18,7 @@ def seeded(monkeypatch, plumbing_svc):
 @pytest.fixture
 def empty_store(monkeypatch):
     monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
+
 
 MAIN_ELEMENT = {
     "pages/chat.py": lambda at: at.chat_input(key="chat_input") and len(at.chat_message) > 0,

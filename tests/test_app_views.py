@@ -1,14 +1,15 @@
-"""The back office's queries and corrections (memory.views, memory.curation): bounded reads, logged edits."""
+"""The back office's queries and corrections (memory.views, memory.lifecycle.curation): bounded reads, logged edits."""
 
 from __future__ import annotations
 
 import pytest
 from sqlmodel import select
 
-from memory import curation, views
+from bench.synthetic import Plan, populate
+from memory import views
 from memory.errors import Conflict
-from memory.models import MemoryEvent
-from memory.synthetic import Plan, populate
+from memory.lifecycle import curation
+from memory.storage.models import MemoryEvent
 
 
 @pytest.fixture

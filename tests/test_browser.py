@@ -16,12 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from memory.synthetic import Plan, populate
+from bench.synthetic import Plan, populate
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = {"": "Chat", "user-profile": "Profile", "recent-writes": "Memories", "session-timeline": "Sessions & bridges",
-         "lab": "Retrieval lab", "budget": "Context budget"}
+PAGES = {
+    "": "Chat",
+    "user-profile": "Profile",
+    "recent-writes": "Memories",
+    "session-timeline": "Sessions & bridges",
+    "lab": "Retrieval lab",
+    "budget": "Context budget",
+}
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -52,8 +58,23 @@ def server(tmp_path, plumbing_svc, monkeypatch):
     populate(plumbing_svc, Plan(users=2, memories_per_user=40))
     port = _free_port()
     env = {**os.environ, "MEMLENS_DATA_DIR": str(plumbing_svc.settings.data_dir), "MEMLENS_EMBEDDER": "hash"}
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-           "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     log = open(tmp_path / "streamlit.log", "w")  # noqa: SIM115 - closed below, after the process ends
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -82,9 +103,16 @@ def test_every_page_and_a_chat_message_in_chromium(server, tmp_path):
     shots = Path(os.environ.get("UI_SCREENSHOTS") or tmp_path / "screenshots")
     shots.mkdir(parents=True, exist_ok=True)
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-dev-shm-usage"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-dev-shm-usage",
+            ],
+        )
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(server)
         _settle(page)
@@ -108,7 +136,9 @@ def test_every_page_and_a_chat_message_in_chromium(server, tmp_path):
         page.wait_for_function(
             "(n) => { const m = document.querySelectorAll('[data-testid=\"stChatMessage\"]');"
             " return m.length >= n && m[m.length - 1].innerText.includes('What I remembered'); }",
-            arg=before + 2, timeout=60_000)
+            arg=before + 2,
+            timeout=60_000,
+        )
         _settle(page)
         last = page.locator('[data-testid="stChatMessage"]').last
         assert "What I remembered" in last.inner_text() and len(last.inner_text()) > 40

@@ -16,7 +16,7 @@ import pytest
 from conftest import worker_context
 from sqlmodel import func, select
 
-from memory.models import Memory, MemoryEvent, Message
+from memory.storage.models import Memory, MemoryEvent, Message
 
 pytestmark = pytest.mark.slow
 PROCS = 4
@@ -25,8 +25,8 @@ SPORTS = ["tennis", "chess", "rowing", "fencing", "judo", "sailing"]
 
 def _service(settings_json: str):
     from memory.config import Settings
-    from memory.embed import HashEmbedder
     from memory.service import MemoryService
+    from memory.storage.embed import HashEmbedder
 
     return MemoryService(Settings.model_validate_json(settings_json), embedder=HashEmbedder())
 
@@ -69,8 +69,9 @@ JOBS = {"retried_write": _job_retried_write, "distinct_facts": _job_distinct_fac
 def run_processes(job: str, settings, procs: int = PROCS) -> list[dict[str, Any]]:
     ctx = worker_context()
     barrier, out = ctx.Barrier(procs), ctx.Queue()
-    children = [ctx.Process(target=_child, args=(job, settings.model_dump_json(), n, barrier, out))
-                for n in range(procs)]
+    children = [
+        ctx.Process(target=_child, args=(job, settings.model_dump_json(), n, barrier, out)) for n in range(procs)
+    ]
     for c in children:
         c.start()
     results = dict(out.get(timeout=240) for _ in children)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from memory.config import Settings
-from memory.context import (
+from memory.sessions.prompt import (
     HEADERS,
     MESSAGE_OVERHEAD,
     ContextRequest,
@@ -18,7 +18,7 @@ from memory.context import (
     message_tokens,
     prompt_budget,
 )
-from memory.tokens import count_tokens
+from memory.text.tokens import count_tokens
 
 
 def _memories(n: int, words: int = 12) -> list[MemoryItem]:
@@ -37,9 +37,12 @@ def _section(comp, name: str) -> dict:
 
 def test_sections_appear_in_the_documented_order_with_dates_and_sources():
     req = ContextRequest(
-        input="酒店换便宜点的", profile={"city": "杭州", "interests": ["tea", "hiking"]},
+        input="酒店换便宜点的",
+        profile={"city": "杭州", "interests": ["tea", "hiking"]},
         bridge="Last time: Hangzhou trip.",
-        summaries=["Goal: plan 3 days in Hangzhou"], memories=_memories(2), history=_history(2),
+        summaries=["Goal: plan 3 days in Hangzhou"],
+        memories=_memories(2),
+        history=_history(2),
     )
     comp = compose(req, Settings())
     system = comp.messages[0]
@@ -103,8 +106,10 @@ def test_zero_cap_switches_a_section_off():
 def _random_text(rng: random.Random) -> str:
     kind = rng.random()
     if kind < 0.35:
-        return " ".join(rng.choice(["hotel", "Hangzhou", "budget", "tea", "the", "quiet", "5000", "?"])
-                        for _ in range(rng.randint(1, 400)))
+        return " ".join(
+            rng.choice(["hotel", "Hangzhou", "budget", "tea", "the", "quiet", "5000", "?"])
+            for _ in range(rng.randint(1, 400))
+        )
     if kind < 0.7:
         return "".join(rng.choice("杭州酒店便宜预算喜欢安静的茶我你他。，？") for _ in range(rng.randint(1, 1500)))
     if kind < 0.85:
@@ -116,18 +121,23 @@ def test_property_200_random_turns_never_exceed_the_budget_and_keep_the_input():
     rng = random.Random(20240501)
     for turn in range(200):
         settings = Settings(
-            context_window=rng.choice([256, 512, 1024, 4096, 8192]), context_reply_reserve=rng.choice([0, 64, 256]),
-            context_memories_cap=rng.choice([0, 50, 400, 2000]), context_summary_cap=rng.choice([0, 30, 600]),
-            context_history_cap=rng.choice([0, 100, 1000]), context_system_cap=rng.choice([0, 20, 400]),
+            context_window=rng.choice([256, 512, 1024, 4096, 8192]),
+            context_reply_reserve=rng.choice([0, 64, 256]),
+            context_memories_cap=rng.choice([0, 50, 400, 2000]),
+            context_summary_cap=rng.choice([0, 30, 600]),
+            context_history_cap=rng.choice([0, 100, 1000]),
+            context_system_cap=rng.choice([0, 20, 400]),
         )
         text = _random_text(rng)
         req = ContextRequest(
-            input=text, profile={"city": _random_text(rng)[:200], "budget": "5000"},
+            input=text,
+            profile={"city": _random_text(rng)[:200], "budget": "5000"},
             bridge=_random_text(rng) if rng.random() < 0.5 else None,
             summaries=[_random_text(rng) for _ in range(rng.randint(0, 3))],
             memories=[MemoryItem(f"m{i}", _random_text(rng)) for i in range(rng.randint(0, 8))],
-            history=[HistoryItem(rng.choice(["user", "assistant"]), _random_text(rng), i)
-                     for i in range(rng.randint(0, 12))],
+            history=[
+                HistoryItem(rng.choice(["user", "assistant"]), _random_text(rng), i) for i in range(rng.randint(0, 12))
+            ],
         )
         comp = compose(req, settings)
         budget = prompt_budget(settings)

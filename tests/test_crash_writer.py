@@ -18,7 +18,7 @@ import pytest
 from conftest import worker_context
 from sqlmodel import select
 
-from memory.models import Memory
+from memory.storage.models import Memory
 
 pytestmark = pytest.mark.slow
 
@@ -27,8 +27,8 @@ def _writer(settings_json: str, round_no: int, conn) -> None:
     """Write memories in small batches, deleting one now and then; acknowledge each step once it returned."""
     try:
         from memory.config import Settings
-        from memory.embed import HashEmbedder
         from memory.service import MemoryService
+        from memory.storage.embed import HashEmbedder
 
         svc = MemoryService(Settings.model_validate_json(settings_json), embedder=HashEmbedder())
         user = svc.ensure_user("crash-user")

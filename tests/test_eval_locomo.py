@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from memory import cli_eval
 from memory.cli import app
+from memory.cli import evaluate as cli_eval
 from memory.evaluation import eval_service, list_reports, load
 from memory.evaluation.ingest import dia_ids_by_message
 
@@ -48,7 +48,8 @@ def test_cli_report_shape_provenance_reuse_and_no_question_text(svc, monkeypatch
     dia_of = dia_ids_by_message(store, user.key)
     turns = [m for m in store.list_memories(user) if m.type == "turn"]
     assert sorted(dia_of[m.source_message_ids[0]] for m in turns) == sorted(
-        t.dia_id for s in load(TINY)[0].sessions for t in s.turns)
+        t.dia_id for s in load(TINY)[0].sessions for t in s.turns
+    )
     assert report["ingest"]["turn_memories"] == 10 and report["ingest"]["messages"] == 10
     # a second run reuses the ingested sessions instead of writing them again
     again = CliRunner().invoke(app, ["eval", "locomo", str(TINY), "--k", "1", "--json", "--no-baselines"])

@@ -59,8 +59,15 @@ def test_aggregate_sweep_curve_and_empty_rate():
 def test_report_shape_holds_numbers_only():
     outs = [Outcome("s", 0, 1, GOLD, RANKED), Outcome("s", 1, 4, frozenset({"D1:9"}), RANKED)]
     opts = EvalOptions(ks=(1, 2), mode="hybrid")
-    report = assemble({"hybrid": outs, "fulltext": outs}, opts, configured_threshold=0.8, settings={"ks": [1, 2]},
-                      ingest={}, samples=["s"], source="x.json")
+    report = assemble(
+        {"hybrid": outs, "fulltext": outs},
+        opts,
+        configured_threshold=0.8,
+        settings={"ks": [1, 2]},
+        ingest={},
+        samples=["s"],
+        source="x.json",
+    )
     assert set(report["overall"]) >= {"recall@1", "recall@2", "hit@2", "mrr", "tokens@2"}
     assert set(report["by_category"]) == {"1", "4"}
     assert report["by_category"]["4"]["recall@1"] == 100.0
@@ -78,8 +85,10 @@ def test_loader_repairs_or_drops_malformed_evidence_and_skips_empty_sessions():
     assert by_q[3].evidence == {"D1:4"} and by_q[3].dropped_evidence == 1  # D9:99 names no turn
     assert second.questions[0].evidence == {"D1:1"}  # "D:1:1" repaired
     turn = first.sessions[0].turns[3]
-    assert turn.passage() == ("Bob (3 March 2023): Look at the cake I baked for my sister. "
-                              "[shares a photo of a chocolate cake with strawberries]")
+    assert turn.passage() == (
+        "Bob (3 March 2023): Look at the cake I baked for my sister. "
+        "[shares a photo of a chocolate cake with strawberries]"
+    )
     assert first.sessions[1].turns[0].at > first.sessions[0].turns[-1].at
 
 

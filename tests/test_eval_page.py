@@ -21,9 +21,15 @@ def fake_report(shift: float) -> dict:
     ranked = [Candidate(frozenset({f"D1:{i}"}), 0.9 - i * 0.01 - shift, 12) for i in range(30)]
     outs = [Outcome("s", i, 1 + i % 5, frozenset({f"D1:{i % 7}"}), ranked) for i in range(10)]
     opts = EvalOptions(ks=(5, 10, 25))
-    return assemble({"hybrid": outs, "fulltext": outs, "vector": outs}, opts, configured_threshold=0.8,
-                    settings={"ks": [5, 10, 25], "mode": "hybrid", "configured_threshold": 0.8},
-                    ingest={}, samples=["s"], source="fake.json")
+    return assemble(
+        {"hybrid": outs, "fulltext": outs, "vector": outs},
+        opts,
+        configured_threshold=0.8,
+        settings={"ks": [5, 10, 25], "mode": "hybrid", "configured_threshold": 0.8},
+        ingest={},
+        samples=["s"],
+        source="fake.json",
+    )
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from memory.recall import RecallParams, fuse
-from memory.retrieval import context
+from memory.retrieval import neighbours as context
+from memory.retrieval.recall import RecallParams, fuse
 from memory.service import MemoryDraft
 
 
@@ -45,22 +45,32 @@ def test_neighbours_lift_an_answer_that_means_little_alone(svc):
     user = svc.ensure_user("ctx")
     session = svc.ensure_session(user, "s1")
     start = datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
-    lines = [("Ann", "Did you finally adopt the golden retriever puppy from the shelter?"),
-             ("Bob", "Yes! We brought him home last Sunday, the kids are thrilled."),
-             ("Ann", "I went hiking in the mountains with my cousin."),
-             ("Bob", "I repaired my bicycle and cleaned the garage."),
-             ("Ann", "The weather was lovely for our picnic by the river."),
-             ("Bob", "I am reading a novel about sailors in the Arctic.")]
+    lines = [
+        ("Ann", "Did you finally adopt the golden retriever puppy from the shelter?"),
+        ("Bob", "Yes! We brought him home last Sunday, the kids are thrilled."),
+        ("Ann", "I went hiking in the mountains with my cousin."),
+        ("Bob", "I repaired my bicycle and cleaned the garage."),
+        ("Ann", "The weather was lovely for our picnic by the river."),
+        ("Bob", "I am reading a novel about sailors in the Arctic."),
+    ]
     drafts = []
     for n, (who, text) in enumerate(lines):
         at = start + timedelta(days=0 if n < 2 else 30 * n, seconds=n)
         msg = svc.add_message(session, "user", text, created_at=at)
-        drafts.append(MemoryDraft(content=f"{who} ({at:%d %B %Y}): {text}", type="turn", subject=who,
-                                  source_message_ids=[msg.id], created_at=at))
+        drafts.append(
+            MemoryDraft(
+                content=f"{who} ({at:%d %B %Y}): {text}",
+                type="turn",
+                subject=who,
+                source_message_ids=[msg.id],
+                created_at=at,
+            )
+        )
     answer = svc.add_memories(user, drafts)[1].id
     query = "When did Bob adopt the puppy?"
-    plain = svc.recall("ctx", query, threshold=-1.0, log=False, neighbor_weight=0.0, neighbor_weight_fts=0.0,
-                       day_boost=0.0)
+    plain = svc.recall(
+        "ctx", query, threshold=-1.0, log=False, neighbor_weight=0.0, neighbor_weight_fts=0.0, day_boost=0.0
+    )
     ctx = svc.recall("ctx", query, threshold=-1.0, log=False)
     rank = {h.memory_id: h.rank for h in ctx.hits}
     assert rank[answer] <= {h.memory_id: h.rank for h in plain.hits}[answer]

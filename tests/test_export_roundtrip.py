@@ -23,8 +23,22 @@ def test_export_delete_import_is_lossless(plumbing_svc):
     seed_user(svc, "bob", "platypusowl")
     first = svc.export_user(HOSTILE_ID)
     tables = first["tables"]
-    for name in ("profilefield", "profilechange", "session", "message", "summaryanchor", "sessionbridge", "memory",
-                 "memoryevent", "turn", "retrieval", "retrievalhit", "contextsnapshot", "contextsection", "hitlabel"):
+    for name in (
+        "profilefield",
+        "profilechange",
+        "session",
+        "message",
+        "summaryanchor",
+        "sessionbridge",
+        "memory",
+        "memoryevent",
+        "turn",
+        "retrieval",
+        "retrievalhit",
+        "contextsnapshot",
+        "contextsection",
+        "hitlabel",
+    ):
         assert tables[name], f"the seed should cover {name}"
     assert {m["status"] for m in tables["memory"]} == {"active", "superseded"}
 

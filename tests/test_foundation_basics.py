@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import text
 
 from memory.config import Settings
-from memory.db import MIGRATIONS, make_engine, migrate
 from memory.service import MemoryService
-from memory.tokens import count_tokens, truncate_to_tokens
+from memory.storage.db import MIGRATIONS, make_engine, migrate
+from memory.text.tokens import count_tokens, truncate_to_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,7 +51,7 @@ def test_constructing_a_service_touches_nothing(settings):
 
 
 def test_importing_the_engine_connects_nowhere(tmp_path):
-    code = "import memory.service, memory.cli, memory.recall, memory.vectors; print('ok')"
+    code = "import memory.service, memory.cli, memory.retrieval.recall, memory.storage.vectors; print('ok')"
     env = {**os.environ, "MEMLENS_DATA_DIR": str(tmp_path / "d")}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
@@ -74,11 +74,16 @@ def test_live_settings_override_and_validate(plumbing_svc):
 def test_token_counts_are_exact_and_offline(tmp_path, monkeypatch):
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "tk"))
     code = (
-        "from memory.tokens import count_tokens;"
+        "from memory.text.tokens import count_tokens;"
         "print(count_tokens('hello world'), count_tokens('我住在杭州'), count_tokens('<|endoftext|>'))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path / "tk"), "HTTPS_PROXY": "http://0.0.0.0:9"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path / "tk"), "HTTPS_PROXY": "http://0.0.0.0:9"},
+    )
     hello, zh, special = map(int, out.stdout.split())
     assert hello == 2 and zh >= 3 and special > 1
     assert count_tokens("") == 0
@@ -94,8 +99,11 @@ def test_memory_package_imports_neither_streamlit_nor_agent():
     offenders = []
     for path in (ROOT / "memory").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            )
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("streamlit", "agent")]
     assert not offenders
 
@@ -129,14 +137,17 @@ def test_cli_remember_recall_users_reindex(tmp_path, monkeypatch, capsys):
     assert "reindexed" in run("reindex")[1]
 
 
-@pytest.mark.parametrize("args", [
-    ("recall", "--user", "", "q"),
-    ("recall", "--user", "ghost", "q"),
-    ("recall", "--user", "u", "--mode", "sideways", "q"),
-    ("remember", "--user", "u", "   "),
-    ("recall", "--user"),
-    ("no-such-command",),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("recall", "--user", "", "q"),
+        ("recall", "--user", "ghost", "q"),
+        ("recall", "--user", "u", "--mode", "sideways", "q"),
+        ("remember", "--user", "u", "   "),
+        ("recall", "--user"),
+        ("no-such-command",),
+    ],
+)
 def test_cli_errors_are_one_line_exit_2(tmp_path, monkeypatch, capsys, args):
     run = lambda *a: _cli(*a, env_dir=tmp_path / "e", monkeypatch=monkeypatch, capsys=capsys)  # noqa: E731
     run("remember", "--user", "u", "something to make the user exist")
@@ -148,6 +159,11 @@ def test_cli_errors_are_one_line_exit_2(tmp_path, monkeypatch, capsys, args):
 
 def test_console_script_runs_as_a_process(tmp_path):
     env = {**os.environ, "MEMLENS_DATA_DIR": str(tmp_path / "p"), "MEMLENS_EMBEDDER": "hash"}
-    out = subprocess.run([sys.executable, "-m", "agent.cli", "recall", "--user", "nobody", "q"], env=env,
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "agent.cli", "recall", "--user", "nobody", "q"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 2 and out.stderr.startswith("error: no user") and "Traceback" not in out.stderr

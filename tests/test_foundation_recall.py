@@ -6,7 +6,7 @@ import pytest
 from sqlmodel import select
 
 from memory.errors import InvalidInput, NotFound
-from memory.models import Retrieval, RetrievalHit
+from memory.storage.models import Retrieval, RetrievalHit
 
 HOSTILE_IDS = [
     "x' OR '1'='1",
@@ -92,8 +92,13 @@ def test_agents_keep_separate_memories_of_one_user(plumbing_svc):
 
 def test_threshold_semantics(svc):
     user = svc.ensure_user("t")
-    for text in ["I play tennis on Sundays", "My sister lives in Berlin", "I am allergic to peanuts",
-                 "We adopted a cat named Miso", "I work as a nurse"]:
+    for text in [
+        "I play tennis on Sundays",
+        "My sister lives in Berlin",
+        "I am allergic to peanuts",
+        "We adopted a cat named Miso",
+        "I work as a nurse",
+    ]:
         svc.add_memory(user, text)
     everything = svc.recall("t", "what sports does the user play", threshold=-1.0, k=50, mode="vector").hits
     sims = sorted(h.similarity for h in everything)
@@ -134,8 +139,13 @@ def test_every_candidate_is_logged_with_scores(svc):
 
 def test_reindex_rebuilds_with_the_same_results(svc):
     user = svc.ensure_user("re")
-    for text in ["我住在杭州", "I moved to Shanghai last year", "My budget for hotels is 800 yuan a night",
-                 "I prefer window seats on trains", "我喜欢喝龙井茶"]:
+    for text in [
+        "我住在杭州",
+        "I moved to Shanghai last year",
+        "My budget for hotels is 800 yuan a night",
+        "I prefer window seats on trains",
+        "我喜欢喝龙井茶",
+    ]:
         svc.add_memory(user, text)
     before = [(h.memory_id, h.similarity, h.fts_score) for h in svc.recall("re", "住在哪里 city", k=5, log=False).hits]
     assert svc.reindex() == 5
@@ -158,7 +168,7 @@ def test_repair_indexes_unindexed_rows_and_drops_orphans(plumbing_svc):
     svc = plumbing_svc
     user = svc.ensure_user("crash")
     kept = svc.add_memory(user, "indexed memory about chess")
-    from memory.models import Memory
+    from memory.storage.models import Memory
 
     with svc.db() as db:  # a row written to SQL whose indexing never happened (crash between the two)
         db.add(Memory(user_key=user.key, content="never indexed chess opening"))
@@ -176,8 +186,8 @@ def test_repair_indexes_unindexed_rows_and_drops_orphans(plumbing_svc):
 def test_small_fragments_are_compacted_across_processes(plumbing_svc):
     """Every append is a LanceDB fragment; many of them slow every search, so the index compacts itself — also when
     the appends came from many short processes (one CLI call each)."""
-    from memory import vectors
     from memory.service import MemoryService
+    from memory.storage import vectors
 
     svc = plumbing_svc
     user = svc.ensure_user("frag")

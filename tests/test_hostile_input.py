@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory.errors import InvalidInput
-from memory.privacy import mask_pii
+from memory.text.privacy import mask_pii
 
 HOSTILE_IDS = [
     "x' OR '1'='1",
@@ -108,8 +108,12 @@ def test_the_message_limit_is_configurable_and_refusal_names_it(tmp_path, hash_e
     user = svc.ensure_user("u")
     session = svc.ensure_session(user, "s")
     assert svc.add_message(session, "user", "好" * 500).content == "好" * 500
-    for call in (lambda t: svc.add_message(session, "user", t), lambda t: svc.add_memory(user, t),
-                 lambda t: svc.recall("u", t), lambda t: svc.remember("u", t)):
+    for call in (
+        lambda t: svc.add_message(session, "user", t),
+        lambda t: svc.add_memory(user, t),
+        lambda t: svc.recall("u", t),
+        lambda t: svc.remember("u", t),
+    ):
         with pytest.raises(InvalidInput, match=r"501 characters long; the limit is 500 \(MEMLENS_MAX_MESSAGE_CHARS\)"):
             call("好" * 501)
     with pytest.raises(InvalidInput, match="idempotency key"):
@@ -156,18 +160,38 @@ def test_cli_hostile_ids_work_and_refusals_are_one_line(monkeypatch, capsys):
         assert code == 0 and "chess" in out
     code, out, err = _cli(monkeypatch, capsys, "recall", "chess", "--user", "nobody")
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err and "nobody" in err
-    for argv in (["remember", "x" * 20_001, "--user", "u"], ["remember", "hello", "--user", ""],
-                 ["recall", "chess", "--user", "u", "--agent", "a'; DROP TABLE memory; --"]):
+    for argv in (
+        ["remember", "x" * 20_001, "--user", "u"],
+        ["remember", "hello", "--user", ""],
+        ["recall", "chess", "--user", "u", "--agent", "a'; DROP TABLE memory; --"],
+    ):
         code, out, err = _cli(monkeypatch, capsys, *argv)
         assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_cli_process_refuses_undecodable_argv_in_one_line(tmp_path):
     """Bytes that are not UTF-8 reach Python as lone surrogates: a real process, exit 2, one line, no traceback."""
-    env = {"PATH": "/usr/bin:/bin", "MEMLENS_DATA_DIR": str(tmp_path / "d"), "MEMLENS_EMBEDDER": "hash",
-           "HOME": str(tmp_path), "LANG": "C.UTF-8"}
-    done = subprocess.run([sys.executable, "-c", "from agent.cli import main; main()", "recall", "x", "--user",
-                           b"bad\xff\xfe".decode("utf-8", "surrogateescape")], env=env, capture_output=True,
-                          timeout=120, cwd=tmp_path)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "MEMLENS_DATA_DIR": str(tmp_path / "d"),
+        "MEMLENS_EMBEDDER": "hash",
+        "HOME": str(tmp_path),
+        "LANG": "C.UTF-8",
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from agent.cli import main; main()",
+            "recall",
+            "x",
+            "--user",
+            b"bad\xff\xfe".decode("utf-8", "surrogateescape"),
+        ],
+        env=env,
+        capture_output=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2 and err.count("\n") == 1 and "not valid Unicode" in err, err

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from memory.models import Memory, MemoryEvent
 from memory.service import MemoryDraft
+from memory.storage.models import Memory, MemoryEvent
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -15,16 +15,45 @@ def test_the_same_statement_merges_with_provenance(plumbing_svc):
     user = svc.ensure_user("alice")
     session = svc.ensure_session(user, "s1")
     m1, m2, m3 = (svc.add_message(session, "user", t).id for t in ("I like hiking", "I really love Hiking", "x"))
-    a, b, other, photo = svc.add_memories(user, [
-        MemoryDraft("User likes hiking", subject="user", predicate="likes", object="hiking", source_message_ids=[m1],
-                    confidence=0.7, importance=0.5, created_at=T0 - timedelta(days=3)),
-        MemoryDraft("User loves hiking", subject="User ", predicate="LIKES", object=" Hiking",
-                    source_message_ids=[m2, m1], confidence=0.9, importance=0.6, created_at=T0 - timedelta(days=1)),
-        MemoryDraft("User lives in Hangzhou", subject="user", predicate="lives_in", object="Hangzhou",
-                    source_message_ids=[m3]),
-        MemoryDraft("User likes photography", subject="user", predicate="likes", object="photography",
-                    source_message_ids=[m3]),
-    ])
+    a, b, other, photo = svc.add_memories(
+        user,
+        [
+            MemoryDraft(
+                "User likes hiking",
+                subject="user",
+                predicate="likes",
+                object="hiking",
+                source_message_ids=[m1],
+                confidence=0.7,
+                importance=0.5,
+                created_at=T0 - timedelta(days=3),
+            ),
+            MemoryDraft(
+                "User loves hiking",
+                subject="User ",
+                predicate="LIKES",
+                object=" Hiking",
+                source_message_ids=[m2, m1],
+                confidence=0.9,
+                importance=0.6,
+                created_at=T0 - timedelta(days=1),
+            ),
+            MemoryDraft(
+                "User lives in Hangzhou",
+                subject="user",
+                predicate="lives_in",
+                object="Hangzhou",
+                source_message_ids=[m3],
+            ),
+            MemoryDraft(
+                "User likes photography",
+                subject="user",
+                predicate="likes",
+                object="photography",
+                source_message_ids=[m3],
+            ),
+        ],
+    )
     assert svc.compact("alice", dry_run=True, now=T0).merges and len(svc.list_memories(user)) == 4
 
     report = svc.compact("alice", now=T0)
@@ -49,21 +78,28 @@ def test_the_same_statement_merges_with_provenance(plumbing_svc):
 def test_near_duplicates_merge_by_meaning_english_and_chinese(svc):
     """Real e5: paraphrases (≥ 0.95) merge; a same-template fact about another city (≈ 0.93) does not."""
     user = svc.ensure_user("lin")
-    rows = svc.add_memories(user, [
-        MemoryDraft("I live in Hangzhou", source_message_ids=[1], importance=0.8),
-        MemoryDraft("I live in Hangzhou now", source_message_ids=[2], importance=0.5),
-        MemoryDraft("I live in Beijing", source_message_ids=[3]),
-        MemoryDraft("我住在杭州", source_message_ids=[4], importance=0.6, type="preference"),
-        MemoryDraft("我现在住在杭州。", source_message_ids=[5], importance=0.3, type="preference"),
-        MemoryDraft("I don't eat spicy food", source_message_ids=[6], type="preference"),
-        MemoryDraft("turn: I live in Hangzhou", type="turn"),
-        MemoryDraft("turn: I live in Hangzhou.", type="turn"),
-    ])
+    rows = svc.add_memories(
+        user,
+        [
+            MemoryDraft("I live in Hangzhou", source_message_ids=[1], importance=0.8),
+            MemoryDraft("I live in Hangzhou now", source_message_ids=[2], importance=0.5),
+            MemoryDraft("I live in Beijing", source_message_ids=[3]),
+            MemoryDraft("我住在杭州", source_message_ids=[4], importance=0.6, type="preference"),
+            MemoryDraft("我现在住在杭州。", source_message_ids=[5], importance=0.3, type="preference"),
+            MemoryDraft("I don't eat spicy food", source_message_ids=[6], type="preference"),
+            MemoryDraft("turn: I live in Hangzhou", type="turn"),
+            MemoryDraft("turn: I live in Hangzhou.", type="turn"),
+        ],
+    )
     report = svc.compact("lin", now=T0)
     groups = sorted(sorted(m.source_ids) for m in report.merges)
     ids = {r.content: r.id for r in rows}
-    assert groups == sorted([sorted([ids["I live in Hangzhou"], ids["I live in Hangzhou now"]]),
-                             sorted([ids["我住在杭州"], ids["我现在住在杭州。"]])])
+    assert groups == sorted(
+        [
+            sorted([ids["I live in Hangzhou"], ids["I live in Hangzhou now"]]),
+            sorted([ids["我住在杭州"], ids["我现在住在杭州。"]]),
+        ]
+    )
     merged = {m.record["content"]: svc.get_memory(m.record["id"]) for m in report.merges}
     assert set(merged) == {"I live in Hangzhou", "我住在杭州"}  # the higher-value text is kept
     assert merged["我住在杭州"].source_message_ids == [4, 5]

@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from memory.errors import Conflict
-from memory.models import (
+from memory.service import MemoryDraft
+from memory.storage.models import (
     ContextSection,
     ContextSnapshot,
     HitLabel,
@@ -23,21 +24,30 @@ from memory.models import (
     Turn,
     utcnow,
 )
-from memory.service import MemoryDraft
 
 
 def seed_user(svc, user_id: str, marker: str) -> dict[str, Any]:
     """A user with a row in every table MemLens keeps, each carrying ``marker`` where it holds text."""
     user = svc.ensure_user(user_id)
     old, live = svc.ensure_session(user, "old"), svc.ensure_session(user, "live")
-    msgs = [svc.add_message(old, "user", f"I love {marker} hiking 我喜欢{marker}"),
-            svc.add_message(old, "assistant", f"Noted: {marker}"),
-            svc.add_message(live, "user", f"my budget is 5000 for {marker}")]
-    first, second = svc.add_memories(user, [
-        MemoryDraft(f"User loves {marker} hiking", subject="user", predicate="likes", object=marker,
-                    source_message_ids=[msgs[0].id]),
-        MemoryDraft(f"Budget 5000 {marker}", predicate="budget", object="5000", source_message_ids=[msgs[2].id]),
-    ])
+    msgs = [
+        svc.add_message(old, "user", f"I love {marker} hiking 我喜欢{marker}"),
+        svc.add_message(old, "assistant", f"Noted: {marker}"),
+        svc.add_message(live, "user", f"my budget is 5000 for {marker}"),
+    ]
+    first, second = svc.add_memories(
+        user,
+        [
+            MemoryDraft(
+                f"User loves {marker} hiking",
+                subject="user",
+                predicate="likes",
+                object=marker,
+                source_message_ids=[msgs[0].id],
+            ),
+            MemoryDraft(f"Budget 5000 {marker}", predicate="budget", object="5000", source_message_ids=[msgs[2].id]),
+        ],
+    )
     replaced = svc.add_memory(user, f"User lived in {marker}ville")
     svc.set_status(replaced.id, "superseded", reason="moved", superseded_by=first.id)
     recall = svc.recall(user_id, f"{marker} hiking", threshold=0.0, session_id=old.id)
@@ -45,21 +55,41 @@ def seed_user(svc, user_id: str, marker: str) -> dict[str, Any]:
         turn = Turn(session_id=old.id, user_key=user.key, user_message_id=msgs[0].id, reply_message_id=msgs[1].id)
         db.add(turn)
         db.flush()
-        snap = ContextSnapshot(turn_id=turn.id, session_id=old.id, user_key=user.key, total_budget=100, total_used=50,
-                               prompt=f"prompt with {marker}")
+        snap = ContextSnapshot(
+            turn_id=turn.id,
+            session_id=old.id,
+            user_key=user.key,
+            total_budget=100,
+            total_used=50,
+            prompt=f"prompt with {marker}",
+        )
         db.add(snap)
         db.flush()
-        db.add_all([
-            ContextSection(snapshot_id=snap.id, name="memories", budget=50, used=20, dropped_items=[marker]),
-            HitLabel(user_key=user.key, retrieval_id=recall.retrieval_id, memory_id=first.id, relevant=True),
-            ProfileField(user_key=user.key, field="interests", value=[marker, "摄影"]),
-            ProfileChange(user_key=user.key, field="interests", old_value=None, new_value=[marker, "摄影"],
-                          source_message_id=msgs[0].id, reason=f"said {marker}"),
-            SummaryAnchor(session_id=old.id, user_key=user.key, from_message_id=msgs[0].id,
-                          to_message_id=msgs[1].id, text=f"summary about {marker}"),
-            SessionBridge(user_key=user.key, from_session_id=old.id, to_session_id=live.id,
-                          text=f"last time: {marker}"),
-        ])
+        db.add_all(
+            [
+                ContextSection(snapshot_id=snap.id, name="memories", budget=50, used=20, dropped_items=[marker]),
+                HitLabel(user_key=user.key, retrieval_id=recall.retrieval_id, memory_id=first.id, relevant=True),
+                ProfileField(user_key=user.key, field="interests", value=[marker, "摄影"]),
+                ProfileChange(
+                    user_key=user.key,
+                    field="interests",
+                    old_value=None,
+                    new_value=[marker, "摄影"],
+                    source_message_id=msgs[0].id,
+                    reason=f"said {marker}",
+                ),
+                SummaryAnchor(
+                    session_id=old.id,
+                    user_key=user.key,
+                    from_message_id=msgs[0].id,
+                    to_message_id=msgs[1].id,
+                    text=f"summary about {marker}",
+                ),
+                SessionBridge(
+                    user_key=user.key, from_session_id=old.id, to_session_id=live.id, text=f"last time: {marker}"
+                ),
+            ]
+        )
         ended = db.get(type(old), old.id)
         ended.status, ended.ended_at = "ended", utcnow()
         db.add(ended)
@@ -89,8 +119,9 @@ def _checkpoint(svc, thread_id: str, text: str) -> None:
 
 
 def files_containing(root: Path, needle: str) -> list[str]:
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*")
-                  if p.is_file() and needle.encode("utf-8") in p.read_bytes())
+    return sorted(
+        str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and needle.encode("utf-8") in p.read_bytes()
+    )
 
 
 def test_delete_user_leaves_no_trace_and_spares_others(plumbing_svc):

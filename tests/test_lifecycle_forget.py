@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import update
 from typer.testing import CliRunner
 
-from memory.models import Memory, MemoryEvent
 from memory.service import MemoryDraft
+from memory.storage.models import Memory, MemoryEvent
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -26,8 +26,9 @@ def _by_content(report) -> dict[str, object]:
 def test_recall_tracks_access_of_selected_hits_only(plumbing_svc):
     svc = plumbing_svc
     user = svc.ensure_user("alice")
-    hit, other = svc.add_memories(user, [MemoryDraft("alice collects vintage cameras"),
-                                         MemoryDraft("bob dislikes rain")])
+    hit, other = svc.add_memories(
+        user, [MemoryDraft("alice collects vintage cameras"), MemoryDraft("bob dislikes rain")]
+    )
     for _ in range(2):
         result = svc.recall("alice", "vintage cameras", threshold=0.0, k=1)
     assert [h.memory_id for h in result.selected] == [hit.id]
@@ -40,14 +41,18 @@ def test_recall_tracks_access_of_selected_hits_only(plumbing_svc):
 def test_expiry_per_type_and_explicit_date(plumbing_svc):
     svc = plumbing_svc
     user = svc.ensure_user("alice")
-    svc.add_memories(user, [
-        MemoryDraft("trip to Paris", type="event", event_time=T0 - timedelta(days=31),
-                    created_at=T0 - timedelta(days=1)),
-        MemoryDraft("dinner next week", type="event", event_time=T0 - timedelta(days=29)),
-        MemoryDraft("lives in Hangzhou", type="fact", created_at=T0 - timedelta(days=10), importance=0.9),
-        MemoryDraft("turn: hello there", type="turn", created_at=T0 - timedelta(days=10), importance=0.9),
-        MemoryDraft("coupon valid until Friday", expires_at=T0 - timedelta(hours=1), importance=0.9),
-    ])
+    svc.add_memories(
+        user,
+        [
+            MemoryDraft(
+                "trip to Paris", type="event", event_time=T0 - timedelta(days=31), created_at=T0 - timedelta(days=1)
+            ),
+            MemoryDraft("dinner next week", type="event", event_time=T0 - timedelta(days=29)),
+            MemoryDraft("lives in Hangzhou", type="fact", created_at=T0 - timedelta(days=10), importance=0.9),
+            MemoryDraft("turn: hello there", type="turn", created_at=T0 - timedelta(days=10), importance=0.9),
+            MemoryDraft("coupon valid until Friday", expires_at=T0 - timedelta(hours=1), importance=0.9),
+        ],
+    )
     plan = _by_content(svc.forget("alice", dry_run=True, now=T0))
     assert set(plan) == {"trip to Paris", "coupon valid until Friday"}
     assert plan["trip to Paris"].rule == "expired" and "30 days after their event time" in plan["trip to Paris"].reason
@@ -67,12 +72,15 @@ def test_cap_archives_lowest_value_first_and_reinforcement_helps(plumbing_svc, m
     svc.settings.max_active_memories = 2
     user = svc.ensure_user("alice")
     created = T0 - timedelta(days=60)
-    fresh, stale, repeated, single = svc.add_memories(user, [
-        MemoryDraft("uses the memory every day", importance=0.5, created_at=created),
-        MemoryDraft("mentioned once long ago", importance=0.5, created_at=created),
-        MemoryDraft("said three times", importance=0.4, created_at=created),
-        MemoryDraft("said once", importance=0.4, created_at=created),
-    ])
+    fresh, stale, repeated, single = svc.add_memories(
+        user,
+        [
+            MemoryDraft("uses the memory every day", importance=0.5, created_at=created),
+            MemoryDraft("mentioned once long ago", importance=0.5, created_at=created),
+            MemoryDraft("said three times", importance=0.4, created_at=created),
+            MemoryDraft("said once", importance=0.4, created_at=created),
+        ],
+    )
     _set(svc, fresh.id, last_accessed_at=T0 - timedelta(days=1))
     _set(svc, repeated.id, reinforce_count=3)
     report = svc.forget("alice", now=T0)
@@ -86,10 +94,13 @@ def test_cap_archives_lowest_value_first_and_reinforcement_helps(plumbing_svc, m
 def test_faded_memories_archived_then_purged_after_retention(plumbing_svc):
     svc = plumbing_svc
     user = svc.ensure_user("alice")
-    faded, kept = svc.add_memories(user, [
-        MemoryDraft("a passing remark", importance=0.2, created_at=T0 - timedelta(days=200)),
-        MemoryDraft("an important fact", importance=1.0, created_at=T0 - timedelta(days=100)),
-    ])
+    faded, kept = svc.add_memories(
+        user,
+        [
+            MemoryDraft("a passing remark", importance=0.2, created_at=T0 - timedelta(days=200)),
+            MemoryDraft("an important fact", importance=1.0, created_at=T0 - timedelta(days=100)),
+        ],
+    )
     report = svc.forget("alice", now=T0)
     assert [(a.memory_id, a.rule) for a in report.actions] == [(faded.id, "faded")]
     assert "without use" in report.actions[0].reason

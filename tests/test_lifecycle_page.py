@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from memory.models import utcnow
 from memory.service import MemoryDraft
+from memory.storage.models import utcnow
 
 PAGE = Path(__file__).resolve().parents[1] / "pages" / "lifecycle.py"
 
@@ -18,11 +18,14 @@ PAGE = Path(__file__).resolve().parents[1] / "pages" / "lifecycle.py"
 def seeded(plumbing_svc, monkeypatch):
     svc = plumbing_svc
     user = svc.ensure_user("lin")
-    svc.add_memories(user, [
-        MemoryDraft("trip to Paris last month", type="event", event_time=utcnow() - timedelta(days=45)),
-        MemoryDraft("concert next week", type="event", event_time=utcnow() + timedelta(days=7)),
-        MemoryDraft("likes tea", predicate="likes", object="tea"),
-    ])
+    svc.add_memories(
+        user,
+        [
+            MemoryDraft("trip to Paris last month", type="event", event_time=utcnow() - timedelta(days=45)),
+            MemoryDraft("concert next week", type="event", event_time=utcnow() + timedelta(days=7)),
+            MemoryDraft("likes tea", predicate="likes", object="tea"),
+        ],
+    )
     svc.close()
     monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
     return svc

@@ -14,10 +14,10 @@ from sqlalchemy import inspect, text
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import select
 
-from memory.db import migrate, retrying
 from memory.errors import Conflict
-from memory.models import Memory, ProfileField, SchemaMigration
 from memory.service import MemoryDraft, MemoryService
+from memory.storage.db import migrate, retrying
+from memory.storage.models import Memory, ProfileField, SchemaMigration
 
 
 def test_migrations_apply_once_even_when_processes_start_together(backend_settings, hash_embedder):
@@ -55,8 +55,17 @@ def test_rows_round_trip_with_aware_times_and_json(backend_plumbing_svc):
     session = svc.ensure_session(user, "会话-1")
     at = datetime(2024, 2, 29, 23, 59, 59, 123456, tzinfo=UTC)
     msg = svc.add_message(session, "user", "我住在杭州", created_at=at, meta={"来源": ["web", {"深": 1}]})
-    mem = svc.add_memories(user, [MemoryDraft("用户住在杭州", source_message_ids=[msg.id], event_time=at,
-                                              meta={"evidence": "我住在杭州", "nested": {"list": [1, 2.5, None]}})])[0]
+    mem = svc.add_memories(
+        user,
+        [
+            MemoryDraft(
+                "用户住在杭州",
+                source_message_ids=[msg.id],
+                event_time=at,
+                meta={"evidence": "我住在杭州", "nested": {"list": [1, 2.5, None]}},
+            )
+        ],
+    )[0]
     back = svc.messages(session.id)[0]
     assert back.created_at == at and back.created_at.tzinfo is not None and back.meta == {"来源": ["web", {"深": 1}]}
     got = svc.get_memory(mem.id)
@@ -72,9 +81,17 @@ def test_rows_round_trip_with_aware_times_and_json(backend_plumbing_svc):
 def test_recall_means_the_same_on_both_backends(backend_svc):
     svc = backend_svc
     user = svc.ensure_user("u")
-    svc.add_memories(user, [MemoryDraft(t) for t in (
-        "The user is vegetarian and never eats meat", "用户住在杭州，喜欢西湖", "The user plays tennis on Saturdays",
-    )])
+    svc.add_memories(
+        user,
+        [
+            MemoryDraft(t)
+            for t in (
+                "The user is vegetarian and never eats meat",
+                "用户住在杭州，喜欢西湖",
+                "The user plays tennis on Saturdays",
+            )
+        ],
+    )
     assert svc.recall("u", "what food should I avoid ordering?", k=1).selected[0].content.startswith("The user is veg")
     assert svc.recall("u", "他住在哪个城市？", k=1).selected[0].content == "用户住在杭州，喜欢西湖"
     hits = svc.recall("u", "tennis", threshold=-1.0).hits
@@ -84,8 +101,11 @@ def test_recall_means_the_same_on_both_backends(backend_svc):
 def test_reindex_pages_through_every_row_and_repair_settles(backend_plumbing_svc):
     svc = backend_plumbing_svc
     users = [svc.ensure_user(f"u{i}") for i in range(3)]
-    ids = [m.id for u in users for m in svc.add_memories(u, [MemoryDraft(f"note {i} of {u.external_id}")
-                                                             for i in range(9)])]
+    ids = [
+        m.id
+        for u in users
+        for m in svc.add_memories(u, [MemoryDraft(f"note {i} of {u.external_id}") for i in range(9)])
+    ]
     svc.delete_memory(ids[0])
     assert svc.reindex(batch=4) == 26 and svc.index.ids() == set(ids[1:])
     assert svc.repair() == {"indexed": 0, "orphans_removed": 0}

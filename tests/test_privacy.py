@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.privacy import find_pii, id_card_valid, luhn_valid, mask_pii
+from memory.text.privacy import find_pii, id_card_valid, luhn_valid, mask_pii
 
 PII = {
     "id-card": ("11010519491231002X", "[id-card ***002X]"),
@@ -26,12 +26,22 @@ def test_each_kind_is_masked_keeping_at_most_four(kind):
     assert mask_pii(f"我的是{raw}。") == f"我的是{masked}。"
 
 
-@pytest.mark.parametrize("text", [
-    "The meeting is on 2025-05-01 at 14:30.", "It costs ¥5000 or $1,299.99.", "预算五千，大概5000元",
-    "Order ORD-20240501-123456 shipped.", "订单号 4242424242424242 已发货", "tracking number 4111111111111111",
-    "Timestamp 20240501123045, version 3.11.7", "Call ext. 1234 before 2025年5月1日", "I was born in 1990.",
-    "Invoice no. 5555555555554444", "The ID 110105194912310021 has a bad checksum",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The meeting is on 2025-05-01 at 14:30.",
+        "It costs ¥5000 or $1,299.99.",
+        "预算五千，大概5000元",
+        "Order ORD-20240501-123456 shipped.",
+        "订单号 4242424242424242 已发货",
+        "tracking number 4111111111111111",
+        "Timestamp 20240501123045, version 3.11.7",
+        "Call ext. 1234 before 2025年5月1日",
+        "I was born in 1990.",
+        "Invoice no. 5555555555554444",
+        "The ID 110105194912310021 has a bad checksum",
+    ],
+)
 def test_ordinary_numbers_stay(text):
     assert mask_pii(text) == text and find_pii(text) == []
 
@@ -52,8 +62,15 @@ def _all_bytes(folder: Path) -> bytes:
 
 @pytest.mark.slow
 def test_nothing_unmasked_reaches_sql_lancedb_or_logs(svc, settings):
-    secrets = ["11010519491231002X", "4242424242424242", "4242 4242 4242 4242", "13812345678", "lin.wei@example.com",
-               "+44 20 7946 0958", "6222021234567890128"]
+    secrets = [
+        "11010519491231002X",
+        "4242424242424242",
+        "4242 4242 4242 4242",
+        "13812345678",
+        "lin.wei@example.com",
+        "+44 20 7946 0958",
+        "6222021234567890128",
+    ]
     svc.remember("lin", "Call me Lin. My phone is 13812345678 and my email is lin.wei@example.com.")
     svc.remember("lin", "我的身份证号是11010519491231002X，银行卡 4242 4242 4242 4242，我住在杭州。")
     svc.remember("lin", "I live in London, my number is +44 20 7946 0958, card 6222021234567890128")

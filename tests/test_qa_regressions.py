@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from memory import context as ctxmod
 from memory.errors import InvalidInput
-from memory.extract import extract_rules
-from memory.models import ContextSnapshot, utcnow
-from memory.stats import parse_amount
+from memory.lifecycle.stats import parse_amount
+from memory.sessions import prompt as ctxmod
+from memory.storage.models import ContextSnapshot, utcnow
+from memory.write.extract import extract_rules
 
 
 def test_name_stops_at_lowercase_words_so_following_clause_is_still_extracted():
@@ -42,8 +42,9 @@ def test_recall_refuses_threshold_out_of_range(plumbing_svc, threshold):
     assert plumbing_svc.recall("alice", "tea", threshold=-1.0).hits  # the bounds themselves are accepted
 
 
-@pytest.mark.parametrize(("text", "amount"),
-                         [("一万", 10_000), ("五千", 5_000), ("两千五", 2_500), ("¥5,000 元", 5_000)])
+@pytest.mark.parametrize(
+    ("text", "amount"), [("一万", 10_000), ("五千", 5_000), ("两千五", 2_500), ("¥5,000 元", 5_000)]
+)
 def test_stats_reads_chinese_numeral_budgets(text, amount):
     """`memlens stats` skipped the profile change '一万' as 'not an amount' while the memory counted it as 10000."""
     assert parse_amount(text) == amount

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from memory import summary
-from memory.models import Session, SessionBridge, utcnow
+from memory.sessions import summary
+from memory.storage.models import Session, SessionBridge, utcnow
 
 
 def _turns(svc, session, pairs):
@@ -19,8 +19,14 @@ def test_turn_trigger_folds_old_messages_into_an_anchor_that_records_its_range(p
     s = settings.model_copy(update={"summary_trigger_turns": 4, "summary_keep_turns": 1})
     user = svc.ensure_user("u")
     session = svc.ensure_session(user, "s1")
-    _turns(svc, session, [("Please plan a 3-day trip to Hangzhou, budget 5000 yuan.", "Sure."),
-                          ("I prefer quiet hotels near West Lake.", "Noted.")])
+    _turns(
+        svc,
+        session,
+        [
+            ("Please plan a 3-day trip to Hangzhou, budget 5000 yuan.", "Sure."),
+            ("I prefer quiet hotels near West Lake.", "Noted."),
+        ],
+    )
     assert summary.maybe_summarise(svc, session.id, s) is None  # 2 turns < 4
     _turns(svc, session, [("Trains from Shanghai are fine.", "OK."), ("What about food?", "Try Longjing tea.")])
     anchor = summary.maybe_summarise(svc, session.id, s)
@@ -35,8 +41,11 @@ def test_token_trigger_and_a_chinese_extractive_summary(plumbing_svc, settings):
     svc = plumbing_svc
     s = settings.model_copy(update={"summary_trigger_turns": 50, "summary_trigger_tokens": 30})
     session = svc.ensure_session(svc.ensure_user("u"), "s1")
-    _turns(svc, session, [("请帮我规划杭州三天的旅行，预算5000元。", "好的。"),
-                          ("我不吃辣，喜欢安静的地方。" * 3, "明白。")])
+    _turns(
+        svc,
+        session,
+        [("请帮我规划杭州三天的旅行，预算5000元。", "好的。"), ("我不吃辣，喜欢安静的地方。" * 3, "明白。")],
+    )
     anchor = summary.maybe_summarise(svc, session.id, s)
     assert anchor is not None and anchor.text.startswith("目标：请帮我规划杭州三天的旅行")
     assert summary.current_goal([anchor.text]) == "请帮我规划杭州三天的旅行，预算5000元。"

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from memory.tuning import candidate_thresholds, histogram_edges, point_at, pr_curve, replay_diff, suggest_threshold
+from memory.retrieval.tuning import (
+    candidate_thresholds,
+    histogram_edges,
+    point_at,
+    pr_curve,
+    replay_diff,
+    suggest_threshold,
+)
 
 LABELLED = [(0.91, True), (0.88, True), (0.86, False), (0.84, True), (0.82, False), (0.79, False)]
 

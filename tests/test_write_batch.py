@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import select
 
 from memory.errors import InvalidInput
-from memory.models import Memory, MemoryEvent, ProfileChange
+from memory.storage.models import Memory, MemoryEvent, ProfileChange
 
 # a conversation that, inside one batch, adds, reinforces (vegetarian twice, hiking), supersedes (the move), takes back
 # (no longer likes sushi), hedges, dedupes a free-text note by similarity, and has small talk and an assistant turn
@@ -50,8 +50,11 @@ def _normaliser():
 
     def norm(value):
         if isinstance(value, dict):
-            return {k: norm(v) for k, v in value.items() if k not in ("timings_ms", "message_id",
-                                                                      "source_message_id", "event_time")}
+            return {
+                k: norm(v)
+                for k, v in value.items()
+                if k not in ("timings_ms", "message_id", "source_message_id", "event_time")
+            }
         if isinstance(value, list):
             return [norm(v) for v in value]
         if isinstance(value, str):
@@ -69,15 +72,29 @@ def _state(svc, user_id: str, reports) -> dict:
     with svc.db() as db:
         memories = db.exec(select(Memory).where(Memory.user_key == user.key).order_by(Memory.created_at)).all()
         events = db.exec(select(MemoryEvent).where(MemoryEvent.user_key == user.key).order_by(MemoryEvent.id)).all()
-        changes = db.exec(select(ProfileChange).where(ProfileChange.user_key == user.key)
-                          .order_by(ProfileChange.id)).all()
+        changes = db.exec(
+            select(ProfileChange).where(ProfileChange.user_key == user.key).order_by(ProfileChange.id)
+        ).all()
     return {
-        "reports": [norm({"worth": r.worth, "reason": r.reason, "ops": r.operations, "profile": r.profile_changes})
-                    for r in reports],
-        "memories": sorted((norm(m.content), m.status, norm(m.superseded_by or ""), m.reinforce_count, m.confidence,
-                            m.importance, tuple(i - first for i in m.source_message_ids)) for m in memories),
-        "events": [(e.op, norm(e.reason), norm(e.content), e.message_id - first if e.message_id else None)
-                   for e in events],
+        "reports": [
+            norm({"worth": r.worth, "reason": r.reason, "ops": r.operations, "profile": r.profile_changes})
+            for r in reports
+        ],
+        "memories": sorted(
+            (
+                norm(m.content),
+                m.status,
+                norm(m.superseded_by or ""),
+                m.reinforce_count,
+                m.confidence,
+                m.importance,
+                tuple(i - first for i in m.source_message_ids),
+            )
+            for m in memories
+        ),
+        "events": [
+            (e.op, norm(e.reason), norm(e.content), e.message_id - first if e.message_id else None) for e in events
+        ],
         "changes": [(c.field, c.old_value, c.new_value, c.reason, c.source_message_id - first) for c in changes],
         "profile": svc.get_profile(user_id),
         "indexed": sorted(norm(i) for i in svc.index.id_list(user.key)),
@@ -140,9 +157,9 @@ def test_a_batch_refuses_another_users_message(plumbing_svc):
 
 
 def test_a_plan_made_elsewhere_is_applied_and_logged(plumbing_svc):
-    from memory.extract import extract
-    from memory.models import utcnow
+    from memory.storage.models import utcnow
     from memory.write import apply_plan, plan_writes
+    from memory.write.extract import extract
 
     svc = plumbing_svc
     user = svc.ensure_user("lin")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.extract import classify, extract_rules
+from memory.write.extract import classify, extract_rules
 from memory.write.plan import objects_match
 
 DATA = json.loads((Path(__file__).parent / "data" / "extraction_labelled.json").read_text(encoding="utf-8"))["items"]
@@ -27,9 +27,13 @@ def _predict(item):
 
 
 def _matches(c, e) -> bool:
-    return (c.predicate == e["predicate"] and objects_match(c.object, e["object"])
-            and c.negated == e.get("negated", False) and c.hedged == e.get("hedged", False)
-            and c.source_type == e.get("source_type", "user-stated"))
+    return (
+        c.predicate == e["predicate"]
+        and objects_match(c.object, e["object"])
+        and c.negated == e.get("negated", False)
+        and c.hedged == e.get("hedged", False)
+        and c.source_type == e.get("source_type", "user-stated")
+    )
 
 
 def score(items) -> tuple[float, float, list[str]]:
@@ -51,9 +55,12 @@ def score(items) -> tuple[float, float, list[str]]:
 def test_labelled_set_is_big_and_mixed():
     langs = {"zh" if any("\u4e00" <= ch <= "\u9fff" for ch in i["text"]) else "en" for i in DATA}
     assert len(DATA) >= 80 and langs == {"en", "zh"}
-    kinds = {"hedged": any(e.get("hedged") for i in DATA for e in i["expected"]),
-             "negated": any(e.get("negated") for i in DATA for e in i["expected"]),
-             "nothing": any(not i["expected"] for i in DATA), "assistant": any(i["role"] == "assistant" for i in DATA)}
+    kinds = {
+        "hedged": any(e.get("hedged") for i in DATA for e in i["expected"]),
+        "negated": any(e.get("negated") for i in DATA for e in i["expected"]),
+        "nothing": any(not i["expected"] for i in DATA),
+        "assistant": any(i["role"] == "assistant" for i in DATA),
+    }
     assert all(kinds.values()), kinds
 
 

@@ -8,12 +8,16 @@ from datetime import UTC, datetime
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from memory.extract import extract
-from memory.extract.llm import Extraction
+from memory.write.extract import extract
+from memory.write.extract.llm import Extraction
 
 AT = datetime(2025, 5, 1, tzinfo=UTC)
-FACTS = {"facts": [{"predicate": "lives_in", "object": "Shanghai", "content": "User lives in Shanghai."},
-                   {"predicate": "likes", "object": "jazz", "content": "User likes jazz.", "hedged": True}]}
+FACTS = {
+    "facts": [
+        {"predicate": "lives_in", "object": "Shanghai", "content": "User lives in Shanghai."},
+        {"predicate": "likes", "object": "jazz", "content": "User likes jazz.", "hedged": True},
+    ]
+}
 
 
 class ToolCallingFake(GenericFakeChatModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
-from memory.models import MemoryEvent
+from memory.storage.models import MemoryEvent
 
 
 def _say(svc, text, session="s1", role="user", user="lin"):

@@ -11,5 +11,14 @@ from memory.evaluation.runner import (
     save_report,
 )
 
-__all__ = ["CATEGORIES", "EvalOptions", "eval_service", "list_reports", "load", "load_report", "reports_dir",
-           "run_locomo", "save_report"]
+__all__ = [
+    "CATEGORIES",
+    "EvalOptions",
+    "eval_service",
+    "list_reports",
+    "load",
+    "load_report",
+    "reports_dir",
+    "run_locomo",
+    "save_report",
+]

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from sqlmodel import col, select
 
 from memory.evaluation.locomo import LocomoSession, Sample
-from memory.models import Memory, Message, Session, User, utcnow
 from memory.service import MemoryDraft, MemoryService
+from memory.storage.models import Memory, Message, Session, User, utcnow
 
 Progress = Callable[[int], None]
 
@@ -43,8 +43,15 @@ class IngestStats:
 
 def _turn_draft(sample: Sample, number: int, msg: Message, turn) -> MemoryDraft:
     return MemoryDraft(
-        content=turn.passage(), type="turn", subject=turn.speaker, source_type="user-stated",
-        source_message_ids=[msg.id], confidence=1.0, importance=0.3, event_time=turn.at, created_at=turn.at,
+        content=turn.passage(),
+        type="turn",
+        subject=turn.speaker,
+        source_type="user-stated",
+        source_message_ids=[msg.id],
+        confidence=1.0,
+        importance=0.3,
+        event_time=turn.at,
+        created_at=turn.at,
         meta={"dia_id": turn.dia_id, "speaker": turn.speaker, "session": number, "source": "locomo"},
     )
 
@@ -58,8 +65,15 @@ def _extract(svc: MemoryService, user: User, session: Session, msgs: list[Messag
             stats.extracted += 1
 
 
-def ingest_session(svc: MemoryService, user: User, sample: Sample, ls: LocomoSession, *, extract: bool,
-                   progress: Progress | None = None) -> IngestStats:
+def ingest_session(
+    svc: MemoryService,
+    user: User,
+    sample: Sample,
+    ls: LocomoSession,
+    *,
+    extract: bool,
+    progress: Progress | None = None,
+) -> IngestStats:
     stats = IngestStats(extraction="write_from_message" if extract else "off")
     session = svc.ensure_session(user, f"session_{ls.number}")
     if session.status == "ended":
@@ -70,9 +84,14 @@ def ingest_session(svc: MemoryService, user: User, sample: Sample, ls: LocomoSes
     drafts, msgs = [], []
     for turn in ls.turns:
         content = turn.text + (f" [shares {turn.caption}]" if turn.caption else "")
-        msg = svc.add_message(session, "user", content or "(image)", created_at=turn.at,
-                              idempotency_key=f"locomo:{sample.sample_id}:{turn.dia_id}"[:128],
-                              meta={"dia_id": turn.dia_id, "speaker": turn.speaker, "source": "locomo"})
+        msg = svc.add_message(
+            session,
+            "user",
+            content or "(image)",
+            created_at=turn.at,
+            idempotency_key=f"locomo:{sample.sample_id}:{turn.dia_id}"[:128],
+            meta={"dia_id": turn.dia_id, "speaker": turn.speaker, "source": "locomo"},
+        )
         drafts.append(_turn_draft(sample, ls.number, msg, turn))
         msgs.append(msg)
         stats.messages += 1
@@ -95,8 +114,9 @@ def _mark_ended(svc: MemoryService, session: Session) -> None:
             db.commit()
 
 
-def ingest_sample(svc: MemoryService, sample: Sample, *, extract: bool = True,
-                  progress: Progress | None = None) -> IngestStats:
+def ingest_sample(
+    svc: MemoryService, sample: Sample, *, extract: bool = True, progress: Progress | None = None
+) -> IngestStats:
     """Ingest one conversation in date order; sessions already ingested are reused."""
     import time
 
@@ -119,8 +139,7 @@ def dia_ids_by_message(svc: MemoryService, user_key: str) -> dict[int, str]:
 def memory_counts(svc: MemoryService, user_key: str) -> dict[str, int]:
     """Active memories per type for one user (what retrieval searches over)."""
     with svc.db() as db:
-        types = db.exec(select(Memory.type).where(Memory.user_key == user_key,
-                                                  col(Memory.status) == "active")).all()
+        types = db.exec(select(Memory.type).where(Memory.user_key == user_key, col(Memory.status) == "active")).all()
     counts: dict[str, int] = {}
     for t in types:
         counts[t] = counts.get(t, 0) + 1

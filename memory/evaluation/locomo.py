@@ -104,8 +104,13 @@ def _sessions(conv: dict) -> list[LocomoSession]:
             continue
         start = parse_date(conv[f"session_{n}_date_time"])
         turns = [
-            Turn(dia_id=str(t["dia_id"]), speaker=str(t["speaker"]), text=str(t.get("text", "")),
-                 caption=t.get("blip_caption") or None, at=start + timedelta(seconds=i))
+            Turn(
+                dia_id=str(t["dia_id"]),
+                speaker=str(t["speaker"]),
+                text=str(t.get("text", "")),
+                caption=t.get("blip_caption") or None,
+                at=start + timedelta(seconds=i),
+            )
             for i, t in enumerate(raw_turns)
         ]
         out.append(LocomoSession(number=n, at=start, turns=turns))
@@ -120,10 +125,22 @@ def parse_sample(raw: dict) -> Sample:
     questions = []
     for i, qa in enumerate(raw.get("qa", [])):
         gold, dropped = normalise_evidence(qa.get("evidence", []), known)
-        questions.append(Question(index=i, category=int(qa.get("category", 0)), question=str(qa["question"]),
-                                  evidence=gold, dropped_evidence=dropped))
-    return Sample(sample_id=str(raw.get("sample_id", "sample")), speakers=(conv["speaker_a"], conv["speaker_b"]),
-                  sessions=sessions, questions=questions, dia_ids=known)
+        questions.append(
+            Question(
+                index=i,
+                category=int(qa.get("category", 0)),
+                question=str(qa["question"]),
+                evidence=gold,
+                dropped_evidence=dropped,
+            )
+        )
+    return Sample(
+        sample_id=str(raw.get("sample_id", "sample")),
+        speakers=(conv["speaker_a"], conv["speaker_b"]),
+        sessions=sessions,
+        questions=questions,
+        dia_ids=known,
+    )
 
 
 def load(path: str | Path) -> list[Sample]:

@@ -2,7 +2,8 @@
 
 LoCoMo's official retrieval metric: for one question, evidence recall@k = |gold dia_ids covered by the top-k
 retrieved records| / |gold dia_ids|, averaged over questions. A record covers the dia_ids of the messages it came
-from. The cut mirrors :func:`memory.recall.rank_and_cut`: candidates in fused order, only those whose similarity
+from. The cut mirrors
+:func:`memory.retrieval.recall.rank_and_cut`: candidates in fused order, only those whose similarity
 passes the threshold are selectable, the first k are selected. So one recall at threshold −1 (every candidate kept,
 in rank order) yields the metrics at every threshold and every k without asking again.
 """
@@ -98,11 +99,13 @@ def recall_curve(outcomes: Sequence[Outcome], max_k: int) -> list[dict]:
     rows = []
     for k in range(1, max_k + 1):
         tops = [o.ranked[:k] for o in scored]
-        rows.append({
-            "k": k,
-            "recall": _pct([evidence_recall(o.gold, t) for o, t in zip(scored, tops, strict=True)]),
-            "tokens": round(sum(sum(c.tokens for c in t) for t in tops) / max(len(tops), 1), 1),
-        })
+        rows.append(
+            {
+                "k": k,
+                "recall": _pct([evidence_recall(o.gold, t) for o, t in zip(scored, tops, strict=True)]),
+                "tokens": round(sum(sum(c.tokens for c in t) for t in tops) / max(len(tops), 1), 1),
+            }
+        )
     return rows
 
 
@@ -118,8 +121,9 @@ def threshold_sweep(outcomes: Sequence[Outcome], ks: Sequence[int], thresholds: 
     return rows
 
 
-def summarise(outcomes: Sequence[Outcome], ks: Sequence[int], threshold: float | None,
-              configured_threshold: float | None = None) -> dict:
+def summarise(
+    outcomes: Sequence[Outcome], ks: Sequence[int], threshold: float | None, configured_threshold: float | None = None
+) -> dict:
     """The report block of one mode: overall, categories 1-4, per category, curve, threshold sweep."""
     cats = sorted({o.category for o in outcomes})
     block = {
@@ -133,6 +137,8 @@ def summarise(outcomes: Sequence[Outcome], ks: Sequence[int], threshold: float |
         block["empty_rate_at_configured"] = empty_rate(outcomes, configured_threshold)
     latencies = sorted(o.latency_ms for o in outcomes)
     if latencies:
-        block["latency_ms"] = {"p50": round(latencies[len(latencies) // 2], 2),
-                               "p95": round(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))], 2)}
+        block["latency_ms"] = {
+            "p50": round(latencies[len(latencies) // 2], 2),
+            "p95": round(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))], 2),
+        }
     return block

@@ -17,10 +17,10 @@ from memory.evaluation import metrics
 from memory.evaluation.ingest import IngestStats, dia_ids_by_message, ingest_sample, memory_counts
 from memory.evaluation.locomo import CATEGORIES, Sample, load
 from memory.evaluation.metrics import Candidate, Outcome
-from memory.models import utcnow
-from memory.recall import Hit
+from memory.retrieval.recall import Hit
 from memory.service import MemoryService
-from memory.tokens import count_tokens
+from memory.storage.models import utcnow
+from memory.text.tokens import count_tokens
 
 Progress = Callable[[int], None]
 MODES = ("vector", "fulltext", "hybrid")
@@ -48,8 +48,9 @@ def _candidate(hit: Hit, dia_of: dict[int, str], tokens: dict[str, int]) -> Cand
     return Candidate(dia_ids=dia, similarity=hit.similarity, tokens=tokens[hit.memory_id], type=hit.type)
 
 
-def ask_sample(svc: MemoryService, sample: Sample, mode: str, opts: EvalOptions,
-               progress: Progress | None = None) -> list[Outcome]:
+def ask_sample(
+    svc: MemoryService, sample: Sample, mode: str, opts: EvalOptions, progress: Progress | None = None
+) -> list[Outcome]:
     """Ask one conversation's questions through ``svc.recall`` (not logged) and keep every ranked candidate."""
     user = svc.get_user(sample.user_id)
     dia_of = dia_ids_by_message(svc, user.key)
@@ -58,8 +59,16 @@ def ask_sample(svc: MemoryService, sample: Sample, mode: str, opts: EvalOptions,
     out = []
     for q in questions:
         res = svc.recall(sample.user_id, q.question, log=False, mode=mode, k=max(opts.ks), threshold=-1.0)
-        out.append(Outcome(sample_id=sample.sample_id, index=q.index, category=q.category, gold=q.evidence,
-                           ranked=[_candidate(h, dia_of, tokens) for h in res.hits], latency_ms=res.latency_ms))
+        out.append(
+            Outcome(
+                sample_id=sample.sample_id,
+                index=q.index,
+                category=q.category,
+                gold=q.evidence,
+                ranked=[_candidate(h, dia_of, tokens) for h in res.hits],
+                latency_ms=res.latency_ms,
+            )
+        )
         if progress:
             progress(1)
     return out
@@ -67,14 +76,27 @@ def ask_sample(svc: MemoryService, sample: Sample, mode: str, opts: EvalOptions,
 
 def _settings_block(svc: MemoryService, opts: EvalOptions) -> dict:
     p = svc.recall_params(mode=opts.mode, k=max(opts.ks))
-    return {"ks": list(opts.ks), "mode": opts.mode, "threshold": opts.threshold,
-            "configured_threshold": svc.effective_settings().similarity_threshold,
-            "params": {k: v for k, v in asdict(p).items() if k not in ("k", "threshold")},
-            "embedder": getattr(svc.embedder, "name", type(svc.embedder).__name__), "extract": opts.extract}
+    return {
+        "ks": list(opts.ks),
+        "mode": opts.mode,
+        "threshold": opts.threshold,
+        "configured_threshold": svc.effective_settings().similarity_threshold,
+        "params": {k: v for k, v in asdict(p).items() if k not in ("k", "threshold")},
+        "embedder": getattr(svc.embedder, "name", type(svc.embedder).__name__),
+        "extract": opts.extract,
+    }
 
 
-def assemble(outcomes: dict[str, list[Outcome]], opts: EvalOptions, *, configured_threshold: float,
-             settings: dict, ingest: dict, samples: list[str], source: str) -> dict:
+def assemble(
+    outcomes: dict[str, list[Outcome]],
+    opts: EvalOptions,
+    *,
+    configured_threshold: float,
+    settings: dict,
+    ingest: dict,
+    samples: list[str],
+    source: str,
+) -> dict:
     """The report dict from per-mode outcomes (pure): the main mode's blocks on top, every mode under ``runs``."""
     runs = {m: metrics.summarise(o, opts.ks, opts.threshold, configured_threshold) for m, o in outcomes.items()}
     main = runs[opts.mode]
@@ -93,16 +115,29 @@ def assemble(outcomes: dict[str, list[Outcome]], opts: EvalOptions, *, configure
     }
 
 
-def build_report(svc: MemoryService, samples: Sequence[Sample], outcomes: dict[str, list[Outcome]],
-                 opts: EvalOptions, ingest: IngestStats, source: str) -> dict:
+def build_report(
+    svc: MemoryService,
+    samples: Sequence[Sample],
+    outcomes: dict[str, list[Outcome]],
+    opts: EvalOptions,
+    ingest: IngestStats,
+    source: str,
+) -> dict:
     users = {s.sample_id: memory_counts(svc, svc.get_user(s.user_id).key) for s in samples}
-    return assemble(outcomes, opts, configured_threshold=svc.effective_settings().similarity_threshold,
-                    settings=_settings_block(svc, opts), ingest={**asdict(ingest), "memories": users},
-                    samples=[s.sample_id for s in samples], source=source)
+    return assemble(
+        outcomes,
+        opts,
+        configured_threshold=svc.effective_settings().similarity_threshold,
+        settings=_settings_block(svc, opts),
+        ingest={**asdict(ingest), "memories": users},
+        samples=[s.sample_id for s in samples],
+        source=source,
+    )
 
 
-def run_locomo(svc: MemoryService, path: str | Path, opts: EvalOptions, *,
-               bar: Callable[[str, int], Progress] | None = None) -> dict:
+def run_locomo(
+    svc: MemoryService, path: str | Path, opts: EvalOptions, *, bar: Callable[[str, int], Progress] | None = None
+) -> dict:
     """Ingest (or reuse) every conversation, ask all questions in each mode, return the report dict."""
     samples = load(path)
     turns = sum(s.turn_count for s in samples)

@@ -1,1 +1,1 @@
-"""Retrieval-quality helpers used by :mod:`memory.recall` (pure functions over candidate scores)."""
+"""Retrieval-quality helpers used by :mod:`memory.retrieval.recall` (pure functions over candidate scores)."""

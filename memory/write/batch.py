@@ -19,16 +19,26 @@ from sqlmodel import col, select
 
 from memory import validate
 from memory.errors import InvalidInput, NotFound
-from memory.integrity import CLAIM_LEASE
-from memory.models import MemoryEvent, Message, Session, User, utcnow
+from memory.storage.integrity import CLAIM_LEASE
+from memory.storage.models import MemoryEvent, Message, Session, User, utcnow
 from memory.write import apply
 from memory.write.pipeline import Item, WriteReport, prepare
 from memory.write.plan import Existing, Operation, plan_writes
 from memory.write.state import PlanState
 
 
-def record(store, user: User, agent_id: str, w: apply.Writes, ops: list[Operation], *, message_id: int | None,
-           turn_id: int | None, created_at, state: PlanState | None = None) -> None:
+def record(
+    store,
+    user: User,
+    agent_id: str,
+    w: apply.Writes,
+    ops: list[Operation],
+    *,
+    message_id: int | None,
+    turn_id: int | None,
+    created_at,
+    state: PlanState | None = None,
+) -> None:
     """Turn one message's plan into rows and log lines (``w``) and show its effect to the planner (``state``)."""
     for op in ops:
         if op.op not in ("ADD", "UPDATE"):
@@ -41,9 +51,21 @@ def record(store, user: User, agent_id: str, w: apply.Writes, ops: list[Operatio
             w.vectors[row["id"]] = op.candidate.vector
         if state is not None:
             c = op.candidate
-            state.added(Existing(id=row["id"], content=row["content"], predicate=c.predicate, object=row["object"],
-                                 subject=c.subject, source_type=c.source_type, confidence=row["confidence"],
-                                 negated=bool(row["meta"].get("negated"))), c.type, row["created_at"], c.vector)
+            state.added(
+                Existing(
+                    id=row["id"],
+                    content=row["content"],
+                    predicate=c.predicate,
+                    object=row["object"],
+                    subject=c.subject,
+                    source_type=c.source_type,
+                    confidence=row["confidence"],
+                    negated=bool(row["meta"].get("negated")),
+                ),
+                c.type,
+                row["created_at"],
+                c.vector,
+            )
     for op in ops:
         if op.op == "REINFORCE":
             _reinforce(w, op, message_id)
@@ -57,8 +79,12 @@ def record(store, user: User, agent_id: str, w: apply.Writes, ops: list[Operatio
             if state is not None and old in state.known:
                 w.contents[old] = state.known[old].existing.content
             if old in w.new:  # added earlier in this batch: stored already superseded
-                w.new[old].update(status="superseded", superseded_by=op.memory_id, updated_at=utcnow(),
-                                  version=w.new[old]["version"] + 1)
+                w.new[old].update(
+                    status="superseded",
+                    superseded_by=op.memory_id,
+                    updated_at=utcnow(),
+                    version=w.new[old]["version"] + 1,
+                )
                 w.contents[old] = w.new[old]["content"]
             else:
                 w.supersede[old] = op.memory_id
@@ -97,8 +123,17 @@ def write_items(store, user: User, items: list[Item], *, agent_id: str, model=No
             w.events.append(("skip", (it.skip, it.text, it.message.id, it.turn_id)))
             continue
         it.ops = plan_writes(it.cands, state.existing_for(it.cands), store.settings)
-        record(store, user, agent_id, w, it.ops, message_id=it.message.id, turn_id=it.turn_id,
-               created_at=it.message.created_at, state=state)
+        record(
+            store,
+            user,
+            agent_id,
+            w,
+            it.ops,
+            message_id=it.message.id,
+            turn_id=it.turn_id,
+            created_at=it.message.created_at,
+            state=state,
+        )
         w.profile.append((it.ops, it.message.id))
     apply.commit(store, user, agent_id, w)
     apply.index(store, w)
@@ -109,35 +144,50 @@ def write_items(store, user: User, items: list[Item], *, agent_id: str, model=No
             report.operations = [op.to_dict() for op in it.ops]
             report.profile_changes = next(changes)
         share = len(it.cands) / len(cands) if cands else 0.0
-        report.timings_ms.update(embed=round(embed_ms * share, 3), total=round((time.perf_counter() - t0) * 1000, 3),
-                                 batch=len(items))
+        report.timings_ms.update(
+            embed=round(embed_ms * share, 3), total=round((time.perf_counter() - t0) * 1000, 3), batch=len(items)
+        )
     return [it.report for it in items]
 
 
 def claim(store, message_ids: list[int], *, lease: timedelta = CLAIM_LEASE) -> set[int]:
-    """``memory.integrity.claim_for_write`` for many messages in one transaction: the ids this caller now owns
+    """``memory.storage.integrity.claim_for_write`` for many messages in one transaction: the ids this caller now owns
     (no write-log event yet and no live claim by another writer)."""
     if not message_ids:
         return set()
     now = utcnow()
     mt = Message.__table__
     with store.engine.begin() as conn:
-        done = set(conn.execute(select(MemoryEvent.__table__.c.message_id).where(
-            MemoryEvent.__table__.c.message_id.in_(message_ids))).scalars())
+        done = set(
+            conn.execute(
+                select(MemoryEvent.__table__.c.message_id).where(MemoryEvent.__table__.c.message_id.in_(message_ids))
+            ).scalars()
+        )
         owned = set()
         for mid in message_ids:
             if mid in done or mid in owned:
                 continue
-            got = conn.execute(update(mt).where(mt.c.id == mid, or_(
-                mt.c.write_claimed_at.is_(None), mt.c.write_claimed_at < now - lease)).values(write_claimed_at=now))
+            got = conn.execute(
+                update(mt)
+                .where(mt.c.id == mid, or_(mt.c.write_claimed_at.is_(None), mt.c.write_claimed_at < now - lease))
+                .values(write_claimed_at=now)
+            )
             if got.rowcount == 1:
                 owned.add(mid)
     return owned
 
 
-def write_messages(store, user: User | str, session: Session, messages: Sequence[Message | int], *,
-                   agent_id: str | None = None, turn_id: int | None = None, model=None,
-                   keep_unparsed: bool | Sequence[bool] = False) -> list[WriteReport]:
+def write_messages(
+    store,
+    user: User | str,
+    session: Session,
+    messages: Sequence[Message | int],
+    *,
+    agent_id: str | None = None,
+    turn_id: int | None = None,
+    model=None,
+    keep_unparsed: bool | Sequence[bool] = False,
+) -> list[WriteReport]:
     """``MemoryService.write_from_messages``: stored messages of one user, in conversation order → one report each.
 
     A message already written (or being written by another process) gets a "repeated message" report, as with
@@ -156,8 +206,13 @@ def write_messages(store, user: User | str, session: Session, messages: Sequence
         if m.id in owned and m.id not in items:  # a message listed twice is written once
             items[m.id] = Item(m, turn_id=turn_id, keep_unparsed=k)
     if items:
-        write_items(store, user, list(items.values()), agent_id=agent,
-                    model=model if model is not None else store.extraction_model)
+        write_items(
+            store,
+            user,
+            list(items.values()),
+            agent_id=agent,
+            model=model if model is not None else store.extraction_model,
+        )
     out = []
     for m in msgs:
         it = items.pop(m.id, None)
@@ -179,4 +234,3 @@ def _load(store, messages: Sequence[Message | int]) -> list[Message]:
             m = found[m]
         out.append(m)
     return out
-

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from memory.extract import Candidate, classify, extract
-from memory.models import Message, Session, User, utcnow
-from memory.privacy import mask_pii
+from memory.storage.models import Message, Session, User, utcnow
+from memory.text.privacy import mask_pii
+from memory.write.extract import Candidate, classify, extract
 from memory.write.plan import Operation
 
 
@@ -39,9 +39,15 @@ class WriteReport:
         return [o for o in self.operations if o["op"] in ("ADD", "UPDATE")]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"message_id": self.message_id, "role": self.role, "worth": self.worth, "reason": self.reason,
-                "operations": self.operations, "profile_changes": self.profile_changes,
-                "timings_ms": self.timings_ms}
+        return {
+            "message_id": self.message_id,
+            "role": self.role,
+            "worth": self.worth,
+            "reason": self.reason,
+            "operations": self.operations,
+            "profile_changes": self.profile_changes,
+            "timings_ms": self.timings_ms,
+        }
 
 
 @dataclass
@@ -85,8 +91,17 @@ def prepare(item: Item, model=None) -> Item:
     return item
 
 
-def run(store, user: User, session: Session, message: Message, *, agent_id: str, turn_id: int | None = None,
-        model=None, keep_unparsed: bool = False) -> WriteReport:
+def run(
+    store,
+    user: User,
+    session: Session,
+    message: Message,
+    *,
+    agent_id: str,
+    turn_id: int | None = None,
+    model=None,
+    keep_unparsed: bool = False,
+) -> WriteReport:
     """The whole pipeline for one stored message (see module docstring): a batch of one."""
     from memory.write.batch import write_items
 

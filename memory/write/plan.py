@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory import importance
-from memory.extract.base import OPPOSITES, Candidate, norm_object
+from memory.write import importance
+from memory.write.extract.base import OPPOSITES, Candidate, norm_object
 
 OPS = ("ADD", "REINFORCE", "UPDATE", "NOOP")
 STRUCTURED_SKIP = {None, "", "fact"}
@@ -58,11 +58,19 @@ class Operation:
     def to_dict(self) -> dict[str, Any]:
         c = self.candidate
         return {
-            "op": self.op, "reason": self.reason, "memory_id": self.memory_id, "target_ids": list(self.target_ids),
-            "content": c.content if c else "", "type": c.type if c else None,
-            "predicate": c.predicate if c else None, "object": c.object if c else None,
-            "confidence": self.confidence, "importance": self.importance, "similarity": self.similarity,
-            "source_type": c.source_type if c else None, "hedged": bool(c and c.hedged),
+            "op": self.op,
+            "reason": self.reason,
+            "memory_id": self.memory_id,
+            "target_ids": list(self.target_ids),
+            "content": c.content if c else "",
+            "type": c.type if c else None,
+            "predicate": c.predicate if c else None,
+            "object": c.object if c else None,
+            "confidence": self.confidence,
+            "importance": self.importance,
+            "similarity": self.similarity,
+            "source_type": c.source_type if c else None,
+            "hedged": bool(c and c.hedged),
             "negated": bool(c and c.negated),
             "event_time": c.event_time.isoformat() if c and c.event_time else None,
         }
@@ -101,8 +109,16 @@ def _contradicted(c: Candidate, e: Existing) -> bool:
     return OPPOSITES.get(c.predicate) == e.predicate and objects_match(c.object, e.object)
 
 
-def _scored(op: str, reason: str, c: Candidate, *, targets: list[str] | None = None, sim: float | None = None,
-            reinforce_count: int = 0, confidence: float | None = None) -> Operation:
+def _scored(
+    op: str,
+    reason: str,
+    c: Candidate,
+    *,
+    targets: list[str] | None = None,
+    sim: float | None = None,
+    reinforce_count: int = 0,
+    confidence: float | None = None,
+) -> Operation:
     conf = c.confidence if confidence is None else confidence
     imp = importance.score(c.explicitness, c.impact, reinforce_count)
     return Operation(op, reason, c, list(targets or []), None if sim is None else round(sim, 4), round(conf, 4), imp)
@@ -112,29 +128,58 @@ def plan_one(c: Candidate, existing: list[Existing], threshold: float) -> Operat
     dup = next(((e, s) for e in existing for ok, s in [_is_duplicate(c, e, threshold)] if ok), None)
     if c.source_type == "inferred":
         if dup:
-            return _scored("NOOP", f"assistant inference repeats memory {dup[0].id}; inferences never reinforce", c,
-                           targets=[dup[0].id], sim=dup[1])
-        return _scored("ADD", "assistant inference: kept as a low-confidence 'inferred' memory, never a user fact "
-                       "and never promoted to the profile", c)
+            return _scored(
+                "NOOP",
+                f"assistant inference repeats memory {dup[0].id}; inferences never reinforce",
+                c,
+                targets=[dup[0].id],
+                sim=dup[1],
+            )
+        return _scored(
+            "ADD",
+            "assistant inference: kept as a low-confidence 'inferred' memory, never a user fact "
+            "and never promoted to the profile",
+            c,
+        )
     if c.negated:
-        taken_back = [e for e in existing if e.predicate == c.predicate and not e.negated
-                      and objects_match(c.object, e.object)]
+        taken_back = [
+            e for e in existing if e.predicate == c.predicate and not e.negated and objects_match(c.object, e.object)
+        ]
         if taken_back:
-            return _scored("UPDATE", f"user takes back '{taken_back[0].content}' ({c.evidence!r}): supersedes it", c,
-                           targets=[e.id for e in taken_back])
+            return _scored(
+                "UPDATE",
+                f"user takes back '{taken_back[0].content}' ({c.evidence!r}): supersedes it",
+                c,
+                targets=[e.id for e in taken_back],
+            )
     if dup:
         e, sim = dup
         how = f"similarity {sim:.3f} ≥ {threshold:.2f}" if sim is not None else "same predicate and object"
-        return _scored("REINFORCE", f"repeats memory {e.id} ({how})", c, targets=[e.id], sim=sim,
-                       reinforce_count=e.reinforce_count + 1,
-                       confidence=importance.reinforced_confidence(e.confidence, c.confidence))
+        return _scored(
+            "REINFORCE",
+            f"repeats memory {e.id} ({how})",
+            c,
+            targets=[e.id],
+            sim=sim,
+            reinforce_count=e.reinforce_count + 1,
+            confidence=importance.reinforced_confidence(e.confidence, c.confidence),
+        )
     conflicts = [e for e in existing if _contradicted(c, e)]
     if conflicts and c.hedged:
-        return _scored("ADD", f"hedged ({c.meta.get('hedge')!r}): kept at low confidence beside "
-                       f"'{conflicts[0].content}', which it does not supersede", c)
+        return _scored(
+            "ADD",
+            f"hedged ({c.meta.get('hedge')!r}): kept at low confidence beside "
+            f"'{conflicts[0].content}', which it does not supersede",
+            c,
+        )
     if conflicts:
-        return _scored("UPDATE", f"contradicts '{conflicts[0].content}' ({c.predicate} holds one value): the old "
-                       "memory is superseded and kept in history", c, targets=[e.id for e in conflicts])
+        return _scored(
+            "UPDATE",
+            f"contradicts '{conflicts[0].content}' ({c.predicate} holds one value): the old "
+            "memory is superseded and kept in history",
+            c,
+            targets=[e.id for e in conflicts],
+        )
     if c.negated:
         return _scored("ADD", "negation recorded; no stored memory to take back", c)
     why = "hedged statement: low confidence" if c.hedged else "new explicit statement"

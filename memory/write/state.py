@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 import numpy as np
 from sqlalchemy import and_, exists, or_, select
 
-from memory.extract.base import OPPOSITES, Candidate
-from memory.models import Memory
+from memory.storage.models import Memory
+from memory.write.extract.base import OPPOSITES, Candidate
 from memory.write.plan import STRUCTURED_SKIP, Existing, Operation
 
 NEIGHBOURS = 5
@@ -28,8 +28,19 @@ NEIGHBOURS = 5
 SLACK = 5
 _RECALLED = ("fact", "preference", "event")
 _T = Memory.__table__
-_COLS = [_T.c.id, _T.c.content, _T.c.predicate, _T.c.object, _T.c.subject, _T.c.source_type, _T.c.confidence,
-         _T.c.reinforce_count, _T.c.meta, _T.c.type, _T.c.created_at]
+_COLS = [
+    _T.c.id,
+    _T.c.content,
+    _T.c.predicate,
+    _T.c.object,
+    _T.c.subject,
+    _T.c.source_type,
+    _T.c.confidence,
+    _T.c.reinforce_count,
+    _T.c.meta,
+    _T.c.type,
+    _T.c.created_at,
+]
 
 
 @dataclass
@@ -71,8 +82,9 @@ class PlanState:
         return and_(_T.c.user_key == self.user_key, _T.c.agent_id == self.agent_id, _T.c.status == "active")
 
     def _unstructured_query(self, exclude: set[str]):
-        cond = and_(self._scope(), _T.c.type.in_(_RECALLED),
-                    or_(_T.c.predicate.is_(None), _T.c.predicate.in_(["", "fact"])))
+        cond = and_(
+            self._scope(), _T.c.type.in_(_RECALLED), or_(_T.c.predicate.is_(None), _T.c.predicate.in_(["", "fact"]))
+        )
         if exclude:
             cond = and_(cond, _T.c.id.not_in(sorted(exclude)))
         return select(exists().where(cond))
@@ -81,9 +93,17 @@ class PlanState:
         for r in rows:
             if r.id in self.known:
                 continue
-            e = Existing(id=r.id, content=r.content, predicate=r.predicate, object=r.object, subject=r.subject,
-                         source_type=r.source_type, confidence=r.confidence, reinforce_count=r.reinforce_count,
-                         negated=bool((r.meta or {}).get("negated")))
+            e = Existing(
+                id=r.id,
+                content=r.content,
+                predicate=r.predicate,
+                object=r.object,
+                subject=r.subject,
+                source_type=r.source_type,
+                confidence=r.confidence,
+                reinforce_count=r.reinforce_count,
+                negated=bool((r.meta or {}).get("negated")),
+            )
             self._add(Known(e, r.type, _aware(r.created_at)))
 
     def _add(self, k: Known) -> None:
@@ -101,13 +121,19 @@ class PlanState:
             self.stored_unstructured = bool(conn.execute(self._unstructured_query(set())).scalar())
             preds = sorted(_preds(cands))
             self._take(conn.execute(select(*_COLS).where(self._scope(), _T.c.predicate.in_(preds)).order_by(order)))
-        first = 0 if self.stored_unstructured else next(
-            (i for i, cs in enumerate(per_message) if any(c.predicate in STRUCTURED_SKIP for c in cs)), None)
+        first = (
+            0
+            if self.stored_unstructured
+            else next((i for i, cs in enumerate(per_message) if any(c.predicate in STRUCTURED_SKIP for c in cs)), None)
+        )
         if first is None:
             return
         todo = [c for cs in per_message[first:] for c in cs if c.vector is not None]
-        found = self.store.index.search_vectors([c.vector for c in todo], self.user_key, self.agent_id,
-                                                NEIGHBOURS + SLACK) if todo else []
+        found = (
+            self.store.index.search_vectors([c.vector for c in todo], self.user_key, self.agent_id, NEIGHBOURS + SLACK)
+            if todo
+            else []
+        )
         for c, hits in zip(todo, found, strict=True):
             self.hits[id(c)] = (NEIGHBOURS + SLACK, hits)
         self.load_ids({i for hits in found for i, _ in hits})

@@ -1,0 +1,8 @@
+"""Imports every module that adds `memlens` commands to ``memory.cli.app`` (one line per module)."""
+
+from memory.cli import (
+    evaluate,  # noqa: F401  (memlens eval …)
+    lifecycle,  # noqa: F401  (memlens forget | compact | export | import | delete-user | stats …)
+    storage,  # noqa: F401  (memlens repair)
+    write,  # noqa: F401  (memlens memories | profile)
+)

@@ -1,0 +1,95 @@
+"""`memlens eval locomo PATH`: LoCoMo evidence recall of MemLens's real write path and recall."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memory.cli import JsonOpt, app, emit, service
+from memory.errors import InvalidInput
+from memory.evaluation import EvalOptions, eval_service, reports_dir, run_locomo, save_report
+from memory.evaluation.locomo import CATEGORIES
+
+eval_app = typer.Typer(help="Measure retrieval quality offline.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+
+def _ks(text: str) -> tuple[int, ...]:
+    try:
+        ks = tuple(sorted({int(x) for x in text.split(",") if x.strip()}))
+    except ValueError as exc:
+        raise InvalidInput(f"--k takes comma-separated integers, not {text!r}") from exc
+    if not ks or ks[0] < 1:
+        raise InvalidInput("--k needs at least one k >= 1")
+    return ks
+
+
+def _bar(desc: str, total: int):
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=desc, unit="it", file=sys.stderr, leave=False)
+    return bar.update
+
+
+def table(report: dict) -> list[str]:
+    """Plain-text table: one row per mode and category, recall@k columns."""
+    ks = report["settings"]["ks"]
+    head = f"{'mode':<9} {'category':<14} {'n':>4} " + " ".join(f"{'R@' + str(k):>7}" for k in ks)
+    head += f" {'hit@' + str(ks[-1]):>7} {'MRR':>6} {'tok@' + str(ks[1 if len(ks) > 1 else 0]):>7}"
+    lines = [head]
+    tok_k = ks[1 if len(ks) > 1 else 0]
+    for mode, run in report["runs"].items():
+        rows = [("all", run["overall"]), ("cat 1-4", run["overall_cat1_4"])]
+        rows += [(f"{c} {CATEGORIES.get(int(c), '')}", v) for c, v in run["by_category"].items()]
+        for name, v in rows:
+            lines.append(
+                f"{mode:<9} {name:<14} {v['with_evidence']:>4} "
+                + " ".join(f"{v[f'recall@{k}']:>7.1f}" for k in ks)
+                + f" {v[f'hit@{ks[-1]}']:>7.1f} {v['mrr']:>6.3f} {v[f'tokens@{tok_k}']:>7.0f}"
+            )
+        lines.append(
+            f"{mode:<9} empty at threshold {report['settings']['configured_threshold']:.2f}: "
+            f"{run['empty_rate_at_configured']:.1f}% · latency p50 {run['latency_ms']['p50']} ms "
+            f"p95 {run['latency_ms']['p95']} ms"
+        )
+    return lines
+
+
+@eval_app.command("locomo")
+def locomo(
+    path: Annotated[Path, typer.Argument(help="A LoCoMo-format JSON file.")],
+    k: Annotated[str, typer.Option("--k", help="Comma-separated cut-offs.")] = "5,10,25",
+    threshold: Annotated[
+        float | None, typer.Option("--threshold", help="Similarity cut for recall@k (default: none).")
+    ] = None,
+    mode: Annotated[str, typer.Option("--mode", help="vector | fulltext | hybrid")] = "hybrid",
+    baselines: Annotated[
+        bool, typer.Option("--baselines/--no-baselines", help="Also run BM25-only and dense-only.")
+    ] = True,
+    extract: Annotated[bool, typer.Option("--extract/--no-extract", help="Run the fact-extraction write path.")] = True,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Ask only the first N questions per conversation.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write the report JSON here.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Ingest each conversation through the write path into <data_dir>/eval/store (apart from the product's users;
+    reused by later runs), ask every question
+    through recall, and report LoCoMo evidence recall@k per category, hit@k, MRR, tokens and empty-rate."""
+    if mode not in ("vector", "fulltext", "hybrid"):
+        raise InvalidInput(f"--mode must be vector, fulltext or hybrid, not {mode!r}")
+    opts = EvalOptions(ks=_ks(k), mode=mode, threshold=threshold, baselines=baselines, extract=extract, limit=limit)
+    svc = service()
+    report = run_locomo(eval_service(svc), path, opts, bar=_bar)
+    saved = save_report(report, reports_dir(svc))
+    if out is not None:
+        save_report(report, out.parent if str(out.parent) else Path("."), out.name)
+    if json_out:
+        emit(report)
+        return
+    for line in table(report):
+        typer.echo(line)
+    typer.echo(f"report: {saved}")

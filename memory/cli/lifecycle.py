@@ -1,0 +1,136 @@
+"""`memlens forget | compact | export | import | delete-user | delete-session | purge-memory | stats`."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memory.cli import AgentOpt, JsonOpt, UserOpt, app, emit, service
+from memory.errors import InvalidInput
+
+AnyUserOpt = Annotated[str | None, typer.Option("--user", "-u", help="External user id (default: every user).")]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Only say what would happen.")]
+NowOpt = Annotated[str | None, typer.Option("--now", help="Pretend it is this ISO time (replays, demos).")]
+YesOpt = Annotated[bool, typer.Option("--yes", help="Confirm: this cannot be undone.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Also delete sessions that are still running.")]
+
+
+def _now(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        from memory.lifecycle.retention import aware
+
+        return aware(datetime.fromisoformat(value))
+    except ValueError:
+        raise InvalidInput(f"--now {value!r} is not an ISO-8601 time") from None
+
+
+def _confirm(yes: bool, what: str) -> None:
+    if not yes:
+        raise InvalidInput(f"{what} cannot be undone: add --yes to confirm")
+
+
+@app.command()
+def forget(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = None, json_out: JsonOpt = False) -> None:
+    """Archive expired, faded and over-cap memories; purge archived ones past retention. Says why for each."""
+    report = service().forget(user, dry_run=dry_run, now=_now(now)).to_dict()
+    if json_out:
+        emit(report)
+        return
+    verb = "would" if dry_run else "did"
+    typer.echo(f"{verb} archive {report['archived']} and delete {report['deleted']} memories {report['by_rule']}")
+    for a in report["actions"]:
+        typer.echo(f"{a['action']:<7} {a['memory_id']}  [{a['rule']}] {a['reason']}  — {a['content'][:60]}")
+
+
+@app.command()
+def compact(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = None, json_out: JsonOpt = False) -> None:
+    """Merge near-duplicate / same-topic memories into one record that keeps every source."""
+    report = service().compact(user, dry_run=dry_run, now=_now(now)).to_dict()
+    if json_out:
+        emit(report)
+        return
+    verb = "would merge" if dry_run else "merged"
+    typer.echo(f"{verb} {report['superseded']} memories into {report['merged_groups']}")
+    for m in report["merges"]:
+        typer.echo(f"{m['merged_id']} ← {len(m['source_ids'])}: {m['content'][:80]}  ({m['reason'][:120]})")
+
+
+@app.command()
+def export(
+    user: UserOpt, out: Annotated[Path | None, typer.Option("--out", "-o", help="File (default: stdout).")] = None
+) -> None:
+    """Write everything about a user as JSON (profile, change log, memories and their history, sessions, …)."""
+    text = json.dumps(service().export_user(user), ensure_ascii=False, indent=1, sort_keys=True)
+    if out is None:
+        typer.echo(text)
+        return
+    out.write_text(text + "\n", encoding="utf-8")
+    typer.echo(f"exported to {out}")
+
+
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="A file written by `memlens export`.")], json_out: JsonOpt = False
+) -> None:
+    """Restore a user from an export (refuses if the user or any id already exists)."""
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidInput(f"cannot read {file}: {exc}") from None
+    counts = service().import_user(data)
+    if json_out:
+        emit({"imported": counts})
+    else:
+        typer.echo("imported " + ", ".join(f"{n} {t}" for t, n in counts.items()))
+
+
+@app.command("delete-user")
+def delete_user(user: UserOpt, yes: YesOpt = False, force: ForceOpt = False, json_out: JsonOpt = False) -> None:
+    """Delete a user completely: SQL, vectors, agent checkpoints; reclaims the disk space holding the text."""
+    _confirm(yes, "deleting a user")
+    counts = service().delete_user(user, force=force)
+    emit({"deleted": counts}) if json_out else typer.echo(f"deleted user ({sum(counts.values())} rows)")
+
+
+@app.command("delete-session")
+def delete_session(
+    user: UserOpt,
+    session: Annotated[str, typer.Option("--session", "-s", help="Session id.")],
+    agent: AgentOpt = None,
+    yes: YesOpt = False,
+    force: ForceOpt = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Delete one session (messages, summaries, turns, retrievals, checkpoints); its memories stay."""
+    _confirm(yes, "deleting a session")
+    counts = service().delete_session(user, session, agent_id=agent, force=force)
+    emit({"deleted": counts}) if json_out else typer.echo(f"deleted session ({sum(counts.values())} rows)")
+
+
+@app.command("purge-memory")
+def purge_memory(memory_id: str, yes: YesOpt = False, json_out: JsonOpt = False) -> None:
+    """Delete one memory for good (row, history, hits, vector)."""
+    _confirm(yes, "purging a memory")
+    counts = service().purge_memory(memory_id)
+    emit({"deleted": counts}) if json_out else typer.echo(f"purged {memory_id}")
+
+
+@app.command()
+def stats(user: UserOpt, json_out: JsonOpt = False) -> None:
+    """Counts, most frequent interests and topics, typical budget; lists rows that had to be skipped."""
+    result = service().user_stats(user)
+    if json_out:
+        emit(result)
+        return
+    typer.echo(f"sessions {result['sessions']} · memories {result['memories']}")
+    typer.echo("interests: " + ", ".join(f"{i['value']} ×{i['count']}" for i in result["interests"]))
+    typer.echo("topics: " + ", ".join(f"{t['value']} ×{t['count']}" for t in result["topics"]))
+    typer.echo(f"typical budget: {result['typical_budget']}")
+    for p in result["problems"]:
+        typer.echo(f"skipped {p['table']} {p['id']}: {p['problem']}")

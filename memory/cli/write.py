@@ -1,0 +1,104 @@
+"""`memlens memories` and `memlens profile`, plus the report printer used by `memlens remember`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from memory.cli import AgentOpt, JsonOpt, UserOpt, app, emit, service
+
+
+def print_report(report, json_out: bool) -> None:
+    if json_out:
+        emit(report.to_dict())
+        return
+    if not report.operations:
+        typer.echo(f"nothing remembered: {report.reason}")
+    for op in report.operations:
+        mid = (op["memory_id"] or "")[:12]
+        typer.echo(f"{op['op']:<9} {mid:<12} {op['content']}  — {op['reason']}")
+    for ch in report.profile_changes:
+        typer.echo(f"profile   {ch['field']}: {ch['old']!r} → {ch['new']!r} ({ch['reason']})")
+
+
+def memory_dict(m) -> dict[str, Any]:
+    return {
+        "memory_id": m.id,
+        "type": m.type,
+        "content": m.content,
+        "subject": m.subject,
+        "predicate": m.predicate,
+        "object": m.object,
+        "source_type": m.source_type,
+        "status": m.status,
+        "superseded_by": m.superseded_by,
+        "confidence": m.confidence,
+        "importance": m.importance,
+        "reinforce_count": m.reinforce_count,
+        "source_message_ids": list(m.source_message_ids or []),
+        "agent_id": m.agent_id,
+        "event_time": m.event_time.isoformat() if m.event_time else None,
+        "created_at": m.created_at.isoformat(),
+    }
+
+
+@app.command()
+def memories(
+    user: UserOpt,
+    all_: Annotated[bool, typer.Option("--all", help="Include superseded, archived and deleted memories.")] = False,
+    agent: AgentOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """List a user's memories (active ones unless --all), newest first."""
+    svc = service()
+    rows = svc.list_memories(svc.get_user(user), statuses=() if all_ else ("active",), agent_id=agent)
+    if json_out:
+        emit([memory_dict(m) for m in rows])
+        return
+    for m in rows:
+        extra = f" → {m.superseded_by[:8]}" if m.superseded_by else ""
+        typer.echo(
+            f"{m.id[:12]}  {m.status:<10}{extra} {m.type:<10} {m.source_type:<11} conf {m.confidence:.2f} "
+            f"imp {m.importance:.2f}  {m.content}"
+        )
+
+
+@app.command()
+def profile(user: UserOpt, json_out: JsonOpt = False) -> None:
+    """Show a user's core profile and its change log."""
+    svc = service()
+    fields = svc.profile_fields(user)
+    changes = svc.profile_history(user)
+    data = {
+        "profile": {
+            name: {
+                "value": f.value,
+                "confidence": f.confidence,
+                "version": f.version,
+                "source": f.source,
+                "updated_at": f.updated_at.isoformat(),
+            }
+            for name, f in fields.items()
+        },
+        "changes": [
+            {
+                "field": c.field,
+                "old": c.old_value,
+                "new": c.new_value,
+                "source": c.source,
+                "source_message_id": c.source_message_id,
+                "reason": c.reason,
+                "at": c.at.isoformat(),
+            }
+            for c in changes
+        ],
+    }
+    if json_out:
+        emit(data)
+        return
+    for name, f in data["profile"].items():
+        typer.echo(f"{name:<20} {f['value']!r}  (confidence {f['confidence']:.2f}, v{f['version']})")
+    typer.echo("-- changes --")
+    for c in data["changes"]:
+        typer.echo(f"{c['at'][:19]} {c['field']}: {c['old']!r} → {c['new']!r}  [{c['source']}] {c['reason']}")

@@ -1,0 +1,1 @@
+"""Long-term upkeep: retention (forget, archive, purge), compaction, export/import, curation, statistics."""

@@ -1,0 +1,283 @@
+"""Everything about one user, out and back in, and complete deletion (one memory, one session, one user).
+
+**Which rows belong to a user** is discovered from the schema, so tables added later are covered without edits: the
+``user`` row, every table with a ``user_key`` column, and tables hanging off those by a foreign key (retrieval hits,
+context sections). Export writes them as JSON (datetimes as ISO-8601 UTC, rows in primary-key order, no timestamp of
+the export itself), so export → delete → import → export gives byte-identical JSON. Import keeps every id; it refuses
+(``Conflict``) when the user or any id already exists rather than renumbering silently, then re-indexes the active
+memories with the current embedder. The LangGraph checkpoints are not exported (they are the agent's resumable run
+state, rebuilt from the messages); they are deleted with their session.
+
+**Deletion is complete**: SQL rows, the LanceDB vectors (then ``optimize(cleanup=True)`` so old table versions holding
+the text leave the disk), the LangGraph checkpointer rows (tables ``checkpoints``/``writes`` on SQLite,
+``checkpoints``/``checkpoint_blobs``/``checkpoint_writes`` on PostgreSQL, keyed by thread_id = ``Session.id``), and on
+SQLite a ``VACUUM`` plus a WAL checkpoint so freed pages holding the text are rewritten. A *running* session — status
+``active`` with activity in the last ``active_session_minutes`` — is refused with ``Conflict`` unless ended first or
+forced: a turn still in flight would write into rows that no longer exist. Deleting a session keeps the memories
+learnt in it (they are the user's long-term memory: purge them one by one); their write-log rows lose the link to
+the deleted messages and turns.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import DateTime, Table, delete, insert, inspect, select, text, update
+from sqlmodel import SQLModel
+
+from memory.errors import Conflict, InvalidInput, NotFound
+from memory.lifecycle import retention as lifecycle
+from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User, utcnow
+
+FORMAT = "memlens.user-export"
+VERSION = 1
+CHECKPOINT_TABLES = ("checkpoints", "writes", "checkpoint_blobs", "checkpoint_writes")
+
+
+# -- which tables hold a user's rows -----------------------------------------------------------------------------
+def user_tables() -> list[tuple[Table, str, Table | None, str | None]]:
+    """(table, column, parent, parent column) in insert order; parent None = filter ``column == user key``."""
+    out: list[tuple[Table, str, Table | None, str | None]] = []
+    scoped: set[str] = set()
+    for table in SQLModel.metadata.sorted_tables:
+        if table.name == "user":
+            out.append((table, "key", None, None))
+        elif "user_key" in table.c:
+            out.append((table, "user_key", None, None))
+        else:
+            fk = next((f for f in table.foreign_keys if f.column.table.name in scoped - {"user"}), None)
+            if fk is None:
+                continue
+            out.append((table, fk.parent.name, fk.column.table, fk.column.name))
+        scoped.add(table.name)
+    return out
+
+
+def _where(table: Table, column: str, parent: Table | None, parent_col: str | None, key: str):
+    if parent is None:
+        return table.c[column] == key
+    return table.c[column].in_(select(parent.c[parent_col]).where(parent.c.user_key == key))
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return lifecycle.aware(value).astimezone(UTC).isoformat()
+    return value
+
+
+def _is_datetime(sa_type) -> bool:
+    """True for DateTime columns, including SQLModel's aware-datetime decorator."""
+    return isinstance(getattr(sa_type, "impl", sa_type), DateTime) or isinstance(sa_type, DateTime)
+
+
+def _decode(table: Table, row: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(row) - set(table.c.keys())
+    if unknown:
+        raise InvalidInput(f"export file has unknown columns in {table.name}: {', '.join(sorted(unknown))}")
+    out = dict(row)
+    for name, value in row.items():
+        if isinstance(value, str) and _is_datetime(table.c[name].type):
+            try:
+                out[name] = datetime.fromisoformat(value)
+            except ValueError:
+                raise InvalidInput(f"{table.name}.{name}: {value[:40]!r} is not an ISO-8601 time") from None
+    return out
+
+
+# -- export / import ---------------------------------------------------------------------------------------------
+def export_user(store, user_id: str) -> dict[str, Any]:
+    """Every row about a user, as JSON-ready data (deterministic: same data in, same JSON out)."""
+    key = store.get_user(user_id).key
+    tables: dict[str, list[dict[str, Any]]] = {}
+    with store.engine.connect() as conn:
+        for table, column, parent, parent_col in user_tables():
+            query = select(table).where(_where(table, column, parent, parent_col, key))
+            rows = conn.execute(query.order_by(*table.primary_key.columns)).mappings().all()
+            tables[table.name] = [{k: _encode(v) for k, v in r.items()} for r in rows]
+    user = tables.pop("user")[0]
+    return {"format": FORMAT, "version": VERSION, "user": user, "tables": tables}
+
+
+def import_user(store, data: dict[str, Any]) -> dict[str, int]:
+    """Restore an export; refuses to overwrite or renumber anything that exists."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("tables"), dict):
+        raise InvalidInput(f"not a MemLens user export (expected format {FORMAT!r})")
+    if data.get("version") != VERSION:
+        raise InvalidInput(f"export version {data.get('version')!r} is not supported (this MemLens reads {VERSION})")
+    known = {t.name: t for t, *_ in user_tables()}
+    unknown = set(data["tables"]) - set(known)
+    if unknown:
+        raise InvalidInput(f"export file has unknown tables: {', '.join(sorted(unknown))}")
+    rows = {"user": [data["user"]], **data["tables"]}
+    counts: dict[str, int] = {}
+    with store.engine.begin() as conn:
+        for name, table in known.items():
+            batch = [_decode(table, r) for r in rows.get(name, [])]
+            if not batch:
+                continue
+            _refuse_existing(conn, table, batch)
+            if name == "memory":
+                # an active row counts as indexed only once LanceDB has it (below)
+                batch = [{**r, "indexed": False} if r.get("status") == "active" else r for r in batch]
+            conn.execute(insert(table), batch)
+            counts[name] = len(batch)
+        if conn.dialect.name == "postgresql":
+            _advance_sequences(conn, [known[n] for n in counts])
+    with store.db() as db:
+        query = select(Memory).where(Memory.user_key == data["user"]["key"], Memory.status == "active")
+        active = list(db.scalars(query).all())
+    store.index_memories(active)
+    return counts
+
+
+def _refuse_existing(conn, table: Table, batch: Sequence[dict[str, Any]]) -> None:
+    pk = list(table.primary_key.columns)
+    if len(pk) != 1:
+        return
+    col = pk[0]
+    ids = [r[col.name] for r in batch if r.get(col.name) is not None]
+    for chunk in lifecycle.chunks(ids):
+        found = conn.execute(select(col).where(col.in_(chunk)).limit(3)).scalars().all()
+        if found:
+            what = "the user" if table.name == "user" else f"{table.name} ids {', '.join(map(str, found))}"
+            raise Conflict(f"import refused: {what} already exist; delete the user first or use a fresh database")
+    if table.name == "user":
+        for r in batch:
+            if conn.execute(select(User.key).where(User.external_id == r["external_id"])).first():
+                raise Conflict("import refused: a user with this id already exists; delete it first")
+
+
+def _advance_sequences(conn, tables: Sequence[Table]) -> None:
+    """Explicit ids do not move PostgreSQL sequences; move them past the imported ids."""
+    for table in tables:
+        col = next(iter(table.primary_key.columns))
+        if col.autoincrement is True or (col.autoincrement == "auto" and col.type.python_type is int):
+            conn.execute(
+                text(
+                    f"SELECT setval(pg_get_serial_sequence('\"{table.name}\"', '{col.name}'), "
+                    f'COALESCE((SELECT MAX("{col.name}") FROM "{table.name}"), 1))'
+                )
+            )
+
+
+# -- deletion ----------------------------------------------------------------------------------------------------
+def running(session: Session, now: datetime, minutes: float) -> bool:
+    """A session is still running when it is active and had activity within the window."""
+    return session.status == "active" and now - lifecycle.aware(session.last_activity_at) < timedelta(minutes=minutes)
+
+
+def _refuse_running(store, sessions: Sequence[Session], now: datetime | None, force: bool) -> None:
+    now = now or utcnow()
+    busy = [s for s in sessions if running(s, now, store.settings.active_session_minutes)]
+    if busy and not force:
+        names = ", ".join(repr(s.external_id[:40]) for s in busy[:3])
+        raise Conflict(
+            f"session {names} is still running (active within {store.settings.active_session_minutes:g} "
+            "min): end it first, or force the deletion"
+        )
+
+
+def delete_user(store, user_id: str, *, force: bool = False, now: datetime | None = None) -> dict[str, int]:
+    """Remove every trace of a user: SQL rows, vectors, checkpoints; then reclaim the space holding the text."""
+    user = store.get_user(user_id)
+    sessions = store.list_sessions(user)
+    _refuse_running(store, sessions, now, force)
+    counts: dict[str, int] = {}
+    with store.engine.begin() as conn:
+        counts["checkpoints"] = _delete_checkpoints(conn, [s.id for s in sessions])
+        for table, column, parent, parent_col in reversed(user_tables()):
+            res = conn.execute(delete(table).where(_where(table, column, parent, parent_col, user.key)))
+            counts[table.name] = res.rowcount
+    store.index.delete_user(user.key)
+    reclaim(store)
+    return counts
+
+
+def delete_session(
+    store,
+    user_id: str,
+    session_id: str,
+    *,
+    agent_id: str | None = None,
+    force: bool = False,
+    now: datetime | None = None,
+) -> dict[str, int]:
+    """Remove one conversation (messages, summaries, bridges from it, turns, retrievals, snapshots, checkpoints)."""
+    user = store.get_user(user_id)
+    agent = agent_id or store.settings.default_agent_id
+    found = [s for s in store.list_sessions(user, agent) if s.external_id == session_id]
+    if not found:
+        raise NotFound(f"no session {session_id[:80]!r} for this user and agent {agent!r}")
+    session = found[0]
+    _refuse_running(store, [session], now, force)
+    counts: dict[str, int] = {}
+    with store.engine.begin() as conn:
+        counts["checkpoints"] = _delete_checkpoints(conn, [session.id])
+        _unlink_session(conn, session.id)
+        retrievals = select(Retrieval.id).where(Retrieval.session_id == session.id)
+        counts["hitlabel"] = conn.execute(delete(HitLabel).where(HitLabel.retrieval_id.in_(retrievals))).rowcount
+        counts["sessionbridge"] = conn.execute(
+            delete(SessionBridge).where(SessionBridge.from_session_id == session.id)
+        ).rowcount
+        conn.execute(update(SessionBridge).where(SessionBridge.to_session_id == session.id).values(to_session_id=None))
+        for table, _column, parent, parent_col in reversed(user_tables()):
+            if "session_id" in table.c:
+                where = table.c.session_id == session.id
+            elif parent is not None and "session_id" in parent.c:
+                where = table.c[_column].in_(select(parent.c[parent_col]).where(parent.c.session_id == session.id))
+            else:
+                continue
+            counts[table.name] = conn.execute(delete(table).where(where)).rowcount
+        counts["session"] = conn.execute(delete(Session.__table__).where(Session.id == session.id)).rowcount
+    reclaim(store, index=False)
+    return counts
+
+
+def _unlink_session(conn, session_id: str) -> None:
+    """Write-log rows outlive the session (their memories stay) but must not point at deleted messages or turns."""
+    tables = SQLModel.metadata.tables
+    messages = select(tables["message"].c.id).where(tables["message"].c.session_id == session_id)
+    turns = select(tables["turn"].c.id).where(tables["turn"].c.session_id == session_id)
+    conn.execute(update(MemoryEvent).where(MemoryEvent.message_id.in_(messages)).values(message_id=None))
+    conn.execute(update(MemoryEvent).where(MemoryEvent.turn_id.in_(turns)).values(turn_id=None))
+
+
+def purge_memory(store, memory_id: str) -> dict[str, int]:
+    """Delete one memory for good (row, write log, hits, labels, vector), leaving a content-free PURGE event."""
+    store.get_memory(memory_id)  # NotFound if absent
+    n = lifecycle.purge_rows(store, [memory_id], reasons={memory_id: "purged by a person"})
+    store.index.delete([memory_id])
+    reclaim(store)
+    return {"memory": n}
+
+
+def _delete_checkpoints(conn, thread_ids: Sequence[str]) -> int:
+    if not thread_ids:
+        return 0
+    present = set(inspect(conn).get_table_names())
+    total = 0
+    for name in CHECKPOINT_TABLES:
+        if name not in present:
+            continue
+        for chunk in lifecycle.chunks(list(thread_ids)):
+            marks = ", ".join(f":t{i}" for i in range(len(chunk)))
+            res = conn.execute(
+                text(f'DELETE FROM "{name}" WHERE thread_id IN ({marks})'), {f"t{i}": t for i, t in enumerate(chunk)}
+            )
+            total += res.rowcount
+    return total
+
+
+def reclaim(store, *, index: bool = True) -> None:
+    """Make deleted text leave the disk: LanceDB old versions, SQLite free pages and WAL."""
+    if index:
+        with warnings.catch_warnings():  # "removes every version except the latest": exactly the point here
+            warnings.filterwarnings("ignore", message=".*cleanup_older_than.*")
+            store.index.optimize(cleanup=True)
+    if store.engine.dialect.name == "sqlite":
+        with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text("VACUUM"))
+            conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))

@@ -1,0 +1,415 @@
+"""Memory lifecycle: access tracking, forgetting (expiry, decay, caps, retention) and compaction.
+
+A memory that only grows becomes noise, so every rule here is explicit, configurable and explained per memory:
+
+- **Access tracking**: each recall bumps ``last_accessed_at`` / ``access_count`` of the selected hits in one batched
+  UPDATE (no ``version`` bump: reading is not an edit, and it must not break optimistic edits).
+- **Value** of an active memory = decayed importance × confidence × (1 + ``reinforce_boost`` · ln(1 + reinforcements)),
+  where decayed importance = importance · 0.5^(days since last access, else creation / ``decay_half_life_days``).
+- **Forgetting** (``forget``), per user, in this order:
+  1. *expired*: ``expires_at`` has passed; when unset, a type listed in ``expire_after_days`` expires that many days
+     after its ``event_time`` (else ``created_at``). Types not listed (e.g. turns, summaries) never expire.
+  2. *faded*: value below ``archive_below_value``.
+  3. *cap*: more than ``max_active_memories`` active memories left → the lowest-value ones are archived first
+     (ties: least recently used, then oldest).
+  4. *retention*: archived more than ``archive_retention_days`` ago (``updated_at`` of the archived row) → purged
+     for good (row, its write log and retrieval hits; a content-free ``PURGE`` event records why).
+  Archiving removes the vector from LanceDB; SQL keeps the row, so an archived memory can still be read and restored.
+- **Compaction** lives in :mod:`memory.lifecycle.compact` (near-duplicate
+  / same-topic memories merge, keeping provenance).
+
+Every function takes ``now`` explicitly (default: the wall clock) so tests and replays are deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import String, delete, insert, select, type_coerce, update
+
+from memory.config import Settings
+from memory.storage.models import HitLabel, Memory, MemoryEvent, RetrievalHit, utcnow
+
+CHUNK = 900  # ids per IN (...) list: below SQLite's default limit on bound parameters
+_TIMES = ("event_time", "created_at", "updated_at", "last_accessed_at", "expires_at")
+_RULE_COLUMNS = (
+    "id",
+    "user_key",
+    "agent_id",
+    "type",
+    "content",
+    "confidence",
+    "importance",
+    "status",
+    "access_count",
+    "reinforce_count",
+    *_TIMES,
+)
+_ALL_COLUMNS = (
+    *_RULE_COLUMNS,
+    "subject",
+    "predicate",
+    "object",
+    "source_type",
+    "source_message_ids",
+    "meta",
+    "indexed",
+)
+
+
+def aware(dt: datetime | None) -> datetime | None:
+    """SQLite hands datetimes back naive; they were stored as UTC."""
+    return dt.replace(tzinfo=UTC) if dt is not None and dt.tzinfo is None else dt
+
+
+def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+# -- access tracking ---------------------------------------------------------------------------------------------
+def touch(store, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
+    """Mark memories as used by a retrieval: one UPDATE per 900 ids, counters bumped in SQL (no read-modify-write)."""
+    ids = list(dict.fromkeys(memory_ids))
+    if not ids:
+        return 0
+    when = now or utcnow()
+    with store.engine.begin() as conn:
+        for chunk in chunks(ids):
+            conn.execute(
+                update(Memory)
+                .where(Memory.id.in_(chunk))
+                .values(last_accessed_at=when, access_count=Memory.access_count + 1)
+            )
+    return len(ids)
+
+
+# -- value -------------------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class MemInfo:
+    """The columns the lifecycle rules need, loaded without ORM overhead (times aware UTC)."""
+
+    id: str
+    user_key: str
+    agent_id: str
+    type: str
+    content: str
+    confidence: float
+    importance: float
+    status: str
+    access_count: int
+    reinforce_count: int
+    event_time: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    last_accessed_at: datetime | None
+    expires_at: datetime | None
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    source_type: str = "user-stated"
+    source_message_ids: list = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+    indexed: bool = False
+
+
+def _time(value: Any) -> datetime | None:
+    """Raw column value → aware datetime (SQLite gives ISO text, PostgreSQL datetimes)."""
+    if value is None or isinstance(value, datetime):
+        return aware(value)
+    return aware(datetime.fromisoformat(value))
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def load(store, *, user_key: str | None, statuses: Sequence[str], full: bool = True) -> list[MemInfo]:
+    """Memories in the given states; ``full=False`` skips the columns only compaction needs.
+
+    Times and JSON are read raw and parsed here: SQLAlchemy's per-value processors dominate at 100k rows.
+    """
+    names = _ALL_COLUMNS if full else _RULE_COLUMNS
+    table = Memory.__table__
+    cols = [
+        type_coerce(table.c[n], String) if n in _TIMES or n in ("meta", "source_message_ids") else table.c[n]
+        for n in names
+    ]
+    query = select(*cols).where(table.c.status.in_(list(statuses)))
+    if user_key is not None:
+        query = query.where(table.c.user_key == user_key)
+    out = []
+    with store.engine.connect() as conn:
+        for row in conn.execute(query.order_by(table.c.user_key, table.c.id)):
+            values = dict(zip(names, row, strict=True))
+            for n in _TIMES:
+                values[n] = _time(values[n])
+            if full:
+                values["source_message_ids"] = list(_json(values["source_message_ids"]) or [])
+                values["meta"] = dict(_json(values["meta"]) or {})
+            out.append(MemInfo(**values))
+    return out
+
+
+def decayed_importance(m: MemInfo, now: datetime, s: Settings) -> float:
+    ref = m.last_accessed_at or m.created_at
+    days = max(0.0, (now - ref).total_seconds() / 86400)
+    return m.importance * 0.5 ** (days / s.decay_half_life_days)
+
+
+def value(m: MemInfo, now: datetime, s: Settings) -> float:
+    """How much a memory is worth keeping now (see the module docstring)."""
+    boost = 1.0 + s.reinforce_boost * math.log1p(max(0, m.reinforce_count))
+    return decayed_importance(m, now, s) * m.confidence * boost
+
+
+def expiry(m: MemInfo, s: Settings) -> tuple[datetime | None, str]:
+    """When a memory expires, and why (explicit ``expires_at`` wins over the per-type rule)."""
+    if m.expires_at is not None:
+        return m.expires_at, "its own expiry date"
+    days = s.expire_after_days.get(m.type)
+    if days is None:
+        return None, f"type {m.type!r} never expires"
+    base, what = (m.event_time, "event time") if m.event_time else (m.created_at, "creation")
+    return base + timedelta(days=days), f"{m.type} memories expire {days:g} days after their {what}"
+
+
+# -- forgetting --------------------------------------------------------------------------------------------------
+@dataclass
+class Action:
+    memory_id: str
+    user_key: str
+    action: str  # archive | delete
+    rule: str  # expired | faded | cap | retention
+    reason: str
+    value: float
+    type: str
+    content: str
+    agent_id: str = "default"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ForgetReport:
+    now: datetime
+    dry_run: bool
+    actions: list[Action] = field(default_factory=list)
+
+    def count(self, action: str) -> int:
+        return sum(a.action == action for a in self.actions)
+
+    def to_dict(self) -> dict[str, Any]:
+        by_rule: dict[str, int] = defaultdict(int)
+        for a in self.actions:
+            by_rule[a.rule] += 1
+        return {
+            "now": self.now.isoformat(),
+            "dry_run": self.dry_run,
+            "archived": self.count("archive"),
+            "deleted": self.count("delete"),
+            "by_rule": dict(by_rule),
+            "actions": [a.to_dict() for a in self.actions],
+        }
+
+
+def _act(m: MemInfo, action: str, rule: str, reason: str, v: float) -> Action:
+    return Action(m.id, m.user_key, action, rule, reason, round(v, 6), m.type, m.content[:200], m.agent_id)
+
+
+def plan_forget(rows: Sequence[MemInfo], s: Settings, now: datetime) -> list[Action]:
+    """Pure: which memories to archive or delete, and why (rows of any number of users)."""
+    actions: list[Action] = []
+    by_user: dict[str, list[MemInfo]] = defaultdict(list)
+    for m in rows:
+        by_user[m.user_key].append(m)
+    retention = timedelta(days=s.archive_retention_days)
+    for members in by_user.values():
+        keep: list[tuple[float, MemInfo]] = []
+        for m in members:
+            v = value(m, now, s) if m.status == "active" else 0.0
+            if m.status == "archived":
+                if now - m.updated_at >= retention:
+                    actions.append(
+                        _act(
+                            m,
+                            "delete",
+                            "retention",
+                            f"archived on {m.updated_at:%Y-%m-%d}, kept "
+                            f"{s.archive_retention_days:g} days (MEMLENS_ARCHIVE_RETENTION_DAYS)",
+                            0.0,
+                        )
+                    )
+                continue
+            when, why = expiry(m, s)
+            if when is not None and when <= now:
+                actions.append(_act(m, "archive", "expired", f"expired on {when:%Y-%m-%d}: {why}", v))
+            elif v < s.archive_below_value:
+                idle = (now - (m.last_accessed_at or m.created_at)).days
+                actions.append(
+                    _act(
+                        m,
+                        "archive",
+                        "faded",
+                        f"value {v:.4f} < {s.archive_below_value:g}: importance "
+                        f"{m.importance:g} decayed over {idle} days without use",
+                        v,
+                    )
+                )
+            else:
+                keep.append((v, m))
+        over = len(keep) - s.max_active_memories
+        if over > 0:
+            keep.sort(key=lambda p: (p[0], p[1].last_accessed_at or p[1].created_at, p[1].created_at, p[1].id))
+            for v, m in keep[:over]:
+                actions.append(
+                    _act(
+                        m,
+                        "archive",
+                        "cap",
+                        f"over the cap of {s.max_active_memories} active memories "
+                        f"(MEMLENS_MAX_ACTIVE_MEMORIES); value {v:.4f} is among the {over} lowest",
+                        v,
+                    )
+                )
+    return actions
+
+
+def forget(store, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None) -> ForgetReport:
+    """Plan and (unless ``dry_run``) apply the forgetting rules for one user or everyone."""
+    now = now or utcnow()
+    rows = load(store, user_key=user_key, statuses=("active", "archived"), full=False)
+    report = ForgetReport(now=now, dry_run=dry_run, actions=plan_forget(rows, store.settings, now))
+    if not dry_run and report.actions:
+        archive = [a for a in report.actions if a.action == "archive"]
+        _archive(store, archive, now)
+        purge_rows(
+            store,
+            [a.memory_id for a in report.actions if a.action == "delete"],
+            reasons={a.memory_id: a.reason for a in report.actions},
+            now=now,
+        )
+    return report
+
+
+def _archive(store, actions: Sequence[Action], now: datetime) -> None:
+    if not actions:
+        return
+    ids = [a.memory_id for a in actions]
+    with store.engine.begin() as conn:
+        for chunk in chunks(ids):
+            conn.execute(
+                update(Memory)
+                .where(Memory.id.in_(chunk), Memory.status == "active")
+                .values(status="archived", updated_at=now, version=Memory.version + 1)
+            )
+        conn.execute(
+            insert(MemoryEvent),
+            [
+                {
+                    "user_key": a.user_key,
+                    "agent_id": a.agent_id,
+                    "memory_id": a.memory_id,
+                    "op": "ARCHIVE",
+                    "reason": a.reason,
+                    "content": "",
+                    "detail": {"rule": a.rule, "value": a.value},
+                    "created_at": now,
+                }
+                for a in actions
+            ],
+        )
+    store.index.delete(ids)
+
+
+def purge_rows(store, ids: Sequence[str], *, reasons: dict[str, str] | None = None, now: datetime | None = None) -> int:
+    """Delete memories for good from SQL (row, write log, hits, labels), leaving a content-free PURGE event."""
+    ids = list(ids)
+    if not ids:
+        return 0
+    now = now or utcnow()
+    with store.engine.begin() as conn:
+        owners = []
+        for chunk in chunks(ids):
+            who = select(Memory.id, Memory.user_key, Memory.agent_id).where(Memory.id.in_(chunk))
+            owners += conn.execute(who).all()
+            conn.execute(delete(MemoryEvent).where(MemoryEvent.memory_id.in_(chunk)))
+            conn.execute(delete(RetrievalHit).where(RetrievalHit.memory_id.in_(chunk)))
+            conn.execute(delete(HitLabel).where(HitLabel.memory_id.in_(chunk)))
+            conn.execute(update(Memory).where(Memory.superseded_by.in_(chunk)).values(superseded_by=None))
+            conn.execute(delete(Memory).where(Memory.id.in_(chunk)))
+        if owners:
+            conn.execute(
+                insert(MemoryEvent),
+                [
+                    {
+                        "user_key": uk,
+                        "agent_id": ag,
+                        "memory_id": mid,
+                        "op": "PURGE",
+                        "content": "",
+                        "created_at": now,
+                        "reason": (reasons or {}).get(mid, "purged"),
+                        "detail": {},
+                    }
+                    for mid, uk, ag in owners
+                ],
+            )
+    return len(owners)
+
+
+# -- what the lifecycle view shows -------------------------------------------------------------------------------
+def overview(store, *, user_key: str, now: datetime | None = None, limit: int = 200) -> dict[str, Any]:
+    """Archived memories (why, purge date) and active ones with an expiry (when, why), soonest first."""
+    now, s = now or utcnow(), store.settings
+    rows = load(store, user_key=user_key, statuses=("active", "archived"), full=False)
+    archived = sorted((m for m in rows if m.status == "archived"), key=lambda m: m.updated_at, reverse=True)[:limit]
+    reasons: dict[str, str] = {}
+    with store.engine.connect() as conn:
+        for chunk in chunks([m.id for m in archived]):
+            query = (
+                select(MemoryEvent.memory_id, MemoryEvent.reason)
+                .where(MemoryEvent.memory_id.in_(chunk), MemoryEvent.op == "ARCHIVE")
+                .order_by(MemoryEvent.id)
+            )
+            reasons.update(conn.execute(query).all())  # the latest archive decision wins
+    retention = timedelta(days=s.archive_retention_days)
+    expiring = []
+    for m in rows:
+        when, why = expiry(m, s) if m.status == "active" else (None, "")
+        if when is not None:
+            expiring.append(
+                {
+                    "memory_id": m.id,
+                    "type": m.type,
+                    "content": m.content[:200],
+                    "expires_at": when,
+                    "why": why,
+                    "value": round(value(m, now, s), 4),
+                }
+            )
+    expiring.sort(key=lambda e: e["expires_at"])
+    return {
+        "now": now,
+        "archived": [
+            {
+                "memory_id": m.id,
+                "type": m.type,
+                "content": m.content[:200],
+                "archived_at": m.updated_at,
+                "purge_at": m.updated_at + retention,
+                "why": reasons.get(m.id, "archived"),
+            }
+            for m in archived
+        ],
+        "expiring": expiring[:limit],
+        "active": sum(m.status == "active" for m in rows),
+        "cap": s.max_active_memories,
+    }

@@ -1,0 +1,304 @@
+"""Retrieval: vector and full-text candidates, fused, cut by the similarity threshold, and logged.
+
+Scores (DESIGN.md §5): *similarity* = 1 − cosine distance, for every candidate (full-text-only candidates get theirs
+from their stored vector), so the threshold means the same in every mode. *fts_score* is LanceDB's raw BM25.
+*fused* depends on the mode:
+
+- vector: fused = similarity
+- fulltext: fused = BM25
+- hybrid, ``rrf``: fused = Σ 1 / (k + rank_in_signal) over the signals that found it (LanceDB's RRFReranker)
+- hybrid, ``linear``: fused = w · z(similarity) + (1 − w) · 3 · BM25 / max BM25, z = (s − mean) / sd over the
+  candidates (e5 similarities crowd into a narrow band, so raw ones would barely move the sum)
+
+In hybrid mode, raw conversation turns (type ``turn``) are first judged with their neighbours: each signal's score
+gains ``neighbor_weight`` (similarity) / ``neighbor_weight_fts`` (BM25) times the adjacent turns' scores, halving per
+step up to ``neighbor_span`` turns away; after fusion, turns from the days the top candidates come from are lifted
+(``day_boost``). See :mod:`memory.retrieval.neighbours` (tuned on LoCoMo, numbers in
+``bench/results/eval_locomo_dev.json``).
+The shown *similarity* stays the raw one, so the threshold keeps its meaning.
+
+Candidates are ranked by fused score; a candidate *passes* when similarity ≥ threshold (and, with a relative cut δ,
+similarity ≥ best similarity − δ); the first k that pass are *selected* for the prompt.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from lancedb.rerankers import RRFReranker
+from sqlalchemy import insert
+from sqlmodel import col, select
+
+from memory.retrieval import neighbours as context
+from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
+from memory.text.privacy import mask_pii
+
+NEAR_MISS_BAND = 0.05
+
+
+@dataclass
+class RecallParams:
+    mode: str = "hybrid"
+    k: int = 5
+    threshold: float = 0.80
+    relative_cut: float | None = None
+    fusion: str = "linear"
+    vector_weight: float = 0.3
+    rrf_k: int = 60
+    pool: int = 100
+    neighbor_weight: float = 0.5
+    neighbor_weight_fts: float = 0.3
+    neighbor_span: int = 2
+    day_boost: float = 1.0
+
+
+@dataclass
+class Hit:
+    memory_id: str
+    content: str
+    type: str
+    source_type: str
+    created_at: datetime | None
+    event_time: datetime | None
+    confidence: float
+    importance: float
+    similarity: float | None
+    fts_score: float | None
+    score: float
+    rank: int = 0
+    passed: bool = False
+    selected: bool = False
+    injected: bool | None = None
+    drop_reason: str | None = None
+    source_message_ids: list = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        for key in ("created_at", "event_time"):
+            out[key] = out[key].isoformat() if out[key] else None
+        return out
+
+
+@dataclass
+class RecallResult:
+    query: str
+    retrieval_query: str
+    params: RecallParams
+    hits: list[Hit]
+    latency_ms: float = 0.0
+    retrieval_id: int | None = None
+
+    @property
+    def selected(self) -> list[Hit]:
+        return [h for h in self.hits if h.selected]
+
+    @property
+    def near_misses(self) -> list[Hit]:
+        """Candidates just under the threshold: what a slightly lower threshold would let in."""
+        t = self.params.threshold
+        return [
+            h for h in self.hits if not h.passed and h.similarity is not None and h.similarity >= t - NEAR_MISS_BAND
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "retrieval_query": self.retrieval_query,
+            "retrieval_id": self.retrieval_id,
+            "params": asdict(self.params),
+            "latency_ms": round(self.latency_ms, 2),
+            "hits": [h.to_dict() for h in self.hits],
+        }
+
+
+def fuse(
+    vec: list[tuple[str, float]], fts: list[tuple[str, float]], sims: dict[str, float], params: RecallParams
+) -> dict[str, float]:
+    """Fused score per candidate id for the given mode (formulas in the module docstring)."""
+    if params.mode == "vector":
+        return {i: sims[i] for i, _ in vec}
+    if params.mode == "fulltext":
+        return dict(fts)
+    if params.fusion == "linear":
+        top = max((s for _, s in fts), default=0.0) or 1.0
+        bm25 = dict(fts)
+        ids = list(dict.fromkeys([i for i, _ in vec] + list(bm25)))
+        raw = np.array([sims.get(i, 0.0) for i in ids], dtype=np.float64)
+        z = (raw - raw.mean()) / (raw.std() or 1.0) if len(raw) else raw
+        w = params.vector_weight
+        return {i: float(w * zi + (1 - w) * 3.0 * bm25.get(i, 0.0) / top) for i, zi in zip(ids, z, strict=True)}
+    ids = {i: n for n, i in enumerate(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))}
+    vt = pa.table({"_rowid": pa.array([ids[i] for i, _ in vec], pa.uint64())})
+    ft = pa.table({"_rowid": pa.array([ids[i] for i, _ in fts], pa.uint64())})
+    fused = RRFReranker(K=params.rrf_k).rerank_hybrid("", vt, ft)
+    back = {n: i for i, n in ids.items()}
+    return dict(zip((back[r] for r in fused["_rowid"].to_pylist()), fused["_relevance_score"].to_pylist(), strict=True))
+
+
+HIT_COLUMNS = (
+    Memory.id,
+    Memory.agent_id,
+    Memory.content,
+    Memory.type,
+    Memory.source_type,
+    Memory.created_at,
+    Memory.event_time,
+    Memory.confidence,
+    Memory.importance,
+    Memory.source_message_ids,
+    Memory.meta,
+)
+
+
+def rank_and_cut(scored: list[Hit], params: RecallParams) -> list[Hit]:
+    """Order by fused score, then mark passed / selected (pure: no I/O)."""
+    scored.sort(key=lambda h: (-h.score, -(h.similarity or -2.0), h.memory_id))
+    best = max((h.similarity for h in scored if h.similarity is not None), default=None)
+    chosen = 0
+    for rank, hit in enumerate(scored, 1):
+        hit.rank = rank
+        sim = hit.similarity
+        hit.passed = sim is not None and sim >= params.threshold
+        if hit.passed and params.relative_cut is not None and best is not None:
+            hit.passed = sim >= best - params.relative_cut
+        if not hit.passed:
+            hit.drop_reason = "below threshold" if sim is None or sim < params.threshold else "below relative cut"
+        elif chosen < params.k:
+            hit.selected = True
+            chosen += 1
+        else:
+            hit.drop_reason = "beyond top-k"
+    return scored
+
+
+def _contextualise(vec, fts, sims, rows, params: RecallParams):
+    """Neighbour-smoothed signals (see :mod:`memory.retrieval.neighbours`), re-ranked per signal."""
+    # every memory drawn from one message sits at that message's place in the conversation (a turn, or a fact
+    # extracted from it); its neighbours are the raw turns around that place. Others only get the floor, so every
+    # candidate's score stays on the same scale.
+    at = {m.id: int(m.source_message_ids[0]) for m in rows if len(m.source_message_ids or []) == 1}
+    turns = {m.id for m in rows if m.type == "turn"}
+    by_turn = {msg: mid for mid, msg in at.items() if mid in turns}
+    if not by_turn or (params.neighbor_weight <= 0 and params.neighbor_weight_fts <= 0):
+        return vec, fts, sims
+    nowhere = -(10**12)  # a place with no neighbours: every neighbour counts as the floor
+    turn_of = {m.id: at.get(m.id, nowhere) for m in rows}
+    floor = min((sims[i] for i, _ in vec if i in sims), default=0.0)
+    sims_s = context.smooth(
+        sims, turn_of, by_turn, context.neighbour_weights(params.neighbor_weight, params.neighbor_span), floor
+    )
+    bm25 = {i: s for i, s in fts}
+    padded = {**{i: 0.0 for i in turn_of}, **bm25}
+    bm25_s = context.smooth(
+        padded, turn_of, by_turn, context.neighbour_weights(params.neighbor_weight_fts, params.neighbor_span), 0.0
+    )
+    vec_s = sorted(((i, sims_s[i]) for i, _ in vec), key=lambda p: -p[1])
+    fts_s = sorted(((i, s) for i, s in bm25_s.items() if s > 0), key=lambda p: -p[1])
+    return vec_s, fts_s, sims_s
+
+
+def run_search(store, *, user_key: str, agent_id: str | None, query: str, params: RecallParams) -> list[Hit]:
+    """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut.
+
+    The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
+    costs about as much as vector alone (LanceDB and the embedder release the GIL).
+    """
+    pending = (
+        store.pool.submit(store.index.search_text, query, user_key, agent_id, params.pool)
+        if params.mode != "vector"
+        else None
+    )
+    qvec = store.embedder.embed_query(query)
+    vec = store.index.search_vector(qvec, user_key, agent_id, params.pool) if params.mode != "fulltext" else []
+    found = pending.result() if pending else []
+    sims = {i: 1.0 - d for i, d in vec}
+    for i, _, v in found:  # full-text-only hits get their similarity from the vector the FTS search returned
+        sims.setdefault(i, float(np.dot(v, qvec)))
+    fts = [(i, s) for i, s, _ in found]
+    ids = list(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))
+    with store.engine.connect() as conn:  # plain rows, not ORM objects: ~10× cheaper for a hundred candidates
+        rows = conn.execute(
+            select(*HIT_COLUMNS).where(col(Memory.id).in_(ids), Memory.user_key == user_key, Memory.status == "active")
+        ).all()
+    rows = [m for m in rows if agent_id is None or m.agent_id == agent_id]
+    if params.mode == "hybrid":
+        fused = fuse(*_contextualise(vec, fts, sims, rows, params), params)
+        days = {m.id: m.created_at.date() for m in rows if m.type == "turn" and m.created_at}
+        fused = context.day_boost(fused, days, params.day_boost)
+    else:
+        fused = fuse(vec, fts, sims, params)
+    bm25 = dict(fts)
+    hits = [
+        Hit(
+            memory_id=m.id,
+            content=m.content,
+            type=m.type,
+            source_type=m.source_type,
+            created_at=m.created_at,
+            event_time=m.event_time,
+            confidence=m.confidence,
+            importance=m.importance,
+            similarity=round(sims[m.id], 6) if m.id in sims else None,
+            fts_score=round(bm25[m.id], 6) if m.id in bm25 else None,
+            score=round(float(fused[m.id]), 6),
+            source_message_ids=list(m.source_message_ids or []),
+            meta=dict(m.meta or {}),
+        )
+        for m in rows
+        if m.id in fused
+    ]
+    return rank_and_cut(hits, params)
+
+
+def log_retrieval(
+    store, result: RecallResult, *, user_key: str, agent_id: str | None, session_id: str | None, turn_id: int | None
+) -> int:
+    """One transaction, Core inserts only (ORM objects for a hundred hits cost more than the search itself)."""
+    row = {
+        "user_key": user_key,
+        "agent_id": agent_id or "*",
+        "session_id": session_id,
+        "turn_id": turn_id,
+        "query": mask_pii(result.query),
+        "retrieval_query": mask_pii(result.retrieval_query),
+        "mode": result.params.mode,
+        "k": result.params.k,
+        "threshold": result.params.threshold,
+        "params": asdict(result.params),
+        "latency_ms": result.latency_ms,
+        "created_at": utcnow(),
+    }
+    with store.engine.begin() as conn:
+        retrieval_id = conn.execute(insert(Retrieval).values(row).returning(Retrieval.id)).scalar_one()
+        if result.hits:
+            conn.execute(
+                insert(RetrievalHit),
+                [
+                    {
+                        "retrieval_id": retrieval_id,
+                        "memory_id": h.memory_id,
+                        "rank": h.rank,
+                        "similarity": h.similarity,
+                        "fts_score": h.fts_score,
+                        "fused_score": h.score,
+                        "passed": h.passed,
+                        "selected": h.selected,
+                        "injected": bool(h.injected),
+                        "drop_reason": h.drop_reason,
+                    }
+                    for h in result.hits
+                ],
+            )
+    return retrieval_id
+
+
+def timed_search(store, **kwargs) -> tuple[list[Hit], float]:
+    start = time.perf_counter()
+    hits = run_search(store, **kwargs)
+    return hits, (time.perf_counter() - start) * 1000

@@ -1,0 +1,1 @@
+"""Short-term memory: rolling summaries, session bridges, and the budgeted prompt composer."""

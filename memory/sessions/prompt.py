@@ -1,0 +1,342 @@
+"""The token-budgeted context composer: what goes into the prompt, in which order, and what was left out.
+
+Budget = ``context_window − context_reply_reserve``. The input is placed first and is never dropped (an input larger
+than the budget is truncated, and that is recorded). The system instructions come next; every other section then
+receives ``min(cap, what is left)`` in ``context_priority`` order, and what a section leaves unused flows on.
+Inside a section the lowest-ranked memories and the oldest history go first. Counts are exact o200k tokens of the
+final messages (content + ``MESSAGE_OVERHEAD`` per message); if joining blocks ever counts higher than the sum of
+the parts, the composition is redone with a smaller budget, so the prompt never exceeds its budget.
+
+The prompt order is fixed: system → profile → bridge → summary → memories → recent history → input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from sqlmodel import col, select
+
+from memory.config import Settings
+from memory.errors import ConfigError
+from memory.storage.models import ContextSection, ContextSnapshot, RetrievalHit
+from memory.text.privacy import mask_pii
+from memory.text.tokens import count_tokens, truncate_to_tokens
+
+MESSAGE_OVERHEAD = 4  # role + separators per chat message (OpenAI's chat format costs 3-4)
+MIN_PARTIAL = 24  # an item is truncated into the space left only when at least this many tokens remain
+SECTIONS = ("system", "profile", "bridge", "summary", "memories", "history")
+PROMPT_ORDER = (*SECTIONS, "input")
+HEADERS = {
+    "profile": "## Profile (stated by the user)",
+    "bridge": "## Last session",
+    "summary": "## Conversation so far",
+    "memories": "## Memories (date · source · type)",
+}
+DEFAULT_SYSTEM = (
+    "You are a helpful assistant with a long-term memory. The sections below are what you remember about this "
+    "user: use them when they help, never invent memories, and say so when you do not know. Reply in the user's "
+    "language."
+)
+
+
+@dataclass
+class HistoryItem:
+    role: str  # user | assistant
+    content: str
+    id: int | None = None
+
+
+@dataclass
+class MemoryItem:
+    memory_id: str
+    content: str
+    created_at: datetime | None = None
+    source_type: str = "user-stated"
+    type: str = "fact"
+
+
+@dataclass
+class ContextRequest:
+    """Everything the composer may use; memories in rank order, history and summaries oldest first."""
+
+    input: str
+    system: str = DEFAULT_SYSTEM
+    profile: dict[str, Any] = field(default_factory=dict)
+    bridge: str | None = None
+    summaries: list[str] = field(default_factory=list)
+    memories: list[MemoryItem] = field(default_factory=list)
+    history: list[HistoryItem] = field(default_factory=list)
+
+
+@dataclass
+class Composition:
+    messages: list[BaseMessage]
+    allocation: dict[str, Any]
+    injected: list[str]  # memory ids that made it into the prompt
+    dropped: list[str]  # memory ids left out for budget
+
+    @property
+    def prompt_text(self) -> str:
+        return "\n\n".join(f"[{m.type}] {m.content}" for m in self.messages)
+
+
+@dataclass
+class _Section:
+    name: str
+    budget: int = 0
+    lines: list[str] = field(default_factory=list)
+    kept: list[Any] = field(default_factory=list)
+    dropped: list[Any] = field(default_factory=list)
+    truncated: bool = False
+    used: int = 0
+
+
+def prompt_budget(settings: Settings) -> int:
+    """Tokens the prompt may use; never below 64 so even a tiny window can carry an input."""
+    return max(64, settings.context_window - settings.context_reply_reserve)
+
+
+def message_tokens(messages: list[BaseMessage]) -> int:
+    """Exact cost of a prompt as the composer accounts it."""
+    return sum(count_tokens(str(m.content)) + MESSAGE_OVERHEAD for m in messages)
+
+
+def compose(request: ContextRequest, settings: Settings) -> Composition:
+    """Fit the request into the budget; retries with a smaller budget in the rare case joining costs extra tokens."""
+    budget = prompt_budget(settings)
+    target = budget
+    for _ in range(8):
+        comp = _compose_once(request, settings, budget, target)
+        over = comp.allocation["total_used"] - budget
+        if over <= 0:
+            return comp
+        target -= over
+    raise ConfigError("could not fit the context into its budget")  # unreachable in practice: target shrinks
+
+
+def _priority(settings: Settings) -> list[str]:
+    names = [n.strip() for n in settings.context_priority.split(",") if n.strip()]
+    unknown = set(names) - set(SECTIONS)
+    if unknown:
+        raise ConfigError(f"MEMLENS_CONTEXT_PRIORITY has unknown sections: {', '.join(sorted(unknown))}")
+    return [*dict.fromkeys(["system", *names, *SECTIONS])]
+
+
+def _cap(settings: Settings, name: str, left: int) -> int:
+    cap = getattr(settings, f"context_{name}_cap")
+    if name == "history" and cap == 0:
+        return left
+    return min(cap, left)
+
+
+def _compose_once(request: ContextRequest, settings: Settings, budget: int, target: int) -> Composition:
+    system_cost = min(count_tokens(request.system) + MESSAGE_OVERHEAD, settings.context_system_cap, target // 2)
+    input_text, input_sec = _fit_input(request.input, target - system_cost)
+    left = target - input_sec.used
+    sections: dict[str, _Section] = {"input": input_sec}
+    for name in _priority(settings):
+        sec = _Section(name, budget=_cap(settings, name, left))
+        _FILL[name](sec, request)
+        sections[name] = sec
+        left -= sec.used
+    messages = _render(sections, input_text)
+    used = message_tokens(messages)
+    allocation = {
+        "window": settings.context_window,
+        "reserved_reply": settings.context_reply_reserve,
+        "total_budget": budget,
+        "total_used": used,
+        "input_truncated": input_sec.truncated,
+        "sections": [_record(sections[n], pos) for pos, n in enumerate(PROMPT_ORDER)],
+    }
+    return Composition(messages, allocation, list(sections["memories"].kept), list(sections["memories"].dropped))
+
+
+def _fit_input(text: str, room: int) -> tuple[str, _Section]:
+    sec = _Section("input", budget=max(room, 1))
+    cost = count_tokens(text) + MESSAGE_OVERHEAD
+    if cost > room:
+        text = truncate_to_tokens(text, max(room - MESSAGE_OVERHEAD, 1))
+        sec.truncated = True
+    sec.used = count_tokens(text) + MESSAGE_OVERHEAD
+    sec.kept = ["input"]
+    return text, sec
+
+
+def _add_lines(sec: _Section, header: str, items: list[tuple[Any, str]], *, partial: bool = True) -> None:
+    """Keep items in the given order while they fit; the first that does not is truncated (if room) and the rest go."""
+    lines = [f"\n\n{header}"] if header else []
+    base = count_tokens("".join(lines))
+    if not items or base >= sec.budget:
+        sec.dropped = [key for key, _ in items]
+        return
+    used = base
+    for n, (key, line) in enumerate(items):
+        cost = count_tokens(line)
+        if used + cost <= sec.budget:
+            lines.append(line)
+            sec.kept.append(key)
+            used += cost
+            continue
+        room = sec.budget - used
+        if partial and room >= MIN_PARTIAL:
+            cut = truncate_to_tokens(line, room - 1).rstrip() + "…"
+            while count_tokens(cut) > room:
+                cut = truncate_to_tokens(cut, count_tokens(cut) - 2) + "…"
+            lines.append(cut)
+            sec.kept.append(key)
+            sec.truncated = True
+            used += count_tokens(cut)
+            n += 1
+        sec.dropped = [k for k, _ in items[n:]]
+        break
+    if sec.kept:
+        sec.lines, sec.used = lines, used
+
+
+def _fill_system(sec: _Section, req: ContextRequest) -> None:
+    room = sec.budget - MESSAGE_OVERHEAD
+    if room <= 0:
+        sec.dropped = ["system"]
+        return
+    text = req.system if count_tokens(req.system) <= room else truncate_to_tokens(req.system, room)
+    sec.truncated = text != req.system
+    sec.lines, sec.kept, sec.used = [text], ["system"], count_tokens(text) + MESSAGE_OVERHEAD
+
+
+def _fill_profile(sec: _Section, req: ContextRequest) -> None:
+    items = []
+    for key, value in req.profile.items():
+        if value in (None, "", [], {}):
+            continue
+        shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+        items.append((key, f"\n- {key}: {shown}"))
+    _add_lines(sec, HEADERS["profile"], items, partial=False)
+
+
+def _fill_bridge(sec: _Section, req: ContextRequest) -> None:
+    _add_lines(sec, HEADERS["bridge"], [("bridge", f"\n{req.bridge}")] if req.bridge else [])
+
+
+def _fill_summary(sec: _Section, req: ContextRequest) -> None:
+    newest_first = [(n, f"\n{text}") for n, text in reversed(list(enumerate(req.summaries)))]
+    _add_lines(sec, HEADERS["summary"], newest_first)
+    sec.lines = sec.lines[:1] + sec.lines[:0:-1]  # back to oldest → newest
+
+
+def _memory_line(m: MemoryItem) -> str:
+    day = m.created_at.date().isoformat() if m.created_at else "undated"
+    return f"\n- [{day} · {m.source_type} · {m.type}] {m.content}"
+
+
+def _fill_memories(sec: _Section, req: ContextRequest) -> None:
+    _add_lines(sec, HEADERS["memories"], [(m.memory_id, _memory_line(m)) for m in req.memories])
+
+
+def _fill_history(sec: _Section, req: ContextRequest) -> None:
+    """Newest first while they fit (each message pays its overhead); rendered back in time order."""
+    left = sec.budget
+    newest_first = [(i.id if i.id is not None else n, i) for n, i in reversed(list(enumerate(req.history)))]
+    for n, (key, item) in enumerate(newest_first):
+        cost = count_tokens(item.content) + MESSAGE_OVERHEAD
+        if cost <= left:
+            sec.lines.insert(0, f"{item.role}\x00{item.content}")
+            sec.kept.insert(0, key)
+            left -= cost
+            continue
+        if left - MESSAGE_OVERHEAD >= MIN_PARTIAL:  # keep the newest part of an over-long message
+            text = truncate_to_tokens(item.content, left - MESSAGE_OVERHEAD)
+            sec.lines.insert(0, f"{item.role}\x00{text}")
+            sec.kept.insert(0, key)
+            sec.truncated = True
+            left -= count_tokens(text) + MESSAGE_OVERHEAD
+            n += 1
+        sec.dropped = [k for k, _ in newest_first[n:]]
+        break
+    sec.used = sec.budget - left
+
+
+_FILL = {
+    "system": _fill_system,
+    "profile": _fill_profile,
+    "bridge": _fill_bridge,
+    "summary": _fill_summary,
+    "memories": _fill_memories,
+    "history": _fill_history,
+}
+
+
+def _render(sections: dict[str, _Section], input_text: str) -> list[BaseMessage]:
+    system = "".join(line for name in SECTIONS[:5] for line in sections[name].lines)
+    messages: list[BaseMessage] = [SystemMessage(system)] if system else []
+    for line in sections["history"].lines:
+        role, text = line.split("\x00", 1)
+        messages.append(HumanMessage(text) if role == "user" else AIMessage(text))
+    messages.append(HumanMessage(input_text))
+    return messages
+
+
+def _record(sec: _Section, position: int) -> dict[str, Any]:
+    return {
+        "name": sec.name,
+        "position": position,
+        "budget": sec.budget,
+        "used": sec.used,
+        "kept": len(sec.kept),
+        "dropped": len(sec.dropped),
+        "dropped_items": [str(k) for k in sec.dropped],
+        "truncated": sec.truncated,
+    }
+
+
+# -- persistence --------------------------------------------------------------------------------------------------
+def save_snapshot(store, comp: Composition, *, user_key: str, session_id: str | None, turn_id: int | None) -> int:
+    """One ContextSnapshot + a ContextSection per section: the allocation the back office shows for this turn."""
+    alloc = comp.allocation
+    with store.db() as db:
+        snap = ContextSnapshot(
+            turn_id=turn_id,
+            session_id=session_id,
+            user_key=user_key,
+            total_budget=alloc["total_budget"],
+            total_used=alloc["total_used"],
+            prompt=mask_pii(comp.prompt_text),
+        )  # the input is raw here: never store PII
+        db.add(snap)
+        db.flush()
+        db.add_all(
+            ContextSection(
+                snapshot_id=snap.id,
+                name=s["name"],
+                position=s["position"],
+                budget=s["budget"],
+                used=s["used"],
+                kept=s["kept"],
+                dropped=s["dropped"],
+                dropped_items=s["dropped_items"],
+            )
+            for s in alloc["sections"]
+        )
+        db.commit()
+        return snap.id
+
+
+def mark_injected(store, retrieval_id: int | None, injected: list[str], dropped: list[str]) -> None:
+    """Record on the logged hits which selected memories reached the prompt and which the budget cut."""
+    if retrieval_id is None or not (injected or dropped):
+        return
+    with store.db() as db:
+        rows = db.exec(
+            select(RetrievalHit).where(
+                RetrievalHit.retrieval_id == retrieval_id, col(RetrievalHit.memory_id).in_(injected + dropped)
+            )
+        ).all()
+        for row in rows:
+            row.injected = row.memory_id in injected
+            if not row.injected:
+                row.drop_reason = "budget"
+            db.add(row)
+        db.commit()

@@ -1,0 +1,334 @@
+"""Rolling summaries and session bridges.
+
+A session's prompt carries a *sliding window* of its latest messages verbatim; older messages are folded into
+``SummaryAnchor`` rows, each recording the message range it covers, so the summary never loses track of where it came
+from. Folding is triggered by turns or tokens (settings) and runs after the reply. When a session ends — explicitly,
+because the user started another one, or after an idle timeout — a 2–3 sentence ``SessionBridge`` is written and
+linked to the user's next session, whose first turn gets it injected ("last time we …").
+
+The summariser is a seam: an LLM one when configured (agent/llm.py), the extractive one here otherwise. Summaries
+start with a ``Goal:`` / ``目标：`` line, which the agent adds to retrieval queries for follow-ups.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Protocol
+
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from memory.config import Settings
+from memory.storage.models import Message, Session, SessionBridge, SummaryAnchor, utcnow
+from memory.text.tokens import count_tokens, truncate_to_tokens
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_SENTENCE = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n+")
+_GOAL_LINE = re.compile(r"^(?:Goal:|目标[:：])\s*(.+)$", re.MULTILINE)
+_GOAL_WORDS = re.compile(
+    r"\b(plan|planning|trip|travel|visit|book|looking for|want to|need|help me|going to|itinerary|organi[sz]e)\b|"
+    r"规划|计划|帮我|想去|打算|旅行|旅游|预订|订|需要|想要|准备",
+    re.IGNORECASE,
+)
+_session_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+class Summariser(Protocol):
+    def summarise(self, lines: list[tuple[str, str]], previous_goal: str | None, max_tokens: int) -> str: ...
+
+    def bridge(self, lines: list[tuple[str, str]], summary: str | None, max_tokens: int) -> str: ...
+
+
+def is_chinese(text: str) -> bool:
+    """Mostly-CJK text gets Chinese labels and sentences."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(bool(_CJK.match(c)) for c in letters) / len(letters) > 0.3
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def _score(sentence: str) -> float:
+    score = 3.0 if _GOAL_WORDS.search(sentence) else 0.0
+    score += len(re.findall(r"\d+", sentence))
+    score += len(re.findall(r"\b[A-Z][a-z]{2,}", sentence)) * 0.5
+    return score + min(len(sentence), 120) / 120
+
+
+@dataclass
+class ExtractiveSummariser:
+    """Offline: picks the user's most informative sentences; works for Chinese and English alike."""
+
+    points: int = 3
+
+    def summarise(self, lines: list[tuple[str, str]], previous_goal: str | None, max_tokens: int) -> str:
+        said = [s for role, text in lines if role == "user" for s in sentences(text)]
+        goals = [s for s in said if _GOAL_WORDS.search(s)]
+        goal = goals[-1] if goals else previous_goal
+        best = sorted(range(len(said)), key=lambda i: -_score(said[i]))[: self.points]
+        points = [said[i] for i in sorted(best) if said[i] != goal]
+        zh = is_chinese(" ".join(said) or (goal or ""))
+        out = []
+        if goal:
+            out.append(("目标：" if zh else "Goal: ") + goal)
+        if points:
+            out.append(("要点：" if zh else "Points: ") + ("；" if zh else "; ").join(points))
+        return _cap("\n".join(out) or _fallback(lines), max_tokens)
+
+    def bridge(self, lines: list[tuple[str, str]], summary: str | None, max_tokens: int) -> str:
+        said = [s for role, text in lines if role == "user" for s in sentences(text)]
+        goal = current_goal([summary] if summary else []) or next((s for s in said if _GOAL_WORDS.search(s)), None)
+        zh = is_chinese(" ".join(said) + (summary or ""))
+        points = [
+            p
+            for line in (summary or "").splitlines()
+            if line.startswith(("Points:", "要点："))
+            for p in re.split(r"[;；]\s*", line.split(":", 1)[-1].split("：", 1)[-1])
+            if p.strip()
+        ]
+        points = [p.strip() for p in points if p.strip() != goal][:2]
+        last = said[-1] if said else None
+        parts = []
+        lead = goal or (points.pop(0) if points else None)
+        if goal:
+            parts.append(f"上次我们在聊：{_end(goal, zh)}" if zh else f"Last time we worked on: {_end(goal, zh)}")
+        elif lead:
+            parts.append(f"上次你告诉我：{_end(lead, zh)}" if zh else f"Last time you told me: {_end(lead, zh)}")
+        if points:
+            parts.append(("要点：" if zh else "Key points: ") + _end(("；" if zh else "; ").join(points), zh))
+        if last and last != lead and last not in points:
+            parts.append(f"你最后说：“{last}”" if zh else f'Your last message was: "{last}"')
+        return _cap(" ".join(parts[:3]) or _fallback(lines), max_tokens)
+
+
+def _end(text: str, zh: bool) -> str:
+    """Close a sentence once (no "?." pile-ups)."""
+    text = text.strip()
+    return text if text[-1:] in "。！？!?.…" else text + ("。" if zh else ".")
+
+
+def _fallback(lines: list[tuple[str, str]]) -> str:
+    return " / ".join(text for _, text in lines[-2:]) or "(empty)"
+
+
+def _cap(text: str, max_tokens: int) -> str:
+    return text if count_tokens(text) <= max_tokens else truncate_to_tokens(text, max_tokens - 1) + "…"
+
+
+def current_goal(summaries: list[str]) -> str | None:
+    """The newest ``Goal:`` line of the given summaries (oldest first), if any."""
+    for text in reversed(summaries):
+        found = _GOAL_LINE.findall(text or "")
+        if found:
+            return found[-1].strip()
+    return None
+
+
+def retrieval_query(text: str, goal: str | None, *, short: int = 32) -> str:
+    """Short follow-ups ("make the hotel cheaper") are searched together with the session's goal."""
+    if not goal or goal in text or count_tokens(text) > short:
+        return text
+    return f"{text}\n{goal}"
+
+
+# -- anchors -----------------------------------------------------------------------------------------------------
+def anchors(store, session_id: str) -> list[SummaryAnchor]:
+    with store.db() as db:
+        q = select(SummaryAnchor).where(SummaryAnchor.session_id == session_id).order_by(SummaryAnchor.to_message_id)
+        return list(db.exec(q).all())
+
+
+def covered_to(store, session_id: str) -> int:
+    with store.db() as db:
+        q = select(func.max(SummaryAnchor.to_message_id)).where(SummaryAnchor.session_id == session_id)
+        return db.exec(q).one() or 0
+
+
+def _lock(session_id: str) -> threading.Lock:
+    with _locks_guard:
+        return _session_locks.setdefault(session_id, threading.Lock())
+
+
+def _turn_starts(messages: list[Message]) -> list[int]:
+    return [n for n, m in enumerate(messages) if m.role == "user"]
+
+
+def maybe_summarise(
+    store, session_id: str, settings: Settings, summariser: Summariser | None = None
+) -> SummaryAnchor | None:
+    """Fold the oldest unsummarised turns into an anchor when turns or tokens pass their trigger."""
+    with _lock(session_id):
+        done = covered_to(store, session_id)
+        pending = store.messages(session_id, after_id=done)
+        starts = _turn_starts(pending)
+        tokens = sum(m.tokens for m in pending)
+        if len(starts) < settings.summary_trigger_turns and tokens < settings.summary_trigger_tokens:
+            return None
+        keep = settings.summary_keep_turns
+        if keep and len(starts) > keep:
+            cut = starts[-keep]
+        elif keep and starts and starts[-1] > 0:  # token trigger with few turns: fold all but the newest turn
+            cut = starts[-1]
+        else:
+            cut = len(pending)
+        fold = pending[:cut]
+        if not fold:
+            return None
+        return _write_anchor(store, session_id, fold, settings, summariser or ExtractiveSummariser())
+
+
+def _write_anchor(
+    store, session_id: str, fold: list[Message], settings: Settings, summariser: Summariser
+) -> SummaryAnchor | None:
+    previous = current_goal([a.text for a in anchors(store, session_id)])
+    text = _cap(
+        summariser.summarise([(m.role, m.content) for m in fold], previous, settings.summary_max_tokens),
+        settings.summary_max_tokens,
+    )
+    row = SummaryAnchor(
+        session_id=session_id,
+        user_key=fold[0].user_key,
+        from_message_id=fold[0].id,
+        to_message_id=fold[-1].id,
+        text=text,
+        tokens=count_tokens(text),
+    )
+    if covered_to(store, session_id) >= row.from_message_id:  # another process folded these meanwhile
+        return None
+    with store.db() as db:
+        db.add(row)
+        db.commit()
+    return row
+
+
+# -- sessions and bridges ----------------------------------------------------------------------------------------
+def end_session_row(
+    store, session: Session, settings: Settings, summariser: Summariser | None = None
+) -> SessionBridge | None:
+    """Mark the session ended and write its bridge (once; an ended session returns its existing bridge)."""
+    with store.db() as db:
+        existing = db.exec(select(SessionBridge).where(SessionBridge.from_session_id == session.id)).first()
+        row = db.get(Session, session.id)
+        if row is not None and row.status != "ended":
+            row.status, row.ended_at = "ended", utcnow()
+            db.add(row)
+            db.commit()
+    if existing is not None:
+        return existing
+    msgs = store.messages(session.id)
+    if not any(m.role == "user" for m in msgs):
+        return None
+    summary = "\n".join(a.text for a in anchors(store, session.id))
+    recent = [(m.role, m.content) for m in msgs if m.id > covered_to(store, session.id)] or [
+        (m.role, m.content) for m in msgs[-4:]
+    ]
+    if not summary:
+        summary = ExtractiveSummariser().summarise(recent, None, settings.summary_max_tokens)
+    text = _cap(
+        (summariser or ExtractiveSummariser()).bridge(recent, summary, settings.summary_max_tokens),
+        settings.summary_max_tokens,
+    )
+    bridge = SessionBridge(
+        user_key=session.user_key,
+        agent_id=session.agent_id,
+        from_session_id=session.id,
+        text=text,
+        tokens=count_tokens(text),
+    )
+    with store.db() as db:
+        db.add(bridge)
+        db.commit()
+    return bridge
+
+
+def close_other_sessions(
+    store, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
+) -> list[SessionBridge]:
+    """A new session ends the user's other active ones; otherwise only those idle past the timeout end."""
+    idle = settings.session_idle_minutes
+    cutoff = utcnow() - timedelta(minutes=idle) if idle else None
+    with store.db() as db:
+        others = db.exec(
+            select(Session)
+            .where(
+                Session.user_key == session.user_key,
+                Session.agent_id == session.agent_id,
+                Session.status == "active",
+                Session.id != session.id,
+            )
+            .order_by(Session.last_activity_at)
+        ).all()  # the most recent one's bridge is written last: it is taken next
+    ending = [s for s in others if first_turn or (cutoff is not None and _aware(s.last_activity_at) < cutoff)]
+    return [b for s in ending if (b := end_session_row(store, s, settings, summariser)) is not None]
+
+
+def _aware(value):
+    from datetime import UTC
+
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def take_bridge(store, session: Session) -> SessionBridge | None:
+    """Link the newest unlinked bridge of this user and agent to ``session`` (its first turn) and return it."""
+    with store.db() as db:
+        bridge = db.exec(
+            select(SessionBridge)
+            .where(
+                SessionBridge.user_key == session.user_key,
+                SessionBridge.agent_id == session.agent_id,
+                SessionBridge.from_session_id != session.id,
+                col(SessionBridge.to_session_id).is_(None) | (SessionBridge.to_session_id == session.id),
+            )
+            .order_by(col(SessionBridge.created_at).desc(), col(SessionBridge.id).desc())
+        ).first()
+        if bridge is None:
+            return None
+        bridge.to_session_id, bridge.injected_at = session.id, bridge.injected_at or utcnow()
+        db.add(bridge)
+        db.commit()
+        return bridge
+
+
+def bridges_for(store, user_key: str) -> list[SessionBridge]:
+    with store.db() as db:
+        q = select(SessionBridge).where(SessionBridge.user_key == user_key).order_by(SessionBridge.id)
+        return list(db.exec(q).all())
+
+
+def reopen(store, session: Session) -> None:
+    """A message in an ended session makes it active again (its bridge stays: it already served the next session)."""
+    with store.db() as db:
+        row = db.get(Session, session.id)
+        if row is not None and row.status == "ended":
+            row.status, row.ended_at = "active", None
+            db.add(row)
+            db.commit()
+
+
+def find_session(store, user_key: str, session_id: str, agent_id: str) -> Session | None:
+    with store.db() as db:
+        return db.exec(
+            select(Session).where(
+                Session.user_key == user_key, Session.agent_id == agent_id, Session.external_id == session_id
+            )
+        ).first()
+
+
+def end_session(
+    store, user_id: str, session_id: str, agent_id: str | None = None, summariser: Summariser | None = None
+) -> SessionBridge | None:
+    """End a session by its external ids (``memlens end-session``); returns its bridge, None when it was empty."""
+    from memory import validate
+    from memory.errors import NotFound
+
+    user = store.get_user(user_id)
+    agent = validate.agent_id(agent_id, store.settings.default_agent_id)
+    session = find_session(store, user.key, validate.external_id(session_id, "session id"), agent)
+    if session is None:
+        raise NotFound(f"no session {session_id[:80]!r} for this user")
+    return end_session_row(store, session, store.settings, summariser)

@@ -1,0 +1,148 @@
+"""Engine factory and numbered schema migrations.
+
+Nothing here runs at import time. ``migrate`` applies each numbered migration once, in order, records it in
+``schemamigration``, and holds a lock while doing so (an advisory lock on PostgreSQL; on SQLite a lost race is retried)
+so several processes starting together do not race.
+
+Adding a migration: append ``(version, name, fn)`` to ``MIGRATIONS``; ``fn(conn)`` must be idempotent with respect to
+the tables ``0001`` creates from the current models (use :func:`add_column_if_missing`), because a fresh database
+gets the current models from ``0001`` and then runs every later step.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.orm.exc import StaleDataError
+from sqlmodel import SQLModel
+from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+from memory.config import Settings
+from memory.errors import Conflict
+from memory.storage import models
+
+MigrationFn = Callable[[Connection], None]
+T = TypeVar("T")
+#: PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock, lock not available
+_PG_TRANSIENT = {"40001", "40P01", "55P03"}
+
+
+def make_engine(settings: Settings) -> Engine:
+    url = settings.resolved_database_url()
+    if url.startswith("sqlite"):
+        if url.startswith("sqlite:///") and ":memory:" not in url:
+            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, echo=settings.sql_echo, connect_args={"check_same_thread": False, "timeout": 30})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, echo=settings.sql_echo, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def add_column_if_missing(conn: Connection, table: str, column: str, ddl_type: str) -> None:
+    if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
+        conn.execute(text(f'ALTER TABLE "{table}" ADD COLUMN "{column}" {ddl_type}'))
+
+
+def _m0001_initial(conn: Connection) -> None:
+    tables = [t for name, t in SQLModel.metadata.tables.items() if name != "schemamigration"]
+    SQLModel.metadata.create_all(conn, tables=tables)
+
+
+MIGRATIONS: list[tuple[int, str, MigrationFn]] = [
+    (1, "initial schema", _m0001_initial),
+]
+
+
+def migrate(engine: Engine) -> list[int]:
+    """Apply pending migrations; returns the versions applied now.
+
+    Two SQLite processes may race here (SQLite has no advisory lock); the loser's insert fails and it simply
+    re-reads what the winner recorded. On PostgreSQL a concurrent ``CREATE TABLE`` outside our lock (e.g. the
+    checkpointer's) can still collide in the catalog, which a retry also settles.
+    """
+    for attempt in Retrying(
+        retry=retry_if_exception(lambda e: isinstance(e, IntegrityError | OperationalError | DBAPIError)),
+        stop=stop_after_attempt(5),
+        wait=wait_random_exponential(multiplier=0.05, max=1.0),
+        reraise=True,
+    ):
+        with attempt:
+            return _migrate_once(engine)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _migrate_once(engine: Engine) -> list[int]:
+    applied_now: list[int] = []
+    with engine.begin() as conn:
+        _lock(conn)
+        models.SchemaMigration.__table__.create(conn, checkfirst=True)
+        done = {row[0] for row in conn.execute(text("SELECT version FROM schemamigration"))}
+        for version, name, fn in MIGRATIONS:
+            if version in done:
+                continue
+            fn(conn)
+            conn.execute(
+                models.SchemaMigration.__table__.insert().values(version=version, name=name, applied_at=models.utcnow())
+            )
+            applied_now.append(version)
+    return applied_now
+
+
+def _lock(conn: Connection) -> None:
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(727274)"))
+
+
+# -- concurrency ------------------------------------------------------------------------------------------------
+def is_transient(exc: BaseException, *, integrity: bool = False) -> bool:
+    """True for errors a re-run of the whole read-modify-write can fix: a lost optimistic-version race, a busy
+    SQLite file, a PostgreSQL serialization failure or deadlock (and, when asked, a lost insert race)."""
+    if isinstance(exc, StaleDataError):
+        return True
+    if integrity and isinstance(exc, IntegrityError):
+        return True
+    if isinstance(exc, OperationalError) and any(w in str(exc).lower() for w in ("database is locked", "busy")):
+        return True
+    code = getattr(getattr(exc, "orig", None), "sqlstate", None)
+    return isinstance(exc, DBAPIError) and code in _PG_TRANSIENT
+
+
+def retrying(fn: Callable[..., T] | None = None, *, attempts: int = 6, integrity: bool = False) -> Any:
+    """Decorator: re-run ``fn`` (which must read, change and commit in its own transaction) when a concurrent writer
+    won; after ``attempts`` it raises :class:`memory.errors.Conflict`. Usable as ``@retrying`` or
+    ``@retrying(integrity=True)`` (also retry a unique-constraint race, for get-or-create followed by an update)."""
+
+    def wrap(f: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(f)
+        def run(*args: Any, **kwargs: Any) -> T:
+            try:
+                for attempt in Retrying(
+                    retry=retry_if_exception(lambda e: is_transient(e, integrity=integrity)),
+                    stop=stop_after_attempt(attempts),
+                    wait=wait_random_exponential(multiplier=0.01, max=0.5),
+                ):
+                    with attempt:
+                        return f(*args, **kwargs)
+            except RetryError as exc:
+                last = exc.last_attempt.exception()
+                msg = f"{f.__name__}: a concurrent change kept winning ({attempts} tries); try again"
+                raise Conflict(msg) from last
+            raise AssertionError("unreachable")  # pragma: no cover
+
+        return run
+
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,297 @@
+"""SQLModel tables: SQL is the source of truth; the LanceDB index is derived from ``Memory`` rows.
+
+Users are addressed outside by an *external id* (whatever the host application uses, hostile or not) and inside by
+a random ``key`` (hex). Only keys ever reach LanceDB filters or file paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, Integer, Text, UniqueConstraint, event
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlmodel import Field, SQLModel
+
+MEMORY_TYPES = ("fact", "preference", "event", "summary", "turn")
+SOURCE_TYPES = ("user-stated", "inferred", "tool", "system")
+STATUSES = ("active", "superseded", "archived", "deleted")
+
+
+def utcnow() -> datetime:
+    """Aware UTC: SQLModel refuses naive datetimes."""
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+#: JSON on SQLite, JSONB on PostgreSQL (plain ``json`` there has no equality operator: DISTINCT/GROUP BY would fail)
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+
+def id_hash(value: str) -> str:
+    """Fixed-size digest of an external id: unique indexes use it (PostgreSQL refuses index rows over ~2.7 kB)."""
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def _version_column() -> Column:
+    """An optimistic-lock counter: the mapper adds ``WHERE version = <read>`` to every ORM UPDATE of the row and
+    bumps it, so a concurrent writer's change is never silently overwritten (the loser gets ``StaleDataError``;
+    :func:`memory.storage.db.retrying` re-runs its read-modify-write)."""
+    return Column("version", Integer, nullable=False, default=1)
+
+
+def _json(default: Any = None) -> Any:
+    factory = (lambda: list(default)) if isinstance(default, list) else (lambda: dict(default or {}))
+    return Field(default_factory=factory, sa_column=Column(JSONType, nullable=False))
+
+
+class User(SQLModel, table=True):
+    key: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    external_id: str = Field(sa_column=Column(Text, nullable=False))
+    #: sha256 of external_id, filled on insert; look users up by it (see :func:`id_hash`)
+    external_hash: str = Field(default="", unique=True, max_length=64)
+    display_name: str | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+_PROFILE_VERSION = _version_column()
+
+
+class ProfileField(SQLModel, table=True):
+    """One explicit core-profile field of a user; ``version`` guards concurrent edits."""
+
+    __table_args__ = (UniqueConstraint("user_key", "field"),)
+    id: int | None = Field(default=None, primary_key=True)
+    user_key: str = Field(index=True, foreign_key="user.key", max_length=32)
+    field: str = Field(max_length=64)
+    value: Any = _json()
+    confidence: float = 1.0
+    source: str = "user-stated"
+    source_message_id: int | None = None
+    updated_at: datetime = Field(default_factory=utcnow)
+    version: int = Field(default=1, sa_column=_PROFILE_VERSION)
+    __mapper_args__ = {"version_id_col": _PROFILE_VERSION}
+
+
+class ProfileChange(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    user_key: str = Field(index=True, foreign_key="user.key", max_length=32)
+    field: str = Field(max_length=64)
+    old_value: Any = Field(default=None, sa_column=Column(JSONType, nullable=True))
+    new_value: Any = Field(default=None, sa_column=Column(JSONType, nullable=True))
+    source: str = "user-stated"
+    source_message_id: int | None = None
+    reason: str = ""
+    at: datetime = Field(default_factory=utcnow)
+
+
+class Session(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("user_key", "agent_id", "external_hash"),)
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    user_key: str = Field(index=True, foreign_key="user.key", max_length=32)
+    agent_id: str = Field(default="default", max_length=64)
+    external_id: str = Field(sa_column=Column(Text, nullable=False))
+    #: sha256 of external_id, filled on insert; look sessions up by it (see :func:`id_hash`)
+    external_hash: str = Field(default="", max_length=64)
+    title: str | None = None
+    status: str = "active"  # active | ended
+    started_at: datetime = Field(default_factory=utcnow)
+    last_activity_at: datetime = Field(default_factory=utcnow)
+    ended_at: datetime | None = None
+
+
+class Message(SQLModel, table=True):
+    __table_args__ = (
+        Index("ix_message_session_id_id", "session_id", "id"),
+        UniqueConstraint("user_key", "idempotency_key"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(foreign_key="session.id", max_length=32)
+    user_key: str = Field(index=True, max_length=32)
+    role: str = Field(max_length=16)  # user | assistant | system | tool
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    tokens: int = 0
+    #: unique per user: a repeated key returns the stored message (see MemoryService.add_message)
+    idempotency_key: str | None = Field(default=None, max_length=128)
+    #: set when a writer takes this message through the write pipeline (one writer per message, see claim_for_write)
+    write_claimed_at: datetime | None = None
+    meta: dict = _json()
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class SummaryAnchor(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(index=True, foreign_key="session.id", max_length=32)
+    user_key: str = Field(index=True, max_length=32)
+    from_message_id: int
+    to_message_id: int
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    tokens: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class SessionBridge(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    user_key: str = Field(index=True, max_length=32)
+    agent_id: str = Field(default="default", max_length=64)
+    from_session_id: str = Field(index=True, max_length=32)
+    to_session_id: str | None = Field(default=None, index=True, max_length=32)
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    tokens: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+    injected_at: datetime | None = None
+
+
+_MEMORY_VERSION = _version_column()
+
+
+class Memory(SQLModel, table=True):
+    __table_args__ = (
+        Index("ix_memory_user_agent_status", "user_key", "agent_id", "status"),
+        Index("ix_memory_user_created", "user_key", "created_at"),
+    )
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    user_key: str = Field(foreign_key="user.key", max_length=32)
+    agent_id: str = Field(default="default", max_length=64)
+    type: str = Field(default="fact", max_length=16)
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    content: str = Field(sa_column=Column(Text, nullable=False))
+    source_type: str = Field(default="user-stated", max_length=16)
+    source_message_ids: list = _json([])
+    confidence: float = 1.0
+    importance: float = 0.5
+    status: str = Field(default="active", max_length=16)
+    superseded_by: str | None = Field(default=None, max_length=32)
+    event_time: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    reinforce_count: int = 0
+    expires_at: datetime | None = None
+    indexed: bool = Field(default=False, index=True)
+    version: int = Field(default=1, sa_column=_MEMORY_VERSION)
+    meta: dict = _json()
+    __mapper_args__ = {"version_id_col": _MEMORY_VERSION}
+
+
+class MemoryEvent(SQLModel, table=True):
+    """The write log: every decision about a memory, with its reason."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_key: str = Field(index=True, max_length=32)
+    agent_id: str = Field(default="default", max_length=64)
+    memory_id: str | None = Field(default=None, index=True, max_length=32)
+    op: str = Field(max_length=16)  # ADD | REINFORCE | UPDATE | NOOP | EDIT | DELETE | ARCHIVE | FLAG | ...
+    reason: str = ""
+    content: str = Field(default="", sa_column=Column(Text, nullable=False))
+    message_id: int | None = Field(default=None, index=True)  # claim_for_write looks events up by message
+    turn_id: int | None = None
+    detail: dict = _json()
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class Turn(SQLModel, table=True):
+    """One pass of the agent loop; ties the retrieval, the context snapshot and the writes together."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(index=True, max_length=32)
+    user_key: str = Field(index=True, max_length=32)
+    user_message_id: int | None = None
+    reply_message_id: int | None = None
+    model: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Retrieval(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    user_key: str = Field(index=True, max_length=32)
+    agent_id: str = Field(default="default", max_length=64)
+    session_id: str | None = Field(default=None, max_length=32)
+    turn_id: int | None = Field(default=None, index=True)
+    query: str = Field(sa_column=Column(Text, nullable=False))
+    retrieval_query: str = Field(sa_column=Column(Text, nullable=False))
+    mode: str = "hybrid"
+    k: int = 5
+    threshold: float = 0.0
+    params: dict = _json()
+    latency_ms: float = 0.0
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class RetrievalHit(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    retrieval_id: int = Field(index=True, foreign_key="retrieval.id")
+    memory_id: str = Field(index=True, max_length=32)
+    rank: int
+    similarity: float | None = None
+    fts_score: float | None = None
+    fused_score: float = 0.0
+    passed: bool = False
+    selected: bool = False
+    injected: bool = False
+    drop_reason: str | None = None
+
+
+class ContextSnapshot(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    turn_id: int | None = Field(default=None, index=True)
+    session_id: str | None = Field(default=None, index=True, max_length=32)
+    user_key: str = Field(index=True, max_length=32)
+    total_budget: int
+    total_used: int
+    prompt: str = Field(default="", sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ContextSection(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    snapshot_id: int = Field(index=True, foreign_key="contextsnapshot.id")
+    name: str = Field(max_length=32)
+    position: int = 0
+    budget: int
+    used: int
+    kept: int = 0
+    dropped: int = 0
+    dropped_items: list = _json([])
+
+
+class HitLabel(SQLModel, table=True):
+    """A person's verdict on one retrieval hit (relevant or not) — feeds precision/recall in the lab."""
+
+    __table_args__ = (UniqueConstraint("retrieval_id", "memory_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    user_key: str = Field(index=True, max_length=32)
+    retrieval_id: int = Field(index=True)
+    memory_id: str = Field(max_length=32)
+    relevant: bool
+    labeled_by: str = "team"
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Setting(SQLModel, table=True):
+    """Live overrides of Settings fields (see ``memory.config.LIVE_SETTINGS``)."""
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: Any = Field(default=None, sa_column=Column(JSONType, nullable=True))
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class SchemaMigration(SQLModel, table=True):
+    version: int = Field(primary_key=True)
+    name: str
+    applied_at: datetime = Field(default_factory=utcnow)
+
+
+@event.listens_for(User, "before_insert")
+@event.listens_for(Session, "before_insert")
+def _fill_external_hash(_mapper, _conn, target: User | Session) -> None:
+    """Rows created anywhere (service, import, seeds) get their lookup hash without the caller knowing."""
+    target.external_hash = id_hash(target.external_id)

@@ -1,0 +1,137 @@
+"""The service's components — settings, SQL engine, LanceDB index, embedder, a small thread pool — created on first
+use (constructing one connects to nothing), plus the live settings the back office can change."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from sqlmodel import Session as DBSession
+from sqlmodel import select
+
+from memory.config import LIVE_SETTINGS, Settings
+from memory.errors import ConfigError, InvalidInput
+from memory.retrieval.recall import RecallParams
+from memory.storage import integrity
+from memory.storage.db import make_engine, migrate
+from memory.storage.embed import Embedder, make_embedder
+from memory.storage.models import (
+    Setting,
+    utcnow,
+)
+from memory.storage.vectors import VectorIndex
+
+
+class Store:
+    """What every domain module receives as its *store*: components and live settings, nothing domain-specific."""
+
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None) -> None:
+        self.settings = settings or Settings()
+        self._engine = None
+        self._index: VectorIndex | None = None
+        self._embedder = embedder
+        self._pool: ThreadPoolExecutor | None = None
+        self._init_lock = threading.RLock()  # one service is shared by threads (Streamlit, bench/load.py)
+
+    # -- components (lazy) -----------------------------------------------------------------------------------
+    @property
+    def engine(self):
+        if self._engine is None:
+            with self._init_lock:
+                if self._engine is None:
+                    engine = make_engine(self.settings)
+                    migrate(engine)  # published only once migrated: other threads must not see a bare schema
+                    self._engine = engine
+        return self._engine
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            with self._init_lock:
+                if self._embedder is None:
+                    self._embedder = make_embedder(self.settings)
+        return self._embedder
+
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        """Two worker threads for I/O that can overlap (full-text search beside the query embedding)."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlens")
+        return self._pool
+
+    @property
+    def index(self) -> VectorIndex:
+        if self._index is None:
+            with self._init_lock:
+                if self._index is None:
+                    self._index = VectorIndex(self.settings.resolved_lancedb_uri(), self.embedder.dim)
+                    if self.settings.repair_on_start:
+                        self._startup_repair()
+        return self._index
+
+    def _startup_repair(self) -> None:
+        """A crash may have left rows unindexed or vectors orphaned: settle that cheaply before first use."""
+        # ConfigError: the embedder changed under the index; `memlens reindex` is the fix, and it needs the index
+        with contextlib.suppress(ConfigError):
+            integrity.startup_repair(self)
+
+    def db(self) -> DBSession:
+        return DBSession(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+        self._index = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+    # -- live settings ---------------------------------------------------------------------------------------
+    def effective_settings(self) -> Settings:
+        """Settings with the back office's live overrides (read fresh: another process may have changed them)."""
+        with self.db() as db:
+            overrides = {s.key: s.value for s in db.exec(select(Setting)).all() if s.key in LIVE_SETTINGS}
+        return self.settings.model_copy(update=overrides) if overrides else self.settings
+
+    def set_live_settings(self, values: dict[str, Any]) -> Settings:
+        unknown = set(values) - set(LIVE_SETTINGS)
+        if unknown:
+            raise InvalidInput(f"not a live setting: {', '.join(sorted(unknown))}")
+        checked = Settings.model_validate({**self.settings.model_dump(), **values})  # validates ranges
+        with self.db() as db:
+            for key in values:
+                row = db.get(Setting, key) or Setting(key=key)
+                row.value = getattr(checked, key)
+                row.updated_at = utcnow()
+                db.add(row)
+            db.commit()
+        return self.effective_settings()
+
+    def recall_params(self, **overrides: Any) -> RecallParams:
+        s = self.effective_settings()
+        params = RecallParams(
+            mode=s.search_mode,
+            k=s.top_k,
+            threshold=s.similarity_threshold,
+            relative_cut=s.relative_cut,
+            fusion=s.fusion,
+            vector_weight=s.vector_weight,
+            rrf_k=s.rrf_k,
+            pool=s.candidate_pool,
+        )
+        for key, value in overrides.items():
+            if value is not None:
+                setattr(params, key, value)
+        if params.mode not in ("vector", "fulltext", "hybrid"):
+            raise InvalidInput(f"mode must be vector, fulltext or hybrid, not {params.mode!r}")
+        if params.k < 1:
+            raise InvalidInput("k must be at least 1")
+        if not -1.0 <= params.threshold <= 1.0:  # also refuses NaN, which would otherwise reach SQL as NULL
+            raise InvalidInput(f"threshold must be between -1 and 1, not {params.threshold}")
+        if params.relative_cut is not None and not params.relative_cut >= 0.0:
+            raise InvalidInput(f"relative cut must be 0 or more, not {params.relative_cut}")
+        params.pool = max(params.pool, params.k)
+        return params

@@ -1,0 +1,271 @@
+"""The LanceDB side: one table of retrievable memories with cosine vectors and a full-text index.
+
+The table is derived from SQL (``Memory`` rows with status ``active``) and can be rebuilt at any time. Filters are
+SQL strings in LanceDB, so only validated keys go into them, and every literal is quoted by :func:`sql_literal`.
+Full text uses the ICU word segmenter, which splits Chinese into words (the default tokenizer finds nothing in
+Chinese) and English with stemming.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS
+from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+from memory.errors import ConfigError
+
+TABLE = "memories"
+_KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+#: unindexed rows tolerated before the FTS index is refreshed (they are still searched, only slower)
+OPTIMIZE_EVERY = 2000
+#: appends (each one a new small fragment) tolerated before compacting: 300 one-row fragments made a 10k-row user's
+#: search 5× slower (31 → 154 ms); compacting costs 0.3-0.7 s, i.e. ~10 ms per append amortised
+OPTIMIZE_EVERY_APPENDS = 50
+
+
+def _commit_conflict(exc: BaseException) -> bool:
+    """Lance commits optimistically: a writer preempted by another process's commit gets a retryable error (nothing
+    of its own was committed, so doing it again is safe)."""
+    text = str(exc).lower()
+    return isinstance(exc, RuntimeError | OSError | ValueError) and ("commit conflict" in text or "preempted" in text)
+
+
+#: decorator for every index write: several app processes share one LanceDB table
+retry_conflicts = retry(
+    retry=retry_if_exception(_commit_conflict),
+    stop=stop_after_attempt(8),
+    wait=wait_random_exponential(multiplier=0.02, max=1.0),
+    reraise=True,
+)
+
+
+def sql_literal(value: str) -> str:
+    """Quote a value for a LanceDB (DataFusion SQL) filter; refuses anything but plain key characters."""
+    if not _KEY_RE.match(value):
+        raise ValueError(f"refusing to put {value!r} into an index filter")
+    return "'" + value.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    id: str
+    user_key: str
+    agent_id: str
+    text: str
+    vector: np.ndarray
+    type: str
+    created_at: datetime
+    status: str = "active"
+
+
+class VectorIndex:
+    """Add, search (vector / full text), delete and rebuild over one LanceDB table."""
+
+    def __init__(self, uri: str, dim: int) -> None:
+        self.uri = uri
+        self.dim = dim
+        self._db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
+        self._tbl = None
+        self._since_optimize = 0
+        self._appends = 0
+        self._lock = threading.Lock()  # threads of one process share the index: open or create the table once
+
+    # -- table lifecycle -------------------------------------------------------------------------------------
+    def _schema(self) -> pa.Schema:
+        return pa.schema(
+            [
+                pa.field("id", pa.string(), nullable=False),
+                pa.field("user_key", pa.string(), nullable=False),
+                pa.field("agent_id", pa.string(), nullable=False),
+                pa.field("text", pa.string(), nullable=False),
+                pa.field("vector", pa.list_(pa.float32(), self.dim)),
+                pa.field("type", pa.string()),
+                pa.field("status", pa.string()),
+                pa.field("created_at", pa.timestamp("us")),
+            ]
+        )
+
+    @property
+    def table(self):
+        if self._tbl is None:
+            with self._lock:
+                if self._tbl is None:
+                    self._tbl = self._open_or_create()
+        return self._tbl
+
+    def _open_or_create(self):
+        if TABLE in self._db.list_tables().tables:
+            tbl = self._db.open_table(TABLE)
+            have = tbl.schema.field("vector").type.list_size
+            if have != self.dim:
+                raise ConfigError(
+                    f"the index holds {have}-d vectors but the embedder gives {self.dim}-d: run `memlens reindex`"
+                )
+            # appends by earlier processes (one CLI call = one fragment) count towards the next compaction
+            self._appends = tbl.stats()["fragment_stats"]["num_small_fragments"]
+            return tbl
+        return self._create()
+
+    @retry_conflicts
+    def _create(self):
+        tbl = self._db.create_table(TABLE, schema=self._schema(), exist_ok=True)
+        self._ensure_indices(tbl)
+        return tbl
+
+    @staticmethod
+    def _ensure_indices(tbl) -> None:
+        tbl.create_index("text", config=FTS(base_tokenizer="icu", language="English", stem=True), replace=True)
+        tbl.create_scalar_index("user_key", index_type="BTREE", replace=True)
+
+    def drop(self) -> None:
+        if TABLE in self._db.list_tables().tables:
+            self._db.drop_table(TABLE)
+        self._tbl = None
+
+    # -- writes ----------------------------------------------------------------------------------------------
+    def _arrow(self, rows: list[IndexRow]) -> pa.Table:
+        return pa.Table.from_pylist(
+            [
+                {
+                    "id": r.id,
+                    "user_key": r.user_key,
+                    "agent_id": r.agent_id,
+                    "text": r.text,
+                    "vector": np.asarray(r.vector, dtype=np.float32).tolist(),
+                    "type": r.type,
+                    "status": r.status,
+                    "created_at": r.created_at,
+                }
+                for r in rows
+            ],
+            schema=self._schema(),
+        )
+
+    @retry_conflicts
+    def add(self, rows: list[IndexRow]) -> None:
+        """Append rows whose ids are new (3× cheaper than an upsert; repair uses :meth:`upsert`)."""
+        if rows:
+            self.table.add(self._arrow(rows))
+            self._count_and_maybe_optimize(len(rows))
+
+    @retry_conflicts
+    def upsert(self, rows: list[IndexRow]) -> None:
+        """Insert or replace by id (idempotent: a retried write leaves one row)."""
+        if rows:
+            self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(
+                self._arrow(rows)
+            )
+            self._count_and_maybe_optimize(len(rows))
+
+    def _count_and_maybe_optimize(self, n: int) -> None:
+        self._since_optimize += n
+        self._appends += 1
+        if self._since_optimize >= OPTIMIZE_EVERY or self._appends >= OPTIMIZE_EVERY_APPENDS:
+            self.optimize()
+
+    @retry_conflicts
+    def delete(self, ids: list[str]) -> None:
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            self.table.delete("id IN (" + ", ".join(sql_literal(i) for i in chunk) + ")")
+
+    @retry_conflicts
+    def delete_user(self, user_key: str) -> None:
+        self.table.delete(f"user_key = {sql_literal(user_key)}")
+
+    @retry_conflicts
+    def optimize(self, cleanup: bool = False) -> None:
+        """Fold new rows into the indices; with ``cleanup`` also drop old versions (deleted text leaves the disk)."""
+        kwargs = {"cleanup_older_than": timedelta(0), "delete_unverified": True} if cleanup else {}
+        self.table.optimize(**kwargs)
+        self._since_optimize = self._appends = 0
+
+    # -- reads -----------------------------------------------------------------------------------------------
+    @staticmethod
+    def scope_filter(user_key: str, agent_id: str | None) -> str:
+        where = f"user_key = {sql_literal(user_key)} AND status = 'active'"
+        if agent_id is not None:
+            where += f" AND agent_id = {sql_literal(agent_id)}"
+        return where
+
+    def search_vector(
+        self, qvec: np.ndarray, user_key: str, agent_id: str | None, limit: int
+    ) -> list[tuple[str, float]]:
+        """(id, cosine distance) best first."""
+        res = (
+            self.table.search(np.asarray(qvec, dtype=np.float32), vector_column_name="vector")
+            .distance_type("cosine")
+            .where(self.scope_filter(user_key, agent_id), prefilter=True)
+            .select(["id", "_distance"])
+            .limit(limit)
+            .to_arrow()
+        )
+        return list(zip(res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True))
+
+    def search_vectors(
+        self, qvecs: list[np.ndarray], user_key: str, agent_id: str | None, limit: int
+    ) -> list[list[tuple[str, float]]]:
+        """:meth:`search_vector` for many query vectors in ONE scan (the write path's batch dedupe): per query,
+        (id, cosine distance) best first."""
+        if len(qvecs) <= 1:
+            return [self.search_vector(q, user_key, agent_id, limit) for q in qvecs]
+        res = (
+            self.table.search(np.vstack([np.asarray(q, dtype=np.float32) for q in qvecs]), vector_column_name="vector")
+            .distance_type("cosine")
+            .where(self.scope_filter(user_key, agent_id), prefilter=True)
+            .select(["id", "_distance"])
+            .limit(limit)
+            .to_arrow()
+        )
+        out: list[list[tuple[str, float]]] = [[] for _ in qvecs]
+        cols = zip(res["query_index"].to_pylist(), res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True)
+        for qi, mid, dist in cols:
+            out[qi].append((mid, dist))
+        for hits in out:
+            hits.sort(key=lambda h: h[1])
+        return out
+
+    def search_text(
+        self, text: str, user_key: str, agent_id: str | None, limit: int
+    ) -> list[tuple[str, float, np.ndarray]]:
+        """(id, BM25 score, vector) best first — the vector lets the caller score full-text-only hits by similarity
+        without a second scan. An empty list when the text has no searchable token."""
+        if not text.strip():
+            return []
+        try:
+            res = (
+                self.table.search(text, query_type="fts", fts_columns="text")
+                .where(self.scope_filter(user_key, agent_id), prefilter=True)
+                .select(["id", "vector", "_score"])
+                .limit(limit)
+                .to_arrow()
+            )
+        except ValueError as exc:  # e.g. a query made only of punctuation: nothing to match
+            if "tokens" in str(exc).lower() or "empty" in str(exc).lower():
+                return []
+            raise
+        vectors = res["vector"].to_pylist()
+        return [
+            (i, s, np.asarray(v, dtype=np.float32))
+            for i, s, v in zip(res["id"].to_pylist(), res["_score"].to_pylist(), vectors, strict=True)
+        ]
+
+    def ids(self, user_key: str | None = None) -> set[str]:
+        return set(self.id_list(user_key))
+
+    def id_list(self, user_key: str | None = None) -> list[str]:
+        """Every row's id (with repeats: two processes upserting one id at the same moment can both insert it)."""
+        query = self.table.search().select(["id"])
+        if user_key is not None:
+            query = query.where(f"user_key = {sql_literal(user_key)}")
+        return query.limit(None).to_arrow()["id"].to_pylist() if self.count(user_key) else []
+
+    def count(self, user_key: str | None = None) -> int:
+        return self.table.count_rows(f"user_key = {sql_literal(user_key)}" if user_key else None)

@@ -1,0 +1,1 @@
+"""Language-level utilities shared by every layer: token counts, dates, PII masking (English and Chinese)."""

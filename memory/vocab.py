@@ -1,0 +1,80 @@
+"""The closed vocabularies of MemLens, said once: every status, operation, source, mode and role is one of these.
+
+The UI's filters, colours and badges, the CLI's choices and the API's enums are all derived from these lists, so a
+value the engine writes is always one the window can show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class MemoryStatus(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+class EventOp(StrEnum):
+    """One operation in the write log (``MemoryEvent.op``), whoever made it: the pipeline, a person, the lifecycle."""
+
+    ADD = "ADD"
+    REINFORCE = "REINFORCE"
+    UPDATE = "UPDATE"
+    NOOP = "NOOP"
+    SUPERSEDE = "SUPERSEDE"
+    EDIT = "EDIT"
+    FLAG = "FLAG"
+    UNFLAG = "UNFLAG"
+    DELETE = "DELETE"
+    RESTORE = "RESTORE"
+    ARCHIVE = "ARCHIVE"
+    PURGE = "PURGE"
+    COMPACT = "COMPACT"
+    MERGE = "MERGE"
+
+
+class SourceType(StrEnum):
+    """Where a memory's content came from. ``PERSON_EDIT`` is a correction made by a person, never the user's words."""
+
+    USER_STATED = "user-stated"
+    INFERRED = "inferred"
+    TOOL = "tool"
+    SYSTEM = "system"
+    PERSON_EDIT = "person-edit"
+
+
+class SearchMode(StrEnum):
+    VECTOR = "vector"
+    FTS = "fts"
+    HYBRID = "hybrid"
+
+
+class Role(StrEnum):
+    """Back-office roles, each including the rights of the one before it."""
+
+    VIEWER = "viewer"
+    CURATOR = "curator"
+    ADMIN = "admin"
+
+    @property
+    def rank(self) -> int:
+        return list(Role).index(self)
+
+    def allows(self, needed: Role) -> bool:
+        return self.rank >= Role(needed).rank
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who performs a change: a signed-in person, the CLI's OS user, an API key, or the agent itself.
+
+    ``via`` says through which door (``ui``, ``cli``, ``api:<key>``, ``mcp``, ``langgraph``, ``agent``), and is what
+    provenance records beside the name.
+    """
+
+    name: str
+    role: Role = Role.VIEWER
+    via: str = "ui"

@@ -1,0 +1,260 @@
+"""The candidate record every extractor produces, the predicate catalogue and the helpers the rule sets share.
+
+A *candidate* is a statement about the user that may become a memory: subject / predicate / object plus a canonical
+third-person ``content`` in the language of the utterance. Extractors only describe; deciding what to store is the
+planner's job (memory.write.plan).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+#: predicate → (memory type, single-valued?, impact 0..1, profile field or None)
+PREDICATES: dict[str, tuple[str, bool, float, str | None]] = {
+    "name": ("fact", True, 0.9, "display_name"),
+    "preferred_name": ("preference", True, 0.9, "preferred_name"),
+    "lives_in": ("fact", True, 0.8, "city"),
+    "hometown": ("fact", True, 0.5, None),
+    "works_in": ("fact", True, 0.5, None),
+    "works_at": ("fact", True, 0.6, None),
+    "occupation": ("fact", True, 0.7, "occupation"),
+    "budget": ("preference", True, 0.8, "budget"),
+    "communication_style": ("preference", False, 0.8, "communication_style"),
+    "language": ("preference", True, 0.8, "language"),
+    "likes": ("preference", False, 0.5, "interests"),
+    "dislikes": ("preference", False, 0.5, None),
+    "prefers": ("preference", False, 0.6, None),
+    "diet": ("preference", False, 0.9, "dietary"),
+    "plan": ("event", False, 0.7, None),
+    "event": ("event", False, 0.6, None),
+    "family": ("fact", False, 0.6, None),
+    "pet": ("fact", False, 0.5, None),
+    "fact": ("fact", False, 0.5, None),
+}
+SINGLE_VALUED = frozenset(p for p, spec in PREDICATES.items() if spec[1])
+OPPOSITES = {"likes": "dislikes", "dislikes": "likes"}
+
+#: confidence by how the statement was made
+CONF_EXPLICIT, CONF_HEDGED, CONF_INFERRED = 0.9, 0.5, 0.3
+
+
+@dataclass
+class Candidate:
+    """One extracted statement about the user (not yet checked against memory)."""
+
+    predicate: str
+    object: str
+    content: str
+    type: str = "fact"
+    subject: str = "user"
+    confidence: float = CONF_EXPLICIT
+    explicitness: float = 1.0
+    hedged: bool = False
+    negated: bool = False
+    source_type: str = "user-stated"
+    event_time: datetime | None = None
+    language: str = "en"
+    evidence: str = ""
+    extractor: str = "rules"
+    meta: dict[str, Any] = field(default_factory=dict)
+    #: set by the pipeline: the passage vector of ``content`` and {memory id: similarity} of its nearest memories
+    vector: Any = field(default=None, repr=False, compare=False)
+    neighbours: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def single_valued(self) -> bool:
+        return self.predicate in SINGLE_VALUED
+
+    @property
+    def impact(self) -> float:
+        return PREDICATES.get(self.predicate, ("fact", False, 0.5, None))[2]
+
+    @property
+    def profile_field(self) -> str | None:
+        return PREDICATES.get(self.predicate, ("fact", False, 0.5, None))[3]
+
+    def key(self) -> tuple[str, str, str]:
+        return (self.subject, self.predicate, norm_object(self.object))
+
+
+def make(predicate: str, obj: str, content: str, *, lang: str, evidence: str, **kw: Any) -> Candidate:
+    mtype = PREDICATES.get(predicate, ("fact",))[0]
+    return Candidate(
+        predicate=predicate,
+        object=obj.strip(),
+        content=content,
+        type=kw.pop("type", mtype),
+        language=lang,
+        evidence=evidence.strip(),
+        **kw,
+    )
+
+
+# -- object normalisation ------------------------------------------------------------------------------------
+_CITY_ALIASES = {
+    "杭州": "hangzhou",
+    "上海": "shanghai",
+    "北京": "beijing",
+    "深圳": "shenzhen",
+    "广州": "guangzhou",
+    "成都": "chengdu",
+    "南京": "nanjing",
+    "苏州": "suzhou",
+    "武汉": "wuhan",
+    "西安": "xian",
+    "重庆": "chongqing",
+    "天津": "tianjin",
+    "厦门": "xiamen",
+    "青岛": "qingdao",
+    "长沙": "changsha",
+    "香港": "hong kong",
+    "台北": "taipei",
+    "东京": "tokyo",
+    "纽约": "new york",
+    "伦敦": "london",
+    "巴黎": "paris",
+    "新加坡": "singapore",
+    "大连": "dalian",
+    "昆明": "kunming",
+    "郑州": "zhengzhou",
+    "合肥": "hefei",
+    "宁波": "ningbo",
+    "无锡": "wuxi",
+}
+CN_CITIES = frozenset(_CITY_ALIASES) | frozenset(
+    [
+        "沈阳",
+        "哈尔滨",
+        "长春",
+        "济南",
+        "福州",
+        "南昌",
+        "贵阳",
+        "南宁",
+        "海口",
+        "三亚",
+        "兰州",
+        "西宁",
+        "银川",
+        "乌鲁木齐",
+        "拉萨",
+        "呼和浩特",
+        "石家庄",
+        "太原",
+        "珠海",
+        "佛山",
+        "东莞",
+        "温州",
+        "绍兴",
+        "嘉兴",
+        "常州",
+        "扬州",
+        "徐州",
+        "烟台",
+        "洛阳",
+        "桂林",
+        "丽江",
+        "大理",
+        "首尔",
+        "悉尼",
+        "多伦多",
+        "旧金山",
+        "洛杉矶",
+        "柏林",
+        "澳门",
+    ]  # noqa: E501 (pattern table)
+)
+_ARTICLES = re.compile(r"^(?:a|an|the|some|my)\s+", re.IGNORECASE)
+
+
+def norm_object(obj: str) -> str:
+    """Comparable form of an object: lower case, no articles or punctuation, Chinese city names in pinyin."""
+    o = obj.strip().strip("。.!！,，;；\"'“”").lower()
+    o = _ARTICLES.sub("", o)
+    o = re.sub(r"市$", "", o)
+    o = _CITY_ALIASES.get(o, o)
+    return re.sub(r"[\s_\-]+", " ", o).strip()
+
+
+_ZH_NUM = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_ZH_UNIT = {"十": 10, "百": 100, "千": 1000}
+
+
+def zh_amount(text: str) -> str:
+    """'五千' → '5000', '两千五' → '2500', '1.5万' → '15000', '3k' → '3000'; anything else unchanged."""
+    t = text.replace(",", "").replace(" ", "")
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([万千kK]?)", t)
+    if m:
+        mult = {"万": 10_000, "千": 1000, "k": 1000, "K": 1000, "": 1}[m.group(2)]
+        value = float(m.group(1)) * mult
+        return str(int(value)) if value.is_integer() else str(value)
+    if not re.fullmatch(r"[零一二两三四五六七八九十百千万]+", t):
+        return text
+    total, section, digit, last_unit = 0, 0, 0, 1
+    for ch in t:
+        if ch in _ZH_NUM:
+            digit = _ZH_NUM[ch]
+        elif ch in _ZH_UNIT:
+            last_unit = _ZH_UNIT[ch]
+            section += (digit or 1) * last_unit
+            digit = 0
+        elif ch == "万":
+            total += (section + digit) * 10_000
+            section, digit, last_unit = 0, 0, 10_000
+    if digit and last_unit >= 10 and t[-1] in _ZH_NUM:  # 两千五 = 2500: a trailing digit is one unit below
+        digit *= last_unit // 10
+    return str(total + section + digit)
+
+
+def amount_key(text: str) -> str:
+    """The number inside a money phrase, normalised ('$5,000' → '5000', '预算五千' → '5000')."""
+    m = re.search(r"\d[\d,.]*\s?[万千kK]?|[零一二两三四五六七八九十百千万]+", text)
+    return zh_amount(m.group().rstrip(".,")) if m else text
+
+
+# -- hedges, negation, intensity -----------------------------------------------------------------------------
+HEDGE_EN = re.compile(
+    r"\b(?:maybe|perhaps|probably|possibly|might|not sure|i guess|i think|i suppose|considering|thinking about|"
+    r"thinking of|haven'?t decided|undecided|not decided|kind of|sort of|(?:may|could) (?:be|go|move|have|get|try|"
+    r"need|want|start|switch|visit|travel|not|become|change|take))\b",
+    re.IGNORECASE,
+)
+HEDGE_ZH = re.compile(
+    r"可能|也许|或许|大概(?![\d一二两三四五六七八九十])|说不定|还没决定|没决定|不确定|考虑|想过|犹豫|好像|应该会|未定"
+)  # noqa: E501 (pattern table)
+INTENSE_EN = re.compile(r"\b(?:really|definitely|always|never|absolutely|seriously|strictly|hate|love)\b", re.I)
+INTENSE_ZH = re.compile(r"一定|绝对|非常|特别|再也不|从不|从来不|千万|坚决|最")
+
+
+def hedge_of(text: str, lang: str) -> str | None:
+    m = (HEDGE_ZH if lang == "zh" else HEDGE_EN).search(text)
+    return m.group() if m else None
+
+
+def explicitness(text: str, lang: str, hedged: bool) -> float:
+    """1.0 plain statement, up to 1.0 with intensifiers, 0.5 hedged (the 'explicitness' of the importance formula)."""
+    if hedged:
+        return 0.5
+    intense = (INTENSE_ZH if lang == "zh" else INTENSE_EN).search(text)
+    return 1.0 if intense else 0.85
+
+
+# -- clause splitting ----------------------------------------------------------------------------------------
+_SENTENCE = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences with their end mark (questions keep their '?', so callers can skip them)."""
+    return [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+
+
+def is_question(sentence: str) -> bool:
+    s = sentence.strip()
+    return s.endswith(("?", "？")) or bool(re.search(r"[吗呢嘛]\s*[?？。]?$", s))
+
+
+def has_cjk(text: str) -> bool:
+    return bool(re.search(r"[\u4e00-\u9fff]", text))

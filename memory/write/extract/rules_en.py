@@ -1,0 +1,325 @@
+"""Offline rule-based extraction for English user statements.
+
+Each rule is a regex over one sentence with an ``obj`` group and a template for the canonical content. Rules are
+deliberately conservative (precision over recall): an object must look like what the predicate expects (a capitalised
+place for ``lives_in``, a known job noun for "I'm a …", a non-pronoun for likes), and questions are skipped upstream.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memory.write.extract.base import amount_key
+
+_END = r"(?=\s*(?:[,.;!?)]|$|\s(?:and|but|because|since|so|when|while|though|although|which|who|if|as well)\b))"
+_OBJ = r"(?P<obj>[^,.;!?]{2,60}?)" + _END
+_CAP = r"(?P<obj>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|de|da|of))*(?:\s+[A-Z][\w'’-]*)?)"
+_NAME = r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+(?-i:(?!I\b)[A-Z])[\w'’-]*){0,2})"  # later words capitalised, case-sensitive
+_I_AM = r"\b(?:i'm|i am|im|i’m)"
+_MONEY = r"(?P<obj>(?:[$¥€£]|rmb\s?|usd\s?)?\s?\d[\d,.]*\s?(?:k\b|K\b|yuan|rmb|dollars|usd|euros?|pounds|元|块)?)"
+
+OCCUPATIONS = (
+    "software engineer|software developer|engineer|developer|programmer|data scientist|data analyst|designer|"
+    "product manager|project manager|manager|teacher|professor|lecturer|student|phd student|graduate student|doctor|"
+    "nurse|dentist|pharmacist|lawyer|accountant|consultant|architect|chef|cook|writer|journalist|editor|artist|"
+    "photographer|musician|researcher|scientist|analyst|marketer|salesperson|sales manager|entrepreneur|founder|"
+    "freelancer|pilot|driver|farmer|police officer|firefighter|translator|therapist|psychologist|veterinarian|"
+    "banker|cashier|mechanic|electrician|plumber|retiree|intern|ceo|cto|barista|waiter|waitress|librarian"
+)
+DIETS = "vegetarian|vegan|pescatarian|lactose intolerant|gluten[- ]free|halal|kosher|diabetic|on a diet|keto"
+_STOP_OBJECTS = {
+    "it",
+    "that",
+    "this",
+    "you",
+    "them",
+    "him",
+    "her",
+    "those",
+    "these",
+    "your answer",
+    "your answers",
+    "your idea",
+    "the idea",
+    "the answer",
+    "that idea",
+    "it a lot",
+    "it very much",
+    "the way",
+    "to",
+    "so",
+    "too",
+    "what you",
+}
+_STYLE_WORDS = {
+    "concise": r"short|brief|concise|to the point|succinct|bullet points?|just the conclusion|less verbose",
+    "detailed": r"detailed|in-depth|thorough|long(?:er)? (?:answers|explanations|replies)|step[- ]by[- ]step",
+    "no emoji": r"no emojis?|without emojis?|don'?t use emojis?",
+    "formal": r"formal",
+    "casual": r"casual|informal",
+}
+_LANGS = "English|Chinese|Mandarin|Japanese|French|German|Spanish|Korean|Cantonese|Italian|Portuguese"
+
+
+@dataclass(frozen=True)
+class Rule:
+    predicate: str
+    pattern: re.Pattern
+    template: str  # content; {obj}
+    negated: bool = False
+    obj: Callable[[str], str] | None = None  # object post-processing
+
+
+def _r(
+    predicate: str,
+    pattern: str,
+    template: str,
+    *,
+    negated: bool = False,
+    flags: int = re.IGNORECASE,
+    obj: Callable[[str], str] | None = None,
+) -> Rule:
+    return Rule(predicate, re.compile(pattern, flags), template, negated, obj)
+
+
+def _title(s: str) -> str:
+    return " ".join(w[:1].upper() + w[1:] for w in s.split())
+
+
+def _no_article(s: str) -> str:
+    return re.sub(r"^(?:a|an|the)\s+", "", s.strip(), flags=re.IGNORECASE)
+
+
+RULES: list[Rule] = [
+    # names
+    _r("name", r"\bmy (?:full )?name is " + _NAME, "User's name is {obj}.", obj=_title),
+    _r(
+        "preferred_name",
+        r"\b(?:please |you can |just |you may )*call me (?!back\b|later\b|when\b|if\b|tomorrow\b|"
+        r"anytime\b|at\b|on\b)" + _NAME,
+        "User wants to be called {obj}.",
+        obj=_title,
+    ),
+    _r("preferred_name", r"\bi go by " + _NAME, "User wants to be called {obj}.", obj=_title),
+    # places (moves supersede; negation drops the old one)
+    _r(
+        "lives_in",
+        r"(?i:\b(?:i|we) (?:have |'ve |’ve )?(?:just |recently |finally )?(?:moved|relocated) "
+        r"(?:back )?to )" + _CAP,
+        "User moved to {obj} and lives there now.",
+        flags=0,
+    ),
+    _r(
+        "lives_in",
+        r"(?i:\b(?:i|we) (?:currently |now |still )?(?:live|reside) in )" + _CAP,
+        "User lives in {obj}.",
+        flags=0,
+    ),
+    _r(
+        "lives_in",
+        r"(?i:" + _I_AM + r" (?:currently |now )?(?:living|based|staying) in )" + _CAP,
+        "User lives in {obj}.",
+        flags=0,
+    ),
+    _r(
+        "lives_in",
+        r"(?i:\bi (?:no longer|don'?t|do not) live in )" + _CAP,
+        "User no longer lives in {obj}.",
+        negated=True,
+        flags=0,
+    ),
+    _r(
+        "hometown",
+        r"(?i:" + _I_AM + r" (?:originally )?from |\bi grew up in |\bmy hometown is )" + _CAP,
+        "User is originally from {obj}.",
+        flags=0,
+    ),
+    # work
+    _r("occupation", r"\bi work as (?:a |an )?" + _OBJ, "User works as {art} {obj}.", obj=_no_article),
+    _r(
+        "occupation",
+        r"\bmy (?:job|profession|occupation) is (?:a |an )?" + _OBJ,
+        "User works as {art} {obj}.",
+        obj=_no_article,
+    ),
+    _r(
+        "occupation",
+        _I_AM + r" (?:a |an )(?P<obj>(?:(?:senior|junior|lead|freelance|high school|primary school|"
+        r"university|college|full[- ]time|part[- ]time|retired|software|nurse) )?(?:" + OCCUPATIONS + r"))\b",
+        "User works as {art} {obj}.",
+    ),
+    _r(
+        "occupation",
+        r"(?:"
+        + _I_AM
+        + r" no longer|"
+        + _I_AM
+        + r" not) (?:a |an )(?P<obj>(?:\w+ )?(?:"
+        + OCCUPATIONS
+        + r"))(?: anymore)?\b",
+        "User no longer works as {art} {obj}.",
+        negated=True,
+    ),
+    _r("works_at", r"(?i:\bi work (?:at|for) )" + _CAP, "User works at {obj}.", flags=0),
+    # budget
+    _r(
+        "budget",
+        r"\bmy budget (?:is|of|'s|’s|is about|is around|is roughly|is up to|is under)?\s*(?:about |around |"
+        r"roughly |under |up to |only )?" + _MONEY,
+        "User's budget is {obj}.",
+        obj=amount_key,
+    ),
+    _r(
+        "budget",
+        r"\b(?:a |my )?budget of (?:about |around |up to )?" + _MONEY,
+        "User's budget is {obj}.",
+        obj=amount_key,
+    ),  # noqa: E501 (pattern table)
+    _r(
+        "budget",
+        r"\bi can (?:only )?(?:spend|afford) (?:up to |about |at most )?" + _MONEY,
+        "User's budget is {obj}.",
+        obj=amount_key,
+    ),  # noqa: E501 (pattern table)
+    # language
+    _r(
+        "language",
+        r"\b(?:please )?(?:reply|respond|answer|talk|speak|write|chat)(?: to me)? in (?P<obj>" + _LANGS + r")\b",
+        "User prefers replies in {obj}.",
+        obj=_title,
+    ),
+    _r("language", r"\bi prefer (?P<obj>" + _LANGS + r")\b", "User prefers replies in {obj}.", obj=_title),
+    # diet
+    _r("diet", _I_AM + r" (?:a |strictly |now )?(?P<obj>" + DIETS + r")\b", "User is {obj}."),
+    _r(
+        "diet",
+        r"(?:" + _I_AM + r" no longer|" + _I_AM + r" not) (?:a )?(?P<obj>" + DIETS + r")(?: anymore)?\b",
+        "User is no longer {obj}.",
+        negated=True,
+    ),
+    _r(
+        "diet",
+        r"\bi (?:don'?t|do not|can'?t|cannot|never|no longer|won'?t) (?:eat|drink|touch) " + _OBJ,
+        "User doesn't eat {obj}.",
+        obj=lambda o: re.sub(r"\s+(?:anymore|any more|at all)$", "", o),
+    ),
+    _r("diet", _I_AM + r" (?:severely |very |highly )?allergic to " + _OBJ, "User is allergic to {obj}."),
+    _r("diet", r"\bi (?:have|'ve got) an? (?P<obj>\w+) allergy\b", "User is allergic to {obj}."),
+    # likes / dislikes (negated likes drop the old one)
+    _r(
+        "likes",
+        r"\bi (?:don'?t|do not) (?:like|love|enjoy) (?P<obj>[^,.;!?]{2,60}?)\s+(?:anymore|any more)\b",
+        "User no longer likes {obj}.",
+        negated=True,
+    ),
+    _r("likes", r"\bi no longer (?:like|love|enjoy) " + _OBJ, "User no longer likes {obj}.", negated=True),
+    _r(
+        "dislikes",
+        r"\bi (?:really |just |also )?(?:don'?t|do not) (?:like|enjoy|care for) (?!.*\b(?:anymore|"
+        r"any more)\b)" + _OBJ,
+        "User dislikes {obj}.",
+    ),
+    _r(
+        "dislikes",
+        r"\bi (?:really |also |absolutely )?(?:hate|dislike|detest|can'?t stand) " + _OBJ,
+        "User dislikes {obj}.",
+    ),  # noqa: E501 (pattern table)
+    _r("dislikes", _I_AM + r" not (?:a |really a )?(?:big |huge )?fan of " + _OBJ, "User dislikes {obj}."),
+    _r(
+        "likes",
+        r"\bi (?:might |may |probably |kind of |sort of )?(?:really |absolutely |also |just |totally )?"
+        r"(?:like|love|enjoy|adore) " + _OBJ,
+        "User likes {obj}.",
+    ),
+    _r("likes", _I_AM + r" (?:a |such a )?(?:big |huge )?fan of " + _OBJ, "User likes {obj}."),
+    _r("likes", _I_AM + r" (?:really |very )?(?:into|passionate about|obsessed with) " + _OBJ, "User likes {obj}."),
+    _r("likes", r"\bi (?:also )?collect " + _OBJ, "User collects {obj}."),
+    _r(
+        "likes",
+        r"\bi (?:also |regularly )?(?:play|practi[cs]e|do) (?!it\b|that\b|this\b|so\b|not\b|my\b)" + _OBJ,
+        "User regularly does {obj}.",
+    ),
+    _r("likes", r"\bmy favou?rite (?P<cat>[a-z]+(?: [a-z]+)?) is " + _OBJ, "User's favourite {cat} is {obj}."),
+    _r(
+        "prefers", r"\bi (?:usually |always |generally )?prefer (?!(?:" + _LANGS + r")\b)" + _OBJ, "User prefers {obj}."
+    ),  # noqa: E501 (pattern table)
+    # family, pets
+    _r(
+        "pet",
+        r"(?i:\bi have )(?:a|an|two|three) (?P<obj>(?:\w+ )?(?:dog|cat|puppy|kitten|parrot|rabbit|hamster|fish)"
+        r"(?:s)?(?: named [A-Z]\w+)?)",
+        "User has a pet: {obj}.",
+        flags=0,
+    ),
+    _r(
+        "family",
+        r"\bi have (?P<obj>(?:a|an|one|two|three|four) (?:kids?|children|sons?|daughters?|"
+        r"brothers?|sisters?|siblings?))\b",
+        "User has {obj}.",
+    ),
+    _r("family", _I_AM + r" (?P<obj>married|engaged|divorced|single|pregnant)\b", "User is {obj}."),
+]
+
+# plans: need a plan verb, and either a date phrase or a strong plan verb
+_PLAN_STRONG = re.compile(
+    r"\bi(?:'m| am|’m)? (?:probably |definitely |also |still |actually )?(?:thinking about |thinking of |"
+    r"considering )?(?:planning|plan|intend|intending|going|about|scheduled|booked|flying|travelling|traveling|"
+    r"heading|moving|leaving|starting)\s+(?:to\s+|on\s+|for\s+)?" + _OBJ,
+    re.IGNORECASE,
+)
+_PLAN_DATED = re.compile(
+    r"\bi(?: will|'ll|’ll| want to| hope to| need to| have to| might| may| could) " + _OBJ, re.IGNORECASE
+)
+_PLAN_HAVE = re.compile(
+    r"\bi have (?:a|an|my) (?P<obj>[\w\s'’-]{0,40}?(?:appointment|meeting|interview|exam|flight|trip|party|wedding|"
+    r"deadline|surgery|class|test|presentation|conference|vacation|holiday|check-?up|concert|date))\b",
+    re.IGNORECASE,
+)
+_PLAN_CANCEL = re.compile(
+    r"\b(?:i(?:'m| am|’m) not (?:going|travelling|traveling|flying|moving) (?:to )?|i (?:cancel(?:l)?ed|called off) "
+    r"(?:my |the )?(?:trip to |plan to |plans to )?)" + _OBJ,
+    re.IGNORECASE,
+)
+_NOISE_PLAN = re.compile(
+    r"^(?:sleep|bed|go|think|check|try|see|let you know|ask|be right back|do that|do it|"
+    r"have to go|need to go|a bit|the bathroom|help|continue)\b",
+    re.IGNORECASE,
+)
+
+
+def style_of(sentence: str) -> str | None:
+    """A communication-style preference stated as a request about answers ("keep it short", "no emojis")."""
+    if not re.search(
+        r"\b(?:answers?|repl(?:y|ies)|responses?|explanations?|it|keep|be|please|i prefer|i like|"
+        r"i want|use|give me|write)\b",
+        sentence,
+        re.IGNORECASE,
+    ):
+        return None
+    if not re.search(
+        r"^(?:please\b|keep\b|be\b|just\b|give\b|use\b|no\b|don'?t\b|write\b)|\b(?:i prefer|i like|"
+        r"i want|i'd like|i’d like|i need|i'd rather|i’d rather)\b",
+        sentence.strip(),
+        re.IGNORECASE,
+    ):
+        return None
+    for style, words in _STYLE_WORDS.items():
+        if re.search(r"\b(?:" + words + r")\b", sentence, re.IGNORECASE):
+            return style
+    return None
+
+
+def clean_object(obj: str) -> str | None:
+    """Trim filler; refuse pronouns and empty objects (those are small talk, not facts)."""
+    o = re.sub(
+        r"\s+(?:a lot|so much|very much|too|as well|anymore|any more|these days|nowadays)$",
+        "",
+        obj.strip(),
+        flags=re.IGNORECASE,
+    )
+    o = o.strip(" '\"“”.,")
+    if len(o) < 2 or o.lower() in _STOP_OBJECTS or re.match(r"^(?:it|that|this|you|your)\b", o, re.IGNORECASE):
+        return None
+    return o
