@@ -13,26 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from sqlmodel import col, select
 
-from memory import views
 from memory.cli import app, service
-from memory.service import MemoryService
-from memory.storage.models import (
-    ContextSnapshot,
-    Memory,
-    MemoryEvent,
-    Message,
-    Retrieval,
-    RetrievalHit,
-    Session,
-    SessionBridge,
-    SummaryAnchor,
-    Turn,
-)
+
+if TYPE_CHECKING:  # imported where used: registering `seed-demo` must stay cheap (`memlens --help`)
+    from memory.service import MemoryService
 
 
 @dataclass(frozen=True)
@@ -130,6 +118,20 @@ def seed(
 
 def _backdate(svc: MemoryService, user_key: str, names: list[str]) -> None:
     """Move each session's rows back in time (oldest session furthest), keeping their order inside a session."""
+    from sqlmodel import col, select
+
+    from memory.storage.models import (
+        ContextSnapshot,
+        Memory,
+        MemoryEvent,
+        Message,
+        Retrieval,
+        Session,
+        SessionBridge,
+        SummaryAnchor,
+        Turn,
+    )
+
     offsets = DAYS_BACK[-len(names) :] if len(names) <= len(DAYS_BACK) else [0] * len(names)
     with svc.db() as db:
         for name, days in zip(names, offsets, strict=True):
@@ -166,6 +168,11 @@ def _backdate(svc: MemoryService, user_key: str, names: list[str]) -> None:
 
 def _label(svc: MemoryService, user_key: str, topics: dict[str, tuple[str, ...]]) -> int:
     """Label the hits of the demo's questions: relevant when the memory mentions one of the question's topics."""
+    from sqlmodel import col, select
+
+    from memory import views
+    from memory.storage.models import Memory, RetrievalHit
+
     labelled = 0
     for r in views.recent_retrievals(svc, user_key, limit=100):
         words = next((w for key, w in topics.items() if key.lower() in r["query"].lower()), None)

@@ -8,14 +8,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
 
-from memory.config import Settings
 from memory.errors import MemLensError
-from memory.service import MemoryService
+
+if TYPE_CHECKING:  # the service pulls in SQLAlchemy and the models: `memlens --help` must not pay for them
+    from memory.service import MemoryService
 
 app = typer.Typer(
     help="MemLens: layered, inspectable memory for LLM agents.",
@@ -30,6 +31,11 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 
 
 def service() -> MemoryService:
+    """The service, imported on first use (heavy parts, LanceDB and the embedder, open only when a command needs
+    them: `users`, `memories` and `profile` run on SQL alone)."""
+    from memory.config import Settings
+    from memory.service import MemoryService
+
     return MemoryService(Settings())
 
 

@@ -10,8 +10,6 @@ import typer
 
 from memory.cli import JsonOpt, app, emit, service
 from memory.errors import InvalidInput
-from memory.evaluation import EvalOptions, eval_service, reports_dir, run_locomo, save_report
-from memory.evaluation.locomo import CATEGORIES
 
 eval_app = typer.Typer(help="Measure retrieval quality offline.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -36,6 +34,8 @@ def _bar(desc: str, total: int):
 
 def table(report: dict) -> list[str]:
     """Plain-text table: one row per mode and category, recall@k columns."""
+    from memory.evaluation.locomo import CATEGORIES
+
     ks = report["settings"]["ks"]
     head = f"{'mode':<9} {'category':<14} {'n':>4} " + " ".join(f"{'R@' + str(k):>7}" for k in ks)
     head += f" {'hit@' + str(ks[-1]):>7} {'MRR':>6} {'tok@' + str(ks[1 if len(ks) > 1 else 0]):>7}"
@@ -81,6 +81,8 @@ def locomo(
     through recall, and report LoCoMo evidence recall@k per category, hit@k, MRR, tokens and empty-rate."""
     if mode not in ("vector", "fulltext", "hybrid"):
         raise InvalidInput(f"--mode must be vector, fulltext or hybrid, not {mode!r}")
+    from memory.evaluation import EvalOptions, eval_service, reports_dir, run_locomo, save_report
+
     opts = EvalOptions(ks=_ks(k), mode=mode, threshold=threshold, baselines=baselines, extract=extract, limit=limit)
     svc = service()
     report = run_locomo(eval_service(svc), path, opts, bar=_bar)

