@@ -14,7 +14,8 @@ from sqlalchemy import text
 
 from memory.config import Settings
 from memory.service import MemoryService
-from memory.storage.db import MIGRATIONS, make_engine, migrate
+from memory.storage.db import make_engine, migrate
+from memory.storage.migrations import MIGRATIONS
 from memory.text.tokens import count_tokens, truncate_to_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,11 +38,11 @@ def test_settings_read_the_environment(monkeypatch, tmp_path):
 
 def test_migrations_apply_once_and_are_recorded(settings):
     engine = make_engine(settings)
-    assert migrate(engine) == [v for v, _, _ in MIGRATIONS]
+    assert migrate(engine) == [m.version for m in MIGRATIONS]
     assert migrate(engine) == []
     with engine.connect() as conn:
         versions = [r[0] for r in conn.execute(text("SELECT version FROM schemamigration ORDER BY version"))]
-    assert versions == [v for v, _, _ in MIGRATIONS]
+    assert versions == [m.version for m in MIGRATIONS]
 
 
 def test_constructing_a_service_touches_nothing(settings):

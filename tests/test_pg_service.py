@@ -17,6 +17,7 @@ from sqlmodel import select
 from memory.errors import Conflict
 from memory.service import MemoryDraft, MemoryService
 from memory.storage.db import migrate, retrying
+from memory.storage.migrations import MIGRATIONS
 from memory.storage.models import Memory, ProfileField, SchemaMigration
 
 
@@ -39,7 +40,7 @@ def test_migrations_apply_once_even_when_processes_start_together(backend_settin
     svc = services[0]
     assert migrate(svc.engine) == []
     with svc.db() as db:
-        assert [m.version for m in db.exec(select(SchemaMigration)).all()] == [1]
+        assert [m.version for m in db.exec(select(SchemaMigration)).all()] == [m.version for m in MIGRATIONS]
     assert len({s.get_user("same user").key for s in services}) == 1
     columns = {c["name"]: c for c in inspect(svc.engine).get_columns("memory")}
     assert {"version", "indexed", "meta"} <= set(columns)

@@ -1,12 +1,6 @@
-"""Engine factory and numbered schema migrations.
+"""Engine factory, the migration entry point and the retry policy for concurrent writers.
 
-Nothing here runs at import time. ``migrate`` applies each numbered migration once, in order, records it in
-``schemamigration``, and holds a lock while doing so (an advisory lock on PostgreSQL; on SQLite a lost race is retried)
-so several processes starting together do not race.
-
-Adding a migration: append ``(version, name, fn)`` to ``MIGRATIONS``; ``fn(conn)`` must be idempotent with respect to
-the tables ``0001`` creates from the current models (use :func:`add_column_if_missing`), because a fresh database
-gets the current models from ``0001`` and then runs every later step.
+Nothing here runs at import time. The numbered steps themselves live in :mod:`memory.storage.migrations`.
 """
 
 from __future__ import annotations
@@ -16,17 +10,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
-from sqlmodel import SQLModel
 from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memory.config import Settings
 from memory.errors import Conflict
-from memory.storage import models
+from memory.storage.migrations import apply_pending
 
-MigrationFn = Callable[[Connection], None]
 T = TypeVar("T")
 #: PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock, lock not available
 _PG_TRANSIENT = {"40001", "40P01", "55P03"}
@@ -52,23 +44,8 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur.close()
 
 
-def add_column_if_missing(conn: Connection, table: str, column: str, ddl_type: str) -> None:
-    if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
-        conn.execute(text(f'ALTER TABLE "{table}" ADD COLUMN "{column}" {ddl_type}'))
-
-
-def _m0001_initial(conn: Connection) -> None:
-    tables = [t for name, t in SQLModel.metadata.tables.items() if name != "schemamigration"]
-    SQLModel.metadata.create_all(conn, tables=tables)
-
-
-MIGRATIONS: list[tuple[int, str, MigrationFn]] = [
-    (1, "initial schema", _m0001_initial),
-]
-
-
 def migrate(engine: Engine) -> list[int]:
-    """Apply pending migrations; returns the versions applied now.
+    """Apply pending migrations (:mod:`memory.storage.migrations`); returns the versions applied now.
 
     Two SQLite processes may race here (SQLite has no advisory lock); the loser's insert fails and it simply
     re-reads what the winner recorded. On PostgreSQL a concurrent ``CREATE TABLE`` outside our lock (e.g. the
@@ -86,25 +63,8 @@ def migrate(engine: Engine) -> list[int]:
 
 
 def _migrate_once(engine: Engine) -> list[int]:
-    applied_now: list[int] = []
     with engine.begin() as conn:
-        _lock(conn)
-        models.SchemaMigration.__table__.create(conn, checkfirst=True)
-        done = {row[0] for row in conn.execute(text("SELECT version FROM schemamigration"))}
-        for version, name, fn in MIGRATIONS:
-            if version in done:
-                continue
-            fn(conn)
-            conn.execute(
-                models.SchemaMigration.__table__.insert().values(version=version, name=name, applied_at=models.utcnow())
-            )
-            applied_now.append(version)
-    return applied_now
-
-
-def _lock(conn: Connection) -> None:
-    if conn.dialect.name == "postgresql":
-        conn.execute(text("SELECT pg_advisory_xact_lock(727274)"))
+        return apply_pending(conn)
 
 
 # -- concurrency ------------------------------------------------------------------------------------------------
