@@ -19,6 +19,7 @@ from memory.lifecycle import retention as lifecycle
 from memory.retrieval.recall import RecallResult, log_retrieval, timed_search
 from memory.storage.models import Message, Session, User
 from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
+from memory.text.privacy import mask_pii
 
 
 class MemoryService(Records):
@@ -152,11 +153,11 @@ class MemoryService(Records):
         **overrides: Any,
     ) -> RecallResult:
         """Search a user's active memories; every candidate comes back with its scores and verdict."""
-        query = validate.text(query, self.settings.max_message_chars, "query")
+        query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))  # before embedding/logging
         user = self.get_user(user_id)
         agent = validate.agent_id(agent_id, self.settings.default_agent_id)
         params = self.recall_params(**overrides)
-        rq = retrieval_query or query
+        rq = mask_pii(retrieval_query) if retrieval_query else query
         hits, ms = timed_search(self, user_key=user.key, agent_id=agent, query=rq, params=params)
         result = RecallResult(query=query, retrieval_query=rq, params=params, hits=hits, latency_ms=ms)
         if log:

@@ -39,11 +39,24 @@ def test_each_kind_is_masked_keeping_at_most_four(kind):
         "Call ext. 1234 before 2025年5月1日",
         "I was born in 1990.",
         "Invoice no. 5555555555554444",
-        "The ID 110105194912310021 has a bad checksum",
+        "I prefer the 10:30 slot on 2025/05/01, room 101 102 103",
+        "Scores: 98 87 93 88 91, version 3.11.7, IP 192.168.1.1",
     ],
 )
 def test_ordinary_numbers_stay(text):
     assert mask_pii(text) == text and find_pii(text) == []
+
+
+def test_an_id_shaped_number_with_a_wrong_check_digit_is_still_masked():
+    assert mask_pii("The ID 110105194912310021 has a bad checksum") == "The ID [id-card ***0021] has a bad checksum"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["415 555 0132", "021-6234 5678", "010-12345678", "0044 20 7946 0958"],
+)
+def test_phones_in_national_formats(text):
+    assert mask_pii(f"call {text}") == f"call [phone ***{text.replace(' ', '').replace('-', '')[-4:]}]"
 
 
 def test_checks_are_real_checksums():

@@ -295,3 +295,31 @@ class SchemaMigration(SQLModel, table=True):
 def _fill_external_hash(_mapper, _conn, target: User | Session) -> None:
     """Rows created anywhere (service, import, seeds) get their lookup hash without the caller knowing."""
     target.external_hash = id_hash(target.external_id)
+
+
+#: free-text columns a person's words can reach besides memories (masked by their writers already): masked again on
+#: every insert/update so a new code path cannot store raw PII by forgetting to call the masker
+_SCRUBBED = {
+    Message: ("content",),
+    MemoryEvent: ("reason", "content"),
+    ProfileChange: ("reason",),
+    Session: ("title",),
+    SummaryAnchor: ("text",),
+    SessionBridge: ("text",),
+    Retrieval: ("query", "retrieval_query"),
+    ContextSnapshot: ("prompt",),
+}
+
+
+def _scrub(_mapper, _conn, target) -> None:
+    from memory.text.privacy import mask_pii
+
+    for name in _SCRUBBED[type(target)]:
+        value = getattr(target, name, None)
+        if isinstance(value, str) and value:
+            setattr(target, name, mask_pii(value))
+
+
+for _model in _SCRUBBED:
+    event.listen(_model, "before_insert", _scrub)
+    event.listen(_model, "before_update", _scrub)

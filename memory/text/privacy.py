@@ -1,18 +1,22 @@
 """PII detection and masking, applied before anything is stored, embedded or logged.
 
-Kinds and how each is told apart from ordinary numbers (dates, prices, order numbers must stay untouched):
+Detection runs on a normalised copy of the text (:mod:`memory.text.normalise`: NFKC, every digit ASCII, invisible
+characters dropped, every space and dash canonical) and masks the matching spans of the *original* text, so
+``１３９ ０１４４ ０４６１``, ``139\u200b0144\u200b0461`` and ``lin＠example.com`` are caught like plain spellings.
 
-- ``email``: a plain address pattern → ``[email]``.
-- ``id-card``: mainland China resident ID, 18 characters: a region code (first digit 1-8), a plausible birth date
-  (19xx/20xx, month 01-12, day 01-31) and the ISO 7064 MOD 11-2 check character (may be X) → ``[id-card ***123X]``.
-- ``bank-card``: 13-19 digits (spaces or dashes between groups allowed), an issuer prefix (3, 4, 5, 6 or the
-  Mastercard 2221-2720 range, so date-like ``2024…`` numbers never qualify) and a valid Luhn sum; skipped when an
-  order/tracking word stands just before it → ``[bank-card ***4242]``.
-- ``phone``: Chinese mobile ``1[3-9]`` + 9 digits (optionally ``+86``/``86``, spaces or dashes), international numbers
-  written with ``+CC``, and North-American ``(555) 123-4567`` / ``555-123-4567`` → ``[phone ***5678]``.
+- ``email``: a local part (plain, Unicode or quoted) ``@`` a domain (ASCII or internationalised), ``localhost`` or an
+  address literal ``[127.0.0.1]`` → ``[email]``.
+- ``id-card``: an 18-character mainland China resident ID shape (region code, plausible birth date, check character)
+  — masked even with a wrong check character → ``[id-card ***123X]``.
+- ``bank-card``: 13-19 digits with an issuer prefix and a valid Luhn sum (python-stdnum); an order/tracking word just
+  before it (whole words: "ref" never matches inside "prefer") exempts it unless a card word is there too →
+  ``[bank-card ***4242]``.
+- ``iban``: a checksummed IBAN (python-stdnum) → ``[iban ***5432]``.
+- ``phone``: numbers valid for phonenumbers, international (``+``/``00``) or national (China, trunk-0 regions,
+  North America) → ``[phone ***5678]``.
 
-The masked form keeps the kind and at most the last 4 characters, and contains no run of digits any pattern can
-match again, so masking is idempotent.
+The masked form keeps the kind and at most the last 4 characters, and contains nothing any detector matches again,
+so masking is idempotent. Every step is linear in the text (20,000 characters mask in a few milliseconds).
 """
 
 from __future__ import annotations
@@ -20,101 +24,111 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-_ID_CARD = re.compile(
-    r"(?<![0-9A-Za-z])[1-8]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[0-9Xx](?![0-9A-Za-z])"
-)  # noqa: E501 (pattern table)
-_CARD = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d])")
-_CN_MOBILE = re.compile(r"(?<![\d+])(?:(?:\+|00)?86[ -]?)?1[3-9]\d(?:[ -]?\d){8}(?!\d)")
-_INTL = re.compile(r"(?<![A-Za-z0-9+])\+\d{1,3}(?:[ -]?\(?\d{1,4}\)?){2,5}(?!\d)")
-_NANP = re.compile(r"(?<!\d)(?:\(\d{3}\)\s?|\d{3}[-.])\d{3}[-.]\d{4}(?!\d)")
-_ORDER_CONTEXT = re.compile(
-    r"(?:order|tracking|invoice|ticket|booking|ref(?:erence)?|no\.|#|订单|单号|运单|快递|发票|编号|流水)[^\n]{0,12}$",
-    re.IGNORECASE,
-)
-_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-_ID_CHECK = "10X98765432"
+from stdnum import iban as _iban
+
+from memory.text.normalise import normalised, original_span
+from memory.text.pii_numbers import find_numbers, id_card_valid, luhn_valid
+
+__all__ = ["PiiMatch", "find_pii", "id_card_valid", "luhn_valid", "mask_pii", "mask_value"]
+
+_MAYBE = re.compile(r"[\d@＠﹫]")
+_LOCAL_CHARS = set("._%+-'!#$&*=?^`{|}~")
+_DOMAIN_ASCII = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}(?![A-Za-z0-9-])")
+_DOMAIN_IDN = re.compile(r"(?:[^\W_](?:[\w-]{0,62})?\.)+[^\W\d_]{2,63}")
+_DOMAIN_SPECIAL = re.compile(r"localhost\b|\[(?:IPv6:)?[0-9A-Fa-f.:]{2,45}\]", re.IGNORECASE)
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}")
 
 
 @dataclass(frozen=True)
 class PiiMatch:
-    kind: str  # email | id-card | bank-card | phone
-    start: int
+    kind: str  # email | id-card | bank-card | iban | phone
+    start: int  # in the original text
     end: int
-    text: str
+    text: str  # the original characters
+    canonical: str = ""  # the same span, normalised (the masked tail comes from here)
 
     @property
     def masked(self) -> str:
         if self.kind == "email":
             return "[email]"
-        tail = re.sub(r"[^0-9Xx]", "", self.text)[-4:].upper()
+        tail = re.sub(r"[^0-9A-Za-z]", "", self.canonical or self.text)[-4:].upper()
         return f"[{self.kind} ***{tail}]"
 
 
-def id_card_valid(value: str) -> bool:
-    """ISO 7064 MOD 11-2 check character of an 18-character resident ID."""
-    if len(value) != 18 or not value[:17].isdigit():
-        return False
-    total = sum(int(d) * w for d, w in zip(value[:17], _ID_WEIGHTS, strict=True))
-    return _ID_CHECK[total % 11] == value[17].upper()
+def _cjk(ch: str) -> bool:
+    return "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
 
 
-def luhn_valid(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
+def _local_start(norm: str, at: int) -> int:
+    """Where the local part before ``@`` starts (``at`` itself when there is none)."""
+    if at and norm[at - 1] == '"':
+        opening = norm.rfind('"', max(0, at - 66), at - 1)
+        return opening if opening >= 0 and "\n" not in norm[opening:at] else at
+    i, cjk = at, at > 0 and _cjk(norm[at - 1])
+    while i > max(0, at - 64):
+        ch = norm[i - 1]
+        if not (ch in _LOCAL_CHARS or (ch.isalnum() and _cjk(ch) == cjk)):
+            break
+        i -= 1
+    while i < at and norm[i] in ".-'":
+        i += 1
+    return i
 
 
-def _card_prefix_ok(digits: str) -> bool:
-    if digits[0] in "3456":
-        return True
-    return digits[0] == "2" and 2221 <= int(digits[:4]) <= 2720
+def _domain_end(norm: str, pos: int) -> int:
+    """Where the domain after ``@`` ends (``pos`` itself when there is none)."""
+    for pattern in (_DOMAIN_SPECIAL, _DOMAIN_ASCII, _DOMAIN_IDN):
+        m = pattern.match(norm, pos)
+        if m:
+            return m.end()
+    return pos
 
 
-def _is_card(text: str, raw: str, start: int) -> bool:
-    digits = re.sub(r"[ -]", "", raw)
-    if not 13 <= len(digits) <= 19 or not _card_prefix_ok(digits) or not luhn_valid(digits):
-        return False
-    return not _ORDER_CONTEXT.search(text[max(0, start - 24) : start])
+def _emails(norm: str) -> list[tuple[str, int, int]]:
+    out = []
+    at = norm.find("@")
+    while at >= 0:
+        start, end = _local_start(norm, at), _domain_end(norm, at + 1)
+        if start < at and end > at + 1:
+            out.append(("email", start, end))
+        at = norm.find("@", max(end, at + 1))
+    return out
+
+
+def _ibans(norm: str) -> list[tuple[str, int, int]]:
+    out = []
+    for m in _IBAN.finditer(norm):
+        value = m.group()
+        for cut in range(len(value), 14, -1):  # the pattern may run into following capitals: shrink to a valid one
+            if cut < len(value) and value[cut] != " " or not 15 <= len(value[:cut].replace(" ", "")) <= 34:
+                continue
+            if _iban.is_valid(value[:cut]):
+                out.append(("iban", m.start(), m.start() + cut))
+                break
+    return out
 
 
 def find_pii(text: str) -> list[PiiMatch]:
-    """Every PII span in ``text``, left to right, without overlaps (earlier, more specific kinds win)."""
-    if not text:
+    """Every PII span of ``text`` (original positions), left to right, without overlaps (e-mails, then IBANs, then
+    numbers)."""
+    if not text or not _MAYBE.search(text):
         return []
+    norm, origin = normalised(text)
+    covered = bytearray(len(norm))
     found: list[PiiMatch] = []
-    taken: list[tuple[int, int]] = []
-
-    def take(kind: str, start: int, raw: str) -> None:
-        end = start + len(raw)
-        if any(start < te and ts < end for ts, te in taken):
-            return
-        taken.append((start, end))
-        found.append(PiiMatch(kind, start, end, raw))
-
-    for m in _EMAIL.finditer(text):
-        take("email", m.start(), m.group())
-    for m in _ID_CARD.finditer(text):
-        if id_card_valid(m.group()):
-            take("id-card", m.start(), m.group())
-    for m in _CARD.finditer(text):
-        if _is_card(text, m.group(), m.start()):
-            take("bank-card", m.start(), m.group())
-    for pattern in (_CN_MOBILE, _INTL, _NANP):
-        for m in pattern.finditer(text):
-            take("phone", m.start(), m.group())
+    spans = _emails(norm) + _ibans(norm) + [(h.kind, h.start, h.end) for h in find_numbers(norm)]
+    for kind, s, e in spans:
+        if any(covered[s:e]):
+            continue
+        covered[s:e] = b"\x01" * (e - s)
+        o_start, o_end = original_span(origin, s, e)
+        found.append(PiiMatch(kind, o_start, o_end, text[o_start:o_end], norm[s:e]))
     return sorted(found, key=lambda p: p.start)
 
 
 def mask_pii(text: str) -> str:
     """``text`` with every PII span replaced by its masked form (kind + at most the last 4 characters)."""
-    if not text or not any(ch.isdigit() or ch == "@" for ch in text):
-        return text
-    matches = find_pii(text)
+    matches = find_pii(text) if text else []
     if not matches:
         return text
     out, pos = [], 0

@@ -1,0 +1,106 @@
+"""PII masking on a corpus of real-world spellings: the masker alone, in linear time, and a raw byte scan of
+everything the service writes (data folder incl. SQLite, and PostgreSQL's table files)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from pii_corpus import corpus, leaked
+
+from memory.text.privacy import mask_pii
+
+CORPUS = corpus()
+
+
+def test_corpus_is_large_and_mixed():
+    assert len({s for _, s in CORPUS}) >= 150
+    assert sum(not t.isascii() for t, _ in CORPUS) >= 60
+
+
+@pytest.mark.parametrize(("text", "secret"), CORPUS, ids=[f"{i:03d}" for i in range(len(CORPUS))])
+def test_every_spelling_is_masked(text, secret):
+    assert not leaked(mask_pii(text), secret), mask_pii(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1 " * 10_000,
+        "4" * 20_000,
+        "a@" * 10_000,
+        "+1 (" * 5_000,
+        "１３９" * 6_000,
+        ("x" * 60 + "@") * 300,
+        "GB82 " * 4_000,
+        "\u200b1" * 10_000,
+    ],
+    ids=["spaced-ones", "digits", "ats", "plus-brackets", "fullwidth", "long-locals", "iban-prefix", "zero-width"],
+)
+def test_masking_is_linear(text):
+    start = time.process_time()  # CPU time: the test machine is shared
+    mask_pii(text)
+    assert time.process_time() - start < 0.5
+
+
+def _bytes_of(folder: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
+
+
+def _pg_table_files(url: str) -> bytes:
+    """The raw files of the test database (after a CHECKPOINT, so what was written is on disk)."""
+    import psycopg
+
+    with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        data_dir = conn.execute("SHOW data_directory").fetchone()[0]
+        oid = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
+    return _bytes_of(Path(data_dir) / "base" / str(oid))
+
+
+@pytest.mark.slow
+def test_no_spelling_reaches_any_file(backend_svc, backend_settings, backend):
+    """Every corpus text goes in as a remember request, a recall query and a profile edit reason."""
+    svc = backend_svc
+    for i in range(0, len(CORPUS), 8):
+        chunk = CORPUS[i : i + 8]
+        svc.remember("pii-user", "Remember this: " + " / ".join(t for t, _ in chunk), session_id=f"s{i}")
+        svc.recall("pii-user", chunk[0][0])
+    user = svc.get_user("pii-user")
+    m = svc.add_memory(user, "User's backup contact is " + CORPUS[0][0])
+    svc.delete_memory(m.id, reason="wrong one, the right is " + CORPUS[1][0])
+    svc.index.optimize()
+    svc.close()
+    blob = _bytes_of(backend_settings.data_dir)
+    if backend == "postgres":
+        blob += _pg_table_files(backend_settings.database_url)
+    assert b"[phone ***0461]" in blob, "the scan must see the stored text"
+    raw = sorted({s for _, s in CORPUS if s.encode() in blob})
+    assert not raw, f"{len(raw)} spellings stored raw: {raw[:10]}"
+
+
+def test_recall_embeds_and_logs_only_the_masked_query(svc, monkeypatch):
+    seen: list[str] = []
+    real = svc.embedder.embed_query
+    monkeypatch.setattr(svc.embedder, "embed_query", lambda q: seen.append(q) or real(q))
+    svc.remember("q-user", "I live in Hangzhou.")
+    result = svc.recall("q-user", "is my number １３９ ０１４４ ０４６１ or lin＠example.com?")
+    assert seen and all("０４６１" not in q and "example" not in q for q in seen), seen
+    assert "[phone ***0461]" in result.query and "[email]" in result.query
+
+
+def test_reasons_people_type_are_masked(plumbing_svc):
+    from sqlmodel import select
+
+    from memory.storage.models import MemoryEvent
+
+    user = plumbing_svc.ensure_user("r-user")
+    m = plumbing_svc.add_memory(user, "User likes tea")
+    plumbing_svc.delete_memory(m.id, reason="asked by 139 0144 0461")
+    plumbing_svc.update_profile(user, "city", "Hangzhou", reason="she said so at lin@example.com")
+    with plumbing_svc.db() as db:
+        reasons = [e.reason for e in db.exec(select(MemoryEvent)).all()]
+    assert any("[phone ***0461]" in r for r in reasons) and not any("0144" in r for r in reasons)
+    history = plumbing_svc.profile_history(user)
+    assert all("lin@example.com" not in str(h) for h in history)
