@@ -200,7 +200,7 @@ def _target(c: Candidate, current: Any) -> Any:
     if current is not None and norm_object(str(current)) == norm_object(str(display)):
         return current
     if c.predicate == "budget" and current is not None:
-        from memory.write.extract.base import amount_key
+        from memory.text.numerals import amount_key
 
         if amount_key(str(current)) == c.object:
             return current

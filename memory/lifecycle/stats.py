@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy import Text, cast, func, select
 
 from memory.storage.models import Memory, ProfileChange, Session
-from memory.write.extract.base import amount_key
+from memory.text.numerals import find_amount
 
 INTEREST_PREDICATES = frozenset(
     {
@@ -49,9 +49,7 @@ INTEREST_PREDICATES = frozenset(
     }
 )
 BUDGET_PREDICATES = frozenset({"budget", "typical_budget", "预算"})
-_NUMBER = re.compile(r"(\d+(?:[.,]\d+)*)\s*(k|K|千|万|w|W)?")
 _SPLIT = re.compile(r"[,，、;；/]")
-_MULT = {"k": 1_000, "千": 1_000, "万": 10_000, "w": 10_000}
 
 
 @dataclass(frozen=True)
@@ -93,10 +91,9 @@ def parse_amount(value: Any) -> float:
             if key in value:
                 return parse_amount(value[key])
     if isinstance(value, str):
-        found = _NUMBER.search(value) or _NUMBER.search(amount_key(value))  # amount_key reads '一万', '五千'
+        found = find_amount(value)  # the extractors' parser: '1,500 dollars', '2.5k', '3.5万', '一百零五', '五千块'
         if found:
-            number = float(found.group(1).replace(",", ""))
-            return number * _MULT.get((found.group(2) or "").lower(), 1)
+            return found.value
     raise BadRow(f"budget {str(value)[:60]!r} is not an amount")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from memory.text.dates import find_date
+from memory.text.numerals import find_amount
 from memory.write.extract import rules_en, rules_zh
 from memory.write.extract.base import (
     CONF_EXPLICIT,
@@ -25,6 +25,8 @@ from memory.write.extract.base import (
     make,
     sentences,
 )
+from memory.write.extract.clauses import Person, about_person, split_clauses
+from memory.write.extract.events import dated_statements
 
 __all__ = ["Candidate", "classify", "extract", "extract_rules"]
 
@@ -87,14 +89,28 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             obj = rule.obj(cleaned) if rule.obj else cleaned
             display = cleaned if lang == "zh" or rule.predicate == "budget" else obj
             art = "an" if display[:1].lower() in "aeiou" else "a"
-            content = rule.template.format(obj=display, cat=m.groupdict().get("cat") or "", art=art)
+            cat = re.sub(r"favorite", "favourite", m.groupdict().get("cat") or "", flags=re.IGNORECASE)
+            content = rule.template.format(obj=display, cat=cat, art=art)
+            if lang == "en" and rule.predicate in ("likes", "dislikes", "prefers"):
+                content = re.sub(r"\bmy\b", "their", content)
             claimed.append((s, e))
             c = make(rule.predicate, obj or display, content, lang=lang, evidence=m.group(), negated=rule.negated)
             c.meta["display"] = display or c.object
+            _annotate(c, rule.predicate, cat, raw)
             out.append(c)
     out += _styles(sentence, lang, claimed)
-    out += _plans(sentence, lang, at, claimed)
+    out += dated_statements(sentence, lang, at, claimed)
     return out
+
+
+def _annotate(c: Candidate, predicate: str, cat: str, raw: str) -> None:
+    """The attribute an attribute statement names; the currency a budget is in."""
+    if predicate == "attribute":
+        c.meta["attribute"] = cat.lower() if cat.isascii() else cat
+    elif predicate == "budget":
+        amount = find_amount(raw)
+        if amount and amount.currency:
+            c.meta["currency"] = amount.currency
 
 
 def _about_answers(obj: str, lang: str) -> bool:
@@ -113,108 +129,66 @@ def _styles(sentence: str, lang: str, claimed: list[tuple[int, int]]) -> list[Ca
     return [make("communication_style", style, content, lang=lang, evidence=sentence)]
 
 
-def _plans(sentence: str, lang: str, at: datetime, claimed: list[tuple[int, int]]) -> list[Candidate]:
-    phrase, when = find_date(sentence, at, lang)
-    found = _plan_matches_zh(sentence, phrase) if lang == "zh" else _plan_matches_en(sentence, phrase)
-    out = []
-    for m, kind in found:
-        if any(m.start() < ce and cs < m.end() for cs, ce in claimed):
-            continue
-        obj = m.group("obj").strip()
-        if phrase:
-            obj = re.sub(
-                r"\s*\b" + re.escape(phrase) + r"\b" if lang == "en" else re.escape(phrase),
-                "",
-                obj,
-                flags=re.IGNORECASE,
-            ).strip()
-        if lang == "en":
-            obj = re.sub(r"^(?:to|go to)\s+|\s+(?:anymore|any more)$", "", obj)
-        if len(obj) < 2:
-            continue
-        out.append(_plan_candidate(kind, obj, phrase, when, lang, m.group()))
-        claimed.append(m.span())
-    return out
-
-
-_PLAN_EN = {"cancel": "User cancelled plans: {obj}", "have": "User has {art} {obj}", "plan": "User plans to {obj}"}
-_PLAN_ZH = {"cancel": "用户取消了计划：{obj}", "have": "用户有{obj}", "plan": "用户计划{obj}"}
-_MOVE = re.compile(
-    r"(?:move|moving|relocate|relocating) to ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"
-    r"|搬(?:到|去)([\u4e00-\u9fff]{2,3})"
-)
-
-
-def _plan_candidate(
-    kind: str, obj: str, phrase: str | None, when: datetime | None, lang: str, evidence: str
-) -> Candidate:
-    art = "an" if obj[:1].lower() in "aeiou" else "a"
-    if lang == "zh":
-        date_txt = f"（{phrase}{f'，{when:%Y-%m-%d}' if when else ''}）" if phrase else ""
-        content = _PLAN_ZH[kind].format(obj=obj) + date_txt + "。"
-    else:
-        date_txt = f" ({phrase}{f', {when:%Y-%m-%d}' if when else ''})" if phrase else ""
-        content = _PLAN_EN[kind].format(obj=obj, art=art) + date_txt + "."
-    c = make("plan", obj, content, lang=lang, evidence=evidence, negated=kind == "cancel", event_time=when)
-    move = _MOVE.search(evidence)
-    if move and kind != "cancel":  # a planned move is a weak signal about the city, never a change of it
-        c.meta["weak_field"] = ["city", (move.group(1) or move.group(2)).strip()]
-    return c
-
-
-def _plan_matches_en(sentence: str, phrase: str | None) -> list[tuple[re.Match, bool]]:
-    found = [(m, "cancel") for m in rules_en._PLAN_CANCEL.finditer(sentence)]
-    found += [(m, "have") for m in rules_en._PLAN_HAVE.finditer(sentence)]
-    for m in rules_en._PLAN_STRONG.finditer(sentence):
-        if not rules_en._NOISE_PLAN.match(m.group("obj")) and (
-            phrase
-            or re.search(
-                r"plan|intend|schedul|book|fly|trav|"
-                r"moving|head",
-                m.group(0),
-                re.I,
-            )
-        ):
-            found.append((m, "plan"))
-    if phrase:
-        found += [
-            (m, "plan")
-            for m in rules_en._PLAN_DATED.finditer(sentence)
-            if not rules_en._NOISE_PLAN.match(m.group("obj"))
-        ]
-    return found
-
-
-def _plan_matches_zh(sentence: str, phrase: str | None) -> list[tuple[re.Match, bool]]:
-    found = [(m, "cancel") for m in rules_zh.PLAN_CANCEL.finditer(sentence)]
-    found += [(m, "plan") for m in rules_zh.PLAN_UNDECIDED.finditer(sentence)]
-    found += [(m, "have") for m in rules_zh.PLAN_HAVE.finditer(sentence)]
-    for m in rules_zh.PLAN.finditer(sentence):
-        strong = m.group("verb") in ("打算", "准备", "计划") or m.group("obj").startswith(("去", "到", "搬"))
-        if strong or phrase:
-            found.append((m, "plan"))
-    if phrase:
-        found += [(m, "plan") for m in rules_zh.PLAN_GO.finditer(sentence)]
-    return found
-
-
 def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candidate]:
-    """Offline extraction, sentence by sentence; hedges lower confidence, assistant text yields only inferences."""
+    """Offline extraction, statement by statement; hedges lower confidence, assistant text yields only inferences.
+
+    A sentence is split into clauses ("… but hate commuting"), each read with its own polarity; a clause about
+    someone the user mentions ("my wife loves sushi") becomes a fact about that person.
+    """
     out: list[Candidate] = []
-    seen: set[tuple[str, str, str, bool]] = set()
+    seen: set[tuple[str, str, str, str, bool]] = set()
     for sentence in sentences(text):
         if is_question(sentence):
             continue
         lang = "zh" if has_cjk(sentence) else "en"
         source = _second_to_first(sentence, lang) if role == "assistant" else sentence
-        hedge = hedge_of(sentence, lang)
-        for c in _apply_rules(source, lang, at):
-            marker = (c.predicate, c.key()[2], c.evidence, c.negated)
+        orphan = None  # a hedge in a clause that states nothing ("…，还没决定") covers the whole sentence
+        found: list[tuple[Candidate, str | None]] = []
+        for clause in split_clauses(source, lang):
+            text_, person = about_person(clause, lang)
+            cands = _about(person, _apply_rules(text_, lang, at), lang)
+            hedge = hedge_of(clause, lang)
+            if not cands and hedge:
+                orphan = orphan or hedge
+            found += [(c, hedge) for c in cands]
+        for c, hedge in found:
+            marker = (c.subject, c.predicate, c.key()[2], c.evidence, c.negated)
             if marker in seen:
                 continue
             seen.add(marker)
-            _grade(c, sentence, lang, hedge, role)
+            _grade(c, sentence, lang, hedge or orphan, role)
             out.append(c)
+    return out
+
+
+#: what may be said about someone else; names, budgets, reply style and language are only ever the user's
+_ABOUT_OTHERS = frozenset(
+    {"lives_in", "hometown", "occupation", "works_at", "works_in", "likes", "dislikes", "prefers", "diet", "pet"}
+    | {"family", "plan", "event", "attribute"}
+)
+
+
+def _about(person: Person | None, cands: list[Candidate], lang: str) -> list[Candidate]:
+    """Re-label candidates read from a clause about someone else as facts about that person."""
+    if person is None:
+        return cands
+    out = []
+    for c in cands:
+        if c.predicate not in _ABOUT_OTHERS:
+            continue
+        c.subject = person.subject
+        c.meta["relation"] = person.relation
+        if person.name:
+            c.meta["name"] = person.name
+        c.meta.pop("weak_field", None)
+        who = f"{person.relation} {person.name}" if person.name else person.relation
+        if lang == "zh":
+            c.content = re.sub(r"^用户", f"用户的{person.relation}{person.name or ''}", c.content, count=1)
+        else:
+            c.content = re.sub(
+                r"^User(?:'s)?", f"User's {who}" + ("'s" if c.content.startswith("User's") else ""), c.content, count=1
+            )
+        out.append(c)
     return out
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memory.text.numerals import amount_key  # noqa: F401 (re-exported for older callers)
+
 #: predicate → (memory type, single-valued?, impact 0..1, profile field or None)
 PREDICATES: dict[str, tuple[str, bool, float, str | None]] = {
     "name": ("fact", True, 0.9, "display_name"),
@@ -33,6 +35,7 @@ PREDICATES: dict[str, tuple[str, bool, float, str | None]] = {
     "family": ("fact", False, 0.6, None),
     "pet": ("fact", False, 0.5, None),
     "fact": ("fact", False, 0.5, None),
+    "attribute": ("fact", False, 0.6, None),  # "my favourite colour is blue": meta["attribute"] = "favourite colour"
 }
 SINGLE_VALUED = frozenset(p for p, spec in PREDICATES.items() if spec[1])
 OPPOSITES = {"likes": "dislikes", "dislikes": "likes"}
@@ -74,6 +77,9 @@ class Candidate:
 
     @property
     def profile_field(self) -> str | None:
+        """Only statements about the user themself reach their profile (never a wife's taste or a friend's city)."""
+        if self.subject != "user":
+            return None
         return PREDICATES.get(self.predicate, ("fact", False, 0.5, None))[3]
 
     def key(self) -> tuple[str, str, str]:
@@ -177,42 +183,6 @@ def norm_object(obj: str) -> str:
     o = re.sub(r"市$", "", o)
     o = _CITY_ALIASES.get(o, o)
     return re.sub(r"[\s_\-]+", " ", o).strip()
-
-
-_ZH_NUM = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_ZH_UNIT = {"十": 10, "百": 100, "千": 1000}
-
-
-def zh_amount(text: str) -> str:
-    """'五千' → '5000', '两千五' → '2500', '1.5万' → '15000', '3k' → '3000'; anything else unchanged."""
-    t = text.replace(",", "").replace(" ", "")
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([万千kK]?)", t)
-    if m:
-        mult = {"万": 10_000, "千": 1000, "k": 1000, "K": 1000, "": 1}[m.group(2)]
-        value = float(m.group(1)) * mult
-        return str(int(value)) if value.is_integer() else str(value)
-    if not re.fullmatch(r"[零一二两三四五六七八九十百千万]+", t):
-        return text
-    total, section, digit, last_unit = 0, 0, 0, 1
-    for ch in t:
-        if ch in _ZH_NUM:
-            digit = _ZH_NUM[ch]
-        elif ch in _ZH_UNIT:
-            last_unit = _ZH_UNIT[ch]
-            section += (digit or 1) * last_unit
-            digit = 0
-        elif ch == "万":
-            total += (section + digit) * 10_000
-            section, digit, last_unit = 0, 0, 10_000
-    if digit and last_unit >= 10 and t[-1] in _ZH_NUM:  # 两千五 = 2500: a trailing digit is one unit below
-        digit *= last_unit // 10
-    return str(total + section + digit)
-
-
-def amount_key(text: str) -> str:
-    """The number inside a money phrase, normalised ('$5,000' → '5000', '预算五千' → '5000')."""
-    m = re.search(r"\d[\d,.]*\s?[万千kK]?|[零一二两三四五六七八九十百千万]+", text)
-    return zh_amount(m.group().rstrip(".,")) if m else text
 
 
 # -- hedges, negation, intensity -----------------------------------------------------------------------------

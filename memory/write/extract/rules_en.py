@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memory.write.extract.base import amount_key
+from memory.text.numerals import amount_key
 
 _END = r"(?=\s*(?:[,.;!?)]|$|\s(?:and|but|because|since|so|when|while|though|although|which|who|if|as well)\b))"
 _OBJ = r"(?P<obj>[^,.;!?]{2,60}?)" + _END
@@ -60,6 +60,7 @@ _STYLE_WORDS = {
     "formal": r"formal",
     "casual": r"casual|informal",
 }
+ATTRIBUTES = "birthday|blood type|shoe size|star sign|zodiac sign|height|lucky number|middle name|nickname"
 _LANGS = "English|Chinese|Mandarin|Japanese|French|German|Spanish|Korean|Cantonese|Italian|Portuguese"
 
 
@@ -93,6 +94,13 @@ def _no_article(s: str) -> str:
 
 
 RULES: list[Rule] = [
+    # attributes ("my favourite X is Y" is a fact about X, not a taste to add to the interests)
+    _r("attribute", r"\bmy (?P<cat>favou?rite [a-z]+(?: [a-z]+)?) is " + _OBJ, "User's {cat} is {obj}."),
+    _r(
+        "attribute",
+        r"\bmy (?P<cat>" + ATTRIBUTES + r") is (?:on |the )?" + _OBJ,
+        "User's {cat} is {obj}.",
+    ),
     # names
     _r("name", r"\bmy (?:full )?name is " + _NAME, "User's name is {obj}.", obj=_title),
     _r(
@@ -166,7 +174,8 @@ RULES: list[Rule] = [
     # budget
     _r(
         "budget",
-        r"\bmy budget (?:is|of|'s|’s|is about|is around|is roughly|is up to|is under)?\s*(?:about |around |"
+        r"\bmy budget (?:for [^,.;!?]{1,30}? )?(?:is|of|'s|’s|is about|is around|is roughly|is up to|is under)?"
+        r"\s*(?:about |around |"
         r"roughly |under |up to |only )?" + _MONEY,
         "User's budget is {obj}.",
         obj=amount_key,
@@ -241,7 +250,6 @@ RULES: list[Rule] = [
         r"\bi (?:also |regularly )?(?:play|practi[cs]e|do) (?!it\b|that\b|this\b|so\b|not\b|my\b)" + _OBJ,
         "User regularly does {obj}.",
     ),
-    _r("likes", r"\bmy favou?rite (?P<cat>[a-z]+(?: [a-z]+)?) is " + _OBJ, "User's favourite {cat} is {obj}."),
     _r(
         "prefers", r"\bi (?:usually |always |generally )?prefer (?!(?:" + _LANGS + r")\b)" + _OBJ, "User prefers {obj}."
     ),  # noqa: E501 (pattern table)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from memory.write.extract.base import CN_CITIES, amount_key
+from memory.text.numerals import amount_key
+from memory.write.extract.base import CN_CITIES
 from memory.write.extract.rules_en import Rule, _r
 
 _STOPS = r"[，。！？；、,.!?;~～]"
@@ -28,13 +29,19 @@ _NAME = (
     + _STOPS
     + r"|$|\s|吧|就行|就好|好了)"
 )  # noqa: E501 (pattern table)
-_AMOUNT = r"(?P<obj>\d[\d,.]*\s?[万千kK]?|[零一二两三四五六七八九十百千万]{1,8})\s?(?:元|块钱|块|人民币|美元|刀)?"
+_AMOUNT = (
+    r"(?P<obj>(?:\d[\d,]*(?:\.\d+)?\s?[万千kK亿]?|[零〇一二两三四五六七八九十百千万亿]{1,12})\s?"
+    r"(?:元|块钱|块|人民币|美元|美金|刀|欧元|英镑|日元)?)"
+)
 OCC_ZH = (
     "软件工程师|前端工程师|后端工程师|算法工程师|测试工程师|数据分析师|产品经理|项目经理|自由职业者|创业者|程序员|工程师|设计师|"
     "大学生|研究生|博士生|学生|老师|教师|教授|医生|护士|牙医|兽医|律师|会计师|会计|经理|销售|厨师|作家|记者|编辑|摄影师|"
     "演员|歌手|司机|警察|公务员|研究员|科学家|分析师|翻译|咨询师|建筑师|药剂师|运营|全职妈妈|老板"
 )
 RULES: list[Rule] = [
+    # attributes ("我最喜欢的颜色是蓝色" is a fact about a colour, not a new interest)
+    _r("attribute", r"我(?P<cat>最喜欢的[\u4e00-\u9fff]{1,6}?)是" + _ZOBJ, "用户{cat}是{obj}。"),
+    _r("attribute", r"我的(?P<cat>生日|血型|星座|鞋码|身高|幸运数字|小名|昵称)是" + _ZOBJ, "用户的{cat}是{obj}。"),
     # names
     _r("name", r"我的名字(?:是|叫)" + _NAME, "用户叫{obj}。"),
     _r(
@@ -104,7 +111,6 @@ RULES: list[Rule] = [
         + _ZOBJ,
         "用户不喜欢{obj}。",
     ),
-    _r("likes", r"我最喜欢的(?P<cat>[\u4e00-\u9fff]{1,6})是" + _ZOBJ, "用户最喜欢的{cat}是{obj}。"),
     _r("prefers", r"我(?:更|比较)(?:喜欢|偏好|倾向于|想要)" + _ZOBJ, "用户更喜欢{obj}。"),
     _r(
         "likes",
