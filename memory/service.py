@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from memory import validate
+from memory import provenance, validate  # noqa: F401  (provenance registers its write listeners)
 from memory.errors import InvalidInput, NotFound
 from memory.lifecycle import retention as lifecycle
 from memory.retrieval.recall import RecallResult, log_retrieval, timed_search
-from memory.storage.models import Message, Session, User
+from memory.storage.models import Memory, MemoryEvent, Message, Session, User
 from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
 from memory.text.privacy import mask_pii
 
@@ -97,6 +97,43 @@ class MemoryService(Records):
         session = self.ensure_session(user, session_id, agent_id)
         message = self.add_message(session, "user", text)
         return self.write_from_message(user, session, message, agent_id=agent_id, keep_unparsed=True)
+
+    def remember_verbatim(
+        self,
+        user_id: str,
+        text: str,
+        *,
+        session_id: str = "api",
+        agent_id: str | None = None,
+        role: str = "user",
+        meta: dict[str, Any] | None = None,
+    ) -> Memory:
+        """Store ``text`` as one memory as it is, no extraction (mem0's ``infer=False``, the LangGraph store's put):
+        the message is kept as its source and the ADD is logged like any write."""
+        user = self.ensure_user(user_id)
+        session = self.ensure_session(user, session_id, agent_id)
+        message = self.add_message(session, role, text)
+        self.claim_for_write(message.id)  # nobody runs the pipeline on it later: this is its write
+        source = "user-stated" if role == "user" else "tool"
+        ids = [message.id]
+        memory = self.add_memory(
+            user, message.content, agent_id=agent_id, source_message_ids=ids, source_type=source, meta=meta or {}
+        )
+        with self.db() as db:
+            db.add(
+                MemoryEvent(
+                    user_key=user.key,
+                    agent_id=memory.agent_id,
+                    memory_id=memory.id,
+                    op="ADD",
+                    reason="stored verbatim (no extraction requested)",
+                    content=memory.content,
+                    message_id=message.id,
+                    detail={"source_type": source, "infer": False},
+                )
+            )
+            db.commit()
+        return memory
 
     def get_profile(self, user: User | str) -> dict[str, Any]:
         from memory import profile

@@ -41,6 +41,16 @@ class WriteFilter:
     types: Sequence[str] = ()
     statuses: Sequence[str] = ()
     search: str = ""
+    #: doors the write came through (``api:<key>``, ``mcp``, ``langgraph``, ``python``…); ``BUILT_IN`` = no door
+    vias: Sequence[str] = ()
+
+
+#: the "via" of writes made without a door: the built-in agent, the back office, the CLI
+BUILT_IN = "built-in"
+
+
+def _via_column():
+    return col(MemoryEvent.detail)["via"].as_string()
 
 
 def _like(text: str) -> str:
@@ -57,6 +67,10 @@ def _write_query(user_key: str, flt: WriteFilter):
         query = query.where(col(Memory.type).in_(list(flt.types)))
     if flt.statuses:
         query = query.where(col(Memory.status).in_(list(flt.statuses)))
+    if flt.vias:
+        named = [v for v in flt.vias if v != BUILT_IN]
+        cond = _via_column().in_(named)
+        query = query.where(cond | _via_column().is_(None) if BUILT_IN in flt.vias else cond)
     if flt.search.strip():
         pattern = _like(flt.search.strip())
         query = query.where(
@@ -93,9 +107,33 @@ def _write_row(e: MemoryEvent, m: Memory | None) -> dict[str, Any]:
         "status": m.status if m else None,
         "flagged": bool(m and (m.meta or {}).get("flagged")),
         "source": m.source_type if m else detail.get("source_type"),
+        "via": detail.get("via") or BUILT_IN,
+        "by": detail.get("by"),
+        "agent": e.agent_id,
         "message_id": e.message_id or ((m.source_message_ids or [None])[0] if m else None),
         "turn_id": e.turn_id,
     }
+
+
+def memory_events(store, memory_id: str, limit: int = 500) -> list[dict[str, Any]]:
+    """A memory's own write log, oldest first (the public APIs' ``history``), with where each change came from."""
+    query = select(MemoryEvent).where(MemoryEvent.memory_id == memory_id).order_by(col(MemoryEvent.id)).limit(limit)
+    with store.db() as db:
+        events = db.exec(query).all()
+    return [
+        {
+            "id": e.id,
+            "memory_id": e.memory_id,
+            "event": e.op,
+            "old_memory": (e.detail or {}).get("old_content"),
+            "new_memory": e.content,
+            "reason": e.reason,
+            "via": (e.detail or {}).get("via"),
+            "by": (e.detail or {}).get("by"),
+            "created_at": e.created_at.isoformat(),
+        }
+        for e in events
+    ]
 
 
 def message_with_context(store, message_id: int, around: int = 2) -> dict[str, Any] | None:
@@ -141,6 +179,14 @@ def memory_counts(store, user_key: str) -> dict[str, dict[str, int]]:
             .group_by(Memory.type)
         ).all()
     return {"status": dict(by_status), "type": dict(by_type)}
+
+
+def event_vias(store, user_key: str) -> list[str]:
+    """The doors this user's writes came through (for the Memories page's filter), ``BUILT_IN`` first."""
+    query = select(_via_column()).where(MemoryEvent.user_key == user_key).distinct()
+    with store.db() as db:
+        found = {v for v in db.exec(query).all()}
+    return ([BUILT_IN] if None in found else []) + sorted(v for v in found if v)
 
 
 def event_ops(store, user_key: str) -> list[str]:

@@ -40,15 +40,23 @@ def _reset_page() -> None:
 
 
 with st.container(border=True):
-    f = st.columns([2, 2, 2, 3])
+    f = st.columns([2, 2, 2, 2, 3])
     ops = f[0].multiselect("Decision", OPS, key="mem_ops", on_change=_reset_page, placeholder="any")
     types = f[1].multiselect("Type", MEMORY_TYPES, key="mem_types", on_change=_reset_page, placeholder="any")
     statuses = f[2].multiselect("Status now", STATUSES, key="mem_statuses", on_change=_reset_page, placeholder="any")
-    search = f[3].text_input(
+    vias = f[3].multiselect(
+        "Came through",
+        views.event_vias(svc, user.key),
+        key="mem_vias",
+        on_change=_reset_page,
+        placeholder="any",
+        help="The door a write came from: the built-in agent and back office, api:<key name>, mcp, langgraph, python.",
+    )
+    search = f[4].text_input(
         "Search content or reason", key="mem_search", on_change=_reset_page, placeholder="e.g. spicy / 杭州"
     )
 
-flt = views.WriteFilter(ops=ops, types=types, statuses=statuses, search=search)
+flt = views.WriteFilter(ops=ops, types=types, statuses=statuses, search=search, vias=vias)
 page_no = int(st.session_state.get("mem_page") or 1)
 rows, total = views.write_log(svc, user.key, flt, limit=PAGE_SIZE, offset=(page_no - 1) * PAGE_SIZE)
 pages = max(1, math.ceil(total / PAGE_SIZE))
@@ -57,7 +65,7 @@ if page_no > pages:  # filters shrank the result under the current page
     rows, total = views.write_log(svc, user.key, flt, limit=PAGE_SIZE, offset=0)
 
 if not total:
-    empty("No writes match." if (ops or types or statuses or search) else "No writes yet for this user.")
+    empty("No writes match." if (ops or types or statuses or search or vias) else "No writes yet for this user.")
     st.stop()
 
 st.caption(f"{total:,} writes · page {page_no} of {pages:,} · newest first")
@@ -78,10 +86,11 @@ st.dataframe(
     key="mem_table",
     on_select=_picked_from_table,
     selection_mode="single-row",
-    column_order=["at", "op", "content", "reason", "type", "confidence", "importance", "status", "source"],
+    column_order=["at", "op", "content", "reason", "type", "confidence", "importance", "status", "source", "via"],
     column_config={
         "at": st.column_config.DatetimeColumn("when", format="MM-DD HH:mm", width="small"),
         "op": st.column_config.TextColumn("decision", width="small"),
+        "via": st.column_config.TextColumn("came through", width="small"),
         "content": st.column_config.TextColumn("content (masked)", width="large"),
         "reason": st.column_config.TextColumn("reason", width="medium"),
         "confidence": st.column_config.ProgressColumn("confidence", min_value=0.0, max_value=1.0, format="%.2f"),
@@ -121,12 +130,14 @@ def _act(action: str, memory_id: str) -> None:
     st.session_state["mem_new_text"] = ""
 
 
+by = f" ({row['by']})" if row["by"] else ""
 with st.container(border=True):
     st.markdown(f"{op_badge(row['op'])} **{row['content']}**")
     st.caption(
         f"{when(row['at'])} · reason: {row['reason'] or '—'} · type {fmt(row['type'])} · "
         f"confidence {fmt(row['confidence'], 2)} · importance {fmt(row['importance'], 2)} · "
-        f"status {fmt(row['status'])}{' · ⚑ flagged' if row['flagged'] else ''} · source {fmt(row['source'])}"
+        f"status {fmt(row['status'])}{' · ⚑ flagged' if row['flagged'] else ''} · source {fmt(row['source'])} · "
+        f"came through {fmt(row['via'])}{by} · agent {fmt(row['agent'])}"
     )
     src, act = st.tabs([":material/forum: Source message", ":material/edit: Correct"])
     with src:

@@ -284,6 +284,18 @@ class Setting(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow)
 
 
+class ApiKey(SQLModel, table=True):
+    """A key for the REST / MCP doors: only its SHA-256 is stored; ``users`` empty = any user."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, max_length=64)
+    key_hash: str = Field(unique=True, max_length=64)
+    prefix: str = Field(max_length=16)  # the first characters, to recognise a key in a list
+    users: list = _json([])
+    created_at: datetime = Field(default_factory=utcnow)
+    revoked_at: datetime | None = None
+
+
 class SchemaMigration(SQLModel, table=True):
     version: int = Field(primary_key=True)
     name: str

