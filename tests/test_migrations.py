@@ -112,6 +112,8 @@ def test_a_first_release_database_upgrades_and_keeps_its_rows(db_url, tmp_path):
     assert applied == [m.version for m in MIGRATIONS[1:]]
     after = rows_of(old)
     for table, rows in before.items():  # every old row, every old column, unchanged (new columns may be added)
+        if table == "schemamigration":  # gains one row per step applied (checked above)
+            continue
         assert [{k: r[k] for k in rows[0]} for r in after[table]] == rows if rows else after[table] == [], table
     upgraded = schema_of(old)
     old.dispose()
