@@ -12,6 +12,7 @@ from memory.cli import AgentOpt, JsonOpt, UserOpt, app, emit, run, service
 SessionOpt = Annotated[str, typer.Option("--session", "-s", help="External session id.")]
 
 from agent import demo  # noqa: E402,F401  (registers `memlens seed-demo`)
+from agent.serve import cli as serve_cli  # noqa: E402,F401  (registers `memlens serve api | mcp`)
 
 
 @app.command()

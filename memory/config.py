@@ -186,6 +186,14 @@ class Settings(BaseSettings):
         60.0, ge=0, description="A session idle this long is ended (bridge written) when the user returns; 0 = never."
     )
 
+    # doors: REST API and MCP server (`memlens serve api|mcp`)
+    api_max_body_bytes: int = Field(
+        1_000_000, ge=1024, description="Largest request body the REST API and the MCP HTTP server accept (413 above)."
+    )
+    mcp_default_user: str | None = Field(
+        None, description="User the MCP server's tools act for when a call names none (else user_id is required)."
+    )
+
     def resolved_database_url(self) -> str:
         if self.database_url:
             return self.database_url

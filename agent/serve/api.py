@@ -1,0 +1,249 @@
+"""The REST API (`memlens serve api`): MemLens for services in any language, over the same ``memory.Memory`` facade.
+
+Every route but ``/v1/health`` needs ``Authorization: Bearer <key>`` (``memlens apikey create``): missing or unknown
+→ 401; a key restricted to some users asking about another → 403 (by memory id: 404, so ids of other users' memories
+are not confirmed). Bodies over ``MEMLENS_API_MAX_BODY_BYTES`` → 413. Every error is one JSON object
+``{"error": "...", "detail": ...}`` — never a traceback. Writes are tagged ``via=api:<key name>``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from agent.serve.schemas import AddRequest, ChatRequest, SearchRequest, UpdateRequest
+from memory import apikeys, provenance
+from memory.apikeys import KeyInfo
+from memory.client import Memory
+from memory.config import Settings
+from memory.errors import Conflict, InvalidInput, MemLensError, NotFound
+from memory.service import MemoryService
+from memory.vocab import Actor, Role
+
+STATUS = {InvalidInput: 400, NotFound: 404, Conflict: 409}
+_bearer = HTTPBearer(auto_error=False, description="An API key made with `memlens apikey create`.")
+
+
+class BodyLimit:
+    """Pure ASGI middleware: refuse bodies over ``limit`` bytes (by Content-Length, and while streaming)."""
+
+    def __init__(self, app, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            return await _too_large(self.limit)(scope, receive, send)
+        seen = 0
+
+        async def limited():
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise HTTPException(413, f"request body over {self.limit} bytes")
+            return message
+
+        return await self.app(scope, limited, send)
+
+
+def _too_large(limit: int) -> JSONResponse:
+    return JSONResponse({"error": f"request body over {limit} bytes (MEMLENS_API_MAX_BODY_BYTES)"}, status_code=413)
+
+
+class Doors:
+    """What the routes share: the service, one agent (compiled graph) made on first chat, the key check."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self.service = service
+        self._agent = None
+        self._lock = threading.Lock()
+
+    @property
+    def agent(self):
+        with self._lock:
+            if self._agent is None:
+                from agent.runtime import Agent
+
+                self._agent = Agent(self.service)
+            return self._agent
+
+    def memory(self, key: KeyInfo) -> Memory:
+        return Memory(self.service, via=f"api:{key.name}", name=key.name)
+
+
+def create_app(service: MemoryService | None = None) -> FastAPI:
+    """The FastAPI application (uvicorn serves it; tests call it through a real server)."""
+    service = service or MemoryService(Settings())
+    doors = Doors(service)
+    app = FastAPI(
+        title="MemLens",
+        version="1",
+        summary="Inspectable long-term memory for LLM agents: add, search, correct and erase, per user.",
+        description=__doc__,
+    )
+    app.state.doors = doors
+    app.add_middleware(BodyLimit, limit=service.settings.api_max_body_bytes)
+    _errors(app)
+    app.include_router(router)
+    return app
+
+
+def _errors(app: FastAPI) -> None:
+    @app.exception_handler(MemLensError)
+    async def memlens_error(_request: Request, exc: MemLensError) -> JSONResponse:
+        code = next((c for t, c in STATUS.items() if isinstance(exc, t)), 400)
+        return JSONResponse({"error": str(exc)}, status_code=code)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_request: Request, exc: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        detail = [{"where": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]} for e in exc.errors()]
+        return JSONResponse({"error": "invalid request", "detail": detail}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"error": f"internal error ({type(exc).__name__})"}, status_code=500)
+
+
+def doors_of(request: Request) -> Doors:
+    return request.app.state.doors
+
+
+def key_of(request: Request, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> KeyInfo:
+    """The verified API key of the request (401 when missing, unknown or revoked)."""
+    info = apikeys.verify(doors_of(request).service, creds.credentials if creds else None)
+    if info is None:
+        raise HTTPException(401, "missing or invalid API key", headers={"WWW-Authenticate": "Bearer"})
+    return info
+
+
+Key = Annotated[KeyInfo, Depends(key_of)]
+Service = Annotated[Doors, Depends(doors_of)]
+router = APIRouter(prefix="/v1")
+
+
+def allowed(key: KeyInfo, user_id: str) -> None:
+    if not key.allows(user_id):
+        raise HTTPException(403, f"this API key may not act for user {user_id[:80]!r}")
+
+
+def owned(doors: Doors, key: KeyInfo, memory_id: str) -> dict[str, Any]:
+    """The memory, if the key may see its user (else 404: ids of other users' memories are not confirmed)."""
+    found = doors.memory(key).get(memory_id)
+    if found is None or not key.allows(found["user_id"]):
+        raise NotFound(f"no memory {memory_id[:80]!r}")
+    return found
+
+
+@router.get("/health", tags=["meta"])
+def health() -> dict[str, str]:
+    """Liveness: no key needed."""
+    return {"status": "ok"}
+
+
+@router.post("/memories", tags=["memories"])
+def add(body: AddRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """Remember messages through the write pipeline (or verbatim with ``infer: false``)."""
+    allowed(key, body.user_id)
+    messages = body.messages if isinstance(body.messages, str) else [m.model_dump() for m in body.messages]
+    return doors.memory(key).add(
+        messages,
+        user_id=body.user_id,
+        agent_id=body.agent_id,
+        run_id=body.run_id,
+        metadata=body.metadata,
+        infer=body.infer,
+    )
+
+
+@router.post("/memories/search", tags=["memories"])
+def search(body: SearchRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """MemLens recall (hybrid, thresholded, logged for the retrieval lab): the memories that passed the cut."""
+    allowed(key, body.user_id)
+    return doors.memory(key).search(
+        body.query,
+        user_id=body.user_id,
+        agent_id=body.agent_id,
+        limit=body.limit,
+        threshold=body.threshold,
+        filters=body.filters,
+    )
+
+
+@router.get("/memories", tags=["memories"])
+def list_memories(
+    key: Key,
+    doors: Service,
+    user_id: Annotated[str, Query(min_length=1, max_length=10_000)],
+    agent_id: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> dict[str, Any]:
+    """A user's active memories, newest first."""
+    allowed(key, user_id)
+    return doors.memory(key).get_all(user_id=user_id, agent_id=agent_id, limit=limit, offset=offset)
+
+
+@router.get("/memories/{memory_id}", tags=["memories"])
+def get_memory(memory_id: str, key: Key, doors: Service) -> dict[str, Any]:
+    return owned(doors, key, memory_id)
+
+
+@router.patch("/memories/{memory_id}", tags=["memories"])
+def update(memory_id: str, body: UpdateRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """Rewrite a memory's text (logged as an EDIT, tagged with this key)."""
+    found = owned(doors, key, memory_id)
+    return doors.memory(key).update(memory_id, body.text, user_id=found["user_id"])
+
+
+@router.delete("/memories/{memory_id}", tags=["memories"])
+def delete(memory_id: str, key: Key, doors: Service) -> dict[str, Any]:
+    found = owned(doors, key, memory_id)
+    return doors.memory(key).delete(memory_id, user_id=found["user_id"])
+
+
+@router.get("/memories/{memory_id}/history", tags=["memories"])
+def history(memory_id: str, key: Key, doors: Service) -> dict[str, Any]:
+    """The memory's write log, oldest first, with where each change came from."""
+    found = owned(doors, key, memory_id)
+    return {"results": doors.memory(key).history(memory_id, user_id=found["user_id"])}
+
+
+@router.delete("/users/{user_id}", tags=["users"])
+def delete_user(user_id: str, key: Key, doors: Service) -> dict[str, Any]:
+    """Erase a user completely (SQL rows, vectors, checkpoints)."""
+    allowed(key, user_id)
+    return {"deleted": doors.memory(key).delete_user(user_id)}
+
+
+@router.get("/users/{user_id}/profile", tags=["users"])
+def profile(user_id: str, key: Key, doors: Service) -> dict[str, Any]:
+    allowed(key, user_id)
+    return {"user_id": user_id, "profile": doors.memory(key).get_profile(user_id)}
+
+
+@router.post("/chat", tags=["agent"])
+def chat(body: ChatRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """One agent turn: recall, budgeted context, reply, memory writes (as ``memlens chat --json``)."""
+    allowed(key, body.user_id)
+    actor = Actor(name=key.name, role=Role.CURATOR, via=f"api:{key.name}")
+    with provenance.acting(actor):
+        result = doors.agent.chat(
+            body.user_id,
+            body.session_id,
+            body.message,
+            agent_id=body.agent_id,
+            idempotency_key=body.idempotency_key,
+        )
+    return result.to_dict()

@@ -1,0 +1,40 @@
+"""`memlens serve api | mcp`: start the REST API or the MCP server (registered by ``agent.cli``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import typer
+
+from memory.cli import app, service
+
+serve_app = typer.Typer(help="Serve MemLens to other agents: a REST API or an MCP server (API keys: memlens apikey).")
+app.add_typer(serve_app, name="serve")
+
+HostOpt = Annotated[str, typer.Option("--host", help="Interface to listen on.")]
+
+
+@serve_app.command("api")
+def api(host: HostOpt = "127.0.0.1", port: Annotated[int, typer.Option("--port")] = 8000) -> None:
+    """The REST API (FastAPI + uvicorn); OpenAPI at /openapi.json, docs at /docs. Needs API keys."""
+    import uvicorn
+
+    from agent.serve.api import create_app
+
+    uvicorn.run(create_app(service()), host=host, port=port, log_level="warning")
+
+
+@serve_app.command("mcp")
+def mcp(
+    transport: Annotated[
+        Literal["stdio", "http"], typer.Option("--transport", help="stdio (local client) or http (needs API keys).")
+    ] = "stdio",
+    user: Annotated[str | None, typer.Option("--user", help="Default user when a tool call names none.")] = None,
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port")] = 8765,
+) -> None:
+    """The MCP server: tools add_memory, search_memories, list_memories, delete_memory, get_profile."""
+    from agent.serve.mcp import create_server
+
+    server = create_server(service(), default_user=user, http=transport == "http", host=host, port=port)
+    server.run("streamable-http" if transport == "http" else "stdio")

@@ -1,0 +1,142 @@
+"""The MCP server (`memlens serve mcp`): MemLens memory as tools for Claude Desktop, Cursor and any MCP client.
+
+Over stdio (the client starts the process: local, trusted, no key) or streamable HTTP (``--transport http``), where
+every request needs ``Authorization: Bearer <key>`` (``memlens apikey create``), checked by the SDK's own bearer
+auth through :class:`KeyVerifier`. A tool acts for ``user_id`` when given, else ``MEMLENS_MCP_DEFAULT_USER``; a key
+restricted to some users cannot name another. Writes are tagged ``via=mcp`` (``mcp:<key name>`` over HTTP).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
+
+from memory import apikeys
+from memory.client import Memory
+from memory.config import Settings
+from memory.errors import MemLensError
+from memory.service import MemoryService
+
+INSTRUCTIONS = (
+    "Long-term memory about the person you are talking with. Before answering anything personal (their plans, "
+    "tastes, people, places, past conversations) call search_memories with a short question. When they tell you "
+    "something durable about themselves — a fact, preference, plan or correction — call add_memory with it in "
+    "their words. Memories are per user; never pass one user's id when talking with another."
+)
+
+
+class KeyVerifier:
+    """The SDK's ``TokenVerifier`` over MemLens API keys: a key's name becomes the client id, its users the scopes."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self.service = service
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        info = apikeys.verify(self.service, token)
+        if info is None:
+            return None
+        return AccessToken(token=token, client_id=info.name, scopes=[], claims={"users": list(info.users)})
+
+
+def _tool_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A refused input or a missing memory is a clear tool error for the model, never a traceback."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MemLensError as exc:
+            raise ToolError(str(exc)) from None
+
+    return call
+
+
+class MemoryTools:
+    """The five tools, each resolving the user and the door for the current call."""
+
+    def __init__(self, service: MemoryService, default_user: str | None) -> None:
+        self.service, self.default_user = service, default_user
+
+    def _scope(self, user_id: str | None) -> tuple[Memory, str]:
+        user = user_id or self.default_user
+        if not user:
+            raise ToolError("user_id is required (this server has no default user)")
+        token = get_access_token()
+        if token is None:  # stdio: the local client started us
+            return Memory(self.service, via="mcp", name="mcp"), user
+        users = (token.claims or {}).get("users") or []
+        if users and user not in users:
+            raise ToolError(f"this API key may not act for user {user[:80]!r}")
+        return Memory(self.service, via=f"mcp:{token.client_id}", name=token.client_id), user
+
+    def add_memory(self, text: str, user_id: str | None = None, agent_id: str | None = None) -> dict[str, Any]:
+        """Remember something the user said about themselves (a fact, preference, plan or correction), in their
+        words. MemLens extracts what is worth keeping, reinforces what it already knew and replaces what changed.
+        Returns what was added, updated or left unchanged."""
+        mem, user = self._scope(user_id)
+        return mem.add(text, user_id=user, agent_id=agent_id)
+
+    def search_memories(
+        self, query: str, user_id: str | None = None, limit: int = 5, agent_id: str | None = None
+    ) -> dict[str, Any]:
+        """Find what is remembered about the user that is relevant to QUERY (a short question or topic, any
+        language). Returns the memories that passed the relevance cut, best first, with their scores; an empty
+        list means nothing relevant is remembered — say so rather than guess."""
+        mem, user = self._scope(user_id)
+        return mem.search(query, user_id=user, limit=limit, agent_id=agent_id)
+
+    def list_memories(self, user_id: str | None = None, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+        """List the user's active memories, newest first (use search_memories to find something specific)."""
+        mem, user = self._scope(user_id)
+        return mem.get_all(user_id=user, limit=limit, offset=offset)
+
+    def delete_memory(self, memory_id: str, user_id: str | None = None) -> dict[str, Any]:
+        """Delete one memory by its id (from search_memories or list_memories) when the user says it is wrong or
+        asks you to forget it. The deletion is logged."""
+        mem, user = self._scope(user_id)
+        return mem.delete(memory_id, user_id=user)
+
+    def get_profile(self, user_id: str | None = None) -> dict[str, Any]:
+        """The user's core profile: name, home, language and the other fields MemLens keeps explicitly."""
+        mem, user = self._scope(user_id)
+        return {"user_id": user, "profile": mem.get_profile(user)}
+
+
+def create_server(
+    service: MemoryService | None = None,
+    *,
+    default_user: str | None = None,
+    http: bool = False,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+) -> FastMCP:
+    """The FastMCP server; ``http=True`` turns on bearer-key auth for the streamable HTTP transport."""
+    service = service or MemoryService(Settings())
+    tools = MemoryTools(service, default_user or service.settings.mcp_default_user)
+    auth: dict[str, Any] = {}
+    if http:
+        url = f"http://{host}:{port}"
+        auth = {
+            "token_verifier": KeyVerifier(service),
+            "auth": AuthSettings(issuer_url=url, resource_server_url=url, validate_token_resource=False),
+        }
+    server = FastMCP(
+        "memlens",
+        instructions=INSTRUCTIONS,
+        host=host,
+        port=port,
+        stateless_http=True,
+        json_response=True,
+        max_request_body_size=service.settings.api_max_body_bytes,
+        **auth,
+    )
+    for name in ("add_memory", "search_memories", "list_memories", "delete_memory", "get_profile"):
+        server.tool(name=name)(_tool_errors(getattr(tools, name)))
+    return server

@@ -1,0 +1,107 @@
+"""The MCP server through the official SDK client: over stdio (a real `memlens serve mcp` process) and over
+streamable HTTP with API keys (a real uvicorn server)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from doors_helpers import free_port, serve_in_thread
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from agent.serve.mcp import create_server
+from memory import apikeys, views
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = {"add_memory", "search_memories", "list_memories", "delete_memory", "get_profile"}
+
+
+def payload(result) -> dict:
+    assert not result.isError, result.content
+    return json.loads(result.content[0].text)
+
+
+async def stdio_session_run(data_dir: Path, steps):
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "MEMLENS_DATA_DIR": str(data_dir),
+        "MEMLENS_EMBEDDER": "hash",
+        "MEMLENS_SIMILARITY_THRESHOLD": "-1",
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "agent.cli", "serve", "mcp", "--user", "alice"], env=env, cwd=str(ROOT)
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return await steps(session)
+
+
+@pytest.mark.slow  # starts a real server process (about 10 s on a busy machine)
+def test_stdio_tools_end_to_end_and_users_never_cross(tmp_path, plumbing_svc):
+    async def steps(s: ClientSession):
+        listed = await s.list_tools()
+        assert {t.name for t in listed.tools} == TOOLS
+        assert all(len(t.description) > 60 for t in listed.tools)  # written for a model to use
+        added = payload(await s.call_tool("add_memory", {"text": "I moved to Hangzhou last month"}))  # default user
+        await s.call_tool("add_memory", {"text": "I moved to Paris last year", "user_id": "bob"})
+        found = payload(await s.call_tool("search_memories", {"query": "where do I live"}))
+        bob_found = payload(await s.call_tool("search_memories", {"query": "where do I live", "user_id": "bob"}))
+        profile = payload(await s.call_tool("get_profile", {}))
+        listed_mem = payload(await s.call_tool("list_memories", {}))
+        cross = await s.call_tool("delete_memory", {"memory_id": bob_found["results"][0]["id"]})  # as alice
+        empty = await s.call_tool("add_memory", {"text": "  "})
+        gone = payload(await s.call_tool("delete_memory", {"memory_id": added["results"][0]["id"]}))
+        return added, found, bob_found, profile, listed_mem, cross, empty, gone
+
+    added, found, bob_found, profile, listed_mem, cross, empty, gone = asyncio.run(
+        stdio_session_run(plumbing_svc.settings.data_dir, steps)
+    )
+    assert "Hangzhou" in found["results"][0]["memory"] and found["results"][0]["via"] == "mcp"
+    assert all("Paris" not in r["memory"] for r in found["results"] + listed_mem["results"])
+    assert all("Hangzhou" not in r["memory"] for r in bob_found["results"])
+    assert profile == {"user_id": "alice", "profile": {"city": "Hangzhou"}}
+    assert cross.isError and "no memory" in cross.content[0].text  # bob's memory is not alice's to delete
+    assert empty.isError and "empty" in empty.content[0].text and "Traceback" not in empty.content[0].text
+    assert gone["id"] == added["results"][0]["id"]
+    rows, _ = views.write_log(plumbing_svc, plumbing_svc.get_user("alice").key, views.WriteFilter(vias=["mcp"]))
+    assert {r["op"] for r in rows} >= {"ADD", "DELETE"}
+
+
+@pytest.fixture
+def http_server(plumbing_svc):
+    port = free_port()
+    server = create_server(plumbing_svc, http=True, port=port)
+    yield from serve_in_thread(server.streamable_http_app(), port, path="/mcp")
+
+
+async def http_call(url: str, key: str | None, tool: str, args: dict):
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    async with (
+        httpx.AsyncClient(headers=headers, timeout=30) as client,
+        streamable_http_client(url, http_client=client) as (read, write, _),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        return await session.call_tool(tool, args)
+
+
+def test_http_transport_needs_a_key_and_respects_its_users(http_server, plumbing_svc):
+    only_alice = apikeys.create(plumbing_svc, "desktop", ["alice"])[0]
+    assert httpx.post(http_server, json={}).status_code == 401
+    assert httpx.post(http_server, json={}, headers={"Authorization": "Bearer mlk_wrong"}).status_code == 401
+    ok = asyncio.run(
+        http_call(http_server, only_alice, "add_memory", {"text": "I love jasmine tea", "user_id": "alice"})
+    )
+    assert not ok.isError
+    refused = asyncio.run(http_call(http_server, only_alice, "list_memories", {"user_id": "bob"}))
+    assert refused.isError and "may not act for user" in refused.content[0].text
+    [row] = views.write_log(plumbing_svc, plumbing_svc.get_user("alice").key)[0]
+    assert row["via"] == "mcp:desktop"
