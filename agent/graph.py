@@ -91,6 +91,7 @@ def load_context(state: TurnState, runtime: Rt) -> dict[str, Any]:
         summaries=summaries,
         history=history,
         profile=_profile(svc, c.user),
+        profile_sources={name: f.source for name, f in svc.profile_fields(c.user).items()},
     )
     return {
         "turn_id": turn.id,
@@ -133,10 +134,12 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
     request = ctxmod.ContextRequest(
         input=c.text,
         profile=c.scratch["profile"],
+        profile_sources=c.scratch.get("profile_sources", {}),
         bridge=c.scratch["bridge"],
         summaries=c.scratch["summaries"],
         memories=[
-            ctxmod.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type) for h in result.selected
+            ctxmod.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type, h.predicate, h.object)
+            for h in result.selected
         ],
         history=[ctxmod.HistoryItem(m.role, m.content, m.id) for m in chat],
     )
@@ -146,7 +149,9 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
             hit.injected = True
         elif hit.memory_id in comp.dropped:
             hit.injected, hit.drop_reason = False, "budget"
-    ctxmod.mark_injected(c.service, result.retrieval_id, comp.injected, comp.dropped)
+        elif hit.memory_id in comp.contradicted:
+            hit.injected, hit.drop_reason = False, ctxmod.CONTRADICTS
+    ctxmod.mark_injected(c.service, result.retrieval_id, comp.injected, comp.dropped, comp.contradicted)
     snapshot = ctxmod.save_snapshot(
         c.service, comp, user_key=c.session.user_key, session_id=c.session.id, turn_id=state["turn_id"]
     )
@@ -154,8 +159,18 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
     return {"snapshot_id": snapshot}
 
 
+def erased(c: TurnContext) -> bool:
+    """Was this user (or session) erased while the turn ran? Then the turn finishes without writing anything back."""
+    from memory.lifecycle.export import erased as gone
+
+    if not c.scratch.get("erased"):
+        c.scratch["erased"] = gone(c.service, c.session.user_key, c.session.id)
+    return c.scratch["erased"]
+
+
 def respond(state: TurnState, runtime: Rt) -> dict[str, Any]:
-    """Stream the model's reply (each chunk goes out on the ``custom`` stream as it arrives), then store it."""
+    """Stream the model's reply (each chunk goes out on the ``custom`` stream as it arrives), then store it (unless
+    the user was erased meanwhile)."""
     c = runtime.context
     parts: list[str] = []
     for chunk in c.model.stream(c.scratch["composition"].messages):
@@ -169,6 +184,8 @@ def respond(state: TurnState, runtime: Rt) -> dict[str, Any]:
             runtime.stream_writer({"delta": piece})
     reply = "".join(parts)
     c.scratch["reply"] = reply
+    if erased(c):
+        return {}
     stored = (reply or "(empty reply)")[: c.settings.max_message_chars]
     msg = c.service.add_message(c.session, "assistant", stored)
     with c.service.db() as db:
@@ -182,6 +199,8 @@ def respond(state: TurnState, runtime: Rt) -> dict[str, Any]:
 def write_memory(state: TurnState, runtime: Rt) -> dict[str, Any]:
     """The write pipeline on the user's message; every decision is logged with this turn's id."""
     c = runtime.context
+    if erased(c):
+        return {}
     extractor = None if is_offline(c.model) else c.model  # the offline engine extracts with rules
     c.scratch["writes"] = c.service.write_from_message(
         c.user,
@@ -197,12 +216,14 @@ def write_memory(state: TurnState, runtime: Rt) -> dict[str, Any]:
 def maybe_summarise(state: TurnState, runtime: Rt) -> dict[str, Any]:
     """Fold old turns into a summary anchor — in a background thread by default, so the reply is never delayed."""
     c = runtime.context
+    if erased(c):
+        return {}
     if not c.settings.summary_background:
         summary.maybe_summarise(c.service, c.session.id, c.settings, c.summariser)
         return {}
     thread = threading.Thread(
         target=_summarise_quietly,
-        args=(c.service, c.session.id, c.settings, c.summariser),
+        args=(c.service, c.session.id, c.settings, c.summariser, c.session.user_key),
         name=f"memlens-summary-{c.session.id}",
     )
     thread.start()  # not a daemon: a CLI process finishes the summary before it exits
@@ -210,11 +231,17 @@ def maybe_summarise(state: TurnState, runtime: Rt) -> dict[str, Any]:
     return {}
 
 
-def _summarise_quietly(svc: MemoryService, session_id: str, settings: Settings, summariser: Any) -> None:
+def _summarise_quietly(
+    svc: MemoryService, session_id: str, settings: Settings, summariser: Any, user_key: str | None = None
+) -> None:
+    from memory.lifecycle.export import sweep_erased
+
     try:
         summary.maybe_summarise(svc, session_id, settings, summariser)
     except Exception:  # noqa: BLE001 - a background summary must never crash the process; the next turn retries
         log.exception("summary of session %s failed; will retry on the next turn", session_id)
+    if user_key is not None:
+        sweep_erased(svc, user_key, session_id)  # erased while summarising: leave nothing behind
 
 
 def end_session(state: TurnState, runtime: Rt) -> dict[str, Any]:

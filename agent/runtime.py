@@ -159,15 +159,31 @@ class Agent:
     def _run(self, ctx: g.TurnContext, state: dict[str, Any], holder: TurnStream) -> Iterator[str]:
         config = {"configurable": {"thread_id": ctx.session.id}}
         final: dict[str, Any] = {}
-        # durability="exit": one checkpoint per turn — every step already leaves its own SQL record
-        for mode, payload in self.graph.stream(
-            state, config, context=ctx, stream_mode=["custom", "values"], durability="exit"
-        ):
-            if mode == "custom" and isinstance(payload, dict) and "delta" in payload:
-                yield payload["delta"]
-            elif mode == "values":
-                final = payload
+        try:
+            # durability="exit": one checkpoint per turn — every step already leaves its own SQL record
+            for mode, payload in self.graph.stream(
+                state, config, context=ctx, stream_mode=["custom", "values"], durability="exit"
+            ):
+                if mode == "custom" and isinstance(payload, dict) and "delta" in payload:
+                    yield payload["delta"]
+                elif mode == "values":
+                    final = payload
+        except Exception:
+            if not self._swept(ctx):  # a write into rows erased meanwhile fails: that turn just ends, quietly
+                raise
+        else:
+            self._swept(ctx)
         holder.result = self.last_result = self._result(ctx, final)
+
+    def _swept(self, ctx: g.TurnContext) -> bool:
+        """Erased while the turn ran (another process deleted the user or session)? Remove what the turn wrote
+        meanwhile — rows, its checkpoint, vectors — so nothing of the erased user remains."""
+        from memory.lifecycle.export import sweep_erased
+
+        if sweep_erased(self.service, ctx.session.user_key, ctx.session.id):
+            ctx.scratch["erased"] = True
+            return True
+        return False
 
     def chat(
         self,

@@ -142,9 +142,6 @@ class Settings(BaseSettings):
         le=1.0,
         description="Compaction merges memories of one type whose similarity to the group's best is at least this.",
     )
-    active_session_minutes: float = Field(
-        30.0, ge=0, description="An active session with activity this recently is 'running' and cannot be deleted."
-    )
 
     # agent: chat-model choice, context budget, rolling summary, session bridges (stream A)
     llm_provider: str = Field(

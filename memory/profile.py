@@ -80,8 +80,12 @@ def set_field(
     confidence: float = 1.0,
     source_message_id: int | None = None,
     expected_version: int | None = None,
+    links: dict[str, str] | None = None,
+    memory_id: str | None = None,
+    actor: str | None = None,
 ) -> ProfileField:
-    """Write one field (compare-and-set on ``version``) and log the change."""
+    """Write one field (compare-and-set on ``version``) and log the change; ``links`` = the memory of each value
+    (None: keep the links of values that stay)."""
     if name not in FIELDS:
         raise InvalidInput(f"profile field must be one of {', '.join(FIELDS)}")
     with store.db() as db:
@@ -99,6 +103,9 @@ def set_field(
             reason=reason,
             confidence=confidence,
             source_message_id=source_message_id,
+            links=links,
+            memory_id=memory_id,
+            actor=actor,
         )
 
 
@@ -113,11 +120,15 @@ def _write(
     reason: str,
     confidence: float,
     source_message_id: int | None,
+    links: dict[str, str] | None = None,
+    memory_id: str | None = None,
+    actor: str | None = None,
 ) -> ProfileField:
     """Compare-and-set ``name`` from the state ``row`` (None = not set yet), log the change, commit; returns the
     field as now stored (no re-read: the compare-and-set proves nobody changed it in between)."""
     value = mask_value(value)
     old = row.value if row else None
+    links = links_for(value, row.memory_ids if row else None, None) if links is None else links
     if row is None:
         new = ProfileField(
             user_key=user.key,
@@ -126,6 +137,7 @@ def _write(
             confidence=confidence,
             source=source,
             source_message_id=source_message_id,
+            memory_ids=links,
         )
         db.add(new)
     else:
@@ -138,6 +150,7 @@ def _write(
                 confidence=confidence,
                 source=source,
                 source_message_id=source_message_id,
+                memory_ids=links,
                 updated_at=now,
                 version=version + 1,
             )
@@ -152,6 +165,7 @@ def _write(
             confidence=confidence,
             source=source,
             source_message_id=source_message_id,
+            memory_ids=links,
             updated_at=now,
             version=version + 1,
         )
@@ -163,6 +177,8 @@ def _write(
             new_value=value,
             source=source,
             source_message_id=source_message_id,
+            memory_id=memory_id,
+            actor=actor,
             reason=mask_value(reason),
         )
     )
@@ -215,6 +231,7 @@ class FieldState:
     confidence: float
     version: int = 0
     id: int | None = None
+    links: dict[str, str] | None = None  # value item → the memory stating it
 
 
 @dataclass
@@ -228,6 +245,8 @@ class Change:
     reason: str
     source_message_id: int | None
     version: int
+    memory_id: str | None = None
+    links: dict[str, str] | None = None
 
     def public(self) -> dict[str, Any]:
         return {
@@ -237,7 +256,22 @@ class Change:
             "confidence": self.confidence,
             "reason": self.reason,
             "source_message_id": self.source_message_id,
+            "memory_id": self.memory_id,
         }
+
+
+def links_for(value: Any, old_links: dict[str, str] | None, memory_id: str | None) -> dict[str, str]:
+    """Which memory states each value item after a change: items kept keep their memory, new ones get ``memory_id``."""
+    old_links = old_links or {}
+    if value is None:
+        return {}
+    items = [str(i) for i in value] if isinstance(value, list | tuple) else [str(value)]
+    out = {}
+    for item in items:
+        mid = old_links.get(item) or memory_id
+        if mid:
+            out[item] = mid
+    return out
 
 
 _PF, _PC = ProfileField.__table__, ProfileChange.__table__
@@ -255,9 +289,12 @@ def touches(ops) -> bool:
 
 
 def read_states(conn, user_key: str) -> dict[str, FieldState]:
-    query = select(_PF.c.field, _PF.c.value, _PF.c.confidence, _PF.c.version, _PF.c.id)
+    query = select(_PF.c.field, _PF.c.value, _PF.c.confidence, _PF.c.version, _PF.c.id, _PF.c.memory_ids)
     query = query.where(_PF.c.user_key == user_key)
-    return {r.field: FieldState(r.value, r.confidence, r.version, r.id) for r in conn.execute(query)}
+    return {
+        r.field: FieldState(r.value, r.confidence, r.version, r.id, dict(r.memory_ids or {}))
+        for r in conn.execute(query)
+    }
 
 
 def plan_changes(ops, rows: dict[str, FieldState], source_message_id: int | None) -> list[Change]:
@@ -276,8 +313,18 @@ def plan_changes(ops, rows: dict[str, FieldState], source_message_id: int | None
             continue
         if change:
             before = rows.get(change.field)
+            old_links = before.links if before else None
+            if not (c.hedged or weak) and (change.new != change.old or not old_links):
+                change.memory_id = op.memory_id or (list(op.target_ids) or [None])[0]
+            change.links = (
+                links_for(mask_value(change.new), old_links, change.memory_id) if not (c.hedged or weak) else old_links
+            )
             rows[change.field] = FieldState(
-                mask_value(change.new), change.confidence, change.version + 1, before.id if before else None
+                mask_value(change.new),
+                change.confidence,
+                change.version + 1,
+                before.id if before else None,
+                change.links,
             )
             changes.append(change)
     return changes
@@ -295,6 +342,7 @@ def write_changes(conn, user_key: str, changes: list[Change], ids: dict[str, int
             "confidence": ch.confidence,
             "source": "user-stated",
             "source_message_id": ch.source_message_id,
+            "memory_ids": ch.links or {},
             "updated_at": now,
             "version": ch.version + 1,
         }
@@ -315,6 +363,7 @@ def write_changes(conn, user_key: str, changes: list[Change], ids: dict[str, int
                 "new_value": mask_value(ch.new),
                 "source": "user-stated",
                 "source_message_id": ch.source_message_id,
+                "memory_id": ch.memory_id,
                 "reason": mask_value(ch.reason),
                 "at": now,
             }

@@ -20,6 +20,7 @@ from memory.retrieval.recall import RecallResult, log_retrieval, timed_search
 from memory.storage.models import Memory, MemoryEvent, Message, Session, User
 from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
 from memory.text.privacy import mask_pii
+from memory.vocab import Actor
 
 
 class MemoryService(Records):
@@ -152,23 +153,17 @@ class MemoryService(Records):
         field: str,
         value: Any,
         *,
-        source: str = "person-edit",
+        actor: Actor,
         reason: str = "",
-        source_message_id: int | None = None,
         expected_version: int | None = None,
     ):
-        """A person's (or a caller's) edit of one profile field; logged; ``Conflict`` on a stale expected_version."""
-        from memory import profile
+        """A person's edit of one profile field: the memories stating the old value are superseded by one stating
+        the new value, the field is linked to it, the change logged with the actor; ``Conflict`` on a stale
+        expected_version (see memory.profile_sync)."""
+        from memory import profile_sync
 
-        return profile.set_field(
-            self,
-            self._user(user),
-            field,
-            value,
-            source=source,
-            reason=reason or "edited",
-            source_message_id=source_message_id,
-            expected_version=expected_version,
+        return profile_sync.edit_field(
+            self, self._user(user), field, value, actor=actor, reason=reason, expected_version=expected_version
         )
 
     def profile_history(self, user: User | str) -> list:
@@ -239,23 +234,16 @@ class MemoryService(Records):
 
         return export.import_user(self, data)
 
-    def delete_user(self, user_id: str, *, force: bool = False, now: datetime | None = None) -> dict[str, int]:
+    def delete_user(self, user_id: str) -> dict[str, int]:
+        """Erase a user at once, even mid-conversation (a running turn writes nothing more)."""
         from memory.lifecycle import export
 
-        return export.delete_user(self, user_id, force=force, now=now)
+        return export.delete_user(self, user_id)
 
-    def delete_session(
-        self,
-        user_id: str,
-        session_id: str,
-        *,
-        agent_id: str | None = None,
-        force: bool = False,
-        now: datetime | None = None,
-    ) -> dict[str, int]:
+    def delete_session(self, user_id: str, session_id: str, *, agent_id: str | None = None) -> dict[str, int]:
         from memory.lifecycle import export
 
-        return export.delete_session(self, user_id, session_id, agent_id=agent_id, force=force, now=now)
+        return export.delete_session(self, user_id, session_id, agent_id=agent_id)
 
     def purge_memory(self, memory_id: str) -> dict[str, int]:
         from memory.lifecycle import export

@@ -85,13 +85,12 @@ with st.form("lc_delete"):
         "Deleting removes the user's profile, sessions, messages, memories, vectors and agent checkpoints for good."
     )
     typed = st.text_input("Type the user id to confirm", key="lc_confirm")
-    force = st.checkbox("Also if a session is still running", key="lc_force")
     if st.form_submit_button("Delete this user"):
         if typed != user:
             st.error("The id typed does not match: nothing was deleted.")
         else:
             try:
-                svc.delete_user(user, force=force)
+                svc.delete_user(user)
             except MemLensError as exc:
                 st.error(str(exc))
             else:

@@ -10,6 +10,9 @@ from memory import views
 from memory.errors import Conflict
 from memory.lifecycle import curation
 from memory.storage.models import MemoryEvent
+from memory.vocab import Actor, Role
+
+PERSON = Actor("tester", Role.CURATOR, "test")
 
 
 @pytest.fixture
@@ -39,7 +42,9 @@ def test_write_log_filters_by_status_now(store):
 
 def test_edit_rewrites_in_place_and_logs_the_old_text(store):
     mem = store.list_memories(store.get_user("synthetic-user-0000"), limit=1)[0]
-    edited = curation.edit_memory(store, mem.id, "User lives in 成都 now, email a@b.com", reason="phone call")
+    edited = curation.edit_memory(
+        store, mem.id, "User lives in 成都 now, email a@b.com", actor=PERSON, reason="phone call"
+    )
     assert edited.id == mem.id and edited.version == mem.version + 1
     assert "a@b.com" not in edited.content and "成都" in edited.content  # masked before storing
     with store.db() as db:
@@ -51,11 +56,11 @@ def test_edit_rewrites_in_place_and_logs_the_old_text(store):
 
 def test_supersede_keeps_the_old_row_and_points_to_the_new(store):
     mem = store.list_memories(store.get_user("synthetic-user-0000"), limit=1)[0]
-    new = curation.supersede_memory(store, mem.id, "User moved to Lisbon")
+    new = curation.supersede_memory(store, mem.id, "User moved to Lisbon", actor=PERSON)
     old = store.get_memory(mem.id)
     assert old.status == "superseded" and old.superseded_by == new.id and new.status == "active"
     with pytest.raises(Conflict):
-        curation.edit_memory(store, mem.id, "too late")
+        curation.edit_memory(store, mem.id, "too late", actor=PERSON)
 
 
 def test_a_label_can_be_set_changed_and_cleared(store):

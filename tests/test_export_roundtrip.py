@@ -42,7 +42,7 @@ def test_export_delete_import_is_lossless(plumbing_svc):
         assert tables[name], f"the seed should cover {name}"
     assert {m["status"] for m in tables["memory"]} == {"active", "superseded"}
 
-    svc.delete_user(HOSTILE_ID, force=True)
+    svc.delete_user(HOSTILE_ID)
     counts = svc.import_user(json.loads(_dump(first)))  # through real JSON text, as the CLI does
     assert counts["memory"] == len(tables["memory"])
     assert _dump(svc.export_user(HOSTILE_ID)) == _dump(first)
@@ -60,7 +60,7 @@ def test_import_refuses_existing_user_and_bad_files(plumbing_svc):
         svc.import_user({"format": "something else"})
     broken = json.loads(_dump(data))
     broken["tables"]["memory"][0]["created_at"] = "last tuesday"
-    svc.delete_user("alice", force=True)
+    svc.delete_user("alice")
     with pytest.raises(InvalidInput, match="ISO-8601"):
         svc.import_user(broken)
     assert svc.list_users() == []  # nothing half-imported
@@ -76,7 +76,7 @@ def test_cli_export_import_round_trip(plumbing_svc, monkeypatch, tmp_path):
     assert runner.invoke(app, ["export", "--user", "陈林", "--out", str(out)]).exit_code == 0
     before = out.read_text(encoding="utf-8")
     assert "熊猫竹子" in before
-    assert runner.invoke(app, ["delete-user", "--user", "陈林", "--yes", "--force"]).exit_code == 0
+    assert runner.invoke(app, ["delete-user", "--user", "陈林", "--yes"]).exit_code == 0
     res = runner.invoke(app, ["import", str(out), "--json"])
     assert res.exit_code == 0, res.output
     again = runner.invoke(app, ["export", "--user", "陈林"])

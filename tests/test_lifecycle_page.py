@@ -50,7 +50,6 @@ def test_lifecycle_page_shows_plan_expiry_and_deletes_with_confirmation(seeded, 
     at.button[-1].click().run()  # the form's submit button
     assert at.error and "does not match" in at.error[0].value
     at.text_input(key="lc_confirm").input("lin")
-    at.checkbox(key="lc_force").check()
     at.button[-1].click().run()
     assert not at.exception
     assert any("Deleted" in s.value for s in at.success)

@@ -19,6 +19,9 @@ from memory.service import MemoryDraft, MemoryService
 from memory.storage.db import migrate, retrying
 from memory.storage.migrations import MIGRATIONS
 from memory.storage.models import Memory, ProfileField, SchemaMigration
+from memory.vocab import Actor, Role
+
+PERSON = Actor("tester", Role.CURATOR, "test")
 
 
 def test_migrations_apply_once_even_when_processes_start_together(backend_settings, hash_embedder):
@@ -169,15 +172,15 @@ def test_write_pipeline_profile_and_deletion_on_each_backend(backend_svc):
     fields = svc.profile_fields("lin")
     assert isinstance(fields["city"], ProfileField) and fields["city"].version >= 2
     with pytest.raises(Conflict):
-        svc.update_profile("lin", "city", "Beijing", expected_version=fields["city"].version - 1)
-    svc.update_profile("lin", "city", "Beijing", expected_version=fields["city"].version)
+        svc.update_profile("lin", "city", "Beijing", actor=PERSON, expected_version=fields["city"].version - 1)
+    svc.update_profile("lin", "city", "Beijing", actor=PERSON, expected_version=fields["city"].version)
     assert [c.new_value for c in svc.profile_history("lin") if c.field == "city"][-1] == "Beijing"
     statuses = {m.content: m.status for m in svc.list_memories(svc.get_user("lin"), statuses=())}
     assert "superseded" in statuses.values()
     svc.remember("other", "I live in Paris")
     dump = svc.export_user("lin")
     assert dump["user"]["external_id"] == "lin"
-    svc.delete_user("lin", force=True)
+    svc.delete_user("lin")
     assert [u["user_id"] for u in svc.list_users()] == ["other"]
     assert svc.index.count() == len(svc.list_memories(svc.get_user("other")))
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 
 from memory.errors import Conflict, InvalidInput
+from memory.vocab import Actor, Role
+
+PERSON = Actor("tester", Role.CURATOR, "test")
 
 
 @pytest.mark.slow
@@ -34,18 +37,18 @@ def test_lists_grow_and_shrink_on_explicit_statements(svc):
 def test_person_edit_uses_optimistic_versions(plumbing_svc):
     svc = plumbing_svc
     svc.ensure_user("lin")
-    row = svc.update_profile("lin", "notes", "prefers mornings", reason="support call")
+    row = svc.update_profile("lin", "notes", "prefers mornings", reason="support call", actor=PERSON)
     assert row.version == 1
-    row = svc.update_profile("lin", "notes", "prefers evenings", expected_version=1)
+    row = svc.update_profile("lin", "notes", "prefers evenings", expected_version=1, actor=PERSON)
     assert row.version == 2
     with pytest.raises(Conflict):
-        svc.update_profile("lin", "notes", "stale edit", expected_version=1)
+        svc.update_profile("lin", "notes", "stale edit", expected_version=1, actor=PERSON)
     with pytest.raises(InvalidInput):
-        svc.update_profile("lin", "shoe_size", 42)
+        svc.update_profile("lin", "shoe_size", 42, actor=PERSON)
     assert [c.source for c in svc.profile_history("lin")] == ["person-edit", "person-edit"]
 
 
 def test_profile_values_are_masked(plumbing_svc):
     plumbing_svc.ensure_user("lin")
-    plumbing_svc.update_profile("lin", "notes", "reach me at 13812345678")
+    plumbing_svc.update_profile("lin", "notes", "reach me at 13812345678", actor=PERSON)
     assert plumbing_svc.get_profile("lin")["notes"] == "reach me at [phone ***5678]"

@@ -14,6 +14,7 @@ import click
 import typer
 
 from memory.errors import MemLensError
+from memory.vocab import Actor, Role
 
 if TYPE_CHECKING:  # the service pulls in SQLAlchemy and the models: `memlens --help` must not pay for them
     from memory.service import MemoryService
@@ -28,6 +29,17 @@ app = typer.Typer(
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="External user id.")]
 AgentOpt = Annotated[str | None, typer.Option("--agent", help="Agent id (memories are scoped per agent).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+
+
+def cli_actor() -> Actor:
+    """Who acts from the command line: the OS user (whoever can run the CLI on the data folder administers it)."""
+    import getpass
+
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (some containers)
+        name = f"uid-{os.getuid()}" if hasattr(os, "getuid") else "unknown"
+    return Actor(name=name, role=Role.ADMIN, via="cli")
 
 
 def service() -> MemoryService:

@@ -2,6 +2,7 @@
 
 from memory.cli import (
     apikeys,  # noqa: F401  (memlens apikey create | list | revoke)
+    curate,  # noqa: F401  (memlens memory show | edit | flag | unflag | delete | restore)
     evaluate,  # noqa: F401  (memlens eval …)
     lifecycle,  # noqa: F401  (memlens forget | compact | export | import | delete-user | stats …)
     storage,  # noqa: F401  (memlens repair)

@@ -16,7 +16,8 @@ AnyUserOpt = Annotated[str | None, typer.Option("--user", "-u", help="External u
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Only say what would happen.")]
 NowOpt = Annotated[str | None, typer.Option("--now", help="Pretend it is this ISO time (replays, demos).")]
 YesOpt = Annotated[bool, typer.Option("--yes", help="Confirm: this cannot be undone.")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Also delete sessions that are still running.")]
+#: accepted for old scripts and ignored: erasure no longer waits for running sessions
+ForceOpt = Annotated[bool, typer.Option("--force", hidden=True, help="No longer needed (ignored).")]
 
 
 def _now(value: str | None) -> datetime | None:
@@ -92,9 +93,11 @@ def import_(
 
 @app.command("delete-user")
 def delete_user(user: UserOpt, yes: YesOpt = False, force: ForceOpt = False, json_out: JsonOpt = False) -> None:
-    """Delete a user completely: SQL, vectors, agent checkpoints; reclaims the disk space holding the text."""
+    """Delete a user completely and at once (even mid-conversation): SQL, vectors, agent checkpoints; reclaims the
+    disk space holding the text."""
     _confirm(yes, "deleting a user")
-    counts = service().delete_user(user, force=force)
+    del force
+    counts = service().delete_user(user)
     emit({"deleted": counts}) if json_out else typer.echo(f"deleted user ({sum(counts.values())} rows)")
 
 
@@ -109,7 +112,8 @@ def delete_session(
 ) -> None:
     """Delete one session (messages, summaries, turns, retrievals, checkpoints); its memories stay."""
     _confirm(yes, "deleting a session")
-    counts = service().delete_session(user, session, agent_id=agent, force=force)
+    del force
+    counts = service().delete_session(user, session, agent_id=agent)
     emit({"deleted": counts}) if json_out else typer.echo(f"deleted session ({sum(counts.values())} rows)")
 
 

@@ -77,6 +77,7 @@ def profile(user: UserOpt, json_out: JsonOpt = False) -> None:
                 "confidence": f.confidence,
                 "version": f.version,
                 "source": f.source,
+                "memory_ids": dict(f.memory_ids or {}),
                 "updated_at": f.updated_at.isoformat(),
             }
             for name, f in fields.items()
@@ -88,6 +89,8 @@ def profile(user: UserOpt, json_out: JsonOpt = False) -> None:
                 "new": c.new_value,
                 "source": c.source,
                 "source_message_id": c.source_message_id,
+                "memory_id": c.memory_id,
+                "actor": c.actor,
                 "reason": c.reason,
                 "at": c.at.isoformat(),
             }

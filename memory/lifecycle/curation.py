@@ -1,113 +1,308 @@
-"""A person's corrections to memory: edit, supersede, flag as wrong (delete is ``MemoryService.delete_memory``).
+"""A person's corrections to memory — show, edit, supersede, flag, unflag, delete, restore — each ONE function that
+the back office, the CLI (and the API) call with the acting :class:`~memory.vocab.Actor`.
 
 Each correction keeps the history: an edit bumps the version and logs the old text, a supersede writes a new row and
-points the old one at it (never silently lost, DESIGN.md §3), a flag lowers confidence and marks the row so the
-team can find it again. Every action is a ``MemoryEvent`` with the person's reason.
+points the old one at it, a flag keeps the row (visible, never injected: recall drops it with ``drop_reason
+"flagged"``), a delete can be restored until the row is purged. Whatever a person writes is stored with
+``source_type="person-edit"`` and the actor, reason and time (``meta["person"]``), never as the user's own words; every
+action is a ``MemoryEvent`` from the closed list :class:`~memory.vocab.EventOp`. The profile field a memory states
+follows it (``memory.profile_sync``).
 """
 
 from __future__ import annotations
 
-from memory import validate
+from typing import Any
+
+from sqlmodel import col, select
+
+from memory import profile_sync, validate
 from memory.errors import Conflict, NotFound
+from memory.storage.db import retrying
 from memory.storage.models import Memory, MemoryEvent, User, utcnow
-from memory.text.privacy import mask_pii
+from memory.text.privacy import mask_pii, mask_value
+from memory.vocab import Actor, EventOp, MemoryStatus, SourceType
+from memory.write.extract.base import PREDICATES
 
 FLAGGED_CONFIDENCE = 0.2
-PERSON = "person-edit"
+PERSON = SourceType.PERSON_EDIT.value
 
 
 def _clean(store, text: str) -> str:
     return mask_pii(validate.text(text, store.settings.max_message_chars, "memory"))
 
 
-def edit_memory(store, memory_id: str, content: str, *, reason: str = "edited by a person") -> Memory:
-    """Rewrite an active memory's text in place (same id, version + 1) and re-embed it."""
-    content = _clean(store, content)
-    with store.db() as db:
-        m = db.get(Memory, memory_id)
-        if m is None:
-            raise NotFound(f"no memory {memory_id!r}")
-        if m.status != "active":
-            raise Conflict(f"memory {memory_id} is {m.status}; only active memories can be edited")
-        old = m.content
-        m.content, m.updated_at, m.version, m.indexed = content, utcnow(), m.version + 1, False
-        m.meta = {**(m.meta or {}), "edited_by": PERSON}
-        db.add(m)
-        db.add(
-            MemoryEvent(
-                user_key=m.user_key,
-                agent_id=m.agent_id,
-                memory_id=m.id,
-                op="EDIT",
-                reason=reason,
-                content=content,
-                detail={"old_content": old, "source_type": PERSON},
-            )
-        )
-        db.commit()
-    store.index_memories([m])
+def provenance(actor: Actor, reason: str) -> dict[str, Any]:
+    """What a person's change records about itself: who, through which door, why, when."""
+    return {
+        "actor": actor.name,
+        "role": str(actor.role),
+        "via": actor.via,
+        "reason": mask_pii(reason),
+        "at": utcnow().isoformat(),
+    }
+
+
+def _event(m: Memory, op: EventOp, reason: str, actor: Actor, **detail: Any) -> MemoryEvent:
+    return MemoryEvent(
+        user_key=m.user_key,
+        agent_id=m.agent_id,
+        memory_id=m.id,
+        op=op.value,
+        reason=mask_pii(reason),
+        content=m.content,
+        detail=mask_value({"source_type": PERSON, "actor": actor.name, "via": actor.via, **detail}),
+    )
+
+
+def _load(db, memory_id: str) -> Memory:
+    m = db.get(Memory, memory_id)
+    if m is None:
+        raise NotFound(f"no memory {memory_id!r}")
     return m
 
 
-def supersede_memory(store, memory_id: str, content: str, *, reason: str = "superseded by a person") -> Memory:
-    """Store ``content`` as a new memory and mark the old one ``superseded_by`` it; returns the new row."""
+def _active(m: Memory, what: str) -> None:
+    if m.status != MemoryStatus.ACTIVE:
+        raise Conflict(f"memory {m.id} is {m.status}; only active memories can be {what}")
+
+
+def _reindex(store, m: Memory) -> None:
+    if m.status == MemoryStatus.ACTIVE:
+        store.index_memories([m])
+    else:
+        store.index.delete([m.id])
+
+
+def _change(store, memory_id: str, change, op: EventOp, reason: str, actor: Actor, **detail: Any) -> Memory:
+    """Read the row, apply ``change(m)`` (raises to refuse), log ``op``; optimistic version, retried on a race."""
+
+    @retrying
+    def write() -> Memory:
+        with store.db() as db:
+            m = _load(db, memory_id)
+            extra = change(m) or {}
+            m.updated_at = utcnow()
+            db.add(m)
+            db.add(_event(m, op, reason, actor, **detail, **extra))
+            db.commit()
+            return m
+
+    return write()
+
+
+# -- the operations --------------------------------------------------------------------------------------------------
+def show_memory(store, memory_id: str) -> dict[str, Any]:
+    """Content, status, provenance and the full event history of one memory (``memlens memory show``)."""
+    with store.db() as db:
+        m = _load(db, memory_id)
+        user = db.get(User, m.user_key)
+        events = db.exec(
+            select(MemoryEvent).where(MemoryEvent.memory_id == memory_id).order_by(col(MemoryEvent.id))
+        ).all()
+    meta = dict(m.meta or {})
+    return {
+        "memory_id": m.id,
+        "user_id": user.external_id if user else None,
+        "agent_id": m.agent_id,
+        "content": m.content,
+        "type": m.type,
+        "subject": m.subject,
+        "predicate": m.predicate,
+        "object": m.object,
+        "status": m.status,
+        "flagged": meta.get("flagged"),
+        "superseded_by": m.superseded_by,
+        "confidence": m.confidence,
+        "importance": m.importance,
+        "version": m.version,
+        "created_at": m.created_at.isoformat(),
+        "updated_at": m.updated_at.isoformat(),
+        "provenance": {
+            "source_type": m.source_type,
+            "source_message_ids": list(m.source_message_ids or []),
+            "person": meta.get("person"),
+            "supersedes": meta.get("supersedes"),
+            "extractor": meta.get("extractor"),
+            "evidence": meta.get("evidence"),
+        },
+        "events": [
+            {
+                "event_id": e.id,
+                "op": e.op,
+                "reason": e.reason,
+                "content": e.content,
+                "at": e.created_at.isoformat(),
+                "message_id": e.message_id,
+                "turn_id": e.turn_id,
+                "detail": e.detail,
+            }
+            for e in events
+        ],
+    }
+
+
+def _restate(m: Memory, content: str) -> None:
+    """Subject / predicate / object follow the new text (what the profile and deduplication read)."""
+    c = profile_sync.statement(content)
+    m.predicate, m.object = (c.predicate, mask_pii(c.object)) if c else (None, None)
+
+
+def edit_memory(store, memory_id: str, content: str, *, actor: Actor, reason: str = "edited by a person") -> Memory:
+    """Rewrite an active memory's text in place (same id, version + 1): it becomes the person's words."""
     content = _clean(store, content)
-    old = store.get_memory(memory_id)
-    if old.status != "active":
-        raise Conflict(f"memory {memory_id} is {old.status}; only active memories can be superseded")
-    user = _user_of(store, old)
+    old: dict[str, Any] = {}
+
+    def change(m: Memory) -> dict[str, Any]:
+        _active(m, "edited")
+        old.update(old_content=m.content, old_source_type=m.source_type)
+        m.content, m.source_type, m.indexed = content, PERSON, False
+        m.meta = {**(m.meta or {}), "person": provenance(actor, reason)}
+        _restate(m, content)
+        return dict(old)
+
+    m = _change(store, memory_id, change, EventOp.EDIT, reason, actor)
+    m.content = content
+    store.index_memories([m])
+    profile_sync.changed(store, m, actor=actor, why="edited", note=reason)
+    return m
+
+
+def person_memory(
+    store,
+    user: User,
+    content: str,
+    *,
+    actor: Actor,
+    reason: str,
+    field: str | None = None,
+    value: Any = None,
+    agent_id: str | None = None,
+    type: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Memory:
+    """A new memory written by a person (never attributed to the user): ADD event with the actor."""
+    c = profile_sync.statement(content) if field is None else None
+    predicate = (profile_sync.FIELD_PREDICATES.get(field) or (None,))[0] if field else (c.predicate if c else None)
+    obj = str(value) if field else (c.object if c else None)
     new = store.add_memory(
         user,
         content,
-        agent_id=old.agent_id,
-        type=old.type,
-        subject=old.subject,
-        predicate=old.predicate,
-        source_type="user-stated",
+        agent_id=agent_id,
+        type=type or PREDICATES.get(predicate or "", ("fact",))[0],
+        subject="user",
+        predicate=predicate,
+        object=obj,
+        source_type=PERSON,
         confidence=1.0,
-        importance=old.importance,
-        source_message_ids=list(old.source_message_ids or []),
-        meta={"supersedes": old.id, "by": PERSON},
+        importance=0.8,
+        meta={"person": provenance(actor, reason), **({"field": field} if field else {}), **(extra or {})},
     )
     with store.db() as db:
-        db.add(
-            MemoryEvent(
-                user_key=new.user_key,
-                agent_id=new.agent_id,
-                memory_id=new.id,
-                op="ADD",
-                reason=f"replaces {old.id}: {reason}",
-                content=new.content,
-                detail={"source_type": PERSON},
-            )
-        )
+        db.add(_event(new, EventOp.ADD, reason, actor))
         db.commit()
-    store.set_status(old.id, "superseded", reason=reason, superseded_by=new.id, op="SUPERSEDE")
     return new
 
 
-def flag_memory(store, memory_id: str, *, reason: str = "flagged as wrong by a person") -> Memory:
-    """Mark a memory as wrong: confidence drops to 0.2 and the row carries the flag until someone acts on it."""
-    with store.db() as db:
-        m = db.get(Memory, memory_id)
-        if m is None:
-            raise NotFound(f"no memory {memory_id!r}")
-        m.meta = {**(m.meta or {}), "flagged": reason, "confidence_before_flag": m.confidence}
-        m.confidence = min(m.confidence, FLAGGED_CONFIDENCE)
-        m.updated_at, m.version = utcnow(), m.version + 1
-        db.add(m)
-        db.add(
-            MemoryEvent(
-                user_key=m.user_key, agent_id=m.agent_id, memory_id=m.id, op="FLAG", reason=reason, content=m.content
-            )
-        )
-        db.commit()
+def retire(store, memory: Memory, replaced_by: str | None, *, actor: Actor, reason: str) -> Memory:
+    """Take a memory out of use: superseded by ``replaced_by``, or deleted (restorable) when there is none.
+    The profile is the caller's business (used by the profile's own edits)."""
+    status = MemoryStatus.SUPERSEDED if replaced_by else MemoryStatus.DELETED
+    op = EventOp.SUPERSEDE if replaced_by else EventOp.DELETE
+
+    def change(m: Memory) -> dict[str, Any]:
+        m.status, m.superseded_by = status.value, replaced_by or m.superseded_by
+        return {"superseded_by": replaced_by} if replaced_by else {}
+
+    m = _change(store, memory.id, change, op, reason, actor)
+    _reindex(store, m)
     return m
 
 
-def _user_of(store, memory: Memory):
+def supersede_memory(
+    store, memory_id: str, content: str, *, actor: Actor, reason: str = "superseded by a person"
+) -> Memory:
+    """Store ``content`` as a new (person-edit) memory, mark the old one ``superseded_by`` it; returns the new row."""
+    content = _clean(store, content)
+    old = store.get_memory(memory_id)
+    _active(old, "superseded")
     with store.db() as db:
-        user = db.get(User, memory.user_key)
-    if user is None:
-        raise NotFound(f"memory {memory.id} has no user")
-    return user
+        user = db.get(User, old.user_key)
+    new = person_memory(
+        store,
+        user,
+        content,
+        actor=actor,
+        reason=f"replaces {old.id}: {reason}",
+        agent_id=old.agent_id,
+        type=old.type,
+        extra={"supersedes": old.id},
+    )
+    old = retire(store, old, new.id, actor=actor, reason=reason)
+    profile_sync.put(store, new, actor=actor, why="supersedes the old value", note=reason)
+    profile_sync.drop(store, old, actor=actor, why="superseded", note=reason)
+    return new
+
+
+def flag_memory(store, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person") -> Memory:
+    """Mark a memory as wrong: kept and visible, never injected (recall drops it), confidence lowered; the profile
+    value it set is reverted or cleared."""
+
+    def change(m: Memory) -> None:
+        if (m.meta or {}).get("flagged"):
+            raise Conflict(f"memory {m.id} is already flagged")
+        m.meta = {
+            **(m.meta or {}),
+            "flagged": mask_pii(reason) or "flagged",
+            "flag": provenance(actor, reason),
+            "confidence_before_flag": m.confidence,
+        }
+        m.confidence = min(m.confidence, FLAGGED_CONFIDENCE)
+
+    m = _change(store, memory_id, change, EventOp.FLAG, reason, actor)
+    profile_sync.drop(store, m, actor=actor, why="flagged as wrong", note=reason)
+    return m
+
+
+def unflag_memory(store, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
+    """Undo a flag: the memory is recalled again with its earlier confidence; an empty profile field it states is
+    set again."""
+
+    def change(m: Memory) -> None:
+        meta = dict(m.meta or {})
+        if not meta.get("flagged"):
+            raise Conflict(f"memory {m.id} is not flagged")
+        m.confidence = float(meta.pop("confidence_before_flag", m.confidence))
+        meta.pop("flagged", None)
+        meta.pop("flag", None)
+        m.meta = meta
+
+    m = _change(store, memory_id, change, EventOp.UNFLAG, reason, actor)
+    if m.status == MemoryStatus.ACTIVE:
+        profile_sync.put(store, m, actor=actor, why="unflagged", note=reason, only_if_empty=True)
+    return m
+
+
+def delete_memory(store, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
+    """Take a memory out of use (restorable with :func:`restore_memory` until it is purged)."""
+    m = store.get_memory(memory_id)
+    _active(m, "deleted")
+    m = retire(store, m, None, actor=actor, reason=reason)
+    profile_sync.drop(store, m, actor=actor, why="deleted", note=reason)
+    return m
+
+
+def restore_memory(store, memory_id: str, *, actor: Actor, reason: str = "restored by a person") -> Memory:
+    """Bring a deleted or archived memory back into use (re-indexed; an empty profile field it states is set)."""
+
+    def change(m: Memory) -> dict[str, Any]:
+        if m.status not in (MemoryStatus.DELETED, MemoryStatus.ARCHIVED):
+            raise Conflict(f"memory {m.id} is {m.status}; only deleted or archived memories can be restored")
+        was = m.status
+        m.status, m.indexed = MemoryStatus.ACTIVE.value, False
+        return {"previous_status": was}
+
+    m = _change(store, memory_id, change, EventOp.RESTORE, reason, actor)
+    _reindex(store, m)
+    if not (m.meta or {}).get("flagged"):
+        profile_sync.put(store, m, actor=actor, why="restored", note=reason, only_if_empty=True)
+    return m

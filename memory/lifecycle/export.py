@@ -11,9 +11,9 @@ state, rebuilt from the messages); they are deleted with their session.
 **Deletion is complete**: SQL rows, the LanceDB vectors (then ``optimize(cleanup=True)`` so old table versions holding
 the text leave the disk), the LangGraph checkpointer rows (tables ``checkpoints``/``writes`` on SQLite,
 ``checkpoints``/``checkpoint_blobs``/``checkpoint_writes`` on PostgreSQL, keyed by thread_id = ``Session.id``), and on
-SQLite a ``VACUUM`` plus a WAL checkpoint so freed pages holding the text are rewritten. A *running* session — status
-``active`` with activity in the last ``active_session_minutes`` — is refused with ``Conflict`` unless ended first or
-forced: a turn still in flight would write into rows that no longer exist. Deleting a session keeps the memories
+SQLite a ``VACUUM`` plus a WAL checkpoint so freed pages holding the text are rewritten. Erasure is never refused
+because the user just used the product: a turn in flight in another process sees the erasure, writes nothing more
+and sweeps what it wrote meanwhile (:func:`sweep_erased`). Deleting a session keeps the memories
 learnt in it (they are the user's long-term memory: purge them one by one); their write-log rows lose the link to
 the deleted messages and turns.
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import DateTime, Table, delete, insert, inspect, select, text, update
@@ -30,7 +30,7 @@ from sqlmodel import SQLModel
 
 from memory.errors import Conflict, InvalidInput, NotFound
 from memory.lifecycle import retention as lifecycle
-from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User, utcnow
+from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User
 
 FORMAT = "memlens.user-export"
 VERSION = 1
@@ -164,76 +164,88 @@ def _advance_sequences(conn, tables: Sequence[Table]) -> None:
 
 
 # -- deletion ----------------------------------------------------------------------------------------------------
-def running(session: Session, now: datetime, minutes: float) -> bool:
-    """A session is still running when it is active and had activity within the window."""
-    return session.status == "active" and now - lifecycle.aware(session.last_activity_at) < timedelta(minutes=minutes)
+def delete_user(store, user_id: str) -> dict[str, int]:
+    """Remove every trace of a user: SQL rows, vectors, checkpoints; then reclaim the space holding the text.
 
-
-def _refuse_running(store, sessions: Sequence[Session], now: datetime | None, force: bool) -> None:
-    now = now or utcnow()
-    busy = [s for s in sessions if running(s, now, store.settings.active_session_minutes)]
-    if busy and not force:
-        names = ", ".join(repr(s.external_id[:40]) for s in busy[:3])
-        raise Conflict(
-            f"session {names} is still running (active within {store.settings.active_session_minutes:g} "
-            "min): end it first, or force the deletion"
-        )
-
-
-def delete_user(store, user_id: str, *, force: bool = False, now: datetime | None = None) -> dict[str, int]:
-    """Remove every trace of a user: SQL rows, vectors, checkpoints; then reclaim the space holding the text."""
+    Never refused for recent use: a turn still running for this user in another process notices the erasure and
+    writes nothing more (``agent.graph``), and sweeps whatever it wrote in between (:func:`sweep_erased`)."""
     user = store.get_user(user_id)
     sessions = store.list_sessions(user)
-    _refuse_running(store, sessions, now, force)
-    counts: dict[str, int] = {}
-    with store.engine.begin() as conn:
-        counts["checkpoints"] = _delete_checkpoints(conn, [s.id for s in sessions])
-        for table, column, parent, parent_col in reversed(user_tables()):
-            res = conn.execute(delete(table).where(_where(table, column, parent, parent_col, user.key)))
-            counts[table.name] = res.rowcount
+    counts = _delete_user_rows(store, user.key, [s.id for s in sessions])
     store.index.delete_user(user.key)
     reclaim(store)
     return counts
 
 
-def delete_session(
-    store,
-    user_id: str,
-    session_id: str,
-    *,
-    agent_id: str | None = None,
-    force: bool = False,
-    now: datetime | None = None,
-) -> dict[str, int]:
-    """Remove one conversation (messages, summaries, bridges from it, turns, retrievals, snapshots, checkpoints)."""
+def _delete_user_rows(store, user_key: str, thread_ids: Sequence[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    with store.engine.begin() as conn:
+        counts["checkpoints"] = _delete_checkpoints(conn, list(thread_ids))
+        for table, column, parent, parent_col in reversed(user_tables()):
+            res = conn.execute(delete(table).where(_where(table, column, parent, parent_col, user_key)))
+            counts[table.name] = res.rowcount
+    return counts
+
+
+def delete_session(store, user_id: str, session_id: str, *, agent_id: str | None = None) -> dict[str, int]:
+    """Remove one conversation (messages, summaries, bridges from it, turns, retrievals, snapshots, checkpoints);
+    never refused for recent use (a running turn writes nothing more, see :func:`delete_user`)."""
     user = store.get_user(user_id)
     agent = agent_id or store.settings.default_agent_id
     found = [s for s in store.list_sessions(user, agent) if s.external_id == session_id]
     if not found:
         raise NotFound(f"no session {session_id[:80]!r} for this user and agent {agent!r}")
-    session = found[0]
-    _refuse_running(store, [session], now, force)
-    counts: dict[str, int] = {}
     with store.engine.begin() as conn:
-        counts["checkpoints"] = _delete_checkpoints(conn, [session.id])
-        _unlink_session(conn, session.id)
-        retrievals = select(Retrieval.id).where(Retrieval.session_id == session.id)
-        counts["hitlabel"] = conn.execute(delete(HitLabel).where(HitLabel.retrieval_id.in_(retrievals))).rowcount
-        counts["sessionbridge"] = conn.execute(
-            delete(SessionBridge).where(SessionBridge.from_session_id == session.id)
-        ).rowcount
-        conn.execute(update(SessionBridge).where(SessionBridge.to_session_id == session.id).values(to_session_id=None))
-        for table, _column, parent, parent_col in reversed(user_tables()):
-            if "session_id" in table.c:
-                where = table.c.session_id == session.id
-            elif parent is not None and "session_id" in parent.c:
-                where = table.c[_column].in_(select(parent.c[parent_col]).where(parent.c.session_id == session.id))
-            else:
-                continue
-            counts[table.name] = conn.execute(delete(table).where(where)).rowcount
-        counts["session"] = conn.execute(delete(Session.__table__).where(Session.id == session.id)).rowcount
+        counts = _delete_session_rows(conn, found[0].id)
     reclaim(store, index=False)
     return counts
+
+
+def _delete_session_rows(conn, session_key: str) -> dict[str, int]:
+    counts = {"checkpoints": _delete_checkpoints(conn, [session_key])}
+    _unlink_session(conn, session_key)
+    retrievals = select(Retrieval.id).where(Retrieval.session_id == session_key)
+    counts["hitlabel"] = conn.execute(delete(HitLabel).where(HitLabel.retrieval_id.in_(retrievals))).rowcount
+    counts["sessionbridge"] = conn.execute(
+        delete(SessionBridge).where(SessionBridge.from_session_id == session_key)
+    ).rowcount
+    conn.execute(update(SessionBridge).where(SessionBridge.to_session_id == session_key).values(to_session_id=None))
+    for table, _column, parent, parent_col in reversed(user_tables()):
+        if "session_id" in table.c:
+            where = table.c.session_id == session_key
+        elif parent is not None and "session_id" in parent.c:
+            where = table.c[_column].in_(select(parent.c[parent_col]).where(parent.c.session_id == session_key))
+        else:
+            continue
+        counts[table.name] = conn.execute(delete(table).where(where)).rowcount
+    counts["session"] = conn.execute(delete(Session.__table__).where(Session.id == session_key)).rowcount
+    return counts
+
+
+def erased(store, user_key: str, session_key: str | None = None) -> bool:
+    """Has this user (or this session) been erased since a turn started? (A cheap primary-key read.)"""
+    with store.db() as db:
+        if db.get(User, user_key) is None:
+            return True
+        return session_key is not None and db.get(Session, session_key) is None
+
+
+def sweep_erased(store, user_key: str, session_key: str) -> bool:
+    """After a turn: if its user (or session) was erased while it ran, delete whatever the turn still wrote —
+    rows, the session's checkpoint, vectors — and reclaim the space. Returns True when it swept."""
+    if not erased(store, user_key, session_key):
+        return False
+    with store.db() as db:
+        user_gone = db.get(User, user_key) is None
+    if user_gone:
+        _delete_user_rows(store, user_key, [session_key])
+        store.index.delete_user(user_key)
+        reclaim(store)
+    else:
+        with store.engine.begin() as conn:
+            _delete_session_rows(conn, session_key)
+        reclaim(store, index=False)
+    return True
 
 
 def _unlink_session(conn, session_id: str) -> None:

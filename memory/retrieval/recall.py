@@ -18,7 +18,9 @@ step up to ``neighbor_span`` turns away; after fusion, turns from the days the t
 The shown *similarity* stays the raw one, so the threshold keeps its meaning.
 
 Candidates are ranked by fused score; a candidate *passes* when similarity ≥ threshold (and, with a relative cut δ,
-similarity ≥ best similarity − δ); the first k that pass are *selected* for the prompt.
+similarity ≥ best similarity − δ); the first k that pass are *selected* for the prompt. A memory a person flagged
+as wrong never passes (``drop_reason "flagged"``; it stays in the candidate list, visible) unless
+``include_flagged`` is asked for.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class RecallParams:
     neighbor_weight_fts: float = 0.3
     neighbor_span: int = 2
     day_boost: float = 1.0
+    include_flagged: bool = False
 
 
 @dataclass
@@ -74,6 +77,12 @@ class Hit:
     drop_reason: str | None = None
     source_message_ids: list = field(default_factory=list)
     meta: dict = field(default_factory=dict)
+    predicate: str | None = None
+    object: str | None = None
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.meta.get("flagged"))
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -155,6 +164,8 @@ HIT_COLUMNS = (
     Memory.importance,
     Memory.source_message_ids,
     Memory.meta,
+    Memory.predicate,
+    Memory.object,
 )
 
 
@@ -169,7 +180,9 @@ def rank_and_cut(scored: list[Hit], params: RecallParams) -> list[Hit]:
         hit.passed = sim is not None and sim >= params.threshold
         if hit.passed and params.relative_cut is not None and best is not None:
             hit.passed = sim >= best - params.relative_cut
-        if not hit.passed:
+        if hit.flagged and not params.include_flagged:
+            hit.passed, hit.drop_reason = False, "flagged"
+        elif not hit.passed:
             hit.drop_reason = "below threshold" if sim is None or sim < params.threshold else "below relative cut"
         elif chosen < params.k:
             hit.selected = True
@@ -253,6 +266,8 @@ def run_search(store, *, user_key: str, agent_id: str | None, query: str, params
             score=round(float(fused[m.id]), 6),
             source_message_ids=list(m.source_message_ids or []),
             meta=dict(m.meta or {}),
+            predicate=m.predicate,
+            object=m.object,
         )
         for m in rows
         if m.id in fused

@@ -8,11 +8,15 @@ final messages (content + ``MESSAGE_OVERHEAD`` per message); if joining blocks e
 the parts, the composition is redone with a smaller budget, so the prompt never exceeds its budget.
 
 The prompt order is fixed: system → profile → bridge → summary → memories → recent history → input.
+
+One value per single-valued fact: a retrieved memory stating another value of a single-valued profile field than
+the profile's (or than a better-ranked memory's) is left out (``Composition.contradicted``). What a person wrote is
+marked as a correction, never presented as the user's words.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -24,13 +28,16 @@ from memory.errors import ConfigError
 from memory.storage.models import ContextSection, ContextSnapshot, RetrievalHit
 from memory.text.privacy import mask_pii
 from memory.text.tokens import count_tokens, truncate_to_tokens
+from memory.vocab import SourceType
 
+PERSON_EDIT = SourceType.PERSON_EDIT.value
+CONTRADICTS = "contradicts profile"  # drop reason of a memory stating a second value of a single-valued fact
 MESSAGE_OVERHEAD = 4  # role + separators per chat message (OpenAI's chat format costs 3-4)
 MIN_PARTIAL = 24  # an item is truncated into the space left only when at least this many tokens remain
 SECTIONS = ("system", "profile", "bridge", "summary", "memories", "history")
 PROMPT_ORDER = (*SECTIONS, "input")
 HEADERS = {
-    "profile": "## Profile (stated by the user)",
+    "profile": "## Profile (stated by the user; corrections by a person are marked)",
     "bridge": "## Last session",
     "summary": "## Conversation so far",
     "memories": "## Memories (date · source · type)",
@@ -56,6 +63,8 @@ class MemoryItem:
     created_at: datetime | None = None
     source_type: str = "user-stated"
     type: str = "fact"
+    predicate: str | None = None
+    object: str | None = None
 
 
 @dataclass
@@ -65,6 +74,8 @@ class ContextRequest:
     input: str
     system: str = DEFAULT_SYSTEM
     profile: dict[str, Any] = field(default_factory=dict)
+    #: field → source of its value (``person-edit`` values are labelled as corrections)
+    profile_sources: dict[str, str] = field(default_factory=dict)
     bridge: str | None = None
     summaries: list[str] = field(default_factory=list)
     memories: list[MemoryItem] = field(default_factory=list)
@@ -77,6 +88,7 @@ class Composition:
     allocation: dict[str, Any]
     injected: list[str]  # memory ids that made it into the prompt
     dropped: list[str]  # memory ids left out for budget
+    contradicted: list[str] = field(default_factory=list)  # left out: another value of a single-valued field
 
     @property
     def prompt_text(self) -> str:
@@ -108,13 +120,46 @@ def compose(request: ContextRequest, settings: Settings) -> Composition:
     """Fit the request into the budget; retries with a smaller budget in the rare case joining costs extra tokens."""
     budget = prompt_budget(settings)
     target = budget
+    kept, contradicted = one_value_each(request.profile, request.memories)
+    request = replace(request, memories=kept)
     for _ in range(8):
         comp = _compose_once(request, settings, budget, target)
+        comp.contradicted = contradicted
         over = comp.allocation["total_used"] - budget
         if over <= 0:
             return comp
         target -= over
     raise ConfigError("could not fit the context into its budget")  # unreachable in practice: target shrinks
+
+
+def _same(a: Any, b: Any, amount: bool = False) -> bool:
+    from memory.write.extract.base import amount_key, norm_object
+
+    a, b = str(a), str(b)
+    return norm_object(a) == norm_object(b) or (amount and amount_key(a) == amount_key(b))
+
+
+def one_value_each(profile: dict[str, Any], memories: list[MemoryItem]) -> tuple[list[MemoryItem], list[str]]:
+    """Memories in rank order, without those stating a second value of a single-valued fact (the profile's value
+    wins, then the better-ranked memory); returns (kept, ids left out)."""
+    from memory.write.extract.base import PREDICATES, SINGLE_VALUED
+
+    seen: dict[str, Any] = {}
+    kept, out = [], []
+    for m in memories:
+        if m.predicate not in SINGLE_VALUED or not m.object:
+            kept.append(m)
+            continue
+        field_name = PREDICATES[m.predicate][3]
+        key = field_name or m.predicate
+        stated = profile.get(field_name) if field_name else None
+        first = stated if stated not in (None, "", []) else seen.get(key)
+        if first is not None and not _same(first, m.object, m.predicate == "budget"):
+            out.append(m.memory_id)
+            continue
+        seen.setdefault(key, m.object)
+        kept.append(m)
+    return kept, out
 
 
 def _priority(settings: Settings) -> list[str]:
@@ -213,7 +258,8 @@ def _fill_profile(sec: _Section, req: ContextRequest) -> None:
         if value in (None, "", [], {}):
             continue
         shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
-        items.append((key, f"\n- {key}: {shown}"))
+        mark = " (corrected by a person)" if req.profile_sources.get(key) == PERSON_EDIT else ""
+        items.append((key, f"\n- {key}: {shown}{mark}"))
     _add_lines(sec, HEADERS["profile"], items, partial=False)
 
 
@@ -229,7 +275,8 @@ def _fill_summary(sec: _Section, req: ContextRequest) -> None:
 
 def _memory_line(m: MemoryItem) -> str:
     day = m.created_at.date().isoformat() if m.created_at else "undated"
-    return f"\n- [{day} · {m.source_type} · {m.type}] {m.content}"
+    source = "correction by a person, not the user's words" if m.source_type == PERSON_EDIT else m.source_type
+    return f"\n- [{day} · {source} · {m.type}] {m.content}"
 
 
 def _fill_memories(sec: _Section, req: ContextRequest) -> None:
@@ -324,19 +371,21 @@ def save_snapshot(store, comp: Composition, *, user_key: str, session_id: str | 
         return snap.id
 
 
-def mark_injected(store, retrieval_id: int | None, injected: list[str], dropped: list[str]) -> None:
-    """Record on the logged hits which selected memories reached the prompt and which the budget cut."""
-    if retrieval_id is None or not (injected or dropped):
+def mark_injected(
+    store, retrieval_id: int | None, injected: list[str], dropped: list[str], contradicted: list[str] = ()
+) -> None:
+    """Record on the logged hits which selected memories reached the prompt, which the budget cut and which were
+    left out for stating a second value of a single-valued fact."""
+    ids = [*injected, *dropped, *contradicted]
+    if retrieval_id is None or not ids:
         return
     with store.db() as db:
         rows = db.exec(
-            select(RetrievalHit).where(
-                RetrievalHit.retrieval_id == retrieval_id, col(RetrievalHit.memory_id).in_(injected + dropped)
-            )
+            select(RetrievalHit).where(RetrievalHit.retrieval_id == retrieval_id, col(RetrievalHit.memory_id).in_(ids))
         ).all()
         for row in rows:
             row.injected = row.memory_id in injected
             if not row.injected:
-                row.drop_reason = "budget"
+                row.drop_reason = "budget" if row.memory_id in dropped else CONTRADICTS
             db.add(row)
         db.commit()

@@ -15,9 +15,11 @@ from sqlalchemy import JSON, Column, Index, Integer, Text, UniqueConstraint, eve
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
+from memory.vocab import MemoryStatus, SourceType
+
 MEMORY_TYPES = ("fact", "preference", "event", "summary", "turn")
-SOURCE_TYPES = ("user-stated", "inferred", "tool", "system")
-STATUSES = ("active", "superseded", "archived", "deleted")
+SOURCE_TYPES = tuple(SourceType)
+STATUSES = tuple(MemoryStatus)
 
 
 def utcnow() -> datetime:
@@ -73,6 +75,8 @@ class ProfileField(SQLModel, table=True):
     confidence: float = 1.0
     source: str = "user-stated"
     source_message_id: int | None = None
+    #: the memory that states each value: {str(value) or str(item): memory id} (one truth: see memory.steer)
+    memory_ids: dict | None = Field(default_factory=dict, sa_column=Column(JSONType, nullable=True))
     updated_at: datetime = Field(default_factory=utcnow)
     version: int = Field(default=1, sa_column=_PROFILE_VERSION)
     __mapper_args__ = {"version_id_col": _PROFILE_VERSION}
@@ -86,6 +90,10 @@ class ProfileChange(SQLModel, table=True):
     new_value: Any = Field(default=None, sa_column=Column(JSONType, nullable=True))
     source: str = "user-stated"
     source_message_id: int | None = None
+    #: the memory whose statement (or whose correction) caused this change
+    memory_id: str | None = Field(default=None, max_length=32)
+    #: who made it when a person did (name · door), else None
+    actor: str | None = None
     reason: str = ""
     at: datetime = Field(default_factory=utcnow)
 

@@ -1,0 +1,81 @@
+"""`memlens memory show | edit | flag | unflag | delete | restore`: the Memories page's corrections from a shell.
+
+Each command is the same domain operation the back office calls (memory.lifecycle.curation), acting as the OS user.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from memory.cli import JsonOpt, app, cli_actor, emit, service
+from memory.lifecycle import curation
+
+memory_app = typer.Typer(help="Look at and correct one memory (by id), as on the Memories page.", no_args_is_help=True)
+app.add_typer(memory_app, name="memory")
+
+IdArg = Annotated[str, typer.Argument(help="Memory id (see `memlens memories --json`).")]
+ReasonOpt = Annotated[str, typer.Option("--reason", "-r", help="Why (logged with your name).")]
+
+
+def _done(m, verb: str, json_out: bool) -> None:
+    if json_out:
+        emit(curation.show_memory(service(), m.id))
+    else:
+        typer.echo(f"{verb} {m.id}: {m.content}  [{m.status}]")
+
+
+@memory_app.command("show")
+def show(memory_id: IdArg, json_out: JsonOpt = False) -> None:
+    """Content, status, provenance and the full event history of one memory."""
+    data = curation.show_memory(service(), memory_id)
+    if json_out:
+        emit(data)
+        return
+    flag = f" · flagged: {data['flagged']}" if data["flagged"] else ""
+    typer.echo(f"{data['memory_id']}  [{data['status']}{flag}]  {data['content']}")
+    prov = data["provenance"]
+    typer.echo(f"source {prov['source_type']}  messages {prov['source_message_ids']}  person {prov['person'] or '—'}")
+    for e in data["events"]:
+        who = (e["detail"] or {}).get("actor")
+        typer.echo(f"{e['at'][:19]}  {e['op']:<10} {e['reason']}" + (f"  — {who}" if who else ""))
+
+
+@memory_app.command("edit")
+def edit(memory_id: IdArg, text: str, reason: ReasonOpt = "edited from the CLI", json_out: JsonOpt = False) -> None:
+    """Rewrite a memory's text (stored as your correction; the profile field it states follows)."""
+    _done(curation.edit_memory(service(), memory_id, text, actor=cli_actor(), reason=reason), "edited", json_out)
+
+
+@memory_app.command("supersede")
+def supersede(
+    memory_id: IdArg, text: str, reason: ReasonOpt = "superseded from the CLI", json_out: JsonOpt = False
+) -> None:
+    """Replace a memory by a new one (the old one stays in the history, superseded)."""
+    new = curation.supersede_memory(service(), memory_id, text, actor=cli_actor(), reason=reason)
+    _done(new, "superseded by", json_out)
+
+
+@memory_app.command("flag")
+def flag(memory_id: IdArg, reason: ReasonOpt = "flagged as wrong from the CLI", json_out: JsonOpt = False) -> None:
+    """Flag a memory as wrong: kept and visible, never injected again (until unflagged)."""
+    _done(curation.flag_memory(service(), memory_id, actor=cli_actor(), reason=reason), "flagged", json_out)
+
+
+@memory_app.command("unflag")
+def unflag(memory_id: IdArg, reason: ReasonOpt = "unflagged from the CLI", json_out: JsonOpt = False) -> None:
+    """Take a flag back: the memory is recalled again."""
+    _done(curation.unflag_memory(service(), memory_id, actor=cli_actor(), reason=reason), "unflagged", json_out)
+
+
+@memory_app.command("delete")
+def delete(memory_id: IdArg, reason: ReasonOpt = "deleted from the CLI", json_out: JsonOpt = False) -> None:
+    """Take a memory out of use (restorable with `memlens memory restore` until purged)."""
+    _done(curation.delete_memory(service(), memory_id, actor=cli_actor(), reason=reason), "deleted", json_out)
+
+
+@memory_app.command("restore")
+def restore(memory_id: IdArg, reason: ReasonOpt = "restored from the CLI", json_out: JsonOpt = False) -> None:
+    """Bring a deleted (or archived) memory back."""
+    _done(curation.restore_memory(service(), memory_id, actor=cli_actor(), reason=reason), "restored", json_out)

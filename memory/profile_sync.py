@@ -1,0 +1,308 @@
+"""One truth per fact: a profile value and the memory that states it move together.
+
+Every profile value records the memory that set it (``ProfileField.memory_ids``: value item → memory id). When a
+person edits, supersedes, flags, deletes, unflags or restores that memory, the field follows (with a change-log
+entry naming the person and the reason); when a person edits the field, the matching memories are superseded (or a
+memory is created) so recall never brings back the old value. Multi-valued fields (interests, diet) follow the same
+rule per item. Only person operations come here: the write pipeline links its own values as it writes them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlmodel import col, select
+
+from memory import profile
+from memory.errors import Conflict, InvalidInput
+from memory.storage.models import Memory, ProfileChange, ProfileField, User, utcnow
+from memory.text.privacy import mask_value
+from memory.vocab import Actor, MemoryStatus, SourceType
+from memory.write.extract.base import PREDICATES, Candidate, amount_key, has_cjk, norm_object
+
+#: profile field → the predicates whose memories state it
+FIELD_PREDICATES: dict[str, tuple[str, ...]] = {}
+for _pred, (_t, _single, _i, _field) in PREDICATES.items():
+    if _field:
+        FIELD_PREDICATES[_field] = (*FIELD_PREDICATES.get(_field, ()), _pred)
+#: field → (English, Chinese) sentence a person's value is stored as (so recall finds it like any other memory)
+TEMPLATES = {
+    "display_name": ("User's name is {v}.", "用户的名字是{v}。"),
+    "preferred_name": ("User prefers to be called {v}.", "用户希望被称为{v}。"),
+    "city": ("User lives in {v}.", "用户住在{v}。"),
+    "language": ("User prefers replies in {v}.", "用户希望用{v}回复。"),
+    "communication_style": ("User prefers a {v} communication style.", "用户偏好的沟通风格：{v}。"),
+    "budget": ("User's budget is {v}.", "用户的预算是{v}。"),
+    "interests": ("User likes {v}.", "用户喜欢{v}。"),
+    "dietary": ("User's diet: {v}.", "用户的饮食：{v}。"),
+    "occupation": ("User works as {v}.", "用户的职业是{v}。"),
+    "notes": ("Note about the user: {v}.", "关于用户的备注：{v}。"),
+}
+_EN_SUBJECT = re.compile(r"^\s*(?:the\s+)?user(?:'s|’s)?\s+", re.IGNORECASE)
+_IRREGULAR = {"is": "am", "has": "have", "was": "was", "does": "do"}
+
+
+def field_of(predicate: str | None) -> str | None:
+    return PREDICATES.get(predicate or "", ("fact", False, 0.5, None))[3]
+
+
+def label(actor: Actor) -> str:
+    return f"{actor.name} · {actor.via}"
+
+
+def first_person(text: str) -> str:
+    """A stored third-person statement said by the user again ("User lives in Porto." → "I live in Porto."), so the
+    extraction rules read a person's wording exactly as they read the user's."""
+    text = text.strip()
+    if text.startswith("用户"):
+        return "我" + text[2:]
+    m = _EN_SUBJECT.match(text)
+    if not m:
+        return text
+    rest = text[m.end() :]
+    if m.group(0).rstrip().lower().endswith(("'s", "’s")):
+        return "My " + rest
+    verb, _, tail = rest.partition(" ")
+    low = verb.lower()
+    if low in _IRREGULAR:
+        verb = _IRREGULAR[low]
+    elif low.endswith("ies") and len(low) > 4:
+        verb = verb[:-3] + "y"
+    elif low.endswith(("ches", "shes", "sses", "xes")):
+        verb = verb[:-2]
+    elif low.endswith("s") and not low.endswith("ss"):
+        verb = verb[:-1]
+    return f"I {verb} {tail}".strip()
+
+
+def statement(text: str) -> Candidate | None:
+    """The profile statement a memory's text makes, if any (first one with a profile field, never hedged)."""
+    from memory.write.extract import extract_rules
+
+    for probe in dict.fromkeys([text, first_person(text)]):
+        for c in extract_rules(probe, at=utcnow()):
+            if c.profile_field and not c.hedged:
+                return c
+    return None
+
+
+def _display(c: Candidate) -> Any:
+    from memory.profile import _item
+
+    return _item(c) if c.profile_field in profile.LIST_FIELDS else (c.meta.get("display") or c.object)
+
+
+def _same(field: str, a: Any, b: Any) -> bool:
+    if field == "budget":
+        return amount_key(str(a)) == amount_key(str(b))
+    return norm_object(str(a)) == norm_object(str(b))
+
+
+def _row(store, user_key: str, field: str) -> ProfileField | None:
+    with store.db() as db:
+        return db.exec(
+            select(ProfileField).where(ProfileField.user_key == user_key, ProfileField.field == field)
+        ).first()
+
+
+def _user(store, key: str) -> User:
+    with store.db() as db:
+        return db.get(User, key)
+
+
+def linked_fields(store, user_key: str, memory_id: str) -> list[ProfileField]:
+    with store.db() as db:
+        rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key)).all()
+    return [r for r in rows if memory_id in (r.memory_ids or {}).values()]
+
+
+def _write(store, user_key: str, field: str, value: Any, links: dict[str, str], **kw: Any) -> None:
+    profile.set_field(
+        store, _user(store, user_key), field, value, source=SourceType.PERSON_EDIT.value, links=links, **kw
+    )
+
+
+def _usable(store, memory_id: str | None, but: str) -> bool:
+    if not memory_id or memory_id == but:
+        return False
+    with store.db() as db:
+        m = db.get(Memory, memory_id)
+    return m is not None and m.status == MemoryStatus.ACTIVE and not (m.meta or {}).get("flagged")
+
+
+def _previous(store, row: ProfileField, memory_id: str) -> tuple[Any, str] | None:
+    """The latest earlier value of a single-valued field whose memory still holds (active, not flagged)."""
+    with store.db() as db:
+        changes = db.exec(
+            select(ProfileChange)
+            .where(ProfileChange.user_key == row.user_key, ProfileChange.field == row.field)
+            .order_by(col(ProfileChange.id).desc())
+        ).all()
+    for ch in changes:
+        differs = ch.new_value is not None and not _same(row.field, ch.new_value, row.value or "")
+        if differs and _usable(store, ch.memory_id, memory_id):
+            return ch.new_value, ch.memory_id
+    return None
+
+
+def drop(store, memory: Memory, *, actor: Actor, why: str, note: str = "") -> None:
+    """``memory`` no longer holds (flagged, deleted, superseded): each value it set is removed, and a single-valued
+    field reverts to the last earlier value whose memory still holds, else is cleared."""
+    for row in linked_fields(store, memory.user_key, memory.id):
+        links = dict(row.memory_ids or {})
+        if row.field in profile.LIST_FIELDS:
+            value: Any = [i for i in row.value or [] if links.get(str(i)) != memory.id]
+            links = {k: v for k, v in links.items() if v != memory.id}
+            value = value or None
+        else:
+            back = _previous(store, row, memory.id)
+            value, links = (back[0], {str(back[0]): back[1]}) if back else (None, {})
+        what = "reverted" if value is not None and row.field not in profile.LIST_FIELDS else "cleared"
+        _write(
+            store,
+            memory.user_key,
+            row.field,
+            value,
+            links,
+            reason=f"{what}: memory {memory.id[:8]} {why} by {actor.name}" + (f": {note}" if note else ""),
+            memory_id=memory.id,
+            actor=label(actor),
+        )
+
+
+def put(store, memory: Memory, *, actor: Actor, why: str, note: str = "", only_if_empty: bool = False) -> str | None:
+    """If ``memory`` states a profile value, make the field say it (linked to the memory); returns the field."""
+    c = statement(memory.content)
+    if c is None:
+        return None
+    field, value = c.profile_field, _display(c)
+    row = _row(store, memory.user_key, field)
+    links = dict(row.memory_ids or {}) if row else {}
+    if field in profile.LIST_FIELDS:
+        items = [i for i in (row.value if row else None) or [] if not _same(field, i, value)]
+        links = {k: v for k, v in links.items() if v != memory.id and not _same(field, k, value)}
+        new: Any = [*items, value]
+    else:
+        if only_if_empty and row is not None and row.value is not None and _usable(store, _link(row), memory.id):
+            return None
+        links, new = {}, value
+    links[str(value)] = memory.id
+    _write(
+        store,
+        memory.user_key,
+        field,
+        new,
+        links,
+        reason=f"memory {memory.id[:8]} {why} by {actor.name}" + (f": {note}" if note else ""),
+        memory_id=memory.id,
+        actor=label(actor),
+    )
+    return field
+
+
+def _link(row: ProfileField) -> str | None:
+    return next(iter((row.memory_ids or {}).values()), None)
+
+
+def changed(store, memory: Memory, *, actor: Actor, why: str, note: str = "") -> None:
+    """A memory's text changed (a person's edit): its field follows the new statement, or loses the old value."""
+    field = put(store, memory, actor=actor, why=why, note=note)
+    for row in linked_fields(store, memory.user_key, memory.id):
+        if row.field != field:
+            drop(store, memory, actor=actor, why=f"{why} (no longer states {row.field})", note=note)
+            break
+
+
+def memory_text(field: str, value: Any) -> str:
+    en, zh = TEMPLATES[field]
+    return (zh if has_cjk(str(value)) else en).format(v=value)
+
+
+def stating(store, user_key: str, field: str) -> list[Memory]:
+    """Active memories whose statement is this field's (by predicate), plus those the field links to."""
+    row = _row(store, user_key, field)
+    linked = set((row.memory_ids or {}).values()) if row else set()
+    preds = list(FIELD_PREDICATES.get(field, ()))
+    query = select(Memory).where(Memory.user_key == user_key, Memory.status == MemoryStatus.ACTIVE)
+    with store.db() as db:
+        rows = db.exec(query.where(col(Memory.predicate).in_(preds) | col(Memory.id).in_(list(linked)))).all()
+    return list(rows)
+
+
+def _new_memory(store, user: User, field: str, value: Any, *, actor: Actor, reason: str, agent_id: str | None):
+    from memory.lifecycle import curation
+
+    return curation.person_memory(
+        store, user, memory_text(field, value), field=field, value=value, actor=actor, reason=reason, agent_id=agent_id
+    )
+
+
+def edit_field(
+    store, user: User, field: str, value: Any, *, actor: Actor, reason: str, expected_version: int | None = None
+) -> ProfileField:
+    """A person sets a profile field: the memories stating the old value are superseded by one stating the new one
+    (list fields: per item — removed items' memories are deleted, added items get a memory), then the field is
+    written, linked to them. ``value`` None clears the field and deletes its memories (restorable)."""
+    from memory.lifecycle import curation
+
+    if field not in profile.FIELDS:
+        raise InvalidInput(f"profile field must be one of {', '.join(profile.FIELDS)}")
+    row = _row(store, user.key, field)
+    if expected_version is not None and expected_version != (row.version if row else 0):
+        raise Conflict(f"profile field {field!r} changed since it was read: reload and retry")
+    reason = reason or "edited by a person"
+    olds = stating(store, user.key, field)
+    agent = olds[0].agent_id if olds else None
+    if field in profile.LIST_FIELDS:
+        return _edit_list(store, user, field, list(value or []), olds, actor=actor, reason=reason, agent_id=agent)
+    links: dict[str, str] = {}
+    new_id = None
+    if value not in (None, "", []):
+        new = _new_memory(store, user, field, value, actor=actor, reason=reason, agent_id=agent)
+        links, new_id = {str(mask_value(value)): new.id}, new.id
+    for m in olds:
+        if m.id != new_id:
+            curation.retire(store, m, new_id, actor=actor, reason=f"profile {field} edited: {reason}")
+    return profile.set_field(
+        store,
+        user,
+        field,
+        value if value not in ("", []) else None,
+        source=SourceType.PERSON_EDIT.value,
+        reason=reason,
+        links=links,
+        memory_id=new_id,
+        actor=label(actor),
+    )
+
+
+def _edit_list(store, user: User, field: str, items: list, olds: list[Memory], **kw: Any) -> ProfileField:
+    from memory.lifecycle import curation
+
+    actor, reason = kw["actor"], kw["reason"]
+    row = _row(store, user.key, field)
+    links = dict(row.memory_ids or {}) if row else {}
+    current = list(row.value or []) if row else []
+    removed = [i for i in current if not any(_same(field, i, n) for n in items)]
+    added = [n for n in items if not any(_same(field, n, o) for o in current)]
+    for m in olds:
+        c = statement(m.content)
+        gone_item = any(links.get(str(i)) == m.id for i in removed)
+        gone_stmt = c is not None and any(_same(field, _display(c), i) for i in removed)
+        if gone_item or gone_stmt:
+            curation.retire(store, m, None, actor=actor, reason=f"profile {field} edited: {reason}")
+    links = {k: v for k, v in links.items() if not any(_same(field, k, i) for i in removed)}
+    for item in added:
+        links[str(mask_value(item))] = _new_memory(store, user, field, item, **kw).id
+    return profile.set_field(
+        store,
+        user,
+        field,
+        items or None,
+        source=SourceType.PERSON_EDIT.value,
+        reason=reason,
+        links=links,
+        memory_id=None,
+        actor=label(actor),
+    )
