@@ -25,6 +25,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agent.llm import is_offline
+from memory import profile_sync
 from memory.config import Settings
 from memory.service import MemoryService
 from memory.sessions import prompt as ctxmod
@@ -92,6 +93,7 @@ def load_context(state: TurnState, runtime: Rt) -> dict[str, Any]:
         history=history,
         profile=_profile(svc, c.user),
         profile_sources={name: f.source for name, f in svc.profile_fields(c.user).items()},
+        retracted=profile_sync.retracted_statements(svc, c.user.key),
     )
     return {
         "turn_id": turn.id,
@@ -135,6 +137,7 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
         input=c.text,
         profile=c.scratch["profile"],
         profile_sources=c.scratch.get("profile_sources", {}),
+        retracted=c.scratch.get("retracted", set()),
         bridge=c.scratch["bridge"],
         summaries=c.scratch["summaries"],
         memories=[

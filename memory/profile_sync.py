@@ -306,3 +306,26 @@ def _edit_list(store, user: User, field: str, items: list, olds: list[Memory], *
         memory_id=None,
         actor=label(actor),
     )
+
+
+def retracted_statements(store, user_key: str, limit: int = 1000) -> set[tuple[str, str]]:
+    """(predicate, object) of the user's statements that no longer hold — flagged, deleted or superseded — unless an
+    active, unflagged memory still states them (older bridges and summaries quoting them are then left out)."""
+    from memory.sessions.consistency import retracted_key
+
+    query = (
+        select(Memory.predicate, Memory.object, Memory.status, Memory.meta)
+        .where(Memory.user_key == user_key, col(Memory.predicate).is_not(None))
+        .order_by(col(Memory.updated_at).desc())
+        .limit(limit)
+    )
+    with store.engine.connect() as conn:
+        rows = conn.execute(query).all()
+    holding, gone = set(), set()
+    for predicate, obj, status, meta in rows:
+        key = retracted_key(predicate, obj)
+        if key is None:
+            continue
+        live = status == MemoryStatus.ACTIVE and not (meta or {}).get("flagged")
+        (holding if live else gone).add(key)
+    return gone - holding

@@ -15,8 +15,10 @@ import streamlit as st
 from memory.config import Settings
 from memory.service import MemoryService
 from memory.storage.models import Session, User
+from memory.vocab import Actor, Role
 
 USER_KEY = "ml_user"
+ACTOR_KEY = "ml_actor"  # set by sign-in when there is one
 SESSION_KEY = "ml_session"
 
 #: one palette for the whole app: write decisions, statuses, context sections, verdicts
@@ -90,6 +92,21 @@ def model_label(settings: Settings) -> str:
     if name == "openai":
         return f"{settings.llm_model or DEFAULT_MODEL} · {settings.llm_base_url or 'OpenAI'}"
     return name
+
+
+def current_actor() -> Actor:
+    """Who acts in this browser session: the signed-in person (``ml_actor``, set by sign-in), or without sign-in a
+    local actor named after the OS user running the server (whoever can open the app administers it)."""
+    signed_in = st.session_state.get(ACTOR_KEY)
+    if isinstance(signed_in, Actor):
+        return signed_in
+    import getpass
+
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = "local"
+    return Actor(name=f"{name} (local)", role=Role.ADMIN, via="ui")
 
 
 # -- the picked user and session -----------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from memory import views
 from memory.errors import MemLensError
 from memory.lifecycle import curation
 from memory.storage.models import MEMORY_TYPES, STATUSES
-from pages.common import empty, fmt, op_badge, require_user, service, short, when
+from pages.common import current_actor, empty, fmt, op_badge, require_user, service, short, when
 
 PAGE_SIZE = 25
 OPS = ("ADD", "REINFORCE", "UPDATE", "NOOP", "EDIT", "SUPERSEDE", "DELETE", "FLAG", "ARCHIVE")
@@ -114,15 +114,16 @@ row = by_id[pick]
 def _act(action: str, memory_id: str) -> None:
     text = st.session_state.get("mem_new_text", "").strip()
     reason = st.session_state.get("mem_reason", "").strip() or "corrected in the back office"
+    who = current_actor()
     try:
         if action == "edit":
-            curation.edit_memory(svc, memory_id, text, reason=reason)
+            curation.edit_memory(svc, memory_id, text, actor=who, reason=reason)
         elif action == "supersede":
-            curation.supersede_memory(svc, memory_id, text, reason=reason)
+            curation.supersede_memory(svc, memory_id, text, actor=who, reason=reason)
         elif action == "delete":
-            svc.delete_memory(memory_id, reason=reason)
+            curation.delete_memory(svc, memory_id, actor=who, reason=reason)
         else:
-            curation.flag_memory(svc, memory_id, reason=reason)
+            curation.flag_memory(svc, memory_id, actor=who, reason=reason)
     except (MemLensError, ValueError) as exc:
         st.session_state["mem_msg"] = ("error", str(exc))
         return

@@ -10,7 +10,7 @@ import streamlit as st
 
 from memory import views
 from memory.errors import MemLensError
-from pages.common import empty, fmt, require_user, service, short, when
+from pages.common import current_actor, empty, fmt, require_user, service, short, when
 
 FIELDS = (
     "display_name",
@@ -45,7 +45,7 @@ def _save() -> None:
     value: Any = [v.strip() for v in raw.replace("，", ",").split(",") if v.strip()] if field in LIST_FIELDS else raw
     reason = st.session_state.get("pf_reason", "").strip() or "edited in the back office"
     try:
-        svc.update_profile(user.external_id, field, value or None, source="person-edit", reason=reason)
+        svc.update_profile(user.external_id, field, value or None, actor=current_actor(), reason=reason)
     except (MemLensError, ValueError) as exc:
         st.session_state["pf_error"] = str(exc)
         return

@@ -25,6 +25,7 @@ from sqlmodel import col, select
 
 from memory.config import Settings
 from memory.errors import ConfigError
+from memory.sessions.consistency import consistent_text, one_value_each
 from memory.storage.models import ContextSection, ContextSnapshot, RetrievalHit
 from memory.text.privacy import mask_pii
 from memory.text.tokens import count_tokens, truncate_to_tokens
@@ -80,6 +81,9 @@ class ContextRequest:
     summaries: list[str] = field(default_factory=list)
     memories: list[MemoryItem] = field(default_factory=list)
     history: list[HistoryItem] = field(default_factory=list)
+    #: (predicate, object) statements that no longer hold (flagged, deleted, superseded): older text stating them
+    #: (bridge, summaries) is left out
+    retracted: set[tuple[str, str]] = field(default_factory=set)
 
 
 @dataclass
@@ -121,7 +125,12 @@ def compose(request: ContextRequest, settings: Settings) -> Composition:
     budget = prompt_budget(settings)
     target = budget
     kept, contradicted = one_value_each(request.profile, request.memories)
-    request = replace(request, memories=kept)
+    request = replace(
+        request,
+        memories=kept,
+        bridge=consistent_text(request.bridge, request.profile, request.retracted) if request.bridge else None,
+        summaries=[consistent_text(t, request.profile, request.retracted) for t in request.summaries],
+    )
     for _ in range(8):
         comp = _compose_once(request, settings, budget, target)
         comp.contradicted = contradicted
@@ -130,36 +139,6 @@ def compose(request: ContextRequest, settings: Settings) -> Composition:
             return comp
         target -= over
     raise ConfigError("could not fit the context into its budget")  # unreachable in practice: target shrinks
-
-
-def _same(a: Any, b: Any, amount: bool = False) -> bool:
-    from memory.write.extract.base import amount_key, norm_object
-
-    a, b = str(a), str(b)
-    return norm_object(a) == norm_object(b) or (amount and amount_key(a) == amount_key(b))
-
-
-def one_value_each(profile: dict[str, Any], memories: list[MemoryItem]) -> tuple[list[MemoryItem], list[str]]:
-    """Memories in rank order, without those stating a second value of a single-valued fact (the profile's value
-    wins, then the better-ranked memory); returns (kept, ids left out)."""
-    from memory.write.extract.base import PREDICATES, SINGLE_VALUED
-
-    seen: dict[str, Any] = {}
-    kept, out = [], []
-    for m in memories:
-        if m.predicate not in SINGLE_VALUED or not m.object:
-            kept.append(m)
-            continue
-        field_name = PREDICATES[m.predicate][3]
-        key = field_name or m.predicate
-        stated = profile.get(field_name) if field_name else None
-        first = stated if stated not in (None, "", []) else seen.get(key)
-        if first is not None and not _same(first, m.object, m.predicate == "budget"):
-            out.append(m.memory_id)
-            continue
-        seen.setdefault(key, m.object)
-        kept.append(m)
-    return kept, out
 
 
 def _priority(settings: Settings) -> list[str]:
