@@ -129,14 +129,20 @@ class Memory:
 
         self._owned(memory_id, user_id)
         with self._acting():
-            curation.edit_memory(self.service, memory_id, data, reason=f"updated through {self.actor.via}")
+            curation.edit_memory(
+                self.service, memory_id, data, actor=self.actor, reason=f"updated through {self.actor.via}"
+            )
         return {"message": "Memory updated successfully!", "id": memory_id}
 
     def delete(self, memory_id: str, *, user_id: str | None = None) -> dict[str, Any]:
         """Delete one memory (it leaves the index; the write log keeps the history)."""
+        from memory.lifecycle import curation
+
         self._owned(memory_id, user_id)
         with self._acting():
-            self.service.delete_memory(memory_id, reason=f"deleted through {self.actor.via}")
+            curation.delete_memory(
+                self.service, memory_id, actor=self.actor, reason=f"deleted through {self.actor.via}"
+            )
         return {"message": "Memory deleted successfully!", "id": memory_id}
 
     def delete_all(self, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
@@ -145,16 +151,20 @@ class Memory:
             user = self.service.get_user(user_id)
         except NotFound:
             return {"message": "Memories deleted successfully!", "deleted": 0}
+        from memory.lifecycle import curation
+
         rows = self.service.list_memories(user, agent_id=agent_id)
         with self._acting():
             for m in rows:
-                self.service.delete_memory(m.id, reason=f"deleted (all) through {self.actor.via}")
+                curation.delete_memory(
+                    self.service, m.id, actor=self.actor, reason=f"deleted (all) through {self.actor.via}"
+                )
         return {"message": "Memories deleted successfully!", "deleted": len(rows)}
 
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Erase a user completely: SQL rows, vectors and checkpoints (``memlens delete-user``)."""
         with self._acting():
-            return self.service.delete_user(user_id, force=True)
+            return self.service.delete_user(user_id)
 
     def reset(self) -> dict[str, Any]:
         """Erase every user. Guarded: only a ``Memory(allow_reset=True)`` may do it."""

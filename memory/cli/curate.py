@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from memory.cli import JsonOpt, app, cli_actor, emit, service
-from memory.lifecycle import curation
 
 memory_app = typer.Typer(help="Look at and correct one memory (by id), as on the Memories page.", no_args_is_help=True)
 app.add_typer(memory_app, name="memory")
@@ -19,9 +18,16 @@ IdArg = Annotated[str, typer.Argument(help="Memory id (see `memlens memories --j
 ReasonOpt = Annotated[str, typer.Option("--reason", "-r", help="Why (logged with your name).")]
 
 
+def _curation():
+    """Imported when a command runs (it needs the engine; `memlens --help` must not pay for it)."""
+    from memory.lifecycle import curation
+
+    return curation
+
+
 def _done(m, verb: str, json_out: bool) -> None:
     if json_out:
-        emit(curation.show_memory(service(), m.id))
+        emit(_curation().show_memory(service(), m.id))
     else:
         typer.echo(f"{verb} {m.id}: {m.content}  [{m.status}]")
 
@@ -29,7 +35,7 @@ def _done(m, verb: str, json_out: bool) -> None:
 @memory_app.command("show")
 def show(memory_id: IdArg, json_out: JsonOpt = False) -> None:
     """Content, status, provenance and the full event history of one memory."""
-    data = curation.show_memory(service(), memory_id)
+    data = _curation().show_memory(service(), memory_id)
     if json_out:
         emit(data)
         return
@@ -45,7 +51,7 @@ def show(memory_id: IdArg, json_out: JsonOpt = False) -> None:
 @memory_app.command("edit")
 def edit(memory_id: IdArg, text: str, reason: ReasonOpt = "edited from the CLI", json_out: JsonOpt = False) -> None:
     """Rewrite a memory's text (stored as your correction; the profile field it states follows)."""
-    _done(curation.edit_memory(service(), memory_id, text, actor=cli_actor(), reason=reason), "edited", json_out)
+    _done(_curation().edit_memory(service(), memory_id, text, actor=cli_actor(), reason=reason), "edited", json_out)
 
 
 @memory_app.command("supersede")
@@ -53,29 +59,29 @@ def supersede(
     memory_id: IdArg, text: str, reason: ReasonOpt = "superseded from the CLI", json_out: JsonOpt = False
 ) -> None:
     """Replace a memory by a new one (the old one stays in the history, superseded)."""
-    new = curation.supersede_memory(service(), memory_id, text, actor=cli_actor(), reason=reason)
+    new = _curation().supersede_memory(service(), memory_id, text, actor=cli_actor(), reason=reason)
     _done(new, "superseded by", json_out)
 
 
 @memory_app.command("flag")
 def flag(memory_id: IdArg, reason: ReasonOpt = "flagged as wrong from the CLI", json_out: JsonOpt = False) -> None:
     """Flag a memory as wrong: kept and visible, never injected again (until unflagged)."""
-    _done(curation.flag_memory(service(), memory_id, actor=cli_actor(), reason=reason), "flagged", json_out)
+    _done(_curation().flag_memory(service(), memory_id, actor=cli_actor(), reason=reason), "flagged", json_out)
 
 
 @memory_app.command("unflag")
 def unflag(memory_id: IdArg, reason: ReasonOpt = "unflagged from the CLI", json_out: JsonOpt = False) -> None:
     """Take a flag back: the memory is recalled again."""
-    _done(curation.unflag_memory(service(), memory_id, actor=cli_actor(), reason=reason), "unflagged", json_out)
+    _done(_curation().unflag_memory(service(), memory_id, actor=cli_actor(), reason=reason), "unflagged", json_out)
 
 
 @memory_app.command("delete")
 def delete(memory_id: IdArg, reason: ReasonOpt = "deleted from the CLI", json_out: JsonOpt = False) -> None:
     """Take a memory out of use (restorable with `memlens memory restore` until purged)."""
-    _done(curation.delete_memory(service(), memory_id, actor=cli_actor(), reason=reason), "deleted", json_out)
+    _done(_curation().delete_memory(service(), memory_id, actor=cli_actor(), reason=reason), "deleted", json_out)
 
 
 @memory_app.command("restore")
 def restore(memory_id: IdArg, reason: ReasonOpt = "restored from the CLI", json_out: JsonOpt = False) -> None:
     """Bring a deleted (or archived) memory back."""
-    _done(curation.restore_memory(service(), memory_id, actor=cli_actor(), reason=reason), "restored", json_out)
+    _done(_curation().restore_memory(service(), memory_id, actor=cli_actor(), reason=reason), "restored", json_out)
