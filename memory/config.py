@@ -18,7 +18,9 @@ FusionMethod = Literal["rrf", "linear"]
 
 #: settings the back office may change live (stored in the DB, applied from the next turn)
 LIVE_SETTINGS = (
-    "similarity_threshold",
+    "relevance_threshold",
+    "similarity_floor",
+    "relevance_calibration",
     "relative_cut",
     "top_k",
     "search_mode",
@@ -94,11 +96,24 @@ class Settings(BaseSettings):
     )
 
     # retrieval (live)
-    similarity_threshold: float = Field(
-        0.80,
+    relevance_threshold: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description="Keep a hit when its calibrated relevance (estimated probability of being relevant, 0-1) is at "
+        "least this; unset = the threshold shipped with the embedder's calibration (e5: chosen on LoCoMo by "
+        "leave-one-conversation-out). An embedder without a calibration uses raw similarity and 0.80.",
+    )
+    similarity_floor: float | None = Field(
+        None,
         ge=-1.0,
         le=1.0,
-        description="Keep a hit when its similarity (1 - cosine distance) is at least this. Tuned for e5.",
+        description="Optional second knob: also drop hits whose raw similarity (1 - cosine distance) is below this.",
+    )
+    relevance_calibration: dict | None = Field(
+        None,
+        description="A deployment's own relevance calibration (JSON, written by the retrieval lab's "
+        "'fit from my labels'); unset = the shipped fit for the embedder.",
     )
     relative_cut: float | None = Field(
         None, ge=0.0, description="If set, also drop hits more than this below the best hit's similarity."

@@ -188,10 +188,20 @@ class MemoryService(Records):
         query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))  # before embedding/logging
         user = self.get_user(user_id)
         agent = validate.agent_id(agent_id, self.settings.default_agent_id)
-        params = self.recall_params(**overrides)
+        params, calibration = self.recall_setup(**overrides)
         rq = mask_pii(retrieval_query) if retrieval_query else query
-        hits, ms = timed_search(self, user_key=user.key, agent_id=agent, query=rq, params=params)
-        result = RecallResult(query=query, retrieval_query=rq, params=params, hits=hits, latency_ms=ms)
+        hits, ms = timed_search(
+            self, user_key=user.key, agent_id=agent, query=rq, params=params, calibration=calibration
+        )
+        result = RecallResult(
+            query=query,
+            retrieval_query=rq,
+            params=params,
+            hits=hits,
+            latency_ms=ms,
+            calibration=calibration.version,
+            notice=calibration.notice,
+        )
         if log:
             result.retrieval_id = log_retrieval(
                 self, result, user_key=user.key, agent_id=agent, session_id=session_id, turn_id=turn_id

@@ -29,6 +29,7 @@ from memory.storage.models import (
     SessionBridge,
     SummaryAnchor,
     Turn,
+    User,
     utcnow,
 )
 
@@ -390,6 +391,7 @@ def retrieval_hits(store, retrieval_id: int) -> list[dict[str, Any]]:
         {
             "memory_id": h.memory_id,
             "rank": h.rank,
+            "relevance": h.relevance,
             "similarity": h.similarity,
             "fts_score": h.fts_score,
             "fused_score": h.fused_score,
@@ -435,6 +437,45 @@ def labelled_similarities(store, user_key: str | None = None) -> list[tuple[floa
         return [(float(s), bool(r)) for s, r in db.exec(query).all() if s is not None]
 
 
+def labelled_relevance(store, user_key: str | None = None) -> list[tuple[float, bool]]:
+    """(relevance at retrieval time, relevant) for every labelled hit logged with a relevance: the PR curve's input."""
+    query = select(RetrievalHit.relevance, HitLabel.relevant).join(
+        RetrievalHit,
+        (col(RetrievalHit.retrieval_id) == col(HitLabel.retrieval_id))
+        & (col(RetrievalHit.memory_id) == col(HitLabel.memory_id)),
+    )
+    if user_key:
+        query = query.where(HitLabel.user_key == user_key)
+    with store.db() as db:
+        return [(float(s), bool(r)) for s, r in db.exec(query).all() if s is not None]
+
+
+def labelled_queries(store, user_key: str | None = None) -> list[dict[str, Any]]:
+    """Every labelled retrieval with its query, its user and the verdicts: what a refit replays."""
+    query = select(HitLabel, Retrieval, User.external_id).join(
+        Retrieval, col(Retrieval.id) == col(HitLabel.retrieval_id)
+    )
+    query = query.join(User, col(User.key) == col(Retrieval.user_key))
+    if user_key:
+        query = query.where(HitLabel.user_key == user_key)
+    out: dict[int, dict[str, Any]] = {}
+    with store.db() as db:
+        for label, r, external in db.exec(query).all():
+            entry = out.setdefault(
+                r.id,
+                {
+                    "retrieval_id": r.id,
+                    "user_id": external,
+                    "agent_id": None if r.agent_id == "*" else r.agent_id,
+                    "retrieval_query": r.retrieval_query,
+                    "mode": r.mode,
+                    "labels": {},
+                },
+            )
+            entry["labels"][label.memory_id] = bool(label.relevant)
+    return list(out.values())
+
+
 def turn_of_message(store, message_id: int) -> int | None:
     with store.db() as db:
         return db.exec(select(Turn.id).where(Turn.user_message_id == message_id)).first()
@@ -470,6 +511,7 @@ def turn_details(store, session_id: str, limit: int = 30) -> dict[int, dict[str,
             "hits": [
                 {
                     "content": m.content if m else "(removed)",
+                    "relevance": h.relevance,
                     "similarity": h.similarity,
                     "fts_score": h.fts_score,
                     "fused": h.fused_score,

@@ -56,6 +56,7 @@ def memory_panel(
                             if h.get("injected")
                             else ("dropped (budget)" if h.get("selected") else "—"),
                             "memory": short(h["content"], 110),
+                            "relevance": h.get("relevance"),
                             "similarity": h.get("similarity"),
                             "BM25": h.get("fts_score"),
                             "fused": h.get("fused"),
@@ -67,6 +68,7 @@ def memory_panel(
                 hide_index=True,
                 column_config={
                     "memory": st.column_config.TextColumn(width="large"),
+                    "relevance": st.column_config.ProgressColumn(format="%.2f", min_value=0.0, max_value=1.0),
                     "similarity": st.column_config.NumberColumn(format="%.3f"),
                     "BM25": st.column_config.NumberColumn(format="%.2f"),
                     "fused": st.column_config.NumberColumn(format="%.4f"),
@@ -88,6 +90,7 @@ def live_details(result) -> tuple[list[dict], dict | None, list[dict]]:
     hits = [
         {
             "content": h.content,
+            "relevance": h.relevance,
             "similarity": h.similarity,
             "fts_score": h.fts_score,
             "fused": h.score,

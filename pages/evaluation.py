@@ -1,5 +1,7 @@
 """Evaluation: run or load LoCoMo evidence-recall reports and read them — per category, against k, against the
-similarity threshold (so the threshold is chosen from data), tokens against recall — and compare two reports.
+relevance threshold (so the threshold is chosen from data), what the agent injects for answerable questions and for
+questions asked of the wrong user, left-out conversations beside in-sample, tokens against recall — and compare two
+reports.
 
 Thin: the numbers come from ``memory.evaluation`` (the same code as ``memlens eval locomo``); reports are JSON files
 under ``<data_dir>/eval/``. Page keys are prefixed ``ev_``.
@@ -121,8 +123,69 @@ def sweep_figure(report: dict, mode: str) -> go.Figure:
     fig.add_vline(
         x=report["settings"]["configured_threshold"], line_color=THRESHOLD_COLOR, annotation_text="configured"
     )
-    fig.update_layout(xaxis_title="similarity threshold", yaxis_title="%", height=360, margin={"t": 10})
+    fig.update_layout(xaxis_title="relevance threshold", yaxis_title="%", height=360, margin={"t": 10})
     return fig
+
+
+def cut_figure(report: dict) -> go.Figure:
+    """Answerable hit rate and foreign noise rate against the relevance threshold (in-sample and left-out)."""
+    fig = go.Figure()
+    series = [("", report["threshold_curves"])]
+    if report.get("cross_validated"):
+        series.append((" (left-out)", report["cross_validated"]["curve"]))
+    for suffix, rows in series:
+        curve = pd.DataFrame(rows)
+        dash = "dot" if suffix else None
+        fig.add_scatter(
+            x=curve["threshold"], y=curve["answerable_hit_rate"], name="answerable hit" + suffix, line={"dash": dash}
+        )
+        fig.add_scatter(
+            x=curve["threshold"], y=curve["foreign_noise_rate"], name="foreign noise" + suffix, line={"dash": dash}
+        )
+    at = report["at_threshold"]
+    fig.add_vline(x=at["threshold"], line_color=THRESHOLD_COLOR, annotation_text="configured")
+    fig.update_layout(
+        xaxis_title=f"relevance threshold (k {at['k']})", yaxis_title="% of questions", height=360, margin={"t": 10}
+    )
+    return fig
+
+
+def cut_section(report: dict) -> None:
+    """What the agent injects at the configured cut: for answerable questions, and for another user's questions."""
+    if "at_threshold" not in report:
+        return
+    st.subheader("What gets injected: answerable vs. nothing-to-find", anchor=False)
+    at, raw = report["at_threshold"], report.get("raw_similarity_at_0.80")
+    cv = report.get("cross_validated")
+    m = st.columns(4)
+    m[0].metric("answerable hit", f"{at['answerable_hit_rate']:.1f}%", border=True)
+    m[1].metric("foreign noise", f"{at['foreign_noise_rate']:.1f}%", border=True)
+    m[2].metric("injected per question", f"{at['mean_injected']:.2f}", border=True)
+    if cv:
+        m[3].metric(
+            "left-out: hit / noise",
+            f"{cv['chosen']['answerable_hit_rate']:.0f}% / {cv['chosen']['foreign_noise_rate']:.0f}%",
+            border=True,
+        )
+    note = f"relevance ≥ {at['threshold']:.2f}, k {at['k']}"
+    if raw:
+        note += (
+            f" · before (raw similarity ≥ 0.80): hit {raw['answerable_hit_rate']:.1f}%, "
+            f"noise {raw['foreign_noise_rate']:.1f}%"
+        )
+    st.caption(note + " · foreign = the question asked of the next conversation's user, where nothing is relevant")
+    st.plotly_chart(cut_figure(report), key="ev_cut")
+    if cv:
+        rows = [
+            {"category": c, "in-sample R@10": report["by_category"].get(c, {}).get("recall@10"), "left-out R@10": v}
+            for c, v in ((c, b.get("recall@10")) for c, b in cv["recall_by_fused_rank"]["by_category"].items())
+        ]
+        cal = cv["calibration"]
+        st.caption(
+            f"Left-out calibration: Brier {cal['brier']:.4f} (base rate {cal['brier_base_rate']:.4f}), "
+            f"ECE {cal['ece']:.4f}"
+        )
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key="ev_cv_table")
 
 
 def show(report: dict, name: str) -> None:
@@ -149,6 +212,7 @@ def show(report: dict, name: str) -> None:
     left.plotly_chart(by_k, key="ev_curve")
     right.subheader("Tokens against recall", anchor=False)
     right.plotly_chart(by_tokens, key="ev_tokens")
+    cut_section(report)
     st.subheader("Recall and empty-rate against the threshold", anchor=False)
     mode = st.radio("mode", list(report["runs"]), horizontal=True, key="ev_sweep_mode")
     st.plotly_chart(sweep_figure(report, mode), key="ev_sweep")

@@ -18,6 +18,7 @@ from memory import views
 from memory.errors import MemLensError
 from memory.retrieval import tuning
 from memory.retrieval.recall import NEAR_MISS_BAND, Hit, rank_and_cut
+from pages import lab_tuning
 from pages.common import (
     FAIL_COLOR,
     NEAR_COLOR,
@@ -33,7 +34,8 @@ from pages.common import (
 
 MODES, FUSIONS = ["hybrid", "vector", "fulltext"], ["rrf", "linear"]
 KNOBS = {
-    "lab_threshold": "similarity_threshold",
+    "lab_threshold": "relevance_threshold",
+    "lab_floor": "similarity_floor",
     "lab_k": "top_k",
     "lab_mode": "search_mode",
     "lab_fusion": "fusion",
@@ -47,13 +49,24 @@ user = require_user()
 if user is None:
     st.stop()
 eff = svc.effective_settings()
+calibration = svc.relevance_model(eff)
+
+
+def live_value(settings, name: str):
+    """A knob's value as the agent uses it (an unset relevance threshold is the calibration's own)."""
+    value = getattr(settings, name)
+    return calibration.threshold if name == "relevance_threshold" and value is None else value
+
+
 for key, name in KNOBS.items():  # start from what the agent uses now; keep the person's moves afterwards
-    st.session_state.setdefault(key, getattr(eff, name))
+    st.session_state.setdefault(key, live_value(eff, name))
 
 st.title("Retrieval lab", anchor=False)
 st.caption(
-    "similarity = 1 − cosine distance · a hit passes when similarity ≥ threshold · the first k that pass are "
-    "injected · hybrid **rrf**: Σ 1/(rrf_k + rank) · **linear**: w·z(similarity) + (1 − w)·3·BM25/max BM25, "
+    "relevance = calibrated probability that the hit is relevant (from similarity, its standing among the "
+    "candidates, BM25, neighbours, rank, type) · a hit passes when relevance ≥ threshold (and similarity ≥ the "
+    "optional floor) · the first k that pass are injected · similarity = 1 − cosine distance · "
+    "hybrid **rrf**: Σ 1/(rrf_k + rank) · **linear**: w·z(similarity) + (1 − w)·3·BM25/max BM25, "
     "z = standardised over the candidates · conversation turns also borrow from their neighbours"
 )
 
@@ -70,25 +83,30 @@ def _apply() -> None:
 
 def _reset() -> None:
     for key, name in KNOBS.items():
-        st.session_state[key] = getattr(svc.effective_settings(), name)
+        st.session_state[key] = live_value(svc.effective_settings(), name)
 
 
 with st.container(border=True):
     st.text_input("Query", key="lab_query", placeholder="e.g. where does the user live? / 用户住在哪里？")
-    c = st.columns([3, 1, 2, 2, 2, 1])
-    threshold = c[0].slider("Similarity threshold", -0.2, 1.0, step=0.01, key="lab_threshold")
-    k = c[1].number_input("k", 1, 50, step=1, key="lab_k")
-    mode = c[2].selectbox("Mode", MODES, key="lab_mode")
-    fusion = c[3].selectbox("Fusion", FUSIONS, key="lab_fusion", disabled=mode != "hybrid")
-    weight = c[4].slider(
+    c = st.columns([3, 2, 1, 2, 2, 2, 1])
+    threshold = c[0].slider("Relevance threshold", 0.0, 1.0, step=0.01, key="lab_threshold")
+    floor = c[1].number_input(
+        "Similarity floor", -1.0, 1.0, step=0.01, key="lab_floor", help="Optional: also cut on raw similarity."
+    )
+    k = c[2].number_input("k", 1, 50, step=1, key="lab_k")
+    mode = c[3].selectbox("Mode", MODES, key="lab_mode")
+    fusion = c[4].selectbox("Fusion", FUSIONS, key="lab_fusion", disabled=mode != "hybrid")
+    weight = c[5].slider(
         "Vector weight (linear)", 0.0, 1.0, step=0.05, key="lab_w", disabled=mode != "hybrid" or fusion != "linear"
     )
-    rrf_k = c[5].number_input("rrf_k", 1, 500, key="lab_rrf_k", disabled=mode != "hybrid" or fusion != "rrf")
+    rrf_k = c[6].number_input("rrf_k", 1, 500, key="lab_rrf_k", disabled=mode != "hybrid" or fusion != "rrf")
     b = st.columns([1, 1, 4])
     b[0].button("Apply to agent", type="primary", icon=":material/rocket_launch:", on_click=_apply, key="lab_apply")
     b[1].button("Reset to live", icon=":material/restart_alt:", on_click=_reset, key="lab_reset")
-    live = " · ".join(f"{name} {getattr(eff, name)}" for name in KNOBS.values())
-    b[2].caption(f"Agent now: {live}")
+    live = " · ".join(f"{name} {live_value(eff, name)}" for name in KNOBS.values())
+    b[2].caption(f"Agent now: {live} · calibration {calibration.version}")
+    if calibration.notice:
+        b[2].warning(calibration.notice, icon=":material/info:")
 
 knobs = {
     "mode": mode,
@@ -99,6 +117,7 @@ knobs = {
     "threshold": float(threshold),
 }
 params = svc.recall_params(**knobs)  # the agent's own mapping from settings, with the lab's knobs on top
+params.similarity_floor = None if floor is None else float(floor)  # "no floor" is a choice too
 
 
 def search(query: str) -> tuple[list[Hit], int | None, float]:
@@ -120,13 +139,13 @@ def cut(hits: list[Hit]) -> list[Hit]:
 
 
 def histogram(hits: list[Hit]) -> go.Figure:
-    sims = [h.similarity for h in hits if h.similarity is not None]
+    sims = [h.relevance for h in hits if h.relevance is not None]
     groups = {
         "passed": [s for s in sims if s >= threshold],
         "near miss": [s for s in sims if threshold - NEAR_MISS_BAND <= s < threshold],
         "below": [s for s in sims if s < threshold - NEAR_MISS_BAND],
     }
-    lo, hi = tuning.histogram_edges(sims)
+    lo, hi = 0.0, 1.0
     fig = go.Figure()
     for name, color in (("passed", PASS_COLOR), ("near miss", NEAR_COLOR), ("below", FAIL_COLOR)):
         fig.add_histogram(
@@ -139,7 +158,7 @@ def histogram(hits: list[Hit]) -> go.Figure:
         barmode="stack",
         height=260,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis_title="similarity",
+        xaxis_title="relevance",
         yaxis_title="candidates",
         legend_orientation="h",
     )
@@ -152,6 +171,7 @@ def hit_table(hits: list[Hit], labels: dict[str, bool | None]) -> pd.DataFrame:
             {
                 "rank": h.rank,
                 "content": short(h.content, 120),
+                "relevance": h.relevance,
                 "similarity": h.similarity,
                 "fts_score": h.fts_score,
                 "fused": h.score,
@@ -166,6 +186,7 @@ def hit_table(hits: list[Hit], labels: dict[str, bool | None]) -> pd.DataFrame:
 
 
 SCORE_COLS = {
+    "relevance": st.column_config.ProgressColumn("relevance", format="%.2f", min_value=0.0, max_value=1.0),
     "similarity": st.column_config.NumberColumn("similarity", format="%.3f"),
     "fts_score": st.column_config.NumberColumn("BM25", format="%.2f"),
     "fused": st.column_config.NumberColumn("fused", format="%.4f"),
@@ -189,7 +210,7 @@ def label_controls(hits: list[Hit], retrieval_id: int | None) -> None:
                 st.session_state[key] = "relevant" if saved[h.memory_id] else "not relevant"
             row = st.columns([6, 1, 3], vertical_alignment="center")
             row[0].markdown(f"**#{h.rank}** {short(h.content, 110)}")
-            row[1].caption(fmt(h.similarity))
+            row[1].caption(f"rel {fmt(h.relevance, 2)} · sim {fmt(h.similarity)}")
             row[2].segmented_control(
                 "label",
                 list(LABELS),
@@ -214,7 +235,7 @@ def search_tab() -> None:
         empty("No candidates: this user has no searchable memories.")
         return
     hits = cut(raw)
-    near = [h for h in hits if not h.passed and h.similarity is not None and h.similarity >= threshold - NEAR_MISS_BAND]
+    near = [h for h in hits if not h.passed and h.relevance is not None and h.relevance >= threshold - NEAR_MISS_BAND]
     m = st.columns(5)
     m[0].metric("Candidates", len(hits), border=True)
     m[1].metric("Passed", sum(h.passed for h in hits), border=True)
@@ -229,7 +250,7 @@ def search_tab() -> None:
         st.dataframe(hit_table(passed, labels), hide_index=True, column_config=SCORE_COLS, key="lab_passed")
     else:
         st.caption("Nothing passes this threshold.")
-    st.markdown(f":orange[**Near misses**] — within {NEAR_MISS_BAND} under the threshold")
+    st.markdown(f":orange[**Near misses**] — relevance within {NEAR_MISS_BAND} under the threshold")
     if near:
         st.dataframe(hit_table(near, labels), hide_index=True, column_config=SCORE_COLS, key="lab_near")
     else:
@@ -259,7 +280,7 @@ def _replay_one(r: dict) -> dict:
     now = cut(raw)
     diff = tuning.replay_diff([h["memory_id"] for h in then if h["selected"]], [h.memory_id for h in now if h.selected])
     text = {h["memory_id"]: h["content"] for h in then} | {h.memory_id: h.content for h in now}
-    sim = {h.memory_id: h.similarity for h in now}
+    sim = {h.memory_id: (h.relevance, h.similarity) for h in now}
     return {"retrieval": r, "diff": diff, "text": text, "sim": sim}
 
 
@@ -320,74 +341,8 @@ def replay_tab() -> None:
     ):
         st.markdown(f":{color}[**{title}**] ({len(ids_)})")
         for mid in ids_:
-            st.markdown(f"- {short(x['text'].get(mid, mid), 140)} · sim now {fmt(x['sim'].get(mid))}")
-
-
-def _use_suggested(value: float) -> None:
-    st.session_state["lab_threshold"] = round(value, 2)
-
-
-def tuning_tab() -> None:
-    scope = st.radio(
-        "Labels from",
-        ["this user", "all users"],
-        key="lab_scope",
-        horizontal=True,
-        help="A threshold belongs to the embedder, so every user's labels can inform it.",
-    )
-    labelled = views.labelled_similarities(svc, user.key if scope == "this user" else None)
-    if not labelled:
-        empty("No labels yet.", "Label hits as relevant / not relevant in the Search tab to draw the curve.")
-        return
-    curve = tuning.pr_curve(labelled)
-    best, here = tuning.suggest_threshold(curve), tuning.point_at(labelled, threshold)
-    m = st.columns(5)
-    m[0].metric("Labels", f"{sum(r for _, r in labelled)} ✔ / {sum(not r for _, r in labelled)} ✘", border=True)
-    m[1].metric("Precision here", fmt(here.precision, 2), border=True)
-    m[2].metric("Recall here", fmt(here.recall, 2), border=True)
-    m[3].metric("F1 here", fmt(here.f1, 2), border=True)
-    m[4].metric(
-        "Suggested threshold",
-        fmt(best.threshold if best else None, 3),
-        help="Highest F1 over the labelled hits; ties go to the higher threshold.",
-        border=True,
-    )
-    fig = go.Figure()
-    xs = [p.threshold for p in curve]
-    for name, color in (("precision", "#3949ab"), ("recall", "#26a69a"), ("f1", "#ec407a")):
-        fig.add_scatter(
-            x=xs,
-            y=[getattr(p, name) for p in curve],
-            name=name,
-            line_shape="hv",
-            line={"color": color, "width": 3 if name == "f1" else 2},
-        )
-    fig.add_vline(x=threshold, line_color=THRESHOLD_COLOR, line_dash="dash", annotation_text="current")
-    if best:
-        fig.add_vline(
-            x=best.threshold,
-            line_color="#2e7d32",
-            line_dash="dot",
-            annotation_text="max F1",
-            annotation_position="bottom right",
-        )
-    fig.update_layout(
-        height=320,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        xaxis_title="threshold",
-        yaxis_range=[0, 1.05],
-        legend_orientation="h",
-    )
-    st.plotly_chart(fig, key="lab_pr")
-    if best:
-        st.button(
-            f"Use suggested threshold {best.threshold:.2f}",
-            icon=":material/auto_fix_high:",
-            on_click=_use_suggested,
-            args=(best.threshold,),
-            key="lab_use_best",
-        )
-        st.caption("Then press **Apply to agent** above.")
+            rel, sim = x["sim"].get(mid, (None, None))
+            st.markdown(f"- {short(x['text'].get(mid, mid), 140)} · now relevance {fmt(rel, 2)} · sim {fmt(sim)}")
 
 
 search_t, replay_t, tune_t = st.tabs(
@@ -398,4 +353,4 @@ with search_t:
 with replay_t:
     replay_tab()
 with tune_t:
-    tuning_tab()
+    lab_tuning.tuning_tab(svc, user, threshold, calibration)

@@ -13,7 +13,7 @@ from memory.config import Settings
 from memory.errors import MemLensError
 from pages.common import SESSION_KEY, USER_KEY, model_label, new_session_id, service, short
 
-LIVE_WIDGETS = {"similarity_threshold": "ml_live_threshold", "top_k": "ml_live_k", "search_mode": "ml_live_mode"}
+LIVE_WIDGETS = {"relevance_threshold": "ml_live_threshold", "top_k": "ml_live_k", "search_mode": "ml_live_mode"}
 MODES = ["hybrid", "vector", "fulltext"]
 
 
@@ -87,20 +87,21 @@ def _pick_session() -> None:
     st.button("New session", icon=":material/add_comment:", on_click=_new_session, width="stretch")
 
 
-def _live_settings(eff: Settings) -> None:
+def _live_settings(eff: Settings, threshold: float) -> None:
     st.subheader("Live retrieval", divider="gray")
-    sync(LIVE_WIDGETS["similarity_threshold"], float(eff.similarity_threshold))
+    sync(LIVE_WIDGETS["relevance_threshold"], float(threshold))
     sync(LIVE_WIDGETS["top_k"], int(eff.top_k))
     sync(LIVE_WIDGETS["search_mode"], eff.search_mode)
     st.slider(
-        "Similarity threshold",
+        "Relevance threshold",
         0.0,
         1.0,
         step=0.01,
-        key=LIVE_WIDGETS["similarity_threshold"],
+        key=LIVE_WIDGETS["relevance_threshold"],
         on_change=_save_live,
-        args=("similarity_threshold",),
-        help="Keep a memory when its similarity (1 − cosine distance) is at least this.",
+        args=("relevance_threshold",),
+        help="Keep a memory when its calibrated relevance (estimated probability that it is relevant) is at least "
+        "this.",
     )
     st.number_input("Top k", 1, 50, step=1, key=LIVE_WIDGETS["top_k"], on_change=_save_live, args=("top_k",))
     st.selectbox("Mode", MODES, key=LIVE_WIDGETS["search_mode"], on_change=_save_live, args=("search_mode",))
@@ -125,7 +126,7 @@ def render() -> None:
             f":material/smart_toy: **Model** · {model_label(eff)}  \n"
             f":material/scatter_plot: **Embedder** · {eff.embedder}"
         )
-        _live_settings(eff)
+        _live_settings(eff, svc.recall_params().threshold)
 
 
 def _add_user() -> None:

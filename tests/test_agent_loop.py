@@ -54,7 +54,7 @@ def test_factory_resolves_providers(settings):
 
 
 def test_a_turn_through_the_factory_seam_streams_and_leaves_a_complete_record(svc, fake_provider):
-    svc.settings = svc.settings.model_copy(update={"llm_provider": "recording-fake", "similarity_threshold": 0.7})
+    svc.settings = svc.settings.model_copy(update={"llm_provider": "recording-fake", "relevance_threshold": 0.0})
     user = svc.ensure_user("alice")
     svc.add_memory(user, "Alice is allergic to peanuts", type="fact")
     agent = Agent(svc)

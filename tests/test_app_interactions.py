@@ -38,15 +38,15 @@ def test_send_a_message_runs_a_turn_and_shows_what_was_remembered(seeded):
 def test_moving_the_threshold_recuts_the_candidates(seeded):
     at = open_page("pages/retrieval_lab.py")
     at.text_input(key="lab_query").set_value(QUERY).run()
-    hits = seeded.recall(_user(seeded).external_id, QUERY, log=False).hits
-    sims = sorted(h.similarity for h in hits if h.similarity is not None)
-    quartiles = {math.floor(sims[len(sims) * q // 4] * 100) / 100 for q in (1, 3)}
+    hits = seeded.recall(_user(seeded).external_id, QUERY, log=False, threshold=-1.0).hits
+    rels = sorted(h.relevance for h in hits if h.relevance is not None)
+    quartiles = {math.floor(rels[len(rels) * q // 4] * 100) / 100 for q in (1, 3)}
     assert len(quartiles) == 2  # two settings that must cut differently
     for threshold in sorted(quartiles):
         at.slider(key="lab_threshold").set_value(threshold).run()
         no_exception(at)
         metrics = {m.label: m.value for m in at.metric}
-        assert metrics["Passed"] == str(sum(s >= threshold for s in sims))
+        assert metrics["Passed"] == str(sum(r >= threshold for r in rels))
         assert metrics["Candidates"] == str(len(hits))
 
 
@@ -69,7 +69,7 @@ def test_apply_stores_the_settings_and_the_agent_uses_them_next_turn(seeded):
     at.button(key="lab_apply").click().run()
     no_exception(at)
     live = seeded.effective_settings()
-    assert (live.similarity_threshold, live.top_k) == (0.42, 7)
+    assert (live.relevance_threshold, live.top_k) == (0.42, 7)
     assert at.sidebar.slider(key="ml_live_threshold").value == 0.42
     at.switch_page("pages/chat.py").run()
     at.chat_input(key="chat_input").set_value("what do you know about me?").run()

@@ -32,9 +32,16 @@ def test_cli_report_shape_provenance_reuse_and_no_question_text(svc, monkeypatch
     assert set(report["by_category"]) == {"1", "2", "3", "4", "5"}
     assert report["by_category"]["3"]["with_evidence"] == 0  # its only question has no evidence
     assert report["overall"]["questions"] == 8 and report["overall"]["with_evidence"] == 7
-    # recall@k never falls as k grows; the sweep runs 0.70..0.90
+    # recall@k never falls as k grows; the sweep runs over relevance 0..1
     assert report["overall"]["recall@3"] >= report["overall"]["recall@1"]
-    assert [r["threshold"] for r in report["runs"]["hybrid"]["sweep"]][::10] == [0.70, 0.80, 0.90]
+    assert [r["threshold"] for r in report["runs"]["hybrid"]["sweep"]][::10] == [0.0, 0.5, 1.0]
+    # each conversation's questions were also asked of the other's user: the cut's two rates, curves, left-out
+    at = report["at_threshold"]
+    assert set(at) >= {"threshold", "k", "answerable_hit_rate", "foreign_noise_rate", "mean_injected"}
+    assert at["answerable"] == 7 and at["foreign"] == 8
+    assert report["threshold_curves"][0]["foreign_noise_rate"] == 100.0  # at relevance 0 everything passes
+    assert report["threshold_curves"][-1]["foreign_noise_rate"] <= at["foreign_noise_rate"]
+    assert set(report["cross_validated"]["folds"]) == {s.sample_id for s in load(TINY)}
     # a sensible retriever over seven turns finds the named puppy / the job at k=3 (single-hop)
     assert report["by_category"]["4"]["hit@3"] >= 75.0
     text = json.dumps(report, ensure_ascii=False)

@@ -14,8 +14,9 @@ from memory.evaluation.runner import EvalOptions, assemble
 TINY = Path(__file__).parent / "data" / "tiny_locomo_format.json"
 
 
-def cand(dia: set[str], sim: float, tokens: int = 10) -> Candidate:
-    return Candidate(dia_ids=frozenset(dia), similarity=sim, tokens=tokens)
+def cand(dia: set[str], rel: float, tokens: int = 10) -> Candidate:
+    """A candidate whose relevance is ``rel`` (similarity set apart, to show the cut ignores it)."""
+    return Candidate(dia_ids=frozenset(dia), similarity=rel - 0.5, tokens=tokens, relevance=rel)
 
 
 RANKED = [cand({"D1:9"}, 0.90), cand({"D1:1"}, 0.85), cand({"D2:4"}, 0.82), cand({"D1:2"}, 0.75)]
@@ -32,7 +33,7 @@ def test_evidence_recall_hit_and_reciprocal_rank_by_hand():
 
 def test_threshold_cut_mirrors_rank_and_cut():
     # at 0.80 the 0.75 candidate can never be selected, whatever k
-    assert [c.similarity for c in metrics.selected(RANKED, 10, 0.80)] == [0.90, 0.85, 0.82]
+    assert [c.relevance for c in metrics.selected(RANKED, 10, 0.80)] == [0.90, 0.85, 0.82]
     assert metrics.evidence_recall(GOLD, metrics.selected(RANKED, 10, 0.80)) == 0.5
     assert metrics.selected(RANKED, 2, None) == RANKED[:2]
 
@@ -49,8 +50,8 @@ def test_aggregate_sweep_curve_and_empty_rate():
     assert agg["mrr"] == 0.75  # (1/2 + 1) / 2
     assert metrics.empty_rate(outs, 0.80) == pytest.approx(100 / 3, abs=0.01)
     sweep = {row["threshold"]: row for row in metrics.threshold_sweep(outs, (4,))}
-    assert list(sweep)[0] == 0.70 and list(sweep)[-1] == 0.90 and len(sweep) == 21
-    assert sweep[0.70]["recall@4"] == 100.0 and sweep[0.80]["recall@4"] == 25.0  # (0.5 + 0) / 2
+    assert list(sweep)[0] == 0.0 and list(sweep)[-1] == 1.0 and len(sweep) == 21
+    assert sweep[0.7]["recall@4"] == 100.0 and sweep[0.8]["recall@4"] == 25.0  # (0.5 + 0) / 2
     assert sweep[0.80]["empty_rate"] == pytest.approx(33.33)
     curve = metrics.recall_curve(outs, 3)
     assert [row["recall"] for row in curve] == [50.0, 75.0, 75.0]
@@ -73,6 +74,25 @@ def test_report_shape_holds_numbers_only():
     assert report["by_category"]["4"]["recall@1"] == 100.0
     assert set(report["runs"]) == {"hybrid", "fulltext"}
     assert report["runs"]["hybrid"]["empty_rate_at_configured"] == 0.0
+    assert "at_threshold" not in report  # no foreign outcomes asked
+
+
+def test_answerable_and_foreign_rates_by_hand():
+    own = Outcome("a", 0, 1, GOLD, RANKED)  # gold at relevance 0.85 (rank 2) and 0.75 (rank 4)
+    own_miss = Outcome("a", 1, 4, frozenset({"D9:9"}), RANKED)
+    foreign = Outcome("a", 0, 1, frozenset(), [cand({"D1:1"}, 0.83), cand({"D1:2"}, 0.4)], asked_of="b")
+    quiet = Outcome("a", 1, 4, frozenset(), [cand({"D1:1"}, 0.3)], asked_of="b")
+    outs = [own, own_miss, foreign, quiet]
+    at = metrics.at_threshold(outs, 0.80, 1)
+    assert (at["answerable_hit_rate"], at["foreign_noise_rate"], at["mean_injected"]) == (0.0, 50.0, 1.0)
+    at = metrics.at_threshold(outs, 0.80, 2)  # rank 2 (0.85) is gold
+    assert (at["answerable_hit_rate"], at["foreign_noise_rate"], at["mean_injected"]) == (50.0, 50.0, 2.0)
+    at = metrics.at_threshold(outs, 0.84, 5)  # the foreign 0.83 is now cut
+    assert (at["answerable_hit_rate"], at["foreign_noise_rate"], at["mean_injected"]) == (50.0, 0.0, 2.0)
+    curve = metrics.threshold_curves(outs, 5)
+    assert curve[0]["threshold"] == 0.0 and curve[-1]["threshold"] == 1.0
+    noise = [p["foreign_noise_rate"] for p in curve]
+    assert noise == sorted(noise, reverse=True) and noise[0] == 100.0 and noise[-1] == 0.0
 
 
 def test_loader_repairs_or_drops_malformed_evidence_and_skips_empty_sessions():

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from memory.config import Settings
 from memory.evaluation.metrics import Candidate, Outcome
 from memory.evaluation.runner import EvalOptions, assemble, save_report
+from memory.retrieval.relevance import FEATURES
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "evaluation.py")
@@ -18,17 +19,23 @@ PAGE = str(ROOT / "pages" / "evaluation.py")
 
 def fake_report(shift: float) -> dict:
     """A report built by the real assembler from synthetic outcomes (the page only reads numbers)."""
-    ranked = [Candidate(frozenset({f"D1:{i}"}), 0.9 - i * 0.01 - shift, 12) for i in range(30)]
-    outs = [Outcome("s", i, 1 + i % 5, frozenset({f"D1:{i % 7}"}), ranked) for i in range(10)]
+    feats = tuple(0.0 for _ in FEATURES)
+    ranked = [
+        Candidate(frozenset({f"D1:{i}"}), 0.9 - i * 0.01 - shift, 12, relevance=0.9 - i * 0.03, features=feats)
+        for i in range(30)
+    ]
+    outs = [Outcome(s, i, 1 + i % 5, frozenset({f"D1:{i % 7}"}), ranked) for s in "ab" for i in range(10)]
+    foreign = [Outcome(s, i, 1, frozenset(), ranked[5:], asked_of=o) for s, o in ("ab", "ba") for i in range(10)]
     opts = EvalOptions(ks=(5, 10, 25))
     return assemble(
         {"hybrid": outs, "fulltext": outs, "vector": outs},
         opts,
         configured_threshold=0.8,
-        settings={"ks": [5, 10, 25], "mode": "hybrid", "configured_threshold": 0.8},
+        settings={"ks": [5, 10, 25], "mode": "hybrid", "configured_threshold": 0.8, "embedder": "fake"},
         ingest={},
-        samples=["s"],
+        samples=["a", "b"],
         source="fake.json",
+        foreign=foreign,
     )
 
 
@@ -47,7 +54,10 @@ def test_page_shows_reports_and_compares_two(page):
     assert not page.exception
     assert page.title[0].value == "Evaluation"
     assert [m.label for m in page.metric][:3] == ["recall@5", "recall@10", "recall@25"]
-    assert len(page.get("plotly_chart")) >= 4  # per category, recall vs k, tokens vs recall, threshold sweep
+    assert len(page.get("plotly_chart")) >= 5  # per category, vs k, tokens, answerable/foreign, threshold sweep
+    metrics = {m.label: m.value for m in page.metric}
+    assert metrics["answerable hit"] == "70.0%"  # gold at relevance 0.90 .. 0.72: passes 0.8 for 7 of 10
+    assert metrics["foreign noise"] == "0.0%"  # the foreign user's best is 0.75
     page.selectbox(key="ev_other").select([o for o in page.selectbox(key="ev_other").options if o != "(none)"][0])
     page.run()
     assert not page.exception

@@ -28,10 +28,11 @@ def test_every_setting_is_in_the_readme_configuration_table():
 
 
 def test_settings_read_the_environment(monkeypatch, tmp_path):
-    monkeypatch.setenv("MEMLENS_SIMILARITY_THRESHOLD", "0.83")
+    monkeypatch.setenv("MEMLENS_RELEVANCE_THRESHOLD", "0.42")
+    monkeypatch.setenv("MEMLENS_SIMILARITY_FLOOR", "0.83")
     monkeypatch.setenv("MEMLENS_DATABASE_URL", "sqlite:///" + str(tmp_path / "elsewhere.db"))
     s = Settings()
-    assert s.similarity_threshold == 0.83
+    assert (s.relevance_threshold, s.similarity_floor) == (0.42, 0.83)
     assert s.resolved_database_url().endswith("elsewhere.db")
     assert s.resolved_lancedb_uri() == str((s.data_dir / "lancedb").resolve())
 
@@ -62,10 +63,10 @@ def test_importing_the_engine_connects_nowhere(tmp_path):
 def test_live_settings_override_and_validate(plumbing_svc):
     from memory.errors import InvalidInput
 
-    plumbing_svc.set_live_settings({"similarity_threshold": 0.9, "top_k": 3})
+    plumbing_svc.set_live_settings({"relevance_threshold": 0.9, "similarity_floor": 0.2, "top_k": 3})
     eff = plumbing_svc.effective_settings()
-    assert (eff.similarity_threshold, eff.top_k) == (0.9, 3)
-    assert plumbing_svc.recall_params().threshold == 0.9
+    assert (eff.relevance_threshold, eff.similarity_floor, eff.top_k) == (0.9, 0.2, 3)
+    assert (plumbing_svc.recall_params().threshold, plumbing_svc.recall_params().similarity_floor) == (0.9, 0.2)
     with pytest.raises(InvalidInput):
         plumbing_svc.set_live_settings({"data_dir": "/tmp"})
     with pytest.raises(ValueError):

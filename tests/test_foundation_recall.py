@@ -6,6 +6,7 @@ import pytest
 from sqlmodel import select
 
 from memory.errors import InvalidInput, NotFound
+from memory.retrieval.recall import NEAR_MISS_BAND
 from memory.storage.models import Retrieval, RetrievalHit
 
 HOSTILE_IDS = [
@@ -100,19 +101,32 @@ def test_threshold_semantics(svc):
         "I work as a nurse",
     ]:
         svc.add_memory(user, text)
-    everything = svc.recall("t", "what sports does the user play", threshold=-1.0, k=50, mode="vector").hits
-    sims = sorted(h.similarity for h in everything)
-    cut = (sims[1] + sims[2]) / 2
-    result = svc.recall("t", "what sports does the user play", threshold=cut, k=2, mode="vector")
+    q = "what sports does the user play"
+    everything = svc.recall("t", q, threshold=-1.0, k=50, mode="vector").hits
+    assert all(0.0 <= h.relevance <= 1.0 for h in everything)
+    rels = sorted(h.relevance for h in everything)
+    cut = (rels[-3] + rels[-2]) / 2
+    result = svc.recall("t", q, threshold=cut, k=1, mode="vector")
     for h in result.hits:
-        assert h.passed == (h.similarity >= cut)
-    assert sum(h.passed for h in result.hits) == 3
-    assert len(result.selected) == 2  # top-k of those that passed
-    assert [h.rank for h in result.selected] == [1, 2]
+        assert h.passed == (h.relevance >= cut)
+    assert sum(h.passed for h in result.hits) == 2
+    assert len(result.selected) == 1  # top-k of those that passed
+    assert result.selected[0].rank == min(h.rank for h in result.hits if h.passed)
     assert all(h.drop_reason == "below threshold" for h in result.hits if not h.passed)
-    assert not svc.recall("t", "what sports does the user play", threshold=1.0, mode="vector").selected
-    near = svc.recall("t", "what sports does the user play", threshold=sims[-1] + 0.01, mode="vector").near_misses
-    assert near and all(h.similarity >= sims[-1] + 0.01 - 0.05 for h in near)
+    assert not svc.recall("t", q, threshold=1.0, mode="vector").selected
+    near = svc.recall("t", q, threshold=min(1.0, rels[-1] + 0.01), mode="vector").near_misses
+    assert near and all(h.relevance >= rels[-1] + 0.01 - NEAR_MISS_BAND for h in near)
+    floor = sorted(h.similarity for h in everything)[-1]  # raw similarity floor: only the closest survives
+    floored = svc.recall("t", q, threshold=0.0, similarity_floor=floor, k=5, mode="vector")
+    assert [h.similarity for h in floored.selected] == [floor]
+    assert {h.drop_reason for h in floored.hits if not h.passed} == {"below similarity floor"}
+
+
+def test_relevance_falls_back_to_raw_similarity_without_a_fit_and_says_so(plumbing_svc):
+    plumbing_svc.add_memory(plumbing_svc.ensure_user("f"), "tea with milk")
+    result = plumbing_svc.recall("f", "tea", threshold=-1.0, log=False)
+    assert result.calibration == "fallback" and "no relevance calibration for embedder 'hash'" in result.notice
+    assert all(h.relevance == round(min(1.0, max(0.0, h.similarity)), 6) for h in result.hits)
 
 
 def test_relative_cut_keeps_only_hits_close_to_the_best(svc):

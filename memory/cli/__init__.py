@@ -68,26 +68,32 @@ def recall(
     query: str,
     user: UserOpt,
     k: Annotated[int | None, typer.Option("--k", help="How many memories to select.")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", help="Similarity threshold (0..1).")] = None,
+    threshold: Annotated[
+        float | None, typer.Option("--threshold", help="Relevance threshold (0..1; default: the calibration's).")
+    ] = None,
+    floor: Annotated[float | None, typer.Option("--floor", help="Optional raw-similarity floor (-1..1).")] = None,
     mode: Annotated[str | None, typer.Option("--mode", help="vector | fulltext | hybrid")] = None,
     agent: AgentOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Search a user's memories; shows every candidate with its scores and whether it passed."""
-    result = service().recall(user, query, agent_id=agent, k=k, threshold=threshold, mode=mode)
+    result = service().recall(user, query, agent_id=agent, k=k, threshold=threshold, similarity_floor=floor, mode=mode)
+    if result.notice:
+        typer.echo(f"note: {result.notice}", err=True)
     if json_out:
         emit(result.to_dict())
         return
     p = result.params
     typer.echo(
-        f"{len(result.hits)} candidates · mode {p.mode} · threshold {p.threshold:.2f} · k {p.k} "
-        f"· {result.latency_ms:.1f} ms"
+        f"{len(result.hits)} candidates · mode {p.mode} · relevance threshold {p.threshold:.2f} · k {p.k} "
+        f"· calibration {result.calibration} · {result.latency_ms:.1f} ms"
     )
     for h in result.hits:
         mark = "✔" if h.selected else ("·" if h.passed else "✘")
         sim = "  —  " if h.similarity is None else f"{h.similarity:.3f}"
         fts = "  —  " if h.fts_score is None else f"{h.fts_score:.2f}"
-        typer.echo(f"{mark} #{h.rank:<3} sim {sim}  fts {fts}  score {h.score:.4f}  {h.content[:100]}")
+        rel = " — " if h.relevance is None else f"{h.relevance:.2f}"
+        typer.echo(f"{mark} #{h.rank:<3} relevance {rel}  sim {sim}  fts {fts}  score {h.score:.4f}  {h.content[:100]}")
 
 
 @app.command()

@@ -51,10 +51,39 @@ def table(report: dict) -> list[str]:
                 + f" {v[f'hit@{ks[-1]}']:>7.1f} {v['mrr']:>6.3f} {v[f'tokens@{tok_k}']:>7.0f}"
             )
         lines.append(
-            f"{mode:<9} empty at threshold {report['settings']['configured_threshold']:.2f}: "
+            f"{mode:<9} empty at relevance threshold {report['settings']['configured_threshold']:.2f}: "
             f"{run['empty_rate_at_configured']:.1f}% · latency p50 {run['latency_ms']['p50']} ms "
             f"p95 {run['latency_ms']['p95']} ms"
         )
+    return lines + cut_lines(report)
+
+
+def _rates(p: dict) -> str:
+    noise = "—" if p["foreign_noise_rate"] is None else f"{p['foreign_noise_rate']:.1f}%"
+    return (
+        f"answerable hit {p['answerable_hit_rate']:.1f}% · foreign noise {noise} · "
+        f"injected {p['mean_injected']:.2f} (threshold {p['threshold']:.2f}, k {p['k']})"
+    )
+
+
+def cut_lines(report: dict) -> list[str]:
+    """The answerable/foreign rates (in-sample, left-out, raw-similarity baseline) and the left-out calibration."""
+    lines = []
+    if "at_threshold" in report:
+        lines.append("at threshold (relevance): " + _rates(report["at_threshold"]))
+        lines.append("before (raw similarity):  " + _rates(report["raw_similarity_at_0.80"]))
+    cv = report.get("cross_validated")
+    if cv:
+        cal = cv["calibration"]
+        lines.append("left-out conversations:   " + _rates(cv["chosen"]) + " ← threshold chosen here")
+        lines.append(
+            f"left-out calibration: Brier {cal['brier']:.4f} (base rate {cal['brier_base_rate']:.4f}), "
+            f"top-10 Brier {cal['brier_top10']:.4f} (base rate {cal['brier_top10_base_rate']:.4f}), "
+            f"ECE {cal['ece']:.4f}"
+        )
+        fused = cv["recall_by_fused_rank"]
+        cats = " ".join(f"{c}:{v.get('recall@10', 0):.1f}" for c, v in fused["by_category"].items())
+        lines.append(f"left-out R@10 {fused['overall'].get('recall@10', 0):.1f} by category {cats}")
     return lines
 
 
@@ -63,7 +92,7 @@ def locomo(
     path: Annotated[Path, typer.Argument(help="A LoCoMo-format JSON file.")],
     k: Annotated[str, typer.Option("--k", help="Comma-separated cut-offs.")] = "5,10,25",
     threshold: Annotated[
-        float | None, typer.Option("--threshold", help="Similarity cut for recall@k (default: none).")
+        float | None, typer.Option("--threshold", help="Relevance cut for recall@k (default: none).")
     ] = None,
     mode: Annotated[str, typer.Option("--mode", help="vector | fulltext | hybrid")] = "hybrid",
     baselines: Annotated[
@@ -74,6 +103,12 @@ def locomo(
         int | None, typer.Option("--limit", help="Ask only the first N questions per conversation.")
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Also write the report JSON here.")] = None,
+    foreign: Annotated[
+        bool, typer.Option("--foreign/--no-foreign", help="Also ask each conversation's questions of the next user.")
+    ] = True,
+    cache: Annotated[
+        Path | None, typer.Option("--cache", help="Save asked candidates here; later runs reuse them (fast refits).")
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Ingest each conversation through the write path into <data_dir>/eval/store (apart from the product's users;
@@ -83,7 +118,16 @@ def locomo(
         raise InvalidInput(f"--mode must be vector, fulltext or hybrid, not {mode!r}")
     from memory.evaluation import EvalOptions, eval_service, reports_dir, run_locomo, save_report
 
-    opts = EvalOptions(ks=_ks(k), mode=mode, threshold=threshold, baselines=baselines, extract=extract, limit=limit)
+    opts = EvalOptions(
+        ks=_ks(k),
+        mode=mode,
+        threshold=threshold,
+        baselines=baselines,
+        extract=extract,
+        limit=limit,
+        foreign=foreign,
+        cache=cache,
+    )
     svc = service()
     report = run_locomo(eval_service(svc), path, opts, bar=_bar)
     saved = save_report(report, reports_dir(svc))
@@ -95,3 +139,62 @@ def locomo(
     for line in table(report):
         typer.echo(line)
     typer.echo(f"report: {saved}")
+
+
+@eval_app.command("calibrate")
+def calibrate_cmd(
+    path: Annotated[Path, typer.Argument(help="A LoCoMo-format JSON file (two conversations or more).")],
+    cache: Annotated[
+        Path | None, typer.Option("--cache", help="Save asked candidates here; later runs reuse them.")
+    ] = None,
+    write: Annotated[
+        bool, typer.Option("--write/--no-write", help="Write the fit as the shipped calibration for this embedder.")
+    ] = False,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the calibration report JSON here.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Fit the relevance calibration on LoCoMo (leave-one-conversation-out first) and report it."""
+    import json
+
+    from memory.evaluation import EvalOptions, eval_service
+    from memory.evaluation.calibrate import calibrate
+    from memory.retrieval import relevance
+
+    svc = service()
+    opts = EvalOptions(ks=(5, 10, 25), baselines=False, cache=cache)
+    try:
+        report, cal = calibrate(eval_service(svc), path, opts, bar=_bar)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+    if write:
+        target = relevance.shipped_path(cal.embedder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(cal.to_dict(), indent=1) + "\n", encoding="utf-8")
+        report["written"] = str(target.name)
+    if out is not None:
+        out.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
+    if json_out:
+        emit(report)
+        return
+    for line in calibration_lines(report):
+        typer.echo(line)
+
+
+def calibration_lines(report: dict) -> list[str]:
+    cv = report["left_out"]
+    cal = cv["calibration"]
+    lines = [
+        f"calibration {report['version']} ({report['embedder']}), k {report['k']}",
+        f"left-out Brier {cal['brier']:.4f} (base rate {cal['brier_base_rate']:.4f}), top-10 Brier "
+        f"{cal['brier_top10']:.4f} (base rate {cal['brier_top10_base_rate']:.4f}), ECE {cal['ece']:.4f}",
+        "reliability (left-out): "
+        + " ".join(f"{r['mean_predicted']:.2f}→{r['observed']:.2f}(n{r['n']})" for r in cal["reliability"] if r["n"]),
+        "left-out:  " + _rates(cv["chosen"]),
+        "in-sample: " + _rates(report["in_sample"]["at_threshold"]),
+        "before:    " + _rates(report["before_raw_similarity_0.80"]),
+    ]
+    for name, block in cv["recall_by_relevance"]["by_category"].items():
+        lines.append(f"left-out R@10 by relevance, category {name}: {block.get('recall@10', 0):.1f}")
+    if report.get("written"):
+        lines.append(f"written: {report['written']}")
+    return lines

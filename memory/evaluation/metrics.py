@@ -3,7 +3,7 @@
 LoCoMo's official retrieval metric: for one question, evidence recall@k = |gold dia_ids covered by the top-k
 retrieved records| / |gold dia_ids|, averaged over questions. A record covers the dia_ids of the messages it came
 from. The cut mirrors
-:func:`memory.retrieval.recall.rank_and_cut`: candidates in fused order, only those whose similarity
+:func:`memory.retrieval.recall.rank_and_cut`: candidates in fused order, only those whose calibrated relevance
 passes the threshold are selectable, the first k are selected. So one recall at threshold −1 (every candidate kept,
 in rank order) yields the metrics at every threshold and every k without asking again.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-SWEEP = tuple(round(0.70 + i / 100, 2) for i in range(21))  # 0.70 .. 0.90
+SWEEP = tuple(round(i / 20, 2) for i in range(21))  # relevance 0.00 .. 1.00
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,8 @@ class Candidate:
     similarity: float | None
     tokens: int
     type: str = "turn"
+    relevance: float | None = None
+    features: tuple[float, ...] = ()
 
 
 @dataclass
@@ -34,15 +36,21 @@ class Outcome:
     gold: frozenset[str]
     ranked: list[Candidate] = field(default_factory=list)
     latency_ms: float = 0.0
+    #: asked of another conversation's user (its sample id): nothing there can be relevant
+    asked_of: str | None = None
+
+    @property
+    def foreign(self) -> bool:
+        return self.asked_of is not None
 
 
 def selected(ranked: Sequence[Candidate], k: int, threshold: float | None = None) -> list[Candidate]:
-    """The first k candidates whose similarity passes the threshold (None = no threshold)."""
+    """The first k candidates whose relevance passes the threshold (None = no threshold)."""
     out = []
     for c in ranked:
         if len(out) >= k:
             break
-        if threshold is None or (c.similarity is not None and c.similarity >= threshold):
+        if threshold is None or (c.relevance is not None and c.relevance >= threshold):
             out.append(c)
     return out
 
@@ -119,6 +127,32 @@ def threshold_sweep(outcomes: Sequence[Outcome], ks: Sequence[int], thresholds: 
             row[f"recall@{k}"] = _pct([evidence_recall(o.gold, selected(o.ranked, k, t)) for o in scored])
         rows.append(row)
     return rows
+
+
+def at_threshold(outcomes: Sequence[Outcome], threshold: float, k: int) -> dict:
+    """What the agent would inject at (threshold, k): answerable_hit_rate = % of questions with evidence that get at
+    least one evidence memory; foreign_noise_rate = % of questions asked of another conversation's user that get
+    anything; mean_injected = memories injected per answerable question."""
+    own = [o for o in outcomes if o.gold and not o.foreign]
+    foreign = [o for o in outcomes if o.foreign]
+    tops = [selected(o.ranked, k, threshold) for o in own]
+    return {
+        "threshold": round(threshold, 4),
+        "k": k,
+        "answerable_hit_rate": _pct([hit(o.gold, t) for o, t in zip(own, tops, strict=True)]),
+        "foreign_noise_rate": _pct([1.0 if selected(o.ranked, 1, threshold) else 0.0 for o in foreign])
+        if foreign
+        else None,
+        "mean_injected": round(sum(len(t) for t in tops) / len(tops), 2) if tops else 0.0,
+        "answerable": len(own),
+        "foreign": len(foreign),
+    }
+
+
+def threshold_curves(outcomes: Sequence[Outcome], k: int, thresholds: Sequence[float] | None = None) -> list[dict]:
+    """:func:`at_threshold` over a grid of relevance thresholds (default 0.00 .. 1.00 by 0.02)."""
+    grid = thresholds if thresholds is not None else [round(i / 50, 2) for i in range(51)]
+    return [at_threshold(outcomes, t, k) for t in grid]
 
 
 def summarise(

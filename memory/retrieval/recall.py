@@ -17,10 +17,12 @@ step up to ``neighbor_span`` turns away; after fusion, turns from the days the t
 ``bench/results/eval_locomo_dev.json``).
 The shown *similarity* stays the raw one, so the threshold keeps its meaning.
 
-Candidates are ranked by fused score; a candidate *passes* when similarity ≥ threshold (and, with a relative cut δ,
-similarity ≥ best similarity − δ); the first k that pass are *selected* for the prompt. A memory a person flagged
-as wrong never passes (``drop_reason "flagged"``; it stays in the candidate list, visible) unless
-``include_flagged`` is asked for.
+Every candidate also gets a calibrated *relevance* in [0, 1] (:mod:`memory.retrieval.relevance`: an estimated
+probability of being relevant, from the signals above and the candidate's standing among this query's candidates).
+Candidates are ranked by fused score; a candidate *passes* when relevance ≥ threshold (and, when set, similarity ≥
+the similarity floor and similarity ≥ best similarity − the relative cut δ); the first k that pass are *selected*
+for the prompt. A memory a person flagged as wrong never passes (``drop_reason "flagged"``; it stays in the candidate
+list, visible) unless ``include_flagged`` is asked for.
 """
 
 from __future__ import annotations
@@ -34,17 +36,19 @@ from sqlalchemy import insert
 from sqlmodel import col, select
 
 from memory.retrieval import neighbours as context
+from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
 from memory.text.privacy import mask_pii
 
-NEAR_MISS_BAND = 0.05
+NEAR_MISS_BAND = 0.10  # in relevance (probability)
 
 
 @dataclass
 class RecallParams:
     mode: str = "hybrid"
     k: int = 5
-    threshold: float = 0.80
+    threshold: float = 0.5  # on relevance
+    similarity_floor: float | None = None  # optional second knob, on raw similarity
     relative_cut: float | None = None
     fusion: str = "linear"
     vector_weight: float = 0.3
@@ -70,6 +74,7 @@ class Hit:
     similarity: float | None
     fts_score: float | None
     score: float
+    relevance: float | None = None
     rank: int = 0
     passed: bool = False
     selected: bool = False
@@ -79,6 +84,7 @@ class Hit:
     meta: dict = field(default_factory=dict)
     predicate: str | None = None
     object: str | None = None
+    features: list = field(default_factory=list)
 
     @property
     def flagged(self) -> bool:
@@ -86,6 +92,7 @@ class Hit:
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
+        out.pop("features")  # model inputs, not a score: the lab and the refit read them from the Hit
         for key in ("created_at", "event_time"):
             out[key] = out[key].isoformat() if out[key] else None
         return out
@@ -99,6 +106,8 @@ class RecallResult:
     hits: list[Hit]
     latency_ms: float = 0.0
     retrieval_id: int | None = None
+    calibration: str = "fallback"
+    notice: str | None = None
 
     @property
     def selected(self) -> list[Hit]:
@@ -108,9 +117,7 @@ class RecallResult:
     def near_misses(self) -> list[Hit]:
         """Candidates just under the threshold: what a slightly lower threshold would let in."""
         t = self.params.threshold
-        return [
-            h for h in self.hits if not h.passed and h.similarity is not None and h.similarity >= t - NEAR_MISS_BAND
-        ]
+        return [h for h in self.hits if not h.passed and h.relevance is not None and h.relevance >= t - NEAR_MISS_BAND]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -119,6 +126,8 @@ class RecallResult:
             "retrieval_id": self.retrieval_id,
             "params": asdict(self.params),
             "latency_ms": round(self.latency_ms, 2),
+            "calibration": self.calibration,
+            "notice": self.notice,
             "hits": [h.to_dict() for h in self.hits],
         }
 
@@ -169,27 +178,49 @@ HIT_COLUMNS = (
 )
 
 
+def _verdict(hit: Hit, params: RecallParams, best: float | None) -> str | None:
+    """Why a candidate does not pass (None = it passes)."""
+    rel, sim = hit.relevance, hit.similarity
+    if hit.flagged and not params.include_flagged:
+        return "flagged"
+    if rel is None or rel < params.threshold:
+        return "below threshold"
+    if params.similarity_floor is not None and (sim is None or sim < params.similarity_floor):
+        return "below similarity floor"
+    if params.relative_cut is not None and best is not None and (sim is None or sim < best - params.relative_cut):
+        return "below relative cut"
+    return None
+
+
 def rank_and_cut(scored: list[Hit], params: RecallParams) -> list[Hit]:
-    """Order by fused score, then mark passed / selected (pure: no I/O)."""
+    """Order by fused score, then mark passed / selected (pure: no I/O). The one cut the agent and the lab share."""
     scored.sort(key=lambda h: (-h.score, -(h.similarity or -2.0), h.memory_id))
     best = max((h.similarity for h in scored if h.similarity is not None), default=None)
     chosen = 0
     for rank, hit in enumerate(scored, 1):
         hit.rank = rank
-        sim = hit.similarity
-        hit.passed = sim is not None and sim >= params.threshold
-        if hit.passed and params.relative_cut is not None and best is not None:
-            hit.passed = sim >= best - params.relative_cut
-        if hit.flagged and not params.include_flagged:
-            hit.passed, hit.drop_reason = False, "flagged"
-        elif not hit.passed:
-            hit.drop_reason = "below threshold" if sim is None or sim < params.threshold else "below relative cut"
-        elif chosen < params.k:
+        hit.drop_reason = _verdict(hit, params, best)
+        hit.passed = hit.drop_reason is None
+        hit.selected = False
+        if hit.passed and chosen < params.k:
             hit.selected = True
             chosen += 1
-        else:
+        elif hit.passed:
             hit.drop_reason = "beyond top-k"
     return scored
+
+
+def score_relevance(hits: list[Hit], query: str, smoothed: dict[str, float], calibration: Calibration) -> None:
+    """Fill each hit's features and calibrated relevance (over this query's candidate set)."""
+    cands = [
+        Scored(h.memory_id, h.similarity, h.fts_score, h.score, smoothed.get(h.memory_id), h.type, h.content)
+        for h in hits
+    ]
+    feats = features(cands, query)
+    rel = calibration.score(feats)
+    for h in hits:
+        h.features = feats[h.memory_id]
+        h.relevance = rel[h.memory_id]
 
 
 def _contextualise(vec, fts, sims, rows, params: RecallParams):
@@ -218,7 +249,9 @@ def _contextualise(vec, fts, sims, rows, params: RecallParams):
     return vec_s, fts_s, sims_s
 
 
-def run_search(store, *, user_key: str, agent_id: str | None, query: str, params: RecallParams) -> list[Hit]:
+def run_search(
+    store, *, user_key: str, agent_id: str | None, query: str, params: RecallParams, calibration: Calibration
+) -> list[Hit]:
     """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut.
 
     The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
@@ -244,8 +277,10 @@ def run_search(store, *, user_key: str, agent_id: str | None, query: str, params
             select(*HIT_COLUMNS).where(col(Memory.id).in_(ids), Memory.user_key == user_key, Memory.status == "active")
         ).all()
     rows = [m for m in rows if agent_id is None or m.agent_id == agent_id]
+    smoothed: dict[str, float] = {}
     if params.mode == "hybrid":
-        fused = fuse(*_contextualise(vec, fts, sims, rows, params), params)
+        vec_s, fts_s, smoothed = _contextualise(vec, fts, sims, rows, params)
+        fused = fuse(vec_s, fts_s, smoothed, params)
         days = {m.id: m.created_at.date() for m in rows if m.type == "turn" and m.created_at}
         fused = context.day_boost(fused, days, params.day_boost)
     else:
@@ -272,6 +307,7 @@ def run_search(store, *, user_key: str, agent_id: str | None, query: str, params
         for m in rows
         if m.id in fused
     ]
+    score_relevance(hits, query, smoothed, calibration)
     return rank_and_cut(hits, params)
 
 
@@ -306,6 +342,7 @@ def log_retrieval(
                         "similarity": h.similarity,
                         "fts_score": h.fts_score,
                         "fused_score": h.score,
+                        "relevance": h.relevance,
                         "passed": h.passed,
                         "selected": h.selected,
                         "injected": bool(h.injected),

@@ -242,6 +242,7 @@ class RetrievalHit(SQLModel, table=True):
     similarity: float | None = None
     fts_score: float | None = None
     fused_score: float = 0.0
+    relevance: float | None = None
     passed: bool = False
     selected: bool = False
     injected: bool = False

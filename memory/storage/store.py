@@ -13,7 +13,9 @@ from sqlmodel import select
 
 from memory.config import LIVE_SETTINGS, Settings
 from memory.errors import ConfigError, InvalidInput
+from memory.retrieval import relevance
 from memory.retrieval.recall import RecallParams
+from memory.retrieval.relevance import Calibration
 from memory.storage import integrity
 from memory.storage.db import make_engine, migrate
 from memory.storage.models import (
@@ -107,6 +109,11 @@ class Store:
         if unknown:
             raise InvalidInput(f"not a live setting: {', '.join(sorted(unknown))}")
         checked = Settings.model_validate({**self.settings.model_dump(), **values})  # validates ranges
+        if values.get("relevance_calibration") is not None:
+            try:
+                Calibration.from_dict(values["relevance_calibration"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise InvalidInput(f"not a relevance calibration: {exc}") from exc
         with self.db() as db:
             for key in values:
                 row = db.get(Setting, key) or Setting(key=key)
@@ -116,12 +123,29 @@ class Store:
             db.commit()
         return self.effective_settings()
 
-    def recall_params(self, **overrides: Any) -> RecallParams:
+    def relevance_model(self, settings: Settings | None = None) -> Calibration:
+        """The deployment's own calibration (fitted from the lab's labels) when it is for this embedder, else the
+        shipped one for the embedder, else the raw-similarity fallback (which says so in its ``notice``)."""
+        s = settings or self.effective_settings()
+        name = getattr(self.embedder, "name", type(self.embedder).__name__)
+        if s.relevance_calibration:
+            try:
+                own = Calibration.from_dict(s.relevance_calibration)
+            except (ValueError, KeyError, TypeError):
+                own = None
+            if own is not None and own.embedder == name:
+                return own
+        return relevance.shipped(name)
+
+    def recall_setup(self, **overrides: Any) -> tuple[RecallParams, Calibration]:
+        """Validated parameters (live settings, then ``overrides``) and the calibration they go with."""
         s = self.effective_settings()
+        calibration = self.relevance_model(s)
         params = RecallParams(
             mode=s.search_mode,
             k=s.top_k,
-            threshold=s.similarity_threshold,
+            threshold=s.relevance_threshold if s.relevance_threshold is not None else calibration.threshold,
+            similarity_floor=s.similarity_floor,
             relative_cut=s.relative_cut,
             fusion=s.fusion,
             vector_weight=s.vector_weight,
@@ -131,13 +155,23 @@ class Store:
         for key, value in overrides.items():
             if value is not None:
                 setattr(params, key, value)
-        if params.mode not in ("vector", "fulltext", "hybrid"):
-            raise InvalidInput(f"mode must be vector, fulltext or hybrid, not {params.mode!r}")
-        if params.k < 1:
-            raise InvalidInput("k must be at least 1")
-        if not -1.0 <= params.threshold <= 1.0:  # also refuses NaN, which would otherwise reach SQL as NULL
-            raise InvalidInput(f"threshold must be between -1 and 1, not {params.threshold}")
-        if params.relative_cut is not None and not params.relative_cut >= 0.0:
-            raise InvalidInput(f"relative cut must be 0 or more, not {params.relative_cut}")
-        params.pool = max(params.pool, params.k)
-        return params
+        return _checked(params), calibration
+
+    def recall_params(self, **overrides: Any) -> RecallParams:
+        return self.recall_setup(**overrides)[0]
+
+
+def _checked(params: RecallParams) -> RecallParams:
+    if params.mode not in ("vector", "fulltext", "hybrid"):
+        raise InvalidInput(f"mode must be vector, fulltext or hybrid, not {params.mode!r}")
+    if params.k < 1:
+        raise InvalidInput("k must be at least 1")
+    if not -1.0 <= params.threshold <= 1.0:  # also refuses NaN, which would otherwise reach SQL as NULL
+        raise InvalidInput(f"threshold must be between -1 and 1, not {params.threshold}")
+    floor = params.similarity_floor
+    if floor is not None and not -1.0 <= floor <= 1.0:
+        raise InvalidInput(f"similarity floor must be between -1 and 1, not {floor}")
+    if params.relative_cut is not None and not params.relative_cut >= 0.0:
+        raise InvalidInput(f"relative cut must be 0 or more, not {params.relative_cut}")
+    params.pool = max(params.pool, params.k)
+    return params

@@ -1,0 +1,63 @@
+"""Fit the relevance calibration for the service's embedder on LoCoMo-format data and report how it holds up on
+conversations left out of the fit (``memlens eval calibrate``; ``python bench/calibrate.py``).
+
+The threshold shipped with the fit is chosen on the left-out predictions: the best answerable hit rate with foreign
+noise within target (:func:`memory.evaluation.crossval.choose_threshold`), at the configured k.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from memory.evaluation import crossval, metrics
+from memory.evaluation.runner import EvalOptions, gather
+from memory.retrieval.relevance import Calibration
+from memory.service import MemoryService
+from memory.storage.models import utcnow
+
+Progress = Callable[[int], None]
+
+
+def calibrate(
+    svc: MemoryService, path: str | Path, opts: EvalOptions, *, bar: Callable[[str, int], Progress] | None = None
+) -> tuple[dict, Calibration]:
+    """(report, fitted calibration): leave-one-conversation-out first, then one fit on every conversation."""
+    samples, _stats, (outcomes, foreign) = gather(svc, path, opts, bar)
+    if len(samples) < 2:
+        raise ValueError("calibration needs at least two conversations (one is asked of the other's user)")
+    both = [*outcomes[opts.mode], *foreign]
+    embedder = getattr(svc.embedder, "name", type(svc.embedder).__name__)
+    k = svc.recall_params().k
+    cv = crossval.loco(both, embedder=embedder, k=k, ks=opts.ks)
+    held = cv.pop("outcomes")
+    chosen = cv["chosen"]
+    version = f"{embedder}-locomo-{utcnow():%Y%m%d}"
+    meta = {
+        "samples": [s.sample_id for s in samples],
+        "k": k,
+        "cv_at_threshold": chosen,
+        "cv_brier": cv["calibration"]["brier"],
+        "mode": opts.mode,
+    }
+    cal = crossval.fit_all(both, embedder=embedder, threshold=chosen["threshold"], version=version, meta=meta)
+    in_sample = crossval.rescored(both, cal)
+    raw = crossval.rescored(both, Calibration(embedder="raw"))
+    report = {
+        "benchmark": "locomo-calibration",
+        "dataset": Path(path).name,
+        "created_at": utcnow().isoformat(),
+        "embedder": embedder,
+        "version": version,
+        "k": k,
+        "samples": meta["samples"],
+        "left_out": {**cv, "folds": cv["folds"]},
+        "in_sample": {
+            "calibration": crossval.calibration_block(in_sample),
+            "at_threshold": metrics.at_threshold(in_sample, chosen["threshold"], k),
+        },
+        "before_raw_similarity_0.80": metrics.at_threshold(raw, 0.80, k),
+        "left_out_at_shipped_threshold": metrics.at_threshold(held, chosen["threshold"], k),
+        "coefficients": cal.to_dict(),
+    }
+    return report, cal

@@ -1,0 +1,245 @@
+"""Calibrated relevance: an estimate, in [0, 1], of the probability that a candidate is relevant to the query.
+
+Why: raw e5 cosine crowds into 0.73–0.90 whatever the query, so no threshold on it separates "relevant" from
+"nothing fits". A logistic model over signals the search already has — the similarity, its standing among this
+query's candidates, normalised and absolute BM25, neighbour evidence, rank, memory type, and how good the best
+candidate is — is fitted offline on LoCoMo (positives: evidence memories; negatives: the other candidates and every
+candidate retrieved for the question from another conversation's user) and shipped as a small versioned JSON per
+embedder (``memory/retrieval/calibration/<embedder>.json``). An embedder without a fit falls back to
+``relevance = clip(similarity, 0, 1)`` and says so (:attr:`Calibration.notice`).
+
+Pure numpy, no I/O besides reading the shipped file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+SHIPPED_DIR = Path(__file__).with_name("calibration")
+#: the fallback's threshold on raw similarity (the pre-calibration default, tuned for e5)
+FALLBACK_THRESHOLD = 0.80
+
+FEATURES = (
+    "sim",  # raw similarity
+    "sim_z",  # (sim - mean) / sd over this query's candidates
+    "sim_gap",  # best similarity - sim
+    "bm25_norm",  # BM25 / best BM25 among the candidates (0 when not found by full text)
+    "bm25_log",  # log(1 + raw BM25): absolute lexical evidence
+    "fused_z",  # (fused - mean) / sd over the candidates
+    "fused_gap",  # (best fused - fused) / sd
+    "log_rank",  # log(rank by fused score)
+    "neighbour",  # neighbour-smoothed similarity - raw (hybrid over turns; 0 otherwise)
+    "is_turn",  # raw conversation turn (1) or extracted memory (0)
+    "top_sim",  # best similarity of the query: is anything close at all?
+    "top_bm25_log",  # log(1 + best BM25) of the query
+    "overlap",  # share of the query's content terms found in this candidate
+    "top_overlap",  # best overlap among the top candidates (query-level)
+    "names_missing",  # share of the query's names found in none of the candidates (query-level; 0 without names)
+)
+_TOP = 20  # query-level overlap looks at the first candidates by fused score
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+|\d+|[\u3400-\u9fff]+")
+_STOP_WORDS = """the and for are was were did does what when where which who whom why how with from that this have has
+had about into after before their they them his her she him you your our its any some many much than then there been
+being would could should will can not but also just like doing done"""
+_NOT_NAME_WORDS = "what when where which who whom why how did does do is are was were the a an i in on"
+_STOP = frozenset(_STOP_WORDS.split())
+_POSSESSIVE = re.compile(r"['’]s$")
+_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One candidate's inputs to the features (raw signals, as the search produced them)."""
+
+    memory_id: str
+    similarity: float | None
+    bm25: float | None
+    fused: float
+    smoothed: float | None = None
+    type: str = "turn"
+    text: str = ""
+
+
+def terms(text: str) -> set[str]:
+    """Content terms: lower-cased words of 3+ letters minus stop words, numbers, and CJK character bigrams."""
+    out: set[str] = set()
+    for tok in _WORD.findall(text):
+        if "\u3400" <= tok[0] <= "\u9fff":
+            out.update(tok[i : i + 2] for i in range(max(1, len(tok) - 1)))
+        elif (low := tok.lower()) not in _STOP and (len(low) >= 3 or low.isdigit()):
+            out.add(low)
+    return out
+
+
+def names(query: str) -> set[str]:
+    """Capitalised words of the query after its first word (people, places): lower-cased."""
+    words = _WORD.findall(query)[1:]
+    return {_POSSESSIVE.sub("", w.lower()) for w in words if w[:1].isupper() and w.lower() not in _NOT_NAMES}
+
+
+def _lexical(query: str, cands: Sequence[Scored], order: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Per-candidate overlap with the query's terms, the best overlap among the top ones, and the names missing."""
+    wanted = terms(query)
+    bags = [terms(c.text) for c in cands]
+    overlap = np.array([len(wanted & b) / len(wanted) if wanted else 0.0 for b in bags])
+    top = float(overlap[order[:_TOP]].max()) if len(order) else 0.0
+    wanted_names = names(query)
+    words = {_POSSESSIVE.sub("", w.lower()) for c in cands for w in _WORD.findall(c.text)} if wanted_names else set()
+    missing = len(wanted_names - words)  # whole words: "Tim" is not found in "time"
+    return overlap, top, missing / len(wanted_names) if wanted_names else 0.0
+
+
+def _z(values: np.ndarray) -> np.ndarray:
+    sd = values.std()
+    return (values - values.mean()) / (sd if sd > 1e-9 else 1.0)
+
+
+def features(cands: Sequence[Scored], query: str = "") -> dict[str, list[float]]:
+    """memory id -> feature vector (order of :data:`FEATURES`), computed over one query's candidate set."""
+    if not cands:
+        return {}
+    sim = np.array([c.similarity if c.similarity is not None else 0.0 for c in cands], dtype=np.float64)
+    bm = np.array([c.bm25 or 0.0 for c in cands], dtype=np.float64)
+    fused = np.array([c.fused for c in cands], dtype=np.float64)
+    smooth = np.array([c.smoothed if c.smoothed is not None else s for c, s in zip(cands, sim, strict=True)])
+    order = np.argsort(-fused, kind="stable")
+    rank = np.empty(len(cands))
+    rank[order] = np.arange(1, len(cands) + 1)
+    top_bm = bm.max()
+    fsd = fused.std() if fused.std() > 1e-9 else 1.0
+    overlap, top_overlap, missing = _lexical(query, cands, order)
+    cols = [
+        sim,
+        _z(sim),
+        sim.max() - sim,
+        bm / top_bm if top_bm > 0 else np.zeros_like(bm),
+        np.log1p(np.maximum(bm, 0.0)),
+        _z(fused),
+        (fused.max() - fused) / fsd,
+        np.log(rank),
+        smooth - sim,
+        np.array([1.0 if c.type == "turn" else 0.0 for c in cands]),
+        np.full(len(cands), sim.max()),
+        np.full(len(cands), math.log1p(max(top_bm, 0.0))),
+        overlap,
+        np.full(len(cands), top_overlap),
+        np.full(len(cands), missing),
+    ]
+    matrix = np.column_stack(cols)
+    return {c.memory_id: [round(float(v), 6) for v in row] for c, row in zip(cands, matrix, strict=True)}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A fitted logistic model for one embedder, or the raw-similarity fallback (``coef`` empty)."""
+
+    embedder: str
+    coef: tuple[float, ...] = ()
+    intercept: float = 0.0
+    mean: tuple[float, ...] = ()
+    scale: tuple[float, ...] = ()
+    threshold: float = FALLBACK_THRESHOLD
+    version: str = "fallback"
+    source: str = "raw similarity"
+    meta: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def fitted(self) -> bool:
+        return bool(self.coef)
+
+    @property
+    def notice(self) -> str | None:
+        """Why relevance is raw similarity here (None when a fit applies)."""
+        if self.fitted:
+            return None
+        return (
+            f"no relevance calibration for embedder {self.embedder!r}: relevance = raw similarity "
+            f"(threshold {self.threshold:.2f}); fit one from LoCoMo or from the lab's labels"
+        )
+
+    def predict(self, rows: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+        """Probabilities for a feature matrix (rows in :data:`FEATURES` order)."""
+        x = np.asarray(rows, dtype=np.float64).reshape(-1, len(FEATURES))
+        if not self.fitted:
+            return np.clip(x[:, 0], 0.0, 1.0)
+        z = (x - np.asarray(self.mean)) / np.asarray(self.scale)
+        return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.coef) + self.intercept)))
+
+    def score(self, feats: Mapping[str, Sequence[float]]) -> dict[str, float]:
+        """memory id -> relevance, rounded for display and logging."""
+        if not feats:
+            return {}
+        ids = list(feats)
+        probs = self.predict([feats[i] for i in ids])
+        return {i: round(float(p), 6) for i, p in zip(ids, probs, strict=True)}
+
+    def to_dict(self) -> dict:
+        return {
+            "format": FORMAT_VERSION,
+            "version": self.version,
+            "embedder": self.embedder,
+            "features": list(FEATURES),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+            "threshold": self.threshold,
+            "source": self.source,
+            "meta": self.meta,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> Calibration:
+        """Refuses a file for other features or another format (a stale fit must not score silently)."""
+        if data.get("format") != FORMAT_VERSION or list(data.get("features", [])) != list(FEATURES):
+            raise ValueError("calibration file is for another format or feature set")
+        n = len(FEATURES)
+        coef, mean, scale = (tuple(float(v) for v in data[k]) for k in ("coef", "mean", "scale"))
+        if not (len(coef) == len(mean) == len(scale) == n) or min(scale) <= 0:
+            raise ValueError("calibration file has malformed coefficients")
+        return cls(
+            embedder=str(data["embedder"]),
+            coef=coef,
+            intercept=float(data["intercept"]),
+            mean=mean,
+            scale=scale,
+            threshold=float(data["threshold"]),
+            version=str(data.get("version", "?")),
+            source=str(data.get("source", "")),
+            meta=dict(data.get("meta") or {}),
+        )
+
+
+def shipped_path(embedder: str) -> Path:
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in embedder)
+    return SHIPPED_DIR / f"{safe}.json"
+
+
+@lru_cache(maxsize=16)
+def shipped(embedder: str) -> Calibration:
+    """The shipped fit for ``embedder``, or the fallback (logged once) when there is none or it is unreadable."""
+    path = shipped_path(embedder)
+    try:
+        cal = Calibration.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        cal = Calibration(embedder=embedder)
+    except (ValueError, KeyError, TypeError, json.JSONDecodeError) as exc:
+        log.warning("ignoring calibration %s: %s", path.name, exc)
+        cal = Calibration(embedder=embedder)
+    if cal.fitted and cal.embedder != embedder:
+        cal = Calibration(embedder=embedder)
+    if not cal.fitted:
+        log.warning(cal.notice)
+    return cal

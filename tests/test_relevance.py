@@ -1,0 +1,143 @@
+"""Calibrated relevance: features, the logistic fit, calibration checks, leave-one-conversation-out, the shipped file,
+and the live-setting migration (pure or on a tmp SQLite file; no model)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sqlalchemy import text
+
+from memory.evaluation import crossval
+from memory.evaluation.metrics import Candidate, Outcome
+from memory.retrieval import relevance
+from memory.retrieval.fit import brier, expected_calibration_error, fit_calibration, fit_logistic, reliability
+from memory.retrieval.relevance import FEATURES, Calibration, Scored, features
+from memory.storage.db import make_engine, migrate
+from memory.storage.models import Setting
+
+COL = {name: i for i, name in enumerate(FEATURES)}
+
+
+def test_features_describe_each_candidate_among_its_query_candidates():
+    cands = [
+        Scored("a", 0.90, 6.0, 2.0, 2.1, "turn", "Caroline went to the support group"),
+        Scored("b", 0.80, None, 1.0, None, "fact", "Melanie paints sunsets"),
+        Scored("c", 0.70, 3.0, 0.0, None, "turn", "a quiet day"),
+    ]
+    f = features(cands, "When did Caroline go to the support group with Jon?")
+    assert f["a"][COL["sim"]] == 0.9 and f["a"][COL["sim_gap"]] == 0.0 and f["c"][COL["sim_gap"]] == 0.2
+    assert f["a"][COL["sim_z"]] == pytest.approx(1.224745, abs=1e-5)  # (0.9 - 0.8) / std
+    assert f["a"][COL["bm25_norm"]] == 1.0 and f["b"][COL["bm25_norm"]] == 0.0 and f["c"][COL["bm25_norm"]] == 0.5
+    assert [f[i][COL["log_rank"]] for i in "abc"] == [0.0, round(np.log(2), 6), round(np.log(3), 6)]
+    assert f["a"][COL["neighbour"]] == pytest.approx(1.2) and f["b"][COL["neighbour"]] == 0.0
+    assert (f["a"][COL["is_turn"]], f["b"][COL["is_turn"]]) == (1.0, 0.0)
+    assert {f[i][COL["top_sim"]] for i in "abc"} == {0.9}
+    assert f["a"][COL["overlap"]] == 0.75  # caroline, support, group of {caroline, support, group, jon}
+    assert f["c"][COL["overlap"]] == 0.0 and f["a"][COL["top_overlap"]] == f["a"][COL["overlap"]]
+    assert f["a"][COL["names_missing"]] == 0.5  # Caroline found, Jon nowhere
+
+
+def test_terms_and_names_cover_chinese_and_possessives():
+    assert {"吃辣", "不吃"} <= relevance.terms("我不吃辣") and "the" not in relevance.terms("the cat")
+    assert relevance.names("What is Melanie's hobby in Paris?") == {"melanie", "paris"}
+    assert relevance.names("where does the user live") == set()
+
+
+def test_logistic_fit_recovers_known_coefficients():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(20000, 2))
+    y = (rng.random(20000) < 1 / (1 + np.exp(-(1.5 * x[:, 0] - 2.0 * x[:, 1] + 0.5)))).astype(float)
+    coef, intercept = fit_logistic(x, y, l2=0.0)
+    assert coef == pytest.approx([1.5, -2.0], abs=0.08) and intercept == pytest.approx(0.5, abs=0.08)
+
+
+def test_brier_and_reliability_by_hand():
+    p, y = [0.1, 0.1, 0.9, 0.9], [0, 1, 1, 1]
+    assert brier(p, y) == pytest.approx((0.01 + 0.81 + 0.01 + 0.01) / 4)
+    bins = reliability(p, y, bins=2)
+    assert [b["n"] for b in bins] == [2, 2] and bins[0]["observed"] == 0.5 and bins[1]["observed"] == 1.0
+    assert expected_calibration_error(bins) == pytest.approx((2 * 0.4 + 2 * 0.1) / 4)
+
+
+def _rows(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, len(FEATURES)))
+    y = (x[:, 0] + 0.3 * rng.normal(size=n) > 0.8).astype(float)
+    return x, y
+
+
+def test_a_fit_round_trips_through_its_file_and_refuses_a_stale_one(tmp_path):
+    x, y = _rows(3000, 1)
+    cal = fit_calibration(x, y, embedder="e", threshold=0.4, version="v1", source="test")
+    again = Calibration.from_dict(json.loads(json.dumps(cal.to_dict())))
+    assert again == cal and np.allclose(again.predict(x[:50]), cal.predict(x[:50]))
+    assert cal.predict(x).min() >= 0.0 and cal.predict(x).max() <= 1.0
+    stale = {**cal.to_dict(), "features": ["sim"]}
+    with pytest.raises(ValueError):
+        Calibration.from_dict(stale)
+    with pytest.raises(ValueError):
+        fit_calibration(x, np.zeros(len(x)), embedder="e", threshold=0.5, version="v", source="")
+
+
+def test_an_embedder_without_a_fit_falls_back_to_raw_similarity():
+    cal = relevance.shipped("no-such-embedder")
+    assert not cal.fitted and "no relevance calibration" in cal.notice
+    row = [0.0] * len(FEATURES)
+    row[COL["sim"]] = 0.83
+    assert cal.predict([row])[0] == pytest.approx(0.83) and cal.threshold == 0.80
+
+
+def _outcomes() -> list[Outcome]:
+    """Three conversations: gold candidates carry a high first feature; foreign ones never do."""
+    rng = np.random.default_rng(3)
+    out = []
+    for conv, other in (("a", "b"), ("b", "c"), ("c", "a")):
+        for q in range(20):
+            ranked = []
+            for i in range(10):
+                gold = i == q % 3
+                f = rng.normal(size=len(FEATURES))
+                f[0] += 3.0 if gold else 0.0
+                ranked.append(Candidate(frozenset({f"D{i}"}), 0.8, 10, features=tuple(f)))
+            out.append(Outcome(conv, q, 1 + q % 4, frozenset({f"D{q % 3}"}), ranked))
+            out.append(Outcome(conv, q, 1 + q % 4, frozenset(), ranked[3:], asked_of=other))
+    return out
+
+
+def test_leave_one_conversation_out_scores_each_conversation_with_a_fit_that_never_saw_it():
+    outs = _outcomes()
+    cv = crossval.loco(outs, embedder="e", k=5, ks=(5, 10))
+    assert set(cv["folds"]) == {"a", "b", "c"}
+    held = cv["outcomes"]
+    assert len(held) == len(outs) and all(c.relevance is not None for o in held for c in o.ranked)
+    cal = cv["calibration"]
+    assert cal["brier"] < cal["brier_base_rate"]  # informative on left-out data
+    chosen = cv["chosen"]
+    assert chosen["answerable_hit_rate"] >= 70 and chosen["foreign_noise_rate"] <= 10
+    assert [p["threshold"] for p in cv["curve"]] == sorted(p["threshold"] for p in cv["curve"])
+
+
+def test_choose_threshold_prefers_the_targets_then_the_best_margin():
+    pts = [
+        {"threshold": 0.1, "answerable_hit_rate": 90.0, "foreign_noise_rate": 40.0},
+        {"threshold": 0.3, "answerable_hit_rate": 75.0, "foreign_noise_rate": 9.0},
+        {"threshold": 0.5, "answerable_hit_rate": 71.0, "foreign_noise_rate": 2.0},
+    ]
+    assert crossval.choose_threshold(pts)["threshold"] == 0.3
+    missed = [{**p, "answerable_hit_rate": p["answerable_hit_rate"] - 50} for p in pts]
+    assert crossval.choose_threshold(missed)["threshold"] == 0.5  # 21 − 2 beats 25 − 9 and 40 − 40
+
+
+@pytest.mark.parametrize(("stored", "floor"), [(0.8, None), (0.85, 0.85)])
+def test_migration_turns_a_stored_raw_threshold_into_the_floor(settings, stored, floor):
+    engine = make_engine(settings)
+    migrate(engine)
+    with engine.begin() as conn:  # a database as the previous release left it
+        conn.execute(text("DELETE FROM schemamigration WHERE version >= 3"))
+        conn.execute(Setting.__table__.insert().values(key="similarity_threshold", value=stored))
+    migrate(engine)
+    with engine.connect() as conn:
+        rows = dict(conn.execute(Setting.__table__.select().with_only_columns(Setting.key, Setting.value)).all())
+    assert "similarity_threshold" not in rows and rows.get("similarity_floor") == floor
