@@ -11,8 +11,6 @@ import sqlalchemy as sa
 from sqlalchemy import Connection
 from sqlalchemy.dialects.postgresql import JSONB
 
-from memory.storage.migrations import add_column, has_column
-
 NAME = "relevance on hits; raw threshold becomes the similarity floor"
 OLD_DEFAULT = 0.80
 
@@ -27,6 +25,8 @@ SETTING = sa.Table(
 
 
 def upgrade(conn: Connection) -> None:
+    from memory.storage.migrations import add_column, has_column  # the package imports this module first
+
     if not has_column(conn, "retrievalhit", "relevance"):
         add_column(conn, "retrievalhit", sa.Column("relevance", sa.Float(), nullable=True))
     row = conn.execute(sa.select(SETTING.c.value, SETTING.c.updated_at).where(SETTING.c.key == "similarity_threshold"))
