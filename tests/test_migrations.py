@@ -111,7 +111,7 @@ def test_a_first_release_database_upgrades_and_keeps_its_rows(db_url, tmp_path):
     applied = migrate(old)
     assert applied == [m.version for m in MIGRATIONS[1:]]
     after = rows_of(old)
-    # 0003: the stored raw-similarity threshold (0.82, not the old default) lives on as the similarity floor
+    # 0004: the stored raw-similarity threshold (0.82, not the old default) lives on as the similarity floor
     moved = {r["key"]: r["value"] for r in after["setting"]}
     assert "similarity_threshold" not in moved and moved["similarity_floor"] == 0.82
     before["setting"] = [

@@ -135,7 +135,7 @@ def test_migration_turns_a_stored_raw_threshold_into_the_floor(settings, stored,
     engine = make_engine(settings)
     migrate(engine)
     with engine.begin() as conn:  # a database as the previous release left it
-        conn.execute(text("DELETE FROM schemamigration WHERE version >= 3"))
+        conn.execute(text("DELETE FROM schemamigration WHERE version >= 4"))
         conn.execute(Setting.__table__.insert().values(key="similarity_threshold", value=stored))
     migrate(engine)
     with engine.connect() as conn:

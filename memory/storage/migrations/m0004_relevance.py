@@ -1,4 +1,4 @@
-"""0003 — hits log their calibrated relevance; a stored raw-similarity threshold becomes the optional similarity floor.
+"""0004 — hits log their calibrated relevance; a stored raw-similarity threshold becomes the optional similarity floor.
 
 The cut now applies to relevance. The old default 0.80 is dropped rather than kept as a floor: measured on LoCoMo it
 let something through for half of the questions asked of a user with nothing relevant, which is what the relevance
