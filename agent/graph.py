@@ -18,6 +18,7 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 from langchain_core.language_models import BaseChatModel
@@ -26,10 +27,12 @@ from langgraph.runtime import Runtime
 
 from agent.llm import is_offline
 from memory import profile_sync
+from agent.offline import OfflineContext, Recalled, is_about_me
 from memory.config import Settings
 from memory.service import MemoryService
 from memory.sessions import prompt as ctxmod
 from memory.sessions import summary
+from memory.sessions.consistency import consistent_text
 from memory.storage.models import Turn
 
 log = logging.getLogger(__name__)
@@ -133,6 +136,14 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
     c = runtime.context
     result = c.scratch["recall"]
     chat = [m for m in c.scratch["history"] if m.role in ("user", "assistant")]
+    memories = [
+        ctxmod.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type, h.predicate, h.object)
+        for h in result.selected
+    ]
+    c.scratch["importance"] = {h.memory_id: h.importance for h in result.selected}
+    if is_about_me(c.text):  # "what do you remember about me?": the most important memories, relevant or not
+        memories += _most_important(c, exclude={m.memory_id for m in memories})
+    c.scratch["memory_items"] = memories
     request = ctxmod.ContextRequest(
         input=c.text,
         profile=c.scratch["profile"],
@@ -140,10 +151,7 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
         retracted=c.scratch.get("retracted", set()),
         bridge=c.scratch["bridge"],
         summaries=c.scratch["summaries"],
-        memories=[
-            ctxmod.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type, h.predicate, h.object)
-            for h in result.selected
-        ],
+        memories=memories,
         history=[ctxmod.HistoryItem(m.role, m.content, m.id) for m in chat],
     )
     comp = ctxmod.compose(request, c.settings)
@@ -171,12 +179,49 @@ def erased(c: TurnContext) -> bool:
     return c.scratch["erased"]
 
 
+ABOUT_ME_LIMIT = 5
+
+
+def _most_important(c: TurnContext, exclude: set[str]) -> list[ctxmod.MemoryItem]:
+    """The user's active memories with the highest importance (flagged ones never), for a "tell me about me"."""
+    rows = c.service.list_memories(c.user, agent_id=c.session.agent_id, limit=500)
+    rows = [m for m in rows if m.id not in exclude and not (m.meta or {}).get("flagged")]
+    rows.sort(key=lambda m: (-m.importance, m.source_type == "inferred"))
+    top = rows[:ABOUT_ME_LIMIT]
+    c.scratch["importance"].update({m.id: m.importance for m in top})
+    return [ctxmod.MemoryItem(m.id, m.content, m.created_at, m.source_type, m.type, m.predicate, m.object) for m in top]
+
+
+def _offline_context(state: TurnState, c: TurnContext) -> OfflineContext:
+    """The structured data the prompt was composed from, for the offline engine (it never parses prompt text)."""
+    comp = c.scratch["composition"]
+    importance = c.scratch.get("importance", {})
+    items = c.scratch.get("memory_items", [])
+    injected = [
+        Recalled(m.content, m.created_at, importance.get(m.memory_id, 0.5))
+        for m in items
+        if m.memory_id in comp.injected
+    ]
+    fields = c.service.profile_fields(c.user)
+    profile, bridge = c.scratch["profile"], c.scratch["bridge"]
+    return OfflineContext(
+        profile=profile,
+        profile_dates={name: f.updated_at for name, f in fields.items()},
+        memories=injected,
+        important=injected if is_about_me(c.text) else [],
+        bridge=consistent_text(bridge, profile, c.scratch.get("retracted", set())) if bridge else None,
+        first_turn=bool(state.get("first_turn")),
+        now=datetime.now(UTC),
+    )
+
+
 def respond(state: TurnState, runtime: Rt) -> dict[str, Any]:
     """Stream the model's reply (each chunk goes out on the ``custom`` stream as it arrives), then store it (unless
     the user was erased meanwhile)."""
     c = runtime.context
     parts: list[str] = []
-    for chunk in c.model.stream(c.scratch["composition"].messages):
+    extra = {"memlens": _offline_context(state, c)} if is_offline(c.model) else {}
+    for chunk in c.model.stream(c.scratch["composition"].messages, **extra):
         piece = (
             chunk.content
             if isinstance(chunk.content, str)

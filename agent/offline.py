@@ -1,117 +1,200 @@
-"""The offline chat model: deterministic, honest about being offline, and it shows what it remembered.
+"""The offline chat model: deterministic, honest about being offline, and it speaks like a person.
 
-It is a real LangChain ``BaseChatModel`` (invoke and stream), so the graph treats it exactly like ``ChatOpenAI``. It
-reads only the composed prompt — the same sections a real model would see — which makes it a faithful window into
-what the memory layer injected.
+It is a real LangChain ``BaseChatModel`` (invoke and stream), so the graph treats it exactly like ``ChatOpenAI``. The
+graph hands it the same structured data the prompt was composed from — profile fields, injected memories, the bridge,
+whether this is the session's first turn — as an :class:`OfflineContext` (the ``memlens`` call argument). It never
+parses the prompt text, so the prompt's format (fencing, headers, templates) may change freely. Replies are in the
+user's language, in plain sentences ("You live in Lisbon — you told me on 24 November."), and say once per session
+that this is the offline engine. "What do you remember about me?" gets the profile and the most important memories
+even when none passed the relevance threshold.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
-from memory.sessions.prompt import HEADERS
-from memory.sessions.summary import current_goal, is_chinese
+from memory.sessions.summary import is_chinese
+from memory.text.voice import profile_sentence, sentence_end, told_on, you
 
 _QUESTION = re.compile(
-    r"[?？]\s*$|^(what|where|who|when|why|how|which|do|does|did|is|are|can|could|should|would|will)\b|"
+    r"[?？]\s*$|^(what|where|who|when|why|how|which|do|does|did|is|are|am|can|could|should|would|will|any)\b|"
     r"吗|什么|哪|怎么|多少|几|谁|是否|呢",
     re.IGNORECASE,
 )
+_REQUEST = re.compile(
+    r"^(?:please |pls |could you |can you |would you )?(?:help|suggest|recommend|plan|book|find|tell|give|write|"
+    r"make|show|list|remind|pack)\b|帮我|给我|推荐|安排|规划|告诉我|提醒我",
+    re.IGNORECASE,
+)
+_ABOUT_ME = re.compile(
+    r"\b(?:what do you (?:know|remember) about me|what have you (?:learned|remembered) about me|tell me about me|"
+    r"who am i|what do you know of me)\b|"
+    r"你(?:都)?(?:记得|知道|了解)(?:关于)?我(?:的)?(?:什么|哪些|多少)|关于我你(?:记得|知道)",
+    re.IGNORECASE,
+)
+#: a question word → the profile fields that answer it
+_FIELD_HINTS = {
+    "city": r"\blive|\bcity|\bwhere\b|住",
+    "display_name": r"\bname\b|叫什么|名字",
+    "preferred_name": r"\bcall me\b|\bname\b|称呼|叫我",
+    "budget": r"budget|afford|spend|预算|多少钱",
+    "dietary": r"\beat\b|food|dinner|lunch|breakfast|restaurant|diet|吃|饭|菜|餐",
+    "occupation": r"\bjob\b|\bwork\b|occupation|工作|职业",
+    "interests": r"\blike\b|hobb|interest|listen|music|weekend|喜欢|爱好|周末",
+}
 _CHUNK = re.compile(r"\S{1,6}\s*|\s+")
 SHOWN_MEMORIES = 3
+ABOUT_ME_MEMORIES = 5
 
 
-def sections(system: str) -> dict[str, list[str]]:
-    """Split the composed system message back into its sections (lines under each header)."""
-    out: dict[str, list[str]] = {}
-    current = None
-    names = {v: k for k, v in HEADERS.items()}
-    for line in system.splitlines():
-        if line in names:
-            current = names[line]
-            out[current] = []
-        elif current and line.strip():
-            out[current].append(line.strip())
+@dataclass
+class Recalled:
+    """One memory as the offline engine needs it."""
+
+    content: str
+    created_at: datetime | None = None
+    importance: float = 0.5
+
+
+@dataclass
+class OfflineContext:
+    """What the graph composed the prompt from, as data: the offline engine's only input besides the message."""
+
+    profile: dict[str, Any] = field(default_factory=dict)
+    profile_dates: dict[str, datetime] = field(default_factory=dict)
+    memories: list[Recalled] = field(default_factory=list)
+    important: list[Recalled] = field(default_factory=list)
+    bridge: str | None = None
+    first_turn: bool = True
+    now: datetime | None = None
+
+
+def is_about_me(text: str) -> bool:
+    """ "What do you remember about me?" / "你记得我什么" — answered from the profile and the top memories."""
+    return bool(_ABOUT_ME.search(text))
+
+
+def offline_reply(user: str, ctx: OfflineContext | None = None) -> str:
+    """The whole reply from the user's message and the structured context (deterministic)."""
+    ctx = ctx or OfflineContext()
+    lang = "zh" if is_chinese(user) else "en"
+    t = _ZH if lang == "zh" else _EN
+    parts: list[str] = []
+    if ctx.first_turn:
+        name = ctx.profile.get("preferred_name") or ctx.profile.get("display_name")
+        parts.append((t["hello_name"].format(name=name) if name else "") + t["offline"])
+    if ctx.first_turn and ctx.bridge:
+        parts.append(t["bridge"] + ctx.bridge)
+    if is_about_me(user):
+        parts.append(_about_me(ctx, lang, t))
+    elif _QUESTION.search(user.strip()) or _REQUEST.search(user.strip()):
+        parts.append(_answer(user, ctx, lang, t))
+    else:
+        parts.append(t["noted"])
+    return "\n\n".join(p for p in parts if p)
+
+
+def _profile_lines(ctx: OfflineContext, lang: str, names: list[str] | None = None) -> list[str]:
+    out = []
+    for name, value in ctx.profile.items():
+        if names is not None and name not in names:
+            continue
+        said = profile_sentence(name, value, lang)
+        if said:
+            out.append(sentence_end(said + told_on(ctx.profile_dates.get(name), lang, ctx.now), lang))
     return out
 
 
-def _quote(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _memory_line(m: Recalled, lang: str, now: datetime | None) -> str:
+    said, told = you(m.content, lang).rstrip("。."), told_on(m.created_at, lang, now)
+    if said.endswith("）") and told.startswith("（"):  # "（2027年1月）（今天告诉我的）" → "（2027年1月；今天告诉我的）"
+        said, told = said[:-1], "；" + told[1:]
+    return sentence_end(said + told, lang)
 
 
-def offline_reply(messages: list[BaseMessage]) -> str:
-    """The whole reply, from the prompt alone (deterministic)."""
-    system = next((str(m.content) for m in messages if isinstance(m, SystemMessage)), "")
-    user = next((str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage)), "")
-    found = sections(system)
-    zh = is_chinese(user)
-    t = _ZH if zh else _EN
-    parts = [t["offline"]]
-    if found.get("bridge"):
-        parts.append(t["bridge"] + " ".join(found["bridge"]))
-    if found.get("profile"):
-        parts.append(t["profile"] + t["sep"].join(line.removeprefix("- ") for line in found["profile"]))
-    goal = current_goal(["\n".join(found.get("summary", []))])
-    if goal:
-        parts.append(t["goal"] + goal)
-    memories = [m.removeprefix("- ") for m in found.get("memories", [])][:SHOWN_MEMORIES]
-    if memories:
-        parts.append(t["memories"] + "".join(f"\n- {m}" for m in memories))
-    if not (found.get("bridge") or found.get("profile") or memories or goal):
-        parts.append(t["nothing"])
-    parts.append(_answer(user, memories, t, known=bool(found.get("profile") or found.get("bridge"))))
-    return "\n\n".join(parts)
+_FILLER = frozenset(
+    re.findall(
+        r"\w+",
+        "you your are is am be was were the a an and of to in on at with for that this it me told earlier today now "
+        "like likes love into also there live lives moved",
+    )
+)
 
 
-def _answer(user: str, memories: list[str], t: dict[str, str], *, known: bool) -> str:
-    said = _quote(user)
-    if _QUESTION.search(user.strip()):
-        if memories:
-            best = memories[0].split("] ", 1)[-1]
-            return t["answer"].format(q=said, m=_quote(best, 300))
-        return t["above" if known else "unknown"].format(q=said)
-    return t["noted"].format(q=said)
+def _words(line: str) -> set[str]:
+    core = re.split(r" — |（", line)[0].lower()
+    return set(re.findall(r"\w+", core)) - _FILLER if core.isascii() else set(core)
+
+
+def _add_new(lines: list[str], extra: list[str]) -> list[str]:
+    """Append lines that say something the earlier ones did not ("You like jazz" after "You are into jazz")."""
+    out = list(lines)
+    for line in extra:
+        seen = set().union(*(_words(x) for x in out)) if out else set()
+        if line not in out and not _words(line) <= seen:
+            out.append(line)
+    return out
+
+
+def _about_me(ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
+    top = sorted(ctx.important, key=lambda m: -m.importance)[:ABOUT_ME_MEMORIES]
+    lines = _add_new(_profile_lines(ctx, lang), [_memory_line(m, lang, ctx.now) for m in top])
+    if not lines:
+        return t["nothing"]
+    return t["about_me"] + "".join(f"\n- {line}" for line in lines)
+
+
+def _answer(user: str, ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
+    wanted = [name for name, hint in _FIELD_HINTS.items() if re.search(hint, user, re.IGNORECASE)]
+    memories = [_memory_line(m, lang, ctx.now) for m in ctx.memories[:SHOWN_MEMORIES]]
+    lines = _add_new(_profile_lines(ctx, lang, wanted), memories)
+    if not lines:
+        return t["unknown"]
+    return t["answer"] + ("" if lang == "zh" else " ") + " ".join(lines)
 
 
 _EN = {
-    "offline": "(Offline mode: no language model is configured, so this reply is assembled from what I remember, "
-    "not written by a model.)",
-    "bridge": "Carried over from our last session: ",
-    "profile": "What I know about you: ",
-    "sep": "; ",
-    "goal": "What we are working on: ",
-    "memories": "What I remember that may be relevant:",
-    "nothing": "I do not remember anything about you yet.",
-    "answer": 'You asked: "{q}". The closest thing I remember: {m}',
-    "unknown": 'You asked: "{q}". I have nothing stored that answers it yet.',
-    "above": 'You asked: "{q}". No stored memory matches it closely; what I know about you is above.',
-    "noted": 'Noted: "{q}".',
+    "hello_name": "Hi {name}! ",
+    "offline": "I'm MemLens's offline engine: no language model is configured, so I answer from what I remember "
+    "rather than writing freely.",
+    "bridge": "",
+    "about_me": "Here is what I remember about you:",
+    "nothing": "I don't remember anything about you yet — tell me about yourself and I'll keep it in mind.",
+    "answer": "From what you've told me:",
+    "unknown": "I don't have anything stored that helps with that yet.",
+    "noted": "Got it — thanks for telling me.",
 }
 _ZH = {
-    "offline": "（离线模式：没有配置语言模型，这条回复是根据我记住的内容拼出来的，不是模型写的。）",
-    "bridge": "上次会话的衔接：",
-    "profile": "我知道的关于你的信息：",
-    "sep": "；",
-    "goal": "我们正在做的事：",
-    "memories": "可能相关的记忆：",
-    "nothing": "我还没有记住关于你的任何信息。",
-    "answer": "你问：“{q}”。我记得最相关的是：{m}",
-    "unknown": "你问：“{q}”。我还没有能回答它的记忆。",
-    "above": "你问：“{q}”。没有特别匹配的记忆；我知道的关于你的信息都在上面。",
-    "noted": "记下了：“{q}”。",
+    "hello_name": "{name}，你好！",
+    "offline": "我是 MemLens 的离线引擎：没有配置语言模型，所以我根据记住的内容来回答，而不是自由生成。",
+    "bridge": "",
+    "about_me": "我记得关于你的这些：",
+    "nothing": "我还没有记住关于你的任何信息——跟我说说你自己吧，我会记住的。",
+    "answer": "根据你告诉过我的：",
+    "unknown": "我还没有能帮上这个问题的记忆。",
+    "noted": "好的，记下了。",
 }
+
+
+def _user_text(messages: list[BaseMessage]) -> str:
+    return next((str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage)), "")
 
 
 class OfflineChatModel(BaseChatModel):
-    """Deterministic stand-in for a chat model; streams its reply in small chunks."""
+    """Deterministic stand-in for a chat model; streams its reply in small chunks.
+
+    Pass ``memlens=OfflineContext(...)`` to ``invoke``/``stream`` (the graph does); without it the reply says only
+    what the engine is and that it has nothing to go on.
+    """
 
     @property
     def _llm_type(self) -> str:
@@ -128,7 +211,8 @@ class OfflineChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(offline_reply(messages)))])
+        reply = offline_reply(_user_text(messages), kwargs.get("memlens"))
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
 
     def _stream(
         self,
@@ -137,7 +221,7 @@ class OfflineChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        for piece in _CHUNK.findall(offline_reply(messages)):
+        for piece in _CHUNK.findall(offline_reply(_user_text(messages), kwargs.get("memlens"))):
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)

@@ -4,7 +4,9 @@ through the real factory seam), the offline engine as the default."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -14,7 +16,7 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from agent.llm import make_chat_model, provider, register_chat_model, unregister_chat_model
-from agent.offline import OfflineChatModel
+from agent.offline import OfflineChatModel, OfflineContext, Recalled
 from agent.runtime import Agent
 from memory.service import MemoryService
 from memory.sessions.prompt import HEADERS
@@ -126,18 +128,42 @@ def test_scripted_sessions_bridge_goal_follow_ups_and_profile(svc, monkeypatch):
 
 
 def test_offline_engine_is_honest_deterministic_and_bilingual():
-    system = SystemMessage(
-        f"rules\n\n{HEADERS['profile']}\n- city: 杭州\n\n{HEADERS['memories']}\n"
-        "- [2024-05-01 · user-stated · preference] 用户不吃辣"
+    told = datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
+    ctx = OfflineContext(
+        profile={"city": "杭州", "preferred_name": "小芳"},
+        profile_dates={"city": told},
+        memories=[Recalled("用户不吃辣。", told)],
     )
     model = OfflineChatModel()
-    zh = [system, HumanMessage("我吃什么比较好？")]
-    chunks = [c.content for c in model.stream(zh)]
+    zh = [SystemMessage("whatever the prompt format is"), HumanMessage("我吃什么比较好？")]
+    chunks = [c.content for c in model.stream(zh, memlens=ctx)]
     reply = "".join(chunks)
-    assert len(chunks) > 3 and reply == model.invoke(zh).content
-    assert "离线" in reply and "杭州" in reply and "用户不吃辣" in reply
-    en = model.invoke([HumanMessage("hello there")]).content
-    assert "Offline" in en and "do not remember anything" in en and "hello there" in en
+    assert len(chunks) > 3 and reply == model.invoke(zh, memlens=ctx).content
+    assert "离线" in reply and "小芳" in reply and "你不吃辣（11月24日告诉我的）" in reply
+    assert not re.search(r"[A-Za-z_]{4,}|用户|\[", reply.replace("MemLens", "")), reply  # no field names or tags
+    en = model.invoke([HumanMessage("Where do I live now?")], memlens=ctx).content
+    assert "offline engine" in en and "You live in 杭州 — you told me on 24 November." in en
+    later = model.invoke([HumanMessage("hello there")], memlens=OfflineContext(first_turn=False)).content
+    assert "offline" not in later.lower() and later  # said once per session, not in every reply
+    bare = model.invoke([HumanMessage("what do you remember about me?")]).content
+    assert "offline engine" in bare and "don't remember anything" in bare
+
+
+def test_tell_me_about_me_lists_profile_and_top_memories_even_below_the_threshold(svc):
+    svc.settings = svc.settings.model_copy(update={"similarity_threshold": 0.99})
+    agent = Agent(svc)
+    try:
+        for text in ["I live in Lisbon and I work as a nurse.", "My wife loves sushi.", "I'm vegetarian."]:
+            agent.chat("zoe", "s1", text)
+            agent.wait()
+        en = agent.chat("zoe", "s1", "What do you remember about me?")
+        zh = agent.chat("zoe", "s1", "你记得我什么？")
+    finally:
+        agent.close()
+    assert not en.recall.selected  # nothing passed the threshold ...
+    assert "You live in Lisbon" in en.reply and "Your wife likes sushi" in en.reply  # ... yet the user hears it all
+    assert "You work as a nurse" in en.reply and "offline engine" not in en.reply  # said on turn 1 only
+    assert "我记得关于你的这些" in zh.reply and "Lisbon" in zh.reply and "city" not in zh.reply
 
 
 def test_cli_chat_json_and_end_session(monkeypatch):

@@ -19,7 +19,7 @@ FLOOR = 0.9
 
 def test_labelled_set_is_big_and_mixed():
     langs = {lang_of(i) for i in DATA}
-    assert len(DATA) >= 250 and langs == {"en", "zh"}
+    assert len(DATA) >= 400 and langs == {"en", "zh"}
     assert sum(i["split"] == "frozen" for i in DATA) >= 100
     kinds = {
         "hedged": any(e.get("hedged") for i in DATA for e in i["expected"]),

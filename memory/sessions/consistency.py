@@ -58,7 +58,8 @@ def _stale(sentence: str, profile: dict[str, Any], retracted: set[tuple[str, str
     from memory.write.extract import extract_rules
 
     probe = sentence.split(":", 1)[-1].split("：", 1)[-1]  # "Last time you told me: I live in …"
-    for c in extract_rules(probe, at=utcnow()):
+    # bridges speak to the user ("you live in Berlin", "你住在杭州"): read them the way assistant text is read
+    for c in extract_rules(probe, at=utcnow()) or extract_rules(probe, role="assistant", at=utcnow()):
         if c.hedged:
             continue
         if _conflicts(profile, c.predicate, c.meta.get("display") or c.object):

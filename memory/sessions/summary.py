@@ -53,63 +53,164 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
-def _score(sentence: str) -> float:
-    score = 3.0 if _GOAL_WORDS.search(sentence) else 0.0
-    score += len(re.findall(r"\d+", sentence))
-    score += len(re.findall(r"\b[A-Z][a-z]{2,}", sentence)) * 0.5
-    return score + min(len(sentence), 120) / 120
+_QUESTION = re.compile(
+    r"[?？]\s*$|^(?:what|where|who|when|why|how|which|do|does|did|is|are|am|any)\b|吗[?？。]?$|什么|哪里|哪儿|怎么样",
+    re.IGNORECASE,
+)
+_REQUEST = re.compile(
+    r"^(?:please |could you |can you |would you |i need help with )|^(?:help|remind|book|find|plan|suggest|recommend|"
+    r"give|write|make|show|list|pack|organi[sz]e|draft|translate|summari[sz]e|check|arrange)\b|"
+    r"^(?:请|麻烦你?)?(?:帮我|给我|替我|提醒我|安排|规划|推荐)",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(
+    r"\b(?:i(?:'ve| have)? decided (?:to |on )?|let's go with |i'll go with |i'm going with |i chose |i'll take |"
+    r"we'll go with )(?P<what>.+)|(?:我|咱们|我们)?(?:决定了?|就选|就定)(?P<zh>.+)",
+    re.IGNORECASE,
+)
+
+
+def _is_request(sentence: str) -> bool:
+    return bool(_REQUEST.search(sentence.strip()))
+
+
+def _is_question(sentence: str) -> bool:
+    return bool(_QUESTION.search(sentence.strip())) and not _is_request(sentence)
+
+
+def _facts(said: list[str]) -> list[str]:
+    """What the user stated about themself (canonical third person), via the offline extractor."""
+    from memory.write.extract import extract_rules  # lazy: the rule tables load only when summaries are written
+
+    out: list[str] = []
+    for sentence in said:
+        if _is_question(sentence) or _is_request(sentence):
+            continue
+        for c in extract_rules(sentence, at=utcnow()):
+            if c.predicate not in _PROFILE_ONLY and c.content not in out:
+                out.append(c.content)
+    return out
+
+
+#: facts the profile already carries into every prompt: a bridge or summary need not repeat them
+_PROFILE_ONLY = frozenset({"name", "preferred_name", "communication_style", "language"})
+BRIDGE_FACTS = 4
+
+
+def _decisions(said: list[str]) -> list[str]:
+    found = [_DECISION.search(s) for s in said if not _is_question(s)]
+    return [(m.group("what") or m.group("zh")).strip(" .。!！") for m in found if m]
+
+
+def _goal(said: list[str], previous: str | None) -> str | None:
+    """The newest request or stated plan — never a question the user asked."""
+    for sentence in reversed(said):
+        if not _is_question(sentence) and (_is_request(sentence) or _GOAL_WORDS.search(sentence)):
+            return sentence
+    return previous
+
+
+_LABELS = {
+    "en": {"goal": "Goal: ", "facts": "Facts: ", "decided": "Decided: ", "sep": "; "},
+    "zh": {"goal": "目标：", "facts": "事实：", "decided": "决定：", "sep": "；"},
+}
 
 
 @dataclass
 class ExtractiveSummariser:
-    """Offline: picks the user's most informative sentences; works for Chinese and English alike."""
+    """Offline: the session's goal, the facts the user stated and what they decided — not the questions they asked."""
 
-    points: int = 3
+    points: int = 4
 
     def summarise(self, lines: list[tuple[str, str]], previous_goal: str | None, max_tokens: int) -> str:
         said = [s for role, text in lines if role == "user" for s in sentences(text)]
-        goals = [s for s in said if _GOAL_WORDS.search(s)]
-        goal = goals[-1] if goals else previous_goal
-        best = sorted(range(len(said)), key=lambda i: -_score(said[i]))[: self.points]
-        points = [said[i] for i in sorted(best) if said[i] != goal]
-        zh = is_chinese(" ".join(said) or (goal or ""))
-        out = []
-        if goal:
-            out.append(("目标：" if zh else "Goal: ") + goal)
-        if points:
-            out.append(("要点：" if zh else "Points: ") + ("；" if zh else "; ").join(points))
+        zh = is_chinese(" ".join(said) or (previous_goal or ""))
+        t = _LABELS["zh" if zh else "en"]
+        goal = _goal(said, previous_goal)
+        facts = _facts(said)[: self.points]
+        decided = _decisions(said)
+        out = [t["goal"] + goal] if goal else []
+        if facts:
+            out.append(t["facts"] + t["sep"].join(f.rstrip("。.") for f in facts))
+        if decided:
+            out.append(t["decided"] + t["sep"].join(decided))
         return _cap("\n".join(out) or _fallback(lines), max_tokens)
 
     def bridge(self, lines: list[tuple[str, str]], summary: str | None, max_tokens: int) -> str:
         said = [s for role, text in lines if role == "user" for s in sentences(text)]
-        goal = current_goal([summary] if summary else []) or next((s for s in said if _GOAL_WORDS.search(s)), None)
-        zh = is_chinese(" ".join(said) + (summary or ""))
-        points = [
-            p
-            for line in (summary or "").splitlines()
-            if line.startswith(("Points:", "要点："))
-            for p in re.split(r"[;；]\s*", line.split(":", 1)[-1].split("：", 1)[-1])
-            if p.strip()
-        ]
-        points = [p.strip() for p in points if p.strip() != goal][:2]
-        last = said[-1] if said else None
-        parts = []
-        lead = goal or (points.pop(0) if points else None)
-        if goal:
-            parts.append(f"上次我们在聊：{_end(goal, zh)}" if zh else f"Last time we worked on: {_end(goal, zh)}")
-        elif lead:
-            parts.append(f"上次你告诉我：{_end(lead, zh)}" if zh else f"Last time you told me: {_end(lead, zh)}")
-        if points:
-            parts.append(("要点：" if zh else "Key points: ") + _end(("；" if zh else "; ").join(points), zh))
-        if last and last != lead and last not in points:
-            parts.append(f"你最后说：“{last}”" if zh else f'Your last message was: "{last}"')
-        return _cap(" ".join(parts[:3]) or _fallback(lines), max_tokens)
+        lang = "zh" if is_chinese(" ".join(said) + (summary or "")) else "en"
+        facts = _summary_items(summary, ("Facts:", "事实：")) + [f.rstrip("。.") for f in _facts(said)]
+        decided = _summary_items(summary, ("Decided:", "决定：")) + _decisions(said)
+        goal, latest = current_goal([summary] if summary else []), _goal(said, None)
+        tasks = [t for t in dict.fromkeys([goal, latest]) if t]
+        facts = list(dict.fromkeys(facts))[-BRIDGE_FACTS:]  # the newest few: the profile holds the rest
+        return bridge_text(facts, list(dict.fromkeys(decided)), tasks, lang, max_tokens)
 
 
-def _end(text: str, zh: bool) -> str:
-    """Close a sentence once (no "?." pile-ups)."""
-    text = text.strip()
-    return text if text[-1:] in "。！？!?.…" else text + ("。" if zh else ".")
+def _summary_items(summary: str | None, labels: tuple[str, ...]) -> list[str]:
+    out = []
+    for line in (summary or "").splitlines():
+        for label in labels:
+            if line.startswith(label):
+                out += [p.strip() for p in re.split(r"[;；]\s*", line[len(label) :]) if p.strip()]
+    return out
+
+
+def bridge_text(facts: list[str], decided: list[str], tasks: list[str], lang: str, max_tokens: int) -> str:
+    """'Last time you told me that you live in Lisbon and …. You decided …. Still open: …' within ``max_tokens``."""
+    from memory.text.voice import join_words, sentence_end, you
+
+    zh = lang == "zh"
+    said = [you(f, lang).rstrip("。.") for f in facts]
+    said = [s if zh else s[:1].lower() + s[1:] for s in said]
+    parts: list[str] = []
+    asked = [_task(t, zh) for t in tasks if _is_request(t)]
+    if asked:
+        parts.append(
+            ("还没完成：你让我" + "，后来又让我".join(asked))
+            if zh
+            else ("Still open: you asked me to " + ", then to ".join(asked))
+        )
+    plans = [_task(t, zh) for t in tasks if not _is_request(t)]
+    if plans:
+        parts.append(("我们在忙的事：" if zh else "We were working on this: ") + plans[-1])
+    for n in range(len(said), -1, -1):  # as many facts as fit, whole sentences only
+        lead = ""
+        if n:
+            lead = (
+                ("上次你告诉我：" + "；".join(said[:n]))
+                if zh
+                else ("Last time you told me that " + join_words(said[:n], "en"))
+            )
+        text = " ".join(sentence_end(p, lang) for p in ([lead] if lead else []) + _decided(decided, zh) + parts)
+        if count_tokens(text) <= max_tokens or n == 0:
+            break
+    if not text:
+        text = (
+            "上次我们简单聊了几句，你没有告诉我新的信息。"
+            if zh
+            else "Last time we only chatted briefly; you didn't tell me anything new."
+        )
+    return _cap(text, max_tokens)
+
+
+def _decided(decided: list[str], zh: bool) -> list[str]:
+    if not decided:
+        return []
+    return [("你决定了：" + "；".join(decided)) if zh else ("You decided on " + "; ".join(decided))]
+
+
+def _task(request: str, zh: bool) -> str:
+    """'Help me pack for Japan.' → 'help you pack for Japan'; '帮我安排行程' → '帮你安排行程'."""
+    text = request.strip().rstrip("。.!！?？")
+    if zh:
+        return re.sub(r"^(?:请|麻烦你?)", "", text).replace("我", "你")
+    text = re.sub(r"^(?:please |could you |can you |would you )", "", text, flags=re.IGNORECASE)
+    text = re.sub(r"\bme\b", "you", re.sub(r"\bmy\b", "your", text, flags=re.IGNORECASE), flags=re.IGNORECASE)
+    text = re.sub(r"\bI(?:'m| am)\b", "you're", text)
+    text = re.sub(r"\bI\b", "you", text)
+    text = re.sub(r"\bfor you$", "", text).strip()
+    return text[:1].lower() + text[1:]
 
 
 def _fallback(lines: list[tuple[str, str]]) -> str:

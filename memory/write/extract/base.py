@@ -213,7 +213,7 @@ def explicitness(text: str, lang: str, hedged: bool) -> float:
 
 
 # -- clause splitting ----------------------------------------------------------------------------------------
-_SENTENCE = re.compile(r"[^.!?;。！？；\n]+[.!?;。！？；]*")
+_SENTENCE = re.compile(r"(?:[^.!?;。！？；\n]|(?<=\d)\.(?=\d))+[.!?;。！？；]*")  # "2.5k", "3.5万" stay whole
 
 
 def sentences(text: str) -> list[str]:

@@ -24,13 +24,16 @@ RELATIONS_ZH = (
     "同事|老板|领导|上司|室友|邻居|同学|狗狗|狗|猫咪|猫|兔子|鹦鹉"
 )
 _PERSON_EN = re.compile(
-    r"^(?:and |but |also )?(?:my|our) (?:(?:little|older|younger|big|best|new|old|late) )?(?P<rel>"
+    r"^(?:and |but |also )?(?:(?:i think|i guess|maybe|perhaps|probably|i believe) )?"
+    r"(?:my|our) (?:(?:little|older|younger|big|best|new|old|late) )?(?P<rel>"
     + RELATIONS_EN
     + r")(?:,? (?P<name>(?-i:[A-Z][a-z]+)),?)? (?P<rest>.+)$",
     re.IGNORECASE,
 )
 _PERSON_ZH = re.compile(
-    r"^(?:而且|但是|不过)?我(?:的|家|家的)?(?P<rel>" + RELATIONS_ZH + r")(?P<name>[\u4e00-\u9fff]{0,3}?)"
+    r"^(?:而且|但是|不过)?(?:可能|好像|也许)?我(?:的|家|家的)?(?P<rel>"
+    + RELATIONS_ZH
+    + r")(?P<name>[\u4e00-\u9fff]{0,3}?)"
     r"(?P<rest>(?:也|都|还|很|非常|特别|最|一直|现在|目前|已经|不|从不|是|在|住|喜欢|爱|讨厌|对|养|有|会|要|打算|"
     r"准备|计划|去|来|刚).+)$"
 )
@@ -46,7 +49,9 @@ _VERB_EN = {
     "goes": "go",
     "'s": "am",
 }
-_PAST_EN = frozenset({"ran", "went", "had", "got", "began", "made", "took", "saw", "met", "bought", "flew", "won"})
+_PAST_EN = frozenset(
+    {"ran", "went", "had", "got", "began", "made", "took", "saw", "met", "bought", "flew", "won", "grew"}
+)
 _ADVERBS = r"(?:(?:really|also|absolutely|just|still|now|currently|totally|actually|always|never|usually|recently) )*"
 
 

@@ -83,12 +83,16 @@ def _strip_date(obj: str, found: DateMatch | None, lang: str) -> str:
 def _candidate(kind: str, obj: str, found: DateMatch | None, lang: str, evidence: str) -> Candidate:
     art = "an" if obj[:1].lower() in "aeiou" else "a"
     when = found.when if found else None
+    day = (f"{when:%Y-%m}" if found.granularity != "day" else f"{when:%Y-%m-%d}") if found and when else ""
     if lang == "zh":
-        date_txt = f"（{found.phrase}，{when:%Y-%m-%d}）" if found else ""
+        date_txt = f"（{found.phrase}，{day}）" if found else ""
         content = _PLAN_ZH[kind].format(obj=obj) + date_txt + "。"
     else:
-        date_txt = f" ({found.phrase}, {when:%Y-%m-%d})" if found else ""
-        content = _PLAN_EN[kind].format(obj=re.sub(r"\bmy\b", "their", obj), art=art) + date_txt + "."
+        date_txt = f" ({found.phrase}, {day})" if found else ""
+        template = _PLAN_EN[kind]
+        if kind == "plan" and re.match(r"(?:a|an|the|some|my)\s", obj, re.IGNORECASE):
+            template = "User is planning {obj}"  # "I'm planning a trip to Japan"
+        content = template.format(obj=re.sub(r"\bmy\b", "their", obj), art=art) + date_txt + "."
     predicate = "event" if kind == "event" else "plan"
     c = make(predicate, obj, content, lang=lang, evidence=evidence, negated=kind == "cancel", event_time=when)
     move = _MOVE.search(evidence)
@@ -101,7 +105,11 @@ def _plan_matches_en(sentence: str, phrase: str | None) -> list[tuple[re.Match, 
     found = [(m, "cancel") for m in rules_en._PLAN_CANCEL.finditer(sentence)]
     found += [(m, "have") for m in rules_en._PLAN_HAVE.finditer(sentence)]
     for m in rules_en._PLAN_STRONG.finditer(sentence):
-        strong = re.search(r"plan|intend|schedul|book|fly|trav|moving|head", m.group(0), re.I)
+        strong = re.search(r"plan|intend|schedul|book|fly|trav|moving|head", m.group(0), re.I) or (
+            re.search(
+                r"\bgoing to (?!the\b|a\b|an\b|my\b)\w+ \w+ \w+", m.group(0), re.I
+            )  # "going to run marathon 5": a concrete plan
+        )
         if not rules_en._NOISE_PLAN.match(m.group("obj")) and (phrase or strong):
             found.append((m, "plan"))
     if phrase:

@@ -18,7 +18,10 @@ _OBJ = r"(?P<obj>[^,.;!?]{2,60}?)" + _END
 _CAP = r"(?P<obj>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|de|da|of))*(?:\s+[A-Z][\w'’-]*)?)"
 _NAME = r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+(?-i:(?!I\b)[A-Z])[\w'’-]*){0,2})"  # later words capitalised, case-sensitive
 _I_AM = r"\b(?:i'm|i am|im|i’m)"
-_MONEY = r"(?P<obj>(?:[$¥€£]|rmb\s?|usd\s?)?\s?\d[\d,.]*\s?(?:k\b|K\b|yuan|rmb|dollars|usd|euros?|pounds|元|块)?)"
+_MONEY = (
+    r"(?P<obj>(?:[$¥€£]|rmb\s?|usd\s?)?\s?\d[\d,.]*\s?(?:k\b|K\b)?\s?"
+    r"(?:yuan|rmb|dollars|bucks|usd|euros?|pounds|元|块)?)"
+)
 
 OCCUPATIONS = (
     "software engineer|software developer|engineer|developer|programmer|data scientist|data analyst|designer|"
