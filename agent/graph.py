@@ -26,8 +26,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agent.llm import is_offline
-from memory import profile_sync
 from agent.offline import OfflineContext, Recalled, is_about_me
+from memory import profile_sync
 from memory.config import Settings
 from memory.service import MemoryService
 from memory.sessions import prompt as ctxmod
@@ -198,7 +198,7 @@ def _offline_context(state: TurnState, c: TurnContext) -> OfflineContext:
     importance = c.scratch.get("importance", {})
     items = c.scratch.get("memory_items", [])
     injected = [
-        Recalled(m.content, m.created_at, importance.get(m.memory_id, 0.5))
+        Recalled(m.content, m.created_at, importance.get(m.memory_id, 0.5), m.source_type)
         for m in items
         if m.memory_id in comp.injected
     ]
@@ -207,6 +207,7 @@ def _offline_context(state: TurnState, c: TurnContext) -> OfflineContext:
     return OfflineContext(
         profile=profile,
         profile_dates={name: f.updated_at for name, f in fields.items()},
+        profile_sources={name: f.source for name, f in fields.items()},
         memories=injected,
         important=injected if is_about_me(c.text) else [],
         bridge=consistent_text(bridge, profile, c.scratch.get("retracted", set())) if bridge else None,

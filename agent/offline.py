@@ -24,6 +24,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 
 from memory.sessions.summary import is_chinese
 from memory.text.voice import profile_sentence, sentence_end, told_on, you
+from memory.vocab import SourceType
 
 _QUESTION = re.compile(
     r"[?？]\s*$|^(what|where|who|when|why|how|which|do|does|did|is|are|am|can|could|should|would|will|any)\b|"
@@ -51,6 +52,7 @@ _FIELD_HINTS = {
     "occupation": r"\bjob\b|\bwork\b|occupation|工作|职业",
     "interests": r"\blike\b|hobb|interest|listen|music|weekend|喜欢|爱好|周末",
 }
+PERSON_EDIT = str(SourceType.PERSON_EDIT)
 _CHUNK = re.compile(r"\S{1,6}\s*|\s+")
 SHOWN_MEMORIES = 3
 ABOUT_ME_MEMORIES = 5
@@ -63,6 +65,7 @@ class Recalled:
     content: str
     created_at: datetime | None = None
     importance: float = 0.5
+    source_type: str = "user-stated"
 
 
 @dataclass
@@ -71,6 +74,8 @@ class OfflineContext:
 
     profile: dict[str, Any] = field(default_factory=dict)
     profile_dates: dict[str, datetime] = field(default_factory=dict)
+    #: field → where its value came from; a person's correction is said as such, never as the user's own words
+    profile_sources: dict[str, str] = field(default_factory=dict)
     memories: list[Recalled] = field(default_factory=list)
     important: list[Recalled] = field(default_factory=list)
     bridge: str | None = None
@@ -110,12 +115,25 @@ def _profile_lines(ctx: OfflineContext, lang: str, names: list[str] | None = Non
             continue
         said = profile_sentence(name, value, lang)
         if said:
-            out.append(sentence_end(said + told_on(ctx.profile_dates.get(name), lang, ctx.now), lang))
+            if ctx.profile_sources.get(name) == PERSON_EDIT:
+                out.append(sentence_end(said + _corrected(ctx.profile_dates.get(name), lang), lang))
+            else:
+                out.append(sentence_end(said + told_on(ctx.profile_dates.get(name), lang, ctx.now), lang))
     return out
+
+
+def _corrected(when: datetime | None, lang: str) -> str:
+    if lang == "zh":
+        return f"（{when.month}月{when.day}日由工作人员更正）" if when else "（由工作人员更正）"
+    return f" — corrected by a person on {when.day} {when:%B}" if when else " — corrected by a person"
 
 
 def _memory_line(m: Recalled, lang: str, now: datetime | None) -> str:
     said, told = you(m.content, lang).rstrip("。."), told_on(m.created_at, lang, now)
+    if m.source_type == PERSON_EDIT:
+        told = _corrected(m.created_at, lang)
+    elif m.source_type == "inferred":
+        told = "（这是我的推测）" if lang == "zh" else " — my own guess, you never said it"
     if said.endswith("）") and told.startswith("（"):  # "（2027年1月）（今天告诉我的）" → "（2027年1月；今天告诉我的）"
         said, told = said[:-1], "；" + told[1:]
     return sentence_end(said + told, lang)

@@ -157,8 +157,8 @@ def _summary_items(summary: str | None, labels: tuple[str, ...]) -> list[str]:
 
 
 def bridge_text(facts: list[str], decided: list[str], tasks: list[str], lang: str, max_tokens: int) -> str:
-    """'Last time you told me that you live in Lisbon and …. You decided …. Still open: …' within ``max_tokens``."""
-    from memory.text.voice import join_words, sentence_end, you
+    """'Last time you told me that you live in Lisbon; …. You decided …. Still open: …' within ``max_tokens``."""
+    from memory.text.voice import sentence_end, you
 
     zh = lang == "zh"
     said = [you(f, lang).rstrip("。.") for f in facts]
@@ -176,11 +176,11 @@ def bridge_text(facts: list[str], decided: list[str], tasks: list[str], lang: st
         parts.append(("我们在忙的事：" if zh else "We were working on this: ") + plans[-1])
     for n in range(len(said), -1, -1):  # as many facts as fit, whole sentences only
         lead = ""
-        if n:
+        if n:  # one clause per fact, split by semicolons: a fact retracted later is dropped on its own
             lead = (
                 ("上次你告诉我：" + "；".join(said[:n]))
                 if zh
-                else ("Last time you told me that " + join_words(said[:n], "en"))
+                else ("Last time you told me that " + "; ".join(said[:n]))
             )
         text = " ".join(sentence_end(p, lang) for p in ([lead] if lead else []) + _decided(decided, zh) + parts)
         if count_tokens(text) <= max_tokens or n == 0:
