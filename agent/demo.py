@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memory.cli import app, service
+from memory.vocab import EventOp
 
 if TYPE_CHECKING:  # imported where used: registering `seed-demo` must stay cheap (`memlens --help`)
     from memory.service import MemoryService
@@ -155,7 +156,7 @@ def _backdate(svc: MemoryService, user_key: str, names: list[str]) -> None:
                 *db.exec(select(SessionBridge).where(SessionBridge.from_session_id == s.id)).all(),
             ]
             events = db.exec(select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(turn_ids))).all()
-            memory_ids = {e.memory_id for e in events if e.memory_id and e.op in ("ADD", "UPDATE")}
+            memory_ids = {e.memory_id for e in events if e.memory_id and e.op in (EventOp.ADD, EventOp.UPDATE)}
             memories = db.exec(select(Memory).where(col(Memory.id).in_(list(memory_ids)))).all()
             db.add(s)
             for row in [*rows, *events, *memories]:

@@ -13,7 +13,8 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-SearchMode = Literal["vector", "fulltext", "hybrid"]
+from memory.vocab import SearchMode
+
 FusionMethod = Literal["rrf", "linear"]
 
 #: settings the back office may change live (stored in the DB, applied from the next turn)
@@ -119,7 +120,7 @@ class Settings(BaseSettings):
         None, ge=0.0, description="If set, also drop hits more than this below the best hit's similarity."
     )
     top_k: int = Field(5, ge=1, le=200, description="Memories injected per turn at most.")
-    search_mode: SearchMode = Field("hybrid", description="vector | fulltext | hybrid.")
+    search_mode: SearchMode = Field(SearchMode.HYBRID, description="vector | fulltext | hybrid.")
     fusion: FusionMethod = Field(
         "linear",
         description="Hybrid fusion: rrf (reciprocal rank) or linear (weighted normalised scores; tuned on LoCoMo).",

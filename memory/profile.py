@@ -25,6 +25,7 @@ from memory.errors import Conflict, InvalidInput
 from memory.storage.db import retrying
 from memory.storage.models import ProfileChange, ProfileField, User, utcnow
 from memory.text.privacy import mask_value
+from memory.vocab import EventOp, SourceType
 
 if TYPE_CHECKING:
     from memory.write.extract.base import Candidate
@@ -282,7 +283,7 @@ def touches(ops) -> bool:
     return any(
         op.candidate is not None
         and op.candidate.source_type == "user-stated"
-        and op.op != "NOOP"
+        and op.op != EventOp.NOOP
         and (op.candidate.hedged or op.candidate.meta.get("weak_field") or op.candidate.profile_field in FIELDS)
         for op in ops
     )
@@ -302,7 +303,7 @@ def plan_changes(ops, rows: dict[str, FieldState], source_message_id: int | None
     changes: list[Change] = []
     for op in ops:
         c: Candidate | None = op.candidate
-        if c is None or c.source_type != "user-stated" or op.op == "NOOP":
+        if c is None or c.source_type != SourceType.USER_STATED or op.op == EventOp.NOOP:
             continue
         weak = c.meta.get("weak_field")
         if c.hedged or weak:

@@ -32,6 +32,7 @@ from memory.storage.models import (
     User,
     utcnow,
 )
+from memory.vocab import MemoryStatus
 
 
 @dataclass
@@ -176,7 +177,7 @@ def memory_counts(store, user_key: str) -> dict[str, dict[str, int]]:
         ).all()
         by_type = db.exec(
             select(Memory.type, func.count())
-            .where(Memory.user_key == user_key, Memory.status == "active")
+            .where(Memory.user_key == user_key, Memory.status == MemoryStatus.ACTIVE)
             .group_by(Memory.type)
         ).all()
     return {"status": dict(by_status), "type": dict(by_type)}

@@ -46,10 +46,32 @@ class SourceType(StrEnum):
     PERSON_EDIT = "person-edit"
 
 
+class SessionStatus(StrEnum):
+    ACTIVE = "active"
+    ENDED = "ended"
+
+
 class SearchMode(StrEnum):
     VECTOR = "vector"
-    FTS = "fts"
+    FULLTEXT = "fulltext"
     HYBRID = "hybrid"
+
+
+class MemoryType(StrEnum):
+    FACT = "fact"
+    PREFERENCE = "preference"
+    EVENT = "event"
+    SUMMARY = "summary"
+    TURN = "turn"
+
+
+#: the event an ``set_status`` change is logged as, when the caller names none
+STATUS_OP: dict[MemoryStatus, EventOp] = {
+    MemoryStatus.ACTIVE: EventOp.RESTORE,
+    MemoryStatus.SUPERSEDED: EventOp.SUPERSEDE,
+    MemoryStatus.ARCHIVED: EventOp.ARCHIVE,
+    MemoryStatus.DELETED: EventOp.DELETE,
+}
 
 
 class Role(StrEnum):

@@ -15,23 +15,28 @@ import streamlit as st
 from memory.config import Settings
 from memory.service import MemoryService
 from memory.storage.models import Session, User
-from memory.vocab import Actor, Role
+from memory.vocab import Actor, EventOp, Role
 
 USER_KEY = "ml_user"
 ACTOR_KEY = "ml_actor"  # set by sign-in when there is one
 SESSION_KEY = "ml_session"
 
 #: one palette for the whole app: write decisions, statuses, context sections, verdicts
-OP_COLORS = {
-    "ADD": "#2e7d32",
-    "REINFORCE": "#1565c0",
-    "UPDATE": "#ef6c00",
-    "NOOP": "#9e9e9e",
-    "EDIT": "#6a1b9a",
-    "SUPERSEDE": "#ef6c00",
-    "DELETE": "#c62828",
-    "FLAG": "#ad1457",
-    "ARCHIVE": "#757575",
+OP_COLORS: dict[EventOp, str] = {
+    EventOp.ADD: "#2e7d32",
+    EventOp.REINFORCE: "#1565c0",
+    EventOp.UPDATE: "#ef6c00",
+    EventOp.NOOP: "#9e9e9e",
+    EventOp.SUPERSEDE: "#ef6c00",
+    EventOp.EDIT: "#6a1b9a",
+    EventOp.FLAG: "#ad1457",
+    EventOp.UNFLAG: "#f06292",
+    EventOp.DELETE: "#c62828",
+    EventOp.RESTORE: "#00897b",
+    EventOp.ARCHIVE: "#757575",
+    EventOp.PURGE: "#4e342e",
+    EventOp.COMPACT: "#5d4037",
+    EventOp.MERGE: "#8d6e63",
 }
 SECTION_COLORS = {
     "system": "#90a4ae",
@@ -44,16 +49,21 @@ SECTION_COLORS = {
 }
 PASS_COLOR, FAIL_COLOR, NEAR_COLOR = "#2e7d32", "#bdbdbd", "#ef6c00"
 THRESHOLD_COLOR = "#c62828"
-OP_BADGE = {
-    "ADD": "green",
-    "REINFORCE": "blue",
-    "UPDATE": "orange",
-    "NOOP": "gray",
-    "EDIT": "violet",
-    "SUPERSEDE": "orange",
-    "DELETE": "red",
-    "FLAG": "red",
-    "ARCHIVE": "gray",
+OP_BADGE: dict[EventOp, str] = {
+    EventOp.ADD: "green",
+    EventOp.REINFORCE: "blue",
+    EventOp.UPDATE: "orange",
+    EventOp.NOOP: "gray",
+    EventOp.SUPERSEDE: "orange",
+    EventOp.EDIT: "violet",
+    EventOp.FLAG: "red",
+    EventOp.UNFLAG: "violet",
+    EventOp.DELETE: "red",
+    EventOp.RESTORE: "green",
+    EventOp.ARCHIVE: "gray",
+    EventOp.PURGE: "red",
+    EventOp.COMPACT: "blue",
+    EventOp.MERGE: "blue",
 }
 EMPTY_HINT = "Run `memlens seed-demo` in a terminal, or chat with the agent first."
 

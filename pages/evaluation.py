@@ -18,6 +18,7 @@ import streamlit as st
 
 from memory.errors import MemLensError
 from memory.evaluation import EvalOptions, eval_service, list_reports, load_report, reports_dir, run_locomo, save_report
+from memory.vocab import SearchMode
 from pages.common import THRESHOLD_COLOR, service
 
 svc = service()
@@ -34,7 +35,7 @@ def run_form() -> None:
         path = st.text_input("LoCoMo-format JSON file", key="ev_path", placeholder="/path/to/locomo.json")
         cols = st.columns(3)
         ks = cols[0].text_input("k values", "5,10,25", key="ev_ks")
-        mode = cols[1].selectbox("mode", ["hybrid", "vector", "fulltext"], key="ev_mode")
+        mode = cols[1].selectbox("mode", [SearchMode.HYBRID, SearchMode.VECTOR, SearchMode.FULLTEXT], key="ev_mode")
         extract = cols[2].checkbox("run fact extraction", True, key="ev_extract")
         if st.button("Run", key="ev_run", disabled=not path):
             bar = st.progress(0.0, text="starting")

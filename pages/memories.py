@@ -11,10 +11,11 @@ from memory import views
 from memory.errors import MemLensError
 from memory.lifecycle import curation
 from memory.storage.models import MEMORY_TYPES, STATUSES
+from memory.vocab import EventOp, MemoryStatus
 from pages.common import current_actor, empty, fmt, op_badge, require_user, service, short, when
 
 PAGE_SIZE = 25
-OPS = ("ADD", "REINFORCE", "UPDATE", "NOOP", "EDIT", "SUPERSEDE", "DELETE", "FLAG", "ARCHIVE")
+OPS = tuple(EventOp)
 
 svc = service()
 user = require_user()
@@ -151,7 +152,7 @@ with st.container(border=True):
                 with st.chat_message(msg["role"] if msg["role"] in ("user", "assistant") else "ai"):
                     st.markdown(("**▶ source** · " if msg["is_source"] else "") + msg["content"])
     with act:
-        if row["memory_id"] and row["status"] == "active":
+        if row["memory_id"] and row["status"] == MemoryStatus.ACTIVE:
             st.text_area("New text (for edit or supersede)", key="mem_new_text", height=80)
             st.text_input("Reason (logged)", key="mem_reason")
             b = st.columns(4)

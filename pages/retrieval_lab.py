@@ -18,6 +18,7 @@ from memory import views
 from memory.errors import MemLensError
 from memory.retrieval import tuning
 from memory.retrieval.recall import NEAR_MISS_BAND, Hit, rank_and_cut
+from memory.vocab import SearchMode
 from pages import lab_tuning
 from pages.common import (
     FAIL_COLOR,
@@ -32,7 +33,7 @@ from pages.common import (
     when,
 )
 
-MODES, FUSIONS = ["hybrid", "vector", "fulltext"], ["rrf", "linear"]
+MODES, FUSIONS = [SearchMode.HYBRID, SearchMode.VECTOR, SearchMode.FULLTEXT], ["rrf", "linear"]
 KNOBS = {
     "lab_threshold": "relevance_threshold",
     "lab_floor": "similarity_floor",

@@ -9,9 +9,10 @@ import plotly.express as px
 import streamlit as st
 
 from memory import views
+from memory.vocab import SessionStatus
 from pages.common import empty, require_user, service, short, when
 
-STATUS_COLORS = {"active": "#3949ab", "ended": "#90a4ae"}
+STATUS_COLORS = {SessionStatus.ACTIVE: "#3949ab", SessionStatus.ENDED: "#90a4ae"}
 
 svc = service()
 user = require_user()
@@ -87,7 +88,7 @@ if links:
 
 st.subheader("Sessions, newest first", anchor=False)
 for n, s in enumerate(sessions):
-    dot = "🟢" if s["status"] == "active" else "⚪"
+    dot = "🟢" if s["status"] == SessionStatus.ACTIVE else "⚪"
     with st.expander(
         f"{dot} {short(s['session'], 60)} · {when(s['started_at'])} · {s['messages']} messages", expanded=n == 0
     ):

@@ -11,10 +11,11 @@ import streamlit as st
 
 from memory.config import Settings
 from memory.errors import MemLensError
-from pages.common import SESSION_KEY, USER_KEY, model_label, new_session_id, service, short
+from memory.vocab import SearchMode, SessionStatus
+from pages.common import SESSION_KEY, USER_KEY, agent, model_label, new_session_id, service, short
 
 LIVE_WIDGETS = {"relevance_threshold": "ml_live_threshold", "top_k": "ml_live_k", "search_mode": "ml_live_mode"}
-MODES = ["hybrid", "vector", "fulltext"]
+MODES = [SearchMode.HYBRID, SearchMode.VECTOR, SearchMode.FULLTEXT]
 
 
 def unique(name: str, key: str, n: int = 32) -> str:
@@ -60,9 +61,9 @@ def _new_session() -> None:
     svc = service()
     user = svc.get_user(st.session_state[USER_KEY])
     previous = st.session_state.get(SESSION_KEY)
-    if previous and hasattr(svc, "end_session"):
-        try:
-            svc.end_session(user.external_id, previous)  # writes the bridge the next session opens with
+    if previous:
+        try:  # the agent's own end-session (its summariser writes the bridge), as `memlens end-session` does
+            agent().end_session(user.external_id, previous)
         except MemLensError as exc:
             st.toast(f"could not close {previous}: {exc}", icon=":material/warning:")
     session = svc.ensure_session(user, new_session_id())
@@ -79,7 +80,7 @@ def _pick_session() -> None:
     else:
         if st.session_state.get(SESSION_KEY) not in names:
             st.session_state[SESSION_KEY] = names[0]
-        status = {s.external_id: ("● " if s.status == "active" else "○ ") for s in sessions}
+        status = {s.external_id: ("● " if s.status == SessionStatus.ACTIVE else "○ ") for s in sessions}
         ids = {s.external_id: s.id for s in sessions}
         st.selectbox(
             "Session", names, key=SESSION_KEY, format_func=lambda n: status.get(n, "") + unique(n, ids.get(n, ""))

@@ -19,6 +19,7 @@ from memory.service import MemoryService
 from memory.storage import models
 from memory.storage.db import make_engine, migrate
 from memory.storage.migrations import MIGRATIONS, Migration, add_column, apply_pending
+from memory.vocab import EventOp
 
 DATA = Path(__file__).parent / "data"
 #: tables other libraries keep in the same database (LangGraph's checkpointer)
@@ -108,6 +109,7 @@ def test_a_first_release_database_upgrades_and_keeps_its_rows(db_url, tmp_path):
         and [r["version"] for r in before["schemamigration"]] == [1]
     )
 
+    assert "SUPERSEDED" in {r["op"] for r in before["memoryevent"]}  # the old pipeline/set_status spelling
     applied = migrate(old)
     assert applied == [m.version for m in MIGRATIONS[1:]]
     after = rows_of(old)
@@ -118,10 +120,13 @@ def test_a_first_release_database_upgrades_and_keeps_its_rows(db_url, tmp_path):
         {**r, "key": "similarity_floor"} if r["key"] == "similarity_threshold" else r for r in before["setting"]
     ]
     after["setting"] = sorted(after["setting"], key=lambda r: [x["key"] for x in before["setting"]].index(r["key"]))
+    assert {r["op"] for r in after["memoryevent"]} <= set(EventOp)
+    renamed = {"SUPERSEDED": "SUPERSEDE", "ARCHIVED": "ARCHIVE", "DELETED": "DELETE", "ACTIVE": "RESTORE"}  # 0005
+    before["memoryevent"] = [{**r, "op": renamed.get(r["op"], r["op"])} for r in before["memoryevent"]]
     for table, rows in before.items():  # every old row, every old column, unchanged (new columns may be added)
-        if table == "schemamigration":  # gains one row per step applied (checked above)
-            continue
-        assert [{k: r[k] for k in rows[0]} for r in after[table]] == rows if rows else after[table] == [], table
+        kept = [{k: r[k] for k in rows[0]} for r in after[table][: len(rows)]] if rows else []
+        assert kept == rows, table
+    assert len(after["schemamigration"]) == len(MIGRATIONS)
     upgraded = schema_of(old)
     old.dispose()
 

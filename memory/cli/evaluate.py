@@ -10,6 +10,7 @@ import typer
 
 from memory.cli import JsonOpt, app, emit, service
 from memory.errors import InvalidInput
+from memory.vocab import SearchMode
 
 eval_app = typer.Typer(help="Measure retrieval quality offline.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -114,8 +115,8 @@ def locomo(
     """Ingest each conversation through the write path into <data_dir>/eval/store (apart from the product's users;
     reused by later runs), ask every question
     through recall, and report LoCoMo evidence recall@k per category, hit@k, MRR, tokens and empty-rate."""
-    if mode not in ("vector", "fulltext", "hybrid"):
-        raise InvalidInput(f"--mode must be vector, fulltext or hybrid, not {mode!r}")
+    if mode not in set(SearchMode):
+        raise InvalidInput(f"--mode must be {', '.join(SearchMode)}, not {mode!r}")
     from memory.evaluation import EvalOptions, eval_service, reports_dir, run_locomo, save_report
 
     opts = EvalOptions(

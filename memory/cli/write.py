@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from memory.cli import AgentOpt, JsonOpt, UserOpt, app, emit, service
+from memory.vocab import MemoryStatus
 
 
 def print_report(report, json_out: bool) -> None:
@@ -52,7 +53,7 @@ def memories(
 ) -> None:
     """List a user's memories (active ones unless --all), newest first."""
     svc = service()
-    rows = svc.list_memories(svc.get_user(user), statuses=() if all_ else ("active",), agent_id=agent)
+    rows = svc.list_memories(svc.get_user(user), statuses=() if all_ else (MemoryStatus.ACTIVE,), agent_id=agent)
     if json_out:
         emit([memory_dict(m) for m in rows])
         return

@@ -18,6 +18,7 @@ from sqlmodel import col, select
 from memory.evaluation.locomo import LocomoSession, Sample
 from memory.service import MemoryDraft, MemoryService
 from memory.storage.models import Memory, Message, Session, User, utcnow
+from memory.vocab import EventOp, MemoryStatus, SessionStatus
 
 Progress = Callable[[int], None]
 
@@ -61,7 +62,7 @@ def _extract(svc: MemoryService, user: User, session: Session, msgs: list[Messag
     for op in [op for report in svc.write_from_messages(user, session, msgs) for op in report.operations]:
         name = op.get("op", "?")
         stats.ops[name] = stats.ops.get(name, 0) + 1
-        if name in ("ADD", "UPDATE"):
+        if name in (EventOp.ADD, EventOp.UPDATE):
             stats.extracted += 1
 
 
@@ -76,7 +77,7 @@ def ingest_session(
 ) -> IngestStats:
     stats = IngestStats(extraction="write_from_message" if extract else "off")
     session = svc.ensure_session(user, f"session_{ls.number}")
-    if session.status == "ended":
+    if session.status == SessionStatus.ENDED:
         stats.reused_sessions += 1
         if progress:
             progress(len(ls.turns))
@@ -109,7 +110,7 @@ def _mark_ended(svc: MemoryService, session: Session) -> None:
     with svc.db() as db:
         row = db.get(Session, session.id)
         if row is not None:
-            row.status, row.ended_at = "ended", utcnow()
+            row.status, row.ended_at = SessionStatus.ENDED, utcnow()
             db.add(row)
             db.commit()
 
@@ -139,7 +140,9 @@ def dia_ids_by_message(svc: MemoryService, user_key: str) -> dict[int, str]:
 def memory_counts(svc: MemoryService, user_key: str) -> dict[str, int]:
     """Active memories per type for one user (what retrieval searches over)."""
     with svc.db() as db:
-        types = db.exec(select(Memory.type).where(Memory.user_key == user_key, col(Memory.status) == "active")).all()
+        types = db.exec(
+            select(Memory.type).where(Memory.user_key == user_key, col(Memory.status) == MemoryStatus.ACTIVE)
+        ).all()
     counts: dict[str, int] = {}
     for t in types:
         counts[t] = counts.get(t, 0) + 1

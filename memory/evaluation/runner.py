@@ -23,9 +23,10 @@ from memory.retrieval.relevance import Calibration
 from memory.service import MemoryService
 from memory.storage.models import utcnow
 from memory.text.tokens import count_tokens
+from memory.vocab import SearchMode
 
 Progress = Callable[[int], None]
-MODES = ("vector", "fulltext", "hybrid")
+MODES = tuple(SearchMode)
 
 
 @dataclass

@@ -27,6 +27,7 @@ from sqlalchemy import bindparam, insert, update
 from memory.lifecycle.retention import MemInfo, chunks, load, value
 from memory.storage.models import Memory, MemoryEvent, new_id, utcnow
 from memory.storage.vectors import IndexRow, sql_literal
+from memory.vocab import EventOp, MemoryStatus
 from memory.write.extract.base import SINGLE_VALUED
 
 NEVER_COMPACT = frozenset({"turn"})
@@ -167,7 +168,7 @@ def merged_record(group: Sequence[MemInfo], now: datetime) -> dict[str, Any]:
         "source_message_ids": sources,
         "confidence": max(m.confidence for m in group),
         "importance": round(1.0 - math.prod(1.0 - min(1.0, max(0.0, m.importance)) for m in group), 6),
-        "status": "active",
+        "status": MemoryStatus.ACTIVE,
         "event_time": lead.event_time,
         "created_at": min(m.created_at for m in group),
         "updated_at": now,
@@ -218,7 +219,7 @@ def plan_compact(rows: Sequence[MemInfo], vectors: dict[str, np.ndarray], store_
 def compact(store, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None) -> CompactReport:
     """Plan and (unless ``dry_run``) apply compaction for one user or everyone."""
     now = now or utcnow()
-    rows = load(store, user_key=user_key, statuses=("active",))
+    rows = load(store, user_key=user_key, statuses=(MemoryStatus.ACTIVE,))
     vectors = _vectors(store, user_key) if len(rows) > 1 else {}
     report = CompactReport(now=now, dry_run=dry_run, merges=plan_compact(rows, vectors, store.settings, now))
     if not dry_run and report.merges:
@@ -237,7 +238,7 @@ def _apply(store, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: 
                 "user_key": m.user_key,
                 "agent_id": m.agent_id,
                 "memory_id": rec["id"],
-                "op": "COMPACT",
+                "op": EventOp.COMPACT,
                 "reason": f"merged {len(m.source_ids)} memories: {m.reason}",
                 "content": rec["content"],
                 "detail": {"merged_from": m.source_ids},
@@ -249,7 +250,7 @@ def _apply(store, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: 
                 "user_key": m.user_key,
                 "agent_id": m.agent_id,
                 "memory_id": sid,
-                "op": "MERGE",
+                "op": EventOp.MERGE,
                 "reason": f"merged into {rec['id']}: {m.reason}",
                 "content": "",
                 "detail": {"merged_into": rec["id"]},
@@ -262,7 +263,12 @@ def _apply(store, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: 
         conn.execute(
             update(Memory)
             .where(Memory.id == bindparam("b_id"))
-            .values(status="superseded", superseded_by=bindparam("b_sup"), updated_at=now, version=Memory.version + 1),
+            .values(
+                status=MemoryStatus.SUPERSEDED,
+                superseded_by=bindparam("b_sup"),
+                updated_at=now,
+                version=Memory.version + 1,
+            ),
             sources,
         )
         conn.execute(insert(MemoryEvent), events)

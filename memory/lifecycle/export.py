@@ -31,6 +31,7 @@ from sqlmodel import SQLModel
 from memory.errors import Conflict, InvalidInput, NotFound
 from memory.lifecycle import retention as lifecycle
 from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User
+from memory.vocab import MemoryStatus
 
 FORMAT = "memlens.user-export"
 VERSION = 1
@@ -121,13 +122,13 @@ def import_user(store, data: dict[str, Any]) -> dict[str, int]:
             _refuse_existing(conn, table, batch)
             if name == "memory":
                 # an active row counts as indexed only once LanceDB has it (below)
-                batch = [{**r, "indexed": False} if r.get("status") == "active" else r for r in batch]
+                batch = [{**r, "indexed": False} if r.get("status") == MemoryStatus.ACTIVE else r for r in batch]
             conn.execute(insert(table), batch)
             counts[name] = len(batch)
         if conn.dialect.name == "postgresql":
             _advance_sequences(conn, [known[n] for n in counts])
     with store.db() as db:
-        query = select(Memory).where(Memory.user_key == data["user"]["key"], Memory.status == "active")
+        query = select(Memory).where(Memory.user_key == data["user"]["key"], Memory.status == MemoryStatus.ACTIVE)
         active = list(db.scalars(query).all())
     store.index_memories(active)
     return counts

@@ -35,6 +35,7 @@ from sqlalchemy import String, delete, insert, select, type_coerce, update
 
 from memory.config import Settings
 from memory.storage.models import HitLabel, Memory, MemoryEvent, RetrievalHit, utcnow
+from memory.vocab import EventOp, MemoryStatus
 
 CHUNK = 900  # ids per IN (...) list: below SQLite's default limit on bound parameters
 _TIMES = ("event_time", "created_at", "updated_at", "last_accessed_at", "expires_at")
@@ -234,8 +235,8 @@ def plan_forget(rows: Sequence[MemInfo], s: Settings, now: datetime) -> list[Act
     for members in by_user.values():
         keep: list[tuple[float, MemInfo]] = []
         for m in members:
-            v = value(m, now, s) if m.status == "active" else 0.0
-            if m.status == "archived":
+            v = value(m, now, s) if m.status == MemoryStatus.ACTIVE else 0.0
+            if m.status == MemoryStatus.ARCHIVED:
                 if now - m.updated_at >= retention:
                     actions.append(
                         _act(
@@ -285,7 +286,7 @@ def plan_forget(rows: Sequence[MemInfo], s: Settings, now: datetime) -> list[Act
 def forget(store, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None) -> ForgetReport:
     """Plan and (unless ``dry_run``) apply the forgetting rules for one user or everyone."""
     now = now or utcnow()
-    rows = load(store, user_key=user_key, statuses=("active", "archived"), full=False)
+    rows = load(store, user_key=user_key, statuses=(MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED), full=False)
     report = ForgetReport(now=now, dry_run=dry_run, actions=plan_forget(rows, store.settings, now))
     if not dry_run and report.actions:
         archive = [a for a in report.actions if a.action == "archive"]
@@ -307,8 +308,8 @@ def _archive(store, actions: Sequence[Action], now: datetime) -> None:
         for chunk in chunks(ids):
             conn.execute(
                 update(Memory)
-                .where(Memory.id.in_(chunk), Memory.status == "active")
-                .values(status="archived", updated_at=now, version=Memory.version + 1)
+                .where(Memory.id.in_(chunk), Memory.status == MemoryStatus.ACTIVE)
+                .values(status=MemoryStatus.ARCHIVED, updated_at=now, version=Memory.version + 1)
             )
         conn.execute(
             insert(MemoryEvent),
@@ -317,7 +318,7 @@ def _archive(store, actions: Sequence[Action], now: datetime) -> None:
                     "user_key": a.user_key,
                     "agent_id": a.agent_id,
                     "memory_id": a.memory_id,
-                    "op": "ARCHIVE",
+                    "op": EventOp.ARCHIVE,
                     "reason": a.reason,
                     "content": "",
                     "detail": {"rule": a.rule, "value": a.value},
@@ -353,7 +354,7 @@ def purge_rows(store, ids: Sequence[str], *, reasons: dict[str, str] | None = No
                         "user_key": uk,
                         "agent_id": ag,
                         "memory_id": mid,
-                        "op": "PURGE",
+                        "op": EventOp.PURGE,
                         "content": "",
                         "created_at": now,
                         "reason": (reasons or {}).get(mid, "purged"),
@@ -369,21 +370,23 @@ def purge_rows(store, ids: Sequence[str], *, reasons: dict[str, str] | None = No
 def overview(store, *, user_key: str, now: datetime | None = None, limit: int = 200) -> dict[str, Any]:
     """Archived memories (why, purge date) and active ones with an expiry (when, why), soonest first."""
     now, s = now or utcnow(), store.settings
-    rows = load(store, user_key=user_key, statuses=("active", "archived"), full=False)
-    archived = sorted((m for m in rows if m.status == "archived"), key=lambda m: m.updated_at, reverse=True)[:limit]
+    rows = load(store, user_key=user_key, statuses=(MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED), full=False)
+    archived = sorted((m for m in rows if m.status == MemoryStatus.ARCHIVED), key=lambda m: m.updated_at, reverse=True)[
+        :limit
+    ]
     reasons: dict[str, str] = {}
     with store.engine.connect() as conn:
         for chunk in chunks([m.id for m in archived]):
             query = (
                 select(MemoryEvent.memory_id, MemoryEvent.reason)
-                .where(MemoryEvent.memory_id.in_(chunk), MemoryEvent.op == "ARCHIVE")
+                .where(MemoryEvent.memory_id.in_(chunk), MemoryEvent.op == EventOp.ARCHIVE)
                 .order_by(MemoryEvent.id)
             )
             reasons.update(conn.execute(query).all())  # the latest archive decision wins
     retention = timedelta(days=s.archive_retention_days)
     expiring = []
     for m in rows:
-        when, why = expiry(m, s) if m.status == "active" else (None, "")
+        when, why = expiry(m, s) if m.status == MemoryStatus.ACTIVE else (None, "")
         if when is not None:
             expiring.append(
                 {
@@ -410,6 +413,6 @@ def overview(store, *, user_key: str, now: datetime | None = None, limit: int = 
             for m in archived
         ],
         "expiring": expiring[:limit],
-        "active": sum(m.status == "active" for m in rows),
+        "active": sum(m.status == MemoryStatus.ACTIVE for m in rows),
         "cap": s.max_active_memories,
     }

@@ -25,9 +25,11 @@ from statistics import median
 from typing import Any
 
 from sqlalchemy import Text, cast, func, select
+from sqlmodel import col
 
 from memory.storage.models import Memory, ProfileChange, Session
 from memory.text.numerals import find_amount
+from memory.vocab import MemoryStatus
 
 INTEREST_PREDICATES = frozenset(
     {
@@ -206,7 +208,7 @@ def user_stats(store, user_id: str) -> dict[str, Any]:
         by_type = dict(
             conn.execute(
                 select(Memory.type, func.count())
-                .where(Memory.user_key == key, Memory.status == "active")
+                .where(Memory.user_key == key, Memory.status == MemoryStatus.ACTIVE)
                 .group_by(Memory.type)
             ).all()
         )
@@ -228,7 +230,10 @@ def user_stats(store, user_id: str) -> dict[str, Any]:
                 cast(Memory.source_message_ids, Text).label("source_message_ids"),
                 cast(Memory.meta, Text).label("meta"),
                 cast(Memory.created_at, Text).label("created_at"),
-            ).where(Memory.user_key == key, Memory.status.in_(["active", "superseded", "archived"]))
+            ).where(
+                Memory.user_key == key,
+                col(Memory.status).in_([MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.ARCHIVED]),
+            )
         ).all()
     for table, rows, read in (("profilechange", changes, from_profile_change), ("memory", memories, from_memory)):
         for row in rows:

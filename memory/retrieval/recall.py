@@ -39,6 +39,7 @@ from memory.retrieval import neighbours as context
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
 from memory.text.privacy import mask_pii
+from memory.vocab import MemoryStatus
 
 NEAR_MISS_BAND = 0.10  # in relevance (probability)
 
@@ -274,7 +275,9 @@ def run_search(
     ids = list(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))
     with store.engine.connect() as conn:  # plain rows, not ORM objects: ~10× cheaper for a hundred candidates
         rows = conn.execute(
-            select(*HIT_COLUMNS).where(col(Memory.id).in_(ids), Memory.user_key == user_key, Memory.status == "active")
+            select(*HIT_COLUMNS).where(
+                col(Memory.id).in_(ids), Memory.user_key == user_key, Memory.status == MemoryStatus.ACTIVE
+            )
         ).all()
     rows = [m for m in rows if agent_id is None or m.agent_id == agent_id]
     smoothed: dict[str, float] = {}

@@ -24,6 +24,7 @@ from sqlmodel import col, select
 from memory.config import Settings
 from memory.storage.models import Message, Session, SessionBridge, SummaryAnchor, utcnow
 from memory.text.tokens import count_tokens, truncate_to_tokens
+from memory.vocab import SessionStatus
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n+")
@@ -315,8 +316,8 @@ def end_session_row(
     with store.db() as db:
         existing = db.exec(select(SessionBridge).where(SessionBridge.from_session_id == session.id)).first()
         row = db.get(Session, session.id)
-        if row is not None and row.status != "ended":
-            row.status, row.ended_at = "ended", utcnow()
+        if row is not None and row.status != SessionStatus.ENDED:
+            row.status, row.ended_at = SessionStatus.ENDED, utcnow()
             db.add(row)
             db.commit()
     if existing is not None:
@@ -359,7 +360,7 @@ def close_other_sessions(
             .where(
                 Session.user_key == session.user_key,
                 Session.agent_id == session.agent_id,
-                Session.status == "active",
+                Session.status == SessionStatus.ACTIVE,
                 Session.id != session.id,
             )
             .order_by(Session.last_activity_at)
@@ -405,8 +406,8 @@ def reopen(store, session: Session) -> None:
     """A message in an ended session makes it active again (its bridge stays: it already served the next session)."""
     with store.db() as db:
         row = db.get(Session, session.id)
-        if row is not None and row.status == "ended":
-            row.status, row.ended_at = "active", None
+        if row is not None and row.status == SessionStatus.ENDED:
+            row.status, row.ended_at = SessionStatus.ACTIVE, None
             db.add(row)
             db.commit()
 

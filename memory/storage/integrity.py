@@ -18,6 +18,7 @@ from sqlalchemy import func, or_, update
 from sqlmodel import col, select
 
 from memory.storage.models import Memory, MemoryEvent, Message, utcnow
+from memory.vocab import MemoryStatus
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,7 @@ CLAIM_LEASE = timedelta(minutes=5)
 
 
 def _pending(store, limit: int | None = None, grace: timedelta | None = None) -> list[Memory]:
-    query = select(Memory).where(Memory.indexed == False, Memory.status == "active").order_by(Memory.id)  # noqa: E712
+    query = select(Memory).where(Memory.indexed == False, Memory.status == MemoryStatus.ACTIVE).order_by(Memory.id)  # noqa: E712
     if grace:
         query = query.where(Memory.updated_at < utcnow() - grace)
     with store.db() as db:
@@ -48,7 +49,7 @@ def repair(store, *, grace: timedelta | None = None) -> dict[str, int]:
     listed = store.index.id_list()
     in_index = set(listed)
     with store.db() as db:
-        rows = db.exec(select(Memory.id, Memory.indexed).where(Memory.status == "active")).all()
+        rows = db.exec(select(Memory.id, Memory.indexed).where(Memory.status == MemoryStatus.ACTIVE)).all()
     active = {i for i, _ in rows}
     marked = {i for i, indexed in rows if indexed}
     doubles = sorted(i for i, n in Counter(listed).items() if n > 1)
@@ -60,7 +61,7 @@ def repair(store, *, grace: timedelta | None = None) -> dict[str, int]:
             ids = sorted(missing)
             for start in range(0, len(ids), 500):
                 rows = db.exec(select(Memory).where(col(Memory.id).in_(ids[start : start + 500]))).all()
-                pending.update({m.id: m for m in rows if m.status == "active"})
+                pending.update({m.id: m for m in rows if m.status == MemoryStatus.ACTIVE})
     todo = list(pending.values())
     for start in range(0, len(todo), 256):
         store.index_memories(todo[start : start + 256])
@@ -80,7 +81,7 @@ def startup_repair(store) -> dict[str, Any]:
         store.index_memories(pending)
     with store.db() as db:
         sql_count = db.exec(
-            select(func.count()).select_from(Memory).where(Memory.status == "active", Memory.indexed == True)  # noqa: E712
+            select(func.count()).select_from(Memory).where(Memory.status == MemoryStatus.ACTIVE, Memory.indexed == True)  # noqa: E712
         ).one()
     if store.index.count() == sql_count:
         return {"indexed": len(pending), "orphans_removed": 0, "full": False}

@@ -15,9 +15,9 @@ from sqlalchemy import JSON, Column, Index, Integer, Text, UniqueConstraint, eve
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlmodel import Field, SQLModel
 
-from memory.vocab import MemoryStatus, SourceType
+from memory.vocab import MemoryStatus, MemoryType, SessionStatus, SourceType
 
-MEMORY_TYPES = ("fact", "preference", "event", "summary", "turn")
+MEMORY_TYPES = tuple(MemoryType)
 SOURCE_TYPES = tuple(SourceType)
 STATUSES = tuple(MemoryStatus)
 
@@ -107,7 +107,7 @@ class Session(SQLModel, table=True):
     #: sha256 of external_id, filled on insert; look sessions up by it (see :func:`id_hash`)
     external_hash: str = Field(default="", max_length=64)
     title: str | None = None
-    status: str = "active"  # active | ended
+    status: str = SessionStatus.ACTIVE
     started_at: datetime = Field(default_factory=utcnow)
     last_activity_at: datetime = Field(default_factory=utcnow)
     ended_at: datetime | None = None
@@ -175,7 +175,7 @@ class Memory(SQLModel, table=True):
     source_message_ids: list = _json([])
     confidence: float = 1.0
     importance: float = 0.5
-    status: str = Field(default="active", max_length=16)
+    status: str = Field(default=MemoryStatus.ACTIVE, max_length=16)
     superseded_by: str | None = Field(default=None, max_length=32)
     event_time: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)

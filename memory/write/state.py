@@ -20,6 +20,7 @@ import numpy as np
 from sqlalchemy import and_, exists, or_, select
 
 from memory.storage.models import Memory
+from memory.vocab import MemoryStatus
 from memory.write.extract.base import OPPOSITES, Candidate
 from memory.write.plan import STRUCTURED_SKIP, Existing, Operation
 
@@ -79,7 +80,7 @@ class PlanState:
 
     # -- loading -----------------------------------------------------------------------------------------------
     def _scope(self):
-        return and_(_T.c.user_key == self.user_key, _T.c.agent_id == self.agent_id, _T.c.status == "active")
+        return and_(_T.c.user_key == self.user_key, _T.c.agent_id == self.agent_id, _T.c.status == MemoryStatus.ACTIVE)
 
     def _unstructured_query(self, exclude: set[str]):
         cond = and_(
