@@ -7,15 +7,17 @@ from typing import Annotated
 
 import typer
 
-from memory.cli import AgentOpt, JsonOpt, UserOpt, app, emit, run, service
+from agent import demo
+from agent.serve import cli as serve_cli
+from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, service
+from memory.cli.main import build_app, run
 
 SessionOpt = Annotated[str, typer.Option("--session", "-s", help="External session id.")]
 
-from agent import demo  # noqa: E402,F401  (registers `memlens seed-demo`)
-from agent.serve import cli as serve_cli  # noqa: E402,F401  (registers `memlens serve api | mcp`)
+cli = typer.Typer()
 
 
-@app.command()
+@cli.command()
 def chat(message: str, user: UserOpt, session: SessionOpt, agent: AgentOpt = None, json_out: JsonOpt = False) -> None:
     """Send MESSAGE to the agent: recall, budgeted context, reply (streamed), memory writes."""
     from agent.runtime import Agent
@@ -43,7 +45,7 @@ def chat(message: str, user: UserOpt, session: SessionOpt, agent: AgentOpt = Non
     )
 
 
-@app.command("end-session")
+@cli.command("end-session")
 def end_session(user: UserOpt, session: SessionOpt, agent: AgentOpt = None, json_out: JsonOpt = False) -> None:
     """End a session: write its bridge, which the user's next session receives on its first turn."""
     from agent.runtime import Agent
@@ -57,6 +59,10 @@ def end_session(user: UserOpt, session: SessionOpt, agent: AgentOpt = None, json
         emit({"session": session, "ended": True, "bridge": text})
     else:
         typer.echo(f"session ended; bridge: {text}" if text else "session ended (nothing to bridge)")
+
+
+#: the `memlens` console script: the engine's commands, the agent's (chat, end-session, seed-demo) and `serve`
+app = build_app(commands=(cli, demo.cli), groups={"serve": serve_cli.cli})
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from memory.cli import app, service
+from memory.cli.common import service
 from memory.vocab import EventOp
 
 if TYPE_CHECKING:  # imported where used: registering `seed-demo` must stay cheap (`memlens --help`)
@@ -211,7 +211,10 @@ def install_shipped_report(svc: MemoryService, source: Path = SHIPPED_REPORT) ->
     return target
 
 
-@app.command("seed-demo")
+cli = typer.Typer()
+
+
+@cli.command("seed-demo")
 def seed_demo(quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the summary.")] = False) -> None:
     """Create the demo users (English and Chinese) through the real agent loop; safe to run twice."""
     from agent.runtime import Agent

@@ -41,6 +41,7 @@ from memory.client import Memory
 from memory.errors import InvalidInput, NotFound
 from memory.storage.models import Memory as MemoryRow
 from memory.storage.models import User, id_hash
+from memory.vocab import MemoryStatus
 
 TEXT_FIELDS = ("content", "text", "memory")
 
@@ -103,14 +104,16 @@ class MemLensStore(BaseStore):
         query = select(MemoryRow).where(
             MemoryRow.user_key == user.key,
             MemoryRow.agent_id == agent,
-            MemoryRow.status == "active",
+            MemoryRow.status == MemoryStatus.ACTIVE,
             col(MemoryRow.meta)["store_key"].as_string() == key,
         )
         with self.service.db() as db:
             row = db.exec(query.limit(1)).first()
             if row is None:
                 row = db.get(MemoryRow, key)
-        ok = row is not None and row.user_key == user.key and row.agent_id == agent and row.status == "active"
+        ok = (
+            row is not None and row.user_key == user.key and row.agent_id == agent and row.status == MemoryStatus.ACTIVE
+        )
         return row if ok and self._kind_ok(row, kind) else None
 
     @staticmethod
@@ -185,7 +188,7 @@ class MemLensStore(BaseStore):
         query = (
             select(User.external_id, MemoryRow.agent_id, kind)
             .join(User, col(User.key) == col(MemoryRow.user_key))
-            .where(MemoryRow.status == "active")
+            .where(MemoryRow.status == MemoryStatus.ACTIVE)
             .distinct()
         )
         for cond in op.match_conditions or ():

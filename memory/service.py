@@ -20,7 +20,7 @@ from memory.retrieval.recall import RecallResult, log_retrieval, timed_search
 from memory.storage.models import Memory, MemoryEvent, Message, Session, User
 from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
 from memory.text.privacy import mask_pii
-from memory.vocab import Actor
+from memory.vocab import Actor, EventOp
 
 
 class MemoryService(Records):
@@ -126,7 +126,7 @@ class MemoryService(Records):
                     user_key=user.key,
                     agent_id=memory.agent_id,
                     memory_id=memory.id,
-                    op="ADD",
+                    op=EventOp.ADD,
                     reason="stored verbatim (no extraction requested)",
                     content=memory.content,
                     message_id=message.id,

@@ -1,4 +1,4 @@
-"""`memlens serve api | mcp`: start the REST API or the MCP server (registered by ``agent.cli``)."""
+"""`memlens serve api | mcp`: start the REST API or the MCP server (added to the app by ``agent.cli``)."""
 
 from __future__ import annotations
 
@@ -6,15 +6,14 @@ from typing import Annotated, Literal
 
 import typer
 
-from memory.cli import app, service
+from memory.cli.common import service
 
-serve_app = typer.Typer(help="Serve MemLens to other agents: a REST API or an MCP server (API keys: memlens apikey).")
-app.add_typer(serve_app, name="serve")
+cli = typer.Typer(help="Serve MemLens to other agents: a REST API or an MCP server (API keys: memlens apikey).")
 
 HostOpt = Annotated[str, typer.Option("--host", help="Interface to listen on.")]
 
 
-@serve_app.command("api")
+@cli.command("api")
 def api(host: HostOpt = "127.0.0.1", port: Annotated[int, typer.Option("--port")] = 8000) -> None:
     """The REST API (FastAPI + uvicorn); OpenAPI at /openapi.json, docs at /docs. Needs API keys."""
     import uvicorn
@@ -24,7 +23,7 @@ def api(host: HostOpt = "127.0.0.1", port: Annotated[int, typer.Option("--port")
     uvicorn.run(create_app(service()), host=host, port=port, log_level="warning")
 
 
-@serve_app.command("mcp")
+@cli.command("mcp")
 def mcp(
     transport: Annotated[
         Literal["stdio", "http"], typer.Option("--transport", help="stdio (local client) or http (needs API keys).")

@@ -6,13 +6,12 @@ from typing import Annotated
 
 import typer
 
-from memory.cli import JsonOpt, app, emit, service
+from memory.cli.common import JsonOpt, emit, service
 
-keys_app = typer.Typer(help="API keys for `memlens serve api|mcp` (stored hashed; the secret is shown once).")
-app.add_typer(keys_app, name="apikey")
+cli = typer.Typer(help="API keys for `memlens serve api|mcp` (stored hashed; the secret is shown once).")
 
 
-@keys_app.command("create")
+@cli.command("create")
 def create(
     name: Annotated[str, typer.Option("--name", help="A name for the key; writes through it are tagged api:<name>.")],
     users: Annotated[
@@ -29,7 +28,7 @@ def create(
     typer.echo(secret)
 
 
-@keys_app.command("list")
+@cli.command("list")
 def list_(json_out: JsonOpt = False) -> None:
     """Every key: name, prefix, allowed users, created, revoked (never the secret)."""
     from memory import apikeys
@@ -43,7 +42,7 @@ def list_(json_out: JsonOpt = False) -> None:
         typer.echo(f"{r['name']:<24} {r['prefix']}…  {','.join(r['users']) or 'any user':<30} {state}")
 
 
-@keys_app.command("revoke")
+@cli.command("revoke")
 def revoke(name: Annotated[str, typer.Argument(help="The key's name.")]) -> None:
     """Revoke a key at once: requests with it get 401 from then on."""
     from memory import apikeys

@@ -9,10 +9,9 @@ from typing import Annotated
 
 import typer
 
-from memory.cli import JsonOpt, app, cli_actor, emit, service
+from memory.cli.common import JsonOpt, cli_actor, emit, service
 
-memory_app = typer.Typer(help="Look at and correct one memory (by id), as on the Memories page.", no_args_is_help=True)
-app.add_typer(memory_app, name="memory")
+cli = typer.Typer(help="Look at and correct one memory (by id), as on the Memories page.", no_args_is_help=True)
 
 IdArg = Annotated[str, typer.Argument(help="Memory id (see `memlens memories --json`).")]
 ReasonOpt = Annotated[str, typer.Option("--reason", "-r", help="Why (logged with your name).")]
@@ -32,7 +31,7 @@ def _done(m, verb: str, json_out: bool) -> None:
         typer.echo(f"{verb} {m.id}: {m.content}  [{m.status}]")
 
 
-@memory_app.command("show")
+@cli.command("show")
 def show(memory_id: IdArg, json_out: JsonOpt = False) -> None:
     """Content, status, provenance and the full event history of one memory."""
     data = _curation().show_memory(service(), memory_id)
@@ -48,13 +47,13 @@ def show(memory_id: IdArg, json_out: JsonOpt = False) -> None:
         typer.echo(f"{e['at'][:19]}  {e['op']:<10} {e['reason']}" + (f"  — {who}" if who else ""))
 
 
-@memory_app.command("edit")
+@cli.command("edit")
 def edit(memory_id: IdArg, text: str, reason: ReasonOpt = "edited from the CLI", json_out: JsonOpt = False) -> None:
     """Rewrite a memory's text (stored as your correction; the profile field it states follows)."""
     _done(_curation().edit_memory(service(), memory_id, text, actor=cli_actor(), reason=reason), "edited", json_out)
 
 
-@memory_app.command("supersede")
+@cli.command("supersede")
 def supersede(
     memory_id: IdArg, text: str, reason: ReasonOpt = "superseded from the CLI", json_out: JsonOpt = False
 ) -> None:
@@ -63,25 +62,25 @@ def supersede(
     _done(new, "superseded by", json_out)
 
 
-@memory_app.command("flag")
+@cli.command("flag")
 def flag(memory_id: IdArg, reason: ReasonOpt = "flagged as wrong from the CLI", json_out: JsonOpt = False) -> None:
     """Flag a memory as wrong: kept and visible, never injected again (until unflagged)."""
     _done(_curation().flag_memory(service(), memory_id, actor=cli_actor(), reason=reason), "flagged", json_out)
 
 
-@memory_app.command("unflag")
+@cli.command("unflag")
 def unflag(memory_id: IdArg, reason: ReasonOpt = "unflagged from the CLI", json_out: JsonOpt = False) -> None:
     """Take a flag back: the memory is recalled again."""
     _done(_curation().unflag_memory(service(), memory_id, actor=cli_actor(), reason=reason), "unflagged", json_out)
 
 
-@memory_app.command("delete")
+@cli.command("delete")
 def delete(memory_id: IdArg, reason: ReasonOpt = "deleted from the CLI", json_out: JsonOpt = False) -> None:
     """Take a memory out of use (restorable with `memlens memory restore` until purged)."""
     _done(_curation().delete_memory(service(), memory_id, actor=cli_actor(), reason=reason), "deleted", json_out)
 
 
-@memory_app.command("restore")
+@cli.command("restore")
 def restore(memory_id: IdArg, reason: ReasonOpt = "restored from the CLI", json_out: JsonOpt = False) -> None:
     """Bring a deleted (or archived) memory back."""
     _done(_curation().restore_memory(service(), memory_id, actor=cli_actor(), reason=reason), "restored", json_out)

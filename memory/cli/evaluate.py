@@ -8,12 +8,11 @@ from typing import Annotated
 
 import typer
 
-from memory.cli import JsonOpt, app, emit, service
+from memory.cli.common import JsonOpt, emit, service
 from memory.errors import InvalidInput
 from memory.vocab import SearchMode
 
-eval_app = typer.Typer(help="Measure retrieval quality offline.", no_args_is_help=True)
-app.add_typer(eval_app, name="eval")
+cli = typer.Typer(help="Measure retrieval quality offline.", no_args_is_help=True)
 
 
 def _ks(text: str) -> tuple[int, ...]:
@@ -88,7 +87,7 @@ def cut_lines(report: dict) -> list[str]:
     return lines
 
 
-@eval_app.command("locomo")
+@cli.command("locomo")
 def locomo(
     path: Annotated[Path, typer.Argument(help="A LoCoMo-format JSON file.")],
     k: Annotated[str, typer.Option("--k", help="Comma-separated cut-offs.")] = "5,10,25",
@@ -142,7 +141,7 @@ def locomo(
     typer.echo(f"report: {saved}")
 
 
-@eval_app.command("calibrate")
+@cli.command("calibrate")
 def calibrate_cmd(
     path: Annotated[Path, typer.Argument(help="A LoCoMo-format JSON file (two conversations or more).")],
     cache: Annotated[

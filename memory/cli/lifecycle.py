@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from memory.cli import AgentOpt, JsonOpt, UserOpt, app, emit, service
+from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, service
 from memory.errors import InvalidInput
 
 AnyUserOpt = Annotated[str | None, typer.Option("--user", "-u", help="External user id (default: every user).")]
@@ -18,6 +18,8 @@ NowOpt = Annotated[str | None, typer.Option("--now", help="Pretend it is this IS
 YesOpt = Annotated[bool, typer.Option("--yes", help="Confirm: this cannot be undone.")]
 #: accepted for old scripts and ignored: erasure no longer waits for running sessions
 ForceOpt = Annotated[bool, typer.Option("--force", hidden=True, help="No longer needed (ignored).")]
+
+cli = typer.Typer()
 
 
 def _now(value: str | None) -> datetime | None:
@@ -36,7 +38,7 @@ def _confirm(yes: bool, what: str) -> None:
         raise InvalidInput(f"{what} cannot be undone: add --yes to confirm")
 
 
-@app.command()
+@cli.command()
 def forget(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = None, json_out: JsonOpt = False) -> None:
     """Archive expired, faded and over-cap memories; purge archived ones past retention. Says why for each."""
     report = service().forget(user, dry_run=dry_run, now=_now(now)).to_dict()
@@ -49,7 +51,7 @@ def forget(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = No
         typer.echo(f"{a['action']:<7} {a['memory_id']}  [{a['rule']}] {a['reason']}  — {a['content'][:60]}")
 
 
-@app.command()
+@cli.command()
 def compact(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = None, json_out: JsonOpt = False) -> None:
     """Merge near-duplicate / same-topic memories into one record that keeps every source."""
     report = service().compact(user, dry_run=dry_run, now=_now(now)).to_dict()
@@ -62,7 +64,7 @@ def compact(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = N
         typer.echo(f"{m['merged_id']} ← {len(m['source_ids'])}: {m['content'][:80]}  ({m['reason'][:120]})")
 
 
-@app.command()
+@cli.command()
 def export(
     user: UserOpt, out: Annotated[Path | None, typer.Option("--out", "-o", help="File (default: stdout).")] = None
 ) -> None:
@@ -75,7 +77,7 @@ def export(
     typer.echo(f"exported to {out}")
 
 
-@app.command("import")
+@cli.command("import")
 def import_(
     file: Annotated[Path, typer.Argument(help="A file written by `memlens export`.")], json_out: JsonOpt = False
 ) -> None:
@@ -91,7 +93,7 @@ def import_(
         typer.echo("imported " + ", ".join(f"{n} {t}" for t, n in counts.items()))
 
 
-@app.command("delete-user")
+@cli.command("delete-user")
 def delete_user(user: UserOpt, yes: YesOpt = False, force: ForceOpt = False, json_out: JsonOpt = False) -> None:
     """Delete a user completely and at once (even mid-conversation): SQL, vectors, agent checkpoints; reclaims the
     disk space holding the text."""
@@ -101,7 +103,7 @@ def delete_user(user: UserOpt, yes: YesOpt = False, force: ForceOpt = False, jso
     emit({"deleted": counts}) if json_out else typer.echo(f"deleted user ({sum(counts.values())} rows)")
 
 
-@app.command("delete-session")
+@cli.command("delete-session")
 def delete_session(
     user: UserOpt,
     session: Annotated[str, typer.Option("--session", "-s", help="Session id.")],
@@ -117,7 +119,7 @@ def delete_session(
     emit({"deleted": counts}) if json_out else typer.echo(f"deleted session ({sum(counts.values())} rows)")
 
 
-@app.command("purge-memory")
+@cli.command("purge-memory")
 def purge_memory(memory_id: str, yes: YesOpt = False, json_out: JsonOpt = False) -> None:
     """Delete one memory for good (row, history, hits, vector)."""
     _confirm(yes, "purging a memory")
@@ -125,7 +127,7 @@ def purge_memory(memory_id: str, yes: YesOpt = False, json_out: JsonOpt = False)
     emit({"deleted": counts}) if json_out else typer.echo(f"purged {memory_id}")
 
 
-@app.command()
+@cli.command()
 def stats(user: UserOpt, json_out: JsonOpt = False) -> None:
     """Counts, most frequent interests and topics, typical budget; lists rows that had to be skipped."""
     result = service().user_stats(user)

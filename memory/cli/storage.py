@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from memory.cli import JsonOpt, app, emit, service
+from memory.cli.common import JsonOpt, emit, service
+
+cli = typer.Typer()
 
 
-@app.command()
+@cli.command()
 def repair(json_out: JsonOpt = False) -> None:
     """Index unindexed memories, drop vectors without an active row (and doubles); SQL is the truth."""
     report = service().repair()

@@ -6,8 +6,10 @@ from typing import Annotated, Any
 
 import typer
 
-from memory.cli import AgentOpt, JsonOpt, UserOpt, app, emit, service
+from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, service
 from memory.vocab import MemoryStatus
+
+cli = typer.Typer()
 
 
 def print_report(report, json_out: bool) -> None:
@@ -44,7 +46,7 @@ def memory_dict(m) -> dict[str, Any]:
     }
 
 
-@app.command()
+@cli.command()
 def memories(
     user: UserOpt,
     all_: Annotated[bool, typer.Option("--all", help="Include superseded, archived and deleted memories.")] = False,
@@ -65,7 +67,7 @@ def memories(
         )
 
 
-@app.command()
+@cli.command()
 def profile(user: UserOpt, json_out: JsonOpt = False) -> None:
     """Show a user's core profile and its change log."""
     svc = service()

@@ -1,0 +1,74 @@
+"""`memlens remember | recall | users | reindex`: the engine's own everyday commands."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, service
+
+cli = typer.Typer()
+
+
+@cli.command()
+def remember(text: str, user: UserOpt, agent: AgentOpt = None, json_out: JsonOpt = False) -> None:
+    """Run TEXT through the write pipeline as a user message (extract, dedupe, supersede, mask, store)."""
+    from memory.cli.write import print_report
+
+    print_report(service().remember(user, text, agent_id=agent), json_out)
+
+
+@cli.command()
+def recall(
+    query: str,
+    user: UserOpt,
+    k: Annotated[int | None, typer.Option("--k", help="How many memories to select.")] = None,
+    threshold: Annotated[
+        float | None, typer.Option("--threshold", help="Relevance threshold (0..1; default: the calibration's).")
+    ] = None,
+    floor: Annotated[float | None, typer.Option("--floor", help="Optional raw-similarity floor (-1..1).")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", help="vector | fulltext | hybrid")] = None,
+    agent: AgentOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Search a user's memories; shows every candidate with its scores and whether it passed."""
+    result = service().recall(user, query, agent_id=agent, k=k, threshold=threshold, similarity_floor=floor, mode=mode)
+    if result.notice:
+        typer.echo(f"note: {result.notice}", err=True)
+    if json_out:
+        emit(result.to_dict())
+        return
+    p = result.params
+    typer.echo(
+        f"{len(result.hits)} candidates · mode {p.mode} · relevance threshold {p.threshold:.2f} · k {p.k} "
+        f"· calibration {result.calibration} · {result.latency_ms:.1f} ms"
+    )
+    for h in result.hits:
+        mark = "✔" if h.selected else ("·" if h.passed else "✘")
+        sim = "  —  " if h.similarity is None else f"{h.similarity:.3f}"
+        fts = "  —  " if h.fts_score is None else f"{h.fts_score:.2f}"
+        rel = " — " if h.relevance is None else f"{h.relevance:.2f}"
+        typer.echo(f"{mark} #{h.rank:<3} relevance {rel}  sim {sim}  fts {fts}  score {h.score:.4f}  {h.content[:100]}")
+
+
+@cli.command()
+def users(json_out: JsonOpt = False) -> None:
+    """List users with their count of active memories."""
+    rows = service().list_users()
+    if json_out:
+        emit({"users": rows})
+        return
+    for r in rows:
+        typer.echo(f"{r['user_id'][:60]:<60} {r['active_memories']:>6} memories")
+
+
+@cli.command()
+def reindex() -> None:
+    """Rebuild the LanceDB index from SQL (after changing the embedder, or to repair)."""
+    from tqdm import tqdm
+
+    with tqdm(desc="reindex", unit="memory", disable=not sys.stderr.isatty()) as bar:
+        n = service().reindex(progress=bar.update)
+    typer.echo(f"reindexed {n} memories")
