@@ -159,10 +159,10 @@ class MemoryService(Records):
     ):
         """A person's edit of one profile field: the memories stating the old value are superseded by one stating
         the new value, the field is linked to it, the change logged with the actor; ``Conflict`` on a stale
-        expected_version (see memory.profile_sync)."""
-        from memory import profile_sync
+        expected_version (see memory.lifecycle.profile_edit)."""
+        from memory.lifecycle import profile_edit
 
-        return profile_sync.edit_field(
+        return profile_edit.edit_field(
             self, self._user(user), field, value, actor=actor, reason=reason, expected_version=expected_version
         )
 
