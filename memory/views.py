@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import col, select
 
+from memory.errors import Conflict, NotFound
 from memory.storage.models import (
     ContextSection,
     ContextSnapshot,
@@ -30,6 +31,7 @@ from memory.storage.models import (
     SummaryAnchor,
     Turn,
     User,
+    id_hash,
     utcnow,
 )
 from memory.vocab import MemoryStatus
@@ -407,22 +409,63 @@ def retrieval_hits(store, retrieval_id: int) -> list[dict[str, Any]]:
     ]
 
 
+def query_key(text: str) -> str:
+    """The same query whatever its spacing or case (labels are one per query, memory and labeller)."""
+    return id_hash(" ".join(text.split()).casefold())
+
+
+def _label_row(db, user_key: str, qkey: str, memory_id: str, labeled_by: str) -> HitLabel | None:
+    return db.exec(
+        select(HitLabel).where(
+            HitLabel.user_key == user_key,
+            HitLabel.query_key == qkey,
+            HitLabel.memory_id == memory_id,
+            HitLabel.labeled_by == labeled_by,
+        )
+    ).first()
+
+
 def set_label(
     store, user_key: str, retrieval_id: int, memory_id: str, relevant: bool | None, labeled_by: str = "team"
 ) -> None:
-    """Record (or clear, with None) a person's verdict on one hit; one label per (retrieval, memory)."""
+    """Record (or clear, with None) a person's verdict on one hit. One label per (query, memory, labeller):
+    labelling the same query again updates that label (and moves it to this retrieval's scores), never adds one."""
     with store.db() as db:
-        row = db.exec(
+        retrieval = db.get(Retrieval, retrieval_id)
+        if retrieval is None or retrieval.user_key != user_key:
+            raise NotFound(f"no retrieval {retrieval_id} for this user")
+        qkey = query_key(retrieval.query)
+        row = _label_row(db, user_key, qkey, memory_id, labeled_by)
+        here = db.exec(
             select(HitLabel).where(HitLabel.retrieval_id == retrieval_id, HitLabel.memory_id == memory_id)
         ).first()
+        if here is not None and here is not row:
+            if here.labeled_by != labeled_by:
+                raise Conflict("another person labelled this hit of this very search: search again to add yours")
+            db.delete(here)  # a row from before query keys existed
+            db.flush()
         if relevant is None:
             if row is not None:
                 db.delete(row)
         else:
-            row = row or HitLabel(user_key=user_key, retrieval_id=retrieval_id, memory_id=memory_id, relevant=True)
-            row.relevant, row.labeled_by, row.created_at = bool(relevant), labeled_by, utcnow()
+            row = row or HitLabel(user_key=user_key, memory_id=memory_id, relevant=True, query_key=qkey)
+            row.retrieval_id, row.relevant, row.labeled_by = retrieval_id, bool(relevant), labeled_by
+            row.created_at = utcnow()
             db.add(row)
         db.commit()
+
+
+def labels_for_query(store, user_key: str, query: str, labeled_by: str) -> dict[str, bool]:
+    """memory id → this labeller's verdict for this query (shown again when the same query is searched again)."""
+    with store.db() as db:
+        rows = db.exec(
+            select(HitLabel.memory_id, HitLabel.relevant).where(
+                HitLabel.user_key == user_key,
+                HitLabel.query_key == query_key(query),
+                HitLabel.labeled_by == labeled_by,
+            )
+        ).all()
+    return {m: bool(r) for m, r in rows}
 
 
 def labelled_similarities(store, user_key: str | None = None) -> list[tuple[float, bool]]:
@@ -483,6 +526,12 @@ def turn_of_message(store, message_id: int) -> int | None:
 
 
 # -- chat history -------------------------------------------------------------------------------------------------
+def retrieval_params(r: Retrieval) -> dict[str, Any]:
+    """The knobs a logged retrieval ran with (what the chat's hit panel states for its turn)."""
+    p = r.params or {}
+    return {"threshold": r.threshold, "k": r.k, "mode": r.mode, "fusion": p.get("fusion"), "flagged": "excluded"}
+
+
 def turn_details(store, session_id: str, limit: int = 30) -> dict[int, dict[str, Any]]:
     """For the last turns of a session, keyed by the reply's message id: what was recalled, the budget, the writes."""
     with store.db() as db:
@@ -509,6 +558,7 @@ def turn_details(store, session_id: str, limit: int = 30) -> dict[int, dict[str,
         out[t.reply_message_id or -t.id] = {
             "turn_id": t.id,
             "query": r.retrieval_query if r else None,
+            "params": retrieval_params(r) if r else None,
             "hits": [
                 {
                     "content": m.content if m else "(removed)",

@@ -15,9 +15,12 @@ from pages.common import (
     model_label,
     new_session_id,
     op_badge,
+    page_title,
+    plain,
     require_user,
     service,
     short,
+    text_block,
 )
 
 HISTORY = 40
@@ -28,25 +31,38 @@ if user is None:
     st.stop()
 session = current_session(user)
 
-st.title("Chat", anchor=False)
-where = short(session.external_id, 40) if session else "new"
+page_title("Chat", user)
+where = plain(short(session.external_id, 40)) if session else "new"
 st.caption(
-    f"Talking as **{short(user.external_id, 50)}** · session **{where}** · {model_label(svc.effective_settings())}"
+    f"Talking as **{plain(short(user.external_id, 50))}** · session **{where}** · "
+    f"{plain(model_label(svc.effective_settings()))}"
 )
 
 
 def memory_panel(
-    hits: list[dict[str, Any]], budget: dict[str, Any] | None, writes: list[dict[str, Any]], bridge: str | None = None
+    hits: list[dict[str, Any]],
+    budget: dict[str, Any] | None,
+    writes: list[dict[str, Any]],
+    bridge: str | None = None,
+    params: dict[str, Any] | None = None,
 ) -> None:
-    """The expander under a reply: recalled hits with their scores, the budget bar, and what was written."""
+    """The expander under a reply: the knobs that turn used, recalled hits with their scores, the budget bar, and
+    what was written. Every user text in it is plain text."""
     if budget and budget.get("total_budget"):
         used, total = int(budget.get("total_used") or 0), int(budget["total_budget"])
         st.progress(min(1.0, used / total), text=f"context {used:,} / {total:,} tokens")
     injected = [h for h in hits if h.get("injected")]
     label = f"What I remembered · {len(injected)} used of {len(hits)} candidates"
     with st.expander(label, icon=":material/psychology:"):
+        if params:
+            st.caption(
+                f"Recalled with threshold **{params['threshold']:.2f}** · k **{params['k']}** · "
+                f"mode **{params['mode']}**"
+                + (f" ({params['fusion']})" if params.get("fusion") else "")
+                + " · flagged memories excluded"
+            )
         if bridge:
-            st.markdown(f":material/link: **From last session:** {bridge}")
+            st.markdown(f":material/link: **From last session:** {plain(bridge)}")
         if hits:
             st.dataframe(
                 pd.DataFrame(
@@ -80,12 +96,12 @@ def memory_panel(
             st.markdown("**What I wrote down**")
             for w in writes:
                 st.markdown(
-                    f"{op_badge(w['op'])} {short(w.get('content') or '', 120)} · "
-                    f":gray[{short(w.get('reason') or '', 80)}]"
+                    f"{op_badge(w['op'])} {plain(short(w.get('content') or '', 120))} · "
+                    f":gray[{plain(short(w.get('reason') or '', 80))}]"
                 )
 
 
-def live_details(result) -> tuple[list[dict], dict | None, list[dict]]:
+def live_details(result) -> tuple[list[dict], dict | None, list[dict], dict | None]:
     """The same shape as views.turn_details, from a fresh TurnResult (writes may still be landing in the DB)."""
     hits = [
         {
@@ -102,14 +118,16 @@ def live_details(result) -> tuple[list[dict], dict | None, list[dict]]:
     ]
     ops = list(getattr(result.writes, "operations", []) or [])
     writes = [{"op": o.get("op", "?"), "content": o.get("content", ""), "reason": o.get("reason", "")} for o in ops]
-    return hits, result.context or None, writes
+    p = result.recall.params if result.recall else None
+    params = {"threshold": p.threshold, "k": p.k, "mode": p.mode, "fusion": p.fusion} if p else None
+    return hits, result.context or None, writes, params
 
 
 if session is not None:
     details = views.turn_details(svc, session.id)
     messages = svc.messages(session.id)[-HISTORY:]
     if bridge := views.bridge_into(svc, session.id):
-        st.info(f"**Carried over from last session:** {bridge}", icon=":material/link:")
+        st.info(f"**Carried over from last session:** {plain(bridge)}", icon=":material/link:")
     if not messages:
         st.info(
             "A fresh session. Say something the agent should remember — e.g. *I live in Hangzhou and I don't eat "
@@ -120,10 +138,10 @@ if session is not None:
         if msg.role not in ("user", "assistant"):
             continue
         with st.chat_message(msg.role):
-            st.markdown(msg.content)
+            text_block(msg.content)
             if msg.role == "assistant" and msg.id in details:
                 d = details[msg.id]
-                memory_panel(d["hits"], d["budget"], d["writes"])
+                memory_panel(d["hits"], d["budget"], d["writes"], params=d.get("params"))
 else:
     st.info("No session yet: your first message starts one.", icon=":material/waving_hand:")
 
@@ -131,16 +149,19 @@ prompt = st.chat_input("Message the agent…  (English or 中文)", key="chat_in
 if prompt:
     session_name = session.external_id if session else new_session_id()
     with st.chat_message("user"):
-        st.markdown(prompt)
+        text_block(prompt)
     with st.chat_message("assistant"):
         try:
             stream = agent().stream(user.external_id, session_name, prompt)
-            st.write_stream(stream)
+            shown, so_far = st.empty(), ""
+            for piece in stream:  # streamed as plain text: a reply may quote the user's text
+                so_far += piece
+                shown.text(so_far)
         except MemLensError as exc:
-            st.error(str(exc))
+            st.error(plain(exc))
             st.stop()
         if stream.result is not None:
-            hits, budget, writes = live_details(stream.result)
-            memory_panel(hits, budget, writes, stream.result.bridge)
+            hits, budget, writes, params = live_details(stream.result)
+            memory_panel(hits, budget, writes, stream.result.bridge, params)
     if session is None:
         st.rerun()  # the sidebar picks the new session up as the newest one

@@ -7,6 +7,7 @@ processes can share one database (DESIGN.md §7). Global keys start with ``ml_``
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -126,14 +127,40 @@ def short(text: str | None, n: int = 40) -> str:
 
 
 def current_user() -> User | None:
-    uid = st.session_state.get(USER_KEY)
-    if not uid:
+    """The user picked in the sidebar, by their stable internal key (labels and counts may change freely)."""
+    key = st.session_state.get(USER_KEY)
+    if not key:
         return None
-    try:
-        return service().get_user(uid)
-    except LookupError:
+    with service().db() as db:
+        user = db.get(User, key)
+    if user is None:  # deleted meanwhile
         st.session_state.pop(USER_KEY, None)
-        return None
+    return user
+
+
+# -- user text is shown as text ------------------------------------------------------------------------------------
+#: every character Markdown (and Streamlit's directives :color[…], :material/…:, $LaTeX$) could read as syntax
+_MARKDOWN_SYNTAX = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~:$&=^\"'])")
+
+
+def plain(text: Any) -> str:
+    """``text`` made inert inside Markdown (titles, captions, badges): every syntax character is backslash-escaped
+    and line breaks become spaces, so user text can never become a heading, a colour, a link or a remote image.
+    Use it for every piece of user-provided text (messages, memories, ids, reasons, names) put into Markdown; where
+    no Markdown is needed, :func:`text_block` (``st.text``) shows it as is."""
+    flat = " ".join(str("" if text is None else text).split())
+    return _MARKDOWN_SYNTAX.sub(r"\\\1", flat)
+
+
+def text_block(text: Any) -> None:
+    """A user-provided text on its own line, never interpreted (no Markdown, no HTML)."""
+    st.text(str("" if text is None else text))
+
+
+def page_title(name: str, user: User | None) -> None:
+    """Every page names whose data it shows, in its title (plain text)."""
+    who = f" · {plain(short(user.external_id, 60))}" if user is not None else ""
+    st.title(f"{name}{who}", anchor=False)
 
 
 def current_session(user: User | None) -> Session | None:

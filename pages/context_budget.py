@@ -7,14 +7,14 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from memory import views
-from pages.common import SECTION_COLORS, current_session, empty, require_user, service, short, when
+from pages.common import SECTION_COLORS, current_session, empty, page_title, plain, require_user, service, short, when
 
 svc = service()
 user = require_user()
 if user is None:
     st.stop()
 
-st.title("Context budget", anchor=False)
+page_title("Context budget", user)
 st.caption(
     "Every turn the composer fills the prompt inside window − reserved reply: system → profile → bridge → "
     "summary → memories → history → input. Here is what each section was given, what it used, and what "
@@ -103,7 +103,7 @@ with right:
     st.markdown("**Dropped for budget**")
     if items:
         for name, item in items[:30]:
-            st.markdown(f":gray-badge[{name}] {short(str(item), 120)}")
+            st.markdown(f":gray-badge[{name}] {plain(short(str(item), 120))}")
     else:
         st.caption("Nothing was dropped in this turn.")
 

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from memory.errors import MemLensError
-from pages.common import USER_KEY, require_user, service
+from pages.common import USER_KEY, page_title, require_user, service
 
 
 def _table(rows: list[dict], columns: list[str]) -> None:
@@ -23,8 +23,8 @@ def _table(rows: list[dict], columns: list[str]) -> None:
 
 
 svc = service()
-st.title("Lifecycle", anchor=False)
 picked = require_user()
+page_title("Lifecycle", picked)
 if picked is None:
     st.stop()
 user = picked.external_id
@@ -59,9 +59,12 @@ tab_plan, tab_expiring, tab_archived, tab_compact = st.tabs(
 )
 with tab_plan:
     _table(plan["actions"], ["action", "rule", "reason", "type", "content", "value"])
-    if plan["actions"] and st.button("Apply forgetting now", key="lc_forget"):
-        done = svc.forget(user).to_dict()
-        st.success(f"archived {done['archived']}, deleted {done['deleted']}")
+    if plan["actions"]:
+        with st.popover("Apply forgetting now…", icon=":material/auto_delete:"):
+            st.caption("Archived memories can be restored on the Memories page until they are purged.")
+            if st.button("Yes, apply it", key="lc_forget", type="primary"):
+                done = svc.forget(user).to_dict()
+                st.success(f"archived {done['archived']}, deleted {done['deleted']}")
 with tab_expiring:
     _table(overview["expiring"], ["expires_at", "type", "content", "why", "value"])
 with tab_archived:
@@ -69,8 +72,11 @@ with tab_archived:
 with tab_compact:
     merges = svc.compact(user, dry_run=True).to_dict()
     _table(merges["merges"], ["content", "reason", "source_ids"])
-    if merges["merges"] and st.button("Merge these", key="lc_compact"):
-        st.success(f"merged {svc.compact(user).to_dict()['superseded']} memories")
+    if merges["merges"]:
+        with st.popover("Merge these…", icon=":material/merge:"):
+            st.caption("Every source is kept on the merged memory; the merged ones stay in the history.")
+            if st.button("Yes, merge", key="lc_compact", type="primary"):
+                st.success(f"merged {svc.compact(user).to_dict()['superseded']} memories")
 
 st.header("Export and delete")
 st.download_button(

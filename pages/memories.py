@@ -11,8 +11,20 @@ from memory import views
 from memory.errors import MemLensError
 from memory.lifecycle import curation
 from memory.storage.models import MEMORY_TYPES, STATUSES
-from memory.vocab import EventOp, MemoryStatus
-from pages.common import current_actor, empty, fmt, op_badge, require_user, service, short, when
+from memory.vocab import EventOp
+from pages.common import (
+    current_actor,
+    empty,
+    fmt,
+    op_badge,
+    page_title,
+    plain,
+    require_user,
+    service,
+    short,
+    text_block,
+    when,
+)
 
 PAGE_SIZE = 25
 OPS = tuple(EventOp)
@@ -22,7 +34,7 @@ user = require_user()
 if user is None:
     st.stop()
 
-st.title("Memories", anchor=False)
+page_title("Memories", user)
 st.caption(
     "Every write the agent (or a person) made for this user: the decision, its reason, and where it came from. "
     "Content is shown as stored, with personal data masked."
@@ -113,33 +125,77 @@ row = by_id[pick]
 
 
 def _act(action: str, memory_id: str) -> None:
+    """One person operation (memory.lifecycle.curation), as the current actor; a delete offers its undo."""
     text = st.session_state.get("mem_new_text", "").strip()
     reason = st.session_state.get("mem_reason", "").strip() or "corrected in the back office"
     who = current_actor()
+    ops = {
+        "edit": lambda: curation.edit_memory(svc, memory_id, text, actor=who, reason=reason),
+        "supersede": lambda: curation.supersede_memory(svc, memory_id, text, actor=who, reason=reason),
+        "delete": lambda: curation.delete_memory(svc, memory_id, actor=who, reason=reason),
+        "flag": lambda: curation.flag_memory(svc, memory_id, actor=who, reason=reason),
+        "unflag": lambda: curation.unflag_memory(svc, memory_id, actor=who, reason=reason),
+        "restore": lambda: curation.restore_memory(svc, memory_id, actor=who, reason=reason),
+    }
+    st.session_state.pop("mem_confirm", None)
     try:
-        if action == "edit":
-            curation.edit_memory(svc, memory_id, text, actor=who, reason=reason)
-        elif action == "supersede":
-            curation.supersede_memory(svc, memory_id, text, actor=who, reason=reason)
-        elif action == "delete":
-            curation.delete_memory(svc, memory_id, actor=who, reason=reason)
-        else:
-            curation.flag_memory(svc, memory_id, actor=who, reason=reason)
+        ops[action]()
     except (MemLensError, ValueError) as exc:
         st.session_state["mem_msg"] = ("error", str(exc))
         return
     st.session_state["mem_msg"] = ("ok", f"{action} done")
+    st.session_state["mem_undo"] = memory_id if action == "delete" else None
     st.session_state["mem_new_text"] = ""
+
+
+def _confirm(memory_id: str | None) -> None:
+    st.session_state["mem_confirm"] = memory_id
+
+
+def _corrections(row: dict) -> None:
+    """What a person can do with this memory now: correct it (active), unflag it (flagged), restore it (deleted)."""
+    mid, status = row["memory_id"], row["status"]
+    if mid and status == MemoryStatus.ACTIVE:
+        st.text_area("New text (for edit or supersede)", key="mem_new_text", height=80)
+        st.text_input("Reason (logged)", key="mem_reason")
+        b = st.columns(4)
+        b[0].button("Edit", key="mem_edit", icon=":material/edit:", on_click=_act, args=("edit", mid), width="stretch")
+        b[1].button(
+            "Supersede", key="mem_supersede", icon=":material/swap_horiz:", on_click=_act, args=("supersede", mid)
+        )
+        if row["flagged"]:
+            b[2].button(
+                "Unflag", key="mem_unflag", icon=":material/outlined_flag:", on_click=_act, args=("unflag", mid)
+            )
+        else:
+            b[2].button("Flag as wrong", key="mem_flag", icon=":material/flag:", on_click=_act, args=("flag", mid))
+        b[3].button("Delete…", key="mem_delete", icon=":material/delete:", on_click=_confirm, args=(mid,))
+        if st.session_state.get("mem_confirm") == mid:
+            with st.container(border=True):
+                st.warning(
+                    f"Delete this memory of **{plain(short(user.external_id, 40))}**? The agent stops using it at "
+                    "once; you can restore it until it is purged.",
+                    icon=":material/warning:",
+                )
+                c = st.columns(2)
+                c[0].button("Delete", key="mem_delete_yes", type="primary", on_click=_act, args=("delete", mid))
+                c[1].button("Cancel", key="mem_delete_no", on_click=_confirm, args=(None,))
+    elif mid and status in (MemoryStatus.DELETED, MemoryStatus.ARCHIVED):
+        st.caption(f"This memory is {fmt(status)}: restore it to use it again.")
+        st.text_input("Reason (logged)", key="mem_reason")
+        st.button("Restore", key="mem_restore", icon=":material/restore:", on_click=_act, args=("restore", mid))
+    else:
+        st.caption(f"This memory is {fmt(status)}: nothing to correct.")
 
 
 by = f" ({row['by']})" if row["by"] else ""
 with st.container(border=True):
-    st.markdown(f"{op_badge(row['op'])} **{row['content']}**")
+    st.markdown(f"{op_badge(row['op'])} **{plain(row['content'])}**")
     st.caption(
-        f"{when(row['at'])} · reason: {row['reason'] or '—'} · type {fmt(row['type'])} · "
+        f"{when(row['at'])} · reason: {plain(row['reason'] or '—')} · type {fmt(row['type'])} · "
         f"confidence {fmt(row['confidence'], 2)} · importance {fmt(row['importance'], 2)} · "
         f"status {fmt(row['status'])}{' · ⚑ flagged' if row['flagged'] else ''} · source {fmt(row['source'])} · "
-        f"came through {fmt(row['via'])}{by} · agent {fmt(row['agent'])}"
+        f"came through {plain(fmt(row['via']))}{plain(by)} · agent {plain(fmt(row['agent']))}"
     )
     src, act = st.tabs([":material/forum: Source message", ":material/edit: Correct"])
     with src:
@@ -147,32 +203,17 @@ with st.container(border=True):
         if ctx is None:
             st.caption("No source message (a person's edit or a system action).")
         else:
-            st.caption(f"session {short(ctx['session'], 50)}")
+            st.caption(f"session {plain(short(ctx['session'], 50))}")
             for msg in ctx["thread"]:
                 with st.chat_message(msg["role"] if msg["role"] in ("user", "assistant") else "ai"):
-                    st.markdown(("**▶ source** · " if msg["is_source"] else "") + msg["content"])
+                    if msg["is_source"]:
+                        st.caption("▶ source")
+                    text_block(msg["content"])
     with act:
-        if row["memory_id"] and row["status"] == MemoryStatus.ACTIVE:
-            st.text_area("New text (for edit or supersede)", key="mem_new_text", height=80)
-            st.text_input("Reason (logged)", key="mem_reason")
-            b = st.columns(4)
-            for n, (label, action, icon) in enumerate(
-                [
-                    ("Edit", "edit", ":material/edit:"),
-                    ("Supersede", "supersede", ":material/swap_horiz:"),
-                    ("Delete", "delete", ":material/delete:"),
-                    ("Flag as wrong", "flag", ":material/flag:"),
-                ]
-            ):
-                b[n].button(
-                    label,
-                    key=f"mem_{action}",
-                    icon=icon,
-                    on_click=_act,
-                    args=(action, row["memory_id"]),
-                    width="stretch",
-                )
-        else:
-            st.caption(f"This memory is {fmt(row['status'])}: nothing to correct.")
+        _corrections(row)
     if note := st.session_state.pop("mem_msg", None):
-        (st.success if note[0] == "ok" else st.error)(note[1])
+        (st.success if note[0] == "ok" else st.error)(plain(note[1]))
+    if undo := st.session_state.pop("mem_undo", None):
+        st.button(
+            "Undo (restore it)", key="mem_undo_btn", icon=":material/undo:", on_click=_act, args=("restore", undo)
+        )

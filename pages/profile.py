@@ -10,7 +10,7 @@ import streamlit as st
 
 from memory import views
 from memory.errors import MemLensError
-from pages.common import current_actor, empty, fmt, require_user, service, short, when
+from pages.common import current_actor, empty, fmt, page_title, plain, require_user, service, short, when
 
 FIELDS = (
     "display_name",
@@ -32,8 +32,11 @@ user = require_user()
 if user is None:
     st.stop()
 
-st.title("Profile", anchor=False)
-st.caption(f"Core profile of **{short(user.external_id, 60)}** — explicit fields the agent loads on every turn.")
+page_title("Profile", user)
+st.caption(
+    f"Core profile of **{plain(short(user.external_id, 60))}** — explicit fields the agent loads on every turn; each "
+    "value is linked to the memory that states it, so correcting one corrects the other."
+)
 
 fields = views.profile_fields(svc, user.key)
 changes = views.profile_changes(svc, user.key)
@@ -91,7 +94,7 @@ with right:
     if msg := st.session_state.pop("pf_saved", None):
         st.success(msg, icon=":material/check:")
     if err := st.session_state.pop("pf_error", None):
-        st.error(err)
+        st.error(plain(err))
     if not can_edit:
         st.caption("Editing needs the profile module (memory/profile.py).")
 
@@ -114,8 +117,8 @@ if changes:
     st.plotly_chart(fig, key="pf_timeline")
     for c in changes[:30]:
         st.markdown(
-            f"`{when(c['at'])}` **{c['field']}**: ~~{short(fmt(c['old']), 60)}~~ → "
-            f"**{short(fmt(c['new']), 80)}** · :gray-badge[{c['source']}] {short(c['reason'], 120)}"
+            f"`{when(c['at'])}` **{c['field']}**: ~~{plain(short(fmt(c['old']), 60))}~~ → "
+            f"**{plain(short(fmt(c['new']), 80))}** · :gray-badge[{c['source']}] {plain(short(c['reason'], 120))}"
         )
 else:
     empty("No profile changes logged yet.")

@@ -25,8 +25,11 @@ from pages.common import (
     NEAR_COLOR,
     PASS_COLOR,
     THRESHOLD_COLOR,
+    current_actor,
     empty,
     fmt,
+    page_title,
+    plain,
     require_user,
     service,
     short,
@@ -62,7 +65,7 @@ def live_value(settings, name: str):
 for key, name in KNOBS.items():  # start from what the agent uses now; keep the person's moves afterwards
     st.session_state.setdefault(key, live_value(eff, name))
 
-st.title("Retrieval lab", anchor=False)
+page_title("Retrieval lab", user)
 st.caption(
     "relevance = calibrated probability that the hit is relevant (from similarity, its standing among the "
     "candidates, BM25, neighbours, rank, type) · a hit passes when relevance ≥ threshold (and similarity ≥ the "
@@ -196,21 +199,27 @@ SCORE_COLS = {
 
 
 def _label(retrieval_id: int, memory_id: str, key: str) -> None:
+    """One label per (query, memory, labeller): labelling the same query again updates it."""
     choice = st.session_state.get(key)
-    views.set_label(svc, user.key, retrieval_id, memory_id, LABELS.get(choice) if choice else None)
+    try:
+        views.set_label(
+            svc, user.key, retrieval_id, memory_id, LABELS.get(choice) if choice else None, current_actor().name
+        )
+    except MemLensError as exc:
+        st.toast(plain(exc), icon=":material/error:")
 
 
-def label_controls(hits: list[Hit], retrieval_id: int | None) -> None:
+def label_controls(hits: list[Hit], retrieval_id: int | None, query: str = "") -> None:
     if retrieval_id is None:
         return
-    saved = {h["memory_id"]: h["label"] for h in views.retrieval_hits(svc, retrieval_id)}
+    saved = views.labels_for_query(svc, user.key, query, current_actor().name) if query else {}
     with st.expander("Label these hits (feeds precision / recall)", icon=":material/thumbs_up_down:"):
         for h in hits[:15]:
             key = f"lab_lbl_{retrieval_id}_{h.memory_id}"
             if key not in st.session_state and saved.get(h.memory_id) is not None:
                 st.session_state[key] = "relevant" if saved[h.memory_id] else "not relevant"
             row = st.columns([6, 1, 3], vertical_alignment="center")
-            row[0].markdown(f"**#{h.rank}** {short(h.content, 110)}")
+            row[0].markdown(f"**#{h.rank}** {plain(short(h.content, 110))}")
             row[1].caption(f"rel {fmt(h.relevance, 2)} · sim {fmt(h.similarity)}")
             row[2].segmented_control(
                 "label",
@@ -230,7 +239,7 @@ def search_tab() -> None:
     try:
         raw, retrieval_id, latency = search(query)
     except MemLensError as exc:
-        st.error(str(exc))
+        st.error(plain(exc))
         return
     if not raw:
         empty("No candidates: this user has no searchable memories.")
@@ -244,7 +253,7 @@ def search_tab() -> None:
     m[3].metric("Near misses", len(near), border=True)
     m[4].metric("Search", f"{latency:.0f} ms", border=True)
     st.plotly_chart(histogram(hits), key="lab_hist")
-    labels = {h["memory_id"]: h["label"] for h in views.retrieval_hits(svc, retrieval_id)} if retrieval_id else {}
+    labels = views.labels_for_query(svc, user.key, query, current_actor().name)
     st.markdown("**Passed**")
     passed = [h for h in hits if h.passed]
     if passed:
@@ -258,7 +267,7 @@ def search_tab() -> None:
         st.caption("None.")
     with st.expander(f"All {len(hits)} candidates"):
         st.dataframe(hit_table(hits, labels), hide_index=True, column_config=SCORE_COLS, key="lab_all")
-    label_controls(hits, retrieval_id)
+    label_controls(hits, retrieval_id, query)
 
 
 def _replay_one(r: dict) -> dict:
@@ -343,7 +352,9 @@ def replay_tab() -> None:
         st.markdown(f":{color}[**{title}**] ({len(ids_)})")
         for mid in ids_:
             rel, sim = x["sim"].get(mid, (None, None))
-            st.markdown(f"- {short(x['text'].get(mid, mid), 140)} · now relevance {fmt(rel, 2)} · sim {fmt(sim)}")
+            st.markdown(
+                f"- {plain(short(x['text'].get(mid, mid), 140))} · now relevance {fmt(rel, 2)} · sim {fmt(sim)}"
+            )
 
 
 search_t, replay_t, tune_t = st.tabs(

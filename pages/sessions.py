@@ -10,7 +10,7 @@ import streamlit as st
 
 from memory import views
 from memory.vocab import SessionStatus
-from pages.common import empty, require_user, service, short, when
+from pages.common import empty, page_title, plain, require_user, service, short, when
 
 STATUS_COLORS = {SessionStatus.ACTIVE: "#3949ab", SessionStatus.ENDED: "#90a4ae"}
 
@@ -19,7 +19,7 @@ user = require_user()
 if user is None:
     st.stop()
 
-st.title("Sessions & bridges", anchor=False)
+page_title("Sessions & bridges", user)
 st.caption(
     "Long sessions fold older messages into summary anchors; when a session ends, a bridge carries its gist "
     "into the next one, so the agent can say *last time we…*."
@@ -90,17 +90,23 @@ st.subheader("Sessions, newest first", anchor=False)
 for n, s in enumerate(sessions):
     dot = "🟢" if s["status"] == SessionStatus.ACTIVE else "⚪"
     with st.expander(
-        f"{dot} {short(s['session'], 60)} · {when(s['started_at'])} · {s['messages']} messages", expanded=n == 0
+        f"{dot} {plain(short(s['session'], 60))} · {when(s['started_at'])} · {s['messages']} messages", expanded=n == 0
     ):
         for b in s["bridge_in"]:
-            st.info(f"**Opened with the bridge from {short(b['from'], 40)}:** {b['text']}", icon=":material/login:")
+            st.info(
+                f"**Opened with the bridge from {plain(short(b['from'], 40))}:** {plain(b['text'])}",
+                icon=":material/login:",
+            )
         if s["anchors"]:
             st.markdown("**Summary anchors**")
             for a in s["anchors"]:
-                st.markdown(f":violet-badge[messages #{a['from']}–#{a['to']}] {a['text']} :gray[({a['tokens']} tok)]")
+                st.markdown(
+                    f":violet-badge[messages #{a['from']}–#{a['to']}] {plain(a['text'])} :gray[({a['tokens']} tok)]"
+                )
         else:
             st.caption("No summary anchor: the session fit in the window.")
         for b in s["bridge_out"]:
             st.success(
-                f"**Bridge to {short(b['to'] or 'the next session', 40)}:** {b['text']}", icon=":material/logout:"
+                f"**Bridge to {plain(short(b['to'] or 'the next session', 40))}:** {plain(b['text'])}",
+                icon=":material/logout:",
             )

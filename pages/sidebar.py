@@ -12,7 +12,7 @@ import streamlit as st
 from memory.config import Settings
 from memory.errors import MemLensError
 from memory.vocab import SearchMode, SessionStatus
-from pages.common import SESSION_KEY, USER_KEY, agent, model_label, new_session_id, service, short
+from pages.common import SESSION_KEY, USER_KEY, agent, current_user, model_label, new_session_id, service, short
 
 LIVE_WIDGETS = {"relevance_threshold": "ml_live_threshold", "top_k": "ml_live_k", "search_mode": "ml_live_mode"}
 MODES = [SearchMode.HYBRID, SearchMode.VECTOR, SearchMode.FULLTEXT]
@@ -42,24 +42,31 @@ def _save_live(name: str) -> None:
         st.toast(str(exc), icon=":material/error:")
 
 
+PICK_KEY = "ml_user_pick"
+SESSION_PICK_KEY = "ml_session_pick"  # the widget; the choice itself lives in USER_KEY (a user's stable internal key)
+
+
+def _picked() -> None:
+    st.session_state[USER_KEY] = st.session_state[PICK_KEY]
+    st.session_state.pop(SESSION_KEY, None)
+
+
 def _pick_user(users: list[dict]) -> None:
-    ids = [u["user_id"] for u in users]
-    if st.session_state.get(USER_KEY) not in ids:
-        st.session_state[USER_KEY] = ids[0]
-    counts = {u["user_id"]: u["active_memories"] for u in users}
-    keys = {u["user_id"]: u["key"] for u in users}
-    st.selectbox(
-        "User",
-        ids,
-        key=USER_KEY,
-        format_func=lambda u: f"{unique(u, keys[u])} · {counts.get(u, 0)} memories",
-        on_change=lambda: st.session_state.pop(SESSION_KEY, None),
-    )
+    """The picker's options are the users' stable keys; labels (id · live memory count) may change on any rerun
+    without moving the selection, because the choice is kept apart from the widget and handed back to it."""
+    keys = [u["key"] for u in users]
+    if st.session_state.get(USER_KEY) not in keys:
+        st.session_state[USER_KEY] = keys[0]
+    st.session_state[PICK_KEY] = st.session_state[USER_KEY]
+    labels = {u["key"]: f"{unique(u['user_id'], u['key'])} · {u['active_memories']} memories" for u in users}
+    st.selectbox("User", keys, key=PICK_KEY, format_func=lambda k: labels.get(k, k), on_change=_picked)
 
 
 def _new_session() -> None:
     svc = service()
-    user = svc.get_user(st.session_state[USER_KEY])
+    user = current_user()
+    if user is None:
+        return
     previous = st.session_state.get(SESSION_KEY)
     if previous:
         try:  # the agent's own end-session (its summariser writes the bridge), as `memlens end-session` does
@@ -72,7 +79,9 @@ def _new_session() -> None:
 
 def _pick_session() -> None:
     svc = service()
-    user = svc.get_user(st.session_state[USER_KEY])
+    user = current_user()
+    if user is None:
+        return
     sessions = list(reversed(svc.list_sessions(user)))  # newest first
     names = [s.external_id for s in sessions]
     if not names:
@@ -80,10 +89,15 @@ def _pick_session() -> None:
     else:
         if st.session_state.get(SESSION_KEY) not in names:
             st.session_state[SESSION_KEY] = names[0]
+        st.session_state[SESSION_PICK_KEY] = st.session_state[SESSION_KEY]  # same scheme as the user picker
         status = {s.external_id: ("● " if s.status == SessionStatus.ACTIVE else "○ ") for s in sessions}
         ids = {s.external_id: s.id for s in sessions}
         st.selectbox(
-            "Session", names, key=SESSION_KEY, format_func=lambda n: status.get(n, "") + unique(n, ids.get(n, ""))
+            "Session",
+            names,
+            key=SESSION_PICK_KEY,
+            format_func=lambda n: status.get(n, "") + unique(n, ids.get(n, "")),
+            on_change=lambda: st.session_state.update({SESSION_KEY: st.session_state[SESSION_PICK_KEY]}),
         )
     st.button("New session", icon=":material/add_comment:", on_click=_new_session, width="stretch")
 
@@ -140,6 +154,6 @@ def _add_user() -> None:
     except MemLensError as exc:
         st.toast(str(exc), icon=":material/error:")
         return
-    st.session_state[USER_KEY] = user.external_id
+    st.session_state[USER_KEY] = user.key
     st.session_state.pop(SESSION_KEY, None)
     st.session_state["ml_new_user"] = ""

@@ -37,3 +37,10 @@ def seed(monkeypatch, svc):
     monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
     populate(svc, Plan(users=2, memories_per_user=40))
     return svc
+
+
+def unescape(markdown: str) -> str:
+    """The text a Markdown string shows (AppTest reports the source; user text in it is backslash-escaped)."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", markdown)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from app_helpers import no_exception, open_page, seed
+from app_helpers import no_exception, open_page, seed, unescape
 from sqlmodel import col, select
 
 from memory import views
+from memory.lifecycle import curation
 from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Turn
 
 QUERY = "User lives in Hangzhou"
@@ -111,11 +112,26 @@ def test_flag_and_delete_a_memory_from_the_write_log(seeded):
     no_exception(at)
     flagged = seeded.get_memory(memory_id)
     assert flagged.confidence <= 0.2 and flagged.meta.get("flagged")
+    at.button(key="mem_delete").click().run()  # asks first, naming whose memory it is
+    assert seeded.get_memory(memory_id).status == "active"
+    assert at.warning and "synthetic-user-0000" in unescape(at.warning[0].value)
+    at.button(key="mem_delete_no").click().run()
+    assert not at.warning and seeded.get_memory(memory_id).status == "active"
     at.button(key="mem_delete").click().run()
+    at.button(key="mem_delete_yes").click().run()
+    no_exception(at)
     assert seeded.get_memory(memory_id).status == "deleted"
+    at.button(key="mem_undo_btn").click().run()  # undo = restore, while the row still exists
+    no_exception(at)
+    assert seeded.get_memory(memory_id).status == "active"
     with seeded.db() as db:
         ops = db.exec(select(MemoryEvent.op).where(MemoryEvent.memory_id == memory_id)).all()
-    assert {"FLAG", "DELETE"} <= set(ops)
+    assert {"FLAG", "DELETE", "RESTORE"} <= set(ops)
+    assert all(
+        e["detail"].get("actor", "").endswith("(local)")
+        for e in curation.show_memory(seeded, memory_id)["events"]
+        if e["op"] in ("FLAG", "DELETE", "RESTORE")
+    )
 
 
 def test_write_log_filters_and_pages_in_sql(seeded):

@@ -7,7 +7,7 @@ meaning. The app reads its settings from the environment, like ``streamlit run``
 from __future__ import annotations
 
 import pytest
-from app_helpers import PAGES, no_exception, open_page, seed
+from app_helpers import PAGES, no_exception, open_page, seed, unescape
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_page_renders_its_main_element(seeded, page):
     no_exception(at)
     assert at.title[0].value
     assert MAIN_ELEMENT[page](at)
-    assert at.sidebar.selectbox(key="ml_user").value == "synthetic-user-0000"
+    assert at.sidebar.selectbox(key="ml_user_pick").value == seeded.get_user("synthetic-user-0000").key
 
 
 def test_every_page_says_what_to_do_when_empty(empty_store):
@@ -48,6 +48,6 @@ def test_every_page_says_what_to_do_when_empty(empty_store):
 
 def test_user_picker_switches_every_page_to_that_user(seeded):
     at = open_page("pages/profile.py")
-    at.sidebar.selectbox(key="ml_user").set_value("synthetic-user-0001").run()
+    at.sidebar.selectbox(key="ml_user_pick").set_value(seeded.get_user("synthetic-user-0001").key).run()
     no_exception(at)
-    assert "synthetic-user-0001" in at.caption[0].value
+    assert "synthetic-user-0001" in unescape(at.caption[0].value)

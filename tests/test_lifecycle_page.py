@@ -34,7 +34,7 @@ def seeded(plumbing_svc, monkeypatch):
 def test_lifecycle_page_shows_plan_expiry_and_deletes_with_confirmation(seeded, monkeypatch):
     monkeypatch.syspath_prepend(str(PAGE.parents[1]))
     at = AppTest.from_file(str(PAGE), default_timeout=60)
-    at.session_state["ml_user"] = "lin"
+    at.session_state["ml_user"] = seeded.get_user("lin").key
     at.run()
     assert not at.exception
     assert "Lifecycle" in at.title[0].value
@@ -61,5 +61,5 @@ def test_lifecycle_page_is_registered_in_the_app_frame(seeded):
 
     at = open_page("pages/lifecycle.py")
     no_exception(at)
-    assert at.title[0].value == "Lifecycle"
+    assert at.title[0].value.startswith("Lifecycle · ")
     assert at.button(key="lc_forget") and at.get("download_button")

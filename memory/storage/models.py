@@ -273,15 +273,21 @@ class ContextSection(SQLModel, table=True):
 
 
 class HitLabel(SQLModel, table=True):
-    """A person's verdict on one retrieval hit (relevant or not) — feeds precision/recall in the lab."""
+    """A person's verdict on one retrieval hit (relevant or not) — feeds precision/recall in the lab. One label per
+    (query, memory, labeller): re-labelling the same query moves and updates it (``query_key``: see
+    ``memory.views.query_key``)."""
 
-    __table_args__ = (UniqueConstraint("retrieval_id", "memory_id"),)
+    __table_args__ = (
+        UniqueConstraint("retrieval_id", "memory_id"),
+        Index("ux_hitlabel_query_memory_labeller", "user_key", "query_key", "memory_id", "labeled_by", unique=True),
+    )
     id: int | None = Field(default=None, primary_key=True)
     user_key: str = Field(index=True, max_length=32)
     retrieval_id: int = Field(index=True)
     memory_id: str = Field(max_length=32)
     relevant: bool
     labeled_by: str = "team"
+    query_key: str | None = Field(default=None, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
 
 
