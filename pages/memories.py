@@ -11,7 +11,7 @@ from memory import views
 from memory.errors import MemLensError
 from memory.lifecycle import curation
 from memory.storage.models import MEMORY_TYPES, STATUSES
-from memory.vocab import EventOp
+from memory.vocab import EventOp, MemoryStatus
 from pages.common import (
     current_actor,
     empty,
