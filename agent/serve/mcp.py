@@ -12,6 +12,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
@@ -45,13 +46,14 @@ class KeyVerifier:
         return AccessToken(token=token, client_id=info.name, scopes=[], claims={"users": list(info.users)})
 
 
-def _tool_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A refused input or a missing memory is a clear tool error for the model, never a traceback."""
+def _tool(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a tool in a worker thread (the engine is synchronous; the server's event loop stays free), and turn a
+    refused input or a missing memory into a clear tool error for the model, never a traceback."""
 
     @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
+    async def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))  # copies the context
         except MemLensError as exc:
             raise ToolError(str(exc)) from None
 
@@ -133,10 +135,11 @@ def create_server(
         host=host,
         port=port,
         stateless_http=True,
+        log_level="WARNING",
         json_response=True,
         max_request_body_size=service.settings.api_max_body_bytes,
         **auth,
     )
     for name in ("add_memory", "search_memories", "list_memories", "delete_memory", "get_profile"):
-        server.tool(name=name)(_tool_errors(getattr(tools, name)))
+        server.tool(name=name)(_tool(getattr(tools, name)))
     return server
