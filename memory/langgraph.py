@@ -10,7 +10,7 @@ summary, turn) of memories written by other doors. ``put`` stores the value verb
 ``text`` / ``memory`` field, else the value as JSON) under its key — a second put with the key supersedes the first,
 a put of ``None`` deletes; ``MemLensStore(infer=True)`` sends the text through the write pipeline instead (the
 extracted memories are then the items, keyed by their ids). ``search`` with a query runs MemLens recall (hybrid,
-threshold, logged for the retrieval lab) and returns ``SearchItem``s scored by similarity; without a query it lists.
+threshold, logged for the retrieval lab) and returns ``SearchItem``s scored by relevance; without a query it lists.
 Every write is tagged ``via=langgraph``.
 """
 

@@ -34,7 +34,7 @@ async def stdio_session_run(data_dir: Path, steps):
         "PYTHONPATH": str(ROOT),
         "MEMLENS_DATA_DIR": str(data_dir),
         "MEMLENS_EMBEDDER": "hash",
-        "MEMLENS_SIMILARITY_THRESHOLD": "-1",
+        "MEMLENS_RELEVANCE_THRESHOLD": "0",
     }
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "agent.cli", "serve", "mcp", "--user", "alice"], env=env, cwd=str(ROOT)
