@@ -32,6 +32,8 @@ def chat(message: str, user: UserOpt, session: SessionOpt, agent: AgentOpt = Non
         result = stream.result
     finally:
         bot.close()
+    if result is None:  # the stream ended without a turn (it raised, and the error is already on its way)
+        raise typer.Exit(2)
     if json_out:
         emit(result.to_dict())
         return

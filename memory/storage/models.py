@@ -326,7 +326,7 @@ def _fill_external_hash(_mapper, _conn, target: User | Session) -> None:
 
 #: free-text columns a person's words can reach besides memories (masked by their writers already): masked again on
 #: every insert/update so a new code path cannot store raw PII by forgetting to call the masker
-_SCRUBBED = {
+_SCRUBBED: dict[type, tuple[str, ...]] = {
     Message: ("content",),
     MemoryEvent: ("reason", "content"),
     ProfileChange: ("reason",),

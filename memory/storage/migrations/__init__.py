@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from sqlalchemy import Connection, inspect, text
+from sqlalchemy.schema import CreateColumn
 
 _FILE = re.compile(r"^m(\d{4})_\w+$")
 #: arbitrary constant shared by every MemLens process: the key of the PostgreSQL advisory lock
@@ -92,7 +93,7 @@ def add_column(conn: Connection, table: str, column: sa.Column) -> None:
     database). A NOT NULL column needs a ``server_default`` so existing rows get a value."""
     if not column.nullable and column.server_default is None:
         raise ValueError(f"{table}.{column.name}: a NOT NULL column added to existing rows needs a server_default")
-    spec = conn.dialect.ddl_compiler(conn.dialect, None).get_column_specification(column)
+    spec = str(CreateColumn(column).compile(dialect=conn.dialect))
     conn.execute(text(f'ALTER TABLE "{table}" ADD COLUMN {spec}'))
 
 
