@@ -23,7 +23,7 @@ def upgrade(conn: Connection) -> None:
     ).all()
     for label_id, query in rows:
         conn.execute(
-            sa.text('UPDATE "hitlabel" SET query_key = :k WHERE id = :i'), {"k": query_key(query), "i": label_id}
+            sa.text('UPDATE "hitlabel" SET query_key = :k WHERE id = :i'), {"k": query_key(str(query)), "i": label_id}
         )
     conn.execute(
         sa.text(
