@@ -39,7 +39,28 @@ def _pending(store, limit: int | None = None, grace: timedelta | None = None) ->
         return list(db.exec(query.limit(limit) if limit else query).all())
 
 
+#: what LanceDB raises when a file of the table is gone or unreadable (a data file deleted, the version folder lost)
+INDEX_DAMAGE = (OSError, RuntimeError, ValueError)
+
+
+def readable(store) -> bool:
+    """True when every file of the index can be read: the id column of every fragment is scanned."""
+    try:
+        store.index.id_list()
+        return True
+    except INDEX_DAMAGE as exc:
+        log.warning("the LanceDB index is damaged (%s): rebuilding it from SQL", str(exc)[:200])
+        return False
+
+
 def repair(store, *, grace: timedelta | None = None) -> dict[str, int]:
+    """A damaged index (a data file or the version folder gone) is rebuilt from SQL; otherwise :func:`settle`."""
+    if not readable(store):
+        return {"indexed": store.reindex(), "orphans_removed": 0, "rebuilt": 1}
+    return settle(store, grace=grace)
+
+
+def settle(store, *, grace: timedelta | None = None) -> dict[str, int]:
     """Index what is unindexed (or marked indexed but missing), drop vectors without an active row and doubles.
 
     The index ids are read BEFORE the SQL ids: a vector present at that moment had its row committed earlier, so a

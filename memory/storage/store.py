@@ -84,7 +84,10 @@ class Store:
         """A crash may have left rows unindexed or vectors orphaned: settle that cheaply before first use."""
         # ConfigError: the embedder changed under the index; `memlens reindex` is the fix, and it needs the index
         with contextlib.suppress(ConfigError):
-            integrity.startup_repair(self)
+            try:
+                integrity.startup_repair(self)
+            except integrity.INDEX_DAMAGE:  # never blocks the explicit repair / reindex that fix it
+                integrity.log.warning("start-up repair failed: `memlens repair` rebuilds the index from SQL")
 
     def db(self) -> DBSession:
         return DBSession(self.engine, expire_on_commit=False)

@@ -8,7 +8,11 @@ Chinese) and English with stemming.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import re
+import shutil
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -80,6 +84,26 @@ class VectorIndex:
         self._since_optimize = 0
         self._appends = 0
         self._lock = threading.Lock()  # threads of one process share the index: open or create the table once
+        local = "://" not in uri
+        if local:
+            os.makedirs(uri, exist_ok=True)
+        self._lock_path = os.path.join(uri, ".memlens-index.lock") if local else None
+
+    @contextlib.contextmanager
+    def locked(self, exclusive: bool = False):
+        """Cross-process lock on the index folder: every read and write holds it shared; the maintenance that
+        unlinks old files (:meth:`reclaim`, :meth:`drop`) holds it exclusive, so it never removes a file another
+        process is still reading or about to commit. (Remote object stores have no such lock: nothing is unlinked
+        early there, old versions age out.)"""
+        if self._lock_path is None:
+            yield
+            return
+        fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
 
     # -- table lifecycle -------------------------------------------------------------------------------------
     def _schema(self) -> pa.Schema:
@@ -103,7 +127,8 @@ class VectorIndex:
         if self._tbl is None:
             with self._lock:
                 if self._tbl is None:
-                    self._tbl = self._open_or_create()
+                    with self.locked():
+                        self._tbl = self._open_or_create()
         return self._tbl
 
     def _open_or_create(self):
@@ -133,9 +158,19 @@ class VectorIndex:
         tbl.create_scalar_index("user_key", index_type="BTREE", replace=True)
 
     def drop(self) -> None:
-        if TABLE in self._db.list_tables().tables:
-            self._db.drop_table(TABLE)
-        self._tbl = None
+        """Remove the table, also when it is damaged (a data file or the version folder gone): the index is derived
+        from SQL, so ``reindex`` must be able to start from nothing whatever state the folder is in."""
+        with self.locked(exclusive=True):
+            self._tbl = None
+            with contextlib.suppress(OSError, RuntimeError, ValueError):
+                if TABLE in self._db.list_tables().tables:
+                    self._db.drop_table(TABLE)
+            folder = os.path.join(self.uri, f"{TABLE}.lance")
+            if self._lock_path is not None and os.path.isdir(folder):
+                shutil.rmtree(folder)
+            import lancedb
+
+            self._db = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
 
     # -- writes ----------------------------------------------------------------------------------------------
     def _arrow(self, rows: list[IndexRow]) -> pa.Table:
@@ -163,16 +198,18 @@ class VectorIndex:
     def add(self, rows: list[IndexRow]) -> None:
         """Append rows whose ids are new (3× cheaper than an upsert; repair uses :meth:`upsert`)."""
         if rows:
-            self.table.add(self._arrow(rows))
+            with self.locked():
+                self.table.add(self._arrow(rows))
             self._count_and_maybe_optimize(len(rows))
 
     @retry_conflicts
     def upsert(self, rows: list[IndexRow]) -> None:
         """Insert or replace by id (idempotent: a retried write leaves one row)."""
         if rows:
-            self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(
-                self._arrow(rows)
-            )
+            with self.locked():
+                self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(
+                    self._arrow(rows)
+                )
             self._count_and_maybe_optimize(len(rows))
 
     def _count_and_maybe_optimize(self, n: int) -> None:
@@ -185,17 +222,37 @@ class VectorIndex:
     def delete(self, ids: list[str]) -> None:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
-            self.table.delete("id IN (" + ", ".join(sql_literal(i) for i in chunk) + ")")
+            with self.locked():
+                self.table.delete("id IN (" + ", ".join(sql_literal(i) for i in chunk) + ")")
 
     @retry_conflicts
     def delete_user(self, user_key: str) -> None:
-        self.table.delete(f"user_key = {sql_literal(user_key)}")
+        with self.locked():
+            self.table.delete(f"user_key = {sql_literal(user_key)}")
 
     @retry_conflicts
     def optimize(self, cleanup: bool = False) -> None:
-        """Fold new rows into the indices; with ``cleanup`` also drop old versions (deleted text leaves the disk)."""
-        kwargs = {"cleanup_older_than": timedelta(0), "delete_unverified": True} if cleanup else {}
-        self.table.optimize(**kwargs)
+        """Compact small fragments and fold new rows into the indices. Old versions are left to age out (LanceDB's
+        default: 7 days); ``cleanup`` is :meth:`reclaim`, the only way files are unlinked early."""
+        if cleanup:
+            self.reclaim()
+            return
+        with self.locked():
+            self.table.optimize()
+        self._since_optimize = self._appends = 0
+
+    @retry_conflicts
+    def reclaim(self) -> None:
+        """Make deleted text leave the disk now: rewrite the table from its live rows (fragments that held deleted
+        rows are not referenced any more, and the full-text index is rebuilt without their words), then unlink
+        every older file. Runs under the exclusive lock, so no other process is between reading and committing."""
+        table = self.table  # opened before the exclusive lock (opening takes the shared one)
+        with self.locked(exclusive=True):
+            live = table.to_arrow()
+            tbl = self._db.create_table(TABLE, live, schema=self._schema(), mode="overwrite")
+            self._ensure_indices(tbl)
+            tbl.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+            self._tbl = tbl
         self._since_optimize = self._appends = 0
 
     # -- reads -----------------------------------------------------------------------------------------------
@@ -206,20 +263,24 @@ class VectorIndex:
             where += f" AND agent_id = {sql_literal(agent_id)}"
         return where
 
+    def _vector_query(self, qvec, user_key: str, agent_id: str | None, limit: int):
+        with self.locked():
+            return (
+                self.table.search(qvec, vector_column_name="vector")
+                .distance_type("cosine")
+                .where(self.scope_filter(user_key, agent_id), prefilter=True)
+                .select(["id", "_distance"])
+                .limit(limit)
+                .to_arrow()
+            )
+
     def search_vector(
         self, qvec: np.ndarray, user_key: str, agent_id: str | None, limit: int
     ) -> list[tuple[str, float]]:
         """(id, cosine distance) best first."""
         import numpy as np
 
-        res = (
-            self.table.search(np.asarray(qvec, dtype=np.float32), vector_column_name="vector")
-            .distance_type("cosine")
-            .where(self.scope_filter(user_key, agent_id), prefilter=True)
-            .select(["id", "_distance"])
-            .limit(limit)
-            .to_arrow()
-        )
+        res = self._vector_query(np.asarray(qvec, dtype=np.float32), user_key, agent_id, limit)
         return list(zip(res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True))
 
     def search_vectors(
@@ -231,14 +292,7 @@ class VectorIndex:
             return [self.search_vector(q, user_key, agent_id, limit) for q in qvecs]
         import numpy as np
 
-        res = (
-            self.table.search(np.vstack([np.asarray(q, dtype=np.float32) for q in qvecs]), vector_column_name="vector")
-            .distance_type("cosine")
-            .where(self.scope_filter(user_key, agent_id), prefilter=True)
-            .select(["id", "_distance"])
-            .limit(limit)
-            .to_arrow()
-        )
+        res = self._vector_query(np.vstack([np.asarray(q, dtype=np.float32) for q in qvecs]), user_key, agent_id, limit)
         out: list[list[tuple[str, float]]] = [[] for _ in qvecs]
         cols = zip(res["query_index"].to_pylist(), res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True)
         for qi, mid, dist in cols:
@@ -255,13 +309,14 @@ class VectorIndex:
         if not text.strip():
             return []
         try:
-            res = (
-                self.table.search(text, query_type="fts", fts_columns="text")
-                .where(self.scope_filter(user_key, agent_id), prefilter=True)
-                .select(["id", "vector", "_score"])
-                .limit(limit)
-                .to_arrow()
-            )
+            with self.locked():
+                res = (
+                    self.table.search(text, query_type="fts", fts_columns="text")
+                    .where(self.scope_filter(user_key, agent_id), prefilter=True)
+                    .select(["id", "vector", "_score"])
+                    .limit(limit)
+                    .to_arrow()
+                )
         except ValueError as exc:  # e.g. a query made only of punctuation: nothing to match
             if "tokens" in str(exc).lower() or "empty" in str(exc).lower():
                 return []
@@ -282,7 +337,9 @@ class VectorIndex:
         query = self.table.search().select(["id"])
         if user_key is not None:
             query = query.where(f"user_key = {sql_literal(user_key)}")
-        return query.limit(None).to_arrow()["id"].to_pylist() if self.count(user_key) else []
+        with self.locked():
+            return query.limit(None).to_arrow()["id"].to_pylist() if self.count(user_key) else []
 
     def count(self, user_key: str | None = None) -> int:
-        return self.table.count_rows(f"user_key = {sql_literal(user_key)}" if user_key else None)
+        with self.locked():
+            return self.table.count_rows(f"user_key = {sql_literal(user_key)}" if user_key else None)
