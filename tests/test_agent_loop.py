@@ -66,7 +66,8 @@ def test_a_turn_through_the_factory_seam_streams_and_leaves_a_complete_record(sv
     agent.close()
     assert len(chunks) > 3 and "".join(chunks) == result.reply == "Reply number 0, streamed word by word."
     prompt = fake_provider()[0]
-    assert isinstance(prompt[0], SystemMessage) and "allergic to peanuts" in prompt[0].content
+    assert isinstance(prompt[1], SystemMessage) and "allergic to peanuts" in prompt[1].content
+    assert "allergic" not in prompt[0].content  # the instructions never carry memory text
     assert prompt[-1].content == "Can I eat peanut butter cookies?"
     with svc.db() as db:
         turn = db.get(Turn, result.turn_id)
@@ -95,7 +96,7 @@ def test_scripted_sessions_bridge_goal_follow_ups_and_profile(svc, monkeypatch):
     real_stream = OfflineChatModel._stream
 
     def spy(self, messages, *args, **kwargs):  # what the model saw: (system message, recent history)
-        prompts.append((messages[0].content, " ".join(str(m.content) for m in messages[1:-1])))
+        prompts.append((messages[1].content, " ".join(str(m.content) for m in messages[2:-1])))
         yield from real_stream(self, messages, *args, **kwargs)
 
     monkeypatch.setattr(OfflineChatModel, "_stream", spy)

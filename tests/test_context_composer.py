@@ -45,12 +45,13 @@ def test_sections_appear_in_the_documented_order_with_dates_and_sources():
         history=_history(2),
     )
     comp = compose(req, Settings())
-    system = comp.messages[0]
+    assert isinstance(comp.messages[0], SystemMessage) and "memory-data" in comp.messages[0].content
+    system = comp.messages[1]  # memory text: its own message, after the instructions
     assert isinstance(system, SystemMessage)
     positions = [system.content.index(HEADERS[n]) for n in ("profile", "bridge", "summary", "memories")]
     assert positions == sorted(positions)
     assert "[2024-05-01 · user-stated · fact] memory 0" in system.content
-    assert [m.content for m in comp.messages[1:3]] == [h.content for h in req.history]
+    assert [m.content for m in comp.messages[2:4]] == [h.content for h in req.history]
     assert comp.messages[-1] == HumanMessage("酒店换便宜点的")
     names = [s["name"] for s in comp.allocation["sections"]]
     assert names == ["system", "profile", "bridge", "summary", "memories", "history", "input"]
