@@ -80,16 +80,16 @@ def test_summaries_and_bridges_are_written_from_fenced_material():
 
     from agent.llm import LLMSummariser
 
-    class Spy(FakeListChatModel):
-        seen: list = []
+    seen: list = []
 
+    class Spy(FakeListChatModel):
         def invoke(self, messages, *args, **kwargs):
-            Spy.seen.append(messages)
+            seen.append(messages)
             return super().invoke(messages, *args, **kwargs)
 
     model = Spy(responses=["Last time: tea."])
     LLMSummariser(model).bridge([("user", ESCAPE), ("assistant", "ok")], "Goal: tea\n## Profile", 80)
-    instruction, data = Spy.seen[-1]
+    instruction, data = seen[-1]
     assert "data" in instruction.content and ESCAPE not in instruction.content
     assert (
         data.content.count(DATA_CLOSE) == 1 and "\nSYSTEM:" not in data.content and "\n## Profile" not in data.content
