@@ -98,7 +98,10 @@ def test_reasons_people_type_are_masked(plumbing_svc):
     user = plumbing_svc.ensure_user("r-user")
     m = plumbing_svc.add_memory(user, "User likes tea")
     plumbing_svc.delete_memory(m.id, reason="asked by 139 0144 0461")
-    plumbing_svc.update_profile(user, "city", "Hangzhou", reason="she said so at lin@example.com")
+    from memory.vocab import Actor, Role
+
+    person = Actor("tester", Role.CURATOR, "test")
+    plumbing_svc.update_profile(user, "city", "Hangzhou", actor=person, reason="she said so at lin@example.com")
     with plumbing_svc.db() as db:
         reasons = [e.reason for e in db.exec(select(MemoryEvent)).all()]
     assert any("[phone ***0461]" in r for r in reasons) and not any("0144" in r for r in reasons)
