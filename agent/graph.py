@@ -29,6 +29,7 @@ from agent.llm import is_offline
 from agent.offline import OfflineContext, Recalled, is_about_me
 from memory import profile_sync
 from memory.config import Settings
+from memory.retrieval import log as retrieval_log
 from memory.service import MemoryService
 from memory.sessions import prompt as ctxmod
 from memory.sessions import summary
@@ -129,7 +130,7 @@ def recall(state: TurnState, runtime: Rt) -> dict[str, Any]:
         retrieval_query=query,
     )
     c.scratch["recall"] = result
-    return {"retrieval_id": result.retrieval_id}
+    return {}  # result.retrieval_id would wait for the log's writer; the turn's result reads it at the end
 
 
 def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
@@ -162,7 +163,10 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
             hit.injected, hit.drop_reason = False, "budget"
         elif hit.memory_id in comp.contradicted:
             hit.injected, hit.drop_reason = False, ctxmod.CONTRADICTS
-    ctxmod.mark_injected(c.service, result.retrieval_id, comp.injected, comp.dropped, comp.contradicted)
+    # after the retrieval's own log entry, on the log's writer: the turn does not wait for either
+    retrieval_log.writer(c.service).then(
+        lambda: ctxmod.mark_injected(c.service, result.retrieval_id, comp.injected, comp.dropped, comp.contradicted)
+    )
     snapshot = ctxmod.save_snapshot(
         c.service, comp, user_key=c.session.user_key, session_id=c.session.id, turn_id=state["turn_id"]
     )

@@ -21,6 +21,7 @@ from langchain_core.language_models import BaseChatModel
 from agent import graph as g
 from agent.llm import make_chat_model, make_summariser
 from memory.errors import NotFound
+from memory.retrieval import log as retrieval_log
 from memory.retrieval.recall import RecallResult
 from memory.service import MemoryService
 from memory.sessions import summary
@@ -114,9 +115,10 @@ class Agent:
         self._graph = self._saver = None
 
     def wait(self, timeout: float | None = 60) -> None:
-        """Join background summaries (tests, benchmarks, shutdown)."""
+        """Join background summaries and let the retrieval log catch up (tests, benchmarks, shutdown)."""
         while self._background:
             self._background.pop().join(timeout)
+        retrieval_log.flush(self.service, timeout)
 
     # -- turns -------------------------------------------------------------------------------------------------
     def _context(

@@ -65,6 +65,12 @@ class Settings(BaseSettings):
     )
     embed_dim: int | None = Field(None, description="Vector size for the openai embedder (probed when unset).")
     embed_batch_size: int = Field(32, ge=1, description="Passages embedded per batch.")
+    embed_threads: int = Field(
+        0,
+        ge=0,
+        description="Threads the e5 embedder uses for batch ingest (long conversations, eval, imports, reindex, batch "
+        "add, compaction); 0 = every core. Recall and single messages always embed on one thread.",
+    )
 
     # chat model
     llm_base_url: str | None = Field(
@@ -128,6 +134,12 @@ class Settings(BaseSettings):
     vector_weight: float = Field(0.3, ge=0.0, le=1.0, description="Weight of the vector signal in linear fusion.")
     rrf_k: int = Field(60, ge=1, description="The k constant of reciprocal-rank fusion.")
     candidate_pool: int = Field(100, ge=1, description="Candidates fetched from each signal before fusion and cut.")
+    retrieval_log_background: bool = Field(
+        True,
+        description="Write the retrieval log (every candidate's scores) and access tracking on a background thread "
+        "after the hits are returned (False = inline, before recall returns). Queued entries are written on a clean "
+        "shutdown; readers in the process wait for them.",
+    )
 
     # lifecycle: forgetting, caps, compaction, deletion (memory/lifecycle/retention.py, memory/lifecycle/export.py)
     expire_after_days: dict[str, float] = Field(

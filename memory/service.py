@@ -16,7 +16,8 @@ from typing import Any
 from memory import provenance, validate  # noqa: F401  (provenance registers its write listeners)
 from memory.errors import InvalidInput, NotFound
 from memory.lifecycle import retention as lifecycle
-from memory.retrieval.recall import RecallResult, log_retrieval, timed_search
+from memory.retrieval import log as retrieval_log
+from memory.retrieval.recall import RecallResult, timed_search
 from memory.storage.models import Memory, MemoryEvent, Message, Session, User
 from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
 from memory.text.privacy import mask_pii
@@ -85,11 +86,20 @@ class MemoryService(Records):
     ) -> list:
         """The write pipeline on many stored messages at once (long-conversation ingest: one embedding call, one
         transaction, one index append), with the same decisions as ``write_from_message`` on each in order."""
+        from memory.storage.embed import embed_threads
         from memory.write.batch import write_messages
 
-        return write_messages(
-            self, user, session, messages, agent_id=agent_id, turn_id=turn_id, model=model, keep_unparsed=keep_unparsed
-        )
+        with embed_threads(self.settings.embed_threads):  # batch ingest: every core (MEMLENS_EMBED_THREADS)
+            return write_messages(
+                self,
+                user,
+                session,
+                messages,
+                agent_id=agent_id,
+                turn_id=turn_id,
+                model=model,
+                keep_unparsed=keep_unparsed,
+            )
 
     def remember(self, user_id: str, text: str, *, session_id: str = "cli", agent_id: str | None = None):
         """Store ``text`` as a user message in that session and run the write pipeline on it (an explicit request:
@@ -202,11 +212,10 @@ class MemoryService(Records):
             calibration=calibration.version,
             notice=calibration.notice,
         )
-        if log:
-            result.retrieval_id = log_retrieval(
-                self, result, user_key=user.key, agent_id=agent, session_id=session_id, turn_id=turn_id
+        if log:  # the log and access tracking are written after we return (memory/retrieval/log.py)
+            retrieval_log.writer(self).submit(
+                result, user_key=user.key, agent_id=agent, session_id=session_id, turn_id=turn_id
             )
-            lifecycle.touch(self, [h.memory_id for h in result.selected])  # access tracking (one batched UPDATE)
         return result
 
     # -- sessions: summaries and bridges (memory/sessions/summary.py) ------------------------------------------------
@@ -222,19 +231,25 @@ class MemoryService(Records):
 
     def forget(self, user_id: str | None = None, *, dry_run: bool = False, now: datetime | None = None):
         """Expire, fade, cap and purge (rules in memory/lifecycle/retention.py); ``user_id=None`` = every user."""
+        retrieval_log.flush(self)  # access counts and logged hits of recalls still being written
         return lifecycle.forget(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
 
     def lifecycle_overview(self, user_id: str, *, now: datetime | None = None) -> dict[str, Any]:
         """What is archived (why, purge date) and what will expire (when, why): the lifecycle view's data."""
+        retrieval_log.flush(self)
         return lifecycle.overview(self, user_key=self.get_user(user_id).key, now=now)
 
     def compact(self, user_id: str | None = None, *, dry_run: bool = False, now: datetime | None = None):
         """Merge near-duplicate / same-topic memories, keeping every source's provenance."""
+        retrieval_log.flush(self)  # access counts and logged hits of recalls still being written
         from memory.lifecycle import compact
+        from memory.storage.embed import embed_threads
 
-        return compact.compact(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
+        with embed_threads(self.settings.embed_threads):
+            return compact.compact(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
 
     def export_user(self, user_id: str) -> dict[str, Any]:
+        retrieval_log.flush(self)
         from memory.lifecycle import export
 
         return export.export_user(self, user_id)
@@ -246,21 +261,25 @@ class MemoryService(Records):
 
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Erase a user at once, even mid-conversation (a running turn writes nothing more)."""
+        retrieval_log.flush(self)
         from memory.lifecycle import export
 
         return export.delete_user(self, user_id)
 
     def delete_session(self, user_id: str, session_id: str, *, agent_id: str | None = None) -> dict[str, int]:
+        retrieval_log.flush(self)
         from memory.lifecycle import export
 
         return export.delete_session(self, user_id, session_id, agent_id=agent_id)
 
     def purge_memory(self, memory_id: str) -> dict[str, int]:
+        retrieval_log.flush(self)
         from memory.lifecycle import export
 
         return export.purge_memory(self, memory_id)
 
     def user_stats(self, user_id: str) -> dict[str, Any]:
+        retrieval_log.flush(self)
         from memory.lifecycle import stats
 
         return stats.user_stats(self, user_id)

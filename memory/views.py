@@ -15,6 +15,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 
 from memory.errors import Conflict, NotFound
+from memory.retrieval.log import flush as flush_log
 from memory.storage.models import (
     ContextSection,
     ContextSnapshot,
@@ -357,6 +358,7 @@ def context_snapshots(store, session_id: str, limit: int = 200) -> list[dict[str
 
 # -- retrievals and labels ------------------------------------------------------------------------------------------
 def recent_retrievals(store, user_key: str, limit: int = 50) -> list[dict[str, Any]]:
+    flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:
         rows = db.exec(
             select(Retrieval).where(Retrieval.user_key == user_key).order_by(col(Retrieval.id).desc()).limit(limit)
@@ -379,6 +381,7 @@ def recent_retrievals(store, user_key: str, limit: int = 50) -> list[dict[str, A
 
 def retrieval_hits(store, retrieval_id: int) -> list[dict[str, Any]]:
     """A logged retrieval's candidates with content and any label, best first."""
+    flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:
         rows = db.exec(
             select(RetrievalHit, Memory)
@@ -430,6 +433,7 @@ def set_label(
 ) -> None:
     """Record (or clear, with None) a person's verdict on one hit. One label per (query, memory, labeller):
     labelling the same query again updates that label (and moves it to this retrieval's scores), never adds one."""
+    flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:
         retrieval = db.get(Retrieval, retrieval_id)
         if retrieval is None or retrieval.user_key != user_key:
@@ -470,6 +474,7 @@ def labels_for_query(store, user_key: str, query: str, labeled_by: str) -> dict[
 
 def labelled_similarities(store, user_key: str | None = None) -> list[tuple[float, bool]]:
     """(similarity at retrieval time, relevant) for every labelled hit: the input of the PR curve."""
+    flush_log(store)  # retrievals this process logged are written on a background thread
     query = select(RetrievalHit.similarity, HitLabel.relevant).join(
         RetrievalHit,
         (col(RetrievalHit.retrieval_id) == col(HitLabel.retrieval_id))
@@ -534,6 +539,7 @@ def retrieval_params(r: Retrieval) -> dict[str, Any]:
 
 def turn_details(store, session_id: str, limit: int = 30) -> dict[int, dict[str, Any]]:
     """For the last turns of a session, keyed by the reply's message id: what was recalled, the budget, the writes."""
+    flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:
         turns = db.exec(
             select(Turn).where(Turn.session_id == session_id).order_by(col(Turn.id).desc()).limit(limit)

@@ -131,8 +131,9 @@ def search(query: str) -> tuple[list[Hit], int | None, float]:
     if cached and cached[0] == sig:
         return cached[1], cached[2], cached[3]
     res = svc.recall(user.external_id, query, **knobs)
-    st.session_state["lab_search"] = (sig, res.hits, res.retrieval_id, res.latency_ms)
-    return res.hits, res.retrieval_id, res.latency_ms
+    retrieval_id = res.retrieval_id  # logged after recall returns: this waits for that entry (labels need its id)
+    st.session_state["lab_search"] = (sig, res.hits, retrieval_id, res.latency_ms)
+    return res.hits, retrieval_id, res.latency_ms
 
 
 def cut(hits: list[Hit]) -> list[Hit]:

@@ -48,6 +48,7 @@ def seed_user(svc, user_id: str, marker: str) -> dict[str, Any]:
     replaced = svc.add_memory(user, f"User lived in {marker}ville")
     svc.set_status(replaced.id, "superseded", reason="moved", superseded_by=first.id)
     recall = svc.recall(user_id, f"{marker} hiking", threshold=0.0, session_id=old.id)
+    retrieval_id = recall.retrieval_id  # waits for the log's writer: read it before taking SQLite's write lock
     with svc.db() as db:
         turn = Turn(session_id=old.id, user_key=user.key, user_message_id=msgs[0].id, reply_message_id=msgs[1].id)
         db.add(turn)
@@ -65,7 +66,7 @@ def seed_user(svc, user_id: str, marker: str) -> dict[str, Any]:
         db.add_all(
             [
                 ContextSection(snapshot_id=snap.id, name="memories", budget=50, used=20, dropped_items=[marker]),
-                HitLabel(user_key=user.key, retrieval_id=recall.retrieval_id, memory_id=first.id, relevant=True),
+                HitLabel(user_key=user.key, retrieval_id=retrieval_id, memory_id=first.id, relevant=True),
                 ProfileField(user_key=user.key, field="interests", value=[marker, "摄影"]),
                 ProfileChange(
                     user_key=user.key,

@@ -27,6 +27,7 @@ list, visible) unless ``include_flagged`` is asked for.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -106,9 +107,19 @@ class RecallResult:
     params: RecallParams
     hits: list[Hit]
     latency_ms: float = 0.0
-    retrieval_id: int | None = None
     calibration: str = "fallback"
     notice: str | None = None
+    logged_id: int | None = None
+    #: set by the retrieval log's writer once this result's entry is written (memory/retrieval/log.py)
+    written: threading.Event | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def retrieval_id(self) -> int | None:
+        """The logged retrieval's id; waits for the log's writer if the entry is still queued (None: not logged).
+        Read it outside an open write transaction: on SQLite the writer needs that lock."""
+        if self.written is not None:
+            self.written.wait(60)
+        return self.logged_id
 
     @property
     def selected(self) -> list[Hit]:

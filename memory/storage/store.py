@@ -93,6 +93,9 @@ class Store:
         return DBSession(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
+        from memory.retrieval import log as retrieval_log
+
+        retrieval_log.close(self)  # queued log entries are written before the engine goes
         if self._engine is not None:
             self._engine.dispose()
             self._engine = None
