@@ -6,7 +6,7 @@ One LoCoMo dev conversation (read from ../shared/data or $MEMLENS_LOCOMO, never 
 agent: speaker A is the user, and a scripted chat model answers with speaker B's actual lines — so "the model" costs
 nothing and everything else (load, recall, compose, stores, write pipeline, checkpoints, summary scheduling) is
 overhead. The user owns 10,000 other memories (LoCoMo lines of the other conversations, in up to six phrasings
-sharing a vector, cached in ~/.cache/memlens/bench). Targets: overhead p95 ≤ 2 × recall p95 of this same run; tokens
+sharing a vector, cached in ~/.cache/memlens/bench). Targets: overhead p95 ≤ 1.5 × recall p95 of this same run; tokens
 per turn in the last session ≤ 10 % of the full history.
 """
 
@@ -231,8 +231,10 @@ def main() -> None:
             "full_history_mean": round(statistics.mean(run["full"])),
         },
     }
+    report["overhead_p95_over_recall_p95"] = round(report["overhead_ms"]["p95"] / report["recall_ms"]["p95"], 2)
+    report["load_avg_1_5_15"] = [round(x, 2) for x in os.getloadavg()]
     report["targets"] = {
-        "overhead_p95_le_2x_recall_p95": report["overhead_ms"]["p95"] <= 2 * report["recall_ms"]["p95"],
+        "overhead_p95_le_1_5x_recall_p95": report["overhead_ms"]["p95"] <= 1.5 * report["recall_ms"]["p95"],
         "tokens_le_10pct_of_full_history": report["tokens_per_turn_last_session"]["ratio"] <= 0.10,
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
