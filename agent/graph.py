@@ -1,4 +1,4 @@
-"""The memory loop as a LangGraph StateGraph (DESIGN.md §3).
+"""The memory loop as a LangGraph StateGraph (README, "Architecture").
 
     START ─┬─ load_context → recall → compose → respond → write_memory → maybe_summarise → END
            └─ end_session (action == "end": write the session bridge) → END

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 # one BLAS thread: on a busy 2-core machine a multi-threaded OpenBLAS makes small matmuls ~25x slower (same reason
-# the embedder runs with OMP_NUM_THREADS=1, DESIGN.md §6); must be set before numpy loads
+# the embedder runs with OMP_NUM_THREADS=1); must be set before numpy loads
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # the embedder's serving setting (DESIGN.md §6)
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # the embedder's serving setting
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402

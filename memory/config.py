@@ -134,6 +134,22 @@ class Settings(BaseSettings):
     vector_weight: float = Field(0.3, ge=0.0, le=1.0, description="Weight of the vector signal in linear fusion.")
     rrf_k: int = Field(60, ge=1, description="The k constant of reciprocal-rank fusion.")
     candidate_pool: int = Field(100, ge=1, description="Candidates fetched from each signal before fusion and cut.")
+    neighbor_weight: float = Field(
+        0.5,
+        ge=0.0,
+        description="Hybrid: a conversation turn gains this times its adjacent turns' similarity, halving per step "
+        "(0 = off; tuned on LoCoMo).",
+    )
+    neighbor_weight_fts: float = Field(
+        0.3, ge=0.0, description="The same for full-text (BM25) scores of adjacent turns (0 = off; tuned on LoCoMo)."
+    )
+    neighbor_span: int = Field(2, ge=0, description="How many turns away a neighbour still counts.")
+    day_boost: float = Field(
+        1.0,
+        ge=0.0,
+        description="After fusion, turns from the days of the top candidates are lifted by this share of the gap to "
+        "the best score (0 = off; tuned on LoCoMo).",
+    )
     retrieval_log_background: bool = Field(
         True,
         description="Write the retrieval log (every candidate's scores) and access tracking on a background thread "

@@ -30,7 +30,7 @@ class Turn:
     at: datetime
 
     def passage(self) -> str:
-        """The retrievable form: the speaker's name and the date matter for dense retrieval (DESIGN.md §5)."""
+        """The retrievable form: the speaker's name and the date matter for dense retrieval."""
         shared = f" [shares {self.caption}]" if self.caption else ""
         return f"{self.speaker} ({self.at.day} {self.at:%B %Y}): {self.text}{shared}"
 

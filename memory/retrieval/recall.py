@@ -1,6 +1,6 @@
 """Retrieval: vector and full-text candidates, fused, cut by the similarity threshold, and logged.
 
-Scores (DESIGN.md §5): *similarity* = 1 − cosine distance, for every candidate (full-text-only candidates get theirs
+Scores (see README): *similarity* = 1 − cosine distance, for every candidate (full-text-only candidates get theirs
 from their stored vector), so the threshold means the same in every mode. *fts_score* is LanceDB's raw BM25.
 *fused* depends on the mode:
 
@@ -36,6 +36,7 @@ from typing import Any
 from sqlalchemy import insert
 from sqlmodel import col, select
 
+from memory.config import Settings
 from memory.retrieval import neighbours as context
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
@@ -47,20 +48,42 @@ NEAR_MISS_BAND = 0.10  # in relevance (probability)
 
 @dataclass
 class RecallParams:
-    mode: str = "hybrid"
-    k: int = 5
-    threshold: float = 0.5  # on relevance
-    similarity_floor: float | None = None  # optional second knob, on raw similarity
-    relative_cut: float | None = None
-    fusion: str = "linear"
-    vector_weight: float = 0.3
-    rrf_k: int = 60
-    pool: int = 100
-    neighbor_weight: float = 0.5
-    neighbor_weight_fts: float = 0.3
-    neighbor_span: int = 2
-    day_boost: float = 1.0
+    """One search's knobs. Built from Settings only (:meth:`from_settings`, or ``MemoryService.recall_params``), so
+    there is one set of defaults: the Settings'."""
+
+    mode: str
+    k: int
+    threshold: float  # on relevance
+    similarity_floor: float | None  # optional second knob, on raw similarity
+    relative_cut: float | None
+    fusion: str
+    vector_weight: float
+    rrf_k: int
+    pool: int
+    neighbor_weight: float
+    neighbor_weight_fts: float
+    neighbor_span: int
+    day_boost: float
     include_flagged: bool = False
+
+    @classmethod
+    def from_settings(cls, s: Settings, *, threshold: float) -> RecallParams:
+        """``threshold`` is the relevance cut in force (the setting, or the calibration's own when unset)."""
+        return cls(
+            mode=s.search_mode,
+            k=s.top_k,
+            threshold=threshold,
+            similarity_floor=s.similarity_floor,
+            relative_cut=s.relative_cut,
+            fusion=s.fusion,
+            vector_weight=s.vector_weight,
+            rrf_k=s.rrf_k,
+            pool=s.candidate_pool,
+            neighbor_weight=s.neighbor_weight,
+            neighbor_weight_fts=s.neighbor_weight_fts,
+            neighbor_span=s.neighbor_span,
+            day_boost=s.day_boost,
+        )
 
 
 @dataclass

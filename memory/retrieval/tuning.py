@@ -4,7 +4,7 @@ Nothing here touches a database; the lab page feeds it rows and draws what comes
 has a unit test.
 
 A *labelled hit* is (similarity, relevant). At threshold ``t`` the retriever keeps every hit with similarity ≥ t
-(DESIGN.md §5), so ``precision(t)`` = relevant kept / kept and ``recall(t)`` = relevant kept / all relevant labelled.
+(see README), so ``precision(t)`` = relevant kept / kept and ``recall(t)`` = relevant kept / all relevant labelled.
 Recall is relative to what the team labelled (the only ground truth there is), not to every memory in the store.
 """
 

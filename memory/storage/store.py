@@ -148,17 +148,8 @@ class Store:
         """Validated parameters (live settings, then ``overrides``) and the calibration they go with."""
         s = self.effective_settings()
         calibration = self.relevance_model(s)
-        params = RecallParams(
-            mode=s.search_mode,
-            k=s.top_k,
-            threshold=s.relevance_threshold if s.relevance_threshold is not None else calibration.threshold,
-            similarity_floor=s.similarity_floor,
-            relative_cut=s.relative_cut,
-            fusion=s.fusion,
-            vector_weight=s.vector_weight,
-            rrf_k=s.rrf_k,
-            pool=s.candidate_pool,
-        )
+        threshold = s.relevance_threshold if s.relevance_threshold is not None else calibration.threshold
+        params = RecallParams.from_settings(s, threshold=threshold)
         for key, value in overrides.items():
             if value is not None:
                 setattr(params, key, value)
