@@ -26,6 +26,7 @@ from memory.vocab import MemoryStatus
 if TYPE_CHECKING:  # lancedb + pyarrow (+ numpy) cost ~2 s of CPU to import: only commands that touch the index pay
     import numpy as np
     import pyarrow as pa
+    from lancedb.table import Table
 
 TABLE = "memories"
 _KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
@@ -80,7 +81,7 @@ class VectorIndex:
         import lancedb
 
         self._db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
-        self._tbl = None
+        self._tbl: Table | None = None
         self._since_optimize = 0
         self._appends = 0
         self._lock = threading.Lock()  # threads of one process share the index: open or create the table once
