@@ -150,8 +150,8 @@ def at_threshold(outcomes: Sequence[Outcome], threshold: float, k: int) -> dict:
 
 
 def threshold_curves(outcomes: Sequence[Outcome], k: int, thresholds: Sequence[float] | None = None) -> list[dict]:
-    """:func:`at_threshold` over a grid of relevance thresholds (default 0.00 .. 1.00 by 0.02)."""
-    grid = thresholds if thresholds is not None else [round(i / 50, 2) for i in range(51)]
+    """:func:`at_threshold` over a grid of relevance thresholds (default 0.00 .. 1.00 by 0.01)."""
+    grid = thresholds if thresholds is not None else [round(i / 100, 2) for i in range(101)]
     return [at_threshold(outcomes, t, k) for t in grid]
 
 
