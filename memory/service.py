@@ -18,6 +18,7 @@ from memory.errors import InvalidInput, NotFound
 from memory.lifecycle import retention as lifecycle
 from memory.retrieval import log as retrieval_log
 from memory.retrieval.recall import RecallResult, timed_search
+from memory.retrieval.filters import RecallFilters
 from memory.storage.models import Memory, MemoryEvent, Message, Session, User
 from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
 from memory.text.privacy import mask_pii
@@ -192,16 +193,20 @@ class MemoryService(Records):
         turn_id: int | None = None,
         retrieval_query: str | None = None,
         log: bool = True,
+        filters: RecallFilters | None = None,
         **overrides: Any,
     ) -> RecallResult:
-        """Search a user's active memories; every candidate comes back with its scores and verdict."""
+        """Search a user's active memories; every candidate comes back with its scores and verdict.
+
+        ``filters`` (:meth:`RecallFilters.build`: memory types, source types, since/until on event time, ``as_of``
+        for the query's date words) narrow and re-rank the candidates."""
         query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))  # before embedding/logging
         user = self.get_user(user_id)
         agent = validate.agent_id(agent_id, self.settings.default_agent_id)
         params, calibration = self.recall_setup(**overrides)
         rq = mask_pii(retrieval_query) if retrieval_query else query
         hits, ms = timed_search(
-            self, user_key=user.key, agent_id=agent, query=rq, params=params, calibration=calibration
+            self, user_key=user.key, agent_id=agent, query=rq, params=params, calibration=calibration, filters=filters
         )
         result = RecallResult(
             query=query,
@@ -211,6 +216,7 @@ class MemoryService(Records):
             latency_ms=ms,
             calibration=calibration.version,
             notice=calibration.notice,
+            filters=filters.to_dict() if filters else None,
         )
         if log:  # the log and access tracking are written after we return (memory/retrieval/log.py)
             retrieval_log.writer(self).submit(

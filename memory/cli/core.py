@@ -31,10 +31,22 @@ def recall(
     floor: Annotated[float | None, typer.Option("--floor", help="Optional raw-similarity floor (-1..1).")] = None,
     mode: Annotated[str | None, typer.Option("--mode", help="vector | fulltext | hybrid")] = None,
     agent: AgentOpt = None,
+    type_: Annotated[list[str] | None, typer.Option("--type", help="Only these memory types (repeatable).")] = None,
+    source: Annotated[list[str] | None, typer.Option("--source", help="Only these source types (repeatable).")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="Event time from (ISO-8601).")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Event time until (ISO-8601).")] = None,
+    as_of: Annotated[
+        str | None, typer.Option("--as-of", help="Reference time for 'last week' etc. in the query (ISO-8601).")
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Search a user's memories; shows every candidate with its scores and whether it passed."""
-    result = service().recall(user, query, agent_id=agent, k=k, threshold=threshold, similarity_floor=floor, mode=mode)
+    """Search a user's memories; shows every candidate with its relevance, raw scores and whether it passed."""
+    from memory.retrieval.filters import RecallFilters
+
+    filters = RecallFilters.build(types=type_, source_types=source, since=since, until=until, as_of=as_of)
+    result = service().recall(
+        user, query, agent_id=agent, k=k, threshold=threshold, similarity_floor=floor, mode=mode, filters=filters
+    )
     if result.notice:
         typer.echo(f"note: {result.notice}", err=True)
     if json_out:

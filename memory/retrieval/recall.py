@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -38,6 +38,7 @@ from sqlmodel import col, select
 
 from memory.config import Settings
 from memory.retrieval import neighbours as context
+from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
 from memory.text.privacy import mask_pii
@@ -132,6 +133,7 @@ class RecallResult:
     latency_ms: float = 0.0
     calibration: str = "fallback"
     notice: str | None = None
+    filters: dict | None = None
     logged_id: int | None = None
     #: set by the retrieval log's writer once this result's entry is written (memory/retrieval/log.py)
     written: threading.Event | None = field(default=None, repr=False, compare=False)
@@ -163,6 +165,7 @@ class RecallResult:
             "latency_ms": round(self.latency_ms, 2),
             "calibration": self.calibration,
             "notice": self.notice,
+            "filters": self.filters,
             "hits": [h.to_dict() for h in self.hits],
         }
 
@@ -284,28 +287,45 @@ def _contextualise(vec, fts, sims, rows, params: RecallParams):
     return vec_s, fts_s, sims_s
 
 
-def run_search(
-    store, *, user_key: str, agent_id: str | None, query: str, params: RecallParams, calibration: Calibration
-) -> list[Hit]:
-    """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut.
-
-    The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
-    costs about as much as vector alone (LanceDB and the embedder release the GIL).
-    """
+def _signals(store, user_key: str, agent_id: str | None, query: str, params: RecallParams, where: str | None):
+    """(vector hits, BM25 hits, similarity per candidate) from the index, prefiltered to the user (and ``where``)."""
     import numpy as np  # imported on use, like LanceDB: SQL-only commands start without them
 
     pending = (
-        store.pool.submit(store.index.search_text, query, user_key, agent_id, params.pool)
+        store.pool.submit(store.index.search_text, query, user_key, agent_id, params.pool, where)
         if params.mode != "vector"
         else None
     )
     qvec = store.embedder.embed_query(query)
-    vec = store.index.search_vector(qvec, user_key, agent_id, params.pool) if params.mode != "fulltext" else []
+    vec = store.index.search_vector(qvec, user_key, agent_id, params.pool, where) if params.mode != "fulltext" else []
     found = pending.result() if pending else []
     sims = {i: 1.0 - d for i, d in vec}
     for i, _, v in found:  # full-text-only hits get their similarity from the vector the FTS search returned
         sims.setdefault(i, float(np.dot(v, qvec)))
-    fts = [(i, s) for i, s, _ in found]
+    return vec, [(i, s) for i, s, _ in found], sims
+
+
+def run_search(
+    store,
+    *,
+    user_key: str,
+    agent_id: str | None,
+    query: str,
+    params: RecallParams,
+    calibration: Calibration,
+    filters: RecallFilters | None = None,
+) -> list[Hit]:
+    """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut.
+
+    The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
+    costs about as much as vector alone (LanceDB and the embedder release the GIL). ``filters`` narrow the
+    candidates (memory type in the index, the rest in the SQL join) and ``filters.as_of`` lifts the period the
+    query's date words name.
+    """
+    filters = filters or RecallFilters()
+    if filters.sql_side:
+        params = replace(params, pool=params.pool * FILTERED_POOL_FACTOR)
+    vec, fts, sims = _signals(store, user_key, agent_id, query, params, filters.index_clause())
     ids = list(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))
     with store.engine.connect() as conn:  # plain rows, not ORM objects: ~10× cheaper for a hundred candidates
         rows = conn.execute(
@@ -314,6 +334,10 @@ def run_search(
             )
         ).all()
     rows = [m for m in rows if agent_id is None or m.agent_id == agent_id]
+    if filters.sql_side:  # on the rows SQL returned (source type and event time are not index columns)
+        rows = [m for m in rows if filters.keeps(m.source_type, m.event_time)]
+        keep = {m.id for m in rows}
+        vec, fts = [p for p in vec if p[0] in keep], [p for p in fts if p[0] in keep]
     smoothed: dict[str, float] = {}
     if params.mode == "hybrid":
         vec_s, fts_s, smoothed = _contextualise(vec, fts, sims, rows, params)
@@ -322,6 +346,8 @@ def run_search(
         fused = context.day_boost(fused, days, params.day_boost)
     else:
         fused = fuse(vec, fts, sims, params)
+    if filters.as_of is not None and (named := period(query, filters.as_of)):
+        fused = time_boost(fused, {m.id: m.event_time or m.created_at for m in rows}, named[1:], params.day_boost)
     bm25 = dict(fts)
     hits = [
         Hit(

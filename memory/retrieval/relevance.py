@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
-
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
@@ -89,8 +87,10 @@ def names(query: str) -> set[str]:
     return {_POSSESSIVE.sub("", w.lower()) for w in words if w[:1].isupper() and w.lower() not in _NOT_NAMES}
 
 
-def _lexical(query: str, cands: Sequence[Scored], order: np.ndarray) -> tuple[np.ndarray, float, float]:
+def _lexical(query: str, cands: Sequence[Scored], order):
     """Per-candidate overlap with the query's terms, the best overlap among the top ones, and the names missing."""
+    import numpy as np
+
     wanted = terms(query)
     bags = [terms(c.text) for c in cands]
     overlap = np.array([len(wanted & b) / len(wanted) if wanted else 0.0 for b in bags])
@@ -101,13 +101,15 @@ def _lexical(query: str, cands: Sequence[Scored], order: np.ndarray) -> tuple[np
     return overlap, top, missing / len(wanted_names) if wanted_names else 0.0
 
 
-def _z(values: np.ndarray) -> np.ndarray:
+def _z(values):
     sd = values.std()
     return (values - values.mean()) / (sd if sd > 1e-9 else 1.0)
 
 
 def features(cands: Sequence[Scored], query: str = "") -> dict[str, list[float]]:
     """memory id -> feature vector (order of :data:`FEATURES`), computed over one query's candidate set."""
+    import numpy as np  # on use: SQL-only commands start without it
+
     if not cands:
         return {}
     sim = np.array([c.similarity if c.similarity is not None else 0.0 for c in cands], dtype=np.float64)
@@ -169,8 +171,10 @@ class Calibration:
             f"(threshold {self.threshold:.2f}); fit one from LoCoMo or from the lab's labels"
         )
 
-    def predict(self, rows: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
-        """Probabilities for a feature matrix (rows in :data:`FEATURES` order)."""
+    def predict(self, rows):
+        """Probabilities for a feature matrix (rows in :data:`FEATURES` order): a numpy array."""
+        import numpy as np
+
         x = np.asarray(rows, dtype=np.float64).reshape(-1, len(FEATURES))
         if not self.fitted:
             return np.clip(x[:, 0], 0.0, 1.0)

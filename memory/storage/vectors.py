@@ -258,30 +258,34 @@ class VectorIndex:
 
     # -- reads -----------------------------------------------------------------------------------------------
     @staticmethod
-    def scope_filter(user_key: str, agent_id: str | None) -> str:
+    def scope_filter(user_key: str, agent_id: str | None, extra: str | None = None) -> str:
+        """The per-user prefilter; ``extra`` is a clause built by the caller from validated constants only
+        (:meth:`memory.retrieval.filters.RecallFilters.index_clause`)."""
         where = f"user_key = {sql_literal(user_key)} AND status = '{MemoryStatus.ACTIVE}'"
         if agent_id is not None:
             where += f" AND agent_id = {sql_literal(agent_id)}"
+        if extra:
+            where += f" AND ({extra})"
         return where
 
-    def _vector_query(self, qvec, user_key: str, agent_id: str | None, limit: int):
+    def _vector_query(self, qvec, user_key: str, agent_id: str | None, limit: int, extra: str | None = None):
         with self.locked():
             return (
                 self.table.search(qvec, vector_column_name="vector")
                 .distance_type("cosine")
-                .where(self.scope_filter(user_key, agent_id), prefilter=True)
+                .where(self.scope_filter(user_key, agent_id, extra), prefilter=True)
                 .select(["id", "_distance"])
                 .limit(limit)
                 .to_arrow()
             )
 
     def search_vector(
-        self, qvec: np.ndarray, user_key: str, agent_id: str | None, limit: int
+        self, qvec: np.ndarray, user_key: str, agent_id: str | None, limit: int, extra: str | None = None
     ) -> list[tuple[str, float]]:
         """(id, cosine distance) best first."""
         import numpy as np
 
-        res = self._vector_query(np.asarray(qvec, dtype=np.float32), user_key, agent_id, limit)
+        res = self._vector_query(np.asarray(qvec, dtype=np.float32), user_key, agent_id, limit, extra)
         return list(zip(res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True))
 
     def search_vectors(
@@ -303,7 +307,7 @@ class VectorIndex:
         return out
 
     def search_text(
-        self, text: str, user_key: str, agent_id: str | None, limit: int
+        self, text: str, user_key: str, agent_id: str | None, limit: int, extra: str | None = None
     ) -> list[tuple[str, float, np.ndarray]]:
         """(id, BM25 score, vector) best first — the vector lets the caller score full-text-only hits by similarity
         without a second scan. An empty list when the text has no searchable token."""
@@ -313,7 +317,7 @@ class VectorIndex:
             with self.locked():
                 res = (
                     self.table.search(text, query_type="fts", fts_columns="text")
-                    .where(self.scope_filter(user_key, agent_id), prefilter=True)
+                    .where(self.scope_filter(user_key, agent_id, extra), prefilter=True)
                     .select(["id", "vector", "_score"])
                     .limit(limit)
                     .to_arrow()
