@@ -198,3 +198,47 @@ def calibration_lines(report: dict) -> list[str]:
     if report.get("written"):
         lines.append(f"written: {report['written']}")
     return lines
+
+
+@eval_app.command("longmemeval")
+def longmemeval_cmd(
+    path: Annotated[Path, typer.Argument(help="A LongMemEval-format JSON file.")],
+    k: Annotated[str, typer.Option("--k", help="Comma-separated cut-offs.")] = "5,10",
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="Ask only the first N (non-abstention) questions.")
+    ] = None,
+    user_turns_only: Annotated[
+        bool,
+        typer.Option("--user-turns-only", help="Ingest only the user's turns (faster; as in the paper's ablation)."),
+    ] = False,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write the report JSON here.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """One user per question in <data_dir>/eval/store: ingest its haystack, ask through recall (as of the question
+    date), report session recall_any/recall_all@k and turn recall@k by question type; `_abs` questions skipped."""
+    import json
+
+    from memory.evaluation import eval_service
+    from memory.evaluation.longmemeval import run as run_lme
+
+    report = run_lme(eval_service(service()), path, ks=_ks(k), limit=limit, user_turns_only=user_turns_only, bar=_bar)
+    if out is not None:
+        out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    if json_out:
+        emit(report)
+        return
+    ks = report["settings"]["ks"]
+    typer.echo(
+        f"{report['asked']} questions asked, {report['skipped_abstention']} abstention skipped, {report['seconds']} s"
+    )
+    for name, block in [("all", report["overall"]), *report["by_type"].items()]:
+        cells = " ".join(
+            f"S-any@{kk} {_pct(block[f'session_recall_any@{kk}'])} "
+            f"S-all@{kk} {_pct(block[f'session_recall_all@{kk}'])} T@{kk} {_pct(block[f'turn_recall@{kk}'])}"
+            for kk in ks
+        )
+        typer.echo(f"{name:<28} n {block['questions']:>4}  {cells}")
+
+
+def _pct(value: float | None) -> str:
+    return "  —  " if value is None else f"{value:5.1f}"

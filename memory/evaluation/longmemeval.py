@@ -1,0 +1,203 @@
+"""LongMemEval-format retrieval evaluation: one MemLens user per question, its haystack sessions ingested as raw
+turns, the question asked through the real recall (``as_of`` = the question date), and session / turn recall.
+
+Format (the public release): a JSON list of questions with ``question_id``, ``question_type``, ``question``,
+``question_date``, ``answer_session_ids``, ``haystack_dates``, ``haystack_session_ids`` and ``haystack_sessions``
+(lists of ``{"role", "content", "has_answer"?}`` turns). Abstention questions (id ending ``_abs``) have no evidence to
+retrieve and are skipped. Metrics, per question type and overall:
+
+- session ``recall_any@k`` / ``recall_all@k``: sessions ranked by their best turn; does the top k hold any / every
+  answer session;
+- turn ``recall@k``: share of the ``has_answer`` turns among the top k turns.
+
+Turns are stored as ``turn`` memories ("role (date): text") with their session as a MemLens session, like LoCoMo's,
+so a second run reuses what is there (an ingested session is marked ended).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memory.errors import InvalidInput
+from memory.evaluation.ingest import _mark_ended
+from memory.retrieval.filters import RecallFilters
+from memory.service import MemoryDraft, MemoryService
+from memory.storage.models import utcnow
+
+REQUIRED = ("question_id", "question_type", "question", "haystack_session_ids", "haystack_sessions")
+Progress = Callable[[int], None]
+
+
+@dataclass
+class LmeTurn:
+    role: str
+    content: str
+    has_answer: bool
+
+
+@dataclass
+class LmeQuestion:
+    question_id: str
+    question_type: str
+    question: str
+    date: datetime | None
+    answer_sessions: frozenset[str]
+    sessions: list[tuple[str, datetime | None, list[LmeTurn]]] = field(default_factory=list)
+
+    @property
+    def abstention(self) -> bool:
+        return self.question_id.endswith("_abs")
+
+    @property
+    def user_id(self) -> str:
+        return f"lme:{self.question_id}"
+
+
+def parse_date(text: str | None) -> datetime | None:
+    """LongMemEval stamps ("2023/05/20 (Sat) 02:21") as aware UTC datetimes; None when absent or unreadable."""
+    if not text:
+        return None
+    cleaned = " ".join(part for part in str(text).split() if not part.startswith("("))
+    for fmt in ("%Y/%m/%d %H:%M", "%Y/%m/%d", "%Y-%m-%d %H:%M", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
+def _question(raw: dict) -> LmeQuestion:
+    missing = [k for k in REQUIRED if k not in raw]
+    if missing:
+        raise InvalidInput(f"not a LongMemEval question: missing {', '.join(missing)}")
+    ids, sessions = raw["haystack_session_ids"], raw["haystack_sessions"]
+    dates = raw.get("haystack_dates") or [None] * len(ids)
+    if not (len(ids) == len(sessions) == len(dates)):
+        raise InvalidInput(f"question {str(raw['question_id'])[:60]!r}: haystack lists differ in length")
+    q = LmeQuestion(
+        question_id=str(raw["question_id"]),
+        question_type=str(raw["question_type"]),
+        question=str(raw["question"]),
+        date=parse_date(raw.get("question_date")),
+        answer_sessions=frozenset(str(s) for s in raw.get("answer_session_ids") or []),
+    )
+    for sid, when, turns in zip(ids, dates, sessions, strict=True):
+        parsed = [
+            LmeTurn(str(t.get("role", "user")), str(t.get("content", "")), bool(t.get("has_answer")))
+            for t in turns
+            if isinstance(t, dict)
+        ]
+        q.sessions.append((str(sid), parse_date(when), parsed))
+    return q
+
+
+def load(path: str | Path) -> list[LmeQuestion]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise InvalidInput(f"cannot read LongMemEval file {str(path)[:200]!r}: {exc}") from exc
+    if not isinstance(data, list):
+        raise InvalidInput("a LongMemEval file holds a JSON list of questions")
+    return [_question(q) for q in data]
+
+
+def ingest(svc: MemoryService, q: LmeQuestion, *, user_turns_only: bool) -> int:
+    """Store the question's haystack as turn memories (sessions already ended are reused); returns turns added."""
+    user = svc.ensure_user(q.user_id)
+    added = 0
+    for n, (sid, when, turns) in enumerate(q.sessions):
+        session = svc.ensure_session(user, f"{n:04d}:{sid}"[:120])
+        if session.status == "ended":
+            continue
+        drafts = []
+        for i, t in enumerate(turns):
+            if (user_turns_only and t.role != "user") or not t.content.strip():
+                continue
+            at = when or utcnow()
+            msg = svc.add_message(session, "user" if t.role == "user" else "assistant", t.content, created_at=at)
+            day = f"{at.day} {at:%B %Y}"
+            drafts.append(
+                MemoryDraft(
+                    content=f"{t.role} ({day}): {t.content}",
+                    type="turn",
+                    source_message_ids=[msg.id],
+                    importance=0.3,
+                    event_time=at,
+                    created_at=at,
+                    meta={"source": "longmemeval", "session": sid, "turn": i, "has_answer": t.has_answer},
+                )
+            )
+        if drafts:
+            added += len(svc.add_memories(user, drafts))
+        _mark_ended(svc, session)
+    return added
+
+
+def _session_ranking(hits) -> list[str]:
+    return list(dict.fromkeys(h.meta.get("session") for h in hits if h.meta.get("session") is not None))
+
+
+def score(q: LmeQuestion, hits, ks: Sequence[int]) -> dict:
+    """Session recall_any/all@k and turn recall@k for one question's ranked hits."""
+    sessions = _session_ranking(hits)
+    answer_turns = sum(1 for _, _, turns in q.sessions for t in turns if t.has_answer)
+    out: dict = {}
+    for k in ks:
+        top = set(sessions[:k])
+        out[f"session_recall_any@{k}"] = float(bool(q.answer_sessions & top))
+        out[f"session_recall_all@{k}"] = float(bool(q.answer_sessions) and q.answer_sessions <= top)
+        found = sum(1 for h in hits[:k] if h.meta.get("has_answer"))
+        out[f"turn_recall@{k}"] = found / answer_turns if answer_turns else None
+    return out
+
+
+def _mean(rows: list[dict], key: str) -> float | None:
+    vals = [r[key] for r in rows if r.get(key) is not None]
+    return round(100 * sum(vals) / len(vals), 2) if vals else None
+
+
+def summarise(rows: list[dict], ks: Sequence[int]) -> dict:
+    keys = [f"{m}@{k}" for k in ks for m in ("session_recall_any", "session_recall_all", "turn_recall")]
+    types = sorted({r["type"] for r in rows})
+    block = lambda rs: {"questions": len(rs), **{key: _mean(rs, key) for key in keys}}  # noqa: E731
+    return {"overall": block(rows), "by_type": {t: block([r for r in rows if r["type"] == t]) for t in types}}
+
+
+def run(
+    svc: MemoryService,
+    path: str | Path,
+    *,
+    ks: Sequence[int] = (5, 10),
+    limit: int | None = None,
+    user_turns_only: bool = False,
+    bar: Callable[[str, int], Progress] | None = None,
+) -> dict:
+    """Ingest and ask each question in turn (one user per question); the report holds numbers only."""
+    questions = load(path)
+    asked = [q for q in questions if not q.abstention][:limit] if limit else [q for q in questions if not q.abstention]
+    step = bar("longmemeval", len(asked)) if bar else None
+    rows, turns, start = [], 0, time.perf_counter()
+    for q in asked:
+        turns += ingest(svc, q, user_turns_only=user_turns_only)
+        filters = RecallFilters.build(as_of=q.date) if q.date else None
+        res = svc.recall(q.user_id, q.question, threshold=-1.0, k=max(ks), log=False, filters=filters)
+        rows.append({"type": q.question_type, "latency_ms": res.latency_ms, **score(q, res.hits, ks)})
+        if step:
+            step(1)
+    return {
+        "benchmark": "longmemeval",
+        "dataset": Path(path).name,
+        "created_at": utcnow().isoformat(),
+        "settings": {"ks": list(ks), "limit": limit, "user_turns_only": user_turns_only},
+        "questions": len(questions),
+        "asked": len(asked),
+        "skipped_abstention": sum(1 for q in questions if q.abstention),
+        "turns_ingested": turns,
+        "seconds": round(time.perf_counter() - start, 1),
+        **summarise(rows, ks),
+    }

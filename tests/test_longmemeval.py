@@ -1,0 +1,55 @@
+"""`memlens eval longmemeval` on a small fixture in LongMemEval's public format (real e5, real store)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memory.cli import app
+from memory.cli import evaluate as cli_eval
+from memory.errors import InvalidInput
+from memory.evaluation import longmemeval
+
+TINY = Path(__file__).parent / "data" / "longmemeval_tiny.json"
+
+
+def test_report_by_type_skips_abstention_and_finds_the_answer_sessions(svc, monkeypatch, tmp_path):
+    monkeypatch.setattr(cli_eval, "service", lambda: svc)
+    out = tmp_path / "lme.json"
+    args = ["eval", "longmemeval", str(TINY), "--k", "1,3", "--json", "--out", str(out)]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    report = json.loads(out.read_text())
+    assert (report["questions"], report["asked"], report["skipped_abstention"]) == (3, 2, 1)
+    assert set(report["by_type"]) == {"single-session-user", "multi-session"}
+    single, multi = report["by_type"]["single-session-user"], report["by_type"]["multi-session"]
+    assert single["session_recall_any@1"] == 100.0 and single["turn_recall@1"] == 100.0  # the corgi turn first
+    assert multi["session_recall_any@3"] == 100.0 and multi["session_recall_all@3"] == 100.0  # violin + piano
+    assert multi["session_recall_all@1"] == 0.0  # two answer sessions cannot both be in the top one
+    assert report["turns_ingested"] == 12  # 6 + 6 turns; the abstention's haystack is never ingested
+    again = CliRunner().invoke(app, [*args[:-2], "--out", str(tmp_path / "again.json")])  # a second run reuses
+    assert again.exit_code == 0 and json.loads((tmp_path / "again.json").read_text())["turns_ingested"] == 0
+    text = out.read_text()
+    assert "corgi" not in text and "violin" not in text  # numbers only
+
+
+def test_user_turns_only_and_limit(svc, monkeypatch, tmp_path):
+    monkeypatch.setattr(cli_eval, "service", lambda: svc)
+    out = tmp_path / "lme.json"
+    res = CliRunner().invoke(
+        app, ["eval", "longmemeval", str(TINY), "--limit", "1", "--user-turns-only", "--json", "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    report = json.loads(out.read_text())
+    assert report["asked"] == 1 and report["turns_ingested"] == 3 and report["settings"]["user_turns_only"]
+
+
+def test_malformed_files_are_refused(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"question_id": "x", "question": "?"}]))
+    with pytest.raises(InvalidInput, match="missing"):
+        longmemeval.load(bad)
+    assert longmemeval.parse_date("2023/05/20 (Sat) 02:21").isoformat() == "2023-05-20T02:21:00+00:00"
