@@ -2,7 +2,9 @@
 
 Runs `memlens eval locomo` (tuned hybrid + BM25-only + dense-only baselines, real write path, real recall) in a
 scratch data folder (reused between runs: set MEMLENS_DATA_DIR to pick one) and prints the per-category table.
-The report holds numbers only (no dialogue or question text).
+Each conversation's questions are also asked of the next conversation's user (answerable vs. foreign rates at the
+configured relevance threshold, leave-one-conversation-out calibration and recall). The report holds numbers only (no
+dialogue or question text).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ def main() -> None:
 
     out = ROOT / "bench" / "results" / "eval_locomo_dev.json"
     sys.argv = ["memlens", "eval", "locomo", str(path), "--out", str(out)]
+    if cache := os.environ.get("MEMLENS_EVAL_CACHE"):  # asked candidates reused by later runs (fast re-reports)
+        sys.argv += ["--cache", cache]
     run(app)
 
 
