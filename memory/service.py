@@ -17,8 +17,8 @@ from memory import provenance, validate  # noqa: F401  (provenance registers its
 from memory.errors import InvalidInput, NotFound
 from memory.lifecycle import retention as lifecycle
 from memory.retrieval import log as retrieval_log
-from memory.retrieval.recall import RecallResult, timed_search
 from memory.retrieval.filters import RecallFilters
+from memory.retrieval.recall import RecallResult, timed_search
 from memory.storage.models import Memory, MemoryEvent, Message, Session, User
 from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
 from memory.text.privacy import mask_pii

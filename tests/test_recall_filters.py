@@ -82,9 +82,10 @@ def test_as_of_resolves_the_query_date_words_and_lifts_that_period(filled):
 
 def test_cli_recall_takes_filters_and_shows_relevance(filled, monkeypatch):
     from memory import cli
+    from memory.cli import core
 
     svc, (nov, octo, _pref, _boots) = filled
-    monkeypatch.setattr(cli, "service", lambda: svc)
+    monkeypatch.setattr(core, "service", lambda: svc)
     res = CliRunner().invoke(
         cli.app, ["recall", "hiking", "--user", "f", "--type", "event", "--since", "2026-11-01", "--json"]
     )

@@ -200,7 +200,7 @@ def calibration_lines(report: dict) -> list[str]:
     return lines
 
 
-@eval_app.command("longmemeval")
+@cli.command("longmemeval")
 def longmemeval_cmd(
     path: Annotated[Path, typer.Argument(help="A LongMemEval-format JSON file.")],
     k: Annotated[str, typer.Option("--k", help="Comma-separated cut-offs.")] = "5,10",
