@@ -7,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-from sqlalchemy import text
 
 from memory.evaluation import crossval
 from memory.evaluation.metrics import Candidate, Outcome
@@ -15,7 +14,8 @@ from memory.retrieval import relevance
 from memory.retrieval.fit import brier, expected_calibration_error, fit_calibration, fit_logistic, reliability
 from memory.retrieval.relevance import FEATURES, Calibration, Scored, features
 from memory.storage.db import make_engine, migrate
-from memory.storage.models import Setting
+from memory.storage.migrations import m0004_relevance
+from memory.storage.models import Setting, utcnow
 
 COL = {name: i for i, name in enumerate(FEATURES)}
 
@@ -134,10 +134,9 @@ def test_choose_threshold_prefers_the_targets_then_the_best_margin():
 def test_migration_turns_a_stored_raw_threshold_into_the_floor(settings, stored, floor):
     engine = make_engine(settings)
     migrate(engine)
-    with engine.begin() as conn:  # a database as the previous release left it
-        conn.execute(text("DELETE FROM schemamigration WHERE version >= 4"))
-        conn.execute(Setting.__table__.insert().values(key="similarity_threshold", value=stored))
-    migrate(engine)
+    with engine.begin() as conn:  # a live setting as the previous release stored it, then step 0004 again
+        conn.execute(Setting.__table__.insert().values(key="similarity_threshold", value=stored, updated_at=utcnow()))
+        m0004_relevance.upgrade(conn)
     with engine.connect() as conn:
         rows = dict(conn.execute(Setting.__table__.select().with_only_columns(Setting.key, Setting.value)).all())
     assert "similarity_threshold" not in rows and rows.get("similarity_floor") == floor
