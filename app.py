@@ -1,17 +1,23 @@
-"""MemLens back office: the frame. Pages live in pages/; this file only wires the sidebar and the navigation.
+"""MemLens back office: the frame. Pages live in pages/; this file only wires the gate, the sidebar and navigation.
 
-Run: ``streamlit run app.py`` (after ``memlens seed-demo`` for demo users).
+Run: ``streamlit run app.py`` (after ``memlens seed-demo`` for demo users). Nothing is read before ``gate.admit()``
+lets someone in (see README, "Deploying the back office").
 
 Give every page a ``url_path`` that differs from its file name: because a ``pages/`` folder exists, Streamlit (and
 AppTest on every run) first routes through its old folder-based navigation, which would otherwise open
-``pages/<name>.py`` on its own, without this frame and its sidebar.
+``pages/<name>.py`` on its own, without this frame and its sidebar (``pages.common.service`` then refuses to read).
 """
+
+from pathlib import Path
 
 import streamlit as st
 
-from pages import sidebar
+from memory.vocab import Role
+from pages import gate, safe, sidebar
 
-st.set_page_config(page_title="MemLens", page_icon=":material/memory:", layout="wide")
+st.set_page_config(page_title="MemLens", page_icon=str(Path(__file__).parent / "static" / "favicon.png"), layout="wide")
+
+actor = gate.admit()  # the sign-in form or a refusal, then st.stop(), when nobody may see anything yet
 
 PAGES = {
     "Talk": [
@@ -31,7 +37,12 @@ PAGES = {
         st.Page("pages/evaluation.py", title="Evaluation", icon=":material/leaderboard:", url_path="eval-reports"),
     ],
 }
+if Role(actor.role).allows(Role.ADMIN):
+    PAGES["Govern"] = [
+        st.Page("pages/audit.py", title="Audit", icon=":material/policy:", url_path="audit-trail"),
+    ]
 
 page = st.navigation(PAGES)
-sidebar.render()
-page.run()
+with safe.boundary(page.url_path or "talk"):  # an unexpected error: a short message with an id, details in the log
+    sidebar.render(actor)
+    page.run()

@@ -34,8 +34,10 @@ from memory.config import Settings  # noqa: E402
 from memory.service import MemoryService  # noqa: E402
 from memory.storage.embed import HashEmbedder  # noqa: E402
 from memory.storage.models import Memory, User, id_hash, new_id  # noqa: E402
+from memory.vocab import Actor, Role  # noqa: E402
 
 NOW = datetime(2025, 6, 1, tzinfo=UTC)
+BENCH = Actor(name="bench", role=Role.ADMIN, via="bench")
 DIM = 384
 
 
@@ -141,10 +143,10 @@ def main() -> None:
             svc.compact(user, dry_run=True, now=NOW)
             dry_compact.append((time.perf_counter() - t) * 1000)
         t, c = time.perf_counter(), time.process_time()
-        forgot = svc.forget(now=NOW)
+        forgot = svc.forget(now=NOW, actor=BENCH)
         forget_s, forget_cpu = time.perf_counter() - t, time.process_time() - c
         t, c = time.perf_counter(), time.process_time()
-        compacted = svc.compact(now=NOW)
+        compacted = svc.compact(now=NOW, actor=BENCH)
         compact_s, compact_cpu = time.perf_counter() - t, time.process_time() - c
         svc.close()
     fr, cr = forgot.to_dict(), compacted.to_dict()

@@ -66,9 +66,12 @@ class Memory:
         via: str = "python",
         name: str = "python-api",
         allow_reset: bool = False,
+        role: Role | str = Role.ADMIN,
     ) -> None:
         self.service = service or MemoryService(settings or Settings())
-        self.actor = Actor(name=name, role=Role.CURATOR, via=via)
+        #: in-process callers own the data files (like the CLI), hence admin by default; the service checks this
+        #: role on every change (a door serving others can pass a narrower one)
+        self.actor = Actor(name=name, role=Role(role), via=via)
         self.allow_reset = allow_reset
 
     @classmethod
@@ -164,7 +167,7 @@ class Memory:
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Erase a user completely: SQL rows, vectors and checkpoints (``memlens delete-user``)."""
         with self._acting():
-            return self.service.delete_user(user_id)
+            return self.service.delete_user(user_id, actor=self.actor)
 
     def reset(self) -> dict[str, Any]:
         """Erase every user. Guarded: only a ``Memory(allow_reset=True)`` may do it."""

@@ -235,6 +235,22 @@ class Settings(BaseSettings):
         None, description="User the MCP server's tools act for when a call names none (else user_id is required)."
     )
 
+    # back office: sign-in (see README, "Deploying the back office")
+    auth: Literal["local", "oidc", "none"] | None = Field(
+        None,
+        description="Back-office sign-in: local (accounts from `memlens account add`), oidc (st.login, provider in "
+        ".streamlit/secrets.toml) or none (refused unless the server listens on localhost); unset = local once an "
+        "account exists, else none.",
+    )
+    oidc_roles: dict[str, str] = Field(
+        default_factory=dict,
+        description='With MEMLENS_AUTH=oidc, e-mail to role (JSON), e.g. {"ana@example.com": "admin", '
+        '"*@example.com": "viewer"}: an exact address wins, then the most specific pattern; no match = refused.',
+    )
+    signin_attempts_per_minute: int = Field(
+        5, ge=1, description="Failed sign-ins allowed per account name per minute (stored: holds across restarts)."
+    )
+
     def resolved_database_url(self) -> str:
         if self.database_url:
             return self.database_url

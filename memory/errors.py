@@ -19,3 +19,11 @@ class Conflict(MemLensError):
 
 class ConfigError(MemLensError):
     """Settings are inconsistent (e.g. embedder dimension changed under an existing index)."""
+
+
+class Forbidden(MemLensError, PermissionError):
+    """The actor's role does not allow this action (or no actor was given)."""
+
+
+class SignInFailed(MemLensError):
+    """A sign-in was refused: unknown name, wrong password or too many attempts (one message for all of them)."""

@@ -13,19 +13,25 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from memory import provenance, validate  # noqa: F401  (provenance registers its write listeners)
+from memory import audit, provenance, validate  # noqa: F401  (provenance registers its write listeners)
+from memory.access import check
 from memory.errors import InvalidInput, NotFound
 from memory.lifecycle import retention as lifecycle
 from memory.retrieval import log as retrieval_log
 from memory.retrieval.filters import RecallFilters
 from memory.retrieval.recall import RecallResult, timed_search
-from memory.storage.models import Memory, MemoryEvent, Message, Session, User
+from memory.storage.models import Memory, MemoryEvent, Message, Session, User, id_hash
 from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
 from memory.text.privacy import mask_pii
-from memory.vocab import Actor, EventOp
+from memory.vocab import Actor, AuditAction, EventOp, Role
 
 
 class MemoryService(Records):
+    """Person actions (profile edits, labels, live settings, forgetting, export, erasure…) take a keyword ``actor``
+    and check its role first (``memory.access.check``): a role that does not allow the action gets
+    :class:`memory.errors.Forbidden` and a ``denied`` audit row; a done action gets its audit row. The memory
+    corrections themselves (memory.lifecycle.curation) are guarded the same way."""
+
     # -- write pipeline and profile (memory.write, memory.profile) ------------------------------------------
     #: a langchain chat model for structured extraction (set by the agent when one is configured); None = rules
     extraction_model: Any = None
@@ -173,9 +179,39 @@ class MemoryService(Records):
         expected_version (see memory.lifecycle.profile_edit)."""
         from memory.lifecycle import profile_edit
 
-        return profile_edit.edit_field(
-            self, self._user(user), field, value, actor=actor, reason=reason, expected_version=expected_version
+        check(self, actor, Role.CURATOR, "edit a profile")
+        user = self._user(user)
+        result = profile_edit.edit_field(
+            self, user, field, value, actor=actor, reason=reason, expected_version=expected_version
         )
+        audit.record(self, actor, AuditAction.PROFILE_EDIT, user_id=user.external_id, target_ids=[field], reason=reason)
+        return result
+
+    def label_hit(self, retrieval_id: int, memory_id: str, relevant: bool | None, *, actor: Actor) -> None:
+        """A person's verdict on one retrieval hit (None clears it; curator); feeds the lab's precision/recall."""
+        from memory import views
+
+        check(self, actor, Role.CURATOR, "label a retrieval hit")
+        owner = self.get_memory(memory_id).user_key
+        views.set_label(self, owner, retrieval_id, memory_id, relevant, labeled_by=actor.name)
+        verdict = {True: "relevant", False: "not relevant", None: "cleared"}[relevant]
+        ids = [retrieval_id, memory_id]
+        user_id = audit.user_id_of(self, owner)
+        audit.record(self, actor, AuditAction.LABEL, user_id=user_id, target_ids=ids, reason=verdict)
+
+    def delete_memory(self, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
+        """A person's delete (curator; restorable until purged): ``memory.lifecycle.curation.delete_memory``."""
+        from memory.lifecycle import curation
+
+        return curation.delete_memory(self, memory_id, actor=actor, reason=reason)
+
+    def set_live_settings(self, values: dict[str, Any], *, actor: Actor):  # type: ignore[override]
+        """Change live settings (admin): every process's agent uses them from its next turn."""
+        check(self, actor, Role.ADMIN, "change live settings")
+        result = super().set_live_settings(values)
+        changed = {k: getattr(result, k) for k in values}
+        audit.record(self, actor, AuditAction.SETTINGS, target_ids=sorted(values), detail=changed)
+        return result
 
     def profile_history(self, user: User | str) -> list:
         from memory import profile
@@ -235,54 +271,106 @@ class MemoryService(Records):
     def _user_key(self, user_id: str | None) -> str | None:
         return None if user_id is None else self.get_user(user_id).key
 
-    def forget(self, user_id: str | None = None, *, dry_run: bool = False, now: datetime | None = None):
-        """Expire, fade, cap and purge (rules in memory/lifecycle/retention.py); ``user_id=None`` = every user."""
+    def _maintain(self, actor: Actor | None, dry_run: bool, action: AuditAction, user_id: str | None, ids) -> None:
+        if not dry_run and actor is not None:
+            audit.record(self, actor, action, user_id=user_id, target_ids=list(ids)[:500])
+
+    def forget(
+        self,
+        user_id: str | None = None,
+        *,
+        dry_run: bool = False,
+        now: datetime | None = None,
+        actor: Actor | None = None,
+    ):
+        """Expire, fade, cap and purge (rules in memory/lifecycle/retention.py); ``user_id=None`` = every user.
+        Applying it (not a dry run) is a curator's action."""
+        if not dry_run:  # a dry run only reads
+            check(self, actor, Role.CURATOR, "apply the forgetting policy")
         retrieval_log.flush(self)  # access counts and logged hits of recalls still being written
-        return lifecycle.forget(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
+        report = lifecycle.forget(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
+        self._maintain(actor, dry_run, AuditAction.FORGET, user_id, (a.memory_id for a in report.actions))
+        return report
 
     def lifecycle_overview(self, user_id: str, *, now: datetime | None = None) -> dict[str, Any]:
         """What is archived (why, purge date) and what will expire (when, why): the lifecycle view's data."""
         retrieval_log.flush(self)
         return lifecycle.overview(self, user_key=self.get_user(user_id).key, now=now)
 
-    def compact(self, user_id: str | None = None, *, dry_run: bool = False, now: datetime | None = None):
-        """Merge near-duplicate / same-topic memories, keeping every source's provenance."""
-        retrieval_log.flush(self)  # access counts and logged hits of recalls still being written
+    def compact(
+        self,
+        user_id: str | None = None,
+        *,
+        dry_run: bool = False,
+        now: datetime | None = None,
+        actor: Actor | None = None,
+    ):
+        """Merge near-duplicate / same-topic memories, keeping every source's provenance (curator, unless dry)."""
         from memory.lifecycle import compact
         from memory.storage.embed import embed_threads
 
+        if not dry_run:
+            check(self, actor, Role.CURATOR, "merge memories")
+        retrieval_log.flush(self)  # access counts and logged hits of recalls still being written
         with embed_threads(self.settings.embed_threads):
-            return compact.compact(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
+            report = compact.compact(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
+        self._maintain(actor, dry_run, AuditAction.COMPACT, user_id, (m.record["id"] for m in report.merges))
+        return report
 
-    def export_user(self, user_id: str) -> dict[str, Any]:
+    def export_user(self, user_id: str, *, actor: Actor) -> dict[str, Any]:
+        """Everything about a user as JSON (admin: it is all their personal data at once)."""
+        from memory.lifecycle import export
+
+        check(self, actor, Role.ADMIN, "export a user")
         retrieval_log.flush(self)
+        data = export.export_user(self, user_id)
+        audit.record(self, actor, AuditAction.EXPORT, user_id=user_id)
+        return data
+
+    def import_user(self, data: dict[str, Any], *, actor: Actor) -> dict[str, int]:
         from memory.lifecycle import export
 
-        return export.export_user(self, user_id)
+        check(self, actor, Role.ADMIN, "import a user")
+        counts = export.import_user(self, data)
+        user = data.get("user") if isinstance(data, dict) else None
+        user_id = user.get("external_id") if isinstance(user, dict) else None
+        audit.record(self, actor, AuditAction.IMPORT, user_id=user_id, detail={"rows": counts})
+        return counts
 
-    def import_user(self, data: dict[str, Any]) -> dict[str, int]:
+    def delete_user(self, user_id: str, *, actor: Actor) -> dict[str, int]:
+        """Erase a user at once, even mid-conversation (a running turn writes nothing more); admin. Their audit
+        rows stay, with the id and any free text cleared in the same transaction."""
         from memory.lifecycle import export
 
-        return export.import_user(self, data)
-
-    def delete_user(self, user_id: str) -> dict[str, int]:
-        """Erase a user at once, even mid-conversation (a running turn writes nothing more)."""
+        check(self, actor, Role.ADMIN, "delete a user")
         retrieval_log.flush(self)
+        counts = export.delete_user(self, user_id)
+        rows = {"rows": sum(counts.values())}
+        audit.record(self, actor, AuditAction.DELETE_USER, user_hash=id_hash(user_id), detail=rows)
+        return counts
+
+    def delete_session(
+        self, user_id: str, session_id: str, *, agent_id: str | None = None, actor: Actor
+    ) -> dict[str, int]:
         from memory.lifecycle import export
 
-        return export.delete_user(self, user_id)
-
-    def delete_session(self, user_id: str, session_id: str, *, agent_id: str | None = None) -> dict[str, int]:
+        check(self, actor, Role.ADMIN, "delete a session")
         retrieval_log.flush(self)
+        counts = export.delete_session(self, user_id, session_id, agent_id=agent_id)
+        ids = [f"session:{id_hash(session_id)[:16]}"]  # a session id is caller text: only its hash is kept
+        audit.record(self, actor, AuditAction.DELETE_SESSION, user_id=user_id, target_ids=ids)
+        return counts
+
+    def purge_memory(self, memory_id: str, *, actor: Actor) -> dict[str, int]:
+        """Delete one memory for good, history included (admin)."""
         from memory.lifecycle import export
 
-        return export.delete_session(self, user_id, session_id, agent_id=agent_id)
-
-    def purge_memory(self, memory_id: str) -> dict[str, int]:
+        check(self, actor, Role.ADMIN, "purge a memory")
         retrieval_log.flush(self)
-        from memory.lifecycle import export
-
-        return export.purge_memory(self, memory_id)
+        owner = audit.user_id_of(self, self.get_memory(memory_id).user_key)
+        counts = export.purge_memory(self, memory_id)
+        audit.record(self, actor, AuditAction.PURGE, user_id=owner, target_ids=[memory_id])
+        return counts
 
     def user_stats(self, user_id: str) -> dict[str, Any]:
         retrieval_log.flush(self)

@@ -89,6 +89,34 @@ class Role(StrEnum):
         return self.rank >= Role(needed).rank
 
 
+class AuditAction(StrEnum):
+    """One person action in the audit trail (``AuditEvent.action``): what the Audit page and `memlens audit` list."""
+
+    SIGN_IN = "sign-in"
+    SIGN_IN_FAILED = "sign-in-failed"
+    SIGN_OUT = "sign-out"
+    DENIED = "denied"
+    EDIT = "edit"
+    SUPERSEDE = "supersede"
+    FLAG = "flag"
+    UNFLAG = "unflag"
+    DELETE = "delete"
+    RESTORE = "restore"
+    LABEL = "label"
+    PROFILE_EDIT = "profile-edit"
+    SETTINGS = "settings"
+    EXPORT = "export"
+    IMPORT = "import"
+    DELETE_USER = "delete-user"
+    DELETE_SESSION = "delete-session"
+    PURGE = "purge"
+    FORGET = "forget"
+    COMPACT = "compact"
+    ACCOUNT_ADD = "account-add"
+    ACCOUNT_PASSWORD = "account-password"
+    ACCOUNT_REMOVE = "account-remove"
+
+
 @dataclass(frozen=True, slots=True)
 class Actor:
     """Who performs a change: a signed-in person, the CLI's OS user, an API key, or the agent itself.

@@ -9,8 +9,10 @@ import streamlit as st
 
 from memory import views
 from memory.errors import MemLensError
+from memory.vocab import Role
 from pages.common import (
     agent,
+    can,
     current_session,
     model_label,
     new_session_id,
@@ -145,6 +147,9 @@ if session is not None:
 else:
     st.info("No session yet: your first message starts one.", icon=":material/waving_hand:")
 
+if not can(Role.CURATOR):  # the agent writes memories from what is said here: chatting is a curator's right
+    st.caption(":material/visibility: Read-only: chatting as this user needs the curator role.")
+    st.stop()
 prompt = st.chat_input("Message the agent…  (English or 中文)", key="chat_input")
 if prompt:
     session_name = session.external_id if session else new_session_id()

@@ -76,9 +76,19 @@ def _service_for(db_url: str, lance_uri: str, embedder: str) -> MemoryService:
     return MemoryService(Settings())
 
 
-def service() -> MemoryService:
+def unchecked_service() -> MemoryService:
+    """The service before sign-in: only the gate (pages.gate) uses it, to count accounts and check passwords."""
     s = Settings()
     return _service_for(s.resolved_database_url(), s.resolved_lancedb_uri(), s.embedder)
+
+
+def service() -> MemoryService:
+    """The service for pages: stops the run when nobody is signed in, so no page reads data before the gate (not
+    even one opened without the app's frame)."""
+    if not isinstance(st.session_state.get(ACTOR_KEY), Actor):
+        st.warning("Sign in first.", icon=":material/lock:")
+        st.stop()
+    return unchecked_service()
 
 
 @st.cache_resource(show_spinner="Starting the agent…")
@@ -106,18 +116,16 @@ def model_label(settings: Settings) -> str:
 
 
 def current_actor() -> Actor:
-    """Who acts in this browser session: the signed-in person (``ml_actor``, set by sign-in), or without sign-in a
-    local actor named after the OS user running the server (whoever can open the app administers it)."""
-    signed_in = st.session_state.get(ACTOR_KEY)
-    if isinstance(signed_in, Actor):
-        return signed_in
-    import getpass
+    """Who acts in this browser session: the person the gate let in (``ml_actor``; without sign-in, on loopback
+    only, the local developer). Passed to every service call that changes something."""
+    service()  # stops the run when nobody is signed in
+    return st.session_state[ACTOR_KEY]
 
-    try:
-        name = getpass.getuser()
-    except (KeyError, OSError):
-        name = "local"
-    return Actor(name=f"{name} (local)", role=Role.ADMIN, via="ui")
+
+def can(role: Role) -> bool:
+    """Whether the signed-in person's role includes ``role`` (the service enforces it; pages only hide controls)."""
+    who = st.session_state.get(ACTOR_KEY)
+    return isinstance(who, Actor) and Role(who.role).allows(role)
 
 
 # -- the picked user and session -----------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ import streamlit as st
 from memory import views
 from memory.errors import MemLensError
 from memory.retrieval import refit, tuning
-from pages.common import THRESHOLD_COLOR, empty, fmt
+from memory.vocab import Role
+from pages.common import THRESHOLD_COLOR, can, current_actor, empty, fmt
 
 
 def _use_suggested(value: float) -> None:
@@ -90,7 +91,8 @@ def tuning_tab(svc, user, threshold: float, calibration) -> None:
 
 def _apply_fit(svc, data: dict) -> None:
     try:
-        svc.set_live_settings({"relevance_calibration": data, "relevance_threshold": data["threshold"]})
+        values = {"relevance_calibration": data, "relevance_threshold": data["threshold"]}
+        svc.set_live_settings(values, actor=current_actor())
     except MemLensError as exc:
         st.toast(str(exc), icon=":material/error:")
         return
@@ -100,7 +102,11 @@ def _apply_fit(svc, data: dict) -> None:
 
 
 def _revert(svc) -> None:
-    svc.set_live_settings({"relevance_calibration": None, "relevance_threshold": None})
+    try:
+        svc.set_live_settings({"relevance_calibration": None, "relevance_threshold": None}, actor=current_actor())
+    except MemLensError as exc:
+        st.toast(str(exc), icon=":material/error:")
+        return
     st.session_state.pop("lab_search", None)
     st.session_state.pop("lab_threshold", None)
     st.toast("Back to the shipped calibration.", icon=":material/restart_alt:")
@@ -113,7 +119,7 @@ def fit_section(svc, user_key: str | None, calibration) -> None:
     if c[0].button("Fit from my labels", icon=":material/model_training:", key="lab_fit"):
         with st.spinner("Searching the labelled queries again and fitting…"):
             st.session_state["lab_fit_result"] = refit.fit_from_labels(svc, user_key)
-    if svc.effective_settings().relevance_calibration:
+    if svc.effective_settings().relevance_calibration and can(Role.ADMIN):  # live settings are an admin's
         c[1].button("Revert to shipped", icon=":material/restart_alt:", on_click=_revert, args=(svc,), key="lab_rev")
     result = st.session_state.get("lab_fit_result")
     if not result:
@@ -138,4 +144,6 @@ def fit_section(svc, user_key: str | None, calibration) -> None:
         on_click=_apply_fit,
         args=(svc, result["calibration"]),
         key="lab_fit_apply",
+        disabled=not can(Role.ADMIN),
+        help=None if can(Role.ADMIN) else "Changing the agent's live settings needs the admin role.",
     )

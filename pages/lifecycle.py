@@ -12,7 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from memory.errors import MemLensError
-from pages.common import USER_KEY, page_title, require_user, service
+from memory.vocab import Role
+from pages.common import USER_KEY, can, current_actor, page_title, require_user, service
 
 
 def _table(rows: list[dict], columns: list[str]) -> None:
@@ -59,11 +60,11 @@ tab_plan, tab_expiring, tab_archived, tab_compact = st.tabs(
 )
 with tab_plan:
     _table(plan["actions"], ["action", "rule", "reason", "type", "content", "value"])
-    if plan["actions"]:
+    if plan["actions"] and can(Role.CURATOR):
         with st.popover("Apply forgetting now…", icon=":material/auto_delete:"):
             st.caption("Archived memories can be restored on the Memories page until they are purged.")
             if st.button("Yes, apply it", key="lc_forget", type="primary"):
-                done = svc.forget(user).to_dict()
+                done = svc.forget(user, actor=current_actor()).to_dict()
                 st.success(f"archived {done['archived']}, deleted {done['deleted']}")
 with tab_expiring:
     _table(overview["expiring"], ["expires_at", "type", "content", "why", "value"])
@@ -72,19 +73,23 @@ with tab_archived:
 with tab_compact:
     merges = svc.compact(user, dry_run=True).to_dict()
     _table(merges["merges"], ["content", "reason", "source_ids"])
-    if merges["merges"]:
+    if merges["merges"] and can(Role.CURATOR):
         with st.popover("Merge these…", icon=":material/merge:"):
             st.caption("Every source is kept on the merged memory; the merged ones stay in the history.")
             if st.button("Yes, merge", key="lc_compact", type="primary"):
-                st.success(f"merged {svc.compact(user).to_dict()['superseded']} memories")
+                st.success(f"merged {svc.compact(user, actor=current_actor()).to_dict()['superseded']} memories")
 
 st.header("Export and delete")
+if not can(Role.ADMIN):  # the service checks the role again
+    st.caption(":material/lock: Exporting or deleting a user needs the admin role.")
+    st.stop()
+who = current_actor()
 st.download_button(
     "Download everything about this user (JSON)",
     key="lc_export",
     mime="application/json",
     file_name="memlens-export.json",
-    data=json.dumps(svc.export_user(user), ensure_ascii=False, indent=1, sort_keys=True),
+    data=lambda: json.dumps(svc.export_user(user, actor=who), ensure_ascii=False, indent=1, sort_keys=True),
 )
 with st.form("lc_delete"):
     st.warning(
@@ -96,7 +101,7 @@ with st.form("lc_delete"):
             st.error("The id typed does not match: nothing was deleted.")
         else:
             try:
-                svc.delete_user(user)
+                svc.delete_user(user, actor=who)
             except MemLensError as exc:
                 st.error(str(exc))
             else:

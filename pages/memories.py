@@ -11,8 +11,9 @@ from memory import views
 from memory.errors import MemLensError
 from memory.lifecycle import curation
 from memory.storage.models import MEMORY_TYPES, STATUSES
-from memory.vocab import EventOp, MemoryStatus
+from memory.vocab import EventOp, MemoryStatus, Role
 from pages.common import (
+    can,
     current_actor,
     empty,
     fmt,
@@ -197,8 +198,9 @@ with st.container(border=True):
         f"status {fmt(row['status'])}{' · ⚑ flagged' if row['flagged'] else ''} · source {fmt(row['source'])} · "
         f"came through {plain(fmt(row['via']))}{plain(by)} · agent {plain(fmt(row['agent']))}"
     )
-    src, act = st.tabs([":material/forum: Source message", ":material/edit: Correct"])
-    with src:
+    curator = can(Role.CURATOR)  # viewers read; the service refuses their corrections anyway
+    tabs = st.tabs([":material/forum: Source message"] + ([":material/edit: Correct"] if curator else []))
+    with tabs[0]:
         ctx = views.message_with_context(svc, row["message_id"]) if row["message_id"] else None
         if ctx is None:
             st.caption("No source message (a person's edit or a system action).")
@@ -209,8 +211,11 @@ with st.container(border=True):
                     if msg["is_source"]:
                         st.caption("▶ source")
                     text_block(msg["content"])
-    with act:
-        _corrections(row)
+    if curator:
+        with tabs[1]:
+            _corrections(row)
+    else:
+        st.caption(":material/visibility: Read-only: correcting memories needs the curator role.")
     if note := st.session_state.pop("mem_msg", None):
         (st.success if note[0] == "ok" else st.error)(plain(note[1]))
     if undo := st.session_state.pop("mem_undo", None):

@@ -10,7 +10,8 @@ import streamlit as st
 
 from memory import views
 from memory.errors import MemLensError
-from pages.common import current_actor, empty, fmt, page_title, plain, require_user, service, short, when
+from memory.vocab import Role
+from pages.common import can, current_actor, empty, fmt, page_title, plain, require_user, service, short, when
 
 FIELDS = (
     "display_name",
@@ -77,9 +78,8 @@ with left:
     else:
         empty("No profile fields yet.", "Tell the agent your name or city in the chat, or set a field here.")
 
-with right:
-    st.subheader("Edit a field", anchor=False)
-    can_edit = hasattr(svc, "update_profile")
+
+def _edit_form() -> None:
     with st.form("pf_form", border=True):
         field = st.selectbox("Field", FIELDS, key="pf_field")
         current = next((f["value"] for f in fields if f["field"] == field), None)
@@ -90,13 +90,19 @@ with right:
             help="Lists (interests, dietary): separate items with commas.",
         )
         st.text_input("Reason (logged)", key="pf_reason", placeholder="e.g. user corrected this on the phone")
-        st.form_submit_button("Save", icon=":material/save:", disabled=not can_edit, type="primary", on_click=_save)
+        st.form_submit_button("Save", icon=":material/save:", type="primary", on_click=_save)
     if msg := st.session_state.pop("pf_saved", None):
         st.success(msg, icon=":material/check:")
     if err := st.session_state.pop("pf_error", None):
         st.error(plain(err))
-    if not can_edit:
-        st.caption("Editing needs the profile module (memory/profile.py).")
+
+
+with right:
+    st.subheader("Edit a field", anchor=False)
+    if can(Role.CURATOR):  # viewers get no form; the service checks the role again
+        _edit_form()
+    else:
+        st.caption(":material/visibility: Read-only: editing the profile needs the curator role.")
 
 st.subheader("Change log", anchor=False)
 if changes:

@@ -18,13 +18,14 @@ from memory import views
 from memory.errors import MemLensError
 from memory.retrieval import tuning
 from memory.retrieval.recall import NEAR_MISS_BAND, Hit, rank_and_cut
-from memory.vocab import SearchMode
+from memory.vocab import Role, SearchMode
 from pages import lab_tuning
 from pages.common import (
     FAIL_COLOR,
     NEAR_COLOR,
     PASS_COLOR,
     THRESHOLD_COLOR,
+    can,
     current_actor,
     empty,
     fmt,
@@ -78,7 +79,7 @@ st.caption(
 def _apply() -> None:
     values = {name: st.session_state[key] for key, name in KNOBS.items()}
     try:
-        svc.set_live_settings(values)
+        svc.set_live_settings(values, actor=current_actor())
     except MemLensError as exc:
         st.toast(str(exc), icon=":material/error:")
         return
@@ -105,7 +106,15 @@ with st.container(border=True):
     )
     rrf_k = c[6].number_input("rrf_k", 1, 500, key="lab_rrf_k", disabled=mode != "hybrid" or fusion != "rrf")
     b = st.columns([1, 1, 4])
-    b[0].button("Apply to agent", type="primary", icon=":material/rocket_launch:", on_click=_apply, key="lab_apply")
+    b[0].button(
+        "Apply to agent",
+        type="primary",
+        icon=":material/rocket_launch:",
+        on_click=_apply,
+        key="lab_apply",
+        disabled=not can(Role.ADMIN),
+        help=None if can(Role.ADMIN) else "Changing the agent's live settings needs the admin role.",
+    )
     b[1].button("Reset to live", icon=":material/restart_alt:", on_click=_reset, key="lab_reset")
     live = " · ".join(f"{name} {live_value(eff, name)}" for name in KNOBS.values())
     b[2].caption(f"Agent now: {live} · calibration {calibration.version}")
@@ -203,15 +212,13 @@ def _label(retrieval_id: int, memory_id: str, key: str) -> None:
     """One label per (query, memory, labeller): labelling the same query again updates it."""
     choice = st.session_state.get(key)
     try:
-        views.set_label(
-            svc, user.key, retrieval_id, memory_id, LABELS.get(choice) if choice else None, current_actor().name
-        )
+        svc.label_hit(retrieval_id, memory_id, LABELS.get(choice) if choice else None, actor=current_actor())
     except MemLensError as exc:
         st.toast(plain(exc), icon=":material/error:")
 
 
 def label_controls(hits: list[Hit], retrieval_id: int | None, query: str = "") -> None:
-    if retrieval_id is None:
+    if retrieval_id is None or not can(Role.CURATOR):  # labelling is a curator's; the service checks again
         return
     saved = views.labels_for_query(svc, user.key, query, current_actor().name) if query else {}
     with st.expander("Label these hits (feeds precision / recall)", icon=":material/thumbs_up_down:"):

@@ -11,8 +11,19 @@ import streamlit as st
 
 from memory.config import Settings
 from memory.errors import MemLensError
-from memory.vocab import SearchMode, SessionStatus
-from pages.common import SESSION_KEY, USER_KEY, agent, current_user, model_label, new_session_id, service, short
+from memory.vocab import Actor, Role, SearchMode, SessionStatus
+from pages.common import (
+    SESSION_KEY,
+    USER_KEY,
+    agent,
+    can,
+    current_actor,
+    current_user,
+    model_label,
+    new_session_id,
+    service,
+    short,
+)
 
 LIVE_WIDGETS = {"relevance_threshold": "ml_live_threshold", "top_k": "ml_live_k", "search_mode": "ml_live_mode"}
 MODES = [SearchMode.HYBRID, SearchMode.VECTOR, SearchMode.FULLTEXT]
@@ -35,7 +46,7 @@ def _save_live(name: str) -> None:
     key = LIVE_WIDGETS[name]
     value = st.session_state[key]
     try:
-        service().set_live_settings({name: value})
+        service().set_live_settings({name: value}, actor=current_actor())
         st.session_state[f"{key}__shown"] = value
         st.toast(f"{name.replace('_', ' ')} → {value} (from the next turn)", icon=":material/tune:")
     except MemLensError as exc:
@@ -99,11 +110,16 @@ def _pick_session() -> None:
             format_func=lambda n: status.get(n, "") + unique(n, ids.get(n, "")),
             on_change=lambda: st.session_state.update({SESSION_KEY: st.session_state[SESSION_PICK_KEY]}),
         )
-    st.button("New session", icon=":material/add_comment:", on_click=_new_session, width="stretch")
+    if can(Role.CURATOR):  # a session is where the agent writes memories: chatting is a curator's right
+        st.button("New session", icon=":material/add_comment:", on_click=_new_session, width="stretch")
 
 
 def _live_settings(eff: Settings, threshold: float) -> None:
     st.subheader("Live retrieval", divider="gray")
+    if not can(Role.ADMIN):  # shown, not changeable: live settings are an admin's
+        st.caption(f"Relevance threshold {threshold:.2f} · top k {eff.top_k} · mode {eff.search_mode}")
+        st.caption("Changing them needs the admin role.")
+        return
     sync(LIVE_WIDGETS["relevance_threshold"], float(threshold))
     sync(LIVE_WIDGETS["top_k"], int(eff.top_k))
     sync(LIVE_WIDGETS["search_mode"], eff.search_mode)
@@ -123,19 +139,23 @@ def _live_settings(eff: Settings, threshold: float) -> None:
     st.caption("Saved for the agent's next turn; the retrieval lab has the rest.")
 
 
-def render() -> None:
+def render(who: Actor) -> None:
+    from pages.gate import who_badge
+
     svc = service()
     with st.sidebar:
         st.markdown("### :material/memory: MemLens")
+        who_badge(who)
         users = svc.list_users()
         if users:
             _pick_user(users)
             _pick_session()
         else:
             st.info("No users yet. Run `memlens seed-demo`, or start chatting as a new user below.")
-        with st.popover("Add a user", icon=":material/person_add:", width="stretch"):
-            st.text_input("User id", key="ml_new_user", placeholder="e.g. alice@example.com")
-            st.button("Create", key="ml_new_user_btn", on_click=_add_user)
+        if can(Role.CURATOR):
+            with st.popover("Add a user", icon=":material/person_add:", width="stretch"):
+                st.text_input("User id", key="ml_new_user", placeholder="e.g. alice@example.com")
+                st.button("Create", key="ml_new_user_btn", on_click=_add_user)
         eff = svc.effective_settings()
         st.caption(
             f":material/smart_toy: **Model** · {model_label(eff)}  \n"

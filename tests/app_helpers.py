@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 from bench.synthetic import Plan, populate
@@ -19,7 +20,10 @@ PAGES = [
 ]
 
 
-def open_page(page: str | None = None) -> AppTest:
+def open_page(page: str | None = None, *, address: str = "localhost") -> AppTest:
+    """Run the app (and switch to ``page``) as a server listening on ``address`` would: with no account and a
+    loopback address the gate lets the local developer in (AppTest reads no config.toml, so say where it listens)."""
+    config.set_option("server.address", address)
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
     if page:

@@ -15,6 +15,7 @@ import signal
 import traceback
 
 import pytest
+from actors import ADMIN
 from conftest import worker_context
 from sqlmodel import select
 
@@ -38,7 +39,7 @@ def _writer(settings_json: str, round_no: int, conn) -> None:
             rows = svc.add_memories(user, _drafts(texts))
             conn.send(("added", [r.id for r in rows]))
             if batch % 4 == 3:
-                svc.delete_memory(rows[0].id)
+                svc.delete_memory(rows[0].id, actor=ADMIN)
                 conn.send(("deleted", [rows[0].id]))
     except BaseException:  # noqa: BLE001 - report anything but the kill itself
         conn.send(("error", traceback.format_exc()))

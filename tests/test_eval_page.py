@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from actors import VIEWER
 from streamlit.testing.v1 import AppTest
 
 from memory.config import Settings
@@ -43,7 +44,9 @@ def fake_report(shift: float) -> dict:
 def page(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
     monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
-    return AppTest.from_file(PAGE, default_timeout=60)
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.session_state["ml_actor"] = VIEWER  # opened without the frame: say who is signed in
+    return at
 
 
 def test_page_shows_reports_and_compares_two(page):

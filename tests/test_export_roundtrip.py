@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from actors import ADMIN
 from test_lifecycle_delete import seed_user
 from typer.testing import CliRunner
 
@@ -21,7 +22,7 @@ def test_export_delete_import_is_lossless(plumbing_svc):
     svc = plumbing_svc
     seed_user(svc, HOSTILE_ID, "zebraquokka")
     seed_user(svc, "bob", "platypusowl")
-    first = svc.export_user(HOSTILE_ID)
+    first = svc.export_user(HOSTILE_ID, actor=ADMIN)
     tables = first["tables"]
     for name in (
         "profilefield",
@@ -42,10 +43,10 @@ def test_export_delete_import_is_lossless(plumbing_svc):
         assert tables[name], f"the seed should cover {name}"
     assert {m["status"] for m in tables["memory"]} == {"active", "superseded"}
 
-    svc.delete_user(HOSTILE_ID)
-    counts = svc.import_user(json.loads(_dump(first)))  # through real JSON text, as the CLI does
+    svc.delete_user(HOSTILE_ID, actor=ADMIN)
+    counts = svc.import_user(json.loads(_dump(first)), actor=ADMIN)  # through real JSON text, as the CLI does
     assert counts["memory"] == len(tables["memory"])
-    assert _dump(svc.export_user(HOSTILE_ID)) == _dump(first)
+    assert _dump(svc.export_user(HOSTILE_ID, actor=ADMIN)) == _dump(first)
     hits = svc.recall(HOSTILE_ID, "zebraquokka hiking", threshold=0.0, log=False).selected
     assert hits and "zebraquokka" in hits[0].content  # the index was rebuilt for the imported memories
 
@@ -53,16 +54,16 @@ def test_export_delete_import_is_lossless(plumbing_svc):
 def test_import_refuses_existing_user_and_bad_files(plumbing_svc):
     svc = plumbing_svc
     seed_user(svc, "alice", "zebraquokka")
-    data = svc.export_user("alice")
+    data = svc.export_user("alice", actor=ADMIN)
     with pytest.raises(Conflict):
-        svc.import_user(data)
+        svc.import_user(data, actor=ADMIN)
     with pytest.raises(InvalidInput):
-        svc.import_user({"format": "something else"})
+        svc.import_user({"format": "something else"}, actor=ADMIN)
     broken = json.loads(_dump(data))
     broken["tables"]["memory"][0]["created_at"] = "last tuesday"
-    svc.delete_user("alice")
+    svc.delete_user("alice", actor=ADMIN)
     with pytest.raises(InvalidInput, match="ISO-8601"):
-        svc.import_user(broken)
+        svc.import_user(broken, actor=ADMIN)
     assert svc.list_users() == []  # nothing half-imported
 
 

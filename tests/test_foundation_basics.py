@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from actors import ADMIN
 from sqlalchemy import text
 
 from memory.config import Settings
@@ -63,14 +64,14 @@ def test_importing_the_engine_connects_nowhere(tmp_path):
 def test_live_settings_override_and_validate(plumbing_svc):
     from memory.errors import InvalidInput
 
-    plumbing_svc.set_live_settings({"relevance_threshold": 0.9, "similarity_floor": 0.2, "top_k": 3})
+    plumbing_svc.set_live_settings({"relevance_threshold": 0.9, "similarity_floor": 0.2, "top_k": 3}, actor=ADMIN)
     eff = plumbing_svc.effective_settings()
     assert (eff.relevance_threshold, eff.similarity_floor, eff.top_k) == (0.9, 0.2, 3)
     assert (plumbing_svc.recall_params().threshold, plumbing_svc.recall_params().similarity_floor) == (0.9, 0.2)
     with pytest.raises(InvalidInput):
-        plumbing_svc.set_live_settings({"data_dir": "/tmp"})
+        plumbing_svc.set_live_settings({"data_dir": "/tmp"}, actor=ADMIN)
     with pytest.raises(ValueError):
-        plumbing_svc.set_live_settings({"top_k": 0})
+        plumbing_svc.set_live_settings({"top_k": 0}, actor=ADMIN)
 
 
 def test_token_counts_are_exact_and_offline(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from actors import ADMIN
 from sqlmodel import select
 
 from memory.errors import InvalidInput, NotFound
@@ -173,7 +174,7 @@ def test_deleted_memory_is_no_longer_retrieved(plumbing_svc):
     user = svc.ensure_user("d")
     keep = svc.add_memory(user, "keep this tennis note")
     gone = svc.add_memory(user, "delete this tennis note")
-    svc.delete_memory(gone.id)
+    svc.delete_memory(gone.id, actor=ADMIN)
     assert [h.memory_id for h in svc.recall("d", "tennis note", threshold=-1.0).hits] == [keep.id]
     assert svc.get_memory(gone.id).status == "deleted"
 

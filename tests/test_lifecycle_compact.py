@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from actors import ADMIN
+
 from memory.service import MemoryDraft
 from memory.storage.models import Memory, MemoryEvent
 
@@ -56,7 +58,7 @@ def test_the_same_statement_merges_with_provenance(plumbing_svc):
     )
     assert svc.compact("alice", dry_run=True, now=T0).merges and len(svc.list_memories(user)) == 4
 
-    report = svc.compact("alice", now=T0)
+    report = svc.compact("alice", now=T0, actor=ADMIN)
     assert len(report.merges) == 1
     merged = svc.get_memory(report.merges[0].record["id"])
     assert merged.status == "active" and merged.source_message_ids == sorted([m1, m2])
@@ -72,7 +74,7 @@ def test_the_same_statement_merges_with_provenance(plumbing_svc):
     with svc.db() as db:
         ops = sorted(e.op for e in db.query(MemoryEvent).filter(MemoryEvent.op.in_(["MERGE", "COMPACT"])).all())
     assert ops == ["COMPACT", "MERGE", "MERGE"]
-    assert svc.compact("alice", now=T0).merges == []  # idempotent
+    assert svc.compact("alice", now=T0, actor=ADMIN).merges == []  # idempotent
 
 
 def test_near_duplicates_merge_by_meaning_english_and_chinese(svc):
@@ -91,7 +93,7 @@ def test_near_duplicates_merge_by_meaning_english_and_chinese(svc):
             MemoryDraft("turn: I live in Hangzhou.", type="turn"),
         ],
     )
-    report = svc.compact("lin", now=T0)
+    report = svc.compact("lin", now=T0, actor=ADMIN)
     groups = sorted(sorted(m.source_ids) for m in report.merges)
     ids = {r.content: r.id for r in rows}
     assert groups == sorted(

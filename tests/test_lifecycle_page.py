@@ -6,6 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from actors import ADMIN
 from streamlit.testing.v1 import AppTest
 
 from memory.service import MemoryDraft
@@ -35,6 +36,7 @@ def test_lifecycle_page_shows_plan_expiry_and_deletes_with_confirmation(seeded, 
     monkeypatch.syspath_prepend(str(PAGE.parents[1]))
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     at.session_state["ml_user"] = seeded.get_user("lin").key
+    at.session_state["ml_actor"] = ADMIN  # opened without the frame: say who is signed in
     at.run()
     assert not at.exception
     assert "Lifecycle" in at.title[0].value

@@ -10,6 +10,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from actors import ADMIN
 from sqlalchemy import inspect, text
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import select
@@ -78,7 +79,7 @@ def test_rows_round_trip_with_aware_times_and_json(backend_plumbing_svc):
     assert got.created_at <= datetime.now(UTC) + timedelta(seconds=5)
     with svc.db() as db:  # DISTINCT over rows with JSON columns (PostgreSQL json has no equality; jsonb has)
         assert len(db.exec(select(Memory).distinct()).all()) == 1
-    assert svc.set_live_settings({"top_k": 7, "relative_cut": 0.05}).top_k == 7
+    assert svc.set_live_settings({"top_k": 7, "relative_cut": 0.05}, actor=ADMIN).top_k == 7
     assert svc.effective_settings().relative_cut == 0.05
 
 
@@ -110,7 +111,7 @@ def test_reindex_pages_through_every_row_and_repair_settles(backend_plumbing_svc
         for u in users
         for m in svc.add_memories(u, [MemoryDraft(f"note {i} of {u.external_id}") for i in range(9)])
     ]
-    svc.delete_memory(ids[0])
+    svc.delete_memory(ids[0], actor=ADMIN)
     assert svc.reindex(batch=4) == 26 and svc.index.ids() == set(ids[1:])
     assert svc.repair() == {"indexed": 0, "orphans_removed": 0}
 
@@ -178,9 +179,9 @@ def test_write_pipeline_profile_and_deletion_on_each_backend(backend_svc):
     statuses = {m.content: m.status for m in svc.list_memories(svc.get_user("lin"), statuses=())}
     assert "superseded" in statuses.values()
     svc.remember("other", "I live in Paris")
-    dump = svc.export_user("lin")
+    dump = svc.export_user("lin", actor=ADMIN)
     assert dump["user"]["external_id"] == "lin"
-    svc.delete_user("lin")
+    svc.delete_user("lin", actor=ADMIN)
     assert [u["user_id"] for u in svc.list_users()] == ["other"]
     assert svc.index.count() == len(svc.list_memories(svc.get_user("other")))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from actors import ADMIN
 
 from memory.errors import InvalidInput
 from memory.lifecycle.stats import parse_amount
@@ -55,7 +56,7 @@ def test_compaction_keeps_different_likes_apart_so_a_negation_removes_only_one(p
     svc = plumbing_svc
     svc.remember("bob", "I love tea.")
     svc.remember("bob", "I love coffee.")
-    svc.compact("bob")
+    svc.compact("bob", actor=ADMIN)
     svc.remember("bob", "I no longer like tea.")
     active = [m.content for m in svc.list_memories(svc.get_user("bob"))]
     assert any("coffee" in c for c in active)

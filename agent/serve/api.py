@@ -21,11 +21,11 @@ from memory import apikeys, provenance
 from memory.apikeys import KeyInfo
 from memory.client import Memory
 from memory.config import Settings
-from memory.errors import Conflict, InvalidInput, MemLensError, NotFound
+from memory.errors import Conflict, Forbidden, InvalidInput, MemLensError, NotFound
 from memory.service import MemoryService
 from memory.vocab import Actor, Role
 
-STATUS = {InvalidInput: 400, NotFound: 404, Conflict: 409}
+STATUS = {InvalidInput: 400, NotFound: 404, Conflict: 409, Forbidden: 403}
 _bearer = HTTPBearer(auto_error=False, description="An API key made with `memlens apikey create`.")
 
 

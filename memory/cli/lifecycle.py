@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, service
+from memory.cli.common import AgentOpt, JsonOpt, UserOpt, cli_actor, emit, service
 from memory.errors import InvalidInput
 
 AnyUserOpt = Annotated[str | None, typer.Option("--user", "-u", help="External user id (default: every user).")]
@@ -41,7 +41,7 @@ def _confirm(yes: bool, what: str) -> None:
 @cli.command()
 def forget(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = None, json_out: JsonOpt = False) -> None:
     """Archive expired, faded and over-cap memories; purge archived ones past retention. Says why for each."""
-    report = service().forget(user, dry_run=dry_run, now=_now(now)).to_dict()
+    report = service().forget(user, dry_run=dry_run, now=_now(now), actor=cli_actor()).to_dict()
     if json_out:
         emit(report)
         return
@@ -54,7 +54,7 @@ def forget(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = No
 @cli.command()
 def compact(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = None, json_out: JsonOpt = False) -> None:
     """Merge near-duplicate / same-topic memories into one record that keeps every source."""
-    report = service().compact(user, dry_run=dry_run, now=_now(now)).to_dict()
+    report = service().compact(user, dry_run=dry_run, now=_now(now), actor=cli_actor()).to_dict()
     if json_out:
         emit(report)
         return
@@ -69,7 +69,7 @@ def export(
     user: UserOpt, out: Annotated[Path | None, typer.Option("--out", "-o", help="File (default: stdout).")] = None
 ) -> None:
     """Write everything about a user as JSON (profile, change log, memories and their history, sessions, …)."""
-    text = json.dumps(service().export_user(user), ensure_ascii=False, indent=1, sort_keys=True)
+    text = json.dumps(service().export_user(user, actor=cli_actor()), ensure_ascii=False, indent=1, sort_keys=True)
     if out is None:
         typer.echo(text)
         return
@@ -86,7 +86,7 @@ def import_(
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InvalidInput(f"cannot read {file}: {exc}") from None
-    counts = service().import_user(data)
+    counts = service().import_user(data, actor=cli_actor())
     if json_out:
         emit({"imported": counts})
     else:
@@ -99,7 +99,7 @@ def delete_user(user: UserOpt, yes: YesOpt = False, force: ForceOpt = False, jso
     disk space holding the text."""
     _confirm(yes, "deleting a user")
     del force
-    counts = service().delete_user(user)
+    counts = service().delete_user(user, actor=cli_actor())
     emit({"deleted": counts}) if json_out else typer.echo(f"deleted user ({sum(counts.values())} rows)")
 
 
@@ -115,7 +115,7 @@ def delete_session(
     """Delete one session (messages, summaries, turns, retrievals, checkpoints); its memories stay."""
     _confirm(yes, "deleting a session")
     del force
-    counts = service().delete_session(user, session, agent_id=agent)
+    counts = service().delete_session(user, session, agent_id=agent, actor=cli_actor())
     emit({"deleted": counts}) if json_out else typer.echo(f"deleted session ({sum(counts.values())} rows)")
 
 
@@ -123,7 +123,7 @@ def delete_session(
 def purge_memory(memory_id: str, yes: YesOpt = False, json_out: JsonOpt = False) -> None:
     """Delete one memory for good (row, history, hits, vector)."""
     _confirm(yes, "purging a memory")
-    counts = service().purge_memory(memory_id)
+    counts = service().purge_memory(memory_id, actor=cli_actor())
     emit({"deleted": counts}) if json_out else typer.echo(f"purged {memory_id}")
 
 

@@ -13,13 +13,18 @@ from collections.abc import Mapping, Sequence
 import click
 import typer
 
-from memory.cli import apikeys, core, curate, evaluate, lifecycle, storage, write
+from memory.cli import apikeys, core, curate, evaluate, lifecycle, people, storage, write
 from memory.errors import MemLensError
 
 #: modules whose ``cli`` commands sit at the top level (`memlens remember`, `memlens forget`, …)
-ENGINE_COMMANDS: tuple[typer.Typer, ...] = (core.cli, write.cli, lifecycle.cli, storage.cli)
+ENGINE_COMMANDS: tuple[typer.Typer, ...] = (core.cli, write.cli, lifecycle.cli, storage.cli, people.cli)
 #: command groups (`memlens eval locomo`, `memlens apikey create`, …)
-ENGINE_GROUPS: Mapping[str, typer.Typer] = {"eval": evaluate.cli, "apikey": apikeys.cli, "memory": curate.cli}
+ENGINE_GROUPS: Mapping[str, typer.Typer] = {
+    "eval": evaluate.cli,
+    "apikey": apikeys.cli,
+    "memory": curate.cli,
+    "account": people.account_cli,
+}
 
 
 def build_app(commands: Sequence[typer.Typer] = (), groups: Mapping[str, typer.Typer] | None = None) -> typer.Typer:

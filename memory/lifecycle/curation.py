@@ -1,5 +1,6 @@
 """A person's corrections to memory — show, edit, supersede, flag, unflag, delete, restore — each ONE function that
-the back office, the CLI (and the API) call with the acting :class:`~memory.vocab.Actor`.
+the back office, the CLI (and the API) call with the acting :class:`~memory.vocab.Actor`. Each is ``@guarded``: a
+role below curator is refused (:class:`~memory.errors.Forbidden`) and every done action lands in the audit trail.
 
 Each correction keeps the history: an edit bumps the version and logs the old text, a supersede writes a new row and
 points the old one at it, a flag keeps the row (visible, never injected: recall drops it with ``drop_reason
@@ -16,11 +17,12 @@ from typing import Any
 from sqlmodel import col, select
 
 from memory import profile_sync, validate
+from memory.access import guarded
 from memory.errors import Conflict, NotFound
 from memory.storage.db import retrying
 from memory.storage.models import Memory, MemoryEvent, User, utcnow
 from memory.text.privacy import mask_pii, mask_value
-from memory.vocab import Actor, EventOp, MemoryStatus, SourceType
+from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role, SourceType
 from memory.write.extract.base import PREDICATES
 
 FLAGGED_CONFIDENCE = 0.2
@@ -147,6 +149,7 @@ def _restate(m: Memory, content: str) -> None:
     m.predicate, m.object = (c.predicate, mask_pii(c.object)) if c else (None, None)
 
 
+@guarded(Role.CURATOR, AuditAction.EDIT, "edit a memory")
 def edit_memory(store, memory_id: str, content: str, *, actor: Actor, reason: str = "edited by a person") -> Memory:
     """Rewrite an active memory's text in place (same id, version + 1): it becomes the person's words."""
     content = _clean(store, content)
@@ -218,6 +221,7 @@ def retire(store, memory: Memory, replaced_by: str | None, *, actor: Actor, reas
     return m
 
 
+@guarded(Role.CURATOR, AuditAction.SUPERSEDE, "supersede a memory")
 def supersede_memory(
     store, memory_id: str, content: str, *, actor: Actor, reason: str = "superseded by a person"
 ) -> Memory:
@@ -243,6 +247,7 @@ def supersede_memory(
     return new
 
 
+@guarded(Role.CURATOR, AuditAction.FLAG, "flag a memory")
 def flag_memory(store, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person") -> Memory:
     """Mark a memory as wrong: kept and visible, never injected (recall drops it), confidence lowered; the profile
     value it set is reverted or cleared."""
@@ -263,6 +268,7 @@ def flag_memory(store, memory_id: str, *, actor: Actor, reason: str = "flagged a
     return m
 
 
+@guarded(Role.CURATOR, AuditAction.UNFLAG, "unflag a memory")
 def unflag_memory(store, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
     """Undo a flag: the memory is recalled again with its earlier confidence; an empty profile field it states is
     set again."""
@@ -282,6 +288,7 @@ def unflag_memory(store, memory_id: str, *, actor: Actor, reason: str = "unflagg
     return m
 
 
+@guarded(Role.CURATOR, AuditAction.DELETE, "delete a memory")
 def delete_memory(store, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
     """Take a memory out of use (restorable with :func:`restore_memory` until it is purged)."""
     m = store.get_memory(memory_id)
@@ -291,6 +298,7 @@ def delete_memory(store, memory_id: str, *, actor: Actor, reason: str = "deleted
     return m
 
 
+@guarded(Role.CURATOR, AuditAction.RESTORE, "restore a memory")
 def restore_memory(store, memory_id: str, *, actor: Actor, reason: str = "restored by a person") -> Memory:
     """Bring a deleted or archived memory back into use (re-indexed; an empty profile field it states is set)."""
 

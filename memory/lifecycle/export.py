@@ -28,6 +28,7 @@ from typing import Any
 from sqlalchemy import DateTime, Table, delete, insert, inspect, select, text, update
 from sqlmodel import SQLModel
 
+from memory import audit
 from memory.errors import Conflict, InvalidInput, NotFound
 from memory.lifecycle import retention as lifecycle
 from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User
@@ -172,19 +173,23 @@ def delete_user(store, user_id: str) -> dict[str, int]:
     writes nothing more (``agent.graph``), and sweeps whatever it wrote in between (:func:`sweep_erased`)."""
     user = store.get_user(user_id)
     sessions = store.list_sessions(user)
-    counts = _delete_user_rows(store, user.key, [s.id for s in sessions])
+    counts = _delete_user_rows(store, user.key, [s.id for s in sessions], erase_audit_of=user_id)
     store.index.delete_user(user.key)
     reclaim(store)
     return counts
 
 
-def _delete_user_rows(store, user_key: str, thread_ids: Sequence[str]) -> dict[str, int]:
+def _delete_user_rows(
+    store, user_key: str, thread_ids: Sequence[str], *, erase_audit_of: str | None = None
+) -> dict[str, int]:
     counts: dict[str, int] = {}
     with store.engine.begin() as conn:
         counts["checkpoints"] = _delete_checkpoints(conn, list(thread_ids))
         for table, column, parent, parent_col in reversed(user_tables()):
             res = conn.execute(delete(table).where(_where(table, column, parent, parent_col, user_key)))
             counts[table.name] = res.rowcount
+        if erase_audit_of is not None:  # audit rows stay, without the id or free text (same transaction)
+            audit.erase_user(conn, erase_audit_of)
     return counts
 
 

@@ -338,9 +338,6 @@ class Records(Store):
             self.index_memories([m])
         return m
 
-    def delete_memory(self, memory_id: str, *, reason: str = "deleted by a person") -> Memory:
-        return self.set_status(memory_id, MemoryStatus.DELETED, reason=reason)
-
     # -- index maintenance -----------------------------------------------------------------------------------
     def reindex(self, batch: int = 256, progress=None) -> int:
         """Drop the LanceDB table and rebuild it from the active SQL rows."""

@@ -1,0 +1,213 @@
+"""Sign-in, roles and the audit trail in a real Chromium over the real server (`streamlit run app.py`).
+
+One server with three accounts (viewer, curator, admin) walks the whole story: nothing before sign-in, a wrong
+password refused, a viewer without edit controls (and the service refusing the viewer's forged call), a curator's
+flag, the admin reading it in the Audit page. Then a server on 0.0.0.0 without accounts and with MEMLENS_AUTH=none
+must serve nothing, and the README's first command must open on localhost with its "local only" badge. Every
+request the browser makes must go to the server itself (no font CDN, no favicon from the internet).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from actors import ADMIN
+from test_browser import CHROMIUM, ROOT, _free_port, _settle, _wait_healthy
+
+from memory import accounts, audit
+from memory.errors import Forbidden
+from memory.lifecycle import curation
+from memory.vocab import Actor, AuditAction, Role
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SECRET_USER = "zoe-secret-user"
+SECRET_TEXT = "Valparaíso"
+PASSWORD = "long-enough-pw"
+
+
+@contextmanager
+def streamlit(
+    data_dir: Path, log_path: Path, *, address: str | None, env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port (``address=None``: as the README says, no flag at all)."""
+    port = _free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port)]
+    cmd += ["--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
+    if address is not None:
+        cmd += ["--server.address", address]
+    full_env = {**os.environ, "MEMLENS_DATA_DIR": str(data_dir), "MEMLENS_EMBEDDER": "hash", **(env or {})}
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            _wait_healthy(f"http://127.0.0.1:{port}", proc)
+            yield f"http://localhost:{port}"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    playwright = pytest.importorskip("playwright.sync_api")
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        yield chromium
+        chromium.close()
+
+
+def _page(browser, server: str, requests: list[str]):
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.on("request", lambda r: requests.append(r.url))
+    return page
+
+
+def _text(page) -> str:
+    return page.locator("body").inner_text()
+
+
+def _sign_in(page, server: str, name: str, password: str = PASSWORD) -> None:
+    page.goto(server)
+    page.get_by_label("Username").fill(name)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_timeout(300)
+    _settle(page)
+
+
+def _seed(svc) -> None:
+    svc.remember(SECRET_USER, f"I live in {SECRET_TEXT} and I love jazz")
+    for name, role in [("vi", "viewer"), ("cu", "curator"), ("ada", "admin")]:
+        accounts.add(svc, name, role, PASSWORD, actor=ADMIN)
+
+
+def _assert_no_user_data(page) -> None:
+    body = _text(page)
+    assert SECRET_USER not in body and SECRET_TEXT not in body and "jazz" not in body
+    assert page.locator('[data-testid="stSidebarNavLink"]').count() == 0
+
+
+def test_sign_in_roles_and_audit_in_chromium(browser, plumbing_svc, tmp_path):
+    svc = plumbing_svc
+    _seed(svc)
+    requests: list[str] = []
+    with streamlit(svc.settings.data_dir, tmp_path / "streamlit.log", address="127.0.0.1") as server:
+        # before sign-in: a form with a Password field, no user data, on every path (framed or not)
+        page = _page(browser, server, requests)
+        for path in ["", "recent-writes", "memories", "lifecycle", "audit-trail"]:
+            page.goto(f"{server}/{path}")
+            page.get_by_label("Password").wait_for(timeout=30_000)
+            _settle_form(page)
+            assert page.get_by_label("Username").count() == 1
+            _assert_no_user_data(page)
+        # a wrong password: refused with one generic message, still nothing shown
+        _sign_in(page, server, "cu", "wrong-password")
+        assert accounts.GENERIC_FAILURE in _text(page)
+        _assert_no_user_data(page)
+
+        # a viewer reads, but has no edit or delete controls anywhere
+        _sign_in(page, server, "vi")
+        assert "vi · viewer" in _text(page)
+        for path, forbidden in [
+            ("recent-writes", ["Edit", "Delete", "Flag as wrong", "Supersede"]),
+            ("user-profile", ["Save"]),
+            ("memory-lifecycle", ["Delete this user", "Download everything about this user (JSON)"]),
+        ]:
+            page.goto(f"{server}/{path}")
+            _settle(page)
+            assert SECRET_USER in _text(page) or path == "memory-lifecycle"
+            for label in forbidden:
+                assert page.get_by_role("button", name=label, exact=True).count() == 0, (path, label)
+        assert page.get_by_role("tab", name=re.compile("Correct")).count() == 0
+        assert page.locator('[data-testid="stChatInputTextArea"]').count() == 0
+        assert "Audit" not in [a.inner_text() for a in page.locator('[data-testid="stSidebarNavLink"]').all()]
+        # …and a forged mutating call with the viewer's identity is refused by the service itself
+        memory_id = svc.list_memories(svc.get_user(SECRET_USER))[0].id
+        with pytest.raises(Forbidden, match="'vi' is a viewer"):
+            curation.flag_memory(svc, memory_id, reason="forged", actor=Actor("vi", Role.VIEWER, "ui"))
+        assert svc.get_memory(memory_id).meta.get("flagged") is None
+        page.get_by_role("button", name="Sign out").click()
+        page.get_by_label("Password").wait_for(timeout=30_000)
+        _assert_no_user_data(page)
+
+        # a curator flags a memory
+        _sign_in(page, server, "cu")
+        page.goto(f"{server}/recent-writes")
+        _settle(page)
+        page.get_by_role("tab", name=re.compile("Correct")).click()
+        page.get_by_label("Reason (logged)").fill("she moved away")
+        page.get_by_label("Reason (logged)").press("Enter")
+        _settle(page)
+        page.get_by_role("button", name="Flag as wrong").click()
+        page.get_by_text("flag done").wait_for(timeout=30_000)
+        page.get_by_role("button", name="Sign out").click()
+        page.get_by_label("Password").wait_for(timeout=30_000)
+
+        # the admin sees the curator's flag, by name, in the Audit page
+        _sign_in(page, server, "ada")
+        page.goto(f"{server}/audit-trail")
+        _settle(page)
+        grid = page.locator('[data-testid="stDataFrame"]').first
+        grid.wait_for(timeout=30_000)
+        table = page.evaluate("() => document.querySelector('[data-testid=\"stDataFrame\"]').innerText")
+        assert "flag" in table and "cu" in table and "she moved away" in table, table[:2000]
+        page.close()
+
+    flags = audit.events(svc, action=AuditAction.FLAG)
+    assert [(e.actor, e.role, e.user_id, e.reason) for e in flags] == [("cu", "curator", SECRET_USER, "she moved away")]
+    assert {e.actor for e in audit.events(svc, action=AuditAction.SIGN_IN)} == {"vi", "cu", "ada"}
+    assert [e.actor for e in audit.events(svc, action=AuditAction.SIGN_IN_FAILED)] == ["cu"]
+    assert [e.actor for e in audit.events(svc, action=AuditAction.DENIED)] == ["vi"]
+    foreign = [u for u in requests if not u.startswith(("http://localhost:", "data:", "blob:"))]
+    assert not foreign, f"fetched from outside the server: {foreign[:5]}"
+
+
+def _settle_form(page) -> None:
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
+    page.wait_for_timeout(300)
+
+
+def test_no_accounts_and_auth_none_on_every_interface_serves_nothing(browser, plumbing_svc, tmp_path):
+    plumbing_svc.remember(SECRET_USER, f"I live in {SECRET_TEXT} and I love jazz")
+    requests: list[str] = []
+    env = {"MEMLENS_AUTH": "none"}
+    with streamlit(plumbing_svc.settings.data_dir, tmp_path / "s.log", address="0.0.0.0", env=env) as server:
+        page = _page(browser, server, requests)
+        for path in ["", "recent-writes", "memories", "user-profile"]:
+            page.goto(f"{server}/{path}")
+            page.get_by_text("memlens account add").first.wait_for(timeout=30_000)
+            _settle_form(page)
+            _assert_no_user_data(page)
+            assert "only runs on localhost" in _text(page)
+            assert page.get_by_label("Password").count() == 0
+        page.close()
+
+
+def test_the_readme_command_opens_on_localhost_with_the_local_only_badge(browser, plumbing_svc, tmp_path):
+    plumbing_svc.remember(SECRET_USER, f"I live in {SECRET_TEXT}")
+    requests: list[str] = []
+    log = tmp_path / "readme.log"
+    with streamlit(plumbing_svc.settings.data_dir, log, address=None) as server:
+        page = _page(browser, server, requests)
+        page.goto(f"{server}/recent-writes")
+        _settle(page)
+        assert "no sign-in: local only" in _text(page) and SECRET_USER in _text(page)
+        assert page.get_by_label("Password").count() == 0
+        page.close()
+    started = log.read_text()
+    assert "localhost" in started and "Network URL" not in started, started
+    foreign = [u for u in requests if not u.startswith(("http://localhost:", "data:", "blob:"))]
+    assert not foreign, f"fetched from outside the server: {foreign[:5]}"
