@@ -62,8 +62,8 @@ def test_a_viewer_gets_no_correction_controls_and_a_curator_does(monkeypatch, pl
         at.run()
         no_exception(at)
         labels[name] = {b.label for b in at.button}
-    assert not labels["vi"] & {"Edit", "Supersede", "Delete", "Flag as wrong"}
-    assert {"Edit", "Supersede", "Delete", "Flag as wrong"} <= labels["cu"]
+    assert not labels["vi"] & {"Edit", "Supersede", "Delete…", "Flag as wrong"}
+    assert {"Edit", "Supersede", "Delete…", "Flag as wrong"} <= labels["cu"]
 
 
 def test_none_on_every_interface_refuses_and_loopback_opens_with_the_badge(monkeypatch, plumbing_svc):

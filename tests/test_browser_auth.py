@@ -122,7 +122,7 @@ def test_sign_in_roles_and_audit_in_chromium(browser, plumbing_svc, tmp_path):
         _sign_in(page, server, "vi")
         assert "vi · viewer" in _text(page)
         for path, forbidden in [
-            ("recent-writes", ["Edit", "Delete", "Flag as wrong", "Supersede"]),
+            ("recent-writes", ["Edit", "Delete…", "Flag as wrong", "Supersede", "Unflag"]),
             ("user-profile", ["Save"]),
             ("memory-lifecycle", ["Delete this user", "Download everything about this user (JSON)"]),
         ]:

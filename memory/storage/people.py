@@ -1,4 +1,4 @@
-"""Back-office accounts and the audit trail of every person action (schema: migration 0005).
+"""Back-office accounts and the audit trail of every person action (schema: migration 0007).
 
 Kept apart from the memory tables because their lifetime differs: erasing a user removes every memory row but keeps
 the audit rows (with the user's id and any free text cleared, see :func:`memory.audit.erase_user`).

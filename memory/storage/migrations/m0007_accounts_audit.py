@@ -1,4 +1,4 @@
-"""0005 — back-office accounts (argon2 hashes only) and the audit trail of person actions."""
+"""0007 — back-office accounts (argon2 hashes only) and the audit trail of person actions."""
 
 from __future__ import annotations
 
