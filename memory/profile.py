@@ -28,6 +28,7 @@ from memory.text.privacy import mask_value
 from memory.vocab import EventOp, SourceType
 
 if TYPE_CHECKING:
+    from memory.storage.records import Records
     from memory.write.extract.base import Candidate
 
 
@@ -55,23 +56,23 @@ LIST_FIELDS = frozenset({"interests", "dietary"})
 WEAK_FACTOR, WEAK_FLOOR = 0.8, 0.3
 
 
-def fields(store, user: User) -> dict[str, ProfileField]:
+def fields(store: Records, user: User) -> dict[str, ProfileField]:
     with store.db() as db:
         return {f.field: f for f in db.exec(select(ProfileField).where(ProfileField.user_key == user.key)).all()}
 
 
-def get_profile(store, user: User) -> dict[str, Any]:
+def get_profile(store: Records, user: User) -> dict[str, Any]:
     return {name: f.value for name, f in fields(store, user).items()}
 
 
-def history(store, user: User) -> list[ProfileChange]:
+def history(store: Records, user: User) -> list[ProfileChange]:
     query = select(ProfileChange).where(ProfileChange.user_key == user.key).order_by(ProfileChange.id)
     with store.db() as db:
         return list(db.exec(query).all())
 
 
 def set_field(
-    store,
+    store: Records,
     user: User,
     name: str,
     value: Any,
@@ -389,7 +390,7 @@ def apply_in(conn, user_key: str, plans: list[tuple[list, int | None]]) -> list[
 
 
 @retrying(attempts=10, integrity=True)
-def apply_operations(store, user: User, ops, *, source_message_id: int | None) -> list[dict[str, Any]]:
+def apply_operations(store: Records, user: User, ops, *, source_message_id: int | None) -> list[dict[str, Any]]:
     """Evolve the profile from an applied write plan in its own transaction; returns the logged changes as dicts.
     (The write pipeline does the same inside its own transaction: :func:`apply_in`.)"""
     with store.engine.begin() as conn:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func
 from sqlmodel import col, select
@@ -36,6 +36,9 @@ from memory.storage.models import (
     utcnow,
 )
 from memory.vocab import MemoryStatus
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 
 @dataclass
@@ -85,7 +88,7 @@ def _write_query(user_key: str, flt: WriteFilter):
 
 
 def write_log(
-    store, user_key: str, flt: WriteFilter | None = None, *, limit: int = 25, offset: int = 0
+    store: Records, user_key: str, flt: WriteFilter | None = None, *, limit: int = 25, offset: int = 0
 ) -> tuple[list[dict[str, Any]], int]:
     """One page of the write log (newest first) and the total number of matching events."""
     flt = flt or WriteFilter()
@@ -120,7 +123,7 @@ def _write_row(e: MemoryEvent, m: Memory | None) -> dict[str, Any]:
     }
 
 
-def memory_events(store, memory_id: str, limit: int = 500) -> list[dict[str, Any]]:
+def memory_events(store: Records, memory_id: str, limit: int = 500) -> list[dict[str, Any]]:
     """A memory's own write log, oldest first (the public APIs' ``history``), with where each change came from."""
     query = select(MemoryEvent).where(MemoryEvent.memory_id == memory_id).order_by(col(MemoryEvent.id)).limit(limit)
     with store.db() as db:
@@ -141,7 +144,7 @@ def memory_events(store, memory_id: str, limit: int = 500) -> list[dict[str, Any
     ]
 
 
-def message_with_context(store, message_id: int, around: int = 2) -> dict[str, Any] | None:
+def message_with_context(store: Records, message_id: int, around: int = 2) -> dict[str, Any] | None:
     """A source message and its neighbours in the session, so a write can be read where it came from."""
     with store.db() as db:
         msg = db.get(Message, message_id)
@@ -172,7 +175,7 @@ def _msg(m: Message) -> dict[str, Any]:
     return {"id": m.id, "role": m.role, "content": m.content, "at": m.created_at, "tokens": m.tokens}
 
 
-def memory_counts(store, user_key: str) -> dict[str, dict[str, int]]:
+def memory_counts(store: Records, user_key: str) -> dict[str, dict[str, int]]:
     """Counts by status and by type (active only): the headline metrics of the Memories page."""
     with store.db() as db:
         by_status = db.exec(
@@ -186,7 +189,7 @@ def memory_counts(store, user_key: str) -> dict[str, dict[str, int]]:
     return {"status": dict(by_status), "type": dict(by_type)}
 
 
-def event_vias(store, user_key: str) -> list[str]:
+def event_vias(store: Records, user_key: str) -> list[str]:
     """The doors this user's writes came through (for the Memories page's filter), ``BUILT_IN`` first."""
     query = select(_via_column()).where(MemoryEvent.user_key == user_key).distinct()
     with store.db() as db:
@@ -194,13 +197,13 @@ def event_vias(store, user_key: str) -> list[str]:
     return ([BUILT_IN] if None in found else []) + sorted(v for v in found if v)
 
 
-def event_ops(store, user_key: str) -> list[str]:
+def event_ops(store: Records, user_key: str) -> list[str]:
     with store.db() as db:
         return sorted(db.exec(select(MemoryEvent.op).where(MemoryEvent.user_key == user_key).distinct()).all())
 
 
 # -- profile ------------------------------------------------------------------------------------------------------
-def profile_fields(store, user_key: str) -> list[dict[str, Any]]:
+def profile_fields(store: Records, user_key: str) -> list[dict[str, Any]]:
     with store.db() as db:
         rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key).order_by(ProfileField.field)).all()
     return [
@@ -216,7 +219,7 @@ def profile_fields(store, user_key: str) -> list[dict[str, Any]]:
     ]
 
 
-def profile_changes(store, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
+def profile_changes(store: Records, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
     with store.db() as db:
         rows = db.exec(
             select(ProfileChange)
@@ -239,7 +242,7 @@ def profile_changes(store, user_key: str, limit: int = 200) -> list[dict[str, An
 
 
 # -- sessions -------------------------------------------------------------------------------------------------------
-def sessions_overview(store, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
+def sessions_overview(store: Records, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
     """The user's sessions (newest first) with message counts, anchors and the bridges in and out."""
     with store.db() as db:
         sessions = db.exec(
@@ -311,7 +314,7 @@ def _bridge(b: SessionBridge, names: dict[str, str]) -> dict[str, Any]:
 
 
 # -- context budget -------------------------------------------------------------------------------------------------
-def context_snapshots(store, session_id: str, limit: int = 200) -> list[dict[str, Any]]:
+def context_snapshots(store: Records, session_id: str, limit: int = 200) -> list[dict[str, Any]]:
     """Per turn of a session (oldest first): budget, use, and each section's allocation."""
     with store.db() as db:
         snaps = db.exec(
@@ -357,7 +360,7 @@ def context_snapshots(store, session_id: str, limit: int = 200) -> list[dict[str
 
 
 # -- retrievals and labels ------------------------------------------------------------------------------------------
-def recent_retrievals(store, user_key: str, limit: int = 50) -> list[dict[str, Any]]:
+def recent_retrievals(store: Records, user_key: str, limit: int = 50) -> list[dict[str, Any]]:
     flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:
         rows = db.exec(
@@ -379,7 +382,7 @@ def recent_retrievals(store, user_key: str, limit: int = 50) -> list[dict[str, A
     ]
 
 
-def retrieval_hits(store, retrieval_id: int) -> list[dict[str, Any]]:
+def retrieval_hits(store: Records, retrieval_id: int) -> list[dict[str, Any]]:
     """A logged retrieval's candidates with content and any label, best first."""
     flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:
@@ -429,7 +432,7 @@ def _label_row(db, user_key: str, qkey: str, memory_id: str, labeled_by: str) ->
 
 
 def set_label(
-    store, user_key: str, retrieval_id: int, memory_id: str, relevant: bool | None, labeled_by: str = "team"
+    store: Records, user_key: str, retrieval_id: int, memory_id: str, relevant: bool | None, labeled_by: str = "team"
 ) -> None:
     """Record (or clear, with None) a person's verdict on one hit. One label per (query, memory, labeller):
     labelling the same query again updates that label (and moves it to this retrieval's scores), never adds one."""
@@ -459,7 +462,7 @@ def set_label(
         db.commit()
 
 
-def labels_for_query(store, user_key: str, query: str, labeled_by: str) -> dict[str, bool]:
+def labels_for_query(store: Records, user_key: str, query: str, labeled_by: str) -> dict[str, bool]:
     """memory id → this labeller's verdict for this query (shown again when the same query is searched again)."""
     with store.db() as db:
         rows = db.exec(
@@ -472,7 +475,7 @@ def labels_for_query(store, user_key: str, query: str, labeled_by: str) -> dict[
     return {m: bool(r) for m, r in rows}
 
 
-def labelled_similarities(store, user_key: str | None = None) -> list[tuple[float, bool]]:
+def labelled_similarities(store: Records, user_key: str | None = None) -> list[tuple[float, bool]]:
     """(similarity at retrieval time, relevant) for every labelled hit: the input of the PR curve."""
     flush_log(store)  # retrievals this process logged are written on a background thread
     query = select(RetrievalHit.similarity, HitLabel.relevant).join(
@@ -486,7 +489,7 @@ def labelled_similarities(store, user_key: str | None = None) -> list[tuple[floa
         return [(float(s), bool(r)) for s, r in db.exec(query).all() if s is not None]
 
 
-def labelled_relevance(store, user_key: str | None = None) -> list[tuple[float, bool]]:
+def labelled_relevance(store: Records, user_key: str | None = None) -> list[tuple[float, bool]]:
     """(relevance at retrieval time, relevant) for every labelled hit logged with a relevance: the PR curve's input."""
     query = select(RetrievalHit.relevance, HitLabel.relevant).join(
         RetrievalHit,
@@ -499,7 +502,7 @@ def labelled_relevance(store, user_key: str | None = None) -> list[tuple[float, 
         return [(float(s), bool(r)) for s, r in db.exec(query).all() if s is not None]
 
 
-def labelled_queries(store, user_key: str | None = None) -> list[dict[str, Any]]:
+def labelled_queries(store: Records, user_key: str | None = None) -> list[dict[str, Any]]:
     """Every labelled retrieval with its query, its user and the verdicts: what a refit replays."""
     query = select(HitLabel, Retrieval, User.external_id).join(
         Retrieval, col(Retrieval.id) == col(HitLabel.retrieval_id)
@@ -525,7 +528,7 @@ def labelled_queries(store, user_key: str | None = None) -> list[dict[str, Any]]
     return list(out.values())
 
 
-def turn_of_message(store, message_id: int) -> int | None:
+def turn_of_message(store: Records, message_id: int) -> int | None:
     with store.db() as db:
         return db.exec(select(Turn.id).where(Turn.user_message_id == message_id)).first()
 
@@ -537,7 +540,7 @@ def retrieval_params(r: Retrieval) -> dict[str, Any]:
     return {"threshold": r.threshold, "k": r.k, "mode": r.mode, "fusion": p.get("fusion"), "flagged": "excluded"}
 
 
-def turn_details(store, session_id: str, limit: int = 30) -> dict[int, dict[str, Any]]:
+def turn_details(store: Records, session_id: str, limit: int = 30) -> dict[int, dict[str, Any]]:
     """For the last turns of a session, keyed by the reply's message id: what was recalled, the budget, the writes."""
     flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:
@@ -586,7 +589,7 @@ def turn_details(store, session_id: str, limit: int = 30) -> dict[int, dict[str,
     return out
 
 
-def bridge_into(store, session_id: str) -> str | None:
+def bridge_into(store: Records, session_id: str) -> str | None:
     """The bridge text that opened this session, if the previous one left one."""
     with store.db() as db:
         row = db.exec(

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import bindparam, insert, update
@@ -29,6 +29,9 @@ from memory.storage.models import Memory, MemoryEvent, new_id, utcnow
 from memory.storage.vectors import IndexRow, sql_literal
 from memory.vocab import EventOp, MemoryStatus
 from memory.write.extract.base import SINGLE_VALUED
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 NEVER_COMPACT = frozenset({"turn"})
 
@@ -182,7 +185,7 @@ def merged_record(group: Sequence[MemInfo], now: datetime) -> dict[str, Any]:
     }
 
 
-def _vectors(store, user_key: str | None) -> dict[str, np.ndarray]:
+def _vectors(store: Records, user_key: str | None) -> dict[str, np.ndarray]:
     """Stored vectors of the indexed memories (one scan; no re-embedding)."""
     if store.index.count(user_key) == 0:
         return {}
@@ -216,7 +219,9 @@ def plan_compact(rows: Sequence[MemInfo], vectors: dict[str, np.ndarray], store_
     return merges
 
 
-def compact(store, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None) -> CompactReport:
+def compact(
+    store: Records, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None
+) -> CompactReport:
     """Plan and (unless ``dry_run``) apply compaction for one user or everyone."""
     now = now or utcnow()
     rows = load(store, user_key=user_key, statuses=(MemoryStatus.ACTIVE,))
@@ -227,7 +232,7 @@ def compact(store, *, user_key: str | None = None, dry_run: bool = False, now: d
     return report
 
 
-def _apply(store, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: datetime) -> None:
+def _apply(store: Records, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: datetime) -> None:
     """SQL first (merged rows unindexed, sources superseded, events), then LanceDB, then mark indexed."""
     sources = [{"b_id": sid, "b_sup": m.record["id"]} for m in merges for sid in m.source_ids]
     events = []
@@ -291,7 +296,7 @@ def _merged_vector(merge: Merge, vectors: dict[str, np.ndarray]) -> np.ndarray |
     return mean / norm if norm else None
 
 
-def _index_merged(store, merges: Sequence[Merge], vectors: dict[str, np.ndarray]) -> None:
+def _index_merged(store: Records, merges: Sequence[Merge], vectors: dict[str, np.ndarray]) -> None:
     """Index the merged records (vectors from their sources where possible), then mark them indexed."""
     reuse = {m.record["id"]: v for m in merges if (v := _merged_vector(m, vectors)) is not None}
     fresh = [m for m in merges if m.record["id"] not in reuse]

@@ -12,7 +12,7 @@ follows it (``memory.profile_sync``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlmodel import col, select
 
@@ -25,11 +25,14 @@ from memory.text.privacy import mask_pii, mask_value
 from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role, SourceType
 from memory.write.extract.base import PREDICATES
 
+if TYPE_CHECKING:
+    from memory.storage.records import Records
+
 FLAGGED_CONFIDENCE = 0.2
 PERSON = SourceType.PERSON_EDIT.value
 
 
-def _clean(store, text: str) -> str:
+def _clean(store: Records, text: str) -> str:
     return mask_pii(validate.text(text, store.settings.max_message_chars, "memory"))
 
 
@@ -68,14 +71,14 @@ def _active(m: Memory, what: str) -> None:
         raise Conflict(f"memory {m.id} is {m.status}; only active memories can be {what}")
 
 
-def _reindex(store, m: Memory) -> None:
+def _reindex(store: Records, m: Memory) -> None:
     if m.status == MemoryStatus.ACTIVE:
         store.index_memories([m])
     else:
         store.index.delete([m.id])
 
 
-def _change(store, memory_id: str, change, op: EventOp, reason: str, actor: Actor, **detail: Any) -> Memory:
+def _change(store: Records, memory_id: str, change, op: EventOp, reason: str, actor: Actor, **detail: Any) -> Memory:
     """Read the row, apply ``change(m)`` (raises to refuse), log ``op``; optimistic version, retried on a race."""
 
     @retrying
@@ -93,7 +96,7 @@ def _change(store, memory_id: str, change, op: EventOp, reason: str, actor: Acto
 
 
 # -- the operations --------------------------------------------------------------------------------------------------
-def show_memory(store, memory_id: str) -> dict[str, Any]:
+def show_memory(store: Records, memory_id: str) -> dict[str, Any]:
     """Content, status, provenance and the full event history of one memory (``memlens memory show``)."""
     with store.db() as db:
         m = _load(db, memory_id)
@@ -150,7 +153,9 @@ def _restate(m: Memory, content: str) -> None:
 
 
 @guarded(Role.CURATOR, AuditAction.EDIT, "edit a memory")
-def edit_memory(store, memory_id: str, content: str, *, actor: Actor, reason: str = "edited by a person") -> Memory:
+def edit_memory(
+    store: Records, memory_id: str, content: str, *, actor: Actor, reason: str = "edited by a person"
+) -> Memory:
     """Rewrite an active memory's text in place (same id, version + 1): it becomes the person's words."""
     content = _clean(store, content)
     old: dict[str, Any] = {}
@@ -171,7 +176,7 @@ def edit_memory(store, memory_id: str, content: str, *, actor: Actor, reason: st
 
 
 def person_memory(
-    store,
+    store: Records,
     user: User,
     content: str,
     *,
@@ -206,7 +211,7 @@ def person_memory(
     return new
 
 
-def retire(store, memory: Memory, replaced_by: str | None, *, actor: Actor, reason: str) -> Memory:
+def retire(store: Records, memory: Memory, replaced_by: str | None, *, actor: Actor, reason: str) -> Memory:
     """Take a memory out of use: superseded by ``replaced_by``, or deleted (restorable) when there is none.
     The profile is the caller's business (used by the profile's own edits)."""
     status = MemoryStatus.SUPERSEDED if replaced_by else MemoryStatus.DELETED
@@ -223,7 +228,7 @@ def retire(store, memory: Memory, replaced_by: str | None, *, actor: Actor, reas
 
 @guarded(Role.CURATOR, AuditAction.SUPERSEDE, "supersede a memory")
 def supersede_memory(
-    store, memory_id: str, content: str, *, actor: Actor, reason: str = "superseded by a person"
+    store: Records, memory_id: str, content: str, *, actor: Actor, reason: str = "superseded by a person"
 ) -> Memory:
     """Store ``content`` as a new (person-edit) memory, mark the old one ``superseded_by`` it; returns the new row."""
     content = _clean(store, content)
@@ -248,7 +253,9 @@ def supersede_memory(
 
 
 @guarded(Role.CURATOR, AuditAction.FLAG, "flag a memory")
-def flag_memory(store, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person") -> Memory:
+def flag_memory(
+    store: Records, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person"
+) -> Memory:
     """Mark a memory as wrong: kept and visible, never injected (recall drops it), confidence lowered; the profile
     value it set is reverted or cleared."""
 
@@ -269,7 +276,7 @@ def flag_memory(store, memory_id: str, *, actor: Actor, reason: str = "flagged a
 
 
 @guarded(Role.CURATOR, AuditAction.UNFLAG, "unflag a memory")
-def unflag_memory(store, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
+def unflag_memory(store: Records, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
     """Undo a flag: the memory is recalled again with its earlier confidence; an empty profile field it states is
     set again."""
 
@@ -289,7 +296,7 @@ def unflag_memory(store, memory_id: str, *, actor: Actor, reason: str = "unflagg
 
 
 @guarded(Role.CURATOR, AuditAction.DELETE, "delete a memory")
-def delete_memory(store, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
+def delete_memory(store: Records, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
     """Take a memory out of use (restorable with :func:`restore_memory` until it is purged)."""
     m = store.get_memory(memory_id)
     _active(m, "deleted")
@@ -299,7 +306,7 @@ def delete_memory(store, memory_id: str, *, actor: Actor, reason: str = "deleted
 
 
 @guarded(Role.CURATOR, AuditAction.RESTORE, "restore a memory")
-def restore_memory(store, memory_id: str, *, actor: Actor, reason: str = "restored by a person") -> Memory:
+def restore_memory(store: Records, memory_id: str, *, actor: Actor, reason: str = "restored by a person") -> Memory:
     """Bring a deleted or archived memory back into use (re-indexed; an empty profile field it states is set)."""
 
     def change(m: Memory) -> dict[str, Any]:

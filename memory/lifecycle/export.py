@@ -23,7 +23,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import DateTime, Table, delete, insert, inspect, select, text, update
 from sqlmodel import SQLModel
@@ -33,6 +33,9 @@ from memory.errors import Conflict, InvalidInput, NotFound
 from memory.lifecycle import retention as lifecycle
 from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User
 from memory.vocab import MemoryStatus
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 FORMAT = "memlens.user-export"
 VERSION = 1
@@ -90,7 +93,7 @@ def _decode(table: Table, row: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- export / import ---------------------------------------------------------------------------------------------
-def export_user(store, user_id: str) -> dict[str, Any]:
+def export_user(store: Records, user_id: str) -> dict[str, Any]:
     """Every row about a user, as JSON-ready data (deterministic: same data in, same JSON out)."""
     key = store.get_user(user_id).key
     tables: dict[str, list[dict[str, Any]]] = {}
@@ -103,7 +106,7 @@ def export_user(store, user_id: str) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "user": user, "tables": tables}
 
 
-def import_user(store, data: dict[str, Any]) -> dict[str, int]:
+def import_user(store: Records, data: dict[str, Any]) -> dict[str, int]:
     """Restore an export; refuses to overwrite or renumber anything that exists."""
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("tables"), dict):
         raise InvalidInput(f"not a MemLens user export (expected format {FORMAT!r})")
@@ -166,7 +169,7 @@ def _advance_sequences(conn, tables: Sequence[Table]) -> None:
 
 
 # -- deletion ----------------------------------------------------------------------------------------------------
-def delete_user(store, user_id: str) -> dict[str, int]:
+def delete_user(store: Records, user_id: str) -> dict[str, int]:
     """Remove every trace of a user: SQL rows, vectors, checkpoints; then reclaim the space holding the text.
 
     Never refused for recent use: a turn still running for this user in another process notices the erasure and
@@ -180,7 +183,7 @@ def delete_user(store, user_id: str) -> dict[str, int]:
 
 
 def _delete_user_rows(
-    store, user_key: str, thread_ids: Sequence[str], *, erase_audit_of: str | None = None
+    store: Records, user_key: str, thread_ids: Sequence[str], *, erase_audit_of: str | None = None
 ) -> dict[str, int]:
     counts: dict[str, int] = {}
     with store.engine.begin() as conn:
@@ -193,7 +196,7 @@ def _delete_user_rows(
     return counts
 
 
-def delete_session(store, user_id: str, session_id: str, *, agent_id: str | None = None) -> dict[str, int]:
+def delete_session(store: Records, user_id: str, session_id: str, *, agent_id: str | None = None) -> dict[str, int]:
     """Remove one conversation (messages, summaries, bridges from it, turns, retrievals, snapshots, checkpoints);
     never refused for recent use (a running turn writes nothing more, see :func:`delete_user`)."""
     user = store.get_user(user_id)
@@ -228,7 +231,7 @@ def _delete_session_rows(conn, session_key: str) -> dict[str, int]:
     return counts
 
 
-def erased(store, user_key: str, session_key: str | None = None) -> bool:
+def erased(store: Records, user_key: str, session_key: str | None = None) -> bool:
     """Has this user (or this session) been erased since a turn started? (A cheap primary-key read.)"""
     with store.db() as db:
         if db.get(User, user_key) is None:
@@ -236,7 +239,7 @@ def erased(store, user_key: str, session_key: str | None = None) -> bool:
         return session_key is not None and db.get(Session, session_key) is None
 
 
-def sweep_erased(store, user_key: str, session_key: str) -> bool:
+def sweep_erased(store: Records, user_key: str, session_key: str) -> bool:
     """After a turn: if its user (or session) was erased while it ran, delete whatever the turn still wrote —
     rows, the session's checkpoint, vectors — and reclaim the space. Returns True when it swept."""
     if not erased(store, user_key, session_key):
@@ -263,7 +266,7 @@ def _unlink_session(conn, session_id: str) -> None:
     conn.execute(update(MemoryEvent).where(MemoryEvent.turn_id.in_(turns)).values(turn_id=None))
 
 
-def purge_memory(store, memory_id: str) -> dict[str, int]:
+def purge_memory(store: Records, memory_id: str) -> dict[str, int]:
     """Delete one memory for good (row, write log, hits, labels, vector), leaving a content-free PURGE event."""
     store.get_memory(memory_id)  # NotFound if absent
     n = lifecycle.purge_rows(store, [memory_id], reasons={memory_id: "purged by a person"})
@@ -289,7 +292,7 @@ def _delete_checkpoints(conn, thread_ids: Sequence[str]) -> int:
     return total
 
 
-def reclaim(store, *, index: bool = True) -> None:
+def reclaim(store: Records, *, index: bool = True) -> None:
     """Make deleted text leave the disk: LanceDB old versions, SQLite free pages and WAL."""
     if index:
         with warnings.catch_warnings():  # "removes every version except the latest": exactly the point here

@@ -7,7 +7,7 @@ in step with memories), so neither has to import the other's caller.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory import profile, profile_sync
 from memory.errors import Conflict, InvalidInput
@@ -16,8 +16,11 @@ from memory.storage.models import Memory, ProfileField, User
 from memory.text.privacy import mask_value
 from memory.vocab import Actor, SourceType
 
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
-def _new_memory(store, user: User, field: str, value: Any, *, actor: Actor, reason: str, agent_id: str | None):
+
+def _new_memory(store: Records, user: User, field: str, value: Any, *, actor: Actor, reason: str, agent_id: str | None):
     return curation.person_memory(
         store,
         user,
@@ -31,7 +34,14 @@ def _new_memory(store, user: User, field: str, value: Any, *, actor: Actor, reas
 
 
 def edit_field(
-    store, user: User, field: str, value: Any, *, actor: Actor, reason: str, expected_version: int | None = None
+    store: Records,
+    user: User,
+    field: str,
+    value: Any,
+    *,
+    actor: Actor,
+    reason: str,
+    expected_version: int | None = None,
 ) -> ProfileField:
     """A person sets a profile field: the memories stating the old value are superseded by one stating the new one
     (list fields: per item — removed items' memories are deleted, added items get a memory), then the field is
@@ -67,7 +77,7 @@ def edit_field(
     )
 
 
-def _edit_list(store, user: User, field: str, items: list, olds: list[Memory], **kw: Any) -> ProfileField:
+def _edit_list(store: Records, user: User, field: str, items: list, olds: list[Memory], **kw: Any) -> ProfileField:
     actor, reason = kw["actor"], kw["reason"]
     row = profile_sync._row(store, user.key, field)
     links = dict(row.memory_ids or {}) if row else {}

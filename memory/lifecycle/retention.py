@@ -29,13 +29,16 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, delete, insert, select, type_coerce, update
 
 from memory.config import Settings
 from memory.storage.models import HitLabel, Memory, MemoryEvent, RetrievalHit, utcnow
 from memory.vocab import EventOp, MemoryStatus
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 CHUNK = 900  # ids per IN (...) list: below SQLite's default limit on bound parameters
 _TIMES = ("event_time", "created_at", "updated_at", "last_accessed_at", "expires_at")
@@ -75,7 +78,7 @@ def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
 
 
 # -- access tracking ---------------------------------------------------------------------------------------------
-def touch(store, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
+def touch(store: Records, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
     """Mark memories as used by a retrieval: one UPDATE per 900 ids, counters bumped in SQL (no read-modify-write)."""
     ids = list(dict.fromkeys(memory_ids))
     if not ids:
@@ -131,7 +134,7 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
-def load(store, *, user_key: str | None, statuses: Sequence[str], full: bool = True) -> list[MemInfo]:
+def load(store: Records, *, user_key: str | None, statuses: Sequence[str], full: bool = True) -> list[MemInfo]:
     """Memories in the given states; ``full=False`` skips the columns only compaction needs.
 
     Times and JSON are read raw and parsed here: SQLAlchemy's per-value processors dominate at 100k rows.
@@ -283,7 +286,9 @@ def plan_forget(rows: Sequence[MemInfo], s: Settings, now: datetime) -> list[Act
     return actions
 
 
-def forget(store, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None) -> ForgetReport:
+def forget(
+    store: Records, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None
+) -> ForgetReport:
     """Plan and (unless ``dry_run``) apply the forgetting rules for one user or everyone."""
     now = now or utcnow()
     rows = load(store, user_key=user_key, statuses=(MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED), full=False)
@@ -300,7 +305,7 @@ def forget(store, *, user_key: str | None = None, dry_run: bool = False, now: da
     return report
 
 
-def _archive(store, actions: Sequence[Action], now: datetime) -> None:
+def _archive(store: Records, actions: Sequence[Action], now: datetime) -> None:
     if not actions:
         return
     ids = [a.memory_id for a in actions]
@@ -330,7 +335,9 @@ def _archive(store, actions: Sequence[Action], now: datetime) -> None:
     store.index.delete(ids)
 
 
-def purge_rows(store, ids: Sequence[str], *, reasons: dict[str, str] | None = None, now: datetime | None = None) -> int:
+def purge_rows(
+    store: Records, ids: Sequence[str], *, reasons: dict[str, str] | None = None, now: datetime | None = None
+) -> int:
     """Delete memories for good from SQL (row, write log, hits, labels), leaving a content-free PURGE event."""
     ids = list(ids)
     if not ids:
@@ -367,7 +374,7 @@ def purge_rows(store, ids: Sequence[str], *, reasons: dict[str, str] | None = No
 
 
 # -- what the lifecycle view shows -------------------------------------------------------------------------------
-def overview(store, *, user_key: str, now: datetime | None = None, limit: int = 200) -> dict[str, Any]:
+def overview(store: Records, *, user_key: str, now: datetime | None = None, limit: int = 200) -> dict[str, Any]:
     """Archived memories (why, purge date) and active ones with an expiry (when, why), soonest first."""
     now, s = now or utcnow(), store.settings
     rows = load(store, user_key=user_key, statuses=(MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED), full=False)

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from statistics import median
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Text, cast, func, select
 from sqlmodel import col
@@ -30,6 +30,9 @@ from sqlmodel import col
 from memory.storage.models import Memory, ProfileChange, Session
 from memory.text.numerals import find_amount
 from memory.vocab import MemoryStatus
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 INTEREST_PREDICATES = frozenset(
     {
@@ -190,7 +193,7 @@ def _typical(budgets: list[tuple[tuple[str, Any], float]]) -> float | int | None
     return int(mid) if float(mid).is_integer() else round(mid, 2)
 
 
-def user_stats(store, user_id: str) -> dict[str, Any]:
+def user_stats(store: Records, user_id: str) -> dict[str, Any]:
     """Counts, top interests and topics, typical budget, and the rows that had to be skipped (``problems``)."""
     key = store.get_user(user_id).key
     total, problems = _Found(), []

@@ -31,7 +31,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import insert
 from sqlmodel import col, select
@@ -43,6 +43,9 @@ from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
 from memory.text.privacy import mask_pii
 from memory.vocab import MemoryStatus
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 NEAR_MISS_BAND = 0.10  # in relevance (probability)
 
@@ -287,7 +290,7 @@ def _contextualise(vec, fts, sims, rows, params: RecallParams):
     return vec_s, fts_s, sims_s
 
 
-def _signals(store, user_key: str, agent_id: str | None, query: str, params: RecallParams, where: str | None):
+def _signals(store: Records, user_key: str, agent_id: str | None, query: str, params: RecallParams, where: str | None):
     """(vector hits, BM25 hits, similarity per candidate) from the index, prefiltered to the user (and ``where``)."""
     import numpy as np  # imported on use, like LanceDB: SQL-only commands start without them
 
@@ -306,7 +309,7 @@ def _signals(store, user_key: str, agent_id: str | None, query: str, params: Rec
 
 
 def run_search(
-    store,
+    store: Records,
     *,
     user_key: str,
     agent_id: str | None,
@@ -375,7 +378,13 @@ def run_search(
 
 
 def log_retrieval(
-    store, result: RecallResult, *, user_key: str, agent_id: str | None, session_id: str | None, turn_id: int | None
+    store: Records,
+    result: RecallResult,
+    *,
+    user_key: str,
+    agent_id: str | None,
+    session_id: str | None,
+    turn_id: int | None,
 ) -> int:
     """One transaction, Core inserts only (ORM objects for a hundred hits cost more than the search itself)."""
     row = {
@@ -417,7 +426,7 @@ def log_retrieval(
     return retrieval_id
 
 
-def timed_search(store, **kwargs) -> tuple[list[Hit], float]:
+def timed_search(store: Records, **kwargs) -> tuple[list[Hit], float]:
     start = time.perf_counter()
     hits = run_search(store, **kwargs)
     return hits, (time.perf_counter() - start) * 1000

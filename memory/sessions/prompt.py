@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from sqlmodel import col, select
@@ -37,6 +37,9 @@ from memory.storage.models import ContextSection, ContextSnapshot, RetrievalHit
 from memory.text.privacy import mask_pii
 from memory.text.tokens import count_tokens, truncate_to_tokens
 from memory.vocab import SourceType
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 PERSON_EDIT = SourceType.PERSON_EDIT.value
 CONTRADICTS = "contradicts profile"  # drop reason of a memory stating a second value of a single-valued fact
@@ -344,7 +347,9 @@ def _record(sec: _Section, position: int) -> dict[str, Any]:
 
 
 # -- persistence --------------------------------------------------------------------------------------------------
-def save_snapshot(store, comp: Composition, *, user_key: str, session_id: str | None, turn_id: int | None) -> int:
+def save_snapshot(
+    store: Records, comp: Composition, *, user_key: str, session_id: str | None, turn_id: int | None
+) -> int:
     """One ContextSnapshot + a ContextSection per section: the allocation the back office shows for this turn."""
     alloc = comp.allocation
     with store.db() as db:
@@ -376,7 +381,7 @@ def save_snapshot(store, comp: Composition, *, user_key: str, session_id: str | 
 
 
 def mark_injected(
-    store, retrieval_id: int | None, injected: list[str], dropped: list[str], contradicted: list[str] = ()
+    store: Records, retrieval_id: int | None, injected: list[str], dropped: list[str], contradicted: list[str] = ()
 ) -> None:
     """Record on the logged hits which selected memories reached the prompt, which the budget cut and which were
     left out for stating a second value of a single-valued fact."""

@@ -16,7 +16,7 @@ import re
 import threading
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy import func
 from sqlmodel import col, select
@@ -25,6 +25,9 @@ from memory.config import Settings
 from memory.storage.models import Message, Session, SessionBridge, SummaryAnchor, utcnow
 from memory.text.tokens import count_tokens, truncate_to_tokens
 from memory.vocab import SessionStatus
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n+")
@@ -239,13 +242,13 @@ def retrieval_query(text: str, goal: str | None, *, short: int = 32) -> str:
 
 
 # -- anchors -----------------------------------------------------------------------------------------------------
-def anchors(store, session_id: str) -> list[SummaryAnchor]:
+def anchors(store: Records, session_id: str) -> list[SummaryAnchor]:
     with store.db() as db:
         q = select(SummaryAnchor).where(SummaryAnchor.session_id == session_id).order_by(SummaryAnchor.to_message_id)
         return list(db.exec(q).all())
 
 
-def covered_to(store, session_id: str) -> int:
+def covered_to(store: Records, session_id: str) -> int:
     with store.db() as db:
         q = select(func.max(SummaryAnchor.to_message_id)).where(SummaryAnchor.session_id == session_id)
         return db.exec(q).one() or 0
@@ -261,7 +264,7 @@ def _turn_starts(messages: list[Message]) -> list[int]:
 
 
 def maybe_summarise(
-    store, session_id: str, settings: Settings, summariser: Summariser | None = None
+    store: Records, session_id: str, settings: Settings, summariser: Summariser | None = None
 ) -> SummaryAnchor | None:
     """Fold the oldest unsummarised turns into an anchor when turns or tokens pass their trigger."""
     with _lock(session_id):
@@ -285,7 +288,7 @@ def maybe_summarise(
 
 
 def _write_anchor(
-    store, session_id: str, fold: list[Message], settings: Settings, summariser: Summariser
+    store: Records, session_id: str, fold: list[Message], settings: Settings, summariser: Summariser
 ) -> SummaryAnchor | None:
     previous = current_goal([a.text for a in anchors(store, session_id)])
     text = _cap(
@@ -310,7 +313,7 @@ def _write_anchor(
 
 # -- sessions and bridges ----------------------------------------------------------------------------------------
 def end_session_row(
-    store, session: Session, settings: Settings, summariser: Summariser | None = None
+    store: Records, session: Session, settings: Settings, summariser: Summariser | None = None
 ) -> SessionBridge | None:
     """Mark the session ended and write its bridge (once; an ended session returns its existing bridge)."""
     with store.db() as db:
@@ -349,7 +352,7 @@ def end_session_row(
 
 
 def close_other_sessions(
-    store, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
+    store: Records, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
 ) -> list[SessionBridge]:
     """A new session ends the user's other active ones; otherwise only those idle past the timeout end."""
     idle = settings.session_idle_minutes
@@ -375,7 +378,7 @@ def _aware(value):
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def take_bridge(store, session: Session) -> SessionBridge | None:
+def take_bridge(store: Records, session: Session) -> SessionBridge | None:
     """Link the newest unlinked bridge of this user and agent to ``session`` (its first turn) and return it."""
     with store.db() as db:
         bridge = db.exec(
@@ -396,13 +399,13 @@ def take_bridge(store, session: Session) -> SessionBridge | None:
         return bridge
 
 
-def bridges_for(store, user_key: str) -> list[SessionBridge]:
+def bridges_for(store: Records, user_key: str) -> list[SessionBridge]:
     with store.db() as db:
         q = select(SessionBridge).where(SessionBridge.user_key == user_key).order_by(SessionBridge.id)
         return list(db.exec(q).all())
 
 
-def reopen(store, session: Session) -> None:
+def reopen(store: Records, session: Session) -> None:
     """A message in an ended session makes it active again (its bridge stays: it already served the next session)."""
     with store.db() as db:
         row = db.get(Session, session.id)
@@ -412,7 +415,7 @@ def reopen(store, session: Session) -> None:
             db.commit()
 
 
-def find_session(store, user_key: str, session_id: str, agent_id: str) -> Session | None:
+def find_session(store: Records, user_key: str, session_id: str, agent_id: str) -> Session | None:
     with store.db() as db:
         return db.exec(
             select(Session).where(
@@ -422,7 +425,7 @@ def find_session(store, user_key: str, session_id: str, agent_id: str) -> Sessio
 
 
 def end_session(
-    store, user_id: str, session_id: str, agent_id: str | None = None, summariser: Summariser | None = None
+    store: Records, user_id: str, session_id: str, agent_id: str | None = None, summariser: Summariser | None = None
 ) -> SessionBridge | None:
     """End a session by its external ids (``memlens end-session``); returns its bridge, None when it was empty."""
     from memory import validate

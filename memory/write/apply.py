@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import bindparam, insert, select, update
@@ -27,6 +27,9 @@ from memory.text.privacy import mask_pii, mask_value
 from memory.vocab import EventOp, MemoryStatus
 from memory.write.plan import Existing, Operation
 from memory.write.state import PlanState
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 _M, _E = Memory.__table__, MemoryEvent.__table__
 
@@ -77,7 +80,7 @@ class Writes:
 
 
 def new_row(
-    store, user: User, agent_id: str, op: Operation, message_id: int | None, created_at: datetime | None
+    store: Records, user: User, agent_id: str, op: Operation, message_id: int | None, created_at: datetime | None
 ) -> dict[str, Any]:
     """The Memory row an ADD / UPDATE stores (the same validation and masking as ``MemoryService.add_memories``)."""
     c = op.candidate
@@ -142,7 +145,7 @@ def reinforce_values(row: dict[str, Any], op: Operation, message_id: int | None)
 
 
 def record(
-    store,
+    store: Records,
     user: User,
     agent_id: str,
     w: Writes,
@@ -217,7 +220,7 @@ def _reinforce(w: Writes, op: Operation, message_id: int | None) -> None:
 
 
 @retrying(attempts=10, integrity=True)  # optimistic versions: a concurrent writer won → re-read, decide, re-apply
-def commit(store, user: User, agent_id: str, w: Writes) -> None:
+def commit(store: Records, user: User, agent_id: str, w: Writes) -> None:
     """The one SQL transaction of a batch: memory rows, reinforcements, supersessions, the write log, then the
     profile changes (read after the log is written: on SQLite the write lock is held from the first insert on)."""
     with store.engine.begin() as conn:
@@ -310,7 +313,7 @@ def _detail(op: Operation) -> dict[str, Any]:
     return {**mask_value(d), **ids}
 
 
-def index(store, w: Writes) -> None:
+def index(store: Records, w: Writes) -> None:
     """The index side, after the SQL commit: append the new active rows, drop the superseded, mark indexed."""
     rows = [
         IndexRow(
@@ -337,7 +340,7 @@ def index(store, w: Writes) -> None:
 
 
 def apply_plan(
-    store,
+    store: Records,
     user: User,
     ops: list[Operation],
     *,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy import or_, update
 from sqlmodel import col, select
@@ -26,9 +27,12 @@ from memory.write.pipeline import Item, WriteReport, prepare
 from memory.write.plan import plan_writes
 from memory.write.state import PlanState
 
+if TYPE_CHECKING:
+    from memory.storage.records import Records
+
 
 def run(
-    store,
+    store: Records,
     user: User,
     session: Session,
     message: Message,
@@ -43,7 +47,7 @@ def run(
     return write_items(store, user, [item], agent_id=agent_id, model=model)[0]
 
 
-def write_items(store, user: User, items: list[Item], *, agent_id: str, model=None) -> list[WriteReport]:
+def write_items(store: Records, user: User, items: list[Item], *, agent_id: str, model=None) -> list[WriteReport]:
     """Run the pipeline on claimed, stored messages (see module docstring); one report per item, in order."""
     t0 = time.perf_counter()
     for it in items:
@@ -91,7 +95,7 @@ def write_items(store, user: User, items: list[Item], *, agent_id: str, model=No
     return [it.report for it in items]
 
 
-def claim(store, message_ids: list[int], *, lease: timedelta = CLAIM_LEASE) -> set[int]:
+def claim(store: Records, message_ids: list[int], *, lease: timedelta = CLAIM_LEASE) -> set[int]:
     """``memory.storage.integrity.claim_for_write`` for many messages in one transaction: the ids this caller now owns
     (no write-log event yet and no live claim by another writer)."""
     if not message_ids:
@@ -119,7 +123,7 @@ def claim(store, message_ids: list[int], *, lease: timedelta = CLAIM_LEASE) -> s
 
 
 def write_messages(
-    store,
+    store: Records,
     user: User | str,
     session: Session,
     messages: Sequence[Message | int],
@@ -161,7 +165,7 @@ def write_messages(
     return out
 
 
-def _load(store, messages: Sequence[Message | int]) -> list[Message]:
+def _load(store: Records, messages: Sequence[Message | int]) -> list[Message]:
     ids = [m for m in messages if not isinstance(m, Message)]
     found: dict[int, Message] = {}
     if ids:

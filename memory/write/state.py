@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sqlalchemy import and_, exists, or_, select
@@ -23,6 +24,9 @@ from memory.storage.models import Memory
 from memory.vocab import MemoryStatus
 from memory.write.extract.base import OPPOSITES, Candidate
 from memory.write.plan import STRUCTURED_SKIP, Existing, Operation
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
 
 NEIGHBOURS = 5
 #: extra hits fetched per candidate so that rows superseded earlier in the batch can be skipped without a new search
@@ -70,7 +74,7 @@ def _preds(cands: list[Candidate]) -> set[str]:
 
 
 class PlanState:
-    def __init__(self, store, user_key: str, agent_id: str) -> None:
+    def __init__(self, store: Records, user_key: str, agent_id: str) -> None:
         self.store, self.user_key, self.agent_id = store, user_key, agent_id
         self.known: dict[str, Known] = {}
         self.superseded: set[str] = set()
