@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 
 from memory.vocab import Role
-from pages import gate, safe, sidebar
+from pages import common, gate, safe, sidebar
 
 st.set_page_config(page_title="MemLens", page_icon=str(Path(__file__).parent / "static" / "favicon.png"), layout="wide")
 
@@ -46,3 +46,4 @@ page = st.navigation(PAGES)
 with safe.boundary(page.url_path or "talk"):  # an unexpected error: a short message with an id, details in the log
     sidebar.render(actor)
     page.run()
+common.warm_up()  # once per process, after the first page is on screen: the other pages' libraries and the index

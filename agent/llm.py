@@ -14,13 +14,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from agent.offline import OfflineChatModel
+from agent.provider import DEFAULT_MODEL, provider
 from memory.config import Settings
 from memory.errors import ConfigError
 from memory.sessions.prompt import DATA_CLOSE, DATA_OPEN, fence_block, fence_line
 from memory.sessions.summary import ExtractiveSummariser
 
 ChatFactory = Callable[[Settings], BaseChatModel]
-DEFAULT_MODEL = "gpt-4o-mini"
 LOCAL_PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but ChatOpenAI refuses to start without one
 _REGISTRY: dict[str, ChatFactory] = {}
 
@@ -34,13 +34,6 @@ def register_chat_model(name: str, factory: ChatFactory) -> None:
 
 def unregister_chat_model(name: str) -> None:
     _REGISTRY.pop(name, None)
-
-
-def provider(settings: Settings) -> str:
-    """The provider the settings resolve to (auto → openai or offline)."""
-    if settings.llm_provider != "auto":
-        return settings.llm_provider
-    return "openai" if settings.llm_base_url or settings.api_key() else "offline"
 
 
 def make_chat_model(settings: Settings) -> BaseChatModel:

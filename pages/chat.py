@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from memory import views
@@ -66,6 +65,8 @@ def memory_panel(
         if bridge:
             st.markdown(f":material/link: **From last session:** {plain(bridge)}")
         if hits:
+            import pandas as pd  # only where a hit table is shown: a first load without one skips ~0.5 s
+
             st.dataframe(
                 pd.DataFrame(
                     [

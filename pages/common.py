@@ -7,7 +7,10 @@ processes can share one database (README). Global keys start with ``ml_``; page 
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import re
+import threading
 from datetime import datetime
 from typing import Any
 
@@ -98,6 +101,32 @@ def _agent_for(_svc: MemoryService, db_url: str):
     return Agent(_svc)
 
 
+#: what other pages import or open on their first visit, loaded once per process after the first page is shown
+WARM_UP_MODULES = ("pandas", "plotly.express", "plotly.graph_objects", "agent.runtime", "pages.lab_tuning")
+
+
+@st.cache_resource(show_spinner=False)
+def _warm_up(_svc: MemoryService, db_url: str) -> threading.Thread:
+    """Start one background thread per process that imports the heavy libraries and opens the index, so the first
+    visit of every other page finds them ready (the first page never waits for it: this runs after it rendered)."""
+
+    def work() -> None:
+        for name in WARM_UP_MODULES:
+            with contextlib.suppress(Exception):  # a warm-up failure only means the page pays for itself
+                importlib.import_module(name)
+        with contextlib.suppress(Exception):
+            _ = _svc.index  # LanceDB, and the start-up repair check
+
+    thread = threading.Thread(target=work, name="memlens-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def warm_up() -> None:
+    svc = service()
+    _warm_up(svc, svc.settings.resolved_database_url())
+
+
 def agent():
     svc = service()
     return _agent_for(svc, svc.settings.resolved_database_url())
@@ -105,7 +134,7 @@ def agent():
 
 def model_label(settings: Settings) -> str:
     """What answers in the chat: the configured chat model, or the offline engine (the agent's own rule)."""
-    from agent.llm import DEFAULT_MODEL, provider
+    from agent.provider import DEFAULT_MODEL, provider  # not agent.llm: that loads LangChain (~1 s)
 
     name = provider(settings)
     if name == "offline":
