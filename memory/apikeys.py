@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from memory.storage.records import Records
 
 PREFIX = "mlk_"
-NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}\Z")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import unicodedata
 from memory.errors import InvalidInput
 
 MAX_ID_CHARS = 10_000
-AGENT_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+AGENT_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}\Z")
 ROLES = ("user", "assistant", "system", "tool")
 MAX_IDEMPOTENCY_CHARS = 128
 

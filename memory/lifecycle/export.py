@@ -30,6 +30,7 @@ from sqlmodel import SQLModel
 
 from memory import audit
 from memory.errors import Conflict, InvalidInput, NotFound
+from memory.lifecycle import import_check
 from memory.lifecycle import retention as lifecycle
 from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User
 from memory.vocab import MemoryStatus
@@ -113,10 +114,7 @@ def import_user(store: Records, data: dict[str, Any]) -> dict[str, int]:
     if data.get("version") != VERSION:
         raise InvalidInput(f"export version {data.get('version')!r} is not supported (this MemLens reads {VERSION})")
     known = {t.name: t for t, *_ in user_tables()}
-    unknown = set(data["tables"]) - set(known)
-    if unknown:
-        raise InvalidInput(f"export file has unknown tables: {', '.join(sorted(unknown))}")
-    rows = {"user": [data["user"]], **data["tables"]}
+    user_key, rows = import_check.checked_rows(data, known)  # validated like live input, text masked again
     counts: dict[str, int] = {}
     with store.engine.begin() as conn:
         for name, table in known.items():
@@ -132,7 +130,7 @@ def import_user(store: Records, data: dict[str, Any]) -> dict[str, int]:
         if conn.dialect.name == "postgresql":
             _advance_sequences(conn, [known[n] for n in counts])
     with store.db() as db:
-        query = select(Memory).where(Memory.user_key == data["user"]["key"], Memory.status == MemoryStatus.ACTIVE)
+        query = select(Memory).where(Memory.user_key == user_key, Memory.status == MemoryStatus.ACTIVE)
         active = list(db.scalars(query).all())
     store.index_memories(active)
     return counts

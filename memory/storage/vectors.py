@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # lancedb + pyarrow (+ numpy) cost ~2 s of CPU to import: onl
     from lancedb.table import Table
 
 TABLE = "memories"
-_KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+_KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}\Z")
 #: unindexed rows tolerated before the FTS index is refreshed (they are still searched, only slower)
 OPTIMIZE_EVERY = 2000
 #: appends (each one a new small fragment) tolerated before compacting: 300 one-row fragments made a 10k-row user's
