@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from actors import ADMIN
 from sqlmodel import select
 
 from memory.errors import InvalidInput
@@ -15,8 +16,8 @@ from memory.storage.models import Memory, ProfileField, User, id_hash
 def _export(svc, user_id="alice"):
     user = svc.ensure_user(user_id)
     svc.add_memory(user, "User likes green tea")
-    data = svc.export_user(user_id)
-    svc.delete_user(user_id)
+    data = svc.export_user(user_id, actor=ADMIN)
+    svc.delete_user(user_id, actor=ADMIN)
     return data
 
 
@@ -28,7 +29,7 @@ def test_rows_claiming_another_user_land_in_the_files_user(plumbing_svc):
     forged = copy.deepcopy(data["tables"]["memory"][0])
     forged.update(id="f" * 32, user_key=victim.key, content="Victim's card is 4242 4242 4242 4242")
     data["tables"]["memory"].append(forged)
-    svc.import_user(data)
+    svc.import_user(data, actor=ADMIN)
     with svc.db() as db:
         victim_rows = db.exec(select(Memory).where(Memory.user_key == victim.key)).all()
         imported = db.get(Memory, "f" * 32)
@@ -42,12 +43,12 @@ def test_hashes_are_recomputed_so_no_user_is_squatted(plumbing_svc):
     svc = plumbing_svc
     data = _export(svc)
     data["user"]["external_hash"] = id_hash("future-user")
-    svc.import_user(data)
+    svc.import_user(data, actor=ADMIN)
     with svc.db() as db:
         alice = db.exec(select(User).where(User.external_id == "alice")).one()
     assert alice.external_hash == id_hash("alice")
     svc.remember("future-user", "I live in Porto.")  # the squatted id works
-    svc.delete_user("alice")  # and the imported user can be deleted
+    svc.delete_user("alice", actor=ADMIN)  # and the imported user can be deleted
 
 
 @pytest.mark.parametrize("bad", ["../../../etc/passwd", "a b", "x" * 200, "abc\n"])
@@ -56,7 +57,7 @@ def test_a_bad_id_is_refused_naming_the_row(plumbing_svc, bad):
     data = _export(svc)
     data["tables"]["memory"][0]["id"] = bad
     with pytest.raises(InvalidInput, match=r"memory row 1.*id"):
-        svc.import_user(data)
+        svc.import_user(data, actor=ADMIN)
     assert svc.index.count() == 0
 
 
@@ -66,7 +67,7 @@ def test_profile_values_and_texts_are_masked_again(plumbing_svc):
     data["tables"].setdefault("profilefield", []).append(
         {"user_key": "someone-else", "field": "city", "value": "call 139 0144 0461", "confidence": 1.0}
     )
-    svc.import_user(data)
+    svc.import_user(data, actor=ADMIN)
     with svc.db() as db:
         row = db.exec(select(ProfileField)).one()
     assert row.value == "call [phone ***0461]"
@@ -85,7 +86,7 @@ def test_malformed_files_get_clear_errors(plumbing_svc, mutate, message):
     data = _export(plumbing_svc)
     mutate(data)
     with pytest.raises(InvalidInput, match=message):
-        plumbing_svc.import_user(data)
+        plumbing_svc.import_user(data, actor=ADMIN)
 
 
 @pytest.mark.parametrize("bad", ["agent\n", "agent\r\n"])
