@@ -376,6 +376,7 @@ def recent_retrievals(store: Records, user_key: str, limit: int = 50) -> list[di
             "k": r.k,
             "threshold": r.threshold,
             "params": r.params,
+            "via": (r.params or {}).get("via") or BUILT_IN,
             "turn_id": r.turn_id,
         }
         for r in rows

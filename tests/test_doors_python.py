@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from app_helpers import no_exception, open_page
 
 from memory import AsyncMemory, Memory, views
 from memory.errors import Conflict, InvalidInput
@@ -28,7 +29,7 @@ def test_add_runs_the_pipeline_and_search_is_logged(mem, plumbing_svc):
     hit = found["results"][0]
     assert hit["metadata"] == {"app": "trip"} and hit["via"] == "python" and hit["similarity"] is not None
     logged = views.recent_retrievals(plumbing_svc, plumbing_svc.get_user("alice").key)  # the retrieval lab's list
-    assert [r["query"] for r in logged] == ["where does she live? Hangzhou"]
+    assert [(r["query"], r["via"]) for r in logged] == [("where does she live? Hangzhou", "python")]
 
 
 def test_verbatim_update_delete_history_with_provenance(mem):
@@ -99,3 +100,16 @@ def test_memories_page_filters_by_door(mem, plumbing_svc):
     assert n == 1 and "tea" in by_door[0]["content"] and by_door[0]["by"] == "python-api"
     built_in, n = views.write_log(plumbing_svc, key, views.WriteFilter(vias=[views.BUILT_IN]))
     assert n == 1 and "Suzhou" in built_in[0]["content"] and built_in[0]["via"] == views.BUILT_IN
+
+
+def test_memories_page_shows_and_filters_the_door(monkeypatch, plumbing_svc):
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
+    Memory(plumbing_svc, via="api:crm").add("I love green tea", user_id="alice")
+    plumbing_svc.remember("alice", "I live in Suzhou")
+    at = open_page("pages/memories.py")
+    no_exception(at)
+    assert set(at.dataframe[0].value["via"]) == {"api:crm", views.BUILT_IN}
+    at.multiselect(key="mem_vias").set_value(["api:crm"]).run()
+    no_exception(at)
+    shown = at.dataframe[0].value
+    assert list(shown["via"]) == ["api:crm"] and "tea" in shown["content"].iloc[0]

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import insert
 from sqlmodel import col, select
 
+from memory import provenance
 from memory.config import Settings
 from memory.retrieval import neighbours as context
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
@@ -397,7 +398,7 @@ def log_retrieval(
         "mode": result.params.mode,
         "k": result.params.k,
         "threshold": result.params.threshold,
-        "params": asdict(result.params),
+        "params": {**asdict(result.params), **provenance.stamp_detail(None)},  # + the door it came through
         "latency_ms": result.latency_ms,
         "created_at": utcnow(),
     }
