@@ -13,6 +13,7 @@ Results are plain dicts shaped like mem0's (``{"results": [...]}``); differences
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -24,7 +25,7 @@ from memory.errors import Conflict, InvalidInput, NotFound
 from memory.service import MemoryService
 from memory.storage.models import Memory as MemoryRow
 from memory.storage.models import User
-from memory.vocab import Actor, Role
+from memory.vocab import Actor, EventOp, Role
 
 #: the pipeline's decisions in mem0's vocabulary (REINFORCE / NOOP change nothing visible: NONE)
 EVENTS = {"ADD": "ADD", "UPDATE": "UPDATE", "DELETE": "DELETE", "REINFORCE": "NONE", "NOOP": "NONE"}
@@ -110,21 +111,22 @@ class Memory:
             session = svc.ensure_session(user, run, agent_id)
             stored = [svc.add_message(session, role, text) for role, text in msgs]
             reports = svc.write_from_messages(user, session, stored, agent_id=agent_id, keep_unparsed=len(msgs) == 1)
-        results = []
-        for report in reports:
-            for op in report.operations:
-                if op.get("memory_id"):
-                    results.append(
-                        {
-                            "id": op["memory_id"],
-                            "memory": op.get("content", ""),
-                            "event": EVENTS.get(op["op"], op["op"]),
-                            "decision": op["op"],
-                            "reason": op.get("reason", ""),
-                            "type": op.get("type"),
-                        }
-                    )
-        return {"results": results}
+        return {"results": [self._result(op) for r in reports for op in r.operations if op.get("memory_id")]}
+
+    def _result(self, op: dict[str, Any]) -> dict[str, Any]:
+        """One pipeline decision in mem0's shape (an UPDATE names the memory it replaced, as mem0's does)."""
+        out = {
+            "id": op["memory_id"],
+            "memory": op.get("content", ""),
+            "event": EVENTS.get(op["op"], op["op"]),
+            "decision": op["op"],
+            "reason": op.get("reason", ""),
+            "type": op.get("type"),
+        }
+        if op["op"] == EventOp.UPDATE and op.get("target_ids"):
+            with contextlib.suppress(NotFound):
+                out["previous_memory"] = self.service.get_memory(op["target_ids"][0]).content
+        return out
 
     def update(self, memory_id: str, data: str, *, user_id: str | None = None) -> dict[str, Any]:
         """Rewrite a memory's text (same id, logged as an EDIT with where it came from)."""

@@ -113,3 +113,9 @@ def test_memories_page_shows_and_filters_the_door(monkeypatch, plumbing_svc):
     no_exception(at)
     shown = at.dataframe[0].value
     assert list(shown["via"]) == ["api:crm"] and "tea" in shown["content"].iloc[0]
+
+
+def test_an_update_names_what_it_replaced(mem):
+    [old] = mem.add("I live in Beijing", user_id="gao")["results"]
+    [new] = [r for r in mem.add("I moved to Shanghai", user_id="gao")["results"] if r["event"] == "UPDATE"]
+    assert new["previous_memory"] == old["memory"] and mem.get(old["id"])["status"] == "superseded"
