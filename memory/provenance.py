@@ -44,7 +44,7 @@ def stamp_meta(meta: dict[str, Any] | None) -> dict[str, Any]:
     return {**current(), **(meta or {})}
 
 
-def stamp_detail(detail: dict[str, Any] | None) -> dict[str, Any]:
+def stamp_detail(detail: dict[str, Any] | None = None) -> dict[str, Any]:
     """A write-log event's ``detail`` with where the write came from (``via``, ``by`` only)."""
     prov = {k: v for k, v in current().items() if k in ("via", "by")}
     return {**prov, **(detail or {})}

@@ -139,6 +139,9 @@ class RecallResult:
     notice: str | None = None
     filters: dict | None = None
     logged_id: int | None = None
+    #: where the query came from (``via`` / ``by`` of ``memory.provenance``), captured before the log is written
+    #: in the background, so the retrieval lab can tell the doors apart
+    provenance: dict = field(default_factory=provenance.stamp_detail, repr=False, compare=False)
     #: set by the retrieval log's writer once this result's entry is written (memory/retrieval/log.py)
     written: threading.Event | None = field(default=None, repr=False, compare=False)
 
@@ -398,7 +401,7 @@ def log_retrieval(
         "mode": result.params.mode,
         "k": result.params.k,
         "threshold": result.params.threshold,
-        "params": {**asdict(result.params), **provenance.stamp_detail(None)},  # + the door it came through
+        "params": {**asdict(result.params), **result.provenance},  # + the door it came through
         "latency_ms": result.latency_ms,
         "created_at": utcnow(),
     }
