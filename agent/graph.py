@@ -3,9 +3,8 @@
     START ─┬─ load_context → recall → compose → respond → write_memory → maybe_summarise → END
            └─ end_session (action == "end": write the session bridge) → END
 
-``build_graph()`` returns the *uncompiled* builder, so tests can compile it with any checkpointer; ``compile_graph``
-adds the production checkpointer, which lives in the MemLens database itself (SqliteSaver on the SQLite file,
-PostgresSaver on PostgreSQL) with one thread per session (``thread_id = Session.id``).
+``build_graph()`` returns the *uncompiled* builder, so tests can compile it with any checkpointer;
+:mod:`agent.checkpoint` sets up the production one, in the MemLens database itself, one thread per session.
 
 The checkpointed state holds ids and small facts only — never raw text (PII is masked only in what MemLens stores).
 Live objects (the service, the model, the raw input, the recall result) travel in the run-scoped ``TurnContext``.
@@ -14,9 +13,7 @@ Live objects (the service, the model, the raw input, the recall result) travel i
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypedDict
@@ -321,46 +318,3 @@ def build_graph() -> StateGraph:
     g.add_edge("maybe_summarise", END)
     g.add_edge("end_session", END)
     return g
-
-
-# -- checkpointer in the MemLens database -------------------------------------------------------------------------
-def make_checkpointer(settings: Settings):
-    """SqliteSaver on the MemLens SQLite file, or PostgresSaver on MEMLENS_DATABASE_URL; tables created here."""
-    url = settings.resolved_database_url()
-    if url.startswith("sqlite"):
-        from langgraph.checkpoint.sqlite import SqliteSaver
-
-        path = url.split("///", 1)[1] if "///" in url else ":memory:"
-        conn = sqlite3.connect(path or ":memory:", check_same_thread=False, timeout=30)
-        conn.execute("PRAGMA busy_timeout=30000")
-        conn.execute("PRAGMA synchronous=NORMAL")  # as MemLens's own connections (WAL keeps it crash-safe)
-        saver = SqliteSaver(conn)
-        saver.setup()
-        return saver
-    from langgraph.checkpoint.postgres import PostgresSaver
-    from psycopg import Connection
-    from psycopg.rows import dict_row
-
-    dsn = url.replace("postgresql+psycopg://", "postgresql://").replace("postgresql+psycopg2://", "postgresql://")
-    conn = Connection.connect(dsn, autocommit=True, prepare_threshold=0, row_factory=dict_row)
-    saver = PostgresSaver(conn)
-    # several app processes may start at once: setup()'s CREATE TABLEs race in the catalog without a lock. Poll a
-    # try-lock rather than wait in pg_advisory_lock: setup's CREATE INDEX CONCURRENTLY waits for every open
-    # transaction, a blocked lock call included, which would deadlock.
-    while not conn.execute("SELECT pg_try_advisory_lock(727275) AS ok").fetchone()["ok"]:
-        time.sleep(0.05)
-    try:
-        saver.setup()
-    finally:
-        conn.execute("SELECT pg_advisory_unlock(727275)")
-    return saver
-
-
-def close_checkpointer(saver) -> None:
-    conn = getattr(saver, "conn", None)
-    if conn is not None and hasattr(conn, "close"):
-        conn.close()
-
-
-def compile_graph(checkpointer):
-    return build_graph().compile(checkpointer=checkpointer)

@@ -18,6 +18,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from agent import checkpoint
 from agent import graph as g
 from agent.llm import make_chat_model, make_summariser
 from memory.errors import NotFound
@@ -104,14 +105,14 @@ class Agent:
     def graph(self):
         with self._lock:
             if self._graph is None:
-                self._saver = g.make_checkpointer(self.service.settings)
-                self._graph = g.compile_graph(self._saver)
+                self._saver = checkpoint.make_checkpointer(self.service.settings)
+                self._graph = checkpoint.compile_graph(self._saver)
             return self._graph
 
     def close(self) -> None:
         self.wait()
         if self._saver is not None:
-            g.close_checkpointer(self._saver)
+            checkpoint.close_checkpointer(self._saver)
         self._graph = self._saver = None
 
     def wait(self, timeout: float | None = 60) -> None:

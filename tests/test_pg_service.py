@@ -204,7 +204,7 @@ def test_agent_checkpoints_live_in_the_memlens_database(backend_plumbing_svc):
 
 
 def test_checkpointer_setup_survives_processes_starting_together(backend_settings):
-    from agent.graph import close_checkpointer, make_checkpointer
+    from agent.checkpoint import close_checkpointer, make_checkpointer
 
     MemoryService(backend_settings).engine.dispose()  # the MemLens schema first, as an app process would
     errors: list[BaseException] = []
