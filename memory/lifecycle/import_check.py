@@ -101,7 +101,8 @@ def checked_rows(data: Any, tables: dict[str, Table]) -> tuple[str, dict[str, li
     """(user key, rows per table) ready to insert, or ``InvalidInput`` naming the first bad row."""
     user = header(data)
     validate.external_id(user["external_id"])
-    key = user.get("key") if isinstance(user.get("key"), str) and ID_RE.match(user["key"]) else new_id()
+    given = user.get("key")
+    key: str = given if isinstance(given, str) and ID_RE.match(given) else new_id()
     unknown = set(data["tables"]) - set(tables)
     if unknown:
         raise InvalidInput(f"export file has unknown tables: {', '.join(sorted(unknown))}")
