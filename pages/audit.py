@@ -12,10 +12,10 @@ import streamlit as st
 
 from memory import audit
 from memory.vocab import AuditAction, Role
-from pages.common import actor, service
+from pages.common import current_actor, service
 
 svc = service()
-if not Role(actor().role).allows(Role.ADMIN):
+if not Role(current_actor().role).allows(Role.ADMIN):
     st.error("The audit trail needs the admin role.", icon=":material/lock:")
     st.stop()
 

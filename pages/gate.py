@@ -38,11 +38,20 @@ def admit() -> Actor:
     return actor
 
 
+def _alone(render, title: str) -> None:
+    """Show only ``render`` (a one-page, hidden navigation: no page list, whatever path was asked), then stop."""
+    st.navigation([st.Page(render, title=title, url_path="sign-in")], position="hidden").run()
+    st.stop()
+
+
 def _refuse(gate: Gate) -> None:
     st.session_state.pop(ACTOR_KEY, None)
-    st.title("MemLens")
-    st.error(gate.reason, icon=":material/lock:")
-    st.stop()
+
+    def refusal() -> None:
+        st.title("MemLens")
+        st.error(gate.reason, icon=":material/lock:")
+
+    _alone(refusal, "MemLens")
 
 
 def _local() -> Actor:
@@ -54,8 +63,7 @@ def _local() -> Actor:
         if row is not None:
             return Actor(name=row.name, role=Role(row.role), via="ui")  # the stored role, fresh
     st.session_state.pop(ACTOR_KEY, None)
-    _sign_in_form()
-    st.stop()
+    _alone(_sign_in_form, "Sign in")
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -82,16 +90,22 @@ def _oidc() -> Actor:
     """Streamlit's OIDC sign-in (provider in .streamlit/secrets.toml); the role comes from MEMLENS_OIDC_ROLES."""
     svc = unchecked_service()
     if not st.user.is_logged_in:
-        st.title("MemLens")
-        st.button("Sign in", type="primary", on_click=st.login)
-        st.stop()
+
+        def prompt() -> None:
+            st.title("MemLens")
+            st.button("Sign in", type="primary", on_click=st.login)
+
+        _alone(prompt, "Sign in")
     email = str(st.user.get("email") or "")
     role = oidc_role(email, svc.settings.oidc_roles)
     if role is None:
-        st.title("MemLens")
-        st.error(f"{email or 'This account'} has no role here. Ask an admin to add it to MEMLENS_OIDC_ROLES.")
-        st.button("Sign out", on_click=st.logout)
-        st.stop()
+
+        def no_role() -> None:
+            st.title("MemLens")
+            st.error(f"{email or 'This account'} has no role here. Ask an admin to add it to MEMLENS_OIDC_ROLES.")
+            st.button("Sign out", on_click=st.logout)
+
+        _alone(no_role, "MemLens")
     actor = Actor(name=email, role=role, via="ui:oidc")
     if st.session_state.get(ACTOR_KEY) != actor:
         audit.record(svc, actor, AuditAction.SIGN_IN)

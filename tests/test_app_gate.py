@@ -96,3 +96,28 @@ def test_an_unexpected_error_shows_an_id_and_logs_the_traceback(caplog):
     error_id = shown.split("`")[1]
     [logged] = [r for r in caplog.records if error_id in r.getMessage()]
     assert "hunter2" in logged.exc_text
+
+
+def test_the_audit_page_lists_person_actions_for_admins_only(monkeypatch, plumbing_svc):
+    from memory.lifecycle import curation
+
+    _seed(monkeypatch, plumbing_svc)
+    memory_id = plumbing_svc.list_memories(plumbing_svc.get_user("zoe-secret-user"))[0].id
+    curation.flag_memory(plumbing_svc, memory_id, reason="she moved", actor=Actor("cu", Role.CURATOR, "ui"))
+    config.set_option("server.address", "localhost")
+    at = AppTest.from_file(APP, default_timeout=60)
+    accounts.add(plumbing_svc, "ada", "admin", PASSWORD, actor=ADMIN)
+    at.session_state["ml_actor"] = Actor("ada", Role.ADMIN, "ui")
+    at.run()
+    at.switch_page("pages/audit.py")
+    at.run()
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    frame = at.dataframe[0].value
+    flag = frame[frame["action"] == "flag"].iloc[0]
+    assert (flag["actor"], flag["role"], flag["user"], flag["reason"]) == (
+        "cu",
+        "curator",
+        "zoe-secret-user",
+        "she moved",
+    )
