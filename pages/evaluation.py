@@ -179,7 +179,7 @@ def cut_section(report: dict) -> None:
     if cv:
         rows = [
             {"category": c, "in-sample R@10": report["by_category"].get(c, {}).get("recall@10"), "left-out R@10": v}
-            for c, v in ((c, b.get("recall@10")) for c, b in cv["recall_by_fused_rank"]["by_category"].items())
+            for c, v in ((c, b.get("recall@10")) for c, b in cv["recall"]["by_category"].items())
         ]
         cal = cv["calibration"]
         st.caption(

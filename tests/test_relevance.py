@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from memory.errors import InvalidInput
 from memory.evaluation import crossval
 from memory.evaluation.metrics import Candidate, Outcome
 from memory.retrieval import relevance
@@ -140,3 +141,28 @@ def test_migration_turns_a_stored_raw_threshold_into_the_floor(settings, stored,
     with engine.connect() as conn:
         rows = dict(conn.execute(Setting.__table__.select().with_only_columns(Setting.key, Setting.value)).all())
     assert "similarity_threshold" not in rows and rows.get("similarity_floor") == floor
+
+
+def test_fit_from_labels_needs_enough_labels_then_is_judged_against_the_shipped_fit(plumbing_svc):
+    from memory import views
+    from memory.retrieval import refit
+
+    user = plumbing_svc.ensure_user("lab")
+    for i in range(8):
+        plumbing_svc.add_memory(user, f"tennis match number {i} on Sunday")
+        plumbing_svc.add_memory(user, f"invoice {i} paid by bank transfer")
+    assert refit.fit_from_labels(plumbing_svc, user.key)["calibration"] is None  # nothing labelled yet
+    for q in ("tennis on Sunday", "which tennis match", "Sunday tennis"):
+        res = plumbing_svc.recall("lab", q, threshold=-1.0)
+        for h in res.hits[:10]:
+            views.set_label(plumbing_svc, user.key, res.retrieval_id, h.memory_id, "tennis" in h.content)
+    out = refit.fit_from_labels(plumbing_svc, user.key)
+    assert out["examples"] == 30 and 5 <= out["positives"] <= 25 and out["calibration"] is not None
+    assert {"brier", "threshold", "precision", "recall", "f1"} <= set(out["shipped"]) == set(out["own"])
+    own = Calibration.from_dict(out["calibration"])
+    assert own.embedder == "hash" and own.fitted
+    plumbing_svc.set_live_settings({"relevance_calibration": out["calibration"]})
+    assert plumbing_svc.relevance_model().version == own.version  # applied: recall now uses the deployment's fit
+    assert plumbing_svc.recall("lab", "tennis", threshold=-1.0, log=False).calibration == own.version
+    with pytest.raises(InvalidInput):
+        plumbing_svc.set_live_settings({"relevance_calibration": {"format": 99}})

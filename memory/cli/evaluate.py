@@ -81,9 +81,9 @@ def cut_lines(report: dict) -> list[str]:
             f"top-10 Brier {cal['brier_top10']:.4f} (base rate {cal['brier_top10_base_rate']:.4f}), "
             f"ECE {cal['ece']:.4f}"
         )
-        fused = cv["recall_by_fused_rank"]
-        cats = " ".join(f"{c}:{v.get('recall@10', 0):.1f}" for c, v in fused["by_category"].items())
-        lines.append(f"left-out R@10 {fused['overall'].get('recall@10', 0):.1f} by category {cats}")
+        held = cv["recall"]
+        cats = " ".join(f"{c}:{v.get('recall@10', 0):.1f}" for c, v in held["by_category"].items())
+        lines.append(f"left-out R@10 {held['overall'].get('recall@10', 0):.1f} by category {cats}")
     return lines
 
 
@@ -193,8 +193,8 @@ def calibration_lines(report: dict) -> list[str]:
         "in-sample: " + _rates(report["in_sample"]["at_threshold"]),
         "before:    " + _rates(report["before_raw_similarity_0.80"]),
     ]
-    for name, block in cv["recall_by_relevance"]["by_category"].items():
-        lines.append(f"left-out R@10 by relevance, category {name}: {block.get('recall@10', 0):.1f}")
+    for name, block in cv["recall"]["by_category"].items():
+        lines.append(f"left-out R@10, category {name}: {block.get('recall@10', 0):.1f}")
     if report.get("written"):
         lines.append(f"written: {report['written']}")
     return lines

@@ -19,6 +19,7 @@ from memory.retrieval.fit import brier, expected_calibration_error, fit_calibrat
 from memory.retrieval.relevance import FEATURES, Calibration
 
 TARGET_HIT, TARGET_NOISE = 70.0, 10.0
+_FUSED_Z = FEATURES.index("fused_z")  # monotone in the fused score within one query
 
 
 def examples(outcomes: Sequence[Outcome]) -> tuple[np.ndarray, np.ndarray]:
@@ -33,12 +34,17 @@ def examples(outcomes: Sequence[Outcome]) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(rows, dtype=np.float64).reshape(-1, len(FEATURES)), np.asarray(labels)
 
 
-def rescored(outcomes: Sequence[Outcome], cal: Calibration) -> list[Outcome]:
-    """Copies whose candidates carry ``cal``'s relevance (order unchanged: the cut ranks by fused score)."""
+def rescored(outcomes: Sequence[Outcome], cal: Calibration, *, reorder: bool | None = None) -> list[Outcome]:
+    """Copies whose candidates carry ``cal``'s relevance, ordered as recall would order them: by relevance when the
+    calibration is fitted (``reorder`` default), else in the given (fused) order."""
+    reorder = cal.fitted if reorder is None else reorder
     out = []
     for o in outcomes:
         probs = cal.predict([c.features for c in o.ranked]) if o.ranked else []
         ranked = [replace(c, relevance=round(float(p), 6)) for c, p in zip(o.ranked, probs, strict=True)]
+        ranked.sort(key=lambda c: -c.features[_FUSED_Z] if len(c.features) == len(FEATURES) else 0.0)  # fused order
+        if reorder:
+            ranked.sort(key=lambda c: -(c.relevance or 0.0))  # stable: ties keep the fused order
         out.append(replace(o, ranked=ranked))
     return out
 
@@ -79,7 +85,8 @@ def _fold(train: Sequence[Outcome], *, embedder: str, l2: float) -> Calibration:
 
 def loco(outcomes: Sequence[Outcome], *, embedder: str, k: int, ks: Sequence[int], l2: float = 1.0) -> dict:
     """Leave-one-conversation-out: fit on the others (excluding any question *or* user of the left-out one), score
-    the left-out conversation's own and foreign questions, and pool the left-out predictions."""
+    the left-out conversation's own and foreign questions (ranked by that relevance, as recall ranks them), and pool
+    the left-out predictions."""
     convs = sorted({o.sample_id for o in outcomes})
     held: list[Outcome] = []
     folds = {}
@@ -99,14 +106,9 @@ def loco(outcomes: Sequence[Outcome], *, embedder: str, k: int, ks: Sequence[int
         "calibration": calibration_block(held),
         "curve": curve,
         "chosen": chosen,
-        "recall_by_relevance": _by_category(_rerank(own), ks),
+        "recall": _by_category(own, ks),
         "outcomes": held,
     }
-
-
-def _rerank(outcomes: Sequence[Outcome]) -> list[Outcome]:
-    """Candidates ordered by relevance instead of fused score (to measure a learned ranking on left-out data)."""
-    return [replace(o, ranked=sorted(o.ranked, key=lambda c: -(c.relevance or 0.0))) for o in outcomes]
 
 
 def _by_category(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict:

@@ -152,19 +152,11 @@ def assemble(
 
 
 def cross_validated(both: list[Outcome], opts: EvalOptions, embedder: str, k: int) -> dict:
-    """Leave-one-conversation-out calibration, rates at the threshold chosen there, and recall@k per category."""
+    """Leave-one-conversation-out calibration, rates at the threshold chosen there, and recall@k per category (ranked
+    by the left-out relevance, as recall ranks with a fitted calibration)."""
     cv = crossval.loco(both, embedder=embedder, k=k, ks=opts.ks)
-    held = cv.pop("outcomes")
-    own = [o for o in held if not o.foreign]
-    cats = sorted({o.category for o in own})
-    return {
-        **cv,
-        "recall_by_fused_rank": {
-            "overall": metrics.aggregate(own, opts.ks),
-            "by_category": {str(c): metrics.aggregate([o for o in own if o.category == c], opts.ks) for c in cats},
-            "note": "fused ranking with the fusion/neighbour parameters tuned on all dev conversations",
-        },
-    }
+    cv.pop("outcomes")
+    return cv
 
 
 def build_report(
@@ -252,7 +244,8 @@ def gather(svc: MemoryService, path: str | Path, opts: EvalOptions, bar: Callabl
 def _rescore_current(svc: MemoryService, outcomes: dict, foreign: list) -> tuple[dict, list]:
     """Cached candidates scored with the calibration in force now (features do not depend on it)."""
     cal = svc.relevance_model()
-    return {m: crossval.rescored(o, cal) for m, o in outcomes.items()}, crossval.rescored(foreign, cal)
+    for_mode = {m: svc.recall_setup(mode=m)[1] for m in outcomes}  # another mode may fall back to raw similarity
+    return {m: crossval.rescored(o, for_mode[m]) for m, o in outcomes.items()}, crossval.rescored(foreign, cal)
 
 
 def reports_dir(svc: MemoryService) -> Path:

@@ -19,7 +19,8 @@ The shown *similarity* stays the raw one, so the threshold keeps its meaning.
 
 Every candidate also gets a calibrated *relevance* in [0, 1] (:mod:`memory.retrieval.relevance`: an estimated
 probability of being relevant, from the signals above and the candidate's standing among this query's candidates).
-Candidates are ranked by fused score; a candidate *passes* when relevance ≥ threshold (and, when set, similarity ≥
+Candidates are ranked by relevance when a fitted calibration applies (else by fused score); a candidate *passes*
+when relevance ≥ threshold (and, when set, similarity ≥
 the similarity floor and similarity ≥ best similarity − the relative cut δ); the first k that pass are *selected*
 for the prompt. A memory a person flagged as wrong never passes (``drop_reason "flagged"``; it stays in the candidate
 list, visible) unless ``include_flagged`` is asked for.
@@ -70,6 +71,8 @@ class RecallParams:
     neighbor_span: int
     day_boost: float
     include_flagged: bool = False
+    #: "relevance" when a fitted calibration applies (it ranks better on left-out LoCoMo conversations), else "fused"
+    order: str = "fused"
 
     @classmethod
     def from_settings(cls, s: Settings, *, threshold: float) -> RecallParams:
@@ -238,8 +241,12 @@ def _verdict(hit: Hit, params: RecallParams, best: float | None) -> str | None:
 
 
 def rank_and_cut(scored: list[Hit], params: RecallParams) -> list[Hit]:
-    """Order by fused score, then mark passed / selected (pure: no I/O). The one cut the agent and the lab share."""
-    scored.sort(key=lambda h: (-h.score, -(h.similarity or -2.0), h.memory_id))
+    """Order (by relevance or by fused score, ``params.order``), then mark passed / selected (pure: no I/O). The one
+    cut the agent and the lab share."""
+    if params.order == "relevance":
+        scored.sort(key=lambda h: (-(h.relevance or 0.0), -h.score, h.memory_id))
+    else:
+        scored.sort(key=lambda h: (-h.score, -(h.similarity or -2.0), h.memory_id))
     best = max((h.similarity for h in scored if h.similarity is not None), default=None)
     chosen = 0
     for rank, hit in enumerate(scored, 1):

@@ -166,8 +166,9 @@ class Calibration:
         """Why relevance is raw similarity here (None when a fit applies)."""
         if self.fitted:
             return None
+        why = f" ({self.source})" if self.source != "raw similarity" else ""
         return (
-            f"no relevance calibration for embedder {self.embedder!r}: relevance = raw similarity "
+            f"no relevance calibration for embedder {self.embedder!r}{why}: relevance = raw similarity "
             f"(threshold {self.threshold:.2f}); fit one from LoCoMo or from the lab's labels"
         )
 

@@ -156,6 +156,13 @@ class Store:
         for key, value in overrides.items():
             if value is not None:
                 setattr(params, key, value)
+        fit_mode = calibration.meta.get("mode")
+        if calibration.fitted and fit_mode not in (None, params.mode):  # features mean other things in other modes
+            calibration = Calibration(embedder=calibration.embedder, source=f"fitted for {fit_mode} mode only")
+            if s.relevance_threshold is None and overrides.get("threshold") is None:
+                params.threshold = calibration.threshold
+        if overrides.get("order") is None:
+            params.order = "relevance" if calibration.fitted else "fused"
         return _checked(params), calibration
 
     def recall_params(self, **overrides: Any) -> RecallParams:
@@ -163,6 +170,8 @@ class Store:
 
 
 def _checked(params: RecallParams) -> RecallParams:
+    if params.order not in ("relevance", "fused"):
+        raise InvalidInput(f"order must be relevance or fused, not {params.order!r}")
     if params.mode not in set(SearchMode):
         raise InvalidInput(f"mode must be {', '.join(SearchMode)}, not {params.mode!r}")
     if params.k < 1:
