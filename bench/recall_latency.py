@@ -248,7 +248,7 @@ def main() -> None:
         f"(ratio {ing['ratio']}, target ≥ 0.8)"
     )
     sims = results["runs"][-1]["similarity_all"]
-    print(f"similarity of all candidates (10k, hybrid): {sims}; threshold default {Settings().similarity_threshold}")
+    print(f"similarity of all candidates (10k, hybrid): {sims} (the cut is on calibrated relevance)")
     background = [r for r in results["runs"] if r["log"] == "background"]
     results["median_recall_p95_ms"] = statistics.median(r["recall_p95_ms"] for r in background)
     results["load_avg_1_5_15"] = [round(x, 2) for x in os.getloadavg()]

@@ -151,7 +151,7 @@ def test_offline_engine_is_honest_deterministic_and_bilingual():
 
 
 def test_tell_me_about_me_lists_profile_and_top_memories_even_below_the_threshold(svc):
-    svc.settings = svc.settings.model_copy(update={"similarity_threshold": 0.99})
+    svc.settings = svc.settings.model_copy(update={"relevance_threshold": 0.99})
     agent = Agent(svc)
     try:
         for text in ["I live in Lisbon and I work as a nurse.", "My wife loves sushi.", "I'm vegetarian."]:
