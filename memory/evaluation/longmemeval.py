@@ -28,6 +28,7 @@ from memory.evaluation.ingest import _mark_ended
 from memory.retrieval.filters import RecallFilters
 from memory.service import MemoryDraft, MemoryService
 from memory.storage.models import utcnow
+from memory.vocab import SessionStatus
 
 REQUIRED = ("question_id", "question_type", "question", "haystack_session_ids", "haystack_sessions")
 Progress = Callable[[int], None]
@@ -112,7 +113,7 @@ def ingest(svc: MemoryService, q: LmeQuestion, *, user_turns_only: bool) -> int:
     added = 0
     for n, (sid, when, turns) in enumerate(q.sessions):
         session = svc.ensure_session(user, f"{n:04d}:{sid}"[:120])
-        if session.status == "ended":
+        if session.status == SessionStatus.ENDED:
             continue
         drafts = []
         for i, t in enumerate(turns):

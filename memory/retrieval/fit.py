@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memory.retrieval.relevance import FEATURES, Calibration
+from memory.retrieval.relevance import FEATURES, Z_CLIP, Calibration
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iters: int = 50) -> tuple[np.ndarray, float]:
@@ -51,7 +51,7 @@ def fit_calibration(
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
-    coef, intercept = fit_logistic((x - mean) / scale, y, l2=l2)
+    coef, intercept = fit_logistic(np.clip((x - mean) / scale, -Z_CLIP, Z_CLIP), y, l2=l2)
     return Calibration(
         embedder=embedder,
         coef=tuple(round(float(c), 6) for c in coef),

@@ -25,6 +25,9 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
+#: standardised features are clipped to ±this: a store unlike the fit's (a few facts, no conversation turns, so no
+#: neighbours) must not be pushed far outside the range the coefficients were fitted on
+Z_CLIP = 3.0
 SHIPPED_DIR = Path(__file__).with_name("calibration")
 #: the fallback's threshold on raw similarity (the pre-calibration default, tuned for e5)
 FALLBACK_THRESHOLD = 0.80
@@ -179,7 +182,7 @@ class Calibration:
         x = np.asarray(rows, dtype=np.float64).reshape(-1, len(FEATURES))
         if not self.fitted:
             return np.clip(x[:, 0], 0.0, 1.0)
-        z = (x - np.asarray(self.mean)) / np.asarray(self.scale)
+        z = np.clip((x - np.asarray(self.mean)) / np.asarray(self.scale), -Z_CLIP, Z_CLIP)
         return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.coef) + self.intercept)))
 
     def score(self, feats: Mapping[str, Sequence[float]]) -> dict[str, float]:
