@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from actors import ADMIN
 
 from memory.errors import InvalidInput
 from memory.evaluation import crossval
@@ -161,8 +162,8 @@ def test_fit_from_labels_needs_enough_labels_then_is_judged_against_the_shipped_
     assert {"brier", "threshold", "precision", "recall", "f1"} <= set(out["shipped"]) == set(out["own"])
     own = Calibration.from_dict(out["calibration"])
     assert own.embedder == "hash" and own.fitted
-    plumbing_svc.set_live_settings({"relevance_calibration": out["calibration"]})
+    plumbing_svc.set_live_settings({"relevance_calibration": out["calibration"]}, actor=ADMIN)
     assert plumbing_svc.relevance_model().version == own.version  # applied: recall now uses the deployment's fit
     assert plumbing_svc.recall("lab", "tennis", threshold=-1.0, log=False).calibration == own.version
     with pytest.raises(InvalidInput):
-        plumbing_svc.set_live_settings({"relevance_calibration": {"format": 99}})
+        plumbing_svc.set_live_settings({"relevance_calibration": {"format": 99}}, actor=ADMIN)
