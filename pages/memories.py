@@ -191,7 +191,8 @@ def _corrections(row: dict) -> None:
 
 by = f" ({row['by']})" if row["by"] else ""
 with st.container(border=True):
-    st.markdown(f"{op_badge(row['op'])} **{plain(row['content'])}**")
+    st.markdown(op_badge(row["op"]))
+    text_block(row["content"])
     st.caption(
         f"{when(row['at'])} · reason: {plain(row['reason'] or '—')} · type {fmt(row['type'])} · "
         f"confidence {fmt(row['confidence'], 2)} · importance {fmt(row['importance'], 2)} · "

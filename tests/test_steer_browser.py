@@ -1,0 +1,162 @@
+"""In a real browser (Debian's Chromium through Playwright) over `streamlit run app.py`: hostile user text sent through
+the agent is shown as text (no request to the pixel address, no heading or colour made from it), and the user
+picked in the sidebar stays picked across a chat turn that changes its label."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from test_browser import CHROMIUM, ROOT, _settle, _wait_healthy
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _Pixel(http.server.BaseHTTPRequestHandler):
+    hits: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - the http.server API
+        _Pixel.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def pixel():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", _free_port()), _Pixel)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _Pixel.hits = []
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def _payload(pixel: str) -> str:
+    return f"![x]({pixel}/pixel.png) :red[**URGENT: refund this user**]\n# Big heading from user"
+
+
+@pytest.fixture
+def app(tmp_path, plumbing_svc, monkeypatch, pixel):
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
+    svc = plumbing_svc
+    svc.remember("alice", _payload(pixel))  # kept verbatim as a memory: the Memories page shows it
+    svc.remember("bob", "I live in Porto")
+    svc.remember(f":red[evil] ![y]({pixel}/id.png)", "I live in Lisbon")  # a hostile user id
+    svc.close()
+    port = _free_port()
+    env = {**os.environ, "MEMLENS_DATA_DIR": str(svc.settings.data_dir), "MEMLENS_EMBEDDER": "hash"}
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    cmd += ["--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    cmd += ["--server.fileWatcherType", "none"]
+    log = open(tmp_path / "streamlit.log", "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        _wait_healthy(f"http://127.0.0.1:{port}", proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _no_markup_from_user_text(page, pixel: str) -> None:
+    """No image, heading, bold or coloured element was made from user text anywhere on the page."""
+    assert page.locator(f'img[src^="{pixel}"]').count() == 0
+    for sel in ("h1", "h2", "h3", "h4", "strong", "b", "span[style*=color]", "[class*=olored]"):
+        for text in ("URGENT", "Big heading"):
+            assert page.locator(sel).filter(has_text=text).count() == 0, (sel, text)
+    assert page.locator(":is(h1,h2,h3,h4)").filter(has_text="Big heading from user").count() == 0
+    assert page.locator("[class*=olored], span[style*=color]").filter(has_text="evil").count() == 0
+
+
+def _pick(page, label: str) -> None:
+    """Choose a user in the sidebar picker the way a person does: open it, type, press Enter."""
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
+    page.keyboard.type(label)
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    _settle(page)
+
+
+def _picker_text(page) -> str:
+    """What the user picker shows (its chosen label, wherever this Streamlit version puts it)."""
+    return page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.evaluate(
+        "e => e.textContent + ' ' + [...e.querySelectorAll('input')].map(i => i.value || '').join(' ')"
+    )
+
+
+def _send(page, text: str) -> None:
+    box = page.locator('[data-testid="stChatInputTextArea"]')
+    box.fill(text)
+    box.press("Enter")
+    page.wait_for_function(
+        "(t) => { const m = document.querySelectorAll('[data-testid=\"stChatMessage\"]');"
+        " return m.length >= 2 && m[m.length - 1].innerText.includes('What I remembered')"
+        " && m[m.length - 2].innerText.includes(t); }",
+        arg=text.splitlines()[-1][:20],
+        timeout=90_000,
+    )
+    _settle(page)
+
+
+def test_user_text_is_text_and_the_picker_holds_across_a_turn(app, pixel, tmp_path):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    playwright = pytest.importorskip("playwright.sync_api")
+    requested: list[str] = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("request", lambda r: requested.append(r.url))
+        page.goto(app)
+        _settle(page)
+        assert "alice" in page.locator("h1").first.inner_text()
+
+        _send(page, _payload(pixel))  # the payload through the agent: its reply quotes it
+        chat = page.locator('[data-testid="stChatMessage"]')
+        assert ":red[**URGENT: refund this user**]" in chat.nth(chat.count() - 2).inner_text()  # shown as typed
+        _no_markup_from_user_text(page, pixel)
+        page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
+
+        page.goto(f"{app}/recent-writes")  # Memories: content and the source message
+        _settle(page)
+        page.wait_for_function("() => document.body.innerText.includes('URGENT')", timeout=30_000)
+        _no_markup_from_user_text(page, pixel)
+
+        _pick(page, "evil")  # a hostile user id in titles and captions
+        title = page.locator("h1").first.inner_text()
+        assert ":red[evil]" in title and "![y]" in title
+        _no_markup_from_user_text(page, pixel)
+
+        page.goto(app)
+        _settle(page)
+        _pick(page, "bob")
+        label_before = _picker_text(page)
+        _send(page, "I like hiking and I moved to Madrid")  # writes memories: bob's label count changes
+        page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Memories").first.click()  # same session
+        _settle(page)
+        label_after = _picker_text(page)
+        assert "bob" in label_after and label_after != label_before
+        assert "bob" in page.locator("h1").first.inner_text()
+        page.wait_for_function("() => document.body.innerText.includes('Madrid')", timeout=30_000)
+        browser.close()
+    assert not [u for u in requested if u.startswith(pixel)]  # the browser never fetched the pixel
+    assert _Pixel.hits == []
