@@ -13,6 +13,7 @@ from memory.storage.models import HitLabel
 from memory.vocab import Actor, Role
 
 ANA = Actor("ana", Role.CURATOR, "ui")
+ADMIN = Actor("root", Role.ADMIN, "test")
 
 
 @pytest.fixture
@@ -47,13 +48,13 @@ def test_the_picked_user_stays_when_the_picker_labels_change(seeded):
 
 
 def test_chat_hit_panel_states_the_threshold_k_and_mode_of_that_turn(seeded):
-    seeded.set_live_settings({"top_k": 3, "search_mode": "vector"})
+    seeded.set_live_settings({"top_k": 3, "search_mode": "vector"}, actor=ADMIN)
     at = open_page("pages/chat.py")
     at.chat_input(key="chat_input").set_value("I live in Hangzhou").run()
     no_exception(at)
     live = [c.value for c in at.chat_message[-1].caption]
     assert any("k **3**" in c and "mode **vector**" in c and "threshold" in c for c in live), live
-    seeded.set_live_settings({"top_k": 7})  # later changes do not rewrite what an earlier turn used
+    seeded.set_live_settings({"top_k": 7}, actor=ADMIN)  # later changes do not rewrite what an earlier turn used
     at.run()
     stored = [c.value for m in at.chat_message for c in m.caption]
     assert any("k **3**" in c and "mode **vector**" in c for c in stored), stored
