@@ -12,7 +12,6 @@ from typing import Annotated
 
 import typer
 
-from memory import accounts, audit
 from memory.cli.common import JsonOpt, cli_actor, emit, service
 from memory.errors import InvalidInput
 from memory.vocab import AuditAction, Role
@@ -41,6 +40,8 @@ def account_add(
     password_stdin: StdinOpt = False,
 ) -> None:
     """Create an account that can sign in to the back office."""
+    from memory import accounts  # imported per command (argon2, SQL): `memlens --help` stays cheap
+
     name = accounts.check_name(name)
     info = accounts.add(service(), name, role, _password(password_stdin), actor=cli_actor())
     typer.echo(f"added {info.name!r} as {info.role}")
@@ -49,6 +50,8 @@ def account_add(
 @account_cli.command("list")
 def account_list(json_out: JsonOpt = False) -> None:
     """Every account with its role (never a password)."""
+    from memory import accounts
+
     rows = accounts.list_accounts(service())
     if json_out:
         emit({"accounts": [{"name": r.name, "role": str(r.role), "created_at": r.created_at} for r in rows]})
@@ -60,6 +63,8 @@ def account_list(json_out: JsonOpt = False) -> None:
 @account_cli.command("passwd")
 def account_passwd(name: NameArg, password_stdin: StdinOpt = False) -> None:
     """Set a new password for an account."""
+    from memory import accounts
+
     accounts.set_password(service(), name, _password(password_stdin), actor=cli_actor())
     typer.echo(f"password changed for {name!r}")
 
@@ -67,6 +72,8 @@ def account_passwd(name: NameArg, password_stdin: StdinOpt = False) -> None:
 @account_cli.command("remove")
 def account_remove(name: NameArg) -> None:
     """Delete an account (its audit rows stay)."""
+    from memory import accounts
+
     accounts.remove(service(), name, actor=cli_actor())
     typer.echo(f"removed {name!r}")
 
@@ -80,6 +87,8 @@ def audit_cmd(
     json_out: JsonOpt = False,
 ) -> None:
     """The audit trail, newest first: who did what to which user and ids, when, and why."""
+    from memory import audit
+
     rows = [audit.to_dict(r) for r in audit.events(service(), actor=actor, action=action, user_id=user, limit=limit)]
     if json_out:
         emit({"events": rows})

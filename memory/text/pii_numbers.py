@@ -14,10 +14,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import phonenumbers
-from stdnum import luhn
-from stdnum.cn import ric
-
 _RUN = re.compile(r"\+?[0-9](?:[ \-./_()]{0,3}[0-9])*(?:[Xx](?![A-Za-z]))?")
 _GROUP = re.compile(r"[0-9]+[Xx]?")
 _MAX_DIGITS = 19
@@ -43,10 +39,14 @@ class NumberHit:
 
 def id_card_valid(value: str) -> bool:
     """ISO 7064 MOD 11-2 check character of an 18-character resident ID (python-stdnum)."""
+    from stdnum.cn import ric  # the number libraries load on first use: `memlens users` never masks anything
+
     return len(value) == 18 and ric.is_valid(value)
 
 
 def luhn_valid(digits: str) -> bool:
+    from stdnum import luhn
+
     return digits.isdigit() and luhn.is_valid(digits)
 
 
@@ -74,6 +74,8 @@ class _Parser:
 
 @lru_cache(maxsize=2048)
 def _valid(number: str, region: str | None) -> bool:
+    import phonenumbers
+
     try:
         return phonenumbers.is_valid_number(phonenumbers.parse(number, region))
     except phonenumbers.NumberParseException:
