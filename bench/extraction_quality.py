@@ -1,6 +1,6 @@
 """Offline extraction quality on tests/data/extraction_labelled.json: precision / recall per language and split.
 
-    python -m bench.extraction_quality [--misses]
+    python bench/extraction_quality.py [--misses]
 
 Precision = predicted candidates that match an expected one / all predicted; recall = expected ones found / all
 expected. A match needs the same predicate and object (normal form), negation, hedge and source type, and — where the
@@ -16,8 +16,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memory.write.extract import classify, extract_rules
-from memory.write.plan import objects_match
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memory.write.extract import classify, extract_rules  # noqa: E402
+from memory.write.plan import objects_match  # noqa: E402
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "tests" / "data" / "extraction_labelled.json"
 AT = datetime(2025, 5, 1, 9, 0, tzinfo=UTC)  # a Thursday: every relative date in the set resolves against it

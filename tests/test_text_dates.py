@@ -126,3 +126,13 @@ def test_resolve_reports_the_phrase_and_its_place():
     found = resolve("I moved here last month, honestly", AT)
     assert found.phrase == "last month" and found.granularity == "month"
     assert "I moved here last month, honestly"[found.start : found.end] == "last month"
+
+
+@pytest.mark.parametrize("message_day", range(7))
+def test_every_weekday_as_the_message_day(message_day):
+    now = AT + timedelta(days=(message_day - AT.weekday()) % 7)  # Monday … Sunday
+    for x in range(7):
+        for last, nxt in ((f"last {EN_DAYS[x]}", f"next {EN_DAYS[x]}"), (f"上周{ZH_DAYS[x]}", f"下周{ZH_DAYS[x]}")):
+            assert resolve(last, now).when.date() < now.date() < resolve(nxt, now).when.date(), (now, last, nxt)
+        assert resolve(f"on {EN_DAYS[x]}", now, prefer="past").when.date() < now.date()
+        assert resolve(f"on {EN_DAYS[x]}", now).when.date() >= now.date()

@@ -68,8 +68,8 @@ _REQUEST = re.compile(
     re.IGNORECASE,
 )
 _DECISION = re.compile(
-    r"\b(?:i(?:'ve| have)? decided (?:to |on )?|let's go with |i'll go with |i'm going with |i chose |i'll take |"
-    r"we'll go with )(?P<what>.+)|(?:我|咱们|我们)?(?:决定了?|就选|就定)(?P<zh>.+)",
+    r"\bi(?:'ve| have)? decided (?P<how>to|on) (?P<what>.+)|\b(?:let's|i'll|we'll|i'm) go(?:ing)? with (?P<with>.+)|"
+    r"\bi chose (?P<chose>.+)|(?:我|咱们|我们)?(?:决定了?|就选|就定)(?P<zh>.+)",
     re.IGNORECASE,
 )
 
@@ -102,8 +102,18 @@ BRIDGE_FACTS = 4
 
 
 def _decisions(said: list[str]) -> list[str]:
-    found = [_DECISION.search(s) for s in said if not _is_question(s)]
-    return [(m.group("what") or m.group("zh")).strip(" .。!！") for m in found if m]
+    """'I've decided to fly with TAP' → 'to fly with TAP'; "let's go with the blue one" → 'on the blue one'."""
+    out = []
+    for m in (_DECISION.search(s) for s in said if not _is_question(s)):
+        if m is None:
+            continue
+        if m.group("zh"):
+            out.append(m.group("zh").strip(" 。！"))
+        else:
+            how = m.group("how") or "on"
+            what = m.group("what") or m.group("with") or m.group("chose")
+            out.append(f"{how} {what.strip(' .!')}")
+    return out
 
 
 def _goal(said: list[str], previous: str | None) -> str | None:
@@ -201,7 +211,7 @@ def bridge_text(facts: list[str], decided: list[str], tasks: list[str], lang: st
 def _decided(decided: list[str], zh: bool) -> list[str]:
     if not decided:
         return []
-    return [("你决定了：" + "；".join(decided)) if zh else ("You decided on " + "; ".join(decided))]
+    return [("你决定了：" + "；".join(decided)) if zh else ("You decided " + "; ".join(decided))]
 
 
 def _task(request: str, zh: bool) -> str:
