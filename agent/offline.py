@@ -97,8 +97,8 @@ def offline_reply(user: str, ctx: OfflineContext | None = None) -> str:
     if ctx.first_turn:
         name = ctx.profile.get("preferred_name") or ctx.profile.get("display_name")
         parts.append((t["hello_name"].format(name=name) if name else "") + t["offline"])
-    if ctx.first_turn and ctx.bridge:
-        parts.append(t["bridge"] + ctx.bridge)
+    if ctx.first_turn and ctx.bridge and is_chinese(ctx.bridge) == (lang == "zh"):  # never mix languages in a reply
+        parts.append(ctx.bridge)
     if is_about_me(user):
         parts.append(_about_me(ctx, lang, t))
     elif _QUESTION.search(user.strip()) or _REQUEST.search(user.strip()):
@@ -184,7 +184,6 @@ _EN = {
     "hello_name": "Hi {name}! ",
     "offline": "I'm MemLens's offline engine: no language model is configured, so I answer from what I remember "
     "rather than writing freely.",
-    "bridge": "",
     "about_me": "Here is what I remember about you:",
     "nothing": "I don't remember anything about you yet — tell me about yourself and I'll keep it in mind.",
     "answer": "From what you've told me:",
@@ -194,7 +193,6 @@ _EN = {
 _ZH = {
     "hello_name": "{name}，你好！",
     "offline": "我是 MemLens 的离线引擎：没有配置语言模型，所以我根据记住的内容来回答，而不是自由生成。",
-    "bridge": "",
     "about_me": "我记得关于你的这些：",
     "nothing": "我还没有记住关于你的任何信息——跟我说说你自己吧，我会记住的。",
     "answer": "根据你告诉过我的：",
