@@ -30,7 +30,7 @@ from sqlmodel import SQLModel
 
 from memory import audit
 from memory.errors import Conflict, InvalidInput, NotFound
-from memory.lifecycle import import_check
+from memory.lifecycle import erasure, import_check
 from memory.lifecycle import retention as lifecycle
 from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User
 from memory.vocab import MemoryStatus
@@ -260,15 +260,19 @@ def _unlink_session(conn, session_id: str) -> None:
     tables = SQLModel.metadata.tables
     messages = select(tables["message"].c.id).where(tables["message"].c.session_id == session_id)
     turns = select(tables["turn"].c.id).where(tables["turn"].c.session_id == session_id)
+    # a decision that made no memory holds a copy of the message itself: it goes with the message
+    no_memory = MemoryEvent.message_id.in_(messages) & MemoryEvent.memory_id.is_(None)
+    conn.execute(delete(MemoryEvent).where(no_memory))
     conn.execute(update(MemoryEvent).where(MemoryEvent.message_id.in_(messages)).values(message_id=None))
     conn.execute(update(MemoryEvent).where(MemoryEvent.turn_id.in_(turns)).values(turn_id=None))
 
 
 def purge_memory(store: Records, memory_id: str) -> dict[str, int]:
     """Delete one memory for good (row, write log, hits, labels, vector), leaving a content-free PURGE event."""
-    store.get_memory(memory_id)  # NotFound if absent
+    memory = store.get_memory(memory_id)  # NotFound if absent
     n = lifecycle.purge_rows(store, [memory_id], reasons={memory_id: "purged by a person"})
     store.index.delete([memory_id])
+    erasure.forget_sources(store, memory)
     reclaim(store)
     return {"memory": n}
 
@@ -300,3 +304,5 @@ def reclaim(store: Records, *, index: bool = True) -> None:
         with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.execute(text("VACUUM"))
             conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+    elif store.engine.dialect.name == "postgresql":
+        erasure.vacuum_postgres(store)

@@ -1,0 +1,76 @@
+"""What complete erasure needs beyond deleting rows.
+
+- A purged memory's source messages: when no other memory was learnt from a message, its text is replaced by a
+  placeholder (the row stays, so the conversation keeps its order) and the write log's and context snapshots'
+  copies of it go too.
+- PostgreSQL keeps deleted rows' bytes in the table files until the table is rewritten: ``VACUUM FULL`` of the
+  tables that held a person's words rewrites them (the old files are unlinked). It takes a short exclusive lock per
+  table. What stays until it rotates: the write-ahead log (``max_wal_size`` / ``wal_keep_size``, plus any WAL
+  archive) and backups — see the README's erasure section.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import text, update
+from sqlmodel import select
+
+from memory.storage.models import ContextSnapshot, Memory, MemoryEvent, Message
+
+PLACEHOLDER = "[removed: its memory was purged]"
+#: tables whose rows hold a person's words (rewritten after an erasure on PostgreSQL)
+TEXT_TABLES = (
+    "message",
+    "memory",
+    "memoryevent",
+    "profilefield",
+    "profilechange",
+    "session",
+    "summaryanchor",
+    "sessionbridge",
+    "retrieval",
+    "contextsnapshot",
+    "checkpoints",
+    "checkpoint_blobs",
+    "checkpoint_writes",
+    "writes",
+)
+
+
+def forget_sources(store, memory: Memory) -> int:
+    """Blank the source messages of a purged memory that no remaining memory refers to; returns how many."""
+    ids = [int(i) for i in (memory.source_message_ids or []) if isinstance(i, int) or str(i).isdigit()]
+    if not ids:
+        return 0
+    with store.db() as db:
+        others = db.exec(select(Memory.source_message_ids).where(Memory.user_key == memory.user_key)).all()
+        still = {int(i) for row in others for i in row or []}
+        orphaned = [i for i in ids if i not in still]
+        messages = db.exec(select(Message).where(Message.id.in_(orphaned))).all() if orphaned else []
+    if not messages:
+        return 0
+    with store.engine.begin() as conn:
+        for m in messages:
+            conn.execute(update(Message).where(Message.id == m.id).values(content=PLACEHOLDER))
+            conn.execute(update(MemoryEvent).where(MemoryEvent.message_id == m.id).values(content="", message_id=None))
+            snaps = conn.execute(
+                select(ContextSnapshot.id, ContextSnapshot.prompt).where(ContextSnapshot.user_key == m.user_key)
+            ).all()
+            for sid, prompt in snaps:
+                if m.content and m.content in prompt:
+                    conn.execute(
+                        update(ContextSnapshot)
+                        .where(ContextSnapshot.id == sid)
+                        .values(prompt=prompt.replace(m.content, PLACEHOLDER))
+                    )
+    return len(messages)
+
+
+def vacuum_postgres(store) -> None:
+    """Rewrite the tables that held the erased text, so its bytes leave the table files."""
+    with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        present = set(
+            conn.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).scalars()
+        )
+        for name in TEXT_TABLES:
+            if name in present:
+                conn.execute(text(f'VACUUM FULL "{name}"'))

@@ -1,0 +1,64 @@
+"""Erasure leaves no copy behind, on SQLite and PostgreSQL: deleting a session removes the write log's copies of its
+messages, purging a memory removes its source message's text when nothing else refers to it, and deleting a user
+makes the text leave the table files (a raw byte scan of the data folder and of PostgreSQL's files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from actors import ADMIN
+from sqlmodel import select
+
+from memory.storage.models import MemoryEvent, Message
+
+
+def _files(folder: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
+
+
+def _disk(settings) -> bytes:
+    blob = _files(settings.data_dir)
+    if settings.database_url and settings.database_url.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(settings.database_url.replace("+psycopg", ""), autocommit=True) as conn:
+            conn.execute("CHECKPOINT")
+            data_dir = conn.execute("SHOW data_directory").fetchone()[0]
+            oid = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
+        blob += _files(Path(data_dir) / "base" / str(oid))
+    return blob
+
+
+def test_delete_session_removes_the_write_logs_copies(backend_plumbing_svc):
+    svc = backend_plumbing_svc
+    svc.remember("u", "hmm, zqsmalltalk okay", session_id="chat")  # produces no memory: only the write log keeps it
+    with svc.db() as db:
+        assert any("zqsmalltalk" in e.content for e in db.exec(select(MemoryEvent)).all())
+    svc.delete_session("u", "chat", actor=ADMIN)
+    with svc.db() as db:
+        assert not any("zqsmalltalk" in (e.content + e.reason) for e in db.exec(select(MemoryEvent)).all())
+
+
+def test_purge_memory_removes_its_source_message(backend_plumbing_svc):
+    svc = backend_plumbing_svc
+    report = svc.remember("u", "I love zqpurgeme hiking", session_id="chat")
+    svc.remember("u", "I live in Porto.", session_id="chat")
+    mid = next(op["memory_id"] for op in report.operations if op.get("memory_id"))
+    svc.purge_memory(mid, actor=ADMIN)
+    with svc.db() as db:
+        texts = [m.content for m in db.exec(select(Message)).all()]
+        events = [e.content for e in db.exec(select(MemoryEvent)).all()]
+    assert not any("zqpurgeme" in t for t in texts + events)
+    assert any("Porto" in t for t in texts)  # other messages stay
+
+
+def test_delete_user_text_leaves_the_files(backend_plumbing_svc, backend_settings):
+    svc = backend_plumbing_svc
+    for i in range(5):
+        svc.remember("gone", f"I love zqerased{i} hiking and my diary says zqerased{i}", session_id="s")
+        svc.remember("kept", f"I like tea number {i}", session_id="s")
+    svc.recall("gone", "zqerased1 hiking")
+    svc.delete_user("gone", actor=ADMIN)
+    blob = _disk(backend_settings)
+    assert b"I like tea" in blob, "the scan must see the stored text"
+    assert b"zqerased" not in blob
