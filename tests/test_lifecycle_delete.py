@@ -104,7 +104,7 @@ def _checkpoint(svc, thread_id: str, text: str) -> None:
     """Run a one-node LangGraph graph on the production checkpointer (same SQLite file, thread = session id)."""
     from langgraph.graph import END, START, StateGraph
 
-    from agent.graph import close_checkpointer, make_checkpointer
+    from agent.checkpoint import close_checkpointer, make_checkpointer
 
     g = StateGraph(_State)
     g.add_node("echo", lambda s: {"text": s["text"] + "!"})
