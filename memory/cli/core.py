@@ -62,7 +62,10 @@ def recall(
         sim = "  —  " if h.similarity is None else f"{h.similarity:.3f}"
         fts = "  —  " if h.fts_score is None else f"{h.fts_score:.2f}"
         rel = " — " if h.relevance is None else f"{h.relevance:.2f}"
-        typer.echo(f"{mark} #{h.rank:<3} relevance {rel}  sim {sim}  fts {fts}  score {h.score:.4f}  {h.content[:100]}")
+        why = f"  [{h.drop_reason}]" if h.drop_reason else ""
+        typer.echo(
+            f"{mark} #{h.rank:<3} relevance {rel}  sim {sim}  fts {fts}  score {h.score:.4f}  {h.content[:100]}{why}"
+        )
 
 
 @cli.command()

@@ -1,0 +1,63 @@
+"""The issue's acceptance run, as a person types it: real `memlens` processes on a fresh data folder, the real e5
+embedder — edit a memory, the profile and recall follow; flag one, it is never selected again; erase the user at
+once, and no byte of their text remains."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+def _files_with(root: Path, needle: str) -> list[str]:
+    found = (p for p in root.rglob("*") if p.is_file() and needle.encode() in p.read_bytes())
+    return sorted(str(p.relative_to(root)) for p in found)
+
+
+def test_done_when_sequence_on_a_fresh_data_folder(tmp_path):
+    data = tmp_path / "fresh"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLENS_")}
+    env.update(PYTHONPATH=str(ROOT), MEMLENS_DATA_DIR=str(data))
+
+    def memlens(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", "from agent.cli import main; main()", *args],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    memlens("remember", "--user", "t1", "I live in Lisbon")
+    lisbon = json.loads(memlens("memories", "--user", "t1", "--json"))[0]["memory_id"]
+    memlens("memory", "edit", lisbon, "User lives in Porto.", "--reason", "moved")
+    profile = json.loads(memlens("profile", "--user", "t1", "--json"))
+    assert profile["profile"]["city"]["value"] == "Porto"
+    assert profile["changes"][-1]["source"] == "person-edit" and "moved" in profile["changes"][-1]["reason"]
+    recall = json.loads(memlens("recall", "--user", "t1", "--json", "where do I live"))
+    selected = [h["content"] for h in recall["hits"] if h["selected"]]
+    assert "User lives in Porto." in selected and not any("Lisbon" in h["content"] for h in recall["hits"])
+
+    memlens("remember", "--user", "t1", "I work as a designer")
+    designer = next(m for m in json.loads(memlens("memories", "--user", "t1", "--json")) if "designer" in m["content"])
+    memlens("memory", "flag", designer["memory_id"], "--reason", "actually a product manager")
+    for query in ("what is my job", "designer", "I work as a designer"):
+        hits = json.loads(memlens("recall", "--user", "t1", "--json", query))["hits"]
+        mine = [h for h in hits if h["memory_id"] == designer["memory_id"]]
+        assert mine and not mine[0]["selected"] and mine[0]["drop_reason"] == "flagged"  # visible, never selected
+    shown = json.loads(memlens("memory", "show", designer["memory_id"], "--json"))
+    assert [e["op"] for e in shown["events"]] == ["ADD", "FLAG"] and shown["flagged"]
+
+    memlens("delete-user", "--user", "t1", "--yes")  # right away: no "still running", no --force
+    for text in ("Lisbon", "Porto", "designer", "product manager"):
+        assert _files_with(data, text) == [], text
