@@ -199,7 +199,7 @@ def _offline_context(state: TurnState, c: TurnContext) -> OfflineContext:
     importance = c.scratch.get("importance", {})
     items = c.scratch.get("memory_items", [])
     injected = [
-        Recalled(m.content, m.created_at, importance.get(m.memory_id, 0.5), m.source_type)
+        Recalled(m.content, m.created_at, importance.get(m.memory_id, 0.5), m.source_type, m.predicate)
         for m in items
         if m.memory_id in comp.injected
     ]

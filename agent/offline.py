@@ -25,6 +25,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from memory.sessions.summary import is_chinese
 from memory.text.voice import profile_sentence, sentence_end, told_on, you
 from memory.vocab import SourceType
+from memory.write.extract.base import PREDICATES
 
 _QUESTION = re.compile(
     r"[?？]\s*$|^(what|where|who|when|why|how|which|do|does|did|is|are|am|can|could|should|would|will|any)\b|"
@@ -66,6 +67,7 @@ class Recalled:
     created_at: datetime | None = None
     importance: float = 0.5
     source_type: str = "user-stated"
+    predicate: str | None = None  # a memory restating a profile field already said is not said twice
 
 
 @dataclass
@@ -106,6 +108,11 @@ def offline_reply(user: str, ctx: OfflineContext | None = None) -> str:
     else:
         parts.append(t["noted"])
     return "\n\n".join(p for p in parts if p)
+
+
+def _unsaid(memories: list[Recalled], said_fields: set[str]) -> list[Recalled]:
+    """Memories that do not restate a profile field the reply already says ("You live in Lisbon")."""
+    return [m for m in memories if PREDICATES.get(m.predicate or "", (None,) * 4)[3] not in said_fields]
 
 
 def _profile_lines(ctx: OfflineContext, lang: str, names: list[str] | None = None) -> list[str]:
@@ -164,7 +171,7 @@ def _add_new(lines: list[str], extra: list[str]) -> list[str]:
 
 
 def _about_me(ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
-    top = sorted(ctx.important, key=lambda m: -m.importance)[:ABOUT_ME_MEMORIES]
+    top = sorted(_unsaid(ctx.important, set(ctx.profile)), key=lambda m: -m.importance)[:ABOUT_ME_MEMORIES]
     lines = _add_new(_profile_lines(ctx, lang), [_memory_line(m, lang, ctx.now) for m in top])
     if not lines:
         return t["nothing"]
@@ -173,7 +180,8 @@ def _about_me(ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
 
 def _answer(user: str, ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
     wanted = [name for name, hint in _FIELD_HINTS.items() if re.search(hint, user, re.IGNORECASE)]
-    memories = [_memory_line(m, lang, ctx.now) for m in ctx.memories[:SHOWN_MEMORIES]]
+    said = {name for name in wanted if ctx.profile.get(name) not in (None, "", [])}
+    memories = [_memory_line(m, lang, ctx.now) for m in _unsaid(ctx.memories, said)[:SHOWN_MEMORIES]]
     lines = _add_new(_profile_lines(ctx, lang, wanted), memories)
     if not lines:
         return t["unknown"]
