@@ -28,8 +28,7 @@ from memory import profile_sync
 from memory.config import Settings
 from memory.retrieval import log as retrieval_log
 from memory.service import MemoryService
-from memory.sessions import prompt as ctxmod
-from memory.sessions import summary
+from memory.sessions import prompt, summary
 from memory.sessions.consistency import consistent_text
 from memory.storage.models import Turn
 
@@ -135,14 +134,14 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
     result = c.scratch["recall"]
     chat = [m for m in c.scratch["history"] if m.role in ("user", "assistant")]
     memories = [
-        ctxmod.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type, h.predicate, h.object)
+        prompt.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type, h.predicate, h.object)
         for h in result.selected
     ]
     c.scratch["importance"] = {h.memory_id: h.importance for h in result.selected}
     if is_about_me(c.text):  # "what do you remember about me?": the most important memories, relevant or not
         memories += _most_important(c, exclude={m.memory_id for m in memories})
     c.scratch["memory_items"] = memories
-    request = ctxmod.ContextRequest(
+    request = prompt.ContextRequest(
         input=c.text,
         profile=c.scratch["profile"],
         profile_sources=c.scratch.get("profile_sources", {}),
@@ -150,21 +149,21 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
         bridge=c.scratch["bridge"],
         summaries=c.scratch["summaries"],
         memories=memories,
-        history=[ctxmod.HistoryItem(m.role, m.content, m.id) for m in chat],
+        history=[prompt.HistoryItem(m.role, m.content, m.id) for m in chat],
     )
-    comp = ctxmod.compose(request, c.settings)
+    comp = prompt.compose(request, c.settings)
     for hit in result.hits:
         if hit.memory_id in comp.injected:
             hit.injected = True
         elif hit.memory_id in comp.dropped:
             hit.injected, hit.drop_reason = False, "budget"
         elif hit.memory_id in comp.contradicted:
-            hit.injected, hit.drop_reason = False, ctxmod.CONTRADICTS
+            hit.injected, hit.drop_reason = False, prompt.CONTRADICTS
     # after the retrieval's own log entry, on the log's writer: the turn does not wait for either
     retrieval_log.writer(c.service).then(
-        lambda: ctxmod.mark_injected(c.service, result.retrieval_id, comp.injected, comp.dropped, comp.contradicted)
+        lambda: prompt.mark_injected(c.service, result.retrieval_id, comp.injected, comp.dropped, comp.contradicted)
     )
-    snapshot = ctxmod.save_snapshot(
+    snapshot = prompt.save_snapshot(
         c.service, comp, user_key=c.session.user_key, session_id=c.session.id, turn_id=state["turn_id"]
     )
     c.scratch["composition"] = comp
@@ -183,14 +182,14 @@ def erased(c: TurnContext) -> bool:
 ABOUT_ME_LIMIT = 5
 
 
-def _most_important(c: TurnContext, exclude: set[str]) -> list[ctxmod.MemoryItem]:
+def _most_important(c: TurnContext, exclude: set[str]) -> list[prompt.MemoryItem]:
     """The user's active memories with the highest importance (flagged ones never), for a "tell me about me"."""
     rows = c.service.list_memories(c.user, agent_id=c.session.agent_id, limit=500)
     rows = [m for m in rows if m.id not in exclude and not (m.meta or {}).get("flagged")]
     rows.sort(key=lambda m: (-m.importance, m.source_type == "inferred"))
     top = rows[:ABOUT_ME_LIMIT]
     c.scratch["importance"].update({m.id: m.importance for m in top})
-    return [ctxmod.MemoryItem(m.id, m.content, m.created_at, m.source_type, m.type, m.predicate, m.object) for m in top]
+    return [prompt.MemoryItem(m.id, m.content, m.created_at, m.source_type, m.type, m.predicate, m.object) for m in top]
 
 
 def _offline_context(state: TurnState, c: TurnContext) -> OfflineContext:

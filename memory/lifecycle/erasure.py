@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from sqlalchemy import text, update
-from sqlmodel import select
+from sqlmodel import col, select
 
 from memory.storage.models import ContextSnapshot, Memory, MemoryEvent, Message
 
@@ -45,7 +45,7 @@ def forget_sources(store, memory: Memory) -> int:
         others = db.exec(select(Memory.source_message_ids).where(Memory.user_key == memory.user_key)).all()
         still = {int(i) for row in others for i in row or []}
         orphaned = [i for i in ids if i not in still]
-        messages = db.exec(select(Message).where(Message.id.in_(orphaned))).all() if orphaned else []
+        messages = db.exec(select(Message).where(col(Message.id).in_(orphaned))).all() if orphaned else []
     if not messages:
         return 0
     with store.engine.begin() as conn:

@@ -39,7 +39,7 @@ from sqlmodel import col, select
 
 from memory import provenance
 from memory.config import Settings
-from memory.retrieval import neighbours as context
+from memory.retrieval import neighbours
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
@@ -288,13 +288,13 @@ def _contextualise(vec, fts, sims, rows, params: RecallParams):
     nowhere = -(10**12)  # a place with no neighbours: every neighbour counts as the floor
     turn_of = {m.id: at.get(m.id, nowhere) for m in rows}
     floor = min((sims[i] for i, _ in vec if i in sims), default=0.0)
-    sims_s = context.smooth(
-        sims, turn_of, by_turn, context.neighbour_weights(params.neighbor_weight, params.neighbor_span), floor
+    sims_s = neighbours.smooth(
+        sims, turn_of, by_turn, neighbours.neighbour_weights(params.neighbor_weight, params.neighbor_span), floor
     )
     bm25 = {i: s for i, s in fts}
     padded = {**{i: 0.0 for i in turn_of}, **bm25}
-    bm25_s = context.smooth(
-        padded, turn_of, by_turn, context.neighbour_weights(params.neighbor_weight_fts, params.neighbor_span), 0.0
+    bm25_s = neighbours.smooth(
+        padded, turn_of, by_turn, neighbours.neighbour_weights(params.neighbor_weight_fts, params.neighbor_span), 0.0
     )
     vec_s = sorted(((i, sims_s[i]) for i, _ in vec), key=lambda p: -p[1])
     fts_s = sorted(((i, s) for i, s in bm25_s.items() if s > 0), key=lambda p: -p[1])
@@ -357,7 +357,7 @@ def run_search(
         vec_s, fts_s, smoothed = _contextualise(vec, fts, sims, rows, params)
         fused = fuse(vec_s, fts_s, smoothed, params)
         days = {m.id: m.created_at.date() for m in rows if m.type == "turn" and m.created_at}
-        fused = context.day_boost(fused, days, params.day_boost)
+        fused = neighbours.day_boost(fused, days, params.day_boost)
     else:
         fused = fuse(vec, fts, sims, params)
     if filters.as_of is not None and (named := period(query, filters.as_of)):
