@@ -57,7 +57,7 @@ def memory_panel(
     with st.expander(label, icon=":material/psychology:"):
         if params:
             st.caption(
-                f"Recalled with threshold **{params['threshold']:.2f}** · k **{params['k']}** · "
+                f"Recalled with relevance threshold **{params['threshold']:.2f}** · k **{params['k']}** · "
                 f"mode **{params['mode']}**"
                 + (f" ({params['fusion']})" if params.get("fusion") else "")
                 + " · flagged memories excluded"
