@@ -8,11 +8,12 @@ the ``setting`` table and read by :meth:`memory.service.MemoryService.effective_
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memory.errors import ConfigError
 from memory.vocab import SearchMode
 
 FusionMethod = Literal["rrf", "linear"]
@@ -31,10 +32,26 @@ LIVE_SETTINGS = (
 )
 
 
+def settings_errors(exc: ValidationError) -> str:
+    """One line per bad setting: ``MEMLENS_X: <what is allowed> (got <value>)``."""
+    lines = []
+    for err in exc.errors():
+        name = "MEMLENS_" + "_".join(str(p) for p in err["loc"]).upper()
+        lines.append(f"{name}: {err['msg']} (got {err.get('input')!r})"[:300])
+    return "invalid setting: " + "; ".join(lines)
+
+
 class Settings(BaseSettings):
     """All configuration; defaults run fully offline."""
 
     model_config = SettingsConfigDict(env_prefix="MEMLENS_", env_file=".env", extra="ignore")
+
+    def __init__(self, **values: Any) -> None:
+        """Every invalid setting is named by its environment variable, with what it accepts and what it got."""
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise ConfigError(settings_errors(exc)) from None
 
     # storage
     data_dir: Path = Field(Path("./memlens-data"), description="Folder holding the SQLite file and the LanceDB folder.")

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, service
+from memory.text.display import show_id
 
 cli = typer.Typer()
 
@@ -76,7 +77,7 @@ def users(json_out: JsonOpt = False) -> None:
         emit({"users": rows})
         return
     for r in rows:
-        typer.echo(f"{r['user_id'][:60]:<60} {r['active_memories']:>6} memories")
+        typer.echo(f"{show_id(r['user_id'][:60]):<60} {r['active_memories']:>6} memories")
 
 
 @cli.command()

@@ -1,0 +1,55 @@
+"""Small hardening items: settings errors name the variable and the allowed values; terminal output carries no
+control or escape sequence; look-alike user ids are shown distinguishably."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.errors import ConfigError
+from memory.text.display import show_id, terminal_safe
+
+
+def test_a_bad_setting_names_the_variable_and_allowed_values(monkeypatch):
+    from memory.config import Settings
+
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "bert")
+    with pytest.raises(ConfigError) as err:
+        Settings()
+    message = str(err.value)
+    assert "MEMLENS_EMBEDDER" in message and "'e5'" in message and "bert" in message
+    assert "validation error for Settings" not in message
+
+
+def test_terminal_output_has_no_escape_sequences():
+    hostile = "tea\x1b[2J\x1b]0;pwned\x07 and \x9b31m red\u202etxt.exe\rX\x00"
+    shown = terminal_safe(hostile)
+    assert not any(ch in shown for ch in "\x1b\x07\x9b\u202e\r\x00")
+    assert "tea" in shown and "\\u202e" in shown and terminal_safe("\n") == "\n"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("alice", "alice "), ("alice", "ali\u200bce"), ("alice", "аlice"), ("café", "cafe\u0301")],
+)
+def test_look_alike_ids_are_shown_apart(a, b):
+    assert show_id(a) != show_id(b)
+    assert show_id("alice") == "alice"
+    assert "mixed scripts" in show_id("аlice")
+
+
+def test_the_cli_shows_no_escape_sequence_and_tells_look_alikes_apart(plumbing_svc, settings):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    plumbing_svc.add_memory(plumbing_svc.ensure_user("alice"), "User likes tea\x1b[2J\x1b]0;pwned\x07")
+    plumbing_svc.ensure_user("аlice")  # Cyrillic а
+    plumbing_svc.close()
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root, "MEMLENS_DATA_DIR": str(settings.data_dir), "MEMLENS_EMBEDDER": "hash"}
+    run = [sys.executable, "-c", "from memory.cli.main import main; main()"]
+    out = subprocess.run([*run, "memories", "--user", "alice"], env=env, capture_output=True, text=True, timeout=120)
+    assert "User likes tea" in out.stdout and "\x1b" not in out.stdout and "\x07" not in out.stdout
+    users = subprocess.run([*run, "users"], env=env, capture_output=True, text=True, timeout=120).stdout
+    assert "mixed scripts" in users
