@@ -53,3 +53,20 @@ def test_the_cli_shows_no_escape_sequence_and_tells_look_alikes_apart(plumbing_s
     assert "User likes tea" in out.stdout and "\x1b" not in out.stdout and "\x07" not in out.stdout
     users = subprocess.run([*run, "users"], env=env, capture_output=True, text=True, timeout=120).stdout
     assert "mixed scripts" in users
+
+
+def test_a_write_that_failed_for_its_caller_is_never_activated_by_repair(plumbing_svc, monkeypatch):
+    svc = plumbing_svc
+    user = svc.ensure_user("disk")
+    svc.add_memory(user, "User likes tea")
+
+    def full(*_a, **_k):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(svc.index, "add", full)
+    with pytest.raises(OSError):
+        svc.add_memory(user, "User likes zqfailedwrite")
+    monkeypatch.undo()
+    svc.repair()
+    active = [m.content for m in svc.list_memories(user)]
+    assert "User likes tea" in active and not any("zqfailedwrite" in c for c in active)

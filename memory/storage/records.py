@@ -200,8 +200,25 @@ class Records(Store):
         with self.db() as db:
             db.add_all(rows)
             db.commit()
-        self.index_memories(rows, vectors=vectors, fresh=True)
+        try:
+            self.index_memories(rows, vectors=vectors, fresh=True)
+        except (OSError, RuntimeError, ValueError):
+            self._withdraw(rows)  # the caller is told this write failed: repair must never make it active later
+            raise
         return rows
+
+    def _withdraw(self, rows: Sequence[Memory]) -> None:
+        """Mark rows whose write failed as deleted (best effort: a crash here leaves them to repair, as before)."""
+        ids = [m.id for m in rows]
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(
+                    update(Memory)
+                    .where(col(Memory.id).in_(ids))
+                    .values(status=MemoryStatus.DELETED, updated_at=utcnow())
+                )
+        except Exception:  # noqa: BLE001 - the original error is the one the caller must see
+            return
 
     def add_memory(self, user: User, content: str, *, agent_id: str | None = None, **fields: Any) -> Memory:
         return self.add_memories(user, [MemoryDraft(content=content, **fields)], agent_id=agent_id)[0]
