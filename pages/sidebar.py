@@ -30,8 +30,12 @@ MODES = [SearchMode.HYBRID, SearchMode.VECTOR, SearchMode.FULLTEXT]
 
 
 def unique(name: str, key: str, n: int = 32) -> str:
-    """A label that stays distinct when long ids share a prefix (the picker maps labels back to values)."""
-    return name if len(name) <= n else f"{short(name, n)} [{key[:6]}]"
+    """A label that stays distinct when long ids share a prefix (the picker maps labels back to values), and when ids
+    differ only invisibly: invisibles escaped, a mixed-script warning (``show_id``)."""
+    from memory.text.display import show_id
+
+    shown = show_id(name)
+    return shown if len(name) <= n else f"{short(shown, n)} [{key[:6]}]"
 
 
 def sync(key: str, value) -> None:

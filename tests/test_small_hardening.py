@@ -70,3 +70,10 @@ def test_a_write_that_failed_for_its_caller_is_never_activated_by_repair(plumbin
     svc.repair()
     active = [m.content for m in svc.list_memories(user)]
     assert "User likes tea" in active and not any("zqfailedwrite" in c for c in active)
+
+
+def test_the_sidebar_labels_look_alike_ids_apart():
+    from pages.sidebar import unique
+
+    labels = {unique(name, "k") for name in ("alice", "alice ", "ali\u200bce", "аlice")}
+    assert len(labels) == 4 and any("mixed scripts" in label for label in labels)
