@@ -32,6 +32,10 @@ LIVE_SETTINGS = (
 )
 
 
+class SettingsError(ConfigError, ValueError):
+    """An invalid setting (a ``ValueError`` too, as the validation error it replaces was)."""
+
+
 def settings_errors(exc: ValidationError) -> str:
     """One line per bad setting: ``MEMLENS_X: <what is allowed> (got <value>)``."""
     lines = []
@@ -51,7 +55,7 @@ class Settings(BaseSettings):
         try:
             super().__init__(**values)
         except ValidationError as exc:
-            raise ConfigError(settings_errors(exc)) from None
+            raise SettingsError(settings_errors(exc)) from None
 
     # storage
     data_dir: Path = Field(Path("./memlens-data"), description="Folder holding the SQLite file and the LanceDB folder.")

@@ -40,3 +40,11 @@ def service() -> MemoryService:
 
 def emit(obj: Any) -> None:
     typer.echo(json.dumps(obj, ensure_ascii=False, default=str))
+
+
+def say(message: str = "", err: bool = False) -> None:
+    """``typer.echo`` for lines that carry stored text: escape sequences and control characters never reach the
+    terminal (see ``memory.text.display.terminal_safe``)."""
+    from memory.text.display import terminal_safe
+
+    typer.echo(terminal_safe(message), err=err)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, service
+from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, say, service
 from memory.text.display import show_id
 
 cli = typer.Typer()
@@ -49,12 +49,12 @@ def recall(
         user, query, agent_id=agent, k=k, threshold=threshold, similarity_floor=floor, mode=mode, filters=filters
     )
     if result.notice:
-        typer.echo(f"note: {result.notice}", err=True)
+        say(f"note: {result.notice}", err=True)
     if json_out:
         emit(result.to_dict())
         return
     p = result.params
-    typer.echo(
+    say(
         f"{len(result.hits)} candidates · mode {p.mode} · relevance threshold {p.threshold:.2f} · k {p.k} "
         f"· calibration {result.calibration} · {result.latency_ms:.1f} ms"
     )
@@ -64,9 +64,7 @@ def recall(
         fts = "  —  " if h.fts_score is None else f"{h.fts_score:.2f}"
         rel = " — " if h.relevance is None else f"{h.relevance:.2f}"
         why = f"  [{h.drop_reason}]" if h.drop_reason else ""
-        typer.echo(
-            f"{mark} #{h.rank:<3} relevance {rel}  sim {sim}  fts {fts}  score {h.score:.4f}  {h.content[:100]}{why}"
-        )
+        say(f"{mark} #{h.rank:<3} relevance {rel}  sim {sim}  fts {fts}  score {h.score:.4f}  {h.content[:100]}{why}")
 
 
 @cli.command()
@@ -77,7 +75,7 @@ def users(json_out: JsonOpt = False) -> None:
         emit({"users": rows})
         return
     for r in rows:
-        typer.echo(f"{show_id(r['user_id'][:60]):<60} {r['active_memories']:>6} memories")
+        say(f"{show_id(r['user_id'][:60]):<60} {r['active_memories']:>6} memories")
 
 
 @cli.command()
@@ -87,4 +85,4 @@ def reindex() -> None:
 
     with tqdm(desc="reindex", unit="memory", disable=not sys.stderr.isatty()) as bar:
         n = service().reindex(progress=bar.update)
-    typer.echo(f"reindexed {n} memories")
+    say(f"reindexed {n} memories")

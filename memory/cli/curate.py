@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from memory.cli.common import JsonOpt, cli_actor, emit, service
+from memory.cli.common import JsonOpt, cli_actor, emit, say, service
 
 cli = typer.Typer(help="Look at and correct one memory (by id), as on the Memories page.", no_args_is_help=True)
 
@@ -28,7 +28,7 @@ def _done(m, verb: str, json_out: bool) -> None:
     if json_out:
         emit(_curation().show_memory(service(), m.id))
     else:
-        typer.echo(f"{verb} {m.id}: {m.content}  [{m.status}]")
+        say(f"{verb} {m.id}: {m.content}  [{m.status}]")
 
 
 @cli.command("show")
@@ -39,12 +39,12 @@ def show(memory_id: IdArg, json_out: JsonOpt = False) -> None:
         emit(data)
         return
     flag = f" · flagged: {data['flagged']}" if data["flagged"] else ""
-    typer.echo(f"{data['memory_id']}  [{data['status']}{flag}]  {data['content']}")
+    say(f"{data['memory_id']}  [{data['status']}{flag}]  {data['content']}")
     prov = data["provenance"]
-    typer.echo(f"source {prov['source_type']}  messages {prov['source_message_ids']}  person {prov['person'] or '—'}")
+    say(f"source {prov['source_type']}  messages {prov['source_message_ids']}  person {prov['person'] or '—'}")
     for e in data["events"]:
         who = (e["detail"] or {}).get("actor")
-        typer.echo(f"{e['at'][:19]}  {e['op']:<10} {e['reason']}" + (f"  — {who}" if who else ""))
+        say(f"{e['at'][:19]}  {e['op']:<10} {e['reason']}" + (f"  — {who}" if who else ""))
 
 
 @cli.command("edit")

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from memory.cli.common import AgentOpt, JsonOpt, UserOpt, cli_actor, emit, service
+from memory.cli.common import AgentOpt, JsonOpt, UserOpt, cli_actor, emit, say, service
 from memory.errors import InvalidInput
 
 AnyUserOpt = Annotated[str | None, typer.Option("--user", "-u", help="External user id (default: every user).")]
@@ -46,9 +46,9 @@ def forget(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = No
         emit(report)
         return
     verb = "would" if dry_run else "did"
-    typer.echo(f"{verb} archive {report['archived']} and delete {report['deleted']} memories {report['by_rule']}")
+    say(f"{verb} archive {report['archived']} and delete {report['deleted']} memories {report['by_rule']}")
     for a in report["actions"]:
-        typer.echo(f"{a['action']:<7} {a['memory_id']}  [{a['rule']}] {a['reason']}  — {a['content'][:60]}")
+        say(f"{a['action']:<7} {a['memory_id']}  [{a['rule']}] {a['reason']}  — {a['content'][:60]}")
 
 
 @cli.command()
@@ -59,9 +59,9 @@ def compact(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = N
         emit(report)
         return
     verb = "would merge" if dry_run else "merged"
-    typer.echo(f"{verb} {report['superseded']} memories into {report['merged_groups']}")
+    say(f"{verb} {report['superseded']} memories into {report['merged_groups']}")
     for m in report["merges"]:
-        typer.echo(f"{m['merged_id']} ← {len(m['source_ids'])}: {m['content'][:80]}  ({m['reason'][:120]})")
+        say(f"{m['merged_id']} ← {len(m['source_ids'])}: {m['content'][:80]}  ({m['reason'][:120]})")
 
 
 @cli.command()
@@ -71,10 +71,10 @@ def export(
     """Write everything about a user as JSON (profile, change log, memories and their history, sessions, …)."""
     text = json.dumps(service().export_user(user, actor=cli_actor()), ensure_ascii=False, indent=1, sort_keys=True)
     if out is None:
-        typer.echo(text)
+        say(text)
         return
     out.write_text(text + "\n", encoding="utf-8")
-    typer.echo(f"exported to {out}")
+    say(f"exported to {out}")
 
 
 @cli.command("import")
@@ -90,7 +90,7 @@ def import_(
     if json_out:
         emit({"imported": counts})
     else:
-        typer.echo("imported " + ", ".join(f"{n} {t}" for t, n in counts.items()))
+        say("imported " + ", ".join(f"{n} {t}" for t, n in counts.items()))
 
 
 @cli.command("delete-user")
@@ -100,7 +100,7 @@ def delete_user(user: UserOpt, yes: YesOpt = False, force: ForceOpt = False, jso
     _confirm(yes, "deleting a user")
     del force
     counts = service().delete_user(user, actor=cli_actor())
-    emit({"deleted": counts}) if json_out else typer.echo(f"deleted user ({sum(counts.values())} rows)")
+    emit({"deleted": counts}) if json_out else say(f"deleted user ({sum(counts.values())} rows)")
 
 
 @cli.command("delete-session")
@@ -116,7 +116,7 @@ def delete_session(
     _confirm(yes, "deleting a session")
     del force
     counts = service().delete_session(user, session, agent_id=agent, actor=cli_actor())
-    emit({"deleted": counts}) if json_out else typer.echo(f"deleted session ({sum(counts.values())} rows)")
+    emit({"deleted": counts}) if json_out else say(f"deleted session ({sum(counts.values())} rows)")
 
 
 @cli.command("purge-memory")
@@ -124,7 +124,7 @@ def purge_memory(memory_id: str, yes: YesOpt = False, json_out: JsonOpt = False)
     """Delete one memory for good (row, history, hits, vector)."""
     _confirm(yes, "purging a memory")
     counts = service().purge_memory(memory_id, actor=cli_actor())
-    emit({"deleted": counts}) if json_out else typer.echo(f"purged {memory_id}")
+    emit({"deleted": counts}) if json_out else say(f"purged {memory_id}")
 
 
 @cli.command()
@@ -134,9 +134,9 @@ def stats(user: UserOpt, json_out: JsonOpt = False) -> None:
     if json_out:
         emit(result)
         return
-    typer.echo(f"sessions {result['sessions']} · memories {result['memories']}")
-    typer.echo("interests: " + ", ".join(f"{i['value']} ×{i['count']}" for i in result["interests"]))
-    typer.echo("topics: " + ", ".join(f"{t['value']} ×{t['count']}" for t in result["topics"]))
-    typer.echo(f"typical budget: {result['typical_budget']}")
+    say(f"sessions {result['sessions']} · memories {result['memories']}")
+    say("interests: " + ", ".join(f"{i['value']} ×{i['count']}" for i in result["interests"]))
+    say("topics: " + ", ".join(f"{t['value']} ×{t['count']}" for t in result["topics"]))
+    say(f"typical budget: {result['typical_budget']}")
     for p in result["problems"]:
-        typer.echo(f"skipped {p['table']} {p['id']}: {p['problem']}")
+        say(f"skipped {p['table']} {p['id']}: {p['problem']}")

@@ -42,25 +42,8 @@ def build_app(commands: Sequence[typer.Typer] = (), groups: Mapping[str, typer.T
     return app
 
 
-class _SafeOut:
-    """stdout that never passes an escape sequence or control character from stored text to the terminal."""
-
-    def __init__(self, stream) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        from memory.text.display import terminal_safe
-
-        return self._stream.write(terminal_safe(text))
-
-    def __getattr__(self, name: str):
-        return getattr(self._stream, name)
-
-
 def run(application: typer.Typer) -> None:
     """Entry point: one clear line and exit code 2 on any error, no traceback."""
-    if not isinstance(sys.stdout, _SafeOut):
-        sys.stdout = _SafeOut(sys.stdout)
     try:
         application(standalone_mode=False)
     except click.exceptions.Exit as exc:

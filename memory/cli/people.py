@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from memory.cli.common import JsonOpt, cli_actor, emit, service
+from memory.cli.common import JsonOpt, cli_actor, emit, say, service
 from memory.errors import InvalidInput
 from memory.vocab import AuditAction, Role
 
@@ -44,7 +44,7 @@ def account_add(
 
     name = accounts.check_name(name)
     info = accounts.add(service(), name, role, _password(password_stdin), actor=cli_actor())
-    typer.echo(f"added {info.name!r} as {info.role}")
+    say(f"added {info.name!r} as {info.role}")
 
 
 @account_cli.command("list")
@@ -57,7 +57,7 @@ def account_list(json_out: JsonOpt = False) -> None:
         emit({"accounts": [{"name": r.name, "role": str(r.role), "created_at": r.created_at} for r in rows]})
         return
     for r in rows:
-        typer.echo(f"{r.name[:60]:<60} {r.role}")
+        say(f"{r.name[:60]:<60} {r.role}")
 
 
 @account_cli.command("passwd")
@@ -66,7 +66,7 @@ def account_passwd(name: NameArg, password_stdin: StdinOpt = False) -> None:
     from memory import accounts
 
     accounts.set_password(service(), name, _password(password_stdin), actor=cli_actor())
-    typer.echo(f"password changed for {name!r}")
+    say(f"password changed for {name!r}")
 
 
 @account_cli.command("remove")
@@ -75,7 +75,7 @@ def account_remove(name: NameArg) -> None:
     from memory import accounts
 
     accounts.remove(service(), name, actor=cli_actor())
-    typer.echo(f"removed {name!r}")
+    say(f"removed {name!r}")
 
 
 @cli.command("audit")
@@ -96,4 +96,4 @@ def audit_cmd(
     for r in rows:
         who = f"{r['actor'][:30]} ({r['role']}, {r['via']})"
         target = (r["user_id"] or (r["user_hash"] or "")[:12])[:40]
-        typer.echo(f"{r['at'][:19]}  {who:<45} {r['action']:<16} {target:<40} {r['reason'][:60]}")
+        say(f"{r['at'][:19]}  {who:<45} {r['action']:<16} {target:<40} {r['reason'][:60]}")

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, service
+from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, say, service
 from memory.vocab import MemoryStatus
 
 cli = typer.Typer()
@@ -17,12 +17,12 @@ def print_report(report, json_out: bool) -> None:
         emit(report.to_dict())
         return
     if not report.operations:
-        typer.echo(f"nothing remembered: {report.reason}")
+        say(f"nothing remembered: {report.reason}")
     for op in report.operations:
         mid = (op["memory_id"] or "")[:12]
-        typer.echo(f"{op['op']:<9} {mid:<12} {op['content']}  — {op['reason']}")
+        say(f"{op['op']:<9} {mid:<12} {op['content']}  — {op['reason']}")
     for ch in report.profile_changes:
-        typer.echo(f"profile   {ch['field']}: {ch['old']!r} → {ch['new']!r} ({ch['reason']})")
+        say(f"profile   {ch['field']}: {ch['old']!r} → {ch['new']!r} ({ch['reason']})")
 
 
 def memory_dict(m) -> dict[str, Any]:
@@ -61,7 +61,7 @@ def memories(
         return
     for m in rows:
         extra = f" → {m.superseded_by[:8]}" if m.superseded_by else ""
-        typer.echo(
+        say(
             f"{m.id[:12]}  {m.status:<10}{extra} {m.type:<10} {m.source_type:<11} conf {m.confidence:.2f} "
             f"imp {m.importance:.2f}  {m.content}"
         )
@@ -104,7 +104,7 @@ def profile(user: UserOpt, json_out: JsonOpt = False) -> None:
         emit(data)
         return
     for name, f in data["profile"].items():
-        typer.echo(f"{name:<20} {f['value']!r}  (confidence {f['confidence']:.2f}, v{f['version']})")
-    typer.echo("-- changes --")
+        say(f"{name:<20} {f['value']!r}  (confidence {f['confidence']:.2f}, v{f['version']})")
+    say("-- changes --")
     for c in data["changes"]:
-        typer.echo(f"{c['at'][:19]} {c['field']}: {c['old']!r} → {c['new']!r}  [{c['source']}] {c['reason']}")
+        say(f"{c['at'][:19]} {c['field']}: {c['old']!r} → {c['new']!r}  [{c['source']}] {c['reason']}")
