@@ -6,12 +6,15 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
 from memory.config import Settings
 from memory.service import MemoryService
 from memory.storage.embed import E5Embedder, HashEmbedder
+
+_PYTEST_MAIN = sys.modules["__main__"]  # captured before any AppTest replaces it
 
 
 @pytest.fixture(autouse=True)
@@ -121,6 +124,9 @@ def worker_context():
     forking from it is safe; its (harmless) fork warning is silenced."""
     import multiprocessing as mp
 
+    # Streamlit's AppTest installs the app script as ``__main__`` and leaves it there; a child started afterwards
+    # would re-run app.py as its main module. Children must start from pytest's own main module.
+    sys.modules["__main__"] = _PYTEST_MAIN
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["memory.service", "memory.write", "memory.profile"])
     os.environ.setdefault("PYTHONWARNINGS", "ignore:lancedb fork support:RuntimeWarning")
