@@ -9,6 +9,7 @@ from actors import ADMIN
 from sqlalchemy import update
 from typer.testing import CliRunner
 
+from memory.retrieval import log as retrieval_log
 from memory.service import MemoryDraft
 from memory.storage.models import Memory, MemoryEvent
 
@@ -33,6 +34,7 @@ def test_recall_tracks_access_of_selected_hits_only(plumbing_svc):
     for _ in range(2):
         result = svc.recall("alice", "vintage cameras", threshold=0.0, k=1)
     assert [h.memory_id for h in result.selected] == [hit.id]
+    retrieval_log.flush(svc)  # access tracking is written after recall returns (memory/retrieval/log.py)
     seen, unseen = svc.get_memory(hit.id), svc.get_memory(other.id)
     assert seen.access_count == 2 and seen.last_accessed_at is not None
     assert seen.version == hit.version  # reading is not an edit
