@@ -97,3 +97,20 @@ def test_nothing_unmasked_reaches_sql_lancedb_or_logs(svc, settings):
     for s in secrets:
         assert s.encode() not in blob, s
     assert b"[phone ***5678]" in blob and b"[email]" in blob
+
+
+def test_record_ids_in_reasons_are_never_masked():
+    """A memory id inside a write-log reason or event detail is a reference: masking digit runs in it broke links."""
+    import uuid
+
+    from memory.text.privacy import mask_pii, mask_value
+
+    for _ in range(3000):
+        rid = uuid.uuid4()
+        for form in (rid.hex, str(rid)):
+            reason = f"duplicate of {form} (similarity 0.97)"
+            assert mask_pii(reason) == reason
+            assert mask_value({"superseded_by": form}) == {"superseded_by": form}
+    assert mask_pii("call 13901440461 about 27ec4412220543e59b1178195fadcd8e") == (
+        "call [phone ***0461] about 27ec4412220543e59b1178195fadcd8e"
+    )

@@ -32,6 +32,12 @@ from memory.text.pii_numbers import find_numbers, id_card_valid, luhn_valid
 __all__ = ["PiiMatch", "find_pii", "id_card_valid", "luhn_valid", "mask_pii", "mask_value"]
 
 _MAYBE = re.compile(r"[\d@＠﹫]")
+# MemLens's own record ids (uuid4 hex, with or without dashes) often hold digit runs that read as phone numbers; they
+# are references, not personal data, and masking them would break the links stored in reasons and event details.
+_RECORD_ID = re.compile(
+    r"(?<![0-9A-Za-z])(?=[0-9-]*[a-f])(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"(?![0-9A-Za-z])"
+)
 _LOCAL_CHARS = set("._%+-'!#$&*=?^`{|}~")
 _DOMAIN_ASCII = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}(?![A-Za-z0-9-])")
 _DOMAIN_IDN = re.compile(r"(?:[^\W_](?:[\w-]{0,62})?\.)+[^\W\d_]{2,63}")
@@ -115,6 +121,8 @@ def find_pii(text: str) -> list[PiiMatch]:
         return []
     norm, origin = normalised(text)
     covered = bytearray(len(norm))
+    for rid in _RECORD_ID.finditer(norm):
+        covered[rid.start() : rid.end()] = b"\x01" * (rid.end() - rid.start())
     found: list[PiiMatch] = []
     spans = _emails(norm) + _ibans(norm) + [(h.kind, h.start, h.end) for h in find_numbers(norm)]
     for kind, s, e in spans:
