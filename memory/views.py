@@ -476,10 +476,10 @@ def labels_for_query(store: Records, user_key: str, query: str, labeled_by: str)
     return {m: bool(r) for m, r in rows}
 
 
-def labelled_similarities(store: Records, user_key: str | None = None) -> list[tuple[float, bool]]:
-    """(similarity at retrieval time, relevant) for every labelled hit: the input of the PR curve."""
+def _labelled_scores(store: Records, score: Any, user_key: str | None) -> list[tuple[float, bool]]:
+    """(a hit's score at retrieval time, relevant) for every labelled hit that logged that score."""
     flush_log(store)  # retrievals this process logged are written on a background thread
-    query = select(RetrievalHit.similarity, HitLabel.relevant).join(
+    query = select(score, HitLabel.relevant).join(
         RetrievalHit,
         (col(RetrievalHit.retrieval_id) == col(HitLabel.retrieval_id))
         & (col(RetrievalHit.memory_id) == col(HitLabel.memory_id)),
@@ -488,19 +488,16 @@ def labelled_similarities(store: Records, user_key: str | None = None) -> list[t
         query = query.where(HitLabel.user_key == user_key)
     with store.db() as db:
         return [(float(s), bool(r)) for s, r in db.exec(query).all() if s is not None]
+
+
+def labelled_similarities(store: Records, user_key: str | None = None) -> list[tuple[float, bool]]:
+    """(similarity, relevant) for every labelled hit: the raw-similarity PR curve's input."""
+    return _labelled_scores(store, RetrievalHit.similarity, user_key)
 
 
 def labelled_relevance(store: Records, user_key: str | None = None) -> list[tuple[float, bool]]:
-    """(relevance at retrieval time, relevant) for every labelled hit logged with a relevance: the PR curve's input."""
-    query = select(RetrievalHit.relevance, HitLabel.relevant).join(
-        RetrievalHit,
-        (col(RetrievalHit.retrieval_id) == col(HitLabel.retrieval_id))
-        & (col(RetrievalHit.memory_id) == col(HitLabel.memory_id)),
-    )
-    if user_key:
-        query = query.where(HitLabel.user_key == user_key)
-    with store.db() as db:
-        return [(float(s), bool(r)) for s, r in db.exec(query).all() if s is not None]
+    """(relevance, relevant) for every labelled hit logged with a relevance: the PR curve's input."""
+    return _labelled_scores(store, RetrievalHit.relevance, user_key)
 
 
 def labelled_queries(store: Records, user_key: str | None = None) -> list[dict[str, Any]]:

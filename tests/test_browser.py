@@ -7,19 +7,14 @@ is missing. Screenshots go to a temporary folder (printed; kept with ``UI_SCREEN
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from browser_helpers import CHROMIUM, streamlit_server
+from browser_helpers import settle as _settle
 
 from bench.synthetic import Plan, populate
 
-CHROMIUM = "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parent.parent
 PAGES = {
     "": "Chat",
     "user-profile": "Profile",
@@ -32,68 +27,12 @@ PAGES = {
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise TimeoutError("streamlit did not become healthy")
-
-
 @pytest.fixture
 def server(tmp_path, plumbing_svc, monkeypatch):
     monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
     populate(plumbing_svc, Plan(users=2, memories_per_user=40))
-    port = _free_port()
-    env = {**os.environ, "MEMLENS_DATA_DIR": str(plumbing_svc.settings.data_dir), "MEMLENS_EMBEDDER": "hash"}
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    log = open(tmp_path / "streamlit.log", "w")  # noqa: SIM115 - closed below, after the process ends
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        _wait_healthy(f"http://127.0.0.1:{port}", proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-def _settle(page) -> None:
-    """Wait until the script run is over: the title is there and the 'running' widget is gone."""
-    page.wait_for_selector("h1", timeout=30_000)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
-    page.wait_for_timeout(500)
+    with streamlit_server(plumbing_svc.settings.data_dir, tmp_path / "streamlit.log") as url:
+        yield url
 
 
 def test_every_page_and_a_chat_message_in_chromium(server, tmp_path):

@@ -9,17 +9,14 @@ request the browser makes must go to the server itself (no font CDN, no favicon 
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from actors import ADMIN
-from test_browser import CHROMIUM, ROOT, _free_port, _settle, _wait_healthy
+from browser_helpers import CHROMIUM
+from browser_helpers import settle as _settle
+from browser_helpers import streamlit_server as streamlit
 
 from memory import accounts, audit
 from memory.errors import Forbidden
@@ -31,30 +28,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SECRET_USER = "zoe-secret-user"
 SECRET_TEXT = "Valparaíso"
 PASSWORD = "long-enough-pw"
-
-
-@contextmanager
-def streamlit(
-    data_dir: Path, log_path: Path, *, address: str | None, env: dict[str, str] | None = None
-) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port (``address=None``: as the README says, no flag at all)."""
-    port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port)]
-    cmd += ["--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
-    if address is not None:
-        cmd += ["--server.address", address]
-    full_env = {**os.environ, "MEMLENS_DATA_DIR": str(data_dir), "MEMLENS_EMBEDDER": "hash", **(env or {})}
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            _wait_healthy(f"http://127.0.0.1:{port}", proc)
-            yield f"http://localhost:{port}"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 @pytest.fixture

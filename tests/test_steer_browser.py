@@ -5,23 +5,14 @@ picked in the sidebar stays picked across a chat turn that changes its label."""
 from __future__ import annotations
 
 import http.server
-import os
-import socket
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
-from test_browser import CHROMIUM, ROOT, _settle, _wait_healthy
+from browser_helpers import CHROMIUM, free_port, streamlit_server
+from browser_helpers import settle as _settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class _Pixel(http.server.BaseHTTPRequestHandler):
@@ -39,7 +30,7 @@ class _Pixel(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def pixel():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", _free_port()), _Pixel)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), _Pixel)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     _Pixel.hits = []
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -58,23 +49,8 @@ def app(tmp_path, plumbing_svc, monkeypatch, pixel):
     svc.remember("bob", "I live in Porto")
     svc.remember(f":red[evil] ![y]({pixel}/id.png)", "I live in Lisbon")  # a hostile user id
     svc.close()
-    port = _free_port()
-    env = {**os.environ, "MEMLENS_DATA_DIR": str(svc.settings.data_dir), "MEMLENS_EMBEDDER": "hash"}
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
-    cmd += ["--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
-    cmd += ["--server.fileWatcherType", "none"]
-    log = open(tmp_path / "streamlit.log", "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        _wait_healthy(f"http://127.0.0.1:{port}", proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with streamlit_server(svc.settings.data_dir, tmp_path / "streamlit.log") as url:
+        yield url
 
 
 def _no_markup_from_user_text(page, pixel: str) -> None:
