@@ -163,7 +163,7 @@ def test_sign_in_roles_and_audit_in_chromium(browser, plumbing_svc, tmp_path):
     assert {e.actor for e in audit.events(svc, action=AuditAction.SIGN_IN)} == {"vi", "cu", "ada"}
     assert [e.actor for e in audit.events(svc, action=AuditAction.SIGN_IN_FAILED)] == ["cu"]
     assert [e.actor for e in audit.events(svc, action=AuditAction.DENIED)] == ["vi"]
-    foreign = [u for u in requests if not u.startswith(("http://localhost:", "data:", "blob:"))]
+    foreign = [u for u in requests if not u.startswith((server, "data:", "blob:"))]
     assert not foreign, f"fetched from outside the server: {foreign[:5]}"
 
 
@@ -201,5 +201,5 @@ def test_the_readme_command_opens_on_localhost_with_the_local_only_badge(browser
         page.close()
     started = log.read_text()
     assert "localhost" in started and "Network URL" not in started, started
-    foreign = [u for u in requests if not u.startswith(("http://localhost:", "data:", "blob:"))]
+    foreign = [u for u in requests if not u.startswith((server, "data:", "blob:"))]
     assert not foreign, f"fetched from outside the server: {foreign[:5]}"
