@@ -10,22 +10,10 @@ import streamlit as st
 
 from memory import views
 from memory.errors import MemLensError
+from memory.profile import FIELDS, LIST_FIELDS
 from memory.vocab import Role
 from pages.common import can, current_actor, empty, fmt, page_title, plain, require_user, service, short, when
 
-FIELDS = (
-    "display_name",
-    "preferred_name",
-    "city",
-    "language",
-    "communication_style",
-    "budget",
-    "interests",
-    "dietary",
-    "occupation",
-    "notes",
-)
-LIST_FIELDS = ("interests", "dietary")
 SOURCE_COLORS = {"user-stated": "#2e7d32", "person-edit": "#6a1b9a", "inferred": "#ef6c00", "system": "#607d8b"}
 
 svc = service()
