@@ -131,46 +131,26 @@ def _write(
     value = mask_value(value)
     old = row.value if row else None
     links = links_for(value, row.memory_ids if row else None, None) if links is None else links
+    stated = {
+        "value": value,
+        "confidence": confidence,
+        "source": source,
+        "source_message_id": source_message_id,
+        "memory_ids": links,
+    }
     if row is None:
-        new = ProfileField(
-            user_key=user.key,
-            field=name,
-            value=value,
-            confidence=confidence,
-            source=source,
-            source_message_id=source_message_id,
-            memory_ids=links,
-        )
+        new = ProfileField(user_key=user.key, field=name, **stated)
         db.add(new)
     else:
         now, version = utcnow(), row.version  # read first: the UPDATE below also refreshes a session-bound ``row``
         done = db.execute(
             update(ProfileField)
             .where(ProfileField.id == row.id, ProfileField.version == version)
-            .values(
-                value=value,
-                confidence=confidence,
-                source=source,
-                source_message_id=source_message_id,
-                memory_ids=links,
-                updated_at=now,
-                version=version + 1,
-            )
+            .values(**stated, updated_at=now, version=version + 1)
         )
         if done.rowcount != 1:
             raise Conflict(f"profile field {name!r} changed concurrently: reload and retry")
-        new = ProfileField(
-            id=row.id,
-            user_key=user.key,
-            field=name,
-            value=value,
-            confidence=confidence,
-            source=source,
-            source_message_id=source_message_id,
-            memory_ids=links,
-            updated_at=now,
-            version=version + 1,
-        )
+        new = ProfileField(id=row.id, user_key=user.key, field=name, **stated, updated_at=now, version=version + 1)
     db.add(
         ProfileChange(
             user_key=user.key,
