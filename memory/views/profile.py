@@ -1,0 +1,53 @@
+"""The core profile as the Profile page shows it: the stated fields and their change log."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlmodel import col, select
+
+from memory.storage.models import (
+    ProfileChange,
+    ProfileField,
+)
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
+
+
+def profile_fields(store: Records, user_key: str) -> list[dict[str, Any]]:
+    with store.db() as db:
+        rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key).order_by(ProfileField.field)).all()
+    return [
+        {
+            "field": r.field,
+            "value": r.value,
+            "confidence": r.confidence,
+            "source": r.source,
+            "updated_at": r.updated_at,
+            "version": r.version,
+        }
+        for r in rows
+    ]
+
+
+def profile_changes(store: Records, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
+    with store.db() as db:
+        rows = db.exec(
+            select(ProfileChange)
+            .where(ProfileChange.user_key == user_key)
+            .order_by(col(ProfileChange.id).desc())
+            .limit(limit)
+        ).all()
+    return [
+        {
+            "at": r.at,
+            "field": r.field,
+            "old": r.old_value,
+            "new": r.new_value,
+            "source": r.source,
+            "reason": r.reason,
+            "message_id": r.source_message_id,
+        }
+        for r in rows
+    ]

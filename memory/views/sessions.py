@@ -1,0 +1,147 @@
+"""Sessions and what joins them: message counts, summary anchors, bridges in and out, the context budget per turn."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import func
+from sqlmodel import col, select
+
+from memory.storage.models import (
+    ContextSection,
+    ContextSnapshot,
+    Message,
+    Session,
+    SessionBridge,
+    SummaryAnchor,
+)
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
+
+
+def sessions_overview(store: Records, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
+    """The user's sessions (newest first) with message counts, anchors and the bridges in and out."""
+    with store.db() as db:
+        sessions = db.exec(
+            select(Session).where(Session.user_key == user_key).order_by(col(Session.started_at).desc()).limit(limit)
+        ).all()
+        ids = [s.id for s in sessions]
+        counts = (
+            dict(
+                db.exec(
+                    select(Message.session_id, func.count())
+                    .where(col(Message.session_id).in_(ids))
+                    .group_by(Message.session_id)
+                ).all()
+            )
+            if ids
+            else {}
+        )
+        anchors = (
+            db.exec(
+                select(SummaryAnchor).where(col(SummaryAnchor.session_id).in_(ids)).order_by(SummaryAnchor.id)
+            ).all()
+            if ids
+            else []
+        )
+        bridges = db.exec(
+            select(SessionBridge).where(SessionBridge.user_key == user_key).order_by(SessionBridge.id)
+        ).all()
+    names = {s.id: s.external_id for s in sessions}
+    out = []
+    for s in sessions:
+        out.append(
+            {
+                "id": s.id,
+                "session": s.external_id,
+                "agent": s.agent_id,
+                "status": s.status,
+                "title": s.title,
+                "started_at": s.started_at,
+                "last_activity_at": s.last_activity_at,
+                "ended_at": s.ended_at,
+                "messages": counts.get(s.id, 0),
+                "anchors": [
+                    {
+                        "from": a.from_message_id,
+                        "to": a.to_message_id,
+                        "text": a.text,
+                        "tokens": a.tokens,
+                        "at": a.created_at,
+                    }
+                    for a in anchors
+                    if a.session_id == s.id
+                ],
+                "bridge_out": [_bridge(b, names) for b in bridges if b.from_session_id == s.id],
+                "bridge_in": [_bridge(b, names) for b in bridges if b.to_session_id == s.id],
+            }
+        )
+    return out
+
+
+def _bridge(b: SessionBridge, names: dict[str, str]) -> dict[str, Any]:
+    return {
+        "from": names.get(b.from_session_id, b.from_session_id),
+        "to": names.get(b.to_session_id, b.to_session_id) if b.to_session_id else None,
+        "text": b.text,
+        "tokens": b.tokens,
+        "at": b.created_at,
+        "injected_at": b.injected_at,
+    }
+
+
+def bridge_into(store: Records, session_id: str) -> str | None:
+    """The bridge text that opened this session, if the previous one left one."""
+    with store.db() as db:
+        row = db.exec(
+            select(SessionBridge)
+            .where(SessionBridge.to_session_id == session_id)
+            .order_by(col(SessionBridge.id).desc())
+        ).first()
+    return row.text if row else None
+
+
+def context_snapshots(store: Records, session_id: str, limit: int = 200) -> list[dict[str, Any]]:
+    """Per turn of a session (oldest first): budget, use, and each section's allocation."""
+    with store.db() as db:
+        snaps = db.exec(
+            select(ContextSnapshot)
+            .where(ContextSnapshot.session_id == session_id)
+            .order_by(col(ContextSnapshot.id).desc())
+            .limit(limit)
+        ).all()
+        ids = [s.id for s in snaps]
+        sections = (
+            db.exec(
+                select(ContextSection).where(col(ContextSection.snapshot_id).in_(ids)).order_by(ContextSection.position)
+            ).all()
+            if ids
+            else []
+        )
+    out = []
+    for n, s in enumerate(reversed(snaps), 1):
+        secs = [
+            {
+                "name": c.name,
+                "budget": c.budget,
+                "used": c.used,
+                "kept": c.kept,
+                "dropped": c.dropped,
+                "dropped_items": c.dropped_items,
+            }
+            for c in sections
+            if c.snapshot_id == s.id
+        ]
+        out.append(
+            {
+                "snapshot_id": s.id,
+                "turn": n,
+                "turn_id": s.turn_id,
+                "at": s.created_at,
+                "total_budget": s.total_budget,
+                "total_used": s.total_used,
+                "sections": secs,
+            }
+        )
+    return out

@@ -1,0 +1,138 @@
+"""Logged retrievals and chat turns: what was recalled (scores, the cut, why dropped), a turn's budget and writes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sqlmodel import col, select
+
+from memory.retrieval.log import flush as flush_log
+from memory.storage.models import (
+    ContextSnapshot,
+    HitLabel,
+    Memory,
+    MemoryEvent,
+    Retrieval,
+    RetrievalHit,
+    Turn,
+)
+from memory.views.writes import BUILT_IN
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
+
+
+def recent_retrievals(store: Records, user_key: str, limit: int = 50) -> list[dict[str, Any]]:
+    flush_log(store)  # retrievals this process logged are written on a background thread
+    with store.db() as db:
+        rows = db.exec(
+            select(Retrieval).where(Retrieval.user_key == user_key).order_by(col(Retrieval.id).desc()).limit(limit)
+        ).all()
+    return [
+        {
+            "id": r.id,
+            "at": r.created_at,
+            "query": r.query,
+            "retrieval_query": r.retrieval_query,
+            "mode": r.mode,
+            "k": r.k,
+            "threshold": r.threshold,
+            "params": r.params,
+            "via": (r.params or {}).get("via") or BUILT_IN,
+            "turn_id": r.turn_id,
+        }
+        for r in rows
+    ]
+
+
+def retrieval_hits(store: Records, retrieval_id: int) -> list[dict[str, Any]]:
+    """A logged retrieval's candidates with content and any label, best first."""
+    flush_log(store)  # retrievals this process logged are written on a background thread
+    with store.db() as db:
+        rows = db.exec(
+            select(RetrievalHit, Memory)
+            .join(Memory, col(Memory.id) == col(RetrievalHit.memory_id), isouter=True)
+            .where(RetrievalHit.retrieval_id == retrieval_id)
+            .order_by(RetrievalHit.rank)
+        ).all()
+        labels = {
+            lb.memory_id: lb.relevant
+            for lb in db.exec(select(HitLabel).where(HitLabel.retrieval_id == retrieval_id)).all()
+        }
+    return [
+        {
+            "memory_id": h.memory_id,
+            "rank": h.rank,
+            "relevance": h.relevance,
+            "similarity": h.similarity,
+            "fts_score": h.fts_score,
+            "fused_score": h.fused_score,
+            "passed": h.passed,
+            "selected": h.selected,
+            "injected": h.injected,
+            "drop_reason": h.drop_reason,
+            "content": m.content if m else "(memory removed)",
+            "label": labels.get(h.memory_id),
+        }
+        for h, m in rows
+    ]
+
+
+def retrieval_params(r: Retrieval) -> dict[str, Any]:
+    """The knobs a logged retrieval ran with (what the chat's hit panel states for its turn)."""
+    p = r.params or {}
+    return {"threshold": r.threshold, "k": r.k, "mode": r.mode, "fusion": p.get("fusion"), "flagged": "excluded"}
+
+
+def turn_details(store: Records, session_id: str, limit: int = 30) -> dict[int, dict[str, Any]]:
+    """For the last turns of a session, keyed by the reply's message id: what was recalled, the budget, the writes."""
+    flush_log(store)  # retrievals this process logged are written on a background thread
+    with store.db() as db:
+        turns = db.exec(
+            select(Turn).where(Turn.session_id == session_id).order_by(col(Turn.id).desc()).limit(limit)
+        ).all()
+        ids = [t.id for t in turns]
+        if not ids:
+            return {}
+        retrievals = db.exec(select(Retrieval).where(col(Retrieval.turn_id).in_(ids)).order_by(Retrieval.id)).all()
+        last = {r.turn_id: r for r in retrievals}  # the final query of the turn is the one composed from
+        hits = db.exec(
+            select(RetrievalHit, Memory)
+            .join(Memory, col(Memory.id) == col(RetrievalHit.memory_id), isouter=True)
+            .where(col(RetrievalHit.retrieval_id).in_([r.id for r in last.values()]))
+            .order_by(RetrievalHit.rank)
+        ).all()
+        snaps = db.exec(select(ContextSnapshot).where(col(ContextSnapshot.turn_id).in_(ids))).all()
+        events = db.exec(select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(ids)).order_by(MemoryEvent.id)).all()
+    out: dict[int, dict[str, Any]] = {}
+    for t in turns:
+        r = last.get(t.id)
+        snap = next((s for s in snaps if s.turn_id == t.id), None)
+        out[t.reply_message_id or -t.id] = {
+            "turn_id": t.id,
+            "query": r.retrieval_query if r else None,
+            "params": retrieval_params(r) if r else None,
+            "hits": [
+                {
+                    "content": m.content if m else "(removed)",
+                    "relevance": h.relevance,
+                    "similarity": h.similarity,
+                    "fts_score": h.fts_score,
+                    "fused": h.fused_score,
+                    "passed": h.passed,
+                    "selected": h.selected,
+                    "injected": h.injected,
+                    "why": h.drop_reason,
+                }
+                for h, m in hits
+                if r and h.retrieval_id == r.id
+            ],
+            "budget": {"total_budget": snap.total_budget, "total_used": snap.total_used} if snap else None,
+            "writes": [{"op": e.op, "content": e.content, "reason": e.reason} for e in events if e.turn_id == t.id],
+        }
+    return out
+
+
+def turn_of_message(store: Records, message_id: int) -> int | None:
+    with store.db() as db:
+        return db.exec(select(Turn.id).where(Turn.user_message_id == message_id)).first()
