@@ -9,9 +9,9 @@ import sqlite3
 import time
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.state import CompiledStateGraph
 
 from agent.graph import build_graph
+from agent.state import CompiledTurnGraph
 from memory.config import Settings
 
 
@@ -53,6 +53,6 @@ def close_checkpointer(saver: BaseCheckpointSaver) -> None:
         conn.close()
 
 
-def compile_graph(checkpointer: BaseCheckpointSaver) -> CompiledStateGraph:
+def compile_graph(checkpointer: BaseCheckpointSaver) -> CompiledTurnGraph:
     """The production graph: :func:`agent.graph.build_graph` compiled with the given saver."""
     return build_graph().compile(checkpointer=checkpointer)

@@ -11,17 +11,17 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memory.cli.common import service
-from memory.vocab import EventOp
 
 if TYPE_CHECKING:  # imported where used: registering `seed-demo` must stay cheap (`memlens --help`)
+    from agent.runtime import Agent
     from memory.service import MemoryService
+    from memory.storage.models import User
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,10 @@ DAYS_BACK = (14, 7, 0)
 
 
 def seed(
-    svc: MemoryService, agent, users: tuple[DemoUser, ...] = DEMO_USERS, progress: Callable[[str], None] | None = None
+    svc: MemoryService,
+    agent: Agent,
+    users: tuple[DemoUser, ...] = DEMO_USERS,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, int]:
     """Run every demo conversation through ``agent``; returns how many users were seeded and skipped."""
     seeded = skipped = 0
@@ -111,85 +114,36 @@ def seed(
             if n < len(demo.sessions) - 1:
                 agent.end_session(demo.user_id, name)
         agent.wait()
-        _backdate(svc, user.key, [f"demo-{n + 1}" for n in range(len(demo.sessions))])
+        _backdate(svc, user, [f"demo-{n + 1}" for n in range(len(demo.sessions))])
         _label(svc, user.key, demo.topics)
         seeded += 1
     return {"seeded": seeded, "skipped": skipped}
 
 
-def _backdate(svc: MemoryService, user_key: str, names: list[str]) -> None:
+def _backdate(svc: MemoryService, user: User, names: list[str]) -> None:
     """Move each session's rows back in time (oldest session furthest), keeping their order inside a session."""
-    from sqlmodel import col, select
-
-    from memory.storage.models import (
-        ContextSnapshot,
-        Memory,
-        MemoryEvent,
-        Message,
-        Retrieval,
-        Session,
-        SessionBridge,
-        SummaryAnchor,
-        Turn,
-    )
-
     offsets = DAYS_BACK[-len(names) :] if len(names) <= len(DAYS_BACK) else [0] * len(names)
-    with svc.db() as db:
-        for name, days in zip(names, offsets, strict=True):
-            if not days:
-                continue
-            shift = timedelta(days=days)
-            s = db.exec(select(Session).where(Session.user_key == user_key, Session.external_id == name)).first()
-            if s is None:
-                continue
-            s.started_at -= shift
-            s.last_activity_at -= shift
-            s.ended_at = s.ended_at - shift if s.ended_at else None
-            turns = db.exec(select(Turn).where(Turn.session_id == s.id)).all()
-            turn_ids = [t.id for t in turns]
-            rows = [
-                *turns,
-                *db.exec(select(Message).where(Message.session_id == s.id)).all(),
-                *db.exec(select(ContextSnapshot).where(ContextSnapshot.session_id == s.id)).all(),
-                *db.exec(select(Retrieval).where(Retrieval.session_id == s.id)).all(),
-                *db.exec(select(SummaryAnchor).where(SummaryAnchor.session_id == s.id)).all(),
-                *db.exec(select(SessionBridge).where(SessionBridge.from_session_id == s.id)).all(),
-            ]
-            events = db.exec(select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(turn_ids))).all()
-            memory_ids = {e.memory_id for e in events if e.memory_id and e.op in (EventOp.ADD, EventOp.UPDATE)}
-            memories = db.exec(select(Memory).where(col(Memory.id).in_(list(memory_ids)))).all()
-            db.add(s)
-            for row in [*rows, *events, *memories]:
-                row.created_at -= shift
-                if isinstance(row, Memory):
-                    row.updated_at -= shift
-                db.add(row)
-        db.commit()
+    for name, days in zip(names, offsets, strict=True):
+        if days:
+            svc.shift_session(user, name, days)
+
+
+#: how many of a question's best-ranked hits the demo's author labels
+LABELLED_HITS = 8
 
 
 def _label(svc: MemoryService, user_key: str, topics: dict[str, tuple[str, ...]]) -> int:
     """Label the hits of the demo's questions: relevant when the memory mentions one of the question's topics."""
-    from sqlmodel import col, select
-
     from memory import views
-    from memory.storage.models import Memory, RetrievalHit
 
     labelled = 0
     for r in views.recent_retrievals(svc, user_key, limit=100):
         words = next((w for key, w in topics.items() if key.lower() in r["query"].lower()), None)
         if words is None:
             continue
-        with svc.db() as db:
-            hits = db.exec(
-                select(RetrievalHit, Memory)
-                .join(Memory, col(Memory.id) == col(RetrievalHit.memory_id))
-                .where(RetrievalHit.retrieval_id == r["id"])
-                .order_by(RetrievalHit.rank)
-                .limit(8)
-            ).all()
-        for h, m in hits:
-            relevant = any(w.lower() in m.content.lower() for w in words)
-            views.set_label(svc, user_key, r["id"], h.memory_id, relevant, labeled_by="seed-demo")
+        for h in views.retrieval_hits(svc, r["id"])[:LABELLED_HITS]:
+            relevant = any(w.lower() in h["content"].lower() for w in words)
+            views.set_label(svc, user_key, r["id"], h["memory_id"], relevant, labeled_by="seed-demo")
             labelled += 1
     return labelled
 

@@ -7,16 +7,17 @@
 :mod:`agent.checkpoint` sets up the production one, in the MemLens database itself, one thread per session.
 
 The checkpointed state holds ids and small facts only — never raw text (PII is masked only in what MemLens stores).
-Live objects (the service, the model, the raw input, the recall result) travel in the run-scoped ``TurnContext``.
+Live objects (the service, the model, the raw input) travel in the run-scoped ``TurnContext``, and what each node
+produces for the next in its typed ``TurnScratch`` (both in :mod:`agent.state`). Every read and write goes through
+the ``MemoryService`` facade; the pure helpers (retrieval query, goal line, composer) are called directly.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypedDict
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
@@ -24,88 +25,49 @@ from langgraph.runtime import Runtime
 
 from agent.llm import is_offline
 from agent.offline import OfflineContext, Recalled, is_about_me
-from memory import profile_sync
+from agent.state import TurnContext, TurnGraph, TurnScratch, TurnState, stored
 from memory.config import Settings
-from memory.retrieval import log as retrieval_log
+from memory.retrieval.recall import Hit
 from memory.service import MemoryService
 from memory.sessions import prompt, summary
 from memory.sessions.consistency import consistent_text
-from memory.storage.models import Turn
+from memory.sessions.extractive import Summariser
+from memory.storage.models import User
 
+__all__ = ["TurnContext", "TurnScratch", "TurnState", "build_graph"]
 log = logging.getLogger(__name__)
-
-
-class TurnState(TypedDict, total=False):
-    action: str  # "turn" (default) | "end"
-    turn_id: int
-    user_message_id: int
-    reply_message_id: int
-    first_turn: bool
-    bridge_id: int | None
-    goal: str | None
-    retrieval_id: int | None
-    snapshot_id: int | None
-    ended: bool
-
-
-@dataclass
-class TurnContext:
-    """Run-scoped objects (not checkpointed): collaborators, the raw input and what each node produced."""
-
-    service: MemoryService
-    model: BaseChatModel
-    summariser: Any
-    settings: Settings
-    user: Any
-    session: Any
-    text: str = ""
-    idempotency_key: str | None = None
-    background: list[threading.Thread] = field(default_factory=list)
-    scratch: dict[str, Any] = field(default_factory=dict)
-
-
 Rt = Runtime[TurnContext]
 
 
-def load_context(state: TurnState, runtime: Rt) -> dict[str, Any]:
+def load_context(state: TurnState, runtime: Rt) -> TurnState:
     """Cheap loads: close stale sessions, take the bridge on turn 1, store the input, profile, summary, history."""
     c = runtime.context
-    svc, session, settings = c.service, c.session, c.settings
+    svc, session, settings, s = c.service, c.session, c.settings, c.scratch
     first = not svc.messages(session.id, limit=1)
-    summary.close_other_sessions(svc, session, settings, first_turn=first, summariser=c.summariser)
-    summary.reopen(svc, session)
-    bridge = summary.take_bridge(svc, session) if first else None
-    msg = svc.add_message(session, "user", c.text, idempotency_key=c.idempotency_key)
-    with svc.db() as db:
-        turn = Turn(
-            session_id=session.id, user_key=session.user_key, user_message_id=msg.id, model=_model_name(c.model)
-        )
-        db.add(turn)
-        db.commit()
-    anchors = summary.anchors(svc, session.id)
+    svc.close_other_sessions(session, settings, first_turn=first, summariser=c.summariser)
+    svc.reopen_session(session)
+    bridge = svc.take_bridge(session) if first else None
+    msg = s.user_message = svc.add_message(session, "user", c.text, idempotency_key=c.idempotency_key)
+    turn_id = svc.open_turn(session, msg, model=_model_name(c.model))
+    anchors = svc.summary_anchors(session.id)
     done = max((a.to_message_id for a in anchors), default=0)
-    history = [m for m in svc.messages(session.id, after_id=done) if m.id != msg.id][-settings.history_messages :]
-    summaries = [a.text for a in anchors]
-    c.scratch.update(
-        user_message=msg,
-        bridge=bridge.text if bridge else None,
-        summaries=summaries,
-        history=history,
-        profile=_profile(svc, c.user),
-        profile_sources={name: f.source for name, f in svc.profile_fields(c.user).items()},
-        retracted=profile_sync.retracted_statements(svc, c.user.key),
+    s.history = [m for m in svc.messages(session.id, after_id=done) if m.id != msg.id][-settings.history_messages :]
+    s.summaries = [a.text for a in anchors]
+    s.bridge = bridge.text if bridge else None
+    s.profile = _profile(svc, c.user)
+    s.profile_sources = {name: f.source for name, f in svc.profile_fields(c.user).items()}
+    s.retracted = svc.retracted_statements(c.user)
+    return TurnState(
+        turn_id=turn_id,
+        user_message_id=stored(msg.id),
+        first_turn=first,
+        ended=False,
+        bridge_id=bridge.id if bridge else None,
+        goal=summary.current_goal(s.summaries),
     )
-    return {
-        "turn_id": turn.id,
-        "user_message_id": msg.id,
-        "first_turn": first,
-        "ended": False,
-        "bridge_id": bridge.id if bridge else None,
-        "goal": summary.current_goal(summaries),
-    }
 
 
-def _profile(svc: MemoryService, user) -> dict[str, Any]:
+def _profile(svc: MemoryService, user: User) -> dict[str, Any]:
     return dict(svc.get_profile(user) or {})
 
 
@@ -113,11 +75,11 @@ def _model_name(model: BaseChatModel) -> str:
     return str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
 
 
-def recall(state: TurnState, runtime: Rt) -> dict[str, Any]:
+def recall(state: TurnState, runtime: Rt) -> TurnState:
     """Search with the input, plus the session's goal for short follow-ups; both queries are logged."""
     c = runtime.context
     query = summary.retrieval_query(c.text, state.get("goal"))
-    result = c.service.recall(
+    c.scratch.recall = c.service.recall(
         c.user.external_id,
         c.text,
         agent_id=c.session.agent_id,
@@ -125,33 +87,33 @@ def recall(state: TurnState, runtime: Rt) -> dict[str, Any]:
         turn_id=state["turn_id"],
         retrieval_query=query,
     )
-    c.scratch["recall"] = result
     return {}  # result.retrieval_id would wait for the log's writer; the turn's result reads it at the end
 
 
-def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
+def _memory_item(h: Hit) -> prompt.MemoryItem:
+    return prompt.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type, h.predicate, h.object)
+
+
+def compose(state: TurnState, runtime: Rt) -> TurnState:
     c = runtime.context
-    result = c.scratch["recall"]
-    chat = [m for m in c.scratch["history"] if m.role in ("user", "assistant")]
-    memories = [
-        prompt.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type, h.predicate, h.object)
-        for h in result.selected
-    ]
-    c.scratch["importance"] = {h.memory_id: h.importance for h in result.selected}
+    s, result = c.scratch, c.scratch.recalled()
+    chat = [m for m in s.history if m.role in ("user", "assistant")]
+    memories = [_memory_item(h) for h in result.selected]
+    s.importance = {h.memory_id: h.importance for h in result.selected}
     if is_about_me(c.text):  # "what do you remember about me?": the most important memories, relevant or not
         memories += _most_important(c, exclude={m.memory_id for m in memories})
-    c.scratch["memory_items"] = memories
+    s.memory_items = memories
     request = prompt.ContextRequest(
         input=c.text,
-        profile=c.scratch["profile"],
-        profile_sources=c.scratch.get("profile_sources", {}),
-        retracted=c.scratch.get("retracted", set()),
-        bridge=c.scratch["bridge"],
-        summaries=c.scratch["summaries"],
+        profile=s.profile,
+        profile_sources=s.profile_sources,
+        retracted=s.retracted,
+        bridge=s.bridge,
+        summaries=s.summaries,
         memories=memories,
         history=[prompt.HistoryItem(m.role, m.content, m.id) for m in chat],
     )
-    comp = prompt.compose(request, c.settings)
+    comp = s.composition = prompt.compose(request, c.settings)
     for hit in result.hits:
         if hit.memory_id in comp.injected:
             hit.injected = True
@@ -159,24 +121,15 @@ def compose(state: TurnState, runtime: Rt) -> dict[str, Any]:
             hit.injected, hit.drop_reason = False, "budget"
         elif hit.memory_id in comp.contradicted:
             hit.injected, hit.drop_reason = False, prompt.CONTRADICTS
-    # after the retrieval's own log entry, on the log's writer: the turn does not wait for either
-    retrieval_log.writer(c.service).then(
-        lambda: prompt.mark_injected(c.service, result.retrieval_id, comp.injected, comp.dropped, comp.contradicted)
-    )
-    snapshot = prompt.save_snapshot(
-        c.service, comp, user_key=c.session.user_key, session_id=c.session.id, turn_id=state["turn_id"]
-    )
-    c.scratch["composition"] = comp
+    snapshot = c.service.log_composition(comp, result, session=c.session, turn_id=state["turn_id"])
     return {"snapshot_id": snapshot}
 
 
 def erased(c: TurnContext) -> bool:
     """Was this user (or session) erased while the turn ran? Then the turn finishes without writing anything back."""
-    from memory.lifecycle.export import erased as gone
-
-    if not c.scratch.get("erased"):
-        c.scratch["erased"] = gone(c.service, c.session.user_key, c.session.id)
-    return c.scratch["erased"]
+    if not c.scratch.erased:
+        c.scratch.erased = c.service.erased(c.session.user_key, c.session.id)
+    return c.scratch.erased
 
 
 ABOUT_ME_LIMIT = 5
@@ -188,41 +141,41 @@ def _most_important(c: TurnContext, exclude: set[str]) -> list[prompt.MemoryItem
     rows = [m for m in rows if m.id not in exclude and not (m.meta or {}).get("flagged")]
     rows.sort(key=lambda m: (-m.importance, m.source_type == "inferred"))
     top = rows[:ABOUT_ME_LIMIT]
-    c.scratch["importance"].update({m.id: m.importance for m in top})
+    c.scratch.importance.update({m.id: m.importance for m in top})
     return [prompt.MemoryItem(m.id, m.content, m.created_at, m.source_type, m.type, m.predicate, m.object) for m in top]
 
 
 def _offline_context(state: TurnState, c: TurnContext) -> OfflineContext:
     """The structured data the prompt was composed from, for the offline engine (it never parses prompt text)."""
-    comp = c.scratch["composition"]
-    importance = c.scratch.get("importance", {})
-    items = c.scratch.get("memory_items", [])
+    s = c.scratch
+    comp = s.composed()
     injected = [
-        Recalled(m.content, m.created_at, importance.get(m.memory_id, 0.5), m.source_type, m.predicate)
-        for m in items
+        Recalled(m.content, m.created_at, s.importance.get(m.memory_id, 0.5), m.source_type, m.predicate)
+        for m in s.memory_items
         if m.memory_id in comp.injected
     ]
     fields = c.service.profile_fields(c.user)
-    profile, bridge = c.scratch["profile"], c.scratch["bridge"]
     return OfflineContext(
-        profile=profile,
+        profile=s.profile,
         profile_dates={name: f.updated_at for name, f in fields.items()},
         profile_sources={name: f.source for name, f in fields.items()},
         memories=injected,
         important=injected if is_about_me(c.text) else [],
-        bridge=consistent_text(bridge, profile, c.scratch.get("retracted", set())) if bridge else None,
+        bridge=consistent_text(s.bridge, s.profile, s.retracted) if s.bridge else None,
         first_turn=bool(state.get("first_turn")),
         now=datetime.now(UTC),
     )
 
 
-def respond(state: TurnState, runtime: Rt) -> dict[str, Any]:
+def respond(state: TurnState, runtime: Rt) -> TurnState:
     """Stream the model's reply (each chunk goes out on the ``custom`` stream as it arrives), then store it (unless
     the user was erased meanwhile)."""
     c = runtime.context
     parts: list[str] = []
-    extra = {"memlens": _offline_context(state, c)} if is_offline(c.model) else {}
-    for chunk in c.model.stream(c.scratch["composition"].messages, **extra):
+    messages = c.scratch.composed().messages
+    offline = is_offline(c.model)  # the offline engine gets the structured data the prompt was composed from
+    chunks = c.model.stream(messages, memlens=_offline_context(state, c)) if offline else c.model.stream(messages)
+    for chunk in chunks:
         piece = (
             chunk.content
             if isinstance(chunk.content, str)
@@ -231,30 +184,25 @@ def respond(state: TurnState, runtime: Rt) -> dict[str, Any]:
         if piece:
             parts.append(piece)
             runtime.stream_writer({"delta": piece})
-    reply = "".join(parts)
-    c.scratch["reply"] = reply
+    reply = c.scratch.reply = "".join(parts)
     if erased(c):
         return {}
-    stored = (reply or "(empty reply)")[: c.settings.max_message_chars]
-    msg = c.service.add_message(c.session, "assistant", stored)
-    with c.service.db() as db:
-        turn = db.get(Turn, state["turn_id"])
-        turn.reply_message_id = msg.id
-        db.add(turn)
-        db.commit()
-    return {"reply_message_id": msg.id}
+    kept = (reply or "(empty reply)")[: c.settings.max_message_chars]
+    msg = c.service.add_message(c.session, "assistant", kept)
+    c.service.close_turn(state["turn_id"], msg)
+    return TurnState(reply_message_id=stored(msg.id))
 
 
-def write_memory(state: TurnState, runtime: Rt) -> dict[str, Any]:
+def write_memory(state: TurnState, runtime: Rt) -> TurnState:
     """The write pipeline on the user's message; every decision is logged with this turn's id."""
     c = runtime.context
     if erased(c):
         return {}
     extractor = None if is_offline(c.model) else c.model  # the offline engine extracts with rules
-    c.scratch["writes"] = c.service.write_from_message(
+    c.scratch.writes = c.service.write_from_message(
         c.user,
         c.session,
-        c.scratch["user_message"],
+        c.scratch.input_message(),
         agent_id=c.session.agent_id,
         turn_id=state["turn_id"],
         model=extractor,
@@ -262,13 +210,13 @@ def write_memory(state: TurnState, runtime: Rt) -> dict[str, Any]:
     return {}
 
 
-def maybe_summarise(state: TurnState, runtime: Rt) -> dict[str, Any]:
+def maybe_summarise(state: TurnState, runtime: Rt) -> TurnState:
     """Fold old turns into a summary anchor — in a background thread by default, so the reply is never delayed."""
     c = runtime.context
     if erased(c):
         return {}
     if not c.settings.summary_background:
-        summary.maybe_summarise(c.service, c.session.id, c.settings, c.summariser)
+        c.service.maybe_summarise(c.session.id, c.settings, c.summariser)
         return {}
     thread = threading.Thread(
         target=_summarise_quietly,
@@ -281,23 +229,20 @@ def maybe_summarise(state: TurnState, runtime: Rt) -> dict[str, Any]:
 
 
 def _summarise_quietly(
-    svc: MemoryService, session_id: str, settings: Settings, summariser: Any, user_key: str | None = None
+    svc: MemoryService, session_key: str, settings: Settings, summariser: Summariser, user_key: str | None = None
 ) -> None:
-    from memory.lifecycle.export import sweep_erased
-
     try:
-        summary.maybe_summarise(svc, session_id, settings, summariser)
+        svc.maybe_summarise(session_key, settings, summariser)
     except Exception:  # noqa: BLE001 - a background summary must never crash the process; the next turn retries
-        log.exception("summary of session %s failed; will retry on the next turn", session_id)
+        log.exception("summary of session %s failed; will retry on the next turn", session_key)
     if user_key is not None:
-        sweep_erased(svc, user_key, session_id)  # erased while summarising: leave nothing behind
+        svc.sweep_erased(user_key, session_key)  # erased while summarising: leave nothing behind
 
 
-def end_session(state: TurnState, runtime: Rt) -> dict[str, Any]:
+def end_session(state: TurnState, runtime: Rt) -> TurnState:
     """Ending a session writes its bridge (2–3 sentences), which the user's next session receives on turn 1."""
     c = runtime.context
-    bridge = summary.end_session_row(c.service, c.session, c.settings, c.summariser)
-    c.scratch["bridge_written"] = bridge
+    bridge = c.scratch.bridge_written = c.service.end_session_row(c.session, c.settings, c.summariser)
     return {"ended": True, "bridge_id": bridge.id if bridge else None}
 
 
@@ -305,9 +250,9 @@ def _route(state: TurnState) -> str:
     return "end_session" if state.get("action") == "end" else "load_context"
 
 
-def build_graph() -> StateGraph:
+def build_graph() -> TurnGraph:
     """The uncompiled graph: compile it with the checkpointer of your choice."""
-    g = StateGraph(TurnState, context_schema=TurnContext)
+    g: TurnGraph = StateGraph(TurnState, context_schema=TurnContext)
     for node in (load_context, recall, compose, respond, write_memory, maybe_summarise, end_session):
         g.add_node(node.__name__, node)
     g.add_conditional_edges(START, _route, ["load_context", "end_session"])

@@ -14,18 +14,20 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from agent import checkpoint
 from agent import graph as g
 from agent.llm import make_chat_model, make_summariser
+from agent.state import CompiledTurnGraph, TurnContext, TurnState
 from memory.errors import NotFound
-from memory.retrieval import log as retrieval_log
 from memory.retrieval.recall import RecallResult
 from memory.service import MemoryService
-from memory.sessions import summary
+from memory.write import WriteReport
 
 
 @dataclass
@@ -35,11 +37,11 @@ class TurnResult:
     session_id: str
     session_key: str
     recall: RecallResult | None
-    context: dict[str, Any]
+    context: dict[str, Any]  # the composer's allocation per section (memory.sessions.prompt.Composition)
     bridge: str | None
-    writes: Any = None
+    writes: WriteReport | None = None
     model: str = ""
-    state: dict[str, Any] = field(default_factory=dict)
+    state: TurnState = field(default_factory=lambda: TurnState())
 
     @property
     def retrieval_query(self) -> str | None:
@@ -59,19 +61,8 @@ class TurnResult:
             "hits": recall.get("hits", []),
             "context": self.context,
             "bridge": self.bridge,
-            "writes": _writes_dict(self.writes),
+            "writes": self.writes.to_dict() if self.writes else None,
         }
-
-
-def _writes_dict(writes: Any) -> dict[str, Any] | None:
-    if writes is None:
-        return None
-    if hasattr(writes, "to_dict"):
-        return writes.to_dict()
-    return {
-        "operations": list(getattr(writes, "operations", []) or []),
-        "profile_changes": list(getattr(writes, "profile_changes", []) or []),
-    }
 
 
 class TurnStream:
@@ -89,8 +80,8 @@ class Agent:
     def __init__(self, service: MemoryService, chat_model: BaseChatModel | None = None) -> None:
         self.service = service
         self._model = chat_model
-        self._graph = None
-        self._saver = None
+        self._graph: CompiledTurnGraph | None = None
+        self._saver: BaseCheckpointSaver | None = None
         self._lock = threading.Lock()
         self._background: list[threading.Thread] = []
         self.last_result: TurnResult | None = None
@@ -102,7 +93,7 @@ class Agent:
         return self._model
 
     @property
-    def graph(self):
+    def graph(self) -> CompiledTurnGraph:
         with self._lock:
             if self._graph is None:
                 self._saver = checkpoint.make_checkpointer(self.service.settings)
@@ -119,16 +110,16 @@ class Agent:
         """Join background summaries and let the retrieval log catch up (tests, benchmarks, shutdown)."""
         while self._background:
             self._background.pop().join(timeout)
-        retrieval_log.flush(self.service, timeout)
+        self.service.flush_retrieval_log(timeout)
 
     # -- turns -------------------------------------------------------------------------------------------------
     def _context(
         self, user_id: str, session_id: str, text: str, agent_id: str | None, idempotency_key: str | None = None
-    ) -> g.TurnContext:
+    ) -> TurnContext:
         svc = self.service
         user = svc.ensure_user(user_id)
         session = svc.ensure_session(user, session_id, agent_id)
-        return g.TurnContext(
+        return TurnContext(
             service=svc,
             model=self.model,
             summariser=make_summariser(self.model),
@@ -156,12 +147,12 @@ class Agent:
         """
         ctx = self._context(user_id, session_id, text, agent_id, idempotency_key)
         stream = TurnStream(iter(()))
-        stream._chunks = self._run(ctx, {"action": "turn"}, stream)
+        stream._chunks = self._run(ctx, TurnState(action="turn"), stream)
         return stream
 
-    def _run(self, ctx: g.TurnContext, state: dict[str, Any], holder: TurnStream) -> Iterator[str]:
-        config = {"configurable": {"thread_id": ctx.session.id}}
-        final: dict[str, Any] = {}
+    def _run(self, ctx: TurnContext, state: TurnState, holder: TurnStream) -> Iterator[str]:
+        config: RunnableConfig = {"configurable": {"thread_id": ctx.session.id}}
+        final: TurnState = {}
         try:
             # durability="exit": one checkpoint per turn — every step already leaves its own SQL record
             for mode, payload in self.graph.stream(
@@ -170,7 +161,7 @@ class Agent:
                 if mode == "custom" and isinstance(payload, dict) and "delta" in payload:
                     yield payload["delta"]
                 elif mode == "values":
-                    final = payload
+                    final = cast(TurnState, payload)  # the "values" stream: the whole state after each step
         except Exception:
             if not self._swept(ctx):  # a write into rows erased meanwhile fails: that turn just ends, quietly
                 raise
@@ -178,13 +169,11 @@ class Agent:
             self._swept(ctx)
         holder.result = self.last_result = self._result(ctx, final)
 
-    def _swept(self, ctx: g.TurnContext) -> bool:
+    def _swept(self, ctx: TurnContext) -> bool:
         """Erased while the turn ran (another process deleted the user or session)? Remove what the turn wrote
         meanwhile — rows, its checkpoint, vectors — so nothing of the erased user remains."""
-        from memory.lifecycle.export import sweep_erased
-
-        if sweep_erased(self.service, ctx.session.user_key, ctx.session.id):
-            ctx.scratch["erased"] = True
+        if self.service.sweep_erased(ctx.session.user_key, ctx.session.id):
+            ctx.scratch.erased = True
             return True
         return False
 
@@ -203,20 +192,19 @@ class Agent:
         assert stream.result is not None
         return stream.result
 
-    def _result(self, ctx: g.TurnContext, state: dict[str, Any]) -> TurnResult:
+    def _result(self, ctx: TurnContext, state: TurnState) -> TurnResult:
         s = ctx.scratch
-        comp = s.get("composition")
         return TurnResult(
-            reply=s.get("reply", ""),
+            reply=s.reply,
             turn_id=state.get("turn_id"),
             session_id=ctx.session.external_id,
             session_key=ctx.session.id,
-            recall=s.get("recall"),
-            context=comp.allocation if comp else {},
-            bridge=s.get("bridge"),
-            writes=s.get("writes"),
+            recall=s.recall,
+            context=s.composition.allocation if s.composition else {},
+            bridge=s.bridge,
+            writes=s.writes,
             model=g._model_name(ctx.model),
-            state=dict(state),
+            state=TurnState(**state),
         )
 
     # -- sessions ----------------------------------------------------------------------------------------------
@@ -225,10 +213,10 @@ class Agent:
         svc = self.service
         user = svc.get_user(user_id)
         agent = agent_id or svc.settings.default_agent_id
-        session = summary.find_session(svc, user.key, session_id, agent)
+        session = svc.find_session(user, session_id, agent)
         if session is None:
             raise NotFound(f"no session {session_id[:80]!r} for this user")
-        ctx = g.TurnContext(
+        ctx = TurnContext(
             service=svc,
             model=self.model,
             summariser=make_summariser(self.model),
@@ -236,6 +224,6 @@ class Agent:
             user=user,
             session=session,
         )
-        self.graph.invoke({"action": "end"}, {"configurable": {"thread_id": session.id}}, context=ctx)
-        bridge = ctx.scratch.get("bridge_written")
+        self.graph.invoke(TurnState(action="end"), {"configurable": {"thread_id": session.id}}, context=ctx)
+        bridge = ctx.scratch.bridge_written
         return bridge.text if bridge else None

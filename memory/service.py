@@ -11,19 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memory import audit, provenance, validate  # noqa: F401  (provenance registers its write listeners)
+from memory import audit, profile_sync, provenance, validate  # noqa: F401  (provenance registers its write listeners)
 from memory.access import check
+from memory.config import Settings
 from memory.errors import InvalidInput, NotFound
+from memory.lifecycle import export
 from memory.lifecycle import retention as lifecycle
 from memory.retrieval import log as retrieval_log
 from memory.retrieval.filters import RecallFilters
 from memory.retrieval.recall import RecallResult, timed_search
-from memory.storage.models import Memory, MemoryEvent, Message, Session, User, id_hash
+from memory.sessions import summary, turns
+from memory.sessions.extractive import Summariser
+from memory.storage.models import Memory, MemoryEvent, Message, Session, SessionBridge, SummaryAnchor, User, id_hash
 from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
 from memory.text.privacy import mask_pii
 from memory.vocab import Actor, AuditAction, EventOp, Role
+
+if TYPE_CHECKING:
+    from memory.sessions.prompt import Composition
 
 
 class MemoryService(Records):
@@ -266,6 +273,72 @@ class MemoryService(Records):
         from memory.sessions import summary
 
         return summary.end_session(self, user_id, session_id, agent_id)
+
+    # -- the agent's turn (agent/graph.py), in the order a turn calls them (memory/sessions/) -------------------
+    def close_other_sessions(
+        self, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
+    ) -> list[SessionBridge]:
+        """A new session ends the user's other active ones (writing their bridges); otherwise the idle ones end."""
+        return summary.close_other_sessions(self, session, settings, first_turn=first_turn, summariser=summariser)
+
+    def reopen_session(self, session: Session) -> None:
+        summary.reopen(self, session)
+
+    def take_bridge(self, session: Session) -> SessionBridge | None:
+        """The user's newest unclaimed bridge, now linked to ``session`` (its first turn)."""
+        return summary.take_bridge(self, session)
+
+    def open_turn(self, session: Session, user_message: Message, *, model: str) -> int:
+        return turns.open_turn(self, session, user_message, model=model)
+
+    def close_turn(self, turn_id: int, reply: Message) -> None:
+        turns.close_turn(self, turn_id, reply)
+
+    def summary_anchors(self, session_key: str) -> list[SummaryAnchor]:
+        return summary.anchors(self, session_key)
+
+    def retracted_statements(self, user: User) -> set[tuple[str, str]]:
+        """(predicate, object) the user stated that no longer hold: older bridges and summaries saying them are cut."""
+        return profile_sync.retracted_statements(self, user.key)
+
+    def log_composition(self, comp: Composition, result: RecallResult, *, session: Session, turn_id: int) -> int:
+        """Save the turn's context snapshot; mark which hits reached the prompt after the retrieval's own log entry,
+        on the log's writer (the turn waits for neither)."""
+        from memory.sessions import prompt  # LangChain's message types: not loaded until a turn composes a prompt
+
+        retrieval_log.writer(self).then(
+            lambda: prompt.mark_injected(self, result.retrieval_id, comp.injected, comp.dropped, comp.contradicted)
+        )
+        return prompt.save_snapshot(self, comp, user_key=session.user_key, session_id=session.id, turn_id=turn_id)
+
+    def maybe_summarise(
+        self, session_key: str, settings: Settings, summariser: Summariser | None = None
+    ) -> SummaryAnchor | None:
+        return summary.maybe_summarise(self, session_key, settings, summariser)
+
+    def end_session_row(
+        self, session: Session, settings: Settings, summariser: Summariser | None = None
+    ) -> SessionBridge | None:
+        """End ``session`` and write its bridge (an ended session returns its existing one)."""
+        return summary.end_session_row(self, session, settings, summariser)
+
+    def find_session(self, user: User, session_id: str, agent_id: str) -> Session | None:
+        return summary.find_session(self, user.key, session_id, agent_id)
+
+    def erased(self, user_key: str, session_key: str | None = None) -> bool:
+        """Was this user (or session) erased meanwhile? A turn then finishes without writing anything back."""
+        return export.erased(self, user_key, session_key)
+
+    def sweep_erased(self, user_key: str, session_key: str) -> bool:
+        """After a turn whose user or session was erased meanwhile: remove what it still wrote (True when it swept)."""
+        return export.sweep_erased(self, user_key, session_key)
+
+    def flush_retrieval_log(self, timeout: float | None = 30.0) -> bool:
+        return retrieval_log.flush(self, timeout)
+
+    def shift_session(self, user: User, session_id: str, days: int) -> bool:
+        """Move a session and all it produced ``days`` back in time (demo histories)."""
+        return turns.shift_session(self, user.key, session_id, days)
 
     # -- lifecycle (memory/lifecycle/: retention, compact, export, stats) ---------------------------------------
     def _user_key(self, user_id: str | None) -> str | None:

@@ -5,13 +5,15 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from pathlib import Path
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agent.graph import TurnContext, build_graph
+from agent.graph import TurnContext, TurnState, build_graph
 from agent.llm import make_summariser
 from memory.service import MemoryService
 from memory.storage.models import ContextSnapshot, Message
@@ -35,7 +37,9 @@ def test_the_uncompiled_graph_runs_with_an_in_memory_saver_and_a_fake_model(svc:
     session = svc.ensure_session(user, "s1")
     config = {"configurable": {"thread_id": session.id}}
 
-    def turn(text: str) -> dict:
+    contexts: list[TurnContext] = []
+
+    def turn(text: str) -> TurnState:
         ctx = TurnContext(
             service=svc,
             model=model,
@@ -45,9 +49,10 @@ def test_the_uncompiled_graph_runs_with_an_in_memory_saver_and_a_fake_model(svc:
             session=session,
             text=text,
         )
-        state = graph.invoke({"action": "turn"}, config, context=ctx)
+        state = graph.invoke(TurnState(action="turn"), config, context=ctx)
         for thread in ctx.background:
             thread.join(30)
+        contexts.append(ctx)
         return state
 
     first = turn("I moved to Hangzhou last month.")
@@ -66,3 +71,40 @@ def test_the_uncompiled_graph_runs_with_an_in_memory_saver_and_a_fake_model(svc:
         prompt = db.get(ContextSnapshot, second["snapshot_id"])
     assert answer is not None and answer.content == "You live in Hangzhou."
     assert prompt is not None and "- city: Hangzhou" in prompt.prompt  # turn 1's write reached turn 2's prompt
+
+    # what each node handed the next, typed: the second turn's scratch holds turn 1's message, its write and the recall
+    s = contexts[1].scratch
+    assert s.user_message is not None and s.user_message.id == second["user_message_id"]
+    assert [m.content for m in s.history] == ["I moved to Hangzhou last month.", "Noted, Hangzhou it is."]
+    assert s.profile == {"city": "Hangzhou"} and s.profile_sources["city"] == "user-stated"
+    assert s.recall is not None and s.recall.selected[0].content == "User lives in Hangzhou."
+    assert [m.content for m in s.memory_items] == ["User lives in Hangzhou."]
+    assert s.composition is not None and s.composition.injected == [s.memory_items[0].memory_id]
+    assert s.reply == "You live in Hangzhou." and s.writes is not None and not s.writes.added
+    assert contexts[0].scratch.writes is not None and contexts[0].scratch.writes.added
+    assert s.bridge is None and s.bridge_written is None and not s.erased
+
+    # the other branch: ending the session writes its bridge, which the scratch carries back to the caller
+    end = TurnContext(
+        service=svc,
+        model=model,
+        summariser=make_summariser(model),
+        settings=svc.effective_settings(),
+        user=user,
+        session=session,
+    )
+    ended = graph.invoke(TurnState(action="end"), config, context=end)
+    bridge = end.scratch.bridge_written
+    assert ended["ended"] and bridge is not None and ended["bridge_id"] == bridge.id
+    assert end.scratch.user_message is None and end.scratch.recall is None  # the turn's nodes did not run
+
+
+def test_the_agent_reads_and_writes_only_through_the_service_facade():
+    """No SQL in agent/: no database session opened, no SQLModel query built, no table row made by hand."""
+    root = Path(__file__).resolve().parents[1] / "agent"
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"\.db\(\)|\bfrom sqlmodel\b|\bimport sqlmodel\b|\bfrom sqlalchemy\b|\.engine\b", text):
+            offenders.append(str(path.relative_to(root.parent)))
+    assert offenders == []

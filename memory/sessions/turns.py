@@ -1,0 +1,91 @@
+"""Turn rows: one pass of the agent loop, opened when the user's message is stored and closed by the stored reply.
+
+The turn's id ties its retrieval log entry, its context snapshot and its write events together (the Chat and
+Memories pages read them by it). ``shift_session`` moves a whole session back in time (``memlens seed-demo`` makes
+its demo histories read like weeks of use).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from sqlmodel import col, select
+
+from memory.errors import NotFound
+from memory.storage.models import (
+    ContextSnapshot,
+    Memory,
+    MemoryEvent,
+    Message,
+    Retrieval,
+    Session,
+    SessionBridge,
+    SummaryAnchor,
+    Turn,
+)
+from memory.vocab import EventOp
+
+if TYPE_CHECKING:
+    from memory.storage.records import Records
+
+#: the rows a session produced, each with its own ``created_at``
+Dated = Turn | Message | ContextSnapshot | Retrieval | SummaryAnchor | SessionBridge | MemoryEvent | Memory
+
+
+def open_turn(store: Records, session: Session, user_message: Message, *, model: str) -> int:
+    """A new turn row for the stored user message; returns its id."""
+    turn = Turn(session_id=session.id, user_key=session.user_key, user_message_id=user_message.id, model=model)
+    with store.db() as db:
+        db.add(turn)
+        db.commit()
+    if turn.id is None:  # pragma: no cover - the database always assigns the key on commit
+        raise RuntimeError("the turn row got no id")
+    return turn.id
+
+
+def close_turn(store: Records, turn_id: int, reply: Message) -> None:
+    """Link the stored reply to its turn."""
+    with store.db() as db:
+        turn = db.get(Turn, turn_id)
+        if turn is None:
+            raise NotFound(f"no turn {turn_id}")
+        turn.reply_message_id = reply.id
+        db.add(turn)
+        db.commit()
+
+
+def shift_session(store: Records, user_key: str, session_id: str, days: int) -> bool:
+    """Move one session (by its external id) and everything it produced ``days`` back in time, keeping the order
+    inside it: the session, its turns, messages, snapshots, retrievals, anchors, bridge, write events and the
+    memories they added. False when the user has no such session."""
+    shift = timedelta(days=days)
+    with store.db() as db:
+        s = db.exec(select(Session).where(Session.user_key == user_key, Session.external_id == session_id)).first()
+        if s is None:
+            return False
+        s.started_at -= shift
+        s.last_activity_at -= shift
+        s.ended_at = s.ended_at - shift if s.ended_at else None
+        turns = db.exec(select(Turn).where(Turn.session_id == s.id)).all()
+        rows: list[Dated] = [
+            *turns,
+            *db.exec(select(Message).where(Message.session_id == s.id)).all(),
+            *db.exec(select(ContextSnapshot).where(ContextSnapshot.session_id == s.id)).all(),
+            *db.exec(select(Retrieval).where(Retrieval.session_id == s.id)).all(),
+            *db.exec(select(SummaryAnchor).where(SummaryAnchor.session_id == s.id)).all(),
+            *db.exec(select(SessionBridge).where(SessionBridge.from_session_id == s.id)).all(),
+        ]
+        turn_ids = [t.id for t in turns]
+        events = db.exec(select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(turn_ids))).all()
+        added = {e.memory_id for e in events if e.memory_id and e.op in (EventOp.ADD, EventOp.UPDATE)}
+        memories = db.exec(select(Memory).where(col(Memory.id).in_(list(added)))).all()
+        db.add(s)
+        rows += [*events, *memories]
+        for row in rows:
+            row.created_at -= shift
+            if isinstance(row, Memory):
+                row.updated_at -= shift
+            db.add(row)
+        db.commit()
+    return True
