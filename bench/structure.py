@@ -31,7 +31,7 @@ from bench.import_graph import cycles, graph  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 #: the product's code: the engine, the agent, the back office
 CODE = ("memory", "agent", "pages", "app.py")
-#: where parameters must be typed (the issue's "every domain function's signature says what it needs")
+#: where parameters must be typed (every domain function's signature says what it needs)
 TYPED = ("memory", "agent")
 LONG_FUNCTION = 50
 TOP = 5

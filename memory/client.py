@@ -220,7 +220,7 @@ class Memory:
                 "agent_id": agent_id or self.service.settings.default_agent_id,
                 "via": meta.get("via"),
             }
-            if getattr(h, "relevance", None) is not None:
+            if h.relevance is not None:
                 item["relevance"] = h.relevance
             out.append(item)
         return {"results": out, "retrieval_id": result.retrieval_id}

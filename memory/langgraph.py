@@ -167,7 +167,7 @@ class MemLensStore(BaseStore):
                 result = self.service.recall(
                     user_id, op.query, agent_id=agent, k=min(100, (limit + offset) * 3), threshold=self.threshold
                 )
-            ids = [(h.memory_id, getattr(h, "relevance", None) or h.similarity) for h in result.selected]
+            ids = [(h.memory_id, h.relevance or h.similarity) for h in result.selected]
             rows = self._rows([i for i, _ in ids])
             scored = [(rows[i], s) for i, s in ids if i in rows]
         else:

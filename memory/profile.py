@@ -22,7 +22,6 @@ from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import select
 
 from memory.errors import Conflict, InvalidInput
-from memory.storage.db import retrying
 from memory.storage.models import ProfileChange, ProfileField, User, utcnow
 from memory.text.privacy import mask_value
 from memory.vocab import EventOp, SourceType
@@ -367,14 +366,6 @@ def apply_in(conn, user_key: str, plans: list[tuple[list, int | None]]) -> list[
         out.append([c.public() for c in mine])
     write_changes(conn, user_key, changes, ids)
     return out
-
-
-@retrying(attempts=10, integrity=True)
-def apply_operations(store: Records, user: User, ops, *, source_message_id: int | None) -> list[dict[str, Any]]:
-    """Evolve the profile from an applied write plan in its own transaction; returns the logged changes as dicts.
-    (The write pipeline does the same inside its own transaction: :func:`apply_in`.)"""
-    with store.engine.begin() as conn:
-        return apply_in(conn, user.key, [(ops, source_message_id)])[0]
 
 
 def _explicit(c: Candidate, rows: dict[str, FieldState], msg: int | None) -> Change | None:

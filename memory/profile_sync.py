@@ -44,10 +44,6 @@ _EN_SUBJECT = re.compile(r"^\s*(?:the\s+)?user(?:'s|’s)?\s+", re.IGNORECASE)
 _IRREGULAR = {"is": "am", "has": "have", "was": "was", "does": "do"}
 
 
-def field_of(predicate: str | None) -> str | None:
-    return PREDICATES.get(predicate or "", ("fact", False, 0.5, None))[3]
-
-
 def label(actor: Actor) -> str:
     return f"{actor.name} · {actor.via}"
 

@@ -1,4 +1,4 @@
-"""The issue's acceptance run, as a person types it: real `memlens` processes on a fresh data folder, the real e5
+"""Steering from the command line, as a person types it: real `memlens` processes on a fresh data folder, the real e5
 embedder — edit a memory, the profile and recall follow; flag one, it is never selected again; erase the user at
 once, and no byte of their text remains."""
 

@@ -6,7 +6,6 @@ import pytest
 
 from memory.retrieval.tuning import (
     candidate_thresholds,
-    histogram_edges,
     point_at,
     pr_curve,
     replay_diff,
@@ -55,10 +54,3 @@ def test_replay_diff_reports_gained_lost_and_kept_in_reading_order():
     assert diff.gained == ["d", "e"] and diff.lost == ["c"] and diff.kept == ["b", "a"]
     assert diff.changed
     assert not replay_diff(["x"], ["x", "x"]).changed
-
-
-def test_histogram_range_is_padded_and_bounded():
-    assert histogram_edges([]) == (0.0, 1.0)
-    lo, hi = histogram_edges([0.8, 0.9])
-    assert lo < 0.8 and hi > 0.9
-    assert histogram_edges([-1.0, 1.0]) == (-1.0, 1.0)

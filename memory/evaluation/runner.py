@@ -105,7 +105,7 @@ def _settings_block(svc: MemoryService, opts: EvalOptions) -> dict:
         "configured_threshold": svc.recall_params().threshold,
         "calibration": svc.relevance_model().version,
         "params": {k: v for k, v in asdict(p).items() if k not in ("k", "threshold")},
-        "embedder": getattr(svc.embedder, "name", type(svc.embedder).__name__),
+        "embedder": svc.embedder.name,
         "extract": opts.extract,
     }
 

@@ -4,8 +4,7 @@
 - most frequent **interests** (items added to the profile's ``interests`` field, and memories whose predicate says
   "likes / interested in / 喜欢 …") and **topics** (a memory's ``meta.topic(s)``, else its predicate). An occurrence
   is counted once per source message: repeating "photography" twice in one message, or a profile change and a memory
-  taken from the same message, counts once. Ties are broken by the most recent occurrence (stable sorts, as in the
-  reference article);
+  taken from the same message, counts once. Ties are broken by the most recent occurrence (stable sorts);
 - **typical budget** = the median of the budgets stated (profile ``budget`` changes and ``budget`` memories), so one
   exceptional trip does not drag it the way a mean would.
 

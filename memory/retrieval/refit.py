@@ -65,7 +65,7 @@ def _held_out(x: np.ndarray, y: np.ndarray, groups: np.ndarray, embedder: str) -
 
 def fit_from_labels(svc, user_key: str | None = None) -> dict:
     """{examples, positives, shipped: {...}, own: {...}, calibration: dict | None, reason: str | None}."""
-    name = getattr(svc.embedder, "name", type(svc.embedder).__name__)
+    name = svc.embedder.name
     rows, labels, groups = _examples(svc, user_key)
     y = np.asarray(labels)
     pos, neg = int(y.sum()), int(len(y) - y.sum())

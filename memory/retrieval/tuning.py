@@ -93,12 +93,3 @@ def replay_diff(selected_then: Iterable[str], selected_now: Iterable[str]) -> Re
         lost=[i for i in then if i not in now_set],
         kept=[i for i in now if i in then_set],
     )
-
-
-def histogram_edges(similarities: Sequence[float], bins: int = 30) -> tuple[float, float]:
-    """A readable x-range for the similarity histogram: the data's span, padded, inside [-1, 1]."""
-    if not similarities:
-        return (0.0, 1.0)
-    lo, hi = min(similarities), max(similarities)
-    pad = max((hi - lo) / bins, 0.01)
-    return (max(-1.0, lo - pad), min(1.0, hi + pad))

@@ -199,12 +199,6 @@ def take_bridge(store: Records, session: Session) -> SessionBridge | None:
         return bridge
 
 
-def bridges_for(store: Records, user_key: str) -> list[SessionBridge]:
-    with store.db() as db:
-        q = select(SessionBridge).where(SessionBridge.user_key == user_key).order_by(SessionBridge.id)
-        return list(db.exec(q).all())
-
-
 def reopen(store: Records, session: Session) -> None:
     """A message in an ended session makes it active again (its bridge stays: it already served the next session)."""
     with store.db() as db:

@@ -291,11 +291,3 @@ def resolve(text: str, now: datetime, *, prefer: Prefer = None) -> DateMatch | N
     """
     found = find_dates(text, now, prefer=prefer)
     return found[0] if found else None
-
-
-def find_date(
-    text: str, base: datetime, lang: str | None = None, prefer: Prefer = None
-) -> tuple[str | None, datetime | None]:
-    """(phrase, datetime) of the first date phrase, or (None, None); ``lang`` is accepted for older callers."""
-    found = resolve(text, base, prefer=prefer)
-    return (found.phrase, found.when) if found else (None, None)

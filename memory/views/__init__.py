@@ -17,11 +17,10 @@ from memory.views.labels import (
 )
 from memory.views.profile import profile_changes, profile_fields
 from memory.views.sessions import bridge_into, context_snapshots, sessions_overview
-from memory.views.turns import recent_retrievals, retrieval_hits, retrieval_params, turn_details, turn_of_message
+from memory.views.turns import recent_retrievals, retrieval_hits, retrieval_params, turn_details
 from memory.views.writes import (
     BUILT_IN,
     WriteFilter,
-    event_ops,
     event_vias,
     memory_counts,
     memory_events,
@@ -34,7 +33,6 @@ __all__ = [
     "WriteFilter",
     "bridge_into",
     "context_snapshots",
-    "event_ops",
     "event_vias",
     "labelled_queries",
     "labelled_relevance",
@@ -52,6 +50,5 @@ __all__ = [
     "sessions_overview",
     "set_label",
     "turn_details",
-    "turn_of_message",
     "write_log",
 ]

@@ -131,8 +131,3 @@ def turn_details(store: Records, session_id: str, limit: int = 30) -> dict[int, 
             "writes": [{"op": e.op, "content": e.content, "reason": e.reason} for e in events if e.turn_id == t.id],
         }
     return out
-
-
-def turn_of_message(store: Records, message_id: int) -> int | None:
-    with store.db() as db:
-        return db.exec(select(Turn.id).where(Turn.user_message_id == message_id)).first()

@@ -177,8 +177,3 @@ def event_vias(store: Records, user_key: str) -> list[str]:
     with store.db() as db:
         found = {v for v in db.exec(query).all()}
     return ([BUILT_IN] if None in found else []) + sorted(v for v in found if v)
-
-
-def event_ops(store: Records, user_key: str) -> list[str]:
-    with store.db() as db:
-        return sorted(db.exec(select(MemoryEvent.op).where(MemoryEvent.user_key == user_key).distinct()).all())

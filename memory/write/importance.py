@@ -6,7 +6,7 @@
   "可能", "还没决定"), at most 0.3 for the assistant's inferences.
 - repetition: 1 − 1 / (1 + times reinforced): 0 when first said, 0.5 after one repeat, 0.67 after two …
 - impact: how much the fact steers later decisions, per predicate (memory.write.extract.base.PREDICATES): diet and names
-  0.9, city and budget 0.8, plans 0.7, likes 0.5 … (article 001 §4.2: "我下周到北京出差" outweighs "我喜欢蓝色").
+  0.9, city and budget 0.8, plans 0.7, likes 0.5 … ("我下周到北京出差" outweighs "我喜欢蓝色").
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory.config import Settings
 from memory.vocab import EventOp
 from memory.write import importance
 from memory.write.extract.base import OPPOSITES, Candidate, norm_object
@@ -188,9 +189,9 @@ def plan_one(c: Candidate, existing: list[Existing], threshold: float) -> Operat
     return _scored(EventOp.ADD, f"{why} ({c.predicate})", c)
 
 
-def plan_writes(candidates: list[Candidate], existing: list[Existing], settings) -> list[Operation]:
+def plan_writes(candidates: list[Candidate], existing: list[Existing], settings: Settings) -> list[Operation]:
     """One operation per candidate; later candidates see what earlier ones in the same message will write."""
-    threshold = float(getattr(settings, "dedupe_threshold", 0.96))
+    threshold = settings.dedupe_threshold
     ops: list[Operation] = []
     seen: set[tuple] = set()
     for c in candidates:
