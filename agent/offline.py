@@ -3,10 +3,10 @@
 It is a real LangChain ``BaseChatModel`` (invoke and stream), so the graph treats it exactly like ``ChatOpenAI``. The
 graph hands it the same structured data the prompt was composed from — profile fields, injected memories, the bridge,
 whether this is the session's first turn — as an :class:`OfflineContext` (the ``memlens`` call argument). It never
-parses the prompt text, so the prompt's format (fencing, headers, templates) may change freely. Replies are in the
-user's language, in plain sentences ("You live in Lisbon — you told me on 24 November."), and say once per session
-that this is the offline engine. "What do you remember about me?" gets the profile and the most important memories
-even when none passed the relevance threshold.
+parses the prompt text, so the prompt's format (fencing, headers, templates) may change freely. Its fixed sentences
+are in :data:`memory.prompts.OFFLINE_REPLIES`. Replies are in the user's language, in plain sentences ("You live in
+Lisbon — you told me on 24 November."), and say once per session that this is the offline engine. "What do you
+remember about me?" gets the profile and the most important memories even when none passed the relevance threshold.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
+from memory.prompts import OFFLINE_REPLIES
 from memory.sessions.summary import is_chinese
 from memory.text.voice import profile_sentence, sentence_end, told_on, you
 from memory.vocab import SourceType
@@ -94,7 +95,7 @@ def offline_reply(user: str, ctx: OfflineContext | None = None) -> str:
     """The whole reply from the user's message and the structured context (deterministic)."""
     ctx = ctx or OfflineContext()
     lang = "zh" if is_chinese(user) else "en"
-    t = _ZH if lang == "zh" else _EN
+    t = OFFLINE_REPLIES[lang]
     parts: list[str] = []
     if ctx.first_turn:
         name = ctx.profile.get("preferred_name") or ctx.profile.get("display_name")
@@ -130,9 +131,10 @@ def _profile_lines(ctx: OfflineContext, lang: str, names: list[str] | None = Non
 
 
 def _corrected(when: datetime | None, lang: str) -> str:
-    if lang == "zh":
-        return f"（{when.month}月{when.day}日由工作人员更正）" if when else "（由工作人员更正）"
-    return f" — corrected by a person on {when.day} {when:%B}" if when else " — corrected by a person"
+    t = OFFLINE_REPLIES[lang]
+    return (
+        t["corrected_on"].format(day=when.day, month=f"{when:%B}", month_number=when.month) if when else t["corrected"]
+    )
 
 
 def _memory_line(m: Recalled, lang: str, now: datetime | None) -> str:
@@ -140,7 +142,7 @@ def _memory_line(m: Recalled, lang: str, now: datetime | None) -> str:
     if m.source_type == PERSON_EDIT:
         told = _corrected(m.created_at, lang)
     elif m.source_type == "inferred":
-        told = "（这是我的推测）" if lang == "zh" else " — my own guess, you never said it"
+        told = OFFLINE_REPLIES[lang]["guess"]
     if said.endswith("）") and told.startswith("（"):  # "（2027年1月）（今天告诉我的）" → "（2027年1月；今天告诉我的）"
         said, told = said[:-1], "；" + told[1:]
     return sentence_end(said + told, lang)
@@ -186,27 +188,6 @@ def _answer(user: str, ctx: OfflineContext, lang: str, t: dict[str, str]) -> str
     if not lines:
         return t["unknown"]
     return t["answer"] + ("" if lang == "zh" else " ") + " ".join(lines)
-
-
-_EN = {
-    "hello_name": "Hi {name}! ",
-    "offline": "I'm MemLens's offline engine: no language model is configured, so I answer from what I remember "
-    "rather than writing freely.",
-    "about_me": "Here is what I remember about you:",
-    "nothing": "I don't remember anything about you yet — tell me about yourself and I'll keep it in mind.",
-    "answer": "From what you've told me:",
-    "unknown": "I don't have anything stored that helps with that yet.",
-    "noted": "Got it — thanks for telling me.",
-}
-_ZH = {
-    "hello_name": "{name}，你好！",
-    "offline": "我是 MemLens 的离线引擎：没有配置语言模型，所以我根据记住的内容来回答，而不是自由生成。",
-    "about_me": "我记得关于你的这些：",
-    "nothing": "我还没有记住关于你的任何信息——跟我说说你自己吧，我会记住的。",
-    "answer": "根据你告诉过我的：",
-    "unknown": "我还没有能帮上这个问题的记忆。",
-    "noted": "好的，记下了。",
-}
 
 
 def _user_text(messages: list[BaseMessage]) -> str:

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from agent.llm import make_chat_model, provider, register_chat_model, unregister_chat_model
 from agent.offline import OfflineChatModel, OfflineContext, Recalled
 from agent.runtime import Agent
+from memory.prompts import HEADERS
 from memory.service import MemoryService
-from memory.sessions.prompt import HEADERS
 from memory.storage.models import ContextSection, ContextSnapshot, Retrieval, RetrievalHit, Turn
 
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from memory.config import Settings
+from memory.prompts import HEADERS
 from memory.sessions.prompt import (
-    HEADERS,
     MESSAGE_OVERHEAD,
     ContextRequest,
     HistoryItem,

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from memory.prompts import BRIDGE_WORDS, SUMMARY_LABELS
 from memory.storage.models import utcnow
 from memory.text.tokens import count_tokens, truncate_to_tokens
 
@@ -108,12 +109,6 @@ def _goal(said: list[str], previous: str | None) -> str | None:
     return previous
 
 
-_LABELS = {
-    "en": {"goal": "Goal: ", "facts": "Facts: ", "decided": "Decided: ", "sep": "; "},
-    "zh": {"goal": "目标：", "facts": "事实：", "decided": "决定：", "sep": "；"},
-}
-
-
 @dataclass
 class ExtractiveSummariser:
     """Offline: the session's goal, the facts the user stated and what they decided — not the questions they asked."""
@@ -123,7 +118,7 @@ class ExtractiveSummariser:
     def summarise(self, lines: list[tuple[str, str]], previous_goal: str | None, max_tokens: int) -> str:
         said = [s for role, text in lines if role == "user" for s in sentences(text)]
         zh = is_chinese(" ".join(said) or (previous_goal or ""))
-        t = _LABELS["zh" if zh else "en"]
+        t = SUMMARY_LABELS["zh" if zh else "en"]
         goal = _goal(said, previous_goal)
         facts = _facts(said)[: self.points]
         decided = _decisions(said)
@@ -137,15 +132,17 @@ class ExtractiveSummariser:
     def bridge(self, lines: list[tuple[str, str]], summary: str | None, max_tokens: int) -> str:
         said = [s for role, text in lines if role == "user" for s in sentences(text)]
         lang = "zh" if is_chinese(" ".join(said) + (summary or "")) else "en"
-        facts = _summary_items(summary, ("Facts:", "事实：")) + [f.rstrip("。.") for f in _facts(said)]
-        decided = _summary_items(summary, ("Decided:", "决定：")) + _decisions(said)
+        facts = _summary_items(summary, "facts") + [f.rstrip("。.") for f in _facts(said)]
+        decided = _summary_items(summary, "decided") + _decisions(said)
         goal, latest = current_goal([summary] if summary else []), _goal(said, None)
         tasks = [t for t in dict.fromkeys([goal, latest]) if t]
         facts = list(dict.fromkeys(facts))[-BRIDGE_FACTS:]  # the newest few: the profile holds the rest
         return bridge_text(facts, list(dict.fromkeys(decided)), tasks, lang, max_tokens)
 
 
-def _summary_items(summary: str | None, labels: tuple[str, ...]) -> list[str]:
+def _summary_items(summary: str | None, line: str) -> list[str]:
+    """The items of an offline summary's "Facts: " / "事实：" (or decided) line, in either language."""
+    labels = tuple(words[line].strip() for words in SUMMARY_LABELS.values())
     out = []
     for line in (summary or "").splitlines():
         for label in labels:
@@ -158,44 +155,24 @@ def bridge_text(facts: list[str], decided: list[str], tasks: list[str], lang: st
     """'Last time you told me that you live in Lisbon; …. You decided …. Still open: …' within ``max_tokens``."""
     from memory.text.voice import sentence_end, you
 
-    zh = lang == "zh"
+    zh, w = lang == "zh", BRIDGE_WORDS["zh" if lang == "zh" else "en"]
     said = [you(f, lang).rstrip("。.") for f in facts]
     said = [s if zh else s[:1].lower() + s[1:] for s in said]
     parts: list[str] = []
     asked = [_task(t, zh) for t in tasks if _is_request(t)]
     if asked:
-        parts.append(
-            ("还没完成：你让我" + "，后来又让我".join(asked))
-            if zh
-            else ("Still open: you asked me to " + ", then to ".join(asked))
-        )
+        parts.append(w["asked"] + w["asked_sep"].join(asked))
     plans = [_task(t, zh) for t in tasks if not _is_request(t)]
     if plans:
-        parts.append(("我们在忙的事：" if zh else "We were working on this: ") + plans[-1])
+        parts.append(w["working"] + plans[-1])
+    decisions = [w["decided"] + w["decided_sep"].join(decided)] if decided else []
     for n in range(len(said), -1, -1):  # as many facts as fit, whole sentences only
-        lead = ""
-        if n:  # one clause per fact, split by semicolons: a fact retracted later is dropped on its own
-            lead = (
-                ("上次你告诉我：" + "；".join(said[:n]))
-                if zh
-                else ("Last time you told me that " + "; ".join(said[:n]))
-            )
-        text = " ".join(sentence_end(p, lang) for p in ([lead] if lead else []) + _decided(decided, zh) + parts)
+        # one clause per fact, split by semicolons: a fact retracted later is dropped on its own
+        lead = [w["told"] + w["told_sep"].join(said[:n])] if n else []
+        text = " ".join(sentence_end(p, lang) for p in lead + decisions + parts)
         if count_tokens(text) <= max_tokens or n == 0:
             break
-    if not text:
-        text = (
-            "上次我们简单聊了几句，你没有告诉我新的信息。"
-            if zh
-            else "Last time we only chatted briefly; you didn't tell me anything new."
-        )
-    return _cap(text, max_tokens)
-
-
-def _decided(decided: list[str], zh: bool) -> list[str]:
-    if not decided:
-        return []
-    return [("你决定了：" + "；".join(decided)) if zh else ("You decided " + "; ".join(decided))]
+    return _cap(text or w["nothing"], max_tokens)
 
 
 def _task(request: str, zh: bool) -> str:

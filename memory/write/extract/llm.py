@@ -1,6 +1,7 @@
 """LLM extraction with structured output (langchain ``with_structured_output``) when a chat model is configured.
 
-The model sees only the one message and returns ``Extraction`` (a list of facts). Models without tool calling
+The model sees only the one message, fenced as data (the request's words: :mod:`memory.prompts`), and returns
+``Extraction`` (a list of facts). Models without tool calling
 (``with_structured_output`` raises NotImplementedError) are asked for the same JSON in plain text. Whatever the model
 says, the same guards as the rules apply: assistant text yields only low-confidence ``inferred`` candidates, hedged
 facts get hedged confidence, and unknown predicates become plain ``fact``s.
@@ -15,18 +16,8 @@ from datetime import datetime
 from langchain_core.exceptions import OutputParserException
 from pydantic import BaseModel, Field, ValidationError
 
+from memory.prompts import extraction_prompt
 from memory.write.extract.base import CONF_HEDGED, CONF_INFERRED, PREDICATES, Candidate, make
-
-PROMPT = """Extract durable facts about the USER from one chat message (English or Chinese).
-Only what the user states about themself: preferences, diet, name / how to be addressed, city and moves, job,
-plans and events with dates, budget, communication style. Ignore small talk, questions and requests.
-Predicates: {predicates}. Set negated=true for "I no longer ..." / "不再 ...", hedged=true for "maybe" / "可能" /
-"还没决定". content: one short third-person sentence in the message's language ("User lives in Hangzhou.").
-Message role: {role}. Message time: {at}.
-Reply with JSON: {{"facts": [{{"predicate": ..., "object": ..., "content": ..., "hedged": false, "negated": false,
-"event_time": null}}]}}
-Message:
-{text}"""
 
 
 class Fact(BaseModel):
@@ -80,7 +71,7 @@ def _event_time(value: str | None) -> datetime | None:
 
 
 def extract_llm(model, text: str, *, role: str = "user", at: datetime) -> list[Candidate]:
-    prompt = PROMPT.format(predicates=", ".join(PREDICATES), role=role, at=at.isoformat(), text=text)
+    prompt = extraction_prompt(text, role=role, at=at, predicates=list(PREDICATES))
     out: list[Candidate] = []
     for f in _ask(model, prompt).facts:
         if not f.object.strip() or not f.content.strip():
