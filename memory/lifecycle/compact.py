@@ -99,48 +99,67 @@ def cluster(
     leader it is at least ``threshold`` similar to (greedy leader clustering: no chains of A~B~C where A and C differ).
     """
     order = sorted(members, key=lambda m: (-values[m.id], m.created_at, m.id))
-    parent = {m.id: m.id for m in order}
-    why: dict[str, str] = {}
+    forest = _Forest([m.id for m in order])
+    _join_same_statements(order, forest)
+    _join_similar([m for m in order if m.id in vectors], vectors, threshold, forest)
+    groups: dict[str, list[MemInfo]] = defaultdict(list)
+    for m in order:  # value order, so each group's first member is its leader
+        groups[forest.root(m.id)].append(m)
+    # a member may lead its own sub-group, linked to the leader only through another member: no reason of its own
+    why = forest.why
+    return [
+        (g, "; ".join(dict.fromkeys(why[m.id] for m in g[1:] if m.id in why))) for g in groups.values() if len(g) > 1
+    ]
 
-    def root(i: str) -> str:
+
+class _Forest:
+    """Union-find over memory ids, with the reason each joined member gave."""
+
+    def __init__(self, ids: list[str]) -> None:
+        self.parent = {i: i for i in ids}
+        self.why: dict[str, str] = {}
+
+    def root(self, i: str) -> str:
+        parent = self.parent
         while parent[i] != i:
             parent[i] = parent[parent[i]]
             i = parent[i]
         return i
 
-    by_key: dict[tuple[str, str], str] = {}
+
+def _join_same_statements(order: list[MemInfo], forest: _Forest) -> None:
+    """The same statement always groups, under the highest-value memory that made it."""
+    by_key: dict[tuple[str, str, str], str] = {}
     for m in order:
         key = _statement_key(m)
-        if key is not None:
-            if key in by_key:
-                parent[root(m.id)] = root(by_key[key])
-                why[m.id] = f"same statement ({m.subject} / {m.predicate}" + (f" / {m.object})" if key[2] else ")")
-            else:
-                by_key[key] = m.id
-    with_vec = [m for m in order if m.id in vectors]
-    if len(with_vec) > 1:
-        mat = np.vstack([vectors[m.id] for m in with_vec])
-        full = mat @ mat.T if len(with_vec) <= 4096 else None  # one matmul beats n small ones
-        lonely = (full >= threshold).sum(axis=1) <= 1 if full is not None else np.zeros(len(with_vec), dtype=bool)
-        free = ~lonely  # a memory similar to nothing else can neither lead nor join a group
-        for i, m in enumerate(with_vec):
-            if not free[i]:
-                continue
-            free[i] = False
-            sims = full[i] if full is not None else mat @ mat[i]
-            for j in np.nonzero(free & (sims >= threshold))[0]:
-                other = with_vec[j].id
-                free[j] = False
-                if root(other) != root(m.id):
-                    parent[root(other)] = root(m.id)
-                why.setdefault(other, f"similarity {float(sims[j]):.3f} ≥ {threshold:g} to {m.id}")
-    groups: dict[str, list[MemInfo]] = defaultdict(list)
-    for m in order:  # value order, so each group's first member is its leader
-        groups[root(m.id)].append(m)
-    # a member may lead its own sub-group, linked to the leader only through another member: no reason of its own
-    return [
-        (g, "; ".join(dict.fromkeys(why[m.id] for m in g[1:] if m.id in why))) for g in groups.values() if len(g) > 1
-    ]
+        if key is None:
+            continue
+        if key in by_key:
+            forest.parent[forest.root(m.id)] = forest.root(by_key[key])
+            forest.why[m.id] = f"same statement ({m.subject} / {m.predicate}" + (f" / {m.object})" if key[2] else ")")
+        else:
+            by_key[key] = m.id
+
+
+def _join_similar(with_vec: list[MemInfo], vectors: dict[str, np.ndarray], threshold: float, forest: _Forest) -> None:
+    """Greedy leader clustering in value order: each free memory leads the free ones at least ``threshold`` similar."""
+    if len(with_vec) <= 1:
+        return
+    mat = np.vstack([vectors[m.id] for m in with_vec])
+    full = mat @ mat.T if len(with_vec) <= 4096 else None  # one matmul beats n small ones
+    lonely = (full >= threshold).sum(axis=1) <= 1 if full is not None else np.zeros(len(with_vec), dtype=bool)
+    free = ~lonely  # a memory similar to nothing else can neither lead nor join a group
+    for i, m in enumerate(with_vec):
+        if not free[i]:
+            continue
+        free[i] = False
+        sims = full[i] if full is not None else mat @ mat[i]
+        for j in np.nonzero(free & (sims >= threshold))[0]:
+            other = with_vec[j].id
+            free[j] = False
+            if forest.root(other) != forest.root(m.id):
+                forest.parent[forest.root(other)] = forest.root(m.id)
+            forest.why.setdefault(other, f"similarity {float(sims[j]):.3f} ≥ {threshold:g} to {m.id}")
 
 
 def merged_record(group: Sequence[MemInfo], now: datetime) -> dict[str, Any]:

@@ -230,60 +230,48 @@ def _act(m: MemInfo, action: str, rule: str, reason: str, v: float) -> Action:
 
 def plan_forget(rows: Sequence[MemInfo], s: Settings, now: datetime) -> list[Action]:
     """Pure: which memories to archive or delete, and why (rows of any number of users)."""
-    actions: list[Action] = []
     by_user: dict[str, list[MemInfo]] = defaultdict(list)
     for m in rows:
         by_user[m.user_key].append(m)
-    retention = timedelta(days=s.archive_retention_days)
+    actions: list[Action] = []
     for members in by_user.values():
         keep: list[tuple[float, MemInfo]] = []
         for m in members:
             v = value(m, now, s) if m.status == MemoryStatus.ACTIVE else 0.0
-            if m.status == MemoryStatus.ARCHIVED:
-                if now - m.updated_at >= retention:
-                    actions.append(
-                        _act(
-                            m,
-                            "delete",
-                            "retention",
-                            f"archived on {m.updated_at:%Y-%m-%d}, kept "
-                            f"{s.archive_retention_days:g} days (MEMLENS_ARCHIVE_RETENTION_DAYS)",
-                            0.0,
-                        )
-                    )
-                continue
-            when, why = expiry(m, s)
-            if when is not None and when <= now:
-                actions.append(_act(m, "archive", "expired", f"expired on {when:%Y-%m-%d}: {why}", v))
-            elif v < s.archive_below_value:
-                idle = (now - (m.last_accessed_at or m.created_at)).days
-                actions.append(
-                    _act(
-                        m,
-                        "archive",
-                        "faded",
-                        f"value {v:.4f} < {s.archive_below_value:g}: importance "
-                        f"{m.importance:g} decayed over {idle} days without use",
-                        v,
-                    )
-                )
-            else:
+            act = _retire(m, s, now, v)
+            if act is not None:
+                actions.append(act)
+            elif m.status != MemoryStatus.ARCHIVED:
                 keep.append((v, m))
-        over = len(keep) - s.max_active_memories
-        if over > 0:
-            keep.sort(key=lambda p: (p[0], p[1].last_accessed_at or p[1].created_at, p[1].created_at, p[1].id))
-            for v, m in keep[:over]:
-                actions.append(
-                    _act(
-                        m,
-                        "archive",
-                        "cap",
-                        f"over the cap of {s.max_active_memories} active memories "
-                        f"(MEMLENS_MAX_ACTIVE_MEMORIES); value {v:.4f} is among the {over} lowest",
-                        v,
-                    )
-                )
+        actions += _over_cap(keep, s)
     return actions
+
+
+def _retire(m: MemInfo, s: Settings, now: datetime, v: float) -> Action | None:
+    """One memory on its own: an archived one past retention is deleted; an expired or faded one is archived."""
+    if m.status == MemoryStatus.ARCHIVED:
+        if now - m.updated_at < timedelta(days=s.archive_retention_days):
+            return None
+        kept = f"kept {s.archive_retention_days:g} days (MEMLENS_ARCHIVE_RETENTION_DAYS)"
+        return _act(m, "delete", "retention", f"archived on {m.updated_at:%Y-%m-%d}, {kept}", 0.0)
+    when, why = expiry(m, s)
+    if when is not None and when <= now:
+        return _act(m, "archive", "expired", f"expired on {when:%Y-%m-%d}: {why}", v)
+    if v < s.archive_below_value:
+        idle = (now - (m.last_accessed_at or m.created_at)).days
+        faded = f"importance {m.importance:g} decayed over {idle} days without use"
+        return _act(m, "archive", "faded", f"value {v:.4f} < {s.archive_below_value:g}: {faded}", v)
+    return None
+
+
+def _over_cap(keep: list[tuple[float, MemInfo]], s: Settings) -> list[Action]:
+    """One user's kept memories beyond the active cap, lowest value (then least recently used) first, archived."""
+    over = len(keep) - s.max_active_memories
+    if over <= 0:
+        return []
+    keep = sorted(keep, key=lambda p: (p[0], p[1].last_accessed_at or p[1].created_at, p[1].created_at, p[1].id))
+    cap = f"over the cap of {s.max_active_memories} active memories (MEMLENS_MAX_ACTIVE_MEMORIES)"
+    return [_act(m, "archive", "cap", f"{cap}; value {v:.4f} is among the {over} lowest", v) for v, m in keep[:over]]
 
 
 def forget(

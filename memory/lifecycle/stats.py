@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Text, cast, func, select
+from sqlalchemy import Connection, Text, cast, func, select
 from sqlmodel import col
 
 from memory.storage.models import Memory, ProfileChange, Session
@@ -195,54 +195,9 @@ def _typical(budgets: list[tuple[tuple[str, Any], float]]) -> float | int | None
 def user_stats(store: Records, user_id: str) -> dict[str, Any]:
     """Counts, top interests and topics, typical budget, and the rows that had to be skipped (``problems``)."""
     key = store.get_user(user_id).key
-    total, problems = _Found(), []
     with store.engine.connect() as conn:
-        sessions = dict(
-            conn.execute(
-                select(Session.status, func.count()).where(Session.user_key == key).group_by(Session.status)
-            ).all()
-        )
-        by_status = dict(
-            conn.execute(
-                select(Memory.status, func.count()).where(Memory.user_key == key).group_by(Memory.status)
-            ).all()
-        )
-        by_type = dict(
-            conn.execute(
-                select(Memory.type, func.count())
-                .where(Memory.user_key == key, Memory.status == MemoryStatus.ACTIVE)
-                .group_by(Memory.type)
-            ).all()
-        )
-        changes = conn.execute(
-            select(
-                ProfileChange.id,
-                ProfileChange.field,
-                cast(ProfileChange.old_value, Text).label("old_value"),
-                cast(ProfileChange.new_value, Text).label("new_value"),
-                ProfileChange.source_message_id,
-                cast(ProfileChange.at, Text).label("at"),
-            ).where(ProfileChange.user_key == key, ProfileChange.field.in_(["interests", "budget"]))
-        ).all()
-        memories = conn.execute(
-            select(
-                Memory.id,
-                Memory.predicate,
-                Memory.object,
-                cast(Memory.source_message_ids, Text).label("source_message_ids"),
-                cast(Memory.meta, Text).label("meta"),
-                cast(Memory.created_at, Text).label("created_at"),
-            ).where(
-                Memory.user_key == key,
-                col(Memory.status).in_([MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.ARCHIVED]),
-            )
-        ).all()
-    for table, rows, read in (("profilechange", changes, from_profile_change), ("memory", memories, from_memory)):
-        for row in rows:
-            try:
-                total.add(read(row))
-            except (BadRow, TypeError, ValueError, AttributeError) as exc:  # one bad row never sinks the page
-                problems.append({"table": table, "id": row.id, "problem": str(exc)})
+        sessions, by_status, by_type = _counts(conn, key)
+        total, problems = _read_history(conn, key)
     return {
         "sessions": {"total": sum(sessions.values()), **{str(k): v for k, v in sessions.items()}},
         "memories": {"total": sum(by_status.values()), **{str(k): v for k, v in by_status.items()}},
@@ -254,3 +209,54 @@ def user_stats(store: Records, user_id: str) -> dict[str, Any]:
         "skipped_rows": len({(p["table"], p["id"]) for p in problems}),
         "problems": problems,
     }
+
+
+def _grouped(conn: Connection, column: Any, *where: Any) -> dict[Any, int]:
+    """value of ``column`` → number of rows, for the rows matching ``where``."""
+    return dict(conn.execute(select(column, func.count()).where(*where).group_by(column)).all())
+
+
+def _counts(conn: Connection, key: str) -> tuple[dict[Any, int], dict[Any, int], dict[Any, int]]:
+    """Sessions by status, memories by status, active memories by type."""
+    return (
+        _grouped(conn, Session.status, Session.user_key == key),
+        _grouped(conn, Memory.status, Memory.user_key == key),
+        _grouped(conn, Memory.type, Memory.user_key == key, Memory.status == MemoryStatus.ACTIVE),
+    )
+
+
+def _read_history(conn: Connection, key: str) -> tuple[_Found, list[dict[str, Any]]]:
+    """Interests, topics and budgets from the profile changes and memories; each unreadable row in ``problems``.
+
+    JSON and date columns are read as raw text, so one corrupted value fails only its own row."""
+    changes = conn.execute(
+        select(
+            ProfileChange.id,
+            ProfileChange.field,
+            cast(ProfileChange.old_value, Text).label("old_value"),
+            cast(ProfileChange.new_value, Text).label("new_value"),
+            ProfileChange.source_message_id,
+            cast(ProfileChange.at, Text).label("at"),
+        ).where(ProfileChange.user_key == key, ProfileChange.field.in_(["interests", "budget"]))
+    ).all()
+    memories = conn.execute(
+        select(
+            Memory.id,
+            Memory.predicate,
+            Memory.object,
+            cast(Memory.source_message_ids, Text).label("source_message_ids"),
+            cast(Memory.meta, Text).label("meta"),
+            cast(Memory.created_at, Text).label("created_at"),
+        ).where(
+            Memory.user_key == key,
+            col(Memory.status).in_([MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.ARCHIVED]),
+        )
+    ).all()
+    total, problems = _Found(), []
+    for table, rows, read in (("profilechange", changes, from_profile_change), ("memory", memories, from_memory)):
+        for row in rows:
+            try:
+                total.add(read(row))
+            except (BadRow, TypeError, ValueError, AttributeError) as exc:  # one bad row never sinks the page
+                problems.append({"table": table, "id": row.id, "problem": str(exc)})
+    return total, problems

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func
+from sqlmodel import Session as DBSession
 from sqlmodel import col, select
 
 from memory.storage.models import (
@@ -27,17 +28,7 @@ def sessions_overview(store: Records, user_key: str, limit: int = 200) -> list[d
             select(Session).where(Session.user_key == user_key).order_by(col(Session.started_at).desc()).limit(limit)
         ).all()
         ids = [s.id for s in sessions]
-        counts = (
-            dict(
-                db.exec(
-                    select(Message.session_id, func.count())
-                    .where(col(Message.session_id).in_(ids))
-                    .group_by(Message.session_id)
-                ).all()
-            )
-            if ids
-            else {}
-        )
+        counts = _message_counts(db, ids)
         anchors = (
             db.exec(
                 select(SummaryAnchor).where(col(SummaryAnchor.session_id).in_(ids)).order_by(SummaryAnchor.id)
@@ -49,35 +40,43 @@ def sessions_overview(store: Records, user_key: str, limit: int = 200) -> list[d
             select(SessionBridge).where(SessionBridge.user_key == user_key).order_by(SessionBridge.id)
         ).all()
     names = {s.id: s.external_id for s in sessions}
-    out = []
-    for s in sessions:
-        out.append(
-            {
-                "id": s.id,
-                "session": s.external_id,
-                "agent": s.agent_id,
-                "status": s.status,
-                "title": s.title,
-                "started_at": s.started_at,
-                "last_activity_at": s.last_activity_at,
-                "ended_at": s.ended_at,
-                "messages": counts.get(s.id, 0),
-                "anchors": [
-                    {
-                        "from": a.from_message_id,
-                        "to": a.to_message_id,
-                        "text": a.text,
-                        "tokens": a.tokens,
-                        "at": a.created_at,
-                    }
-                    for a in anchors
-                    if a.session_id == s.id
-                ],
-                "bridge_out": [_bridge(b, names) for b in bridges if b.from_session_id == s.id],
-                "bridge_in": [_bridge(b, names) for b in bridges if b.to_session_id == s.id],
-            }
-        )
-    return out
+    return [
+        {
+            **_session_row(s, counts.get(s.id, 0)),
+            "anchors": [_anchor(a) for a in anchors if a.session_id == s.id],
+            "bridge_out": [_bridge(b, names) for b in bridges if b.from_session_id == s.id],
+            "bridge_in": [_bridge(b, names) for b in bridges if b.to_session_id == s.id],
+        }
+        for s in sessions
+    ]
+
+
+def _message_counts(db: DBSession, ids: list[str]) -> dict[str, int]:
+    """session id → number of messages (one grouped query)."""
+    if not ids:
+        return {}
+    query = (
+        select(Message.session_id, func.count()).where(col(Message.session_id).in_(ids)).group_by(Message.session_id)
+    )
+    return dict(db.exec(query).all())
+
+
+def _session_row(s: Session, messages: int) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "session": s.external_id,
+        "agent": s.agent_id,
+        "status": s.status,
+        "title": s.title,
+        "started_at": s.started_at,
+        "last_activity_at": s.last_activity_at,
+        "ended_at": s.ended_at,
+        "messages": messages,
+    }
+
+
+def _anchor(a: SummaryAnchor) -> dict[str, Any]:
+    return {"from": a.from_message_id, "to": a.to_message_id, "text": a.text, "tokens": a.tokens, "at": a.created_at}
 
 
 def _bridge(b: SessionBridge, names: dict[str, str]) -> dict[str, Any]:

@@ -128,65 +128,85 @@ def _scored(
 
 
 def plan_one(c: Candidate, existing: list[Existing], threshold: float) -> Operation:
+    """The one operation for a candidate against what is stored; rules in order, the first that applies decides."""
     dup = next(((e, s) for e in existing for ok, s in [_is_duplicate(c, e, threshold)] if ok), None)
     if c.source_type == "inferred":
-        if dup:
-            return _scored(
-                EventOp.NOOP,
-                f"assistant inference repeats memory {dup[0].id}; inferences never reinforce",
-                c,
-                targets=[dup[0].id],
-                sim=dup[1],
-            )
-        return _scored(
-            EventOp.ADD,
-            "assistant inference: kept as a low-confidence 'inferred' memory, never a user fact "
-            "and never promoted to the profile",
-            c,
-        )
-    if c.negated:
-        taken_back = [
-            e for e in existing if e.predicate == c.predicate and not e.negated and objects_match(c.object, e.object)
-        ]
-        if taken_back:
-            return _scored(
-                EventOp.UPDATE,
-                f"user takes back '{taken_back[0].content}' ({c.evidence!r}): supersedes it",
-                c,
-                targets=[e.id for e in taken_back],
-            )
+        return _inferred(c, dup)
+    if c.negated and (taken_back := _taken_back(c, existing)) is not None:
+        return taken_back
     if dup:
-        e, sim = dup
-        how = f"similarity {sim:.3f} ≥ {threshold:.2f}" if sim is not None else "same predicate and object"
-        return _scored(
-            EventOp.REINFORCE,
-            f"repeats memory {e.id} ({how})",
-            c,
-            targets=[e.id],
-            sim=sim,
-            reinforce_count=e.reinforce_count + 1,
-            confidence=importance.reinforced_confidence(e.confidence, c.confidence),
-        )
+        return _reinforce(c, dup[0], dup[1], threshold)
     conflicts = [e for e in existing if _contradicted(c, e)]
-    if conflicts and c.hedged:
+    if conflicts:
+        return _against(c, conflicts)
+    if c.negated:
+        return _scored(EventOp.ADD, "negation recorded; no stored memory to take back", c)
+    why = "hedged statement: low confidence" if c.hedged else "new explicit statement"
+    return _scored(EventOp.ADD, f"{why} ({c.predicate})", c)
+
+
+def _inferred(c: Candidate, dup: tuple[Existing, float | None] | None) -> Operation:
+    """The assistant's inference: added at low confidence, or nothing when it repeats a memory (never reinforced)."""
+    if dup:
+        return _scored(
+            EventOp.NOOP,
+            f"assistant inference repeats memory {dup[0].id}; inferences never reinforce",
+            c,
+            targets=[dup[0].id],
+            sim=dup[1],
+        )
+    return _scored(
+        EventOp.ADD,
+        "assistant inference: kept as a low-confidence 'inferred' memory, never a user fact "
+        "and never promoted to the profile",
+        c,
+    )
+
+
+def _taken_back(c: Candidate, existing: list[Existing]) -> Operation | None:
+    """A negation that matches stored statements supersedes them (None when it takes nothing back)."""
+    taken_back = [
+        e for e in existing if e.predicate == c.predicate and not e.negated and objects_match(c.object, e.object)
+    ]
+    if not taken_back:
+        return None
+    return _scored(
+        EventOp.UPDATE,
+        f"user takes back '{taken_back[0].content}' ({c.evidence!r}): supersedes it",
+        c,
+        targets=[e.id for e in taken_back],
+    )
+
+
+def _reinforce(c: Candidate, e: Existing, sim: float | None, threshold: float) -> Operation:
+    how = f"similarity {sim:.3f} ≥ {threshold:.2f}" if sim is not None else "same predicate and object"
+    return _scored(
+        EventOp.REINFORCE,
+        f"repeats memory {e.id} ({how})",
+        c,
+        targets=[e.id],
+        sim=sim,
+        reinforce_count=e.reinforce_count + 1,
+        confidence=importance.reinforced_confidence(e.confidence, c.confidence),
+    )
+
+
+def _against(c: Candidate, conflicts: list[Existing]) -> Operation:
+    """A statement that contradicts stored ones: a hedged one is added beside them, a plain one supersedes them."""
+    if c.hedged:
         return _scored(
             EventOp.ADD,
             f"hedged ({c.meta.get('hedge')!r}): kept at low confidence beside "
             f"'{conflicts[0].content}', which it does not supersede",
             c,
         )
-    if conflicts:
-        return _scored(
-            EventOp.UPDATE,
-            f"contradicts '{conflicts[0].content}' ({c.predicate} holds one value): the old "
-            "memory is superseded and kept in history",
-            c,
-            targets=[e.id for e in conflicts],
-        )
-    if c.negated:
-        return _scored(EventOp.ADD, "negation recorded; no stored memory to take back", c)
-    why = "hedged statement: low confidence" if c.hedged else "new explicit statement"
-    return _scored(EventOp.ADD, f"{why} ({c.predicate})", c)
+    return _scored(
+        EventOp.UPDATE,
+        f"contradicts '{conflicts[0].content}' ({c.predicate} holds one value): the old "
+        "memory is superseded and kept in history",
+        c,
+        targets=[e.id for e in conflicts],
+    )
 
 
 def plan_writes(candidates: list[Candidate], existing: list[Existing], settings: Settings) -> list[Operation]:
