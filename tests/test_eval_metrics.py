@@ -8,15 +8,15 @@ import pytest
 
 from memory.errors import InvalidInput
 from memory.evaluation import locomo, metrics
-from memory.evaluation.metrics import Candidate, Outcome
+from memory.evaluation.metrics import Outcome, RankedRecord
 from memory.evaluation.runner import EvalOptions, assemble
 
 TINY = Path(__file__).parent / "data" / "tiny_locomo_format.json"
 
 
-def cand(dia: set[str], rel: float, tokens: int = 10) -> Candidate:
+def cand(dia: set[str], rel: float, tokens: int = 10) -> RankedRecord:
     """A candidate whose relevance is ``rel`` (similarity set apart, to show the cut ignores it)."""
-    return Candidate(dia_ids=frozenset(dia), similarity=rel - 0.5, tokens=tokens, relevance=rel)
+    return RankedRecord(dia_ids=frozenset(dia), similarity=rel - 0.5, tokens=tokens, relevance=rel)
 
 
 RANKED = [cand({"D1:9"}, 0.90), cand({"D1:1"}, 0.85), cand({"D2:4"}, 0.82), cand({"D1:2"}, 0.75)]
@@ -119,3 +119,20 @@ def test_loader_rejects_what_is_not_locomo(tmp_path):
         locomo.load(bad)
     with pytest.raises(InvalidInput):
         locomo.parse_date("yesterday-ish")
+
+
+def test_an_asked_cache_written_before_the_rename_still_loads(tmp_path):
+    """`metrics.Candidate` became `metrics.RankedRecord`: a cache pickled under the old name is read as the new one."""
+    import pickle
+
+    from memory.evaluation import runner
+
+    opts = runner.EvalOptions(cache=tmp_path / "asked.pkl", limit=3)
+    record = cand({"D1:1"}, 0.7)
+    outcome = Outcome("conv-1", 0, 1, frozenset({"D1:1"}), ranked=[record])
+    data = {"key": [opts.modes, opts.limit, opts.foreign], "outcomes": {"hybrid": [outcome]}, "foreign": []}
+    blob = pickle.dumps(data, protocol=0).replace(b"\nRankedRecord\n", b"\nCandidate\n")  # as written before
+    assert b"Candidate" in blob and not hasattr(metrics, "Candidate")
+    opts.cache.write_bytes(blob)
+    cached = runner._cached(opts)
+    assert cached is not None and cached[0]["hybrid"][0].ranked == [record]

@@ -10,7 +10,7 @@ from actors import VIEWER
 from streamlit.testing.v1 import AppTest
 
 from memory.config import Settings
-from memory.evaluation.metrics import Candidate, Outcome
+from memory.evaluation.metrics import Outcome, RankedRecord
 from memory.evaluation.runner import EvalOptions, assemble, save_report
 from memory.retrieval.relevance import FEATURES
 
@@ -22,7 +22,7 @@ def fake_report(shift: float) -> dict:
     """A report built by the real assembler from synthetic outcomes (the page only reads numbers)."""
     feats = tuple(0.0 for _ in FEATURES)
     ranked = [
-        Candidate(frozenset({f"D1:{i}"}), 0.9 - i * 0.01 - shift, 12, relevance=0.9 - i * 0.03, features=feats)
+        RankedRecord(frozenset({f"D1:{i}"}), 0.9 - i * 0.01 - shift, 12, relevance=0.9 - i * 0.03, features=feats)
         for i in range(30)
     ]
     outs = [Outcome(s, i, 1 + i % 5, frozenset({f"D1:{i % 7}"}), ranked) for s in "ab" for i in range(10)]

@@ -11,7 +11,7 @@ from actors import ADMIN
 
 from memory.errors import InvalidInput
 from memory.evaluation import crossval
-from memory.evaluation.metrics import Candidate, Outcome
+from memory.evaluation.metrics import Outcome, RankedRecord
 from memory.retrieval import relevance
 from memory.retrieval.fit import brier, expected_calibration_error, fit_calibration, fit_logistic, reliability
 from memory.retrieval.relevance import FEATURES, Calibration, Scored, features
@@ -102,7 +102,7 @@ def _outcomes() -> list[Outcome]:
                 gold = i == q % 3
                 f = rng.normal(size=len(FEATURES))
                 f[0] += 3.0 if gold else 0.0
-                ranked.append(Candidate(frozenset({f"D{i}"}), 0.8, 10, features=tuple(f)))
+                ranked.append(RankedRecord(frozenset({f"D{i}"}), 0.8, 10, features=tuple(f)))
             out.append(Outcome(conv, q, 1 + q % 4, frozenset({f"D{q % 3}"}), ranked))
             out.append(Outcome(conv, q, 1 + q % 4, frozenset(), ranked[3:], asked_of=other))
     return out

@@ -22,7 +22,10 @@ _DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%d %B, %Y", 
 
 
 @dataclass(frozen=True)
-class Turn:
+class DialogTurn:
+    """One utterance of a LoCoMo conversation (``dia_id`` ``D3:7``: session 3, turn 7). Not the agent's ``Turn``
+    (``memory.storage.models.Turn``, one pass of the memory loop)."""
+
     dia_id: str
     speaker: str
     text: str
@@ -39,7 +42,7 @@ class Turn:
 class LocomoSession:
     number: int
     at: datetime
-    turns: list[Turn]
+    turns: list[DialogTurn]
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,7 @@ def _sessions(conv: dict) -> list[LocomoSession]:
             continue
         start = parse_date(conv[f"session_{n}_date_time"])
         turns = [
-            Turn(
+            DialogTurn(
                 dia_id=str(t["dia_id"]),
                 speaker=str(t["speaker"]),
                 text=str(t.get("text", "")),

@@ -35,7 +35,9 @@ Progress = Callable[[int], None]
 
 
 @dataclass
-class LmeTurn:
+class LmeDialogTurn:
+    """One message of a LongMemEval haystack session (``has_answer``: it holds the evidence)."""
+
     role: str
     content: str
     has_answer: bool
@@ -48,7 +50,7 @@ class LmeQuestion:
     question: str
     date: datetime | None
     answer_sessions: frozenset[str]
-    sessions: list[tuple[str, datetime | None, list[LmeTurn]]] = field(default_factory=list)
+    sessions: list[tuple[str, datetime | None, list[LmeDialogTurn]]] = field(default_factory=list)
 
     @property
     def abstention(self) -> bool:
@@ -89,7 +91,7 @@ def _question(raw: dict) -> LmeQuestion:
     )
     for sid, when, turns in zip(ids, dates, sessions, strict=True):
         parsed = [
-            LmeTurn(str(t.get("role", "user")), str(t.get("content", "")), bool(t.get("has_answer")))
+            LmeDialogTurn(str(t.get("role", "user")), str(t.get("content", "")), bool(t.get("has_answer")))
             for t in turns
             if isinstance(t, dict)
         ]

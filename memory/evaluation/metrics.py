@@ -17,7 +17,10 @@ SWEEP = tuple(round(i / 20, 2) for i in range(21))  # relevance 0.00 .. 1.00
 
 
 @dataclass(frozen=True)
-class Candidate:
+class RankedRecord:
+    """One retrieved record in a question's ranked list: the dialogue turns it came from (its evidence), its scores
+    and its size. (Not the write path's ``memory.write.extract.base.Candidate``, a fact about to be stored.)"""
+
     dia_ids: frozenset[str]
     similarity: float | None
     tokens: int
@@ -34,7 +37,7 @@ class Outcome:
     index: int
     category: int
     gold: frozenset[str]
-    ranked: list[Candidate] = field(default_factory=list)
+    ranked: list[RankedRecord] = field(default_factory=list)
     latency_ms: float = 0.0
     #: asked of another conversation's user (its sample id): nothing there can be relevant
     asked_of: str | None = None
@@ -44,7 +47,7 @@ class Outcome:
         return self.asked_of is not None
 
 
-def selected(ranked: Sequence[Candidate], k: int, threshold: float | None = None) -> list[Candidate]:
+def selected(ranked: Sequence[RankedRecord], k: int, threshold: float | None = None) -> list[RankedRecord]:
     """The first k candidates whose relevance passes the threshold (None = no threshold)."""
     out = []
     for c in ranked:
@@ -55,19 +58,19 @@ def selected(ranked: Sequence[Candidate], k: int, threshold: float | None = None
     return out
 
 
-def covered(top: Iterable[Candidate]) -> set[str]:
+def covered(top: Iterable[RankedRecord]) -> set[str]:
     return set().union(*(c.dia_ids for c in top))
 
 
-def evidence_recall(gold: frozenset[str], top: Sequence[Candidate]) -> float:
+def evidence_recall(gold: frozenset[str], top: Sequence[RankedRecord]) -> float:
     return len(gold & covered(top)) / len(gold) if gold else 0.0
 
 
-def hit(gold: frozenset[str], top: Sequence[Candidate]) -> float:
+def hit(gold: frozenset[str], top: Sequence[RankedRecord]) -> float:
     return 1.0 if gold & covered(top) else 0.0
 
 
-def reciprocal_rank(gold: frozenset[str], top: Sequence[Candidate]) -> float:
+def reciprocal_rank(gold: frozenset[str], top: Sequence[RankedRecord]) -> float:
     for rank, c in enumerate(top, 1):
         if gold & c.dia_ids:
             return 1.0 / rank

@@ -13,11 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from memory.evaluation import crossval, metrics
 from memory.evaluation.ingest import IngestStats, dia_ids_by_message, ingest_sample, memory_counts
 from memory.evaluation.locomo import CATEGORIES, Sample, load
-from memory.evaluation.metrics import Candidate, Outcome
+from memory.evaluation.metrics import Outcome, RankedRecord
 from memory.retrieval.recall import Hit
 from memory.retrieval.relevance import Calibration
 from memory.service import MemoryService
@@ -46,11 +47,11 @@ class EvalOptions:
         return [self.mode, *extra]
 
 
-def _candidate(hit: Hit, dia_of: dict[int, str], tokens: dict[str, int]) -> Candidate:
+def _ranked_record(hit: Hit, dia_of: dict[int, str], tokens: dict[str, int]) -> RankedRecord:
     if hit.memory_id not in tokens:
         tokens[hit.memory_id] = count_tokens(hit.content)
     dia = frozenset(dia_of[m] for m in hit.source_message_ids if m in dia_of)
-    return Candidate(
+    return RankedRecord(
         dia_ids=dia,
         similarity=hit.similarity,
         tokens=tokens[hit.memory_id],
@@ -86,7 +87,7 @@ def ask_sample(
                 index=q.index,
                 category=q.category,
                 gold=frozenset() if asked_of else q.evidence,
-                ranked=[_candidate(h, dia_of, tokens) for h in res.hits],
+                ranked=[_ranked_record(h, dia_of, tokens) for h in res.hits],
                 latency_ms=res.latency_ms,
                 asked_of=asked_of.sample_id if asked_of else None,
             )
@@ -201,12 +202,21 @@ def ask_all(
     return outcomes, foreign
 
 
+class _CacheUnpickler(pickle.Unpickler):
+    """Reads caches written before a class was renamed (``metrics.Candidate`` is ``metrics.RankedRecord`` now)."""
+
+    RENAMED = {("memory.evaluation.metrics", "Candidate"): ("memory.evaluation.metrics", "RankedRecord")}
+
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(*self.RENAMED.get((module, name), (module, name)))
+
+
 def _cached(opts: EvalOptions) -> tuple[dict[str, list[Outcome]], list[Outcome]] | None:
     """Outcomes asked by an earlier run with the same modes and limit (a private pickle of our own dataclasses)."""
     if opts.cache is None or not Path(opts.cache).exists():
         return None
     with open(opts.cache, "rb") as fh:
-        data = pickle.load(fh)  # noqa: S301 - a file this command wrote
+        data = _CacheUnpickler(fh).load()  # a file this command wrote
     if data.get("key") != [opts.modes, opts.limit, opts.foreign]:
         return None
     return data["outcomes"], data["foreign"]
