@@ -15,7 +15,7 @@ from agent.state import CompiledTurnGraph
 from memory.config import Settings
 
 
-def make_checkpointer(settings: Settings) -> BaseCheckpointSaver:
+def make_checkpointer(settings: Settings) -> BaseCheckpointSaver[str]:
     """SqliteSaver on the MemLens SQLite file, or PostgresSaver on MEMLENS_DATABASE_URL; tables created here."""
     url = settings.resolved_database_url()
     if url.startswith("sqlite"):
@@ -47,12 +47,12 @@ def make_checkpointer(settings: Settings) -> BaseCheckpointSaver:
     return saver
 
 
-def close_checkpointer(saver: BaseCheckpointSaver) -> None:
+def close_checkpointer(saver: BaseCheckpointSaver[str]) -> None:
     conn = getattr(saver, "conn", None)
     if conn is not None and hasattr(conn, "close"):
         conn.close()
 
 
-def compile_graph(checkpointer: BaseCheckpointSaver) -> CompiledTurnGraph:
+def compile_graph(checkpointer: BaseCheckpointSaver[str]) -> CompiledTurnGraph:
     """The production graph: :func:`agent.graph.build_graph` compiled with the given saver."""
     return build_graph().compile(checkpointer=checkpointer)

@@ -81,7 +81,7 @@ class Agent:
         self.service = service
         self._model = chat_model
         self._graph: CompiledTurnGraph | None = None
-        self._saver: BaseCheckpointSaver | None = None
+        self._saver: BaseCheckpointSaver[str] | None = None
         self._lock = threading.Lock()
         self._background: list[threading.Thread] = []
         self.last_result: TurnResult | None = None

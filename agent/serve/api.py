@@ -9,7 +9,7 @@ are not confirmed). Bodies over ``MEMLENS_API_MAX_BODY_BYTES`` → 413. Every er
 from __future__ import annotations
 
 import threading
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -25,6 +25,11 @@ from memory.errors import Conflict, Forbidden, InvalidInput, MemLensError, NotFo
 from memory.service import MemoryService
 from memory.vocab import Actor, Role
 
+if TYPE_CHECKING:  # the agent (LangGraph) loads on the first chat, not when the API starts
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from agent.runtime import Agent
+
 STATUS = {InvalidInput: 400, NotFound: 404, Conflict: 409, Forbidden: 403}
 _bearer = HTTPBearer(auto_error=False, description="An API key made with `memlens apikey create`.")
 
@@ -32,10 +37,10 @@ _bearer = HTTPBearer(auto_error=False, description="An API key made with `memlen
 class BodyLimit:
     """Pure ASGI middleware: refuse bodies over ``limit`` bytes (by Content-Length, and while streaming)."""
 
-    def __init__(self, app, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app, self.limit = app, limit
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         length = dict(scope.get("headers") or []).get(b"content-length")
@@ -43,7 +48,7 @@ class BodyLimit:
             return await _too_large(self.limit)(scope, receive, send)
         seen = 0
 
-        async def limited():
+        async def limited() -> Message:
             nonlocal seen
             message = await receive()
             seen += len(message.get("body", b""))
@@ -63,11 +68,11 @@ class Doors:
 
     def __init__(self, service: MemoryService) -> None:
         self.service = service
-        self._agent = None
+        self._agent: Agent | None = None
         self._lock = threading.Lock()
 
     @property
-    def agent(self):
+    def agent(self) -> Agent:
         with self._lock:
             if self._agent is None:
                 from agent.runtime import Agent
