@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memory.cli.common import service
+from memory.vocab import Actor, Role
 
 if TYPE_CHECKING:  # imported where used: registering `seed-demo` must stay cheap (`memlens --help`)
     from agent.runtime import Agent
@@ -128,8 +129,9 @@ def _backdate(svc: MemoryService, user: User, names: list[str]) -> None:
             svc.shift_session(user, name, days)
 
 
-#: how many of a question's best-ranked hits the demo's author labels
+#: how many of a question's best-ranked hits the demo's author labels, and who they are (in the labels and the audit)
 LABELLED_HITS = 8
+DEMO_AUTHOR = Actor("seed-demo", Role.CURATOR, via="cli")
 
 
 def _label(svc: MemoryService, user_key: str, topics: dict[str, tuple[str, ...]]) -> int:
@@ -143,7 +145,7 @@ def _label(svc: MemoryService, user_key: str, topics: dict[str, tuple[str, ...]]
             continue
         for h in views.retrieval_hits(svc, r["id"])[:LABELLED_HITS]:
             relevant = any(w.lower() in h["content"].lower() for w in words)
-            views.set_label(svc, user_key, r["id"], h["memory_id"], relevant, labeled_by="seed-demo")
+            svc.label_hit(r["id"], h["memory_id"], relevant, actor=DEMO_AUTHOR)
             labelled += 1
     return labelled
 

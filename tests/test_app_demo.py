@@ -8,7 +8,7 @@ from sqlmodel import func, select
 from agent.demo import DEMO_USERS, seed
 from agent.runtime import Agent
 from memory import views
-from memory.storage.models import Message
+from memory.storage.models import HitLabel, Message
 
 pytestmark = pytest.mark.slow
 
@@ -35,6 +35,8 @@ def test_seed_demo_fills_every_page_once(plumbing_svc):
         assert views.profile_fields(plumbing_svc, key)
         assert views.context_snapshots(plumbing_svc, sessions[0]["id"])
         assert views.labelled_similarities(plumbing_svc, key)
+    with plumbing_svc.db() as db:
+        assert set(db.exec(select(HitLabel.labeled_by)).all()) == {"seed-demo"}  # the demo's author, a curator
     wang = {f["field"]: f["value"] for f in views.profile_fields(plumbing_svc, plumbing_svc.get_user("王芳").key)}
     assert wang.get("city") == "上海"  # the move in session 2 updated the profile
 
