@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
+from sqlmodel import Session as DBSession
 from sqlmodel import select
 
 from memory.errors import Conflict, InvalidInput
@@ -137,19 +138,7 @@ def _write(
         "source_message_id": source_message_id,
         "memory_ids": links,
     }
-    if row is None:
-        new = ProfileField(user_key=user.key, field=name, **stated)
-        db.add(new)
-    else:
-        now, version = utcnow(), row.version  # read first: the UPDATE below also refreshes a session-bound ``row``
-        done = db.execute(
-            update(ProfileField)
-            .where(ProfileField.id == row.id, ProfileField.version == version)
-            .values(**stated, updated_at=now, version=version + 1)
-        )
-        if done.rowcount != 1:
-            raise Conflict(f"profile field {name!r} changed concurrently: reload and retry")
-        new = ProfileField(id=row.id, user_key=user.key, field=name, **stated, updated_at=now, version=version + 1)
+    new = _compare_and_set(db, user, name, row, stated)
     db.add(
         ProfileChange(
             user_key=user.key,
@@ -168,6 +157,25 @@ def _write(
     except IntegrityError:
         raise Conflict(f"profile field {name!r} was created concurrently: reload and retry") from None
     return new
+
+
+def _compare_and_set(
+    db: DBSession, user: User, name: str, row: ProfileField | None, stated: dict[str, Any]
+) -> ProfileField:
+    """Insert the field, or update it only if its version is still ``row``'s; returns the field as now stored."""
+    if row is None:
+        new = ProfileField(user_key=user.key, field=name, **stated)
+        db.add(new)
+        return new
+    now, version = utcnow(), row.version  # read first: the UPDATE below also refreshes a session-bound ``row``
+    done = db.execute(
+        update(ProfileField)
+        .where(ProfileField.id == row.id, ProfileField.version == version)
+        .values(**stated, updated_at=now, version=version + 1)
+    )
+    if done.rowcount != 1:
+        raise Conflict(f"profile field {name!r} changed concurrently: reload and retry")
+    return ProfileField(id=row.id, user_key=user.key, field=name, **stated, updated_at=now, version=version + 1)
 
 
 def _item(c: Candidate) -> str:

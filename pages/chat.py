@@ -65,34 +65,7 @@ def memory_panel(
         if bridge:
             st.markdown(f":material/link: **From last session:** {plain(bridge)}")
         if hits:
-            import pandas as pd  # only where a hit table is shown: a first load without one skips ~0.5 s
-
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "used": "✔ injected"
-                            if h.get("injected")
-                            else ("dropped (budget)" if h.get("selected") else "—"),
-                            "memory": short(h["content"], 110),
-                            "relevance": h.get("relevance"),
-                            "similarity": h.get("similarity"),
-                            "BM25": h.get("fts_score"),
-                            "fused": h.get("fused"),
-                            "why not": h.get("why") or "",
-                        }
-                        for h in hits[:12]
-                    ]
-                ),
-                hide_index=True,
-                column_config={
-                    "memory": st.column_config.TextColumn(width="large"),
-                    "relevance": st.column_config.ProgressColumn(format="%.2f", min_value=0.0, max_value=1.0),
-                    "similarity": st.column_config.NumberColumn(format="%.3f"),
-                    "BM25": st.column_config.NumberColumn(format="%.2f"),
-                    "fused": st.column_config.NumberColumn(format="%.4f"),
-                },
-            )
+            _hit_table(hits)
         else:
             st.caption("No memory matched this message.")
         if writes:
@@ -102,6 +75,35 @@ def memory_panel(
                     f"{op_badge(w['op'])} {plain(short(w.get('content') or '', 120))} · "
                     f":gray[{plain(short(w.get('reason') or '', 80))}]"
                 )
+
+
+def _hit_table(hits: list[dict[str, Any]]) -> None:
+    """The first dozen candidates of a turn: used or why not, and each score."""
+    import pandas as pd  # only where a hit table is shown: a first load without one skips ~0.5 s
+
+    rows = [
+        {
+            "used": "✔ injected" if h.get("injected") else ("dropped (budget)" if h.get("selected") else "—"),
+            "memory": short(h["content"], 110),
+            "relevance": h.get("relevance"),
+            "similarity": h.get("similarity"),
+            "BM25": h.get("fts_score"),
+            "fused": h.get("fused"),
+            "why not": h.get("why") or "",
+        }
+        for h in hits[:12]
+    ]
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        column_config={
+            "memory": st.column_config.TextColumn(width="large"),
+            "relevance": st.column_config.ProgressColumn(format="%.2f", min_value=0.0, max_value=1.0),
+            "similarity": st.column_config.NumberColumn(format="%.3f"),
+            "BM25": st.column_config.NumberColumn(format="%.2f"),
+            "fused": st.column_config.NumberColumn(format="%.4f"),
+        },
+    )
 
 
 def live_details(result) -> tuple[list[dict], dict | None, list[dict], dict | None]:

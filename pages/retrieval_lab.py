@@ -322,6 +322,12 @@ def replay_tab() -> None:
     if not chosen:
         return
     results = [_replay_one(r) for r in chosen]
+    _replay_summary(results)
+    _replay_detail(results)
+
+
+def _replay_summary(results: list[dict]) -> None:
+    """Gained and lost hits over every replayed query, then one row per query."""
     gained, lost = sum(len(x["diff"].gained) for x in results), sum(len(x["diff"].lost) for x in results)
     m = st.columns(3)
     m[0].metric("Queries replayed", len(results), border=True)
@@ -344,6 +350,10 @@ def replay_tab() -> None:
         hide_index=True,
         key="lab_replay_table",
     )
+
+
+def _replay_detail(results: list[dict]) -> None:
+    """One chosen query's gained, lost and kept memories, with their relevance now."""
     by_id = {x["retrieval"]["id"]: x for x in results}
     pick = st.selectbox(
         "Look at one query",

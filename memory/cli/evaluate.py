@@ -13,6 +13,7 @@ from memory.errors import InvalidInput
 from memory.vocab import SearchMode
 
 cli = typer.Typer(help="Measure retrieval quality offline.", no_args_is_help=True)
+OutOpt = Annotated[Path | None, typer.Option("--out", help="Also write the report JSON here.")]
 
 
 def _ks(text: str) -> tuple[int, ...]:
@@ -102,7 +103,7 @@ def locomo(
     limit: Annotated[
         int | None, typer.Option("--limit", help="Ask only the first N questions per conversation.")
     ] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Also write the report JSON here.")] = None,
+    out: OutOpt = None,
     foreign: Annotated[
         bool, typer.Option("--foreign/--no-foreign", help="Also ask each conversation's questions of the next user.")
     ] = True,
@@ -133,6 +134,11 @@ def locomo(
     saved = save_report(report, reports_dir(svc))
     if out is not None:
         save_report(report, out.parent if str(out.parent) else Path("."), out.name)
+    _show_locomo(report, saved, json_out)
+
+
+def _show_locomo(report: dict, saved: Path, json_out: bool) -> None:
+    """The report as JSON, or as the plain-text table and where it was saved."""
     if json_out:
         emit(report)
         return
@@ -211,7 +217,7 @@ def longmemeval_cmd(
         bool,
         typer.Option("--user-turns-only", help="Ingest only the user's turns (faster; as in the paper's ablation)."),
     ] = False,
-    out: Annotated[Path | None, typer.Option("--out", help="Also write the report JSON here.")] = None,
+    out: OutOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """One user per question in <data_dir>/eval/store: ingest its haystack, ask through recall (as of the question

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert
+from sqlalchemy import Row, insert
 from sqlmodel import col, select
 
 from memory import provenance
@@ -341,13 +341,7 @@ def run_search(
         params = replace(params, pool=params.pool * FILTERED_POOL_FACTOR)
     vec, fts, sims = _signals(store, user_key, agent_id, query, params, filters.index_clause())
     ids = list(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))
-    with store.engine.connect() as conn:  # plain rows, not ORM objects: ~10× cheaper for a hundred candidates
-        rows = conn.execute(
-            select(*HIT_COLUMNS).where(
-                col(Memory.id).in_(ids), Memory.user_key == user_key, Memory.status == MemoryStatus.ACTIVE
-            )
-        ).all()
-    rows = [m for m in rows if agent_id is None or m.agent_id == agent_id]
+    rows = _active_rows(store, ids, user_key, agent_id)
     if filters.sql_side:  # on the rows SQL returned (source type and event time are not index columns)
         rows = [m for m in rows if filters.keeps(m.source_type, m.event_time)]
         keep = {m.id for m in rows}
@@ -363,29 +357,41 @@ def run_search(
     if filters.as_of is not None and (named := period(query, filters.as_of)):
         fused = time_boost(fused, {m.id: m.event_time or m.created_at for m in rows}, named[1:], params.day_boost)
     bm25 = dict(fts)
-    hits = [
-        Hit(
-            memory_id=m.id,
-            content=m.content,
-            type=m.type,
-            source_type=m.source_type,
-            created_at=m.created_at,
-            event_time=m.event_time,
-            confidence=m.confidence,
-            importance=m.importance,
-            similarity=round(sims[m.id], 6) if m.id in sims else None,
-            fts_score=round(bm25[m.id], 6) if m.id in bm25 else None,
-            score=round(float(fused[m.id]), 6),
-            source_message_ids=list(m.source_message_ids or []),
-            meta=dict(m.meta or {}),
-            predicate=m.predicate,
-            object=m.object,
-        )
-        for m in rows
-        if m.id in fused
-    ]
+    hits = [_hit(m, sims, bm25, fused) for m in rows if m.id in fused]
     score_relevance(hits, query, smoothed, calibration)
     return rank_and_cut(hits, params)
+
+
+def _active_rows(store: Records, ids: list[str], user_key: str, agent_id: str | None) -> list[Row[Any]]:
+    """The candidates' active rows from SQL (the truth: stale index rows drop out), of this agent if one is named."""
+    with store.engine.connect() as conn:  # plain rows, not ORM objects: ~10× cheaper for a hundred candidates
+        rows = conn.execute(
+            select(*HIT_COLUMNS).where(
+                col(Memory.id).in_(ids), Memory.user_key == user_key, Memory.status == MemoryStatus.ACTIVE
+            )
+        ).all()
+    return [m for m in rows if agent_id is None or m.agent_id == agent_id]
+
+
+def _hit(m: Row[Any], sims: dict[str, float], bm25: dict[str, float], fused: dict[str, float]) -> Hit:
+    """One candidate with its signals, before relevance and the cut."""
+    return Hit(
+        memory_id=m.id,
+        content=m.content,
+        type=m.type,
+        source_type=m.source_type,
+        created_at=m.created_at,
+        event_time=m.event_time,
+        confidence=m.confidence,
+        importance=m.importance,
+        similarity=round(sims[m.id], 6) if m.id in sims else None,
+        fts_score=round(bm25[m.id], 6) if m.id in bm25 else None,
+        score=round(float(fused[m.id]), 6),
+        source_message_ids=list(m.source_message_ids or []),
+        meta=dict(m.meta or {}),
+        predicate=m.predicate,
+        object=m.object,
+    )
 
 
 def log_retrieval(

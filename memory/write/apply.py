@@ -167,22 +167,7 @@ def record(
         if op.candidate.vector is not None:
             w.vectors[row["id"]] = op.candidate.vector
         if state is not None:
-            c = op.candidate
-            state.added(
-                Existing(
-                    id=row["id"],
-                    content=row["content"],
-                    predicate=c.predicate,
-                    object=row["object"],
-                    subject=c.subject,
-                    source_type=c.source_type,
-                    confidence=row["confidence"],
-                    negated=bool(row["meta"].get("negated")),
-                ),
-                c.type,
-                row["created_at"],
-                c.vector,
-            )
+            state.added(_as_existing(row, op), op.candidate.type, row["created_at"], op.candidate.vector)
     for op in ops:
         if op.op == EventOp.REINFORCE:
             _reinforce(w, op, message_id)
@@ -190,24 +175,43 @@ def record(
                 state.reinforced(op)
     w.events += [Decided(op, message_id, turn_id) for op in ops]
     for op in ops:
-        if op.op != EventOp.UPDATE:
-            continue
-        for old in op.target_ids:
-            if state is not None and old in state.known:
-                w.contents[old] = state.known[old].existing.content
-            if old in w.new:  # added earlier in this batch: stored already superseded
-                w.new[old].update(
-                    status=MemoryStatus.SUPERSEDED,
-                    superseded_by=op.memory_id,
-                    updated_at=utcnow(),
-                    version=w.new[old]["version"] + 1,
-                )
-                w.contents[old] = w.new[old]["content"]
-            else:
-                w.supersede[old] = op.memory_id
-            w.events.append(Superseded(old, op))
-        if state is not None:
-            state.supersede(list(op.target_ids))
+        if op.op == EventOp.UPDATE:
+            _supersede(w, op, state)
+
+
+def _as_existing(row: dict[str, Any], op: Operation) -> Existing:
+    """A row added by this batch as the planner sees stored memories (so later messages can match it)."""
+    c = op.candidate
+    return Existing(
+        id=row["id"],
+        content=row["content"],
+        predicate=c.predicate,
+        object=row["object"],
+        subject=c.subject,
+        source_type=c.source_type,
+        confidence=row["confidence"],
+        negated=bool(row["meta"].get("negated")),
+    )
+
+
+def _supersede(w: Writes, op: Operation, state: PlanState | None) -> None:
+    """An UPDATE's targets: a row of this batch is stored already superseded, a stored one is marked at commit."""
+    for old in op.target_ids:
+        if state is not None and old in state.known:
+            w.contents[old] = state.known[old].existing.content
+        if old in w.new:  # added earlier in this batch: stored already superseded
+            w.new[old].update(
+                status=MemoryStatus.SUPERSEDED,
+                superseded_by=op.memory_id,
+                updated_at=utcnow(),
+                version=w.new[old]["version"] + 1,
+            )
+            w.contents[old] = w.new[old]["content"]
+        else:
+            w.supersede[old] = op.memory_id
+        w.events.append(Superseded(old, op))
+    if state is not None:
+        state.supersede(list(op.target_ids))
 
 
 def _reinforce(w: Writes, op: Operation, message_id: int | None) -> None:
