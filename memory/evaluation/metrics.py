@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 SWEEP = tuple(round(i / 20, 2) for i in range(21))  # relevance 0.00 .. 1.00
 
@@ -49,7 +50,7 @@ class Outcome:
 
 def selected(ranked: Sequence[RankedRecord], k: int, threshold: float | None = None) -> list[RankedRecord]:
     """The first k candidates whose relevance passes the threshold (None = no threshold)."""
-    out = []
+    out: list[RankedRecord] = []
     for c in ranked:
         if len(out) >= k:
             break
@@ -160,10 +161,10 @@ def threshold_curves(outcomes: Sequence[Outcome], k: int, thresholds: Sequence[f
 
 def summarise(
     outcomes: Sequence[Outcome], ks: Sequence[int], threshold: float | None, configured_threshold: float | None = None
-) -> dict:
+) -> dict[str, Any]:
     """The report block of one mode: overall, categories 1-4, per category, curve, threshold sweep."""
     cats = sorted({o.category for o in outcomes})
-    block = {
+    block: dict[str, Any] = {
         "overall": aggregate(outcomes, ks, threshold),
         "overall_cat1_4": aggregate([o for o in outcomes if 1 <= o.category <= 4], ks, threshold),
         "by_category": {str(c): aggregate([o for o in outcomes if o.category == c], ks, threshold) for c in cats},
