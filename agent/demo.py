@@ -139,11 +139,11 @@ def _label(svc: MemoryService, user_key: str, topics: dict[str, tuple[str, ...]]
     from memory import views
 
     labelled = 0
-    for r in views.recent_retrievals(svc, user_key, limit=100):
+    for r in views.recent_retrievals(svc.storage, user_key, limit=100):
         words = next((w for key, w in topics.items() if key.lower() in r["query"].lower()), None)
         if words is None:
             continue
-        for h in views.retrieval_hits(svc, r["id"])[:LABELLED_HITS]:
+        for h in views.retrieval_hits(svc.storage, r["id"])[:LABELLED_HITS]:
             relevant = any(w.lower() in h["content"].lower() for w in words)
             svc.label_hit(r["id"], h["memory_id"], relevant, actor=DEMO_AUTHOR)
             labelled += 1

@@ -81,7 +81,7 @@ def rest_client(svc):
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
-    key = apikeys.create(svc, f"bench-{port}")[0]
+    key = apikeys.create(svc.storage, f"bench-{port}")[0]
     client = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {key}"}, timeout=60)
 
     def stop() -> None:

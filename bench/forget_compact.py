@@ -87,11 +87,11 @@ def _rows(rng: np.random.Generator, user_key: str, n: int) -> tuple[list[dict], 
 def seed(svc: MemoryService, users: int, per_user: int) -> float:
     rng = np.random.default_rng(7)
     start = time.perf_counter()
-    table = svc.index.table
+    table = svc.storage.index.table
     for u in range(users):
         key, ext = new_id(), f"bench-user-{u}"
         rows, vecs = _rows(rng, key, per_user)
-        with svc.engine.begin() as conn:
+        with svc.storage.engine.begin() as conn:
             conn.execute(
                 insert(User), [{"key": key, "external_id": ext, "external_hash": id_hash(ext), "created_at": NOW}]
             )
@@ -115,7 +115,7 @@ def seed(svc: MemoryService, users: int, per_user: int) -> float:
                 }
             )
         )
-    svc.index.optimize()
+    svc.storage.index.optimize()
     return time.perf_counter() - start
 
 

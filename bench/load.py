@@ -85,7 +85,7 @@ def run_backend(name: str, settings: Settings, users: int, seconds: float) -> di
     from agent.runtime import Agent
 
     svc = MemoryService(settings, embedder=make_embedder(settings))
-    svc.embedder.embed_query("warm up")
+    svc.storage.embedder.embed_query("warm up")
     outs: list[dict[str, Any]] = [{"latencies": [], "errors": []} for _ in range(users)]
     bots = [Agent(svc) for _ in range(users)]
     go, deadline = threading.Event(), [0.0]
@@ -129,7 +129,7 @@ def check(svc: MemoryService) -> dict[str, Any]:
     from memory.storage.models import Retrieval
 
     repair = svc.repair()
-    with svc.db() as db:
+    with svc.storage.db() as db:
         leaks = db.exec(
             RetrievalHit.__table__.select()
             .join(Retrieval.__table__, RetrievalHit.retrieval_id == Retrieval.id)

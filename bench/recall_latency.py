@@ -118,9 +118,9 @@ def bulk_load(svc: MemoryService, n_per_user: int, users: int, pool_vecs: np.nda
             )
             for t in texts
         ]
-        with svc.engine.begin() as conn:
+        with svc.storage.engine.begin() as conn:
             conn.execute(insert(Memory), rows)
-        svc.index.upsert(
+        svc.storage.index.upsert(
             [
                 IndexRow(
                     id=r["id"],
@@ -134,14 +134,14 @@ def bulk_load(svc: MemoryService, n_per_user: int, users: int, pool_vecs: np.nda
                 for r, v in zip(rows, vecs, strict=True)
             ]
         )
-    svc.index.optimize()
+    svc.storage.index.optimize()
     return target
 
 
 def measure_recall(svc: MemoryService, user: str, mode: str, n_queries: int) -> list[dict]:
     """Per query: the embedder alone, then recall with its log written in the background or inline (alternating, so
     both see the same machine load). Returns one row per log mode."""
-    writer = retrieval_log.writer(svc)
+    writer = retrieval_log.writer(svc.storage)
     embed_lat: list[float] = []
     lat: dict[str, list[float]] = {"background": [], "inline": []}
     top1: list[float] = []
@@ -149,7 +149,7 @@ def measure_recall(svc: MemoryService, user: str, mode: str, n_queries: int) -> 
     for i in range(n_queries):
         q = QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" #{i}")
         t0 = time.perf_counter()
-        svc.embedder.embed_query(q)
+        svc.storage.embedder.embed_query(q)
         embed_lat.append((time.perf_counter() - t0) * 1000)
         log_mode = "background" if i % 2 == 0 else "inline"
         writer.background = log_mode == "background"
@@ -161,7 +161,7 @@ def measure_recall(svc: MemoryService, user: str, mode: str, n_queries: int) -> 
             top1.append(max(sims))
             all_sims += sims
     writer.background = True
-    retrieval_log.flush(svc)
+    retrieval_log.flush(svc.storage)
     rows = []
     for log_mode, values in lat.items():
         rows.append(

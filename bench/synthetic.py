@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import func, insert
 from sqlmodel import select
 
+from memory.storage import indexing
 from memory.storage.models import (
     ContextSection,
     ContextSnapshot,
@@ -329,7 +330,7 @@ def _retrieval_rows(plan: Plan, rng: random.Random, key: str, mids: list[str], r
 
 
 def _ids(svc, model) -> int:
-    with svc.db() as db:
+    with svc.storage.db() as db:
         return int(db.exec(select(func.max(model.id))).one() or 0) + 1
 
 
@@ -368,7 +369,7 @@ ORDER = [
 
 
 def _flush(svc, plan: Plan) -> None:
-    with svc.engine.begin() as conn:
+    with svc.storage.engine.begin() as conn:
         for model in ORDER:
             rows = plan.rows.get(model.__tablename__, [])
             if "external_hash" in model.__table__.c:  # filled by an ORM hook, which Core inserts skip
@@ -387,8 +388,8 @@ def _index(svc, memories: list[dict[str, Any]]) -> None:
     """Vectors for the active rows, then mark them indexed (same order as the real write path)."""
     active = [m for m in memories if m["status"] == "active"]
     for chunk in _chunks(active, 20_000):
-        vectors = svc.embedder.embed_passages([m["content"] for m in chunk])
-        svc.index.upsert(
+        vectors = svc.storage.embedder.embed_passages([m["content"] for m in chunk])
+        svc.storage.index.upsert(
             [
                 IndexRow(
                     id=m["id"],
@@ -402,4 +403,4 @@ def _index(svc, memories: list[dict[str, Any]]) -> None:
                 for m, v in zip(chunk, vectors, strict=True)
             ]
         )
-    svc._mark_indexed(m["id"] for m in active)
+    indexing.mark_indexed(svc.storage, [m["id"] for m in active])

@@ -114,13 +114,13 @@ def _base_vectors(e5: E5Embedder, lines: list[str]) -> dict[str, np.ndarray]:
 def _seed(svc: MemoryService, e5: E5Embedder, data: list[dict], skip: str) -> float:
     texts, base_of = _background_texts(data, skip)
     base = _base_vectors(e5, sorted(set(base_of.values())))
-    svc._embedder = CachedEmbedder(e5, {t: base[base_of[t]] for t in texts})
+    svc.storage._embedder = CachedEmbedder(e5, {t: base[base_of[t]] for t in texts})
     user = svc.ensure_user("bench-user")
-    svc.index.count()  # open the index (and its start-up check) before the bulk load
+    svc.storage.index.count()  # open the index (and its start-up check) before the bulk load
     t0 = time.perf_counter()
     for start in range(0, len(texts), 2000):
         svc.add_memories(user, [MemoryDraft(content=t, source_type="user-stated") for t in texts[start : start + 2000]])
-    svc.index.optimize()
+    svc.storage.index.optimize()
     return time.perf_counter() - t0
 
 
@@ -204,7 +204,7 @@ def main() -> None:
         seed_s = _seed(svc, e5, data, conv["sample_id"])
         run = _replay(svc, conv["conversation"])
         probe = run["probe"]
-        memories = svc.index.count()
+        memories = svc.storage.index.count()
         svc.close()
     last = max(run["sessions"])
     in_last = [i for i, s in enumerate(run["sessions"]) if s == last]

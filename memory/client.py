@@ -135,7 +135,7 @@ class Memory:
         self._owned(memory_id, user_id)
         with self._acting():
             curation.edit_memory(
-                self.service, memory_id, data, actor=self.actor, reason=f"updated through {self.actor.via}"
+                self.service.storage, memory_id, data, actor=self.actor, reason=f"updated through {self.actor.via}"
             )
         return {"message": "Memory updated successfully!", "id": memory_id}
 
@@ -146,7 +146,7 @@ class Memory:
         self._owned(memory_id, user_id)
         with self._acting():
             curation.delete_memory(
-                self.service, memory_id, actor=self.actor, reason=f"deleted through {self.actor.via}"
+                self.service.storage, memory_id, actor=self.actor, reason=f"deleted through {self.actor.via}"
             )
         return {"message": "Memory deleted successfully!", "id": memory_id}
 
@@ -162,7 +162,7 @@ class Memory:
         with self._acting():
             for m in rows:
                 curation.delete_memory(
-                    self.service, m.id, actor=self.actor, reason=f"deleted (all) through {self.actor.via}"
+                    self.service.storage, m.id, actor=self.actor, reason=f"deleted (all) through {self.actor.via}"
                 )
         return {"message": "Memories deleted successfully!", "deleted": len(rows)}
 
@@ -255,7 +255,7 @@ class Memory:
     def history(self, memory_id: str, *, user_id: str | None = None) -> list[dict[str, Any]]:
         """The memory's events (ADD, REINFORCE, EDIT, DELETE…), oldest first, each with where it came from."""
         self._owned(memory_id, user_id)
-        return views.memory_events(self.service, memory_id)
+        return views.memory_events(self.service.storage, memory_id)
 
     def get_profile(self, user_id: str) -> dict[str, Any]:
         """The user's core profile (field → value)."""
@@ -267,7 +267,7 @@ class Memory:
     # -- helpers -----------------------------------------------------------------------------------------------
     def _owner(self, m: MemoryRow, user_id: str | None) -> str:
         """The memory's user id; NotFound (never "forbidden": no hint it exists) when it is not ``user_id``'s."""
-        with self.service.db() as db:
+        with self.service.storage.db() as db:
             user = db.get(User, m.user_key)
         owner = user.external_id if user else ""
         if user_id is not None and owner != user_id:

@@ -107,7 +107,7 @@ class MemLensStore(BaseStore):
             MemoryRow.status == MemoryStatus.ACTIVE,
             col(MemoryRow.meta)["store_key"].as_string() == key,
         )
-        with self.service.db() as db:
+        with self.service.storage.db() as db:
             row = db.exec(query.limit(1)).first()
             if row is None:
                 row = db.get(MemoryRow, key)
@@ -153,7 +153,9 @@ class MemLensStore(BaseStore):
             )
         if old is not None:
             with self.memory._acting():
-                self.service.set_status(old.id, "superseded", reason=f"put {key!r} again", superseded_by=row.id)
+                self.service.set_status(
+                    old.id, MemoryStatus.SUPERSEDED, reason=f"put {key!r} again", superseded_by=row.id
+                )
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         user_id, agent, kind = parse_namespace(op.namespace_prefix)
@@ -180,7 +182,7 @@ class MemLensStore(BaseStore):
     def _rows(self, ids: list[str]) -> dict[str, MemoryRow]:
         if not ids:
             return {}
-        with self.service.db() as db:
+        with self.service.storage.db() as db:
             return {r.id: r for r in db.exec(select(MemoryRow).where(col(MemoryRow.id).in_(ids))).all()}
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
@@ -194,7 +196,7 @@ class MemLensStore(BaseStore):
         for cond in op.match_conditions or ():
             if cond.match_type == "prefix" and cond.path and cond.path[0] != "*":
                 query = query.where(User.external_hash == id_hash(cond.path[0]), User.external_id == cond.path[0])
-        with self.service.db() as db:
+        with self.service.storage.db() as db:
             found = sorted({tuple(r) for r in db.exec(query).all()})
         if op.max_depth is not None:
             found = sorted({ns[: op.max_depth] for ns in found})

@@ -20,7 +20,7 @@ from memory.vocab import Actor, MemoryStatus, SourceType
 from memory.write.extract.base import PREDICATES, Candidate, amount_key, has_cjk, norm_object
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 #: profile field → the predicates whose memories state it
 FIELD_PREDICATES: dict[str, tuple[str, ...]] = {}
@@ -96,31 +96,31 @@ def _same(field: str, a: Any, b: Any) -> bool:
     return norm_object(str(a)) == norm_object(str(b))
 
 
-def _row(store: Records, user_key: str, field: str) -> ProfileField | None:
+def _row(store: Storage, user_key: str, field: str) -> ProfileField | None:
     with store.db() as db:
         return db.exec(
             select(ProfileField).where(ProfileField.user_key == user_key, ProfileField.field == field)
         ).first()
 
 
-def _user(store: Records, key: str) -> User:
+def _user(store: Storage, key: str) -> User:
     with store.db() as db:
         return db.get(User, key)
 
 
-def linked_fields(store: Records, user_key: str, memory_id: str) -> list[ProfileField]:
+def linked_fields(store: Storage, user_key: str, memory_id: str) -> list[ProfileField]:
     with store.db() as db:
         rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key)).all()
     return [r for r in rows if memory_id in (r.memory_ids or {}).values()]
 
 
-def _write(store: Records, user_key: str, field: str, value: Any, links: dict[str, str], **kw: Any) -> None:
+def _write(store: Storage, user_key: str, field: str, value: Any, links: dict[str, str], **kw: Any) -> None:
     profile.set_field(
         store, _user(store, user_key), field, value, source=SourceType.PERSON_EDIT.value, links=links, **kw
     )
 
 
-def _usable(store: Records, memory_id: str | None, but: str) -> bool:
+def _usable(store: Storage, memory_id: str | None, but: str) -> bool:
     if not memory_id or memory_id == but:
         return False
     with store.db() as db:
@@ -128,7 +128,7 @@ def _usable(store: Records, memory_id: str | None, but: str) -> bool:
     return m is not None and m.status == MemoryStatus.ACTIVE and not (m.meta or {}).get("flagged")
 
 
-def _previous(store: Records, row: ProfileField, memory_id: str) -> tuple[Any, str] | None:
+def _previous(store: Storage, row: ProfileField, memory_id: str) -> tuple[Any, str] | None:
     """The latest earlier value of a single-valued field whose memory still holds (active, not flagged)."""
     with store.db() as db:
         changes = db.exec(
@@ -143,7 +143,7 @@ def _previous(store: Records, row: ProfileField, memory_id: str) -> tuple[Any, s
     return None
 
 
-def drop(store: Records, memory: Memory, *, actor: Actor, why: str, note: str = "") -> None:
+def drop(store: Storage, memory: Memory, *, actor: Actor, why: str, note: str = "") -> None:
     """``memory`` no longer holds (flagged, deleted, superseded): each value it set is removed, and a single-valued
     field reverts to the last earlier value whose memory still holds, else is cleared."""
     for row in linked_fields(store, memory.user_key, memory.id):
@@ -169,7 +169,7 @@ def drop(store: Records, memory: Memory, *, actor: Actor, why: str, note: str = 
 
 
 def put(
-    store: Records, memory: Memory, *, actor: Actor, why: str, note: str = "", only_if_empty: bool = False
+    store: Storage, memory: Memory, *, actor: Actor, why: str, note: str = "", only_if_empty: bool = False
 ) -> str | None:
     """If ``memory`` states a profile value, make the field say it (linked to the memory); returns the field."""
     c = statement(memory.content)
@@ -204,7 +204,7 @@ def _link(row: ProfileField) -> str | None:
     return next(iter((row.memory_ids or {}).values()), None)
 
 
-def changed(store: Records, memory: Memory, *, actor: Actor, why: str, note: str = "") -> None:
+def changed(store: Storage, memory: Memory, *, actor: Actor, why: str, note: str = "") -> None:
     """A memory's text changed (a person's edit): its field follows the new statement, or loses the old value."""
     field = put(store, memory, actor=actor, why=why, note=note)
     for row in linked_fields(store, memory.user_key, memory.id):
@@ -218,7 +218,7 @@ def memory_text(field: str, value: Any) -> str:
     return (zh if has_cjk(str(value)) else en).format(v=value)
 
 
-def stating(store: Records, user_key: str, field: str) -> list[Memory]:
+def stating(store: Storage, user_key: str, field: str) -> list[Memory]:
     """Active memories whose statement is this field's (by predicate), plus those the field links to."""
     row = _row(store, user_key, field)
     linked = set((row.memory_ids or {}).values()) if row else set()
@@ -229,7 +229,7 @@ def stating(store: Records, user_key: str, field: str) -> list[Memory]:
     return list(rows)
 
 
-def retracted_statements(store: Records, user_key: str, limit: int = 1000) -> set[tuple[str, str]]:
+def retracted_statements(store: Storage, user_key: str, limit: int = 1000) -> set[tuple[str, str]]:
     """(predicate, object) of the user's statements that no longer hold — flagged, deleted or superseded — unless an
     active, unflagged memory still states them (older bridges and summaries quoting them are then left out)."""
     from memory.sessions.consistency import retracted_key
@@ -247,6 +247,7 @@ def retracted_statements(store: Records, user_key: str, limit: int = 1000) -> se
         key = retracted_key(predicate, obj)
         if key is None:
             continue
-        live = status == MemoryStatus.ACTIVE and not (meta or {}).get("flagged")
+        flagged = isinstance(meta, dict) and meta.get("flagged")
+        live = status == MemoryStatus.ACTIVE and not flagged
         (holding if live else gone).add(key)
     return gone - holding

@@ -1,15 +1,15 @@
-"""MemoryService: the one facade that agent/, pages/ and the CLI call.
+"""MemoryService: the one facade that agent/, pages/, the CLI and the doors (memory.client, memory.langgraph,
+agent/serve) call.
 
-Layers: :class:`memory.storage.store.Store` (components, live settings) →
-:class:`memory.storage.records.Records` (users, sessions,
-messages, memory rows, the SQL-then-index write order) → this class, which adds the domain operations. Each of those
-lives in its own small module (write, profile, recall, summary, lifecycle, compact, export, stats) that takes the
-service as its *store*; the methods here only delegate.
+It holds a :class:`memory.storage.store.Storage` (settings, engine, index, embedder, live settings) and delegates:
+rows (users, sessions, messages, memory rows, the SQL-then-index write order) to :mod:`memory.storage.records`, and
+each domain operation to its own small module (write, profile, recall, summary, lifecycle, compact, export, stats),
+which receives the storage object — never this facade.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -21,28 +21,146 @@ from memory.lifecycle import export
 from memory.lifecycle import retention as lifecycle
 from memory.retrieval import log as retrieval_log
 from memory.retrieval.filters import RecallFilters
-from memory.retrieval.recall import RecallResult, timed_search
+from memory.retrieval.recall import RecallParams, RecallResult, timed_search
+from memory.retrieval.relevance import Calibration
 from memory.sessions import summary, turns
 from memory.sessions.extractive import Summariser
+from memory.storage import indexing, integrity, records
 from memory.storage.models import Memory, MemoryEvent, Message, Session, SessionBridge, SummaryAnchor, User, id_hash
-from memory.storage.records import MemoryDraft, Records  # noqa: F401  (MemoryDraft is part of the service's API)
+from memory.storage.records import MemoryDraft
+from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
-from memory.vocab import Actor, AuditAction, EventOp, Role
+from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the embedder loads numpy: never at import
     from memory.sessions.prompt import Composition
+    from memory.storage.embed import Embedder
 
 
-class MemoryService(Records):
+class MemoryService:
     """Person actions (profile edits, labels, live settings, forgetting, export, erasure…) take a keyword ``actor``
     and check its role first (``memory.access.check``): a role that does not allow the action gets
     :class:`memory.errors.Forbidden` and a ``denied`` audit row; a done action gets its audit row. The memory
     corrections themselves (memory.lifecycle.curation) are guarded the same way."""
 
-    # -- write pipeline and profile (memory.write, memory.profile) ------------------------------------------
-    #: a langchain chat model for structured extraction (set by the agent when one is configured); None = rules
-    extraction_model: Any = None
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None) -> None:
+        self.storage = Storage(settings, embedder=embedder)
+        #: a langchain chat model for structured extraction (set by the agent when one is configured); None = rules
+        self.extraction_model: Any = None
 
+    @property
+    def settings(self) -> Settings:
+        """The settings the service was built with (``effective_settings()`` adds the live overrides)."""
+        return self.storage.settings
+
+    def close(self) -> None:
+        """Write the queued retrieval log, then let go of the engine, the index and the thread pool."""
+        self.storage.close()
+
+    # -- users, sessions, messages, memory rows (memory.storage.records) --------------------------------------
+    def ensure_user(self, external_id: str) -> User:
+        return records.ensure_user(self.storage, external_id)
+
+    def get_user(self, external_id: str) -> User:
+        return records.get_user(self.storage, external_id)
+
+    def user_by_key(self, user_key: str) -> User | None:
+        """The user behind an internal key (the back office keeps the picked user by key); None when erased."""
+        return records.user_by_key(self.storage, user_key)
+
+    def list_users(self) -> list[dict[str, Any]]:
+        return records.list_users(self.storage)
+
+    def ensure_session(self, user: User, external_id: str, agent_id: str | None = None) -> Session:
+        return records.ensure_session(self.storage, user, external_id, agent_id)
+
+    def list_sessions(self, user: User, agent_id: str | None = None) -> list[Session]:
+        return records.list_sessions(self.storage, user, agent_id)
+
+    def add_message(
+        self,
+        session: Session,
+        role: str,
+        content: str,
+        *,
+        created_at: datetime | None = None,
+        idempotency_key: str | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Message:
+        """Store one message (masked); a repeated ``idempotency_key`` returns the first stored message."""
+        return records.add_message(
+            self.storage, session, role, content, created_at=created_at, idempotency_key=idempotency_key, meta=meta
+        )
+
+    def messages(self, session_id: str, *, after_id: int = 0, limit: int | None = None) -> list[Message]:
+        return records.messages(self.storage, session_id, after_id=after_id, limit=limit)
+
+    def add_memories(
+        self, user: User, drafts: Sequence[MemoryDraft], *, agent_id: str | None = None, vectors: Any = None
+    ) -> list[Memory]:
+        return records.add_memories(self.storage, user, drafts, agent_id=agent_id, vectors=vectors)
+
+    def add_memory(self, user: User, content: str, *, agent_id: str | None = None, **fields: Any) -> Memory:
+        return records.add_memory(self.storage, user, content, agent_id=agent_id, **fields)
+
+    def get_memory(self, memory_id: str) -> Memory:
+        return records.get_memory(self.storage, memory_id)
+
+    def list_memories(
+        self,
+        user: User,
+        *,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+        agent_id: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Memory]:
+        """A user's memories, newest first."""
+        return records.list_memories(
+            self.storage, user, statuses=statuses, agent_id=agent_id, limit=limit, offset=offset
+        )
+
+    def set_status(
+        self,
+        memory_id: str,
+        status: MemoryStatus,
+        *,
+        reason: str,
+        superseded_by: str | None = None,
+        op: EventOp | None = None,
+    ) -> Memory:
+        """Change a memory's lifecycle state; anything not active leaves the index (SQL keeps the history)."""
+        return records.set_status(self.storage, memory_id, status, reason=reason, superseded_by=superseded_by, op=op)
+
+    def index_memories(self, rows: Sequence[Memory], *, vectors: Any = None) -> None:
+        indexing.index_memories(self.storage, rows, vectors=vectors)
+
+    def reindex(self, batch: int = 256, progress: Callable[[int], Any] | None = None) -> int:
+        """Drop the LanceDB table and rebuild it from the active SQL rows."""
+        return indexing.reindex(self.storage, batch, progress)
+
+    def repair(self) -> dict[str, int]:
+        """Make SQL and LanceDB agree after a crash: index what is unindexed, drop vectors without an active row."""
+        return integrity.repair(self.storage)
+
+    def claim_for_write(self, message_id: int) -> bool:
+        """True when the caller may run the write pipeline on this message (nobody did or is doing it already)."""
+        return integrity.claim_for_write(self.storage, message_id)
+
+    # -- live settings and the recall set-up (memory.storage.store) -------------------------------------------
+    def effective_settings(self) -> Settings:
+        return self.storage.effective_settings()
+
+    def relevance_model(self, settings: Settings | None = None) -> Calibration:
+        return self.storage.relevance_model(settings)
+
+    def recall_setup(self, **overrides: Any) -> tuple[RecallParams, Calibration]:
+        return self.storage.recall_setup(**overrides)
+
+    def recall_params(self, **overrides: Any) -> RecallParams:
+        return self.storage.recall_params(**overrides)
+
+    # -- write pipeline and profile (memory.write, memory.profile) ------------------------------------------
     def _user(self, user: User | str) -> User:
         return user if isinstance(user, User) else self.get_user(user)
 
@@ -64,7 +182,7 @@ class MemoryService(Records):
 
         user = self._user(user)
         if not isinstance(message, Message):
-            with self.db() as db:
+            with self.storage.db() as db:
                 found = db.get(Message, message)
             if found is None:
                 raise NotFound(f"no message {message!r}")
@@ -72,12 +190,12 @@ class MemoryService(Records):
         if message.user_key != user.key:
             raise InvalidInput("the message belongs to another user")
         agent = validate.agent_id(agent_id or session.agent_id, self.settings.default_agent_id)
-        if not self.claim_for_write(message.id):  # a retried or concurrent write of this message: it runs once
+        if not self.claim_for_write(_stored(message)):  # a retried or concurrent write of this message: it runs once
             from memory.write import WriteReport
 
             return WriteReport(message.id, message.role, False, "already written (repeated message)")
         return run(
-            self,
+            self.storage,
             user,
             session,
             message,
@@ -105,13 +223,13 @@ class MemoryService(Records):
 
         with embed_threads(self.settings.embed_threads):  # batch ingest: every core (MEMLENS_EMBED_THREADS)
             return write_messages(
-                self,
+                self.storage,
                 user,
                 session,
                 messages,
                 agent_id=agent_id,
                 turn_id=turn_id,
-                model=model,
+                model=model if model is not None else self.extraction_model,
                 keep_unparsed=keep_unparsed,
             )
 
@@ -138,13 +256,13 @@ class MemoryService(Records):
         user = self.ensure_user(user_id)
         session = self.ensure_session(user, session_id, agent_id)
         message = self.add_message(session, role, text)
-        self.claim_for_write(message.id)  # nobody runs the pipeline on it later: this is its write
+        self.claim_for_write(_stored(message))  # nobody runs the pipeline on it later: this is its write
         source = "user-stated" if role == "user" else "tool"
         ids = [message.id]
         memory = self.add_memory(
             user, message.content, agent_id=agent_id, source_message_ids=ids, source_type=source, meta=meta or {}
         )
-        with self.db() as db:
+        with self.storage.db() as db:
             db.add(
                 MemoryEvent(
                     user_key=user.key,
@@ -163,13 +281,13 @@ class MemoryService(Records):
     def get_profile(self, user: User | str) -> dict[str, Any]:
         from memory import profile
 
-        return profile.get_profile(self, self._user(user))
+        return profile.get_profile(self.storage, self._user(user))
 
     def profile_fields(self, user: User | str) -> dict[str, Any]:
         """field → ProfileField (value, confidence, version, source, updated_at)."""
         from memory import profile
 
-        return profile.fields(self, self._user(user))
+        return profile.fields(self.storage, self._user(user))
 
     def update_profile(
         self,
@@ -186,44 +304,46 @@ class MemoryService(Records):
         expected_version (see memory.lifecycle.profile_edit)."""
         from memory.lifecycle import profile_edit
 
-        check(self, actor, Role.CURATOR, "edit a profile")
+        check(self.storage, actor, Role.CURATOR, "edit a profile")
         user = self._user(user)
         result = profile_edit.edit_field(
-            self, user, field, value, actor=actor, reason=reason, expected_version=expected_version
+            self.storage, user, field, value, actor=actor, reason=reason, expected_version=expected_version
         )
-        audit.record(self, actor, AuditAction.PROFILE_EDIT, user_id=user.external_id, target_ids=[field], reason=reason)
+        audit.record(
+            self.storage, actor, AuditAction.PROFILE_EDIT, user_id=user.external_id, target_ids=[field], reason=reason
+        )
         return result
 
     def label_hit(self, retrieval_id: int, memory_id: str, relevant: bool | None, *, actor: Actor) -> None:
         """A person's verdict on one retrieval hit (None clears it; curator); feeds the lab's precision/recall."""
         from memory import views
 
-        check(self, actor, Role.CURATOR, "label a retrieval hit")
+        check(self.storage, actor, Role.CURATOR, "label a retrieval hit")
         owner = self.get_memory(memory_id).user_key
-        views.set_label(self, owner, retrieval_id, memory_id, relevant, labeled_by=actor.name)
+        views.set_label(self.storage, owner, retrieval_id, memory_id, relevant, labeled_by=actor.name)
         verdict = {True: "relevant", False: "not relevant", None: "cleared"}[relevant]
         ids = [retrieval_id, memory_id]
-        user_id = audit.user_id_of(self, owner)
-        audit.record(self, actor, AuditAction.LABEL, user_id=user_id, target_ids=ids, reason=verdict)
+        user_id = audit.user_id_of(self.storage, owner)
+        audit.record(self.storage, actor, AuditAction.LABEL, user_id=user_id, target_ids=ids, reason=verdict)
 
     def delete_memory(self, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
         """A person's delete (curator; restorable until purged): ``memory.lifecycle.curation.delete_memory``."""
         from memory.lifecycle import curation
 
-        return curation.delete_memory(self, memory_id, actor=actor, reason=reason)
+        return curation.delete_memory(self.storage, memory_id, actor=actor, reason=reason)
 
-    def set_live_settings(self, values: dict[str, Any], *, actor: Actor):  # type: ignore[override]
+    def set_live_settings(self, values: dict[str, Any], *, actor: Actor) -> Settings:
         """Change live settings (admin): every process's agent uses them from its next turn."""
-        check(self, actor, Role.ADMIN, "change live settings")
-        result = super().set_live_settings(values)
+        check(self.storage, actor, Role.ADMIN, "change live settings")
+        result = self.storage.set_live_settings(values)
         changed = {k: getattr(result, k) for k in values}
-        audit.record(self, actor, AuditAction.SETTINGS, target_ids=sorted(values), detail=changed)
+        audit.record(self.storage, actor, AuditAction.SETTINGS, target_ids=sorted(values), detail=changed)
         return result
 
     def profile_history(self, user: User | str) -> list:
         from memory import profile
 
-        return profile.history(self, self._user(user))
+        return profile.history(self.storage, self._user(user))
 
     # -- recall ----------------------------------------------------------------------------------------------
     def recall(
@@ -249,7 +369,13 @@ class MemoryService(Records):
         params, calibration = self.recall_setup(**overrides)
         rq = mask_pii(retrieval_query) if retrieval_query else query
         hits, ms = timed_search(
-            self, user_key=user.key, agent_id=agent, query=rq, params=params, calibration=calibration, filters=filters
+            self.storage,
+            user_key=user.key,
+            agent_id=agent,
+            query=rq,
+            params=params,
+            calibration=calibration,
+            filters=filters,
         )
         result = RecallResult(
             query=query,
@@ -262,7 +388,7 @@ class MemoryService(Records):
             filters=filters.to_dict() if filters else None,
         )
         if log:  # the log and access tracking are written after we return (memory/retrieval/log.py)
-            retrieval_log.writer(self).submit(
+            retrieval_log.writer(self.storage).submit(
                 result, user_key=user.key, agent_id=agent, session_id=session_id, turn_id=turn_id
             )
         return result
@@ -272,73 +398,79 @@ class MemoryService(Records):
         """End a session and write its bridge (extractive; the agent passes its LLM summariser when it has one)."""
         from memory.sessions import summary
 
-        return summary.end_session(self, user_id, session_id, agent_id)
+        return summary.end_session(self.storage, user_id, session_id, agent_id)
 
     # -- the agent's turn (agent/graph.py), in the order a turn calls them (memory/sessions/) -------------------
     def close_other_sessions(
         self, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
     ) -> list[SessionBridge]:
         """A new session ends the user's other active ones (writing their bridges); otherwise the idle ones end."""
-        return summary.close_other_sessions(self, session, settings, first_turn=first_turn, summariser=summariser)
+        return summary.close_other_sessions(
+            self.storage, session, settings, first_turn=first_turn, summariser=summariser
+        )
 
     def reopen_session(self, session: Session) -> None:
-        summary.reopen(self, session)
+        summary.reopen(self.storage, session)
 
     def take_bridge(self, session: Session) -> SessionBridge | None:
         """The user's newest unclaimed bridge, now linked to ``session`` (its first turn)."""
-        return summary.take_bridge(self, session)
+        return summary.take_bridge(self.storage, session)
 
     def open_turn(self, session: Session, user_message: Message, *, model: str) -> int:
-        return turns.open_turn(self, session, user_message, model=model)
+        return turns.open_turn(self.storage, session, user_message, model=model)
 
     def close_turn(self, turn_id: int, reply: Message) -> None:
-        turns.close_turn(self, turn_id, reply)
+        turns.close_turn(self.storage, turn_id, reply)
 
     def summary_anchors(self, session_key: str) -> list[SummaryAnchor]:
-        return summary.anchors(self, session_key)
+        return summary.anchors(self.storage, session_key)
 
     def retracted_statements(self, user: User) -> set[tuple[str, str]]:
         """(predicate, object) the user stated that no longer hold: older bridges and summaries saying them are cut."""
-        return profile_sync.retracted_statements(self, user.key)
+        return profile_sync.retracted_statements(self.storage, user.key)
 
     def log_composition(self, comp: Composition, result: RecallResult, *, session: Session, turn_id: int) -> int:
         """Save the turn's context snapshot; mark which hits reached the prompt after the retrieval's own log entry,
         on the log's writer (the turn waits for neither)."""
         from memory.sessions import prompt  # LangChain's message types: not loaded until a turn composes a prompt
 
-        retrieval_log.writer(self).then(
-            lambda: prompt.mark_injected(self, result.retrieval_id, comp.injected, comp.dropped, comp.contradicted)
+        retrieval_log.writer(self.storage).then(
+            lambda: prompt.mark_injected(
+                self.storage, result.retrieval_id, comp.injected, comp.dropped, comp.contradicted
+            )
         )
-        return prompt.save_snapshot(self, comp, user_key=session.user_key, session_id=session.id, turn_id=turn_id)
+        return prompt.save_snapshot(
+            self.storage, comp, user_key=session.user_key, session_id=session.id, turn_id=turn_id
+        )
 
     def maybe_summarise(
         self, session_key: str, settings: Settings, summariser: Summariser | None = None
     ) -> SummaryAnchor | None:
-        return summary.maybe_summarise(self, session_key, settings, summariser)
+        return summary.maybe_summarise(self.storage, session_key, settings, summariser)
 
     def end_session_row(
         self, session: Session, settings: Settings, summariser: Summariser | None = None
     ) -> SessionBridge | None:
         """End ``session`` and write its bridge (an ended session returns its existing one)."""
-        return summary.end_session_row(self, session, settings, summariser)
+        return summary.end_session_row(self.storage, session, settings, summariser)
 
     def find_session(self, user: User, session_id: str, agent_id: str) -> Session | None:
-        return summary.find_session(self, user.key, session_id, agent_id)
+        return summary.find_session(self.storage, user.key, session_id, agent_id)
 
     def erased(self, user_key: str, session_key: str | None = None) -> bool:
         """Was this user (or session) erased meanwhile? A turn then finishes without writing anything back."""
-        return export.erased(self, user_key, session_key)
+        return export.erased(self.storage, user_key, session_key)
 
     def sweep_erased(self, user_key: str, session_key: str) -> bool:
         """After a turn whose user or session was erased meanwhile: remove what it still wrote (True when it swept)."""
-        return export.sweep_erased(self, user_key, session_key)
+        return export.sweep_erased(self.storage, user_key, session_key)
 
     def flush_retrieval_log(self, timeout: float | None = 30.0) -> bool:
-        return retrieval_log.flush(self, timeout)
+        return retrieval_log.flush(self.storage, timeout)
 
     def shift_session(self, user: User, session_id: str, days: int) -> bool:
         """Move a session and all it produced ``days`` back in time (demo histories)."""
-        return turns.shift_session(self, user.key, session_id, days)
+        return turns.shift_session(self.storage, user.key, session_id, days)
 
     # -- lifecycle (memory/lifecycle/: retention, compact, export, stats) ---------------------------------------
     def _user_key(self, user_id: str | None) -> str | None:
@@ -346,7 +478,7 @@ class MemoryService(Records):
 
     def _maintain(self, actor: Actor | None, dry_run: bool, action: AuditAction, user_id: str | None, ids) -> None:
         if not dry_run and actor is not None:
-            audit.record(self, actor, action, user_id=user_id, target_ids=list(ids)[:500])
+            audit.record(self.storage, actor, action, user_id=user_id, target_ids=list(ids)[:500])
 
     def forget(
         self,
@@ -359,16 +491,16 @@ class MemoryService(Records):
         """Expire, fade, cap and purge (rules in memory/lifecycle/retention.py); ``user_id=None`` = every user.
         Applying it (not a dry run) is a curator's action."""
         if not dry_run:  # a dry run only reads
-            check(self, actor, Role.CURATOR, "apply the forgetting policy")
-        retrieval_log.flush(self)  # access counts and logged hits of recalls still being written
-        report = lifecycle.forget(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
+            check(self.storage, actor, Role.CURATOR, "apply the forgetting policy")
+        retrieval_log.flush(self.storage)  # access counts and logged hits of recalls still being written
+        report = lifecycle.forget(self.storage, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
         self._maintain(actor, dry_run, AuditAction.FORGET, user_id, (a.memory_id for a in report.actions))
         return report
 
     def lifecycle_overview(self, user_id: str, *, now: datetime | None = None) -> dict[str, Any]:
         """What is archived (why, purge date) and what will expire (when, why): the lifecycle view's data."""
-        retrieval_log.flush(self)
-        return lifecycle.overview(self, user_key=self.get_user(user_id).key, now=now)
+        retrieval_log.flush(self.storage)
+        return lifecycle.overview(self.storage, user_key=self.get_user(user_id).key, now=now)
 
     def compact(
         self,
@@ -383,10 +515,10 @@ class MemoryService(Records):
         from memory.storage.embed import embed_threads
 
         if not dry_run:
-            check(self, actor, Role.CURATOR, "merge memories")
-        retrieval_log.flush(self)  # access counts and logged hits of recalls still being written
+            check(self.storage, actor, Role.CURATOR, "merge memories")
+        retrieval_log.flush(self.storage)  # access counts and logged hits of recalls still being written
         with embed_threads(self.settings.embed_threads):
-            report = compact.compact(self, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
+            report = compact.compact(self.storage, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
         self._maintain(actor, dry_run, AuditAction.COMPACT, user_id, (m.record["id"] for m in report.merges))
         return report
 
@@ -394,20 +526,20 @@ class MemoryService(Records):
         """Everything about a user as JSON (admin: it is all their personal data at once)."""
         from memory.lifecycle import export
 
-        check(self, actor, Role.ADMIN, "export a user")
-        retrieval_log.flush(self)
-        data = export.export_user(self, user_id)
-        audit.record(self, actor, AuditAction.EXPORT, user_id=user_id)
+        check(self.storage, actor, Role.ADMIN, "export a user")
+        retrieval_log.flush(self.storage)
+        data = export.export_user(self.storage, user_id)
+        audit.record(self.storage, actor, AuditAction.EXPORT, user_id=user_id)
         return data
 
     def import_user(self, data: dict[str, Any], *, actor: Actor) -> dict[str, int]:
         from memory.lifecycle import export
 
-        check(self, actor, Role.ADMIN, "import a user")
-        counts = export.import_user(self, data)
+        check(self.storage, actor, Role.ADMIN, "import a user")
+        counts = export.import_user(self.storage, data)
         user = data.get("user") if isinstance(data, dict) else None
         user_id = user.get("external_id") if isinstance(user, dict) else None
-        audit.record(self, actor, AuditAction.IMPORT, user_id=user_id, detail={"rows": counts})
+        audit.record(self.storage, actor, AuditAction.IMPORT, user_id=user_id, detail={"rows": counts})
         return counts
 
     def delete_user(self, user_id: str, *, actor: Actor) -> dict[str, int]:
@@ -415,11 +547,11 @@ class MemoryService(Records):
         rows stay, with the id and any free text cleared in the same transaction."""
         from memory.lifecycle import export
 
-        check(self, actor, Role.ADMIN, "delete a user")
-        retrieval_log.flush(self)
-        counts = export.delete_user(self, user_id)
+        check(self.storage, actor, Role.ADMIN, "delete a user")
+        retrieval_log.flush(self.storage)
+        counts = export.delete_user(self.storage, user_id)
         rows = {"rows": sum(counts.values())}
-        audit.record(self, actor, AuditAction.DELETE_USER, user_hash=id_hash(user_id), detail=rows)
+        audit.record(self.storage, actor, AuditAction.DELETE_USER, user_hash=id_hash(user_id), detail=rows)
         return counts
 
     def delete_session(
@@ -427,26 +559,33 @@ class MemoryService(Records):
     ) -> dict[str, int]:
         from memory.lifecycle import export
 
-        check(self, actor, Role.ADMIN, "delete a session")
-        retrieval_log.flush(self)
-        counts = export.delete_session(self, user_id, session_id, agent_id=agent_id)
+        check(self.storage, actor, Role.ADMIN, "delete a session")
+        retrieval_log.flush(self.storage)
+        counts = export.delete_session(self.storage, user_id, session_id, agent_id=agent_id)
         ids = [f"session:{id_hash(session_id)[:16]}"]  # a session id is caller text: only its hash is kept
-        audit.record(self, actor, AuditAction.DELETE_SESSION, user_id=user_id, target_ids=ids)
+        audit.record(self.storage, actor, AuditAction.DELETE_SESSION, user_id=user_id, target_ids=ids)
         return counts
 
     def purge_memory(self, memory_id: str, *, actor: Actor) -> dict[str, int]:
         """Delete one memory for good, history included (admin)."""
         from memory.lifecycle import export
 
-        check(self, actor, Role.ADMIN, "purge a memory")
-        retrieval_log.flush(self)
-        owner = audit.user_id_of(self, self.get_memory(memory_id).user_key)
-        counts = export.purge_memory(self, memory_id)
-        audit.record(self, actor, AuditAction.PURGE, user_id=owner, target_ids=[memory_id])
+        check(self.storage, actor, Role.ADMIN, "purge a memory")
+        retrieval_log.flush(self.storage)
+        owner = audit.user_id_of(self.storage, self.get_memory(memory_id).user_key)
+        counts = export.purge_memory(self.storage, memory_id)
+        audit.record(self.storage, actor, AuditAction.PURGE, user_id=owner, target_ids=[memory_id])
         return counts
 
     def user_stats(self, user_id: str) -> dict[str, Any]:
-        retrieval_log.flush(self)
+        retrieval_log.flush(self.storage)
         from memory.lifecycle import stats
 
-        return stats.user_stats(self, user_id)
+        return stats.user_stats(self.storage, user_id)
+
+
+def _stored(message: Message) -> int:
+    """The id of a stored message (one built but never stored cannot be written from)."""
+    if message.id is None:
+        raise InvalidInput("the message is not stored")
+    return message.id

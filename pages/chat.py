@@ -129,9 +129,9 @@ def live_details(result) -> tuple[list[dict], dict | None, list[dict], dict | No
 
 
 if session is not None:
-    details = views.turn_details(svc, session.id)
+    details = views.turn_details(svc.storage, session.id)
     messages = svc.messages(session.id)[-HISTORY:]
-    if bridge := views.bridge_into(svc, session.id):
+    if bridge := views.bridge_into(svc.storage, session.id):
         st.info(f"**Carried over from last session:** {plain(bridge)}", icon=":material/link:")
     if not messages:
         st.info(

@@ -115,7 +115,7 @@ def _warm_up(_svc: MemoryService, db_url: str) -> threading.Thread:
             with contextlib.suppress(Exception):  # a warm-up failure only means the page pays for itself
                 importlib.import_module(name)
         with contextlib.suppress(Exception):
-            _ = _svc.index  # LanceDB, and the start-up repair check
+            _ = _svc.storage.index  # LanceDB, and the start-up repair check
 
     thread = threading.Thread(target=work, name="memlens-warm-up", daemon=True)
     thread.start()
@@ -168,8 +168,7 @@ def current_user() -> User | None:
     key = st.session_state.get(USER_KEY)
     if not key:
         return None
-    with service().db() as db:
-        user = db.get(User, key)
+    user = service().user_by_key(key)
     if user is None:  # deleted meanwhile
         st.session_state.pop(USER_KEY, None)
     return user

@@ -21,7 +21,7 @@ st.caption(
     "did not fit."
 )
 
-sessions = views.sessions_overview(svc, user.key)
+sessions = views.sessions_overview(svc.storage, user.key)
 if not sessions:
     empty("No sessions yet.")
     st.stop()
@@ -31,7 +31,7 @@ default = picked.id if picked and picked.id in names else sessions[0]["id"]
 if st.session_state.get("cb_session") not in names:
     st.session_state["cb_session"] = default
 sid = st.selectbox("Session", list(names), key="cb_session", format_func=lambda i: short(names[i], 60))
-snaps = views.context_snapshots(svc, sid)
+snaps = views.context_snapshots(svc.storage, sid)
 if not snaps:
     empty("No turns recorded in this session yet.", "Chat in it first (or run `memlens seed-demo`).")
     st.stop()

@@ -25,7 +25,7 @@ OPEN_KEY = "ml_gate_open"
 def admit() -> Actor:
     """The signed-in actor; otherwise render the sign-in form (or the refusal) and stop the script."""
     svc = unchecked_service()
-    gate = decide_gate(svc.settings.auth, accounts.count(svc), st.get_option("server.address"))
+    gate = decide_gate(svc.settings.auth, accounts.count(svc.storage), st.get_option("server.address"))
     if gate.mode == "refuse":
         _refuse(gate)
     st.session_state[OPEN_KEY] = gate.mode == "open"
@@ -58,7 +58,7 @@ def _local() -> Actor:
     svc = unchecked_service()
     actor = st.session_state.get(ACTOR_KEY)
     if isinstance(actor, Actor) and actor.via == "ui":
-        with svc.db() as db:
+        with svc.storage.db() as db:
             row = db.get(Account, actor.name)
         if row is not None:
             return Actor(name=row.name, role=Role(row.role), via="ui")  # the stored role, fresh
@@ -78,7 +78,7 @@ def _sign_in_form() -> None:
         return
     svc = unchecked_service()
     try:
-        actor = accounts.sign_in(svc, name, password, per_minute=svc.settings.signin_attempts_per_minute)
+        actor = accounts.sign_in(svc.storage, name, password, per_minute=svc.settings.signin_attempts_per_minute)
     except SignInFailed as exc:
         st.error(str(exc), icon=":material/block:")
         return
@@ -108,7 +108,7 @@ def _oidc() -> Actor:
         _alone(no_role, "MemLens")
     actor = Actor(name=email, role=role, via="ui:oidc")
     if st.session_state.get(ACTOR_KEY) != actor:
-        audit.record(svc, actor, AuditAction.SIGN_IN)
+        audit.record(svc.storage, actor, AuditAction.SIGN_IN)
     return actor
 
 

@@ -59,7 +59,7 @@ def tuning_tab(svc, user, threshold: float, calibration) -> None:
         help="A calibration belongs to the embedder, so every user's labels can inform it.",
     )
     user_key = user.key if scope == "this user" else None
-    labelled = views.labelled_relevance(svc, user_key)
+    labelled = views.labelled_relevance(svc.storage, user_key)
     if not labelled:
         empty("No labels yet.", "Label hits as relevant / not relevant in the Search tab to draw the curve.")
         return

@@ -41,7 +41,7 @@ st.caption(
     "Content is shown as stored, with personal data masked."
 )
 
-counts = views.memory_counts(svc, user.key)["status"]
+counts = views.memory_counts(svc.storage, user.key)["status"]
 m = st.columns(4)
 m[0].metric("Active", counts.get("active", 0), border=True)
 m[1].metric("Superseded", counts.get("superseded", 0), border=True)
@@ -60,7 +60,7 @@ with st.container(border=True):
     statuses = f[2].multiselect("Status now", STATUSES, key="mem_statuses", on_change=_reset_page, placeholder="any")
     vias = f[3].multiselect(
         "Came through",
-        views.event_vias(svc, user.key),
+        views.event_vias(svc.storage, user.key),
         key="mem_vias",
         on_change=_reset_page,
         placeholder="any",
@@ -72,11 +72,11 @@ with st.container(border=True):
 
 flt = views.WriteFilter(ops=ops, types=types, statuses=statuses, search=search, vias=vias)
 page_no = int(st.session_state.get("mem_page") or 1)
-rows, total = views.write_log(svc, user.key, flt, limit=PAGE_SIZE, offset=(page_no - 1) * PAGE_SIZE)
+rows, total = views.write_log(svc.storage, user.key, flt, limit=PAGE_SIZE, offset=(page_no - 1) * PAGE_SIZE)
 pages = max(1, math.ceil(total / PAGE_SIZE))
 if page_no > pages:  # filters shrank the result under the current page
     page_no = st.session_state["mem_page"] = 1
-    rows, total = views.write_log(svc, user.key, flt, limit=PAGE_SIZE, offset=0)
+    rows, total = views.write_log(svc.storage, user.key, flt, limit=PAGE_SIZE, offset=0)
 
 if not total:
     empty("No writes match." if (ops or types or statuses or search or vias) else "No writes yet for this user.")
@@ -131,12 +131,12 @@ def _act(action: str, memory_id: str) -> None:
     reason = st.session_state.get("mem_reason", "").strip() or "corrected in the back office"
     who = current_actor()
     ops = {
-        "edit": lambda: curation.edit_memory(svc, memory_id, text, actor=who, reason=reason),
-        "supersede": lambda: curation.supersede_memory(svc, memory_id, text, actor=who, reason=reason),
-        "delete": lambda: curation.delete_memory(svc, memory_id, actor=who, reason=reason),
-        "flag": lambda: curation.flag_memory(svc, memory_id, actor=who, reason=reason),
-        "unflag": lambda: curation.unflag_memory(svc, memory_id, actor=who, reason=reason),
-        "restore": lambda: curation.restore_memory(svc, memory_id, actor=who, reason=reason),
+        "edit": lambda: curation.edit_memory(svc.storage, memory_id, text, actor=who, reason=reason),
+        "supersede": lambda: curation.supersede_memory(svc.storage, memory_id, text, actor=who, reason=reason),
+        "delete": lambda: curation.delete_memory(svc.storage, memory_id, actor=who, reason=reason),
+        "flag": lambda: curation.flag_memory(svc.storage, memory_id, actor=who, reason=reason),
+        "unflag": lambda: curation.unflag_memory(svc.storage, memory_id, actor=who, reason=reason),
+        "restore": lambda: curation.restore_memory(svc.storage, memory_id, actor=who, reason=reason),
     }
     st.session_state.pop("mem_confirm", None)
     try:
@@ -202,7 +202,7 @@ with st.container(border=True):
     curator = can(Role.CURATOR)  # viewers read; the service refuses their corrections anyway
     tabs = st.tabs([":material/forum: Source message"] + ([":material/edit: Correct"] if curator else []))
     with tabs[0]:
-        ctx = views.message_with_context(svc, row["message_id"]) if row["message_id"] else None
+        ctx = views.message_with_context(svc.storage, row["message_id"]) if row["message_id"] else None
         if ctx is None:
             st.caption("No source message (a person's edit or a system action).")
         else:

@@ -27,8 +27,8 @@ st.caption(
     "value is linked to the memory that states it, so correcting one corrects the other."
 )
 
-fields = views.profile_fields(svc, user.key)
-changes = views.profile_changes(svc, user.key)
+fields = views.profile_fields(svc.storage, user.key)
+changes = views.profile_changes(svc.storage, user.key)
 
 
 def _save() -> None:
@@ -118,7 +118,7 @@ else:
     empty("No profile changes logged yet.")
 
 st.subheader("Statistics", anchor=False)
-counts = views.memory_counts(svc, user.key)
+counts = views.memory_counts(svc.storage, user.key)
 stats: dict[str, Any] = svc.user_stats(user.external_id)
 cols = st.columns(4)
 cols[0].metric("Active memories", counts["status"].get("active", 0), border=True)

@@ -220,7 +220,7 @@ def _label(retrieval_id: int, memory_id: str, key: str) -> None:
 def label_controls(hits: list[Hit], retrieval_id: int | None, query: str = "") -> None:
     if retrieval_id is None or not can(Role.CURATOR):  # labelling is a curator's; the service checks again
         return
-    saved = views.labels_for_query(svc, user.key, query, current_actor().name) if query else {}
+    saved = views.labels_for_query(svc.storage, user.key, query, current_actor().name) if query else {}
     with st.expander("Label these hits (feeds precision / recall)", icon=":material/thumbs_up_down:"):
         for h in hits[:15]:
             key = f"lab_lbl_{retrieval_id}_{h.memory_id}"
@@ -261,7 +261,7 @@ def search_tab() -> None:
     m[3].metric("Near misses", len(near), border=True)
     m[4].metric("Search", f"{latency:.0f} ms", border=True)
     st.plotly_chart(histogram(hits), key="lab_hist")
-    labels = views.labels_for_query(svc, user.key, query, current_actor().name)
+    labels = views.labels_for_query(svc.storage, user.key, query, current_actor().name)
     st.markdown("**Passed**")
     passed = [h for h in hits if h.passed]
     if passed:
@@ -292,7 +292,7 @@ def _replay_one(r: dict) -> dict:
             vector_weight=weight,
             rrf_k=int(rrf_k),
         )
-        then = views.retrieval_hits(svc, r["id"])
+        then = views.retrieval_hits(svc.storage, r["id"])
         cache[sig] = (res.hits, then)
     raw, then = cache[sig]
     now = cut(raw)
@@ -303,7 +303,7 @@ def _replay_one(r: dict) -> dict:
 
 
 def replay_tab() -> None:
-    logged = views.recent_retrievals(svc, user.key, limit=50)
+    logged = views.recent_retrievals(svc.storage, user.key, limit=50)
     if not logged:
         empty(
             "No logged queries yet.", "Chat with the agent (or search above) to log some, or run `memlens seed-demo`."

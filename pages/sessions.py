@@ -25,7 +25,7 @@ st.caption(
     "into the next one, so the agent can say *last time we…*."
 )
 
-sessions = views.sessions_overview(svc, user.key)
+sessions = views.sessions_overview(svc.storage, user.key)
 if not sessions:
     empty("No sessions yet.")
     st.stop()

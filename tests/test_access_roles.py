@@ -25,13 +25,21 @@ def world(plumbing_svc):
 def _calls(svc, a: str, b: str, retrieval_id: int):
     """(action, needed role, call(actor)) for every guarded service method."""
     return [
-        ("edit", Role.CURATOR, lambda who: curation.edit_memory(svc, a, "Lin lives in Ningbo", reason="r", actor=who)),
-        ("flag", Role.CURATOR, lambda who: curation.flag_memory(svc, b, reason="wrong", actor=who)),
+        (
+            "edit",
+            Role.CURATOR,
+            lambda who: curation.edit_memory(svc.storage, a, "Lin lives in Ningbo", reason="r", actor=who),
+        ),
+        ("flag", Role.CURATOR, lambda who: curation.flag_memory(svc.storage, b, reason="wrong", actor=who)),
         ("label", Role.CURATOR, lambda who: svc.label_hit(retrieval_id, a, True, actor=who)),
         ("profile", Role.CURATOR, lambda who: svc.update_profile("lin", "notes", "calls at 9", actor=who)),
         ("forget", Role.CURATOR, lambda who: svc.forget("lin", actor=who)),
         ("compact", Role.CURATOR, lambda who: svc.compact("lin", actor=who)),
-        ("supersede", Role.CURATOR, lambda who: curation.supersede_memory(svc, a, "Lin lives in Suzhou", actor=who)),
+        (
+            "supersede",
+            Role.CURATOR,
+            lambda who: curation.supersede_memory(svc.storage, a, "Lin lives in Suzhou", actor=who),
+        ),
         ("delete", Role.CURATOR, lambda who: svc.delete_memory(b, reason="dup", actor=who)),
         ("settings", Role.ADMIN, lambda who: svc.set_live_settings({"top_k": 3}, actor=who)),
         ("export", Role.ADMIN, lambda who: svc.export_user("lin", actor=who)),
@@ -62,7 +70,7 @@ def test_a_viewer_can_change_nothing_and_each_refusal_is_audited(world):
     after = [(m.id, m.status, m.content, m.confidence) for m in svc.list_memories(svc.get_user("lin"))]
     assert after == before
     assert svc.effective_settings().top_k == svc.settings.top_k
-    denied = audit.events(svc, action=AuditAction.DENIED)
+    denied = audit.events(svc.storage, action=AuditAction.DENIED)
     assert len(denied) == 2 * len(_calls(svc, a, b, rid))
     assert {e.actor for e in denied} == {"test-viewer", "(no actor)"}
 
@@ -76,7 +84,7 @@ def test_a_curator_edits_memories_but_not_settings_exports_or_users(world):
         else:
             call(CURATOR)
     assert svc.get_memory(a).status == "superseded" and svc.get_memory(b).status == "deleted"
-    done = {e.action for e in audit.events(svc, actor="test-curator")} - {"denied"}
+    done = {e.action for e in audit.events(svc.storage, actor="test-curator")} - {"denied"}
     assert done == {"edit", "flag", "label", "profile-edit", "forget", "compact", "supersede", "delete"}
 
 
@@ -87,10 +95,15 @@ def test_an_admin_may_do_everything(world):
             continue  # no such session: NotFound, after the guard let it through
         call(ADMIN)
     assert [r["user_id"] for r in svc.list_users()] == []
-    assert {e.action for e in audit.events(svc, actor="test-admin")} >= {"settings", "export", "purge", "delete-user"}
+    assert {e.action for e in audit.events(svc.storage, actor="test-admin")} >= {
+        "settings",
+        "export",
+        "purge",
+        "delete-user",
+    }
 
 
 def test_dry_runs_are_reads(world):
     svc, *_ = world
     assert svc.forget("lin", dry_run=True).actions == [] and svc.compact("lin", dry_run=True).merges == []
-    assert audit.events(svc) == []
+    assert audit.events(svc.storage) == []

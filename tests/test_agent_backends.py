@@ -19,6 +19,6 @@ def test_checkpoints_share_the_memlens_database_one_thread_per_session(backend_p
     finally:
         agent.close()
     assert "Lisbon" in second.bridge and state.values["turn_id"] > first.turn_id
-    with svc.engine.connect() as conn:
+    with svc.storage.engine.connect() as conn:
         threads = {row[0] for row in conn.execute(text("SELECT DISTINCT thread_id FROM checkpoints"))}
     assert threads == {first.session_key, second.session_key}

@@ -56,7 +56,7 @@ def test_the_uncompiled_graph_runs_with_an_in_memory_saver_and_a_fake_model(svc:
         return state
 
     first = turn("I moved to Hangzhou last month.")
-    with svc.db() as db:
+    with svc.storage.db() as db:
         reply = db.get(Message, first["reply_message_id"])
     assert reply is not None and reply.content == "Noted, Hangzhou it is."
     assert [m.content for m in svc.list_memories(user)] == ["User lives in Hangzhou."]
@@ -66,7 +66,7 @@ def test_the_uncompiled_graph_runs_with_an_in_memory_saver_and_a_fake_model(svc:
     assert second["turn_id"] != first["turn_id"]
     hits = svc.recall("graph-user", "Where do I live now?", log=False).hits
     assert hits and hits[0].content == "User lives in Hangzhou."
-    with svc.db() as db:
+    with svc.storage.db() as db:
         answer = db.get(Message, second["reply_message_id"])
         prompt = db.get(ContextSnapshot, second["snapshot_id"])
     assert answer is not None and answer.content == "You live in Hangzhou."

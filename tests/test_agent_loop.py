@@ -56,7 +56,9 @@ def test_factory_resolves_providers(settings):
 
 
 def test_a_turn_through_the_factory_seam_streams_and_leaves_a_complete_record(svc, fake_provider):
-    svc.settings = svc.settings.model_copy(update={"llm_provider": "recording-fake", "relevance_threshold": 0.0})
+    svc.storage.settings = svc.settings.model_copy(
+        update={"llm_provider": "recording-fake", "relevance_threshold": 0.0}
+    )
     user = svc.ensure_user("alice")
     svc.add_memory(user, "Alice is allergic to peanuts", type="fact")
     agent = Agent(svc)
@@ -69,7 +71,7 @@ def test_a_turn_through_the_factory_seam_streams_and_leaves_a_complete_record(sv
     assert isinstance(prompt[1], SystemMessage) and "allergic to peanuts" in prompt[1].content
     assert "allergic" not in prompt[0].content  # the instructions never carry memory text
     assert prompt[-1].content == "Can I eat peanut butter cookies?"
-    with svc.db() as db:
+    with svc.storage.db() as db:
         turn = db.get(Turn, result.turn_id)
         assert turn.user_message_id and turn.reply_message_id and turn.session_id == result.session_key
         retrieval = db.exec(select(Retrieval).where(Retrieval.turn_id == turn.id)).one()
@@ -90,7 +92,7 @@ def test_a_turn_through_the_factory_seam_streams_and_leaves_a_complete_record(sv
 def test_scripted_sessions_bridge_goal_follow_ups_and_profile(svc, monkeypatch):
     """Offline engine (the default): session 1 → bridge on turn 1 of session 2; follow-ups (English and Chinese)
     are composed with the destination from the summary; a profile fact of session 1 is in session 3's context."""
-    svc.settings = svc.settings.model_copy(update={"summary_trigger_turns": 3, "summary_keep_turns": 1})
+    svc.storage.settings = svc.settings.model_copy(update={"summary_trigger_turns": 3, "summary_keep_turns": 1})
     agent = Agent(svc)
     prompts: list[str] = []
     real_stream = OfflineChatModel._stream
@@ -151,7 +153,7 @@ def test_offline_engine_is_honest_deterministic_and_bilingual():
 
 
 def test_tell_me_about_me_lists_profile_and_top_memories_even_below_the_threshold(svc):
-    svc.settings = svc.settings.model_copy(update={"relevance_threshold": 0.99})
+    svc.storage.settings = svc.settings.model_copy(update={"relevance_threshold": 0.99})
     agent = Agent(svc)
     try:
         for text in ["I live in Lisbon and I work as a nurse.", "My wife loves sushi.", "I'm vegetarian."]:
@@ -208,7 +210,7 @@ def test_a_retried_turn_with_the_same_idempotency_key_stores_the_message_and_mem
         agent.wait()
     finally:
         agent.close()
-    with plumbing_svc.db() as db:
+    with plumbing_svc.storage.db() as db:
         users = [m for m in db.exec(select(Message).where(Message.role == "user")).all()]
         adds = db.exec(select(MemoryEvent).where(MemoryEvent.op == "ADD")).all()
     assert len(users) == 2

@@ -96,7 +96,7 @@ def stub_server():
 def test_chat_openai_streams_from_a_local_server_and_summarises_through_it(plumbing_svc: MemoryService, stub_server):
     base_url, requests = stub_server
     svc = plumbing_svc
-    svc.settings = svc.settings.model_copy(update={"llm_base_url": base_url, "llm_model": "stub-model"})
+    svc.storage.settings = svc.settings.model_copy(update={"llm_base_url": base_url, "llm_model": "stub-model"})
     svc.add_memory(svc.ensure_user("u"), "User wants a hotel in Hangzhou under 500 yuan a night")
     agent = Agent(svc)
     stream = agent.stream("u", "s1", "Please plan a trip to Hangzhou and find a hotel.")

@@ -18,26 +18,28 @@ def test_seed_demo_fills_every_page_once(plumbing_svc):
     bot = Agent(plumbing_svc)
     try:
         assert seed(plumbing_svc, bot, users) == {"seeded": 2, "skipped": 0}
-        with plumbing_svc.db() as db:
+        with plumbing_svc.storage.db() as db:
             messages = db.exec(select(func.count()).select_from(Message)).one()
         assert seed(plumbing_svc, bot, users) == {"seeded": 0, "skipped": 2}
-        with plumbing_svc.db() as db:
+        with plumbing_svc.storage.db() as db:
             assert db.exec(select(func.count()).select_from(Message)).one() == messages
     finally:
         bot.close()
     for demo in users:
         key = plumbing_svc.get_user(demo.user_id).key
-        sessions = views.sessions_overview(plumbing_svc, key)
+        sessions = views.sessions_overview(plumbing_svc.storage, key)
         assert len(sessions) == len(demo.sessions)
         assert sessions[0]["bridge_in"], "the last session opens with a bridge"
         assert sessions[-1]["started_at"] < sessions[0]["started_at"]  # moved back in time, oldest first
-        assert views.write_log(plumbing_svc, key, limit=1)[1] > 0
-        assert views.profile_fields(plumbing_svc, key)
-        assert views.context_snapshots(plumbing_svc, sessions[0]["id"])
-        assert views.labelled_similarities(plumbing_svc, key)
-    with plumbing_svc.db() as db:
+        assert views.write_log(plumbing_svc.storage, key, limit=1)[1] > 0
+        assert views.profile_fields(plumbing_svc.storage, key)
+        assert views.context_snapshots(plumbing_svc.storage, sessions[0]["id"])
+        assert views.labelled_similarities(plumbing_svc.storage, key)
+    with plumbing_svc.storage.db() as db:
         assert set(db.exec(select(HitLabel.labeled_by)).all()) == {"seed-demo"}  # the demo's author, a curator
-    wang = {f["field"]: f["value"] for f in views.profile_fields(plumbing_svc, plumbing_svc.get_user("王芳").key)}
+    wang = {
+        f["field"]: f["value"] for f in views.profile_fields(plumbing_svc.storage, plumbing_svc.get_user("王芳").key)
+    }
     assert wang.get("city") == "上海"  # the move in session 2 updated the profile
 
 

@@ -19,7 +19,7 @@ def _seed(monkeypatch, svc) -> str:
     monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
     svc.remember("zoe-secret-user", "I live in Valparaíso")
     for name, role in [("vi", "viewer"), ("cu", "curator")]:
-        accounts.add(svc, name, role, PASSWORD, actor=ADMIN)
+        accounts.add(svc.storage, name, role, PASSWORD, actor=ADMIN)
     return "zoe-secret-user"
 
 
@@ -47,7 +47,7 @@ def test_with_accounts_only_a_sign_in_form_until_the_password_is_right(monkeypat
     at.button[0].click().run()
     no_exception(at)
     assert uid in _everything(at)  # the sidebar's user picker: signed in
-    assert [e.actor for e in audit.events(plumbing_svc, action=AuditAction.SIGN_IN)] == ["vi"]
+    assert [e.actor for e in audit.events(plumbing_svc.storage, action=AuditAction.SIGN_IN)] == ["vi"]
 
 
 def test_a_viewer_gets_no_correction_controls_and_a_curator_does(monkeypatch, plumbing_svc):
@@ -69,7 +69,7 @@ def test_a_viewer_gets_no_correction_controls_and_a_curator_does(monkeypatch, pl
 def test_none_on_every_interface_refuses_and_loopback_opens_with_the_badge(monkeypatch, plumbing_svc):
     uid = _seed(monkeypatch, plumbing_svc)
     for name in ("vi", "cu"):  # no accounts at all
-        accounts.remove(plumbing_svc, name, actor=ADMIN)
+        accounts.remove(plumbing_svc.storage, name, actor=ADMIN)
     monkeypatch.setenv("MEMLENS_AUTH", "none")
     refused = open_page(address="0.0.0.0")
     assert "memlens account add" in refused.error[0].value and uid not in _everything(refused)
@@ -103,10 +103,10 @@ def test_the_audit_page_lists_person_actions_for_admins_only(monkeypatch, plumbi
 
     _seed(monkeypatch, plumbing_svc)
     memory_id = plumbing_svc.list_memories(plumbing_svc.get_user("zoe-secret-user"))[0].id
-    curation.flag_memory(plumbing_svc, memory_id, reason="she moved", actor=Actor("cu", Role.CURATOR, "ui"))
+    curation.flag_memory(plumbing_svc.storage, memory_id, reason="she moved", actor=Actor("cu", Role.CURATOR, "ui"))
     config.set_option("server.address", "localhost")
     at = AppTest.from_file(APP, default_timeout=60)
-    accounts.add(plumbing_svc, "ada", "admin", PASSWORD, actor=ADMIN)
+    accounts.add(plumbing_svc.storage, "ada", "admin", PASSWORD, actor=ADMIN)
     at.session_state["ml_actor"] = Actor("ada", Role.ADMIN, "ui")
     at.run()
     at.switch_page("pages/audit.py")

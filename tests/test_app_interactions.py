@@ -32,7 +32,7 @@ def test_send_a_message_runs_a_turn_and_shows_what_was_remembered(seeded):
     assert len(at.chat_message) == before + 2
     assert at.chat_message[-1].name == "assistant" and at.chat_message[-1].markdown[0].value
     assert any(e.label.startswith("What I remembered") for e in at.chat_message[-1].expander)
-    with seeded.db() as db:
+    with seeded.storage.db() as db:
         assert db.exec(select(Turn).where(Turn.user_key == _user(seeded).key)).first() is not None
 
 
@@ -57,7 +57,7 @@ def test_label_a_hit_and_see_it_in_precision_recall(seeded):
     at.segmented_control[0].set_value("relevant").run()
     at.segmented_control[1].set_value("not relevant").run()
     no_exception(at)
-    with seeded.db() as db:
+    with seeded.storage.db() as db:
         labels = db.exec(select(HitLabel).order_by(HitLabel.id)).all()
     assert [lb.relevant for lb in labels] == [True, False]
     assert {m.label: m.value for m in at.metric}["Labels"] == "1 ✔ / 1 ✘"
@@ -74,7 +74,7 @@ def test_apply_stores_the_settings_and_the_agent_uses_them_next_turn(seeded):
     assert at.sidebar.slider(key="ml_live_threshold").value == 0.42
     at.switch_page("pages/chat.py").run()
     at.chat_input(key="chat_input").set_value("what do you know about me?").run()
-    with seeded.db() as db:
+    with seeded.storage.db() as db:
         last = db.exec(
             select(Retrieval).where(col(Retrieval.turn_id).is_not(None)).order_by(col(Retrieval.id).desc())
         ).first()
@@ -95,16 +95,16 @@ def test_edit_the_profile_is_saved_and_logged(seeded):
     at.text_input(key="pf_reason").set_value("user called support")
     next(b for b in at.button if b.label == "Save").click().run()
     no_exception(at)
-    fields = {f["field"]: f["value"] for f in views.profile_fields(seeded, _user(seeded).key)}
+    fields = {f["field"]: f["value"] for f in views.profile_fields(seeded.storage, _user(seeded).key)}
     assert fields["city"] == "杭州"
-    change = views.profile_changes(seeded, _user(seeded).key)[0]
+    change = views.profile_changes(seeded.storage, _user(seeded).key)[0]
     assert (change["field"], change["new"], change["source"]) == ("city", "杭州", "person-edit")
     assert change["reason"] == "user called support"
 
 
 def test_flag_and_delete_a_memory_from_the_write_log(seeded):
     at = open_page("pages/memories.py")
-    rows = views.write_log(seeded, _user(seeded).key, limit=25)[0]
+    rows = views.write_log(seeded.storage, _user(seeded).key, limit=25)[0]
     index = next(n for n, r in enumerate(rows) if r["status"] == "active")
     memory_id = rows[index]["memory_id"]
     at.selectbox(key="mem_pick").set_value(rows[index]["event_id"]).run()
@@ -124,19 +124,19 @@ def test_flag_and_delete_a_memory_from_the_write_log(seeded):
     at.button(key="mem_undo_btn").click().run()  # undo = restore, while the row still exists
     no_exception(at)
     assert seeded.get_memory(memory_id).status == "active"
-    with seeded.db() as db:
+    with seeded.storage.db() as db:
         ops = db.exec(select(MemoryEvent.op).where(MemoryEvent.memory_id == memory_id)).all()
     assert {"FLAG", "DELETE", "RESTORE"} <= set(ops)
     assert all(
         e["detail"].get("actor", "").endswith("(local)")
-        for e in curation.show_memory(seeded, memory_id)["events"]
+        for e in curation.show_memory(seeded.storage, memory_id)["events"]
         if e["op"] in ("FLAG", "DELETE", "RESTORE")
     )
 
 
 def test_write_log_filters_and_pages_in_sql(seeded):
     key = _user(seeded).key
-    with seeded.db() as db:
+    with seeded.storage.db() as db:
         contents = [m.content for m in db.exec(select(Memory).where(Memory.user_key == key)).all()]
     term = contents[0].removeprefix("User ")
     at = open_page("pages/memories.py")

@@ -27,27 +27,27 @@ def _key(svc) -> str:
 
 def test_write_log_pages_cover_every_event_once(store):
     key = _key(store)
-    first, total = views.write_log(store, key, limit=25)
-    second, _ = views.write_log(store, key, limit=25, offset=25)
-    last, _ = views.write_log(store, key, limit=25, offset=50)
+    first, total = views.write_log(store.storage, key, limit=25)
+    second, _ = views.write_log(store.storage, key, limit=25, offset=25)
+    last, _ = views.write_log(store.storage, key, limit=25, offset=50)
     ids = [r["event_id"] for r in first + second + last]
     assert total == 60 and len(ids) == len(set(ids)) == 60
     assert ids == sorted(ids, reverse=True)
 
 
 def test_write_log_filters_by_status_now(store):
-    rows, total = views.write_log(store, _key(store), views.WriteFilter(statuses=["superseded"]), limit=100)
+    rows, total = views.write_log(store.storage, _key(store), views.WriteFilter(statuses=["superseded"]), limit=100)
     assert total == len(rows) > 0 and {r["status"] for r in rows} == {"superseded"}
 
 
 def test_edit_rewrites_in_place_and_logs_the_old_text(store):
     mem = store.list_memories(store.get_user("synthetic-user-0000"), limit=1)[0]
     edited = curation.edit_memory(
-        store, mem.id, "User lives in 成都 now, email a@b.com", actor=PERSON, reason="phone call"
+        store.storage, mem.id, "User lives in 成都 now, email a@b.com", actor=PERSON, reason="phone call"
     )
     assert edited.id == mem.id and edited.version == mem.version + 1
     assert "a@b.com" not in edited.content and "成都" in edited.content  # masked before storing
-    with store.db() as db:
+    with store.storage.db() as db:
         event = db.exec(select(MemoryEvent).where(MemoryEvent.memory_id == mem.id, MemoryEvent.op == "EDIT")).one()
     assert event.detail["old_content"] == mem.content and event.reason == "phone call"
     hits = store.recall("synthetic-user-0000", "User lives in 成都 now", log=False, threshold=-1.0).hits
@@ -56,19 +56,19 @@ def test_edit_rewrites_in_place_and_logs_the_old_text(store):
 
 def test_supersede_keeps_the_old_row_and_points_to_the_new(store):
     mem = store.list_memories(store.get_user("synthetic-user-0000"), limit=1)[0]
-    new = curation.supersede_memory(store, mem.id, "User moved to Lisbon", actor=PERSON)
+    new = curation.supersede_memory(store.storage, mem.id, "User moved to Lisbon", actor=PERSON)
     old = store.get_memory(mem.id)
     assert old.status == "superseded" and old.superseded_by == new.id and new.status == "active"
     with pytest.raises(Conflict):
-        curation.edit_memory(store, mem.id, "too late", actor=PERSON)
+        curation.edit_memory(store.storage, mem.id, "too late", actor=PERSON)
 
 
 def test_a_label_can_be_set_changed_and_cleared(store):
     key = _key(store)
-    retrieval = views.recent_retrievals(store, key, limit=1)[0]
-    hit = views.retrieval_hits(store, retrieval["id"])[0]
-    views.set_label(store, key, retrieval["id"], hit["memory_id"], True)
-    views.set_label(store, key, retrieval["id"], hit["memory_id"], False)
-    assert views.labelled_similarities(store, key) == [(hit["similarity"], False)]
-    views.set_label(store, key, retrieval["id"], hit["memory_id"], None)
-    assert views.labelled_similarities(store, key) == []
+    retrieval = views.recent_retrievals(store.storage, key, limit=1)[0]
+    hit = views.retrieval_hits(store.storage, retrieval["id"])[0]
+    views.set_label(store.storage, key, retrieval["id"], hit["memory_id"], True)
+    views.set_label(store.storage, key, retrieval["id"], hit["memory_id"], False)
+    assert views.labelled_similarities(store.storage, key) == [(hit["similarity"], False)]
+    views.set_label(store.storage, key, retrieval["id"], hit["memory_id"], None)
+    assert views.labelled_similarities(store.storage, key) == []

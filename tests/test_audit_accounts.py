@@ -21,69 +21,71 @@ from memory.vocab import AuditAction, Role
 
 
 def test_accounts_hash_passwords_and_only_admins_manage_them(plumbing_svc):
-    accounts.add(plumbing_svc, "王芳", "curator", "correct horse", actor=ADMIN)
-    with plumbing_svc.db() as db:
+    accounts.add(plumbing_svc.storage, "王芳", "curator", "correct horse", actor=ADMIN)
+    with plumbing_svc.storage.db() as db:
         stored = db.get(Account, "王芳").password_hash
     assert stored.startswith("$argon2id$") and "correct horse" not in stored
     with pytest.raises(Conflict, match="already exists"):
-        accounts.add(plumbing_svc, "王芳", "viewer", "another one", actor=ADMIN)
+        accounts.add(plumbing_svc.storage, "王芳", "viewer", "another one", actor=ADMIN)
     with pytest.raises(InvalidInput, match="8-1024"):
-        accounts.add(plumbing_svc, "bo", "viewer", "short", actor=ADMIN)
+        accounts.add(plumbing_svc.storage, "bo", "viewer", "short", actor=ADMIN)
     with pytest.raises(InvalidInput, match="must not be empty"):
-        accounts.add(plumbing_svc, "   ", "viewer", "long enough", actor=ADMIN)
+        accounts.add(plumbing_svc.storage, "   ", "viewer", "long enough", actor=ADMIN)
     with pytest.raises(InvalidInput, match="role must be one of"):
-        accounts.add(plumbing_svc, "bo", "root", "long enough", actor=ADMIN)
+        accounts.add(plumbing_svc.storage, "bo", "root", "long enough", actor=ADMIN)
     with pytest.raises(Forbidden):
-        accounts.add(plumbing_svc, "eve", "admin", "long enough", actor=CURATOR)
-    accounts.set_password(plumbing_svc, "王芳", "battery staple", actor=ADMIN)
-    assert accounts.sign_in(plumbing_svc, "王芳", "battery staple").role is Role.CURATOR
-    accounts.remove(plumbing_svc, "王芳", actor=ADMIN)
-    assert accounts.list_accounts(plumbing_svc) == []
-    kinds = [e.action for e in audit.events(plumbing_svc, actor="test-admin")]
+        accounts.add(plumbing_svc.storage, "eve", "admin", "long enough", actor=CURATOR)
+    accounts.set_password(plumbing_svc.storage, "王芳", "battery staple", actor=ADMIN)
+    assert accounts.sign_in(plumbing_svc.storage, "王芳", "battery staple").role is Role.CURATOR
+    accounts.remove(plumbing_svc.storage, "王芳", actor=ADMIN)
+    assert accounts.list_accounts(plumbing_svc.storage) == []
+    kinds = [e.action for e in audit.events(plumbing_svc.storage, actor="test-admin")]
     assert kinds == ["account-remove", "account-password", "account-add"]
 
 
 def test_sign_in_fails_with_one_message_and_is_throttled_across_processes(plumbing_svc, settings, hash_embedder):
-    accounts.add(plumbing_svc, "ana", "viewer", "right password", actor=ADMIN)
+    accounts.add(plumbing_svc.storage, "ana", "viewer", "right password", actor=ADMIN)
     messages = set()
     for name, password in [("ana", "wrong password"), ("nobody", "right password"), ("ana", "")]:
         with pytest.raises(SignInFailed) as exc:
-            accounts.sign_in(plumbing_svc, name, password)
+            accounts.sign_in(plumbing_svc.storage, name, password)
         messages.add(str(exc.value))
     assert messages == {accounts.GENERIC_FAILURE}
     for _ in range(3):  # with the two above: five failures for "ana" within the minute
         with pytest.raises(SignInFailed, match="wrong username or password"):
-            accounts.sign_in(plumbing_svc, "ana", "still wrong")
+            accounts.sign_in(plumbing_svc.storage, "ana", "still wrong")
     other = MemoryService(settings, embedder=hash_embedder)  # another process: the count lives in the database
     try:
         with pytest.raises(SignInFailed, match="Too many failed sign-ins"):
-            accounts.sign_in(other, "ana", "right password")  # even the right password waits out the minute
+            accounts.sign_in(other.storage, "ana", "right password")  # even the right password waits out the minute
     finally:
         other.close()
-    failures = audit.events(plumbing_svc, action=AuditAction.SIGN_IN_FAILED)
+    failures = audit.events(plumbing_svc.storage, action=AuditAction.SIGN_IN_FAILED)
     assert len(failures) == 7 and not any("right password" in json.dumps(audit.to_dict(e)) for e in failures)
-    assert accounts.sign_in(plumbing_svc, "ana", "right password", per_minute=10).name == "ana"  # per name and limit
+    assert (
+        accounts.sign_in(plumbing_svc.storage, "ana", "right password", per_minute=10).name == "ana"
+    )  # per name and limit
 
 
 def test_a_successful_sign_in_is_audited_with_the_role(plumbing_svc):
-    accounts.add(plumbing_svc, "cu", "curator", "right password", actor=ADMIN)
-    actor = accounts.sign_in(plumbing_svc, "cu", "right password")
+    accounts.add(plumbing_svc.storage, "cu", "curator", "right password", actor=ADMIN)
+    actor = accounts.sign_in(plumbing_svc.storage, "cu", "right password")
     assert (actor.name, actor.role, actor.via) == ("cu", Role.CURATOR, "ui")
-    [row] = audit.events(plumbing_svc, action=AuditAction.SIGN_IN)
+    [row] = audit.events(plumbing_svc.storage, action=AuditAction.SIGN_IN)
     assert (row.actor, row.role) == ("cu", "curator")
 
 
 def test_erasing_a_user_keeps_the_audit_rows_but_not_their_id_or_text(plumbing_svc):
     svc = plumbing_svc
     mem = svc.add_memory(svc.ensure_user("张伟 <zw@example.com>"), "张伟住在成都", type="fact")
-    curation.flag_memory(svc, mem.id, reason="张伟 says he moved", actor=CURATOR)
-    [flag] = audit.events(svc, user_id="张伟 <zw@example.com>")
+    curation.flag_memory(svc.storage, mem.id, reason="张伟 says he moved", actor=CURATOR)
+    [flag] = audit.events(svc.storage, user_id="张伟 <zw@example.com>")
     assert (flag.actor, flag.role, flag.action, flag.target_ids) == ("test-curator", "curator", "flag", [mem.id])
     assert flag.user_id == "张伟 <zw@example.com>" and flag.reason == "张伟 says he moved"
     svc.delete_user("张伟 <zw@example.com>", actor=ADMIN)
-    rows = audit.events(svc, user_id="张伟 <zw@example.com>")  # still found through the hash of the id
+    rows = audit.events(svc.storage, user_id="张伟 <zw@example.com>")  # still found through the hash of the id
     assert [r.action for r in rows] == ["delete-user", "flag"]
-    dump = json.dumps([audit.to_dict(r) for r in audit.events(svc)], ensure_ascii=False)
+    dump = json.dumps([audit.to_dict(r) for r in audit.events(svc.storage)], ensure_ascii=False)
     assert "张伟" not in dump and "成都" not in dump and mem.id in dump
 
 

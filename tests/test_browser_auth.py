@@ -68,7 +68,7 @@ def _sign_in(page, server: str, name: str, password: str = PASSWORD) -> None:
 def _seed(svc) -> None:
     svc.remember(SECRET_USER, f"I live in {SECRET_TEXT} and I love jazz")
     for name, role in [("vi", "viewer"), ("cu", "curator"), ("ada", "admin")]:
-        accounts.add(svc, name, role, PASSWORD, actor=ADMIN)
+        accounts.add(svc.storage, name, role, PASSWORD, actor=ADMIN)
 
 
 def _open(page, title: str) -> None:
@@ -124,7 +124,7 @@ def test_sign_in_roles_and_audit_in_chromium(browser, plumbing_svc, tmp_path):
         # …and a forged mutating call with the viewer's identity is refused by the service itself
         memory_id = svc.list_memories(svc.get_user(SECRET_USER))[0].id
         with pytest.raises(Forbidden, match="'vi' is a viewer"):
-            curation.flag_memory(svc, memory_id, reason="forged", actor=Actor("vi", Role.VIEWER, "ui"))
+            curation.flag_memory(svc.storage, memory_id, reason="forged", actor=Actor("vi", Role.VIEWER, "ui"))
         assert svc.get_memory(memory_id).meta.get("flagged") is None
         page.get_by_role("button", name="Sign out").click()
         page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
@@ -158,11 +158,11 @@ def test_sign_in_roles_and_audit_in_chromium(browser, plumbing_svc, tmp_path):
         assert flags[0][6] == "she moved away"
         page.close()
 
-    flags = audit.events(svc, action=AuditAction.FLAG)
+    flags = audit.events(svc.storage, action=AuditAction.FLAG)
     assert [(e.actor, e.role, e.user_id, e.reason) for e in flags] == [("cu", "curator", SECRET_USER, "she moved away")]
-    assert {e.actor for e in audit.events(svc, action=AuditAction.SIGN_IN)} == {"vi", "cu", "ada"}
-    assert [e.actor for e in audit.events(svc, action=AuditAction.SIGN_IN_FAILED)] == ["cu"]
-    assert [e.actor for e in audit.events(svc, action=AuditAction.DENIED)] == ["vi"]
+    assert {e.actor for e in audit.events(svc.storage, action=AuditAction.SIGN_IN)} == {"vi", "cu", "ada"}
+    assert [e.actor for e in audit.events(svc.storage, action=AuditAction.SIGN_IN_FAILED)] == ["cu"]
+    assert [e.actor for e in audit.events(svc.storage, action=AuditAction.DENIED)] == ["vi"]
     foreign = [u for u in requests if not u.startswith((server, "data:", "blob:"))]
     assert not foreign, f"fetched from outside the server: {foreign[:5]}"
 

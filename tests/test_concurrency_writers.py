@@ -86,16 +86,16 @@ def test_a_retried_turn_stores_one_message_and_never_adds_a_memory_twice(backend
     svc = backend_plumbing_svc
     results = run_processes("retried_write", svc.settings)
     assert all(r["ids"] == results[0]["ids"] for r in results)  # the same stored message for each repeated key
-    with svc.db() as db:
+    with svc.storage.db() as db:
         assert db.exec(select(func.count()).select_from(Message)).one() == len(SPORTS)
     adds = Counter(op for r in results for op in r["ops"])["ADD"]
-    with svc.db() as db:
+    with svc.storage.db() as db:
         memories = db.exec(select(Memory).where(Memory.status == "active")).all()
         per_message = Counter(e.message_id for e in db.exec(select(MemoryEvent).where(MemoryEvent.op == "ADD")).all())
     assert adds == len(memories) == len(SPORTS)
     assert sorted(m.object for m in memories) == sorted(SPORTS)
     assert set(per_message.values()) == {1}
-    assert svc.index.count() == len(SPORTS)
+    assert svc.storage.index.count() == len(SPORTS)
 
 
 def test_concurrent_writers_lose_no_profile_item_and_no_reinforcement(backend_plumbing_svc):

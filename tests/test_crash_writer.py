@@ -93,10 +93,10 @@ def test_sigkill_mid_stream_then_repair_loses_nothing(backend_settings, hash_emb
         acked_deleted |= deleted
         svc = MemoryService(backend_settings, embedder=hash_embedder)  # the restart
         svc.repair()
-        with svc.db() as db:
+        with svc.storage.db() as db:
             rows = {m.id: m for m in db.exec(select(Memory)).all()}
         active = {i for i, m in rows.items() if m.status == "active"}
-        listed = svc.index.id_list()
+        listed = svc.storage.index.id_list()
         assert acked_added <= set(rows), "an acknowledged memory was lost"
         assert all(rows[i].status == "deleted" for i in acked_deleted), "an acknowledged delete was undone"
         assert sorted(listed) == sorted(active), "SQL and LanceDB disagree after repair"

@@ -54,7 +54,7 @@ def test_compiled_graph_remembers_through_the_store(store, plumbing_svc):
     assert "Mochi" in last_prompt and "tulip" not in last_prompt  # alice's memory in, bob's never
     item = store.get(("alice", "bot", "notes"), "I keep a cat")
     assert item.value == {"content": "I keep a cat called Mochi"} and item.namespace == ("alice", "bot", "notes")
-    rows, _ = views.write_log(plumbing_svc, plumbing_svc.get_user("alice").key)
+    rows, _ = views.write_log(plumbing_svc.storage, plumbing_svc.get_user("alice").key)
     assert rows and all(r["via"] == "langgraph" for r in rows)
 
 

@@ -71,7 +71,7 @@ def test_stdio_tools_end_to_end_and_users_never_cross(tmp_path, plumbing_svc):
     assert cross.isError and "no memory" in cross.content[0].text  # bob's memory is not alice's to delete
     assert empty.isError and "empty" in empty.content[0].text and "Traceback" not in empty.content[0].text
     assert gone["id"] == added["results"][0]["id"]
-    rows, _ = views.write_log(plumbing_svc, plumbing_svc.get_user("alice").key, views.WriteFilter(vias=["mcp"]))
+    rows, _ = views.write_log(plumbing_svc.storage, plumbing_svc.get_user("alice").key, views.WriteFilter(vias=["mcp"]))
     assert {r["op"] for r in rows} >= {"ADD", "DELETE"}
 
 
@@ -94,7 +94,7 @@ async def http_call(url: str, key: str | None, tool: str, args: dict):
 
 
 def test_http_transport_needs_a_key_and_respects_its_users(http_server, plumbing_svc):
-    only_alice = apikeys.create(plumbing_svc, "desktop", ["alice"])[0]
+    only_alice = apikeys.create(plumbing_svc.storage, "desktop", ["alice"])[0]
     assert httpx.post(http_server, json={}).status_code == 401
     assert httpx.post(http_server, json={}, headers={"Authorization": "Bearer mlk_wrong"}).status_code == 401
     ok = asyncio.run(
@@ -103,5 +103,5 @@ def test_http_transport_needs_a_key_and_respects_its_users(http_server, plumbing
     assert not ok.isError
     refused = asyncio.run(http_call(http_server, only_alice, "list_memories", {"user_id": "bob"}))
     assert refused.isError and "may not act for user" in refused.content[0].text
-    [row] = views.write_log(plumbing_svc, plumbing_svc.get_user("alice").key)[0]
+    [row] = views.write_log(plumbing_svc.storage, plumbing_svc.get_user("alice").key)[0]
     assert row["via"] == "mcp:desktop"

@@ -28,7 +28,9 @@ def test_add_runs_the_pipeline_and_search_is_logged(mem, plumbing_svc):
     assert found["results"][0]["id"] == added["id"]
     hit = found["results"][0]
     assert hit["metadata"] == {"app": "trip"} and hit["via"] == "python" and hit["similarity"] is not None
-    logged = views.recent_retrievals(plumbing_svc, plumbing_svc.get_user("alice").key)  # the retrieval lab's list
+    logged = views.recent_retrievals(
+        plumbing_svc.storage, plumbing_svc.get_user("alice").key
+    )  # the retrieval lab's list
     assert [(r["query"], r["via"]) for r in logged] == [("where does she live? Hangzhou", "python")]
 
 
@@ -95,10 +97,10 @@ def test_memories_page_filters_by_door(mem, plumbing_svc):
     mem.add("I love green tea", user_id="alice")
     plumbing_svc.remember("alice", "I live in Suzhou")  # the built-in path: no door
     key = plumbing_svc.get_user("alice").key
-    assert views.event_vias(plumbing_svc, key) == [views.BUILT_IN, "python"]
-    by_door, n = views.write_log(plumbing_svc, key, views.WriteFilter(vias=["python"]))
+    assert views.event_vias(plumbing_svc.storage, key) == [views.BUILT_IN, "python"]
+    by_door, n = views.write_log(plumbing_svc.storage, key, views.WriteFilter(vias=["python"]))
     assert n == 1 and "tea" in by_door[0]["content"] and by_door[0]["by"] == "python-api"
-    built_in, n = views.write_log(plumbing_svc, key, views.WriteFilter(vias=[views.BUILT_IN]))
+    built_in, n = views.write_log(plumbing_svc.storage, key, views.WriteFilter(vias=[views.BUILT_IN]))
     assert n == 1 and "Suzhou" in built_in[0]["content"] and built_in[0]["via"] == views.BUILT_IN
 
 

@@ -18,8 +18,8 @@ def server(plumbing_svc):
 @pytest.fixture
 def keys(plumbing_svc) -> dict[str, str]:
     return {
-        "all": apikeys.create(plumbing_svc, "backend")[0],
-        "alice": apikeys.create(plumbing_svc, "alice-app", ["alice"])[0],
+        "all": apikeys.create(plumbing_svc.storage, "backend")[0],
+        "alice": apikeys.create(plumbing_svc.storage, "alice-app", ["alice"])[0],
     }
 
 
@@ -44,7 +44,7 @@ def test_memories_round_trip_with_provenance(server, keys, plumbing_svc):
         assert c.delete(f"/v1/memories/{row['id']}").status_code == 200
         assert c.get("/v1/memories", params={"user_id": "alice"}).json()["results"] == []
         assert c.delete("/v1/users/alice").status_code == 200
-    rows, _ = views.write_log(plumbing_svc, plumbing_svc.ensure_user("alice").key)
+    rows, _ = views.write_log(plumbing_svc.storage, plumbing_svc.ensure_user("alice").key)
     assert rows == []  # erased
 
 
@@ -54,7 +54,7 @@ def test_chat_turn_is_one_agent_turn(server, keys, plumbing_svc):
         assert r.status_code == 200, r.text
         assert r.json()["reply"] and r.json()["session_id"] == "s1"
     rows, _ = views.write_log(
-        plumbing_svc, plumbing_svc.get_user("alice").key, views.WriteFilter(vias=["api:alice-app"])
+        plumbing_svc.storage, plumbing_svc.get_user("alice").key, views.WriteFilter(vias=["api:alice-app"])
     )
     assert any("Chengdu" in r["content"] for r in rows)
 
@@ -77,7 +77,7 @@ def test_keys_and_errors(server, keys, plumbing_svc):
         assert c.get("/v1/memories/nope").status_code == 404
         broken = c.post("/v1/memories", content=b"{not json", headers={"content-type": "application/json"})
         assert broken.status_code == 422 and "Traceback" not in broken.text
-    apikeys.revoke(plumbing_svc, "alice-app")
+    apikeys.revoke(plumbing_svc.storage, "alice-app")
     with client(server, keys["alice"]) as c:
         assert c.get("/v1/memories", params={"user_id": "alice"}).status_code == 401
 

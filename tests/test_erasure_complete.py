@@ -32,10 +32,10 @@ def _disk(settings) -> bytes:
 def test_delete_session_removes_the_write_logs_copies(backend_plumbing_svc):
     svc = backend_plumbing_svc
     svc.remember("u", "hmm, zqsmalltalk okay", session_id="chat")  # produces no memory: only the write log keeps it
-    with svc.db() as db:
+    with svc.storage.db() as db:
         assert any("zqsmalltalk" in e.content for e in db.exec(select(MemoryEvent)).all())
     svc.delete_session("u", "chat", actor=ADMIN)
-    with svc.db() as db:
+    with svc.storage.db() as db:
         assert not any("zqsmalltalk" in (e.content + e.reason) for e in db.exec(select(MemoryEvent)).all())
 
 
@@ -45,7 +45,7 @@ def test_purge_memory_removes_its_source_message(backend_plumbing_svc):
     svc.remember("u", "I live in Porto.", session_id="chat")
     mid = next(op["memory_id"] for op in report.operations if op.get("memory_id"))
     svc.purge_memory(mid, actor=ADMIN)
-    with svc.db() as db:
+    with svc.storage.db() as db:
         texts = [m.content for m in db.exec(select(Message)).all()]
         events = [e.content for e in db.exec(select(MemoryEvent)).all()]
     assert not any("zqpurgeme" in t for t in texts + events)

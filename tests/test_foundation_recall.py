@@ -144,7 +144,7 @@ def test_every_candidate_is_logged_with_scores(svc):
     svc.add_memory(user, "I love jazz concerts")
     svc.add_memory(user, "I drive a red bicycle to work")
     result = svc.recall("log", "music taste", threshold=0.5)
-    with svc.db() as db:
+    with svc.storage.db() as db:
         row = db.get(Retrieval, result.retrieval_id)
         hits = db.exec(select(RetrievalHit).where(RetrievalHit.retrieval_id == row.id)).all()
     assert row.query == "music taste" and row.mode == "hybrid"
@@ -185,11 +185,11 @@ def test_repair_indexes_unindexed_rows_and_drops_orphans(plumbing_svc):
     kept = svc.add_memory(user, "indexed memory about chess")
     from memory.storage.models import Memory
 
-    with svc.db() as db:  # a row written to SQL whose indexing never happened (crash between the two)
+    with svc.storage.db() as db:  # a row written to SQL whose indexing never happened (crash between the two)
         db.add(Memory(user_key=user.key, content="never indexed chess opening"))
         db.commit()
     svc.set_status(kept.id, "active", reason="test")
-    with svc.db() as db:
+    with svc.storage.db() as db:
         row = db.get(Memory, kept.id)
         db.delete(row)
         db.commit()
@@ -208,8 +208,10 @@ def test_small_fragments_are_compacted_across_processes(plumbing_svc):
     user = svc.ensure_user("frag")
     for i in range(vectors.OPTIMIZE_EVERY_APPENDS - 1):
         svc.add_memory(user, f"note number {i}")
-    assert svc.index.table.stats()["fragment_stats"]["num_small_fragments"] >= vectors.OPTIMIZE_EVERY_APPENDS - 1
-    fresh = MemoryService(svc.settings, embedder=svc.embedder)  # a new process opening the same index
+    assert (
+        svc.storage.index.table.stats()["fragment_stats"]["num_small_fragments"] >= vectors.OPTIMIZE_EVERY_APPENDS - 1
+    )
+    fresh = MemoryService(svc.settings, embedder=svc.storage.embedder)  # a new process opening the same index
     fresh.add_memory(fresh.get_user("frag"), "the append that tips it over")
-    assert fresh.index.table.stats()["fragment_stats"]["num_small_fragments"] <= 1
+    assert fresh.storage.index.table.stats()["fragment_stats"]["num_small_fragments"] <= 1
     assert len(fresh.recall("frag", "note number", threshold=-1.0, k=100, log=False).hits) == 50

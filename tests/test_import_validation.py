@@ -30,7 +30,7 @@ def test_rows_claiming_another_user_land_in_the_files_user(plumbing_svc):
     forged.update(id="f" * 32, user_key=victim.key, content="Victim's card is 4242 4242 4242 4242")
     data["tables"]["memory"].append(forged)
     svc.import_user(data, actor=ADMIN)
-    with svc.db() as db:
+    with svc.storage.db() as db:
         victim_rows = db.exec(select(Memory).where(Memory.user_key == victim.key)).all()
         imported = db.get(Memory, "f" * 32)
     assert [m.content for m in victim_rows] == ["Victim likes coffee"]
@@ -44,7 +44,7 @@ def test_hashes_are_recomputed_so_no_user_is_squatted(plumbing_svc):
     data = _export(svc)
     data["user"]["external_hash"] = id_hash("future-user")
     svc.import_user(data, actor=ADMIN)
-    with svc.db() as db:
+    with svc.storage.db() as db:
         alice = db.exec(select(User).where(User.external_id == "alice")).one()
     assert alice.external_hash == id_hash("alice")
     svc.remember("future-user", "I live in Porto.")  # the squatted id works
@@ -58,7 +58,7 @@ def test_a_bad_id_is_refused_naming_the_row(plumbing_svc, bad):
     data["tables"]["memory"][0]["id"] = bad
     with pytest.raises(InvalidInput, match=r"memory row 1.*id"):
         svc.import_user(data, actor=ADMIN)
-    assert svc.index.count() == 0
+    assert svc.storage.index.count() == 0
 
 
 def test_profile_values_and_texts_are_masked_again(plumbing_svc):
@@ -68,7 +68,7 @@ def test_profile_values_and_texts_are_masked_again(plumbing_svc):
         {"user_key": "someone-else", "field": "city", "value": "call 139 0144 0461", "confidence": 1.0}
     )
     svc.import_user(data, actor=ADMIN)
-    with svc.db() as db:
+    with svc.storage.db() as db:
         row = db.exec(select(ProfileField)).one()
     assert row.value == "call [phone ***0461]"
 

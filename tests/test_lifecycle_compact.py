@@ -70,8 +70,8 @@ def test_the_same_statement_merges_with_provenance(plumbing_svc):
         row = svc.get_memory(old.id)
         assert row.status == "superseded" and row.superseded_by == merged.id
     assert svc.get_memory(other.id).status == "active" and svc.get_memory(photo.id).status == "active"
-    assert svc.index.ids(user.key) == {merged.id, other.id, photo.id}
-    with svc.db() as db:
+    assert svc.storage.index.ids(user.key) == {merged.id, other.id, photo.id}
+    with svc.storage.db() as db:
         ops = sorted(e.op for e in db.query(MemoryEvent).filter(MemoryEvent.op.in_(["MERGE", "COMPACT"])).all())
     assert ops == ["COMPACT", "MERGE", "MERGE"]
     assert svc.compact("alice", now=T0, actor=ADMIN).merges == []  # idempotent
@@ -108,6 +108,6 @@ def test_near_duplicates_merge_by_meaning_english_and_chinese(svc):
     hits = svc.recall("lin", "Where do I live?", threshold=0.0, k=10, mode="vector").hits
     found = {h.memory_id for h in hits}
     assert merged["I live in Hangzhou"].id in found and ids["I live in Hangzhou now"] not in found
-    with svc.db() as db:
+    with svc.storage.db() as db:
         turns = db.query(Memory).filter(Memory.type == "turn", Memory.status == "active").count()
     assert turns == 2  # transcript turns are evidence: never merged

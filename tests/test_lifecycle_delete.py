@@ -50,7 +50,7 @@ def seed_user(svc, user_id: str, marker: str) -> dict[str, Any]:
     svc.set_status(replaced.id, "superseded", reason="moved", superseded_by=first.id)
     recall = svc.recall(user_id, f"{marker} hiking", threshold=0.0, session_id=old.id)
     retrieval_id = recall.retrieval_id  # waits for the log's writer: read it before taking SQLite's write lock
-    with svc.db() as db:
+    with svc.storage.db() as db:
         turn = Turn(session_id=old.id, user_key=user.key, user_message_id=msgs[0].id, reply_message_id=msgs[1].id)
         db.add(turn)
         db.flush()
@@ -149,7 +149,7 @@ def test_delete_session_is_never_refused_and_removes_only_that_session(plumbing_
     svc.delete_session("alice", "live", actor=ADMIN)  # running a moment ago: erasure does not wait
     counts = svc.delete_session("alice", "old", actor=ADMIN)
     assert counts["message"] == 2 and counts["retrieval"] == 1 and counts["sessionbridge"] == 1
-    with svc.db() as db:
+    with svc.storage.db() as db:
         assert db.query(Message).count() == 0 and db.query(Turn).count() == 0
         assert db.query(SummaryAnchor).count() == 0 and db.query(ContextSnapshot).count() == 0
         assert db.query(Memory).filter(Memory.user_key == seeded["user"].key).count() == 3  # memories stay
@@ -161,12 +161,12 @@ def test_purge_memory_removes_row_history_and_vector(plumbing_svc):
     seeded = seed_user(svc, "alice", "zebraquokka")
     first = seeded["memories"][0]
     svc.purge_memory(first.id, actor=ADMIN)
-    with svc.db() as db:
+    with svc.storage.db() as db:
         assert db.get(Memory, first.id) is None
         assert db.query(HitLabel).filter(HitLabel.memory_id == first.id).count() == 0
         replaced = db.get(Memory, seeded["memories"][2].id)
     assert replaced.superseded_by is None  # no dangling pointer to the purged memory
-    assert first.id not in svc.index.ids(seeded["user"].key)
+    assert first.id not in svc.storage.index.ids(seeded["user"].key)
 
 
 def test_cli_delete_user_needs_yes(plumbing_svc, monkeypatch):

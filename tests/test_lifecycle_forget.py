@@ -17,7 +17,7 @@ T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def _set(svc, memory_id: str, **values) -> None:
-    with svc.engine.begin() as conn:
+    with svc.storage.engine.begin() as conn:
         conn.execute(update(Memory).where(Memory.id == memory_id).values(**values))
 
 
@@ -34,7 +34,7 @@ def test_recall_tracks_access_of_selected_hits_only(plumbing_svc):
     for _ in range(2):
         result = svc.recall("alice", "vintage cameras", threshold=0.0, k=1)
     assert [h.memory_id for h in result.selected] == [hit.id]
-    retrieval_log.flush(svc)  # access tracking is written after recall returns (memory/retrieval/log.py)
+    retrieval_log.flush(svc.storage)  # access tracking is written after recall returns (memory/retrieval/log.py)
     seen, unseen = svc.get_memory(hit.id), svc.get_memory(other.id)
     assert seen.access_count == 2 and seen.last_accessed_at is not None
     assert seen.version == hit.version  # reading is not an edit
@@ -65,7 +65,7 @@ def test_expiry_per_type_and_explicit_date(plumbing_svc):
     svc.forget("alice", now=T0, actor=ADMIN)
     assert {m.content for m in svc.list_memories(user, statuses=("archived",))} == set(plan)
     assert len(svc.list_memories(user)) == 3
-    assert svc.index.count(user.key) == 3  # archived memories leave the index
+    assert svc.storage.index.count(user.key) == 3  # archived memories leave the index
     later = _by_content(svc.forget("alice", dry_run=True, now=T0 + timedelta(days=2)))
     assert set(later) == {"dinner next week"}  # facts and turns never expire
 
@@ -111,7 +111,7 @@ def test_faded_memories_archived_then_purged_after_retention(plumbing_svc):
     assert svc.forget("alice", dry_run=True, now=T0 + timedelta(days=89)).count("delete") == 0
     purge = svc.forget("alice", now=T0 + timedelta(days=91), actor=ADMIN)
     assert [(a.memory_id, a.action, a.rule) for a in purge.actions] == [(faded.id, "delete", "retention")]
-    with svc.db() as db:
+    with svc.storage.db() as db:
         assert db.get(Memory, faded.id) is None and db.get(Memory, kept.id) is not None
         events = db.query(MemoryEvent).filter(MemoryEvent.memory_id == faded.id).all()
     assert [e.op for e in events] == ["PURGE"] and events[0].content == ""  # why, without the text

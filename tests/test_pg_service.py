@@ -42,13 +42,13 @@ def test_migrations_apply_once_even_when_processes_start_together(backend_settin
         t.join(60)
     assert not errors
     svc = services[0]
-    assert migrate(svc.engine) == []
-    with svc.db() as db:
+    assert migrate(svc.storage.engine) == []
+    with svc.storage.db() as db:
         assert [m.version for m in db.exec(select(SchemaMigration)).all()] == [m.version for m in MIGRATIONS]
     assert len({s.get_user("same user").key for s in services}) == 1
-    columns = {c["name"]: c for c in inspect(svc.engine).get_columns("memory")}
+    columns = {c["name"]: c for c in inspect(svc.storage.engine).get_columns("memory")}
     assert {"version", "indexed", "meta"} <= set(columns)
-    if svc.engine.dialect.name == "postgresql":
+    if svc.storage.engine.dialect.name == "postgresql":
         assert str(columns["meta"]["type"]) == "JSONB" and columns["created_at"]["type"].timezone
     for s in services:
         s.close()
@@ -77,7 +77,7 @@ def test_rows_round_trip_with_aware_times_and_json(backend_plumbing_svc):
     assert got.event_time == at and got.created_at.tzinfo is not None
     assert got.source_message_ids == [msg.id] and got.meta["nested"] == {"list": [1, 2.5, None]}
     assert got.created_at <= datetime.now(UTC) + timedelta(seconds=5)
-    with svc.db() as db:  # DISTINCT over rows with JSON columns (PostgreSQL json has no equality; jsonb has)
+    with svc.storage.db() as db:  # DISTINCT over rows with JSON columns (PostgreSQL json has no equality; jsonb has)
         assert len(db.exec(select(Memory).distinct()).all()) == 1
     assert svc.set_live_settings({"top_k": 7, "relative_cut": 0.05}, actor=ADMIN).top_k == 7
     assert svc.effective_settings().relative_cut == 0.05
@@ -112,14 +112,14 @@ def test_reindex_pages_through_every_row_and_repair_settles(backend_plumbing_svc
         for m in svc.add_memories(u, [MemoryDraft(f"note {i} of {u.external_id}") for i in range(9)])
     ]
     svc.delete_memory(ids[0], actor=ADMIN)
-    assert svc.reindex(batch=4) == 26 and svc.index.ids() == set(ids[1:])
+    assert svc.reindex(batch=4) == 26 and svc.storage.index.ids() == set(ids[1:])
     assert svc.repair() == {"indexed": 0, "orphans_removed": 0}
 
 
 def test_memory_rows_carry_optimistic_versions(backend_plumbing_svc):
     svc = backend_plumbing_svc
     mem = svc.add_memory(svc.ensure_user("v"), "a memory edited by two people at once")
-    with svc.db() as first, svc.db() as second:
+    with svc.storage.db() as first, svc.storage.db() as second:
         a, b = first.get(Memory, mem.id), second.get(Memory, mem.id)
         a.content = "first edit"
         first.commit()
@@ -159,7 +159,7 @@ def test_concurrent_status_changes_all_land(backend_plumbing_svc):
     for t in threads:
         t.join(60)
     assert not errors
-    assert {svc.get_memory(m.id).status for m in mems} == {"archived"} and svc.index.count() == 0
+    assert {svc.get_memory(m.id).status for m in mems} == {"archived"} and svc.storage.index.count() == 0
     assert {svc.get_memory(m.id).version for m in mems} == {4}
 
 
@@ -183,7 +183,7 @@ def test_write_pipeline_profile_and_deletion_on_each_backend(backend_svc):
     assert dump["user"]["external_id"] == "lin"
     svc.delete_user("lin", actor=ADMIN)
     assert [u["user_id"] for u in svc.list_users()] == ["other"]
-    assert svc.index.count() == len(svc.list_memories(svc.get_user("other")))
+    assert svc.storage.index.count() == len(svc.list_memories(svc.get_user("other")))
 
 
 def test_agent_checkpoints_live_in_the_memlens_database(backend_plumbing_svc):
@@ -198,7 +198,7 @@ def test_agent_checkpoints_live_in_the_memlens_database(backend_plumbing_svc):
         bot.close()
     assert "Lisbon" in second.reply and first.session_id == second.session_id
     session = svc.ensure_session(svc.get_user("ana"), "trip")
-    with svc.engine.connect() as conn:
+    with svc.storage.engine.connect() as conn:
         n = conn.execute(text("SELECT count(*) FROM checkpoints WHERE thread_id = :t"), {"t": session.id}).scalar()
     assert n >= 2
 
@@ -206,7 +206,7 @@ def test_agent_checkpoints_live_in_the_memlens_database(backend_plumbing_svc):
 def test_checkpointer_setup_survives_processes_starting_together(backend_settings):
     from agent.checkpoint import close_checkpointer, make_checkpointer
 
-    MemoryService(backend_settings).engine.dispose()  # the MemLens schema first, as an app process would
+    MemoryService(backend_settings).storage.engine.dispose()  # the MemLens schema first, as an app process would
     errors: list[BaseException] = []
     savers = []
 

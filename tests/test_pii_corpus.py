@@ -71,7 +71,7 @@ def test_no_spelling_reaches_any_file(backend_svc, backend_settings, backend):
     user = svc.get_user("pii-user")
     m = svc.add_memory(user, "User's backup contact is " + CORPUS[0][0])
     svc.delete_memory(m.id, reason="wrong one, the right is " + CORPUS[1][0], actor=ADMIN)
-    svc.index.optimize()
+    svc.storage.index.optimize()
     svc.close()
     blob = _bytes_of(backend_settings.data_dir)
     if backend == "postgres":
@@ -83,8 +83,8 @@ def test_no_spelling_reaches_any_file(backend_svc, backend_settings, backend):
 
 def test_recall_embeds_and_logs_only_the_masked_query(svc, monkeypatch):
     seen: list[str] = []
-    real = svc.embedder.embed_query
-    monkeypatch.setattr(svc.embedder, "embed_query", lambda q: seen.append(q) or real(q))
+    real = svc.storage.embedder.embed_query
+    monkeypatch.setattr(svc.storage.embedder, "embed_query", lambda q: seen.append(q) or real(q))
     svc.remember("q-user", "I live in Hangzhou.")
     result = svc.recall("q-user", "is my number １３９ ０１４４ ０４６１ or lin＠example.com?")
     assert seen and all("０４６１" not in q and "example" not in q for q in seen), seen
@@ -103,7 +103,7 @@ def test_reasons_people_type_are_masked(plumbing_svc):
 
     person = Actor("tester", Role.CURATOR, "test")
     plumbing_svc.update_profile(user, "city", "Hangzhou", actor=person, reason="she said so at lin@example.com")
-    with plumbing_svc.db() as db:
+    with plumbing_svc.storage.db() as db:
         reasons = [e.reason for e in db.exec(select(MemoryEvent)).all()]
     assert any("[phone ***0461]" in r for r in reasons) and not any("0144" in r for r in reasons)
     history = plumbing_svc.profile_history(user)

@@ -90,7 +90,7 @@ def test_nothing_unmasked_reaches_sql_lancedb_or_logs(svc, settings):
     u = svc.ensure_user("lin")
     svc.add_memory(u, "User's backup email is lin.wei@example.com")
     svc.recall("lin", "what is 13812345678 and lin.wei@example.com")
-    svc.index.optimize()
+    svc.storage.index.optimize()
     svc.close()
     blob = _all_bytes(settings.data_dir)
     assert blob, "the data folder is empty"

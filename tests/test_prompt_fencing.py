@@ -67,7 +67,7 @@ def test_injections_through_the_agent_stay_data(svc):
     finally:
         agent.close()
     assert reply.reply and reply.bridge and IGNORE not in reply.reply.split("\n")[0]
-    with svc.db() as db:
+    with svc.storage.db() as db:
         prompt = db.exec(select(ContextSnapshot).order_by(ContextSnapshot.id.desc())).first().prompt
     instructions, rest = prompt.split(DATA_OPEN, 1)[0], prompt.split("\n\n[system] ", 2)[-1]
     assert "tea" not in instructions.split("[system]", 1)[1].split("\n\n[")[0]

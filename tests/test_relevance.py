@@ -156,7 +156,7 @@ def test_fit_from_labels_needs_enough_labels_then_is_judged_against_the_shipped_
     for q in ("tennis on Sunday", "which tennis match", "Sunday tennis"):
         res = plumbing_svc.recall("lab", q, threshold=-1.0)
         for h in res.hits[:10]:
-            views.set_label(plumbing_svc, user.key, res.retrieval_id, h.memory_id, "tennis" in h.content)
+            views.set_label(plumbing_svc.storage, user.key, res.retrieval_id, h.memory_id, "tennis" in h.content)
     out = refit.fit_from_labels(plumbing_svc, user.key)
     assert out["examples"] == 30 and 5 <= out["positives"] <= 25 and out["calibration"] is not None
     assert {"brier", "threshold", "precision", "recall", "f1"} <= set(out["shipped"]) == set(out["own"])

@@ -29,7 +29,7 @@ def _seed(svc, user_id: str = "ann", n: int = 6):
 
 
 def _count(svc, table) -> int:
-    with svc.engine.connect() as conn:
+    with svc.storage.engine.connect() as conn:
         return conn.execute(select(func.count()).select_from(table)).scalar_one()
 
 
@@ -38,23 +38,23 @@ def test_every_recall_is_logged_and_readers_see_it(plumbing_svc):
     user = _seed(svc)
     results = [svc.recall("ann", f"tea {i}", threshold=-1.0, k=2) for i in range(12)]
     # readers in this process wait for the writer: the lab's list shows all twelve, newest first
-    rows = views.recent_retrievals(svc, user.key, limit=50)
+    rows = views.recent_retrievals(svc.storage, user.key, limit=50)
     assert len(rows) == 12
     assert [r["query"] for r in rows] == [f"tea {i}" for i in reversed(range(12))]
     assert all(r.retrieval_id is not None for r in results)
-    hits = views.retrieval_hits(svc, results[0].retrieval_id)
+    hits = views.retrieval_hits(svc.storage, results[0].retrieval_id)
     assert len(hits) == len(results[0].hits) > 0
-    with svc.engine.connect() as conn:  # access tracking happened too: two selected per recall
+    with svc.storage.engine.connect() as conn:  # access tracking happened too: two selected per recall
         used = conn.execute(select(func.sum(Memory.access_count))).scalar_one()
     assert used == 24
-    assert retrieval_log.writer(svc).stats() == {"submitted": 12, "written": 12, "dropped": 0, "pending": 0}
+    assert retrieval_log.writer(svc.storage).stats() == {"submitted": 12, "written": 12, "dropped": 0, "pending": 0}
 
 
 def test_recall_does_not_wait_for_the_log(plumbing_svc):
     """While the writer is held up, recall still returns (its entry waits in the queue)."""
     svc = plumbing_svc
     _seed(svc)
-    writer = retrieval_log.writer(svc)
+    writer = retrieval_log.writer(svc.storage)
     gate = threading.Event()
     writer.then(gate.wait)  # the writer is now busy until the gate opens
     res = svc.recall("ann", "tea", threshold=-1.0)
@@ -68,16 +68,16 @@ def test_follow_ups_run_after_earlier_entries(plumbing_svc):
     _seed(svc)
     res = svc.recall("ann", "tea", threshold=-1.0, k=3)
     seen: list[int | None] = []
-    retrieval_log.writer(svc).then(lambda: seen.append(res.retrieval_id))
-    retrieval_log.flush(svc)
+    retrieval_log.writer(svc.storage).then(lambda: seen.append(res.retrieval_id))
+    retrieval_log.flush(svc.storage)
     assert seen == [res.retrieval_id] and seen[0] is not None
 
 
 def test_bounded_queue_blocks_instead_of_dropping(plumbing_svc):
     svc = plumbing_svc
     _seed(svc)
-    writer = retrieval_log.RetrievalLog(svc, capacity=2)
-    svc._retrieval_log = writer
+    writer = retrieval_log.RetrievalLog(svc.storage, capacity=2)
+    svc.storage.retrieval_log = writer
     gate = threading.Event()
     writer.then(gate.wait)
     done = threading.Event()
@@ -94,7 +94,7 @@ def test_bounded_queue_blocks_instead_of_dropping(plumbing_svc):
     gate.set()
     t.join(30)
     assert done.is_set()
-    retrieval_log.flush(svc)
+    retrieval_log.flush(svc.storage)
     assert _count(svc, Retrieval) == 6  # ...and nothing was dropped
     assert writer.dropped == 0
 
@@ -102,7 +102,7 @@ def test_bounded_queue_blocks_instead_of_dropping(plumbing_svc):
 def test_a_failing_write_is_counted_and_said_and_the_writer_goes_on(plumbing_svc, caplog):
     svc = plumbing_svc
     _seed(svc)
-    writer = retrieval_log.writer(svc)
+    writer = retrieval_log.writer(svc.storage)
     good = svc.recall("ann", "tea", threshold=-1.0)
     gate = threading.Event()
     writer.then(gate.wait)
@@ -110,9 +110,9 @@ def test_a_failing_write_is_counted_and_said_and_the_writer_goes_on(plumbing_svc
     bad.params = None  # not serialisable as the row's parameters: this entry's write fails
     gate.set()
     with caplog.at_level(logging.WARNING, logger="memory.retrieval.log"):
-        retrieval_log.flush(svc)
+        retrieval_log.flush(svc.storage)
         after = svc.recall("ann", "more tea", threshold=-1.0)
-        retrieval_log.flush(svc)
+        retrieval_log.flush(svc.storage)
     assert good.retrieval_id is not None and after.retrieval_id is not None and bad.retrieval_id is None
     assert (writer.written, writer.dropped) == (2, 1)
     assert "1 dropped so far" in caplog.text

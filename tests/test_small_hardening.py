@@ -63,7 +63,7 @@ def test_a_write_that_failed_for_its_caller_is_never_activated_by_repair(plumbin
     def full(*_a, **_k):
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(svc.index, "add", full)
+    monkeypatch.setattr(svc.storage.index, "add", full)
     with pytest.raises(OSError):
         svc.add_memory(user, "User likes zqfailedwrite")
     monkeypatch.undo()

@@ -16,7 +16,7 @@ T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 def _changes(svc, user, rows) -> None:
-    with svc.db() as db:
+    with svc.storage.db() as db:
         db.add_all(
             ProfileChange(
                 user_key=user.key,
@@ -112,7 +112,7 @@ def test_corrupted_and_legacy_rows_are_skipped_and_reported(plumbing_svc):
     bad = [svc.add_memory(user, f"bad {i}", predicate="likes", object="chess") for i in range(3)]
     budget = svc.add_memory(user, "budget", predicate="budget", object="quite a lot")
     _changes(svc, user, [("interests", None, ["tea"], None, 0), ("budget", None, 2000, None, 0)])
-    with svc.engine.begin() as conn:  # what an old version or a crash could have left behind
+    with svc.storage.engine.begin() as conn:  # what an old version or a crash could have left behind
         conn.execute(text("UPDATE memory SET meta = '{not json' WHERE id = :i"), {"i": bad[0].id})
         conn.execute(text("UPDATE memory SET source_message_ids = '42' WHERE id = :i"), {"i": bad[1].id})
         conn.execute(text("UPDATE memory SET created_at = 'yesterday' WHERE id = :i"), {"i": bad[2].id})

@@ -22,7 +22,7 @@ def test_editing_a_memory_moves_its_profile_field_and_recall(svc):
     svc.remember("t1", "I live in Lisbon")
     mem = _mem(svc, "t1", "Lisbon")
     assert svc.profile_fields("t1")["city"].memory_ids == {"Lisbon": mem.id}  # the field records its memory
-    curation.edit_memory(svc, mem.id, "User lives in Porto.", actor=ANA, reason="moved")
+    curation.edit_memory(svc.storage, mem.id, "User lives in Porto.", actor=ANA, reason="moved")
     field = svc.profile_fields("t1")["city"]
     assert field.value == "Porto" and field.source == SourceType.PERSON_EDIT and field.memory_ids == {"Porto": mem.id}
     last = svc.profile_history("t1")[-1]
@@ -38,7 +38,7 @@ def test_editing_a_memory_moves_its_profile_field_and_recall(svc):
 def test_superseding_the_budget_memory_leaves_one_value_in_profile_and_prompt(svc):
     svc.remember("alice", "My budget is 3000")
     old = _mem(svc, "alice", "3000")
-    new = curation.supersede_memory(svc, old.id, "User's budget is 2500.", actor=ANA, reason="user lowered it")
+    new = curation.supersede_memory(svc.storage, old.id, "User's budget is 2500.", actor=ANA, reason="user lowered it")
     assert svc.get_profile("alice")["budget"] == "2500"
     # a person's supersede is the person's: not user-stated, not the old message's words
     assert new.source_type == "person-edit" and new.source_message_ids == []
@@ -49,7 +49,7 @@ def test_superseding_the_budget_memory_leaves_one_value_in_profile_and_prompt(sv
     finally:
         agent.close()
     assert "2500" in result.reply and "3000" not in result.reply
-    ops = {e["op"] for e in curation.show_memory(svc, old.id)["events"]}
+    ops = {e["op"] for e in curation.show_memory(svc.storage, old.id)["events"]}
     assert EventOp.SUPERSEDE in ops
 
 
@@ -74,7 +74,7 @@ def test_flagged_memory_is_never_injected_and_unflag_restores_it(svc):
     svc.remember("王芳", "我的职业是设计师")
     wrong = _mem(svc, "王芳", "设计师")
     assert svc.get_profile("王芳")["occupation"] == "设计师"
-    curation.flag_memory(svc, wrong.id, actor=ANA, reason="用户其实是产品经理")
+    curation.flag_memory(svc.storage, wrong.id, actor=ANA, reason="用户其实是产品经理")
     assert svc.get_profile("王芳").get("occupation") is None  # cleared with a logged reason
     assert "flagged" in svc.profile_history("王芳")[-1].reason
     result = svc.recall("王芳", "我的职业是什么", threshold=0.0)
@@ -88,8 +88,8 @@ def test_flagged_memory_is_never_injected_and_unflag_restores_it(svc):
         agent.close()
     assert "设计师" not in reply
     with pytest.raises(Conflict):
-        curation.flag_memory(svc, wrong.id, actor=ANA, reason="twice")
-    curation.unflag_memory(svc, wrong.id, actor=ANA)
+        curation.flag_memory(svc.storage, wrong.id, actor=ANA, reason="twice")
+    curation.unflag_memory(svc.storage, wrong.id, actor=ANA)
     assert svc.recall("王芳", "我的职业是什么", threshold=0.0).selected[0].memory_id == wrong.id
     assert svc.get_profile("王芳")["occupation"] == "设计师"
 
@@ -97,19 +97,19 @@ def test_flagged_memory_is_never_injected_and_unflag_restores_it(svc):
 def test_flag_reverts_to_the_earlier_value_whose_memory_still_holds(svc):
     svc.remember("bob", "I live in Lisbon")
     svc.remember("bob", "I like hiking. I like chess.")
-    person = curation.person_memory(svc, svc.get_user("bob"), "User lives in Porto.", actor=ANA, reason="phone")
+    person = curation.person_memory(svc.storage, svc.get_user("bob"), "User lives in Porto.", actor=ANA, reason="phone")
     from memory import profile_sync
 
-    profile_sync.put(svc, person, actor=ANA, why="added")
+    profile_sync.put(svc.storage, person, actor=ANA, why="added")
     assert svc.get_profile("bob")["city"] == "Porto"
-    curation.flag_memory(svc, person.id, actor=ANA, reason="wrong after all")
+    curation.flag_memory(svc.storage, person.id, actor=ANA, reason="wrong after all")
     lisbon = _mem(svc, "bob", "Lisbon")
     assert svc.get_memory(lisbon.id).status == "active"
     assert svc.get_profile("bob")["city"] == "Lisbon"
     chess = _mem(svc, "bob", "chess")
-    curation.delete_memory(svc, chess.id, actor=ANA, reason="not true")
+    curation.delete_memory(svc.storage, chess.id, actor=ANA, reason="not true")
     assert svc.get_profile("bob")["interests"] == ["hiking"]  # per value
-    curation.restore_memory(svc, chess.id, actor=ANA)
+    curation.restore_memory(svc.storage, chess.id, actor=ANA)
     assert svc.get_profile("bob")["interests"] == ["hiking", "chess"]
     assert svc.recall("bob", "chess", threshold=0.0).selected
 
@@ -143,13 +143,13 @@ def test_composer_never_states_two_values_of_a_single_valued_fact():
 def test_delete_and_restore_are_logged_with_the_actor(svc):
     svc.remember("u", "I live in Lisbon")
     mem = _mem(svc, "u", "Lisbon")
-    curation.delete_memory(svc, mem.id, actor=ANA, reason="asked to forget")
+    curation.delete_memory(svc.storage, mem.id, actor=ANA, reason="asked to forget")
     assert svc.get_profile("u").get("city") is None
     assert not svc.recall("u", "where do I live", threshold=0.0).hits
     with pytest.raises(Conflict):
-        curation.edit_memory(svc, mem.id, "User lives in Porto.", actor=ANA)
-    curation.restore_memory(svc, mem.id, actor=ANA, reason="mistake")
+        curation.edit_memory(svc.storage, mem.id, "User lives in Porto.", actor=ANA)
+    curation.restore_memory(svc.storage, mem.id, actor=ANA, reason="mistake")
     assert svc.get_profile("u")["city"] == "Lisbon"
-    shown = curation.show_memory(svc, mem.id)
+    shown = curation.show_memory(svc.storage, mem.id)
     assert [e["op"] for e in shown["events"]] == ["ADD", "DELETE", "RESTORE"]
     assert shown["events"][1]["detail"]["actor"] == "ana" and shown["events"][1]["reason"] == "asked to forget"

@@ -69,7 +69,7 @@ def _files_with(root: Path, needle: str) -> list[str]:
 
 def _leftovers(svc, user_key: str, thread_ids: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
-    with svc.engine.connect() as conn:
+    with svc.storage.engine.connect() as conn:
         for table, column, parent, _pc in user_tables():
             col = table.c[column]
             if parent is None:
@@ -125,7 +125,7 @@ def test_delete_user_while_a_turn_streams_in_another_process_leaves_nothing(plum
     assert "reply-chars" in out
 
     assert _leftovers(svc, user.key, sessions) == {}  # no row, no checkpoint
-    assert not svc.index.ids(user.key)  # no vector
+    assert not svc.storage.index.ids(user.key)  # no vector
     assert _files_with(data, SECRET) == []  # no byte of its text under the data folder
     assert _files_with(data, "Lisbon") == []
     assert [u["user_id"] for u in svc.list_users()] == ["kept"]  # the other user untouched

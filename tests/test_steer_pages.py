@@ -31,7 +31,7 @@ def test_the_picked_user_stays_when_the_picker_labels_change(seeded):
     bob = seeded.get_user("synthetic-user-0001")
     label_before = at.sidebar.selectbox(key="ml_user_pick").format_func(bob.key)
     for m in seeded.list_memories(bob, limit=3):  # the live count in the label changes
-        curation.delete_memory(seeded, m.id, actor=ANA, reason="test")
+        curation.delete_memory(seeded.storage, m.id, actor=ANA, reason="test")
     seeded.remember("synthetic-user-0001", "I live in Porto")  # and changes again
     seeded.remember("brand-new-user", "I live in Lisbon")  # a user sorted before nobody, the options change too
     at.run()
@@ -64,7 +64,7 @@ def test_chat_hit_panel_states_the_threshold_k_and_mode_of_that_turn(seeded):
 def test_flagged_memory_shows_as_flagged_in_the_lab(seeded):
     user = seeded.get_user("synthetic-user-0000")
     target = seeded.recall(user.external_id, "User lives in Hangzhou", log=False, threshold=-1.0).hits[0]
-    curation.flag_memory(seeded, target.memory_id, actor=ANA, reason="wrong")
+    curation.flag_memory(seeded.storage, target.memory_id, actor=ANA, reason="wrong")
     at = open_page("pages/retrieval_lab.py")
     at.text_input(key="lab_query").set_value("User lives in Hangzhou").run()
     no_exception(at)
@@ -78,14 +78,14 @@ def test_relabelling_the_same_query_updates_the_one_label(seeded):
     first = seeded.recall(user.external_id, "User lives in Hangzhou", threshold=-1.0)
     again = seeded.recall(user.external_id, "  user lives in   hangzhou ", threshold=-1.0)  # same query, new search
     mid = first.hits[0].memory_id
-    before = len(views.labelled_similarities(seeded, user.key))
-    views.set_label(seeded, user.key, first.retrieval_id, mid, True, "ana")
-    views.set_label(seeded, user.key, again.retrieval_id, mid, False, "ana")  # re-label: updates, never adds
-    views.set_label(seeded, user.key, again.retrieval_id, mid, False, "ana")
-    with seeded.db() as db:
+    before = len(views.labelled_similarities(seeded.storage, user.key))
+    views.set_label(seeded.storage, user.key, first.retrieval_id, mid, True, "ana")
+    views.set_label(seeded.storage, user.key, again.retrieval_id, mid, False, "ana")  # re-label: updates, never adds
+    views.set_label(seeded.storage, user.key, again.retrieval_id, mid, False, "ana")
+    with seeded.storage.db() as db:
         rows = db.exec(select(HitLabel).where(HitLabel.memory_id == mid, HitLabel.labeled_by == "ana")).all()
     assert len(rows) == 1 and rows[0].relevant is False and rows[0].retrieval_id == again.retrieval_id
-    assert len(views.labelled_similarities(seeded, user.key)) == before + 1
-    assert views.labels_for_query(seeded, user.key, "USER LIVES IN HANGZHOU", "ana") == {mid: False}
-    views.set_label(seeded, user.key, again.retrieval_id, mid, None, "ana")  # clearing removes it
-    assert views.labels_for_query(seeded, user.key, "User lives in Hangzhou", "ana") == {}
+    assert len(views.labelled_similarities(seeded.storage, user.key)) == before + 1
+    assert views.labels_for_query(seeded.storage, user.key, "USER LIVES IN HANGZHOU", "ana") == {mid: False}
+    views.set_label(seeded.storage, user.key, again.retrieval_id, mid, None, "ana")  # clearing removes it
+    assert views.labels_for_query(seeded.storage, user.key, "User lives in Hangzhou", "ana") == {}

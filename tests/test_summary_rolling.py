@@ -27,14 +27,14 @@ def test_turn_trigger_folds_old_messages_into_an_anchor_that_records_its_range(p
             ("I prefer quiet hotels near West Lake.", "Noted."),
         ],
     )
-    assert summary.maybe_summarise(svc, session.id, s) is None  # 2 turns < 4
+    assert summary.maybe_summarise(svc.storage, session.id, s) is None  # 2 turns < 4
     _turns(svc, session, [("Trains from Shanghai are fine.", "OK."), ("What about food?", "Try Longjing tea.")])
-    anchor = summary.maybe_summarise(svc, session.id, s)
+    anchor = summary.maybe_summarise(svc.storage, session.id, s)
     msgs = svc.messages(session.id)
     assert (anchor.from_message_id, anchor.to_message_id) == (msgs[0].id, msgs[-3].id)  # last turn stays verbatim
     assert anchor.text.startswith("Goal: Please plan a 3-day trip to Hangzhou")
-    assert anchor.tokens > 0 and summary.covered_to(svc, session.id) == msgs[-3].id
-    assert summary.maybe_summarise(svc, session.id, s) is None  # nothing new to fold
+    assert anchor.tokens > 0 and summary.covered_to(svc.storage, session.id) == msgs[-3].id
+    assert summary.maybe_summarise(svc.storage, session.id, s) is None  # nothing new to fold
 
 
 def test_token_trigger_and_a_chinese_extractive_summary(plumbing_svc, settings):
@@ -46,7 +46,7 @@ def test_token_trigger_and_a_chinese_extractive_summary(plumbing_svc, settings):
         session,
         [("请帮我规划杭州三天的旅行，预算5000元。", "好的。"), ("我不吃辣，喜欢安静的地方。" * 3, "明白。")],
     )
-    anchor = summary.maybe_summarise(svc, session.id, s)
+    anchor = summary.maybe_summarise(svc.storage, session.id, s)
     assert anchor is not None and anchor.text.startswith("目标：请帮我规划杭州三天的旅行")
     assert summary.current_goal([anchor.text]) == "请帮我规划杭州三天的旅行，预算5000元。"
 
@@ -69,10 +69,10 @@ def test_end_session_writes_one_bridge_and_the_next_session_takes_it(plumbing_sv
     sentences = [p for p in bridge.text.replace('"', "").split(". ") if p.strip()]
     assert "Kyoto" in bridge.text and 1 <= len(sentences) <= 3
     assert svc.end_session("u", "s1").id == bridge.id  # idempotent
-    with svc.db() as db:
+    with svc.storage.db() as db:
         assert db.get(Session, s1.id).status == "ended"
     s2 = svc.ensure_session(user, "s2")
-    taken = summary.take_bridge(svc, s2)
+    taken = summary.take_bridge(svc.storage, s2)
     assert taken.id == bridge.id and taken.to_session_id == s2.id and taken.injected_at is not None
 
 
@@ -82,20 +82,20 @@ def test_a_new_session_ends_the_open_one_and_idle_sessions_end_after_the_timeout
     s1 = svc.ensure_session(user, "s1")
     _turns(svc, s1, [("我打算下个月去成都旅游。", "好的。")])
     s2 = svc.ensure_session(user, "s2")
-    written = summary.close_other_sessions(svc, s2, settings, first_turn=True)
+    written = summary.close_other_sessions(svc.storage, s2, settings, first_turn=True)
     assert [b.from_session_id for b in written] == [s1.id] and "成都" in written[0].text
     # s3 stays open while fresh; once idle past the timeout, any turn elsewhere ends it
     s3 = svc.ensure_session(user, "s3")
     _turns(svc, s3, [("Remind me to call Anna.", "Will do.")])
-    assert summary.close_other_sessions(svc, s2, settings, first_turn=False) == []
-    with svc.db() as db:
+    assert summary.close_other_sessions(svc.storage, s2, settings, first_turn=False) == []
+    with svc.storage.db() as db:
         row = db.get(Session, s3.id)
         row.last_activity_at = utcnow() - timedelta(minutes=settings.session_idle_minutes + 1)
         db.add(row)
         db.commit()
-    ended = summary.close_other_sessions(svc, s2, settings, first_turn=False)
+    ended = summary.close_other_sessions(svc.storage, s2, settings, first_turn=False)
     assert [b.from_session_id for b in ended] == [s3.id]
-    with svc.db() as db:
+    with svc.storage.db() as db:
         assert db.get(SessionBridge, ended[0].id).text.count("Anna") == 1
 
 

@@ -69,7 +69,7 @@ def _state(svc, user_id: str, reports) -> dict:
     norm = _normaliser()
     user = svc.get_user(user_id)
     first = min(r.message_id for r in reports)
-    with svc.db() as db:
+    with svc.storage.db() as db:
         memories = db.exec(select(Memory).where(Memory.user_key == user.key).order_by(Memory.created_at)).all()
         events = db.exec(select(MemoryEvent).where(MemoryEvent.user_key == user.key).order_by(MemoryEvent.id)).all()
         changes = db.exec(
@@ -97,7 +97,7 @@ def _state(svc, user_id: str, reports) -> dict:
         ],
         "changes": [(c.field, c.old_value, c.new_value, c.reason, c.source_message_id - first) for c in changes],
         "profile": svc.get_profile(user_id),
-        "indexed": sorted(norm(i) for i in svc.index.id_list(user.key)),
+        "indexed": sorted(norm(i) for i in svc.storage.index.id_list(user.key)),
         "active": sorted(norm(m.id) for m in memories if m.status == "active"),
     }
 
@@ -143,7 +143,7 @@ def test_a_repeated_batch_writes_nothing_twice(plumbing_svc):
     again = svc.write_from_messages(user, session, msgs + msgs[:2])
     assert sum(len(r.operations) for r in first) > 0
     assert [r.reason for r in again] == ["already written (repeated message)"] * (len(msgs) + 2)
-    with svc.db() as db:
+    with svc.storage.db() as db:
         per_message = {e.message_id for e in db.exec(select(MemoryEvent)).all()}
     assert per_message >= {m.id for m in msgs}
 
@@ -164,12 +164,12 @@ def test_a_plan_made_elsewhere_is_applied_and_logged(plumbing_svc):
     svc = plumbing_svc
     user = svc.ensure_user("lin")
     cands = extract("I live in Hangzhou.", at=utcnow())
-    for c, v in zip(cands, svc.embedder.embed_passages([c.content for c in cands]), strict=True):
+    for c, v in zip(cands, svc.storage.embedder.embed_passages([c.content for c in cands]), strict=True):
         c.vector = v
-    (op,) = apply_plan(svc, user, plan_writes(cands, [], svc.settings), agent_id="default")
+    (op,) = apply_plan(svc.storage, user, plan_writes(cands, [], svc.settings), agent_id="default")
     m = svc.get_memory(op.memory_id)
     assert op.op == "ADD" and m.indexed and m.predicate == "lives_in"
-    assert svc.index.ids(user.key) == {m.id}
-    with svc.db() as db:
+    assert svc.storage.index.ids(user.key) == {m.id}
+    with svc.storage.db() as db:
         (event,) = db.exec(select(MemoryEvent)).all()
     assert event.op == "ADD" and event.memory_id == m.id and event.detail["memory_id"] == m.id

@@ -15,7 +15,7 @@ def _say(svc, text, session="s1", role="user", user="lin"):
 
 
 def _events(svc):
-    with svc.db() as db:
+    with svc.storage.db() as db:
         return list(db.exec(select(MemoryEvent).order_by(MemoryEvent.id)).all())
 
 

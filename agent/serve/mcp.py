@@ -40,7 +40,7 @@ class KeyVerifier:
         self.service = service
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        info = apikeys.verify(self.service, token)
+        info = apikeys.verify(self.service.storage, token)
         if info is None:
             return None
         return AccessToken(token=token, client_id=info.name, scopes=[], claims={"users": list(info.users)})

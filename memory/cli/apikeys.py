@@ -22,7 +22,7 @@ def create(
     from memory import apikeys
 
     wanted = [u.strip() for u in users.split(",") if u.strip()] if users else []
-    secret, row = apikeys.create(service(), name, wanted)
+    secret, row = apikeys.create(service().storage, name, wanted)
     scope = ", ".join(row["users"]) if row["users"] else "any user"
     typer.echo(f"API key {row['name']!r} created for {scope}. It is shown only now:")
     typer.echo(secret)
@@ -33,7 +33,7 @@ def list_(json_out: JsonOpt = False) -> None:
     """Every key: name, prefix, allowed users, created, revoked (never the secret)."""
     from memory import apikeys
 
-    rows = apikeys.list_keys(service())
+    rows = apikeys.list_keys(service().storage)
     if json_out:
         emit({"keys": rows})
         return
@@ -47,5 +47,5 @@ def revoke(name: Annotated[str, typer.Argument(help="The key's name.")]) -> None
     """Revoke a key at once: requests with it get 401 from then on."""
     from memory import apikeys
 
-    row = apikeys.revoke(service(), name)
+    row = apikeys.revoke(service().storage, name)
     typer.echo(f"API key {row['name']!r} revoked")

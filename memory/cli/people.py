@@ -43,7 +43,7 @@ def account_add(
     from memory import accounts  # imported per command (argon2, SQL): `memlens --help` stays cheap
 
     name = accounts.check_name(name)
-    info = accounts.add(service(), name, role, _password(password_stdin), actor=cli_actor())
+    info = accounts.add(service().storage, name, role, _password(password_stdin), actor=cli_actor())
     say(f"added {info.name!r} as {info.role}")
 
 
@@ -52,7 +52,7 @@ def account_list(json_out: JsonOpt = False) -> None:
     """Every account with its role (never a password)."""
     from memory import accounts
 
-    rows = accounts.list_accounts(service())
+    rows = accounts.list_accounts(service().storage)
     if json_out:
         emit({"accounts": [{"name": r.name, "role": str(r.role), "created_at": r.created_at} for r in rows]})
         return
@@ -65,7 +65,7 @@ def account_passwd(name: NameArg, password_stdin: StdinOpt = False) -> None:
     """Set a new password for an account."""
     from memory import accounts
 
-    accounts.set_password(service(), name, _password(password_stdin), actor=cli_actor())
+    accounts.set_password(service().storage, name, _password(password_stdin), actor=cli_actor())
     say(f"password changed for {name!r}")
 
 
@@ -74,7 +74,7 @@ def account_remove(name: NameArg) -> None:
     """Delete an account (its audit rows stay)."""
     from memory import accounts
 
-    accounts.remove(service(), name, actor=cli_actor())
+    accounts.remove(service().storage, name, actor=cli_actor())
     say(f"removed {name!r}")
 
 
@@ -89,7 +89,9 @@ def audit_cmd(
     """The audit trail, newest first: who did what to which user and ids, when, and why."""
     from memory import audit
 
-    rows = [audit.to_dict(r) for r in audit.events(service(), actor=actor, action=action, user_id=user, limit=limit)]
+    rows = [
+        audit.to_dict(r) for r in audit.events(service().storage, actor=actor, action=action, user_id=user, limit=limit)
+    ]
     if json_out:
         emit({"events": rows})
         return

@@ -107,7 +107,7 @@ def ingest_session(
 
 
 def _mark_ended(svc: MemoryService, session: Session) -> None:
-    with svc.db() as db:
+    with svc.storage.db() as db:
         row = db.get(Session, session.id)
         if row is not None:
             row.status, row.ended_at = SessionStatus.ENDED, utcnow()
@@ -132,14 +132,14 @@ def ingest_sample(
 
 def dia_ids_by_message(svc: MemoryService, user_key: str) -> dict[int, str]:
     """message id -> dia_id for one user: the provenance link from any memory back to LoCoMo's turns."""
-    with svc.db() as db:
+    with svc.storage.db() as db:
         rows = db.exec(select(Message.id, Message.meta).where(Message.user_key == user_key)).all()
     return {mid: str(meta["dia_id"]) for mid, meta in rows if isinstance(meta, dict) and meta.get("dia_id")}
 
 
 def memory_counts(svc: MemoryService, user_key: str) -> dict[str, int]:
     """Active memories per type for one user (what retrieval searches over)."""
-    with svc.db() as db:
+    with svc.storage.db() as db:
         types = db.exec(
             select(Memory.type).where(Memory.user_key == user_key, col(Memory.status) == MemoryStatus.ACTIVE)
         ).all()

@@ -106,7 +106,7 @@ def _settings_block(svc: MemoryService, opts: EvalOptions) -> dict:
         "configured_threshold": svc.recall_params().threshold,
         "calibration": svc.relevance_model().version,
         "params": {k: v for k, v in asdict(p).items() if k not in ("k", "threshold")},
-        "embedder": svc.embedder.name,
+        "embedder": svc.storage.embedder.name,
         "extract": opts.extract,
     }
 
@@ -267,7 +267,7 @@ def eval_service(svc: MemoryService) -> MemoryService:
     LanceDB folder), so LoCoMo speakers never appear among the product's users. Same embedder, same settings."""
     store_dir = reports_dir(svc) / "store"
     settings = svc.settings.model_copy(update={"data_dir": store_dir, "database_url": None, "lancedb_uri": None})
-    return MemoryService(settings, embedder=svc.embedder)
+    return MemoryService(settings, embedder=svc.storage.embedder)
 
 
 def save_report(report: dict, folder: Path, name: str | None = None) -> Path:

@@ -31,7 +31,7 @@ from memory.vocab import EventOp, MemoryStatus
 from memory.write.extract.base import SINGLE_VALUED
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 NEVER_COMPACT = frozenset({"turn"})
 
@@ -204,7 +204,7 @@ def merged_record(group: Sequence[MemInfo], now: datetime) -> dict[str, Any]:
     }
 
 
-def _vectors(store: Records, user_key: str | None) -> dict[str, np.ndarray]:
+def _vectors(store: Storage, user_key: str | None) -> dict[str, np.ndarray]:
     """Stored vectors of the indexed memories (one scan; no re-embedding)."""
     if store.index.count(user_key) == 0:
         return {}
@@ -239,7 +239,7 @@ def plan_compact(rows: Sequence[MemInfo], vectors: dict[str, np.ndarray], store_
 
 
 def compact(
-    store: Records, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None
+    store: Storage, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None
 ) -> CompactReport:
     """Plan and (unless ``dry_run``) apply compaction for one user or everyone."""
     now = now or utcnow()
@@ -251,7 +251,7 @@ def compact(
     return report
 
 
-def _apply(store: Records, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: datetime) -> None:
+def _apply(store: Storage, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: datetime) -> None:
     """SQL first (merged rows unindexed, sources superseded, events), then LanceDB, then mark indexed."""
     sources = [{"b_id": sid, "b_sup": m.record["id"]} for m in merges for sid in m.source_ids]
     events = []
@@ -315,7 +315,7 @@ def _merged_vector(merge: Merge, vectors: dict[str, np.ndarray]) -> np.ndarray |
     return mean / norm if norm else None
 
 
-def _index_merged(store: Records, merges: Sequence[Merge], vectors: dict[str, np.ndarray]) -> None:
+def _index_merged(store: Storage, merges: Sequence[Merge], vectors: dict[str, np.ndarray]) -> None:
     """Index the merged records (vectors from their sources where possible), then mark them indexed."""
     reuse = {m.record["id"]: v for m in merges if (v := _merged_vector(m, vectors)) is not None}
     fresh = [m for m in merges if m.record["id"] not in reuse]

@@ -19,6 +19,7 @@ from sqlmodel import col, select
 from memory import profile_sync, validate
 from memory.access import guarded
 from memory.errors import Conflict, NotFound
+from memory.storage import indexing, records
 from memory.storage.db import retrying
 from memory.storage.models import Memory, MemoryEvent, User, utcnow
 from memory.text.privacy import mask_pii, mask_value
@@ -26,13 +27,13 @@ from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role, Source
 from memory.write.extract.base import PREDICATES
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 FLAGGED_CONFIDENCE = 0.2
 PERSON = SourceType.PERSON_EDIT.value
 
 
-def _clean(store: Records, text: str) -> str:
+def _clean(store: Storage, text: str) -> str:
     return mask_pii(validate.text(text, store.settings.max_message_chars, "memory"))
 
 
@@ -71,14 +72,14 @@ def _active(m: Memory, what: str) -> None:
         raise Conflict(f"memory {m.id} is {m.status}; only active memories can be {what}")
 
 
-def _reindex(store: Records, m: Memory) -> None:
+def _reindex(store: Storage, m: Memory) -> None:
     if m.status == MemoryStatus.ACTIVE:
-        store.index_memories([m])
+        indexing.index_memories(store, [m])
     else:
         store.index.delete([m.id])
 
 
-def _change(store: Records, memory_id: str, change, op: EventOp, reason: str, actor: Actor, **detail: Any) -> Memory:
+def _change(store: Storage, memory_id: str, change, op: EventOp, reason: str, actor: Actor, **detail: Any) -> Memory:
     """Read the row, apply ``change(m)`` (raises to refuse), log ``op``; optimistic version, retried on a race."""
 
     @retrying
@@ -96,7 +97,7 @@ def _change(store: Records, memory_id: str, change, op: EventOp, reason: str, ac
 
 
 # -- the operations --------------------------------------------------------------------------------------------------
-def show_memory(store: Records, memory_id: str) -> dict[str, Any]:
+def show_memory(store: Storage, memory_id: str) -> dict[str, Any]:
     """Content, status, provenance and the full event history of one memory (``memlens memory show``)."""
     with store.db() as db:
         m = _load(db, memory_id)
@@ -154,7 +155,7 @@ def _restate(m: Memory, content: str) -> None:
 
 @guarded(Role.CURATOR, AuditAction.EDIT, "edit a memory")
 def edit_memory(
-    store: Records, memory_id: str, content: str, *, actor: Actor, reason: str = "edited by a person"
+    store: Storage, memory_id: str, content: str, *, actor: Actor, reason: str = "edited by a person"
 ) -> Memory:
     """Rewrite an active memory's text in place (same id, version + 1): it becomes the person's words."""
     content = _clean(store, content)
@@ -170,13 +171,13 @@ def edit_memory(
 
     m = _change(store, memory_id, change, EventOp.EDIT, reason, actor)
     m.content = content
-    store.index_memories([m])
+    indexing.index_memories(store, [m])
     profile_sync.changed(store, m, actor=actor, why="edited", note=reason)
     return m
 
 
 def person_memory(
-    store: Records,
+    store: Storage,
     user: User,
     content: str,
     *,
@@ -192,7 +193,8 @@ def person_memory(
     c = profile_sync.statement(content) if field is None else None
     predicate = (profile_sync.FIELD_PREDICATES.get(field) or (None,))[0] if field else (c.predicate if c else None)
     obj = str(value) if field else (c.object if c else None)
-    new = store.add_memory(
+    new = records.add_memory(
+        store,
         user,
         content,
         agent_id=agent_id,
@@ -211,7 +213,7 @@ def person_memory(
     return new
 
 
-def retire(store: Records, memory: Memory, replaced_by: str | None, *, actor: Actor, reason: str) -> Memory:
+def retire(store: Storage, memory: Memory, replaced_by: str | None, *, actor: Actor, reason: str) -> Memory:
     """Take a memory out of use: superseded by ``replaced_by``, or deleted (restorable) when there is none.
     The profile is the caller's business (used by the profile's own edits)."""
     status = MemoryStatus.SUPERSEDED if replaced_by else MemoryStatus.DELETED
@@ -228,11 +230,11 @@ def retire(store: Records, memory: Memory, replaced_by: str | None, *, actor: Ac
 
 @guarded(Role.CURATOR, AuditAction.SUPERSEDE, "supersede a memory")
 def supersede_memory(
-    store: Records, memory_id: str, content: str, *, actor: Actor, reason: str = "superseded by a person"
+    store: Storage, memory_id: str, content: str, *, actor: Actor, reason: str = "superseded by a person"
 ) -> Memory:
     """Store ``content`` as a new (person-edit) memory, mark the old one ``superseded_by`` it; returns the new row."""
     content = _clean(store, content)
-    old = store.get_memory(memory_id)
+    old = records.get_memory(store, memory_id)
     _active(old, "superseded")
     with store.db() as db:
         user = db.get(User, old.user_key)
@@ -254,7 +256,7 @@ def supersede_memory(
 
 @guarded(Role.CURATOR, AuditAction.FLAG, "flag a memory")
 def flag_memory(
-    store: Records, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person"
+    store: Storage, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person"
 ) -> Memory:
     """Mark a memory as wrong: kept and visible, never injected (recall drops it), confidence lowered; the profile
     value it set is reverted or cleared."""
@@ -276,7 +278,7 @@ def flag_memory(
 
 
 @guarded(Role.CURATOR, AuditAction.UNFLAG, "unflag a memory")
-def unflag_memory(store: Records, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
+def unflag_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
     """Undo a flag: the memory is recalled again with its earlier confidence; an empty profile field it states is
     set again."""
 
@@ -296,9 +298,9 @@ def unflag_memory(store: Records, memory_id: str, *, actor: Actor, reason: str =
 
 
 @guarded(Role.CURATOR, AuditAction.DELETE, "delete a memory")
-def delete_memory(store: Records, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
+def delete_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
     """Take a memory out of use (restorable with :func:`restore_memory` until it is purged)."""
-    m = store.get_memory(memory_id)
+    m = records.get_memory(store, memory_id)
     _active(m, "deleted")
     m = retire(store, m, None, actor=actor, reason=reason)
     profile_sync.drop(store, m, actor=actor, why="deleted", note=reason)
@@ -306,7 +308,7 @@ def delete_memory(store: Records, memory_id: str, *, actor: Actor, reason: str =
 
 
 @guarded(Role.CURATOR, AuditAction.RESTORE, "restore a memory")
-def restore_memory(store: Records, memory_id: str, *, actor: Actor, reason: str = "restored by a person") -> Memory:
+def restore_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "restored by a person") -> Memory:
     """Bring a deleted or archived memory back into use (re-indexed; an empty profile field it states is set)."""
 
     def change(m: Memory) -> dict[str, Any]:

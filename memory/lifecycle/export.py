@@ -32,11 +32,12 @@ from memory import audit
 from memory.errors import Conflict, InvalidInput, NotFound
 from memory.lifecycle import erasure, import_check
 from memory.lifecycle import retention as lifecycle
+from memory.storage import indexing, records
 from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 FORMAT = "memlens.user-export"
 VERSION = 1
@@ -94,9 +95,9 @@ def _decode(table: Table, row: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- export / import ---------------------------------------------------------------------------------------------
-def export_user(store: Records, user_id: str) -> dict[str, Any]:
+def export_user(store: Storage, user_id: str) -> dict[str, Any]:
     """Every row about a user, as JSON-ready data (deterministic: same data in, same JSON out)."""
-    key = store.get_user(user_id).key
+    key = records.get_user(store, user_id).key
     tables: dict[str, list[dict[str, Any]]] = {}
     with store.engine.connect() as conn:
         for table, column, parent, parent_col in user_tables():
@@ -107,7 +108,7 @@ def export_user(store: Records, user_id: str) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "user": user, "tables": tables}
 
 
-def import_user(store: Records, data: dict[str, Any]) -> dict[str, int]:
+def import_user(store: Storage, data: dict[str, Any]) -> dict[str, int]:
     """Restore an export; refuses to overwrite or renumber anything that exists."""
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("tables"), dict):
         raise InvalidInput(f"not a MemLens user export (expected format {FORMAT!r})")
@@ -132,7 +133,7 @@ def import_user(store: Records, data: dict[str, Any]) -> dict[str, int]:
     with store.db() as db:
         query = select(Memory).where(Memory.user_key == user_key, Memory.status == MemoryStatus.ACTIVE)
         active = list(db.scalars(query).all())
-    store.index_memories(active)
+    indexing.index_memories(store, active)
     return counts
 
 
@@ -167,13 +168,13 @@ def _advance_sequences(conn, tables: Sequence[Table]) -> None:
 
 
 # -- deletion ----------------------------------------------------------------------------------------------------
-def delete_user(store: Records, user_id: str) -> dict[str, int]:
+def delete_user(store: Storage, user_id: str) -> dict[str, int]:
     """Remove every trace of a user: SQL rows, vectors, checkpoints; then reclaim the space holding the text.
 
     Never refused for recent use: a turn still running for this user in another process notices the erasure and
     writes nothing more (``agent.graph``), and sweeps whatever it wrote in between (:func:`sweep_erased`)."""
-    user = store.get_user(user_id)
-    sessions = store.list_sessions(user)
+    user = records.get_user(store, user_id)
+    sessions = records.list_sessions(store, user)
     counts = _delete_user_rows(store, user.key, [s.id for s in sessions], erase_audit_of=user_id)
     store.index.delete_user(user.key)
     reclaim(store)
@@ -181,7 +182,7 @@ def delete_user(store: Records, user_id: str) -> dict[str, int]:
 
 
 def _delete_user_rows(
-    store: Records, user_key: str, thread_ids: Sequence[str], *, erase_audit_of: str | None = None
+    store: Storage, user_key: str, thread_ids: Sequence[str], *, erase_audit_of: str | None = None
 ) -> dict[str, int]:
     counts: dict[str, int] = {}
     with store.engine.begin() as conn:
@@ -194,12 +195,12 @@ def _delete_user_rows(
     return counts
 
 
-def delete_session(store: Records, user_id: str, session_id: str, *, agent_id: str | None = None) -> dict[str, int]:
+def delete_session(store: Storage, user_id: str, session_id: str, *, agent_id: str | None = None) -> dict[str, int]:
     """Remove one conversation (messages, summaries, bridges from it, turns, retrievals, snapshots, checkpoints);
     never refused for recent use (a running turn writes nothing more, see :func:`delete_user`)."""
-    user = store.get_user(user_id)
+    user = records.get_user(store, user_id)
     agent = agent_id or store.settings.default_agent_id
-    found = [s for s in store.list_sessions(user, agent) if s.external_id == session_id]
+    found = [s for s in records.list_sessions(store, user, agent) if s.external_id == session_id]
     if not found:
         raise NotFound(f"no session {session_id[:80]!r} for this user and agent {agent!r}")
     with store.engine.begin() as conn:
@@ -229,7 +230,7 @@ def _delete_session_rows(conn, session_key: str) -> dict[str, int]:
     return counts
 
 
-def erased(store: Records, user_key: str, session_key: str | None = None) -> bool:
+def erased(store: Storage, user_key: str, session_key: str | None = None) -> bool:
     """Has this user (or this session) been erased since a turn started? (A cheap primary-key read.)"""
     with store.db() as db:
         if db.get(User, user_key) is None:
@@ -237,7 +238,7 @@ def erased(store: Records, user_key: str, session_key: str | None = None) -> boo
         return session_key is not None and db.get(Session, session_key) is None
 
 
-def sweep_erased(store: Records, user_key: str, session_key: str) -> bool:
+def sweep_erased(store: Storage, user_key: str, session_key: str) -> bool:
     """After a turn: if its user (or session) was erased while it ran, delete whatever the turn still wrote —
     rows, the session's checkpoint, vectors — and reclaim the space. Returns True when it swept."""
     if not erased(store, user_key, session_key):
@@ -267,9 +268,9 @@ def _unlink_session(conn, session_id: str) -> None:
     conn.execute(update(MemoryEvent).where(MemoryEvent.turn_id.in_(turns)).values(turn_id=None))
 
 
-def purge_memory(store: Records, memory_id: str) -> dict[str, int]:
+def purge_memory(store: Storage, memory_id: str) -> dict[str, int]:
     """Delete one memory for good (row, write log, hits, labels, vector), leaving a content-free PURGE event."""
-    memory = store.get_memory(memory_id)  # NotFound if absent
+    memory = records.get_memory(store, memory_id)  # NotFound if absent
     n = lifecycle.purge_rows(store, [memory_id], reasons={memory_id: "purged by a person"})
     store.index.delete([memory_id])
     erasure.forget_sources(store, memory)
@@ -294,7 +295,7 @@ def _delete_checkpoints(conn, thread_ids: Sequence[str]) -> int:
     return total
 
 
-def reclaim(store: Records, *, index: bool = True) -> None:
+def reclaim(store: Storage, *, index: bool = True) -> None:
     """Make deleted text leave the disk: LanceDB old versions, SQLite free pages and WAL."""
     if index:
         with warnings.catch_warnings():  # "removes every version except the latest": exactly the point here

@@ -17,10 +17,10 @@ from memory.text.privacy import mask_value
 from memory.vocab import Actor, SourceType
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 
-def _new_memory(store: Records, user: User, field: str, value: Any, *, actor: Actor, reason: str, agent_id: str | None):
+def _new_memory(store: Storage, user: User, field: str, value: Any, *, actor: Actor, reason: str, agent_id: str | None):
     return curation.person_memory(
         store,
         user,
@@ -34,7 +34,7 @@ def _new_memory(store: Records, user: User, field: str, value: Any, *, actor: Ac
 
 
 def edit_field(
-    store: Records,
+    store: Storage,
     user: User,
     field: str,
     value: Any,
@@ -77,7 +77,7 @@ def edit_field(
     )
 
 
-def _edit_list(store: Records, user: User, field: str, items: list, olds: list[Memory], **kw: Any) -> ProfileField:
+def _edit_list(store: Storage, user: User, field: str, items: list, olds: list[Memory], **kw: Any) -> ProfileField:
     actor, reason = kw["actor"], kw["reason"]
     row = profile_sync._row(store, user.key, field)
     links = dict(row.memory_ids or {}) if row else {}

@@ -38,7 +38,7 @@ from memory.storage.models import HitLabel, Memory, MemoryEvent, RetrievalHit, u
 from memory.vocab import EventOp, MemoryStatus
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 CHUNK = 900  # ids per IN (...) list: below SQLite's default limit on bound parameters
 _TIMES = ("event_time", "created_at", "updated_at", "last_accessed_at", "expires_at")
@@ -78,7 +78,7 @@ def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
 
 
 # -- access tracking ---------------------------------------------------------------------------------------------
-def touch(store: Records, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
+def touch(store: Storage, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
     """Mark memories as used by a retrieval: one UPDATE per 900 ids, counters bumped in SQL (no read-modify-write)."""
     ids = list(dict.fromkeys(memory_ids))
     if not ids:
@@ -134,7 +134,7 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
-def load(store: Records, *, user_key: str | None, statuses: Sequence[str], full: bool = True) -> list[MemInfo]:
+def load(store: Storage, *, user_key: str | None, statuses: Sequence[str], full: bool = True) -> list[MemInfo]:
     """Memories in the given states; ``full=False`` skips the columns only compaction needs.
 
     Times and JSON are read raw and parsed here: SQLAlchemy's per-value processors dominate at 100k rows.
@@ -275,7 +275,7 @@ def _over_cap(keep: list[tuple[float, MemInfo]], s: Settings) -> list[Action]:
 
 
 def forget(
-    store: Records, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None
+    store: Storage, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None
 ) -> ForgetReport:
     """Plan and (unless ``dry_run``) apply the forgetting rules for one user or everyone."""
     now = now or utcnow()
@@ -293,7 +293,7 @@ def forget(
     return report
 
 
-def _archive(store: Records, actions: Sequence[Action], now: datetime) -> None:
+def _archive(store: Storage, actions: Sequence[Action], now: datetime) -> None:
     if not actions:
         return
     ids = [a.memory_id for a in actions]
@@ -324,7 +324,7 @@ def _archive(store: Records, actions: Sequence[Action], now: datetime) -> None:
 
 
 def purge_rows(
-    store: Records, ids: Sequence[str], *, reasons: dict[str, str] | None = None, now: datetime | None = None
+    store: Storage, ids: Sequence[str], *, reasons: dict[str, str] | None = None, now: datetime | None = None
 ) -> int:
     """Delete memories for good from SQL (row, write log, hits, labels), leaving a content-free PURGE event."""
     ids = list(ids)
@@ -332,7 +332,7 @@ def purge_rows(
         return 0
     now = now or utcnow()
     with store.engine.begin() as conn:
-        owners = []
+        owners: list[Any] = []
         for chunk in chunks(ids):
             who = select(Memory.id, Memory.user_key, Memory.agent_id).where(Memory.id.in_(chunk))
             owners += conn.execute(who).all()
@@ -362,7 +362,7 @@ def purge_rows(
 
 
 # -- what the lifecycle view shows -------------------------------------------------------------------------------
-def overview(store: Records, *, user_key: str, now: datetime | None = None, limit: int = 200) -> dict[str, Any]:
+def overview(store: Storage, *, user_key: str, now: datetime | None = None, limit: int = 200) -> dict[str, Any]:
     """Archived memories (why, purge date) and active ones with an expiry (when, why), soonest first."""
     now, s = now or utcnow(), store.settings
     rows = load(store, user_key=user_key, statuses=(MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED), full=False)

@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, Text, cast, func, select
 from sqlmodel import col
 
+from memory.storage import records
 from memory.storage.models import Memory, ProfileChange, Session
 from memory.text.numerals import find_amount
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 INTEREST_PREDICATES = frozenset(
     {
@@ -192,9 +193,9 @@ def _typical(budgets: list[tuple[tuple[str, Any], float]]) -> float | int | None
     return int(mid) if float(mid).is_integer() else round(mid, 2)
 
 
-def user_stats(store: Records, user_id: str) -> dict[str, Any]:
+def user_stats(store: Storage, user_id: str) -> dict[str, Any]:
     """Counts, top interests and topics, typical budget, and the rows that had to be skipped (``problems``)."""
-    key = store.get_user(user_id).key
+    key = records.get_user(store, user_id).key
     with store.engine.connect() as conn:
         sessions, by_status, by_type = _counts(conn, key)
         total, problems = _read_history(conn, key)

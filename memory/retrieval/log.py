@@ -11,7 +11,7 @@ Guarantees:
   is dropped for back-pressure, and the order of entries is kept);
 - in order: work queued with :meth:`RetrievalLog.then` (e.g. marking which hits reached the prompt) runs after
   every entry submitted before it, so it sees their ``retrieval_id``;
-- nothing lost on a clean shutdown: :meth:`RetrievalLog.close` (``Store.close``, and at interpreter exit) writes
+- nothing lost on a clean shutdown: :meth:`RetrievalLog.close` (``Storage.close``, and at interpreter exit) writes
   what is queued; a write that still fails after its retries is counted in ``dropped`` and logged, and entries left
   unwritten at exit are reported (a killed process loses at most the queued entries, usually none);
 - readers in the same process call :func:`flush` first (the retrieval lab, replay, exports and deletes), so they
@@ -26,9 +26,12 @@ import queue
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory.storage.db import retrying
+
+if TYPE_CHECKING:
+    from memory.storage.store import Storage
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +44,7 @@ _live: weakref.WeakSet[RetrievalLog] = weakref.WeakSet()
 class RetrievalLog:
     """A bounded FIFO of logging jobs and the one daemon thread that writes them (started on first use)."""
 
-    def __init__(self, store: Any, *, background: bool = True, capacity: int = CAPACITY) -> None:
+    def __init__(self, store: Storage, *, background: bool = True, capacity: int = CAPACITY) -> None:
         self._store = store
         self.background = background
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=capacity)
@@ -144,26 +147,26 @@ class RetrievalLog:
         }
 
 
-def writer(store: Any) -> RetrievalLog:
-    """The store's retrieval-log writer (one per service, created on first use)."""
-    found = store.__dict__.get("_retrieval_log")
+def writer(store: Storage) -> RetrievalLog:
+    """The storage's retrieval-log writer (one per storage object, created on first use)."""
+    found = store.retrieval_log
     if found is None:
         with _create_lock:
-            found = store.__dict__.get("_retrieval_log")
+            found = store.retrieval_log
             if found is None:
                 found = RetrievalLog(store, background=store.settings.retrieval_log_background)
-                store._retrieval_log = found
+                store.retrieval_log = found
     return found
 
 
-def flush(store: Any, timeout: float | None = 30.0) -> bool:
+def flush(store: Storage, timeout: float | None = 30.0) -> bool:
     """Let a reader see every retrieval this process logged so far (no-op when nothing is pending)."""
-    found = store.__dict__.get("_retrieval_log")
+    found = store.retrieval_log
     return found.flush(timeout) if found is not None else True
 
 
-def close(store: Any) -> int:
-    found = store.__dict__.pop("_retrieval_log", None)
+def close(store: Storage) -> int:
+    found, store.retrieval_log = store.retrieval_log, None
     return found.close() if found is not None else 0
 
 

@@ -47,7 +47,7 @@ from memory.text.privacy import mask_pii
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 NEAR_MISS_BAND = 0.10  # in relevance (probability)
 
@@ -301,7 +301,7 @@ def _contextualise(vec, fts, sims, rows, params: RecallParams):
     return vec_s, fts_s, sims_s
 
 
-def _signals(store: Records, user_key: str, agent_id: str | None, query: str, params: RecallParams, where: str | None):
+def _signals(store: Storage, user_key: str, agent_id: str | None, query: str, params: RecallParams, where: str | None):
     """(vector hits, BM25 hits, similarity per candidate) from the index, prefiltered to the user (and ``where``)."""
     import numpy as np  # imported on use, like LanceDB: SQL-only commands start without them
 
@@ -320,7 +320,7 @@ def _signals(store: Records, user_key: str, agent_id: str | None, query: str, pa
 
 
 def run_search(
-    store: Records,
+    store: Storage,
     *,
     user_key: str,
     agent_id: str | None,
@@ -362,7 +362,7 @@ def run_search(
     return rank_and_cut(hits, params)
 
 
-def _active_rows(store: Records, ids: list[str], user_key: str, agent_id: str | None) -> list[Row[Any]]:
+def _active_rows(store: Storage, ids: list[str], user_key: str, agent_id: str | None) -> list[Row[Any]]:
     """The candidates' active rows from SQL (the truth: stale index rows drop out), of this agent if one is named."""
     with store.engine.connect() as conn:  # plain rows, not ORM objects: ~10× cheaper for a hundred candidates
         rows = conn.execute(
@@ -395,7 +395,7 @@ def _hit(m: Row[Any], sims: dict[str, float], bm25: dict[str, float], fused: dic
 
 
 def log_retrieval(
-    store: Records,
+    store: Storage,
     result: RecallResult,
     *,
     user_key: str,
@@ -419,7 +419,7 @@ def log_retrieval(
         "created_at": utcnow(),
     }
     with store.engine.begin() as conn:
-        retrieval_id = conn.execute(insert(Retrieval).values(row).returning(Retrieval.id)).scalar_one()
+        retrieval_id: int = conn.execute(insert(Retrieval).values(row).returning(Retrieval.id)).scalar_one()
         if result.hits:
             conn.execute(
                 insert(RetrievalHit),
@@ -443,7 +443,7 @@ def log_retrieval(
     return retrieval_id
 
 
-def timed_search(store: Records, **kwargs) -> tuple[list[Hit], float]:
+def timed_search(store: Storage, **kwargs) -> tuple[list[Hit], float]:
     start = time.perf_counter()
     hits = run_search(store, **kwargs)
     return hits, (time.perf_counter() - start) * 1000

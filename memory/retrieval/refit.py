@@ -21,7 +21,7 @@ L2 = 5.0
 
 def _examples(svc, user_key: str | None) -> tuple[list[list[float]], list[float], list[int]]:
     rows, labels, groups = [], [], []
-    for entry in views.labelled_queries(svc, user_key):
+    for entry in views.labelled_queries(svc.storage, user_key):
         res = svc.recall(
             entry["user_id"],
             entry["retrieval_query"],
@@ -65,7 +65,7 @@ def _held_out(x: np.ndarray, y: np.ndarray, groups: np.ndarray, embedder: str) -
 
 def fit_from_labels(svc, user_key: str | None = None) -> dict:
     """{examples, positives, shipped: {...}, own: {...}, calibration: dict | None, reason: str | None}."""
-    name = svc.embedder.name
+    name = svc.storage.embedder.name
     rows, labels, groups = _examples(svc, user_key)
     y = np.asarray(labels)
     pos, neg = int(y.sum()), int(len(y) - y.sum())

@@ -40,7 +40,7 @@ from memory.text.tokens import count_tokens, truncate_to_tokens
 from memory.vocab import SourceType
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 PERSON_EDIT = SourceType.PERSON_EDIT.value
 CONTRADICTS = "contradicts profile"  # drop reason of a memory stating a second value of a single-valued fact
@@ -323,7 +323,7 @@ def _record(sec: _Section, position: int) -> dict[str, Any]:
 
 # -- persistence --------------------------------------------------------------------------------------------------
 def save_snapshot(
-    store: Records, comp: Composition, *, user_key: str, session_id: str | None, turn_id: int | None
+    store: Storage, comp: Composition, *, user_key: str, session_id: str | None, turn_id: int | None
 ) -> int:
     """One ContextSnapshot + a ContextSection per section: the allocation the back office shows for this turn."""
     alloc = comp.allocation
@@ -356,7 +356,7 @@ def save_snapshot(
 
 
 def mark_injected(
-    store: Records, retrieval_id: int | None, injected: list[str], dropped: list[str], contradicted: list[str] = ()
+    store: Storage, retrieval_id: int | None, injected: list[str], dropped: list[str], contradicted: list[str] = ()
 ) -> None:
     """Record on the logged hits which selected memories reached the prompt, which the budget cut and which were
     left out for stating a second value of a single-valued fact."""

@@ -30,25 +30,26 @@ from memory.sessions.extractive import (  # noqa: F401 (re-exported: callers imp
     retrieval_query,
     sentences,
 )
+from memory.storage import records
 from memory.storage.models import Message, Session, SessionBridge, SummaryAnchor, utcnow
 from memory.text.tokens import count_tokens
 from memory.vocab import SessionStatus
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 _session_locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
 # -- anchors -----------------------------------------------------------------------------------------------------
-def anchors(store: Records, session_id: str) -> list[SummaryAnchor]:
+def anchors(store: Storage, session_id: str) -> list[SummaryAnchor]:
     with store.db() as db:
         q = select(SummaryAnchor).where(SummaryAnchor.session_id == session_id).order_by(SummaryAnchor.to_message_id)
         return list(db.exec(q).all())
 
 
-def covered_to(store: Records, session_id: str) -> int:
+def covered_to(store: Storage, session_id: str) -> int:
     with store.db() as db:
         q = select(func.max(SummaryAnchor.to_message_id)).where(SummaryAnchor.session_id == session_id)
         return db.exec(q).one() or 0
@@ -64,12 +65,12 @@ def _turn_starts(messages: list[Message]) -> list[int]:
 
 
 def maybe_summarise(
-    store: Records, session_id: str, settings: Settings, summariser: Summariser | None = None
+    store: Storage, session_id: str, settings: Settings, summariser: Summariser | None = None
 ) -> SummaryAnchor | None:
     """Fold the oldest unsummarised turns into an anchor when turns or tokens pass their trigger."""
     with _lock(session_id):
         done = covered_to(store, session_id)
-        pending = store.messages(session_id, after_id=done)
+        pending = records.messages(store, session_id, after_id=done)
         starts = _turn_starts(pending)
         tokens = sum(m.tokens for m in pending)
         if len(starts) < settings.summary_trigger_turns and tokens < settings.summary_trigger_tokens:
@@ -88,7 +89,7 @@ def maybe_summarise(
 
 
 def _write_anchor(
-    store: Records, session_id: str, fold: list[Message], settings: Settings, summariser: Summariser
+    store: Storage, session_id: str, fold: list[Message], settings: Settings, summariser: Summariser
 ) -> SummaryAnchor | None:
     previous = current_goal([a.text for a in anchors(store, session_id)])
     text = _cap(
@@ -113,7 +114,7 @@ def _write_anchor(
 
 # -- sessions and bridges ----------------------------------------------------------------------------------------
 def end_session_row(
-    store: Records, session: Session, settings: Settings, summariser: Summariser | None = None
+    store: Storage, session: Session, settings: Settings, summariser: Summariser | None = None
 ) -> SessionBridge | None:
     """Mark the session ended and write its bridge (once; an ended session returns its existing bridge)."""
     with store.db() as db:
@@ -125,7 +126,7 @@ def end_session_row(
             db.commit()
     if existing is not None:
         return existing
-    msgs = store.messages(session.id)
+    msgs = records.messages(store, session.id)
     if not any(m.role == "user" for m in msgs):
         return None
     summary = "\n".join(a.text for a in anchors(store, session.id))
@@ -152,7 +153,7 @@ def end_session_row(
 
 
 def close_other_sessions(
-    store: Records, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
+    store: Storage, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
 ) -> list[SessionBridge]:
     """A new session ends the user's other active ones; otherwise only those idle past the timeout end."""
     idle = settings.session_idle_minutes
@@ -178,7 +179,7 @@ def _aware(value):
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def take_bridge(store: Records, session: Session) -> SessionBridge | None:
+def take_bridge(store: Storage, session: Session) -> SessionBridge | None:
     """Link the newest unlinked bridge of this user and agent to ``session`` (its first turn) and return it."""
     with store.db() as db:
         bridge = db.exec(
@@ -199,7 +200,7 @@ def take_bridge(store: Records, session: Session) -> SessionBridge | None:
         return bridge
 
 
-def reopen(store: Records, session: Session) -> None:
+def reopen(store: Storage, session: Session) -> None:
     """A message in an ended session makes it active again (its bridge stays: it already served the next session)."""
     with store.db() as db:
         row = db.get(Session, session.id)
@@ -209,7 +210,7 @@ def reopen(store: Records, session: Session) -> None:
             db.commit()
 
 
-def find_session(store: Records, user_key: str, session_id: str, agent_id: str) -> Session | None:
+def find_session(store: Storage, user_key: str, session_id: str, agent_id: str) -> Session | None:
     with store.db() as db:
         return db.exec(
             select(Session).where(
@@ -219,13 +220,13 @@ def find_session(store: Records, user_key: str, session_id: str, agent_id: str) 
 
 
 def end_session(
-    store: Records, user_id: str, session_id: str, agent_id: str | None = None, summariser: Summariser | None = None
+    store: Storage, user_id: str, session_id: str, agent_id: str | None = None, summariser: Summariser | None = None
 ) -> SessionBridge | None:
     """End a session by its external ids (``memlens end-session``); returns its bridge, None when it was empty."""
     from memory import validate
     from memory.errors import NotFound
 
-    user = store.get_user(user_id)
+    user = records.get_user(store, user_id)
     agent = validate.agent_id(agent_id, store.settings.default_agent_id)
     session = find_session(store, user.key, validate.external_id(session_id, "session id"), agent)
     if session is None:

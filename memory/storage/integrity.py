@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import func, or_, update
 from sqlmodel import col, select
 
+from memory.storage.indexing import index_memories, reindex
 from memory.storage.models import Memory, MemoryEvent, Message, utcnow
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ STARTUP_GRACE = timedelta(seconds=60)
 CLAIM_LEASE = timedelta(minutes=5)
 
 
-def _pending(store: Records, limit: int | None = None, grace: timedelta | None = None) -> list[Memory]:
+def _pending(store: Storage, limit: int | None = None, grace: timedelta | None = None) -> list[Memory]:
     query = select(Memory).where(Memory.indexed == False, Memory.status == MemoryStatus.ACTIVE).order_by(Memory.id)  # noqa: E712
     if grace:
         query = query.where(Memory.updated_at < utcnow() - grace)
@@ -46,7 +47,7 @@ def _pending(store: Records, limit: int | None = None, grace: timedelta | None =
 INDEX_DAMAGE = (OSError, RuntimeError, ValueError)
 
 
-def readable(store: Records) -> bool:
+def readable(store: Storage) -> bool:
     """True when every file of the index can be read: the id column of every fragment is scanned."""
     try:
         store.index.id_list()
@@ -56,14 +57,14 @@ def readable(store: Records) -> bool:
         return False
 
 
-def repair(store: Records, *, grace: timedelta | None = None) -> dict[str, int]:
+def repair(store: Storage, *, grace: timedelta | None = None) -> dict[str, int]:
     """A damaged index (a data file or the version folder gone) is rebuilt from SQL; otherwise :func:`settle`."""
     if not readable(store):
-        return {"indexed": store.reindex(), "orphans_removed": 0, "rebuilt": 1}
+        return {"indexed": reindex(store), "orphans_removed": 0, "rebuilt": 1}
     return settle(store, grace=grace)
 
 
-def settle(store: Records, *, grace: timedelta | None = None) -> dict[str, int]:
+def settle(store: Storage, *, grace: timedelta | None = None) -> dict[str, int]:
     """Index what is unindexed (or marked indexed but missing), drop vectors without an active row and doubles.
 
     The index ids are read BEFORE the SQL ids: a vector present at that moment had its row committed earlier, so a
@@ -88,21 +89,21 @@ def settle(store: Records, *, grace: timedelta | None = None) -> dict[str, int]:
                 pending.update({m.id: m for m in found if m.status == MemoryStatus.ACTIVE})
     todo = list(pending.values())
     for start in range(0, len(todo), 256):
-        store.index_memories(todo[start : start + 256])
+        index_memories(store, todo[start : start + 256])
     orphans = sorted(in_index - active)
     store.index.delete(orphans)
     return {"indexed": len(todo), "orphans_removed": len(orphans)}
 
 
-def startup_repair(store: Records) -> dict[str, Any]:
+def startup_repair(store: Storage) -> dict[str, Any]:
     """The cheap check run when a process first opens the index: bounded work unless something is wrong."""
     pending = _pending(store, STARTUP_LIMIT + 1, STARTUP_GRACE)
     if len(pending) > STARTUP_LIMIT:
         log.warning("more than %d unindexed memories: run `memlens repair`", STARTUP_LIMIT)
-        store.index_memories(pending[:STARTUP_LIMIT])
+        index_memories(store, pending[:STARTUP_LIMIT])
         return {"indexed": STARTUP_LIMIT, "orphans_removed": 0, "full": False}
     if pending:
-        store.index_memories(pending)
+        index_memories(store, pending)
     with store.db() as db:
         sql_count = db.exec(
             select(func.count()).select_from(Memory).where(Memory.status == MemoryStatus.ACTIVE, Memory.indexed == True)  # noqa: E712
@@ -113,7 +114,7 @@ def startup_repair(store: Records) -> dict[str, Any]:
     return {"indexed": len(pending) + report["indexed"], "orphans_removed": report["orphans_removed"], "full": True}
 
 
-def claim_for_write(store: Records, message_id: int, *, lease: timedelta = CLAIM_LEASE) -> bool:
+def claim_for_write(store: Storage, message_id: int, *, lease: timedelta = CLAIM_LEASE) -> bool:
     """Take a message through the write pipeline at most once, even when several processes retry the same turn.
 
     True when this caller now owns the message: no write-log event exists for it yet and nobody holds a live claim.

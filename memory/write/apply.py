@@ -29,7 +29,7 @@ from memory.write.plan import Existing, Operation
 from memory.write.state import PlanState
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 _M, _E = Memory.__table__, MemoryEvent.__table__
 
@@ -80,7 +80,7 @@ class Writes:
 
 
 def new_row(
-    store: Records, user: User, agent_id: str, op: Operation, message_id: int | None, created_at: datetime | None
+    store: Storage, user: User, agent_id: str, op: Operation, message_id: int | None, created_at: datetime | None
 ) -> dict[str, Any]:
     """The Memory row an ADD / UPDATE stores (the same validation and masking as ``MemoryService.add_memories``)."""
     c = op.candidate
@@ -145,7 +145,7 @@ def reinforce_values(row: dict[str, Any], op: Operation, message_id: int | None)
 
 
 def record(
-    store: Records,
+    store: Storage,
     user: User,
     agent_id: str,
     w: Writes,
@@ -224,7 +224,7 @@ def _reinforce(w: Writes, op: Operation, message_id: int | None) -> None:
 
 
 @retrying(attempts=10, integrity=True)  # optimistic versions: a concurrent writer won → re-read, decide, re-apply
-def commit(store: Records, user: User, agent_id: str, w: Writes) -> None:
+def commit(store: Storage, user: User, agent_id: str, w: Writes) -> None:
     """The one SQL transaction of a batch: memory rows, reinforcements, supersessions, the write log, then the
     profile changes (read after the log is written: on SQLite the write lock is held from the first insert on)."""
     with store.engine.begin() as conn:
@@ -317,7 +317,7 @@ def _detail(op: Operation) -> dict[str, Any]:
     return {**mask_value(d), **ids}
 
 
-def index(store: Records, w: Writes) -> None:
+def index(store: Storage, w: Writes) -> None:
     """The index side, after the SQL commit: append the new active rows, drop the superseded, mark indexed."""
     rows = [
         IndexRow(
@@ -344,7 +344,7 @@ def index(store: Records, w: Writes) -> None:
 
 
 def apply_plan(
-    store: Records,
+    store: Storage,
     user: User,
     ops: list[Operation],
     *,

@@ -20,6 +20,7 @@ from sqlmodel import col, select
 
 from memory import validate
 from memory.errors import InvalidInput, NotFound
+from memory.storage import records
 from memory.storage.integrity import CLAIM_LEASE
 from memory.storage.models import MemoryEvent, Message, Session, User, utcnow
 from memory.write import apply
@@ -28,11 +29,11 @@ from memory.write.plan import plan_writes
 from memory.write.state import PlanState
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 
 def run(
-    store: Records,
+    store: Storage,
     user: User,
     session: Session,
     message: Message,
@@ -47,7 +48,7 @@ def run(
     return write_items(store, user, [item], agent_id=agent_id, model=model)[0]
 
 
-def write_items(store: Records, user: User, items: list[Item], *, agent_id: str, model=None) -> list[WriteReport]:
+def write_items(store: Storage, user: User, items: list[Item], *, agent_id: str, model=None) -> list[WriteReport]:
     """Run the pipeline on claimed, stored messages (see module docstring); one report per item, in order."""
     t0 = time.perf_counter()
     for it in items:
@@ -95,7 +96,7 @@ def write_items(store: Records, user: User, items: list[Item], *, agent_id: str,
     return [it.report for it in items]
 
 
-def claim(store: Records, message_ids: list[int], *, lease: timedelta = CLAIM_LEASE) -> set[int]:
+def claim(store: Storage, message_ids: list[int], *, lease: timedelta = CLAIM_LEASE) -> set[int]:
     """``memory.storage.integrity.claim_for_write`` for many messages in one transaction: the ids this caller now owns
     (no write-log event yet and no live claim by another writer)."""
     if not message_ids:
@@ -123,7 +124,7 @@ def claim(store: Records, message_ids: list[int], *, lease: timedelta = CLAIM_LE
 
 
 def write_messages(
-    store: Records,
+    store: Storage,
     user: User | str,
     session: Session,
     messages: Sequence[Message | int],
@@ -136,8 +137,8 @@ def write_messages(
     """``MemoryService.write_from_messages``: stored messages of one user, in conversation order → one report each.
 
     A message already written (or being written by another process) gets a "repeated message" report, as with
-    ``write_from_message``. ``keep_unparsed`` may be given per message."""
-    user = user if isinstance(user, User) else store.get_user(user)
+    ``write_from_message``. ``keep_unparsed`` may be given per message; ``model`` None = the rules."""
+    user = user if isinstance(user, User) else records.get_user(store, user)
     agent = validate.agent_id(agent_id or session.agent_id, store.settings.default_agent_id)
     msgs = _load(store, messages)
     if any(m.user_key != user.key for m in msgs):
@@ -156,7 +157,7 @@ def write_messages(
             user,
             list(items.values()),
             agent_id=agent,
-            model=model if model is not None else store.extraction_model,
+            model=model,
         )
     out = []
     for m in msgs:
@@ -165,7 +166,7 @@ def write_messages(
     return out
 
 
-def _load(store: Records, messages: Sequence[Message | int]) -> list[Message]:
+def _load(store: Storage, messages: Sequence[Message | int]) -> list[Message]:
     ids = [m for m in messages if not isinstance(m, Message)]
     found: dict[int, Message] = {}
     if ids:

@@ -26,7 +26,7 @@ from memory.write.extract.base import OPPOSITES, Candidate
 from memory.write.plan import STRUCTURED_SKIP, Existing, Operation
 
 if TYPE_CHECKING:
-    from memory.storage.records import Records
+    from memory.storage.store import Storage
 
 NEIGHBOURS = 5
 #: extra hits fetched per candidate so that rows superseded earlier in the batch can be skipped without a new search
@@ -74,7 +74,7 @@ def _preds(cands: list[Candidate]) -> set[str]:
 
 
 class PlanState:
-    def __init__(self, store: Records, user_key: str, agent_id: str) -> None:
+    def __init__(self, store: Storage, user_key: str, agent_id: str) -> None:
         self.store, self.user_key, self.agent_id = store, user_key, agent_id
         self.known: dict[str, Known] = {}
         self.superseded: set[str] = set()
