@@ -115,7 +115,7 @@ def _oidc() -> Actor:
 def sign_out() -> None:
     actor = st.session_state.pop(ACTOR_KEY, None)
     if isinstance(actor, Actor):
-        audit.record(unchecked_service(), actor, AuditAction.SIGN_OUT)
+        audit.record(unchecked_service().storage, actor, AuditAction.SIGN_OUT)
         if actor.via == "ui:oidc":
             st.logout()
 
