@@ -7,6 +7,8 @@
     SUMMARY_LABELS,    the offline summariser's summary lines and bridge sentences (memory.sessions.extractive)
     BRIDGE_WORDS
     OFFLINE_REPLIES    the offline chat engine's fixed sentences (agent.offline)
+    PROFILE_SENTENCES, a profile field said back to the user, and when they said it (memory.text.voice: the offline
+    TOLD               engine's replies and the offline bridges)
 
 Text a user or a memory supplies is never part of an instruction: it goes between ``DATA_OPEN`` and ``DATA_CLOSE``,
 escaped so it cannot close the block or start a section, and the instruction tells the model it is data.
@@ -160,4 +162,36 @@ OFFLINE_REPLIES = {
         "corrected": "（由工作人员更正）",
         "guess": "（这是我的推测）",
     },
+}
+
+# -- stored facts said back to the user (memory.text.voice) ----------------------------------------------------------
+#: one profile field as a sentence without its field name ({v}: the value, list items joined); English dietary and
+#: occupation are built in memory.text.voice (they need the grammar)
+PROFILE_SENTENCES = {
+    "en": {
+        "display_name": "Your name is {v}",
+        "preferred_name": "You like to be called {v}",
+        "city": "You live in {v}",
+        "language": "You prefer to talk in {v}",
+        "communication_style": "You like {v} answers",
+        "budget": "Your budget is {v}",
+        "interests": "You are into {v}",
+        "notes": "You also told me: {v}",
+    },
+    "zh": {
+        "display_name": "你叫{v}",
+        "preferred_name": "你希望我叫你{v}",
+        "city": "你住在{v}",
+        "language": "你希望用{v}交流",
+        "communication_style": "你喜欢{v}的回答",
+        "budget": "你的预算是{v}",
+        "interests": "你喜欢{v}",
+        "dietary": "饮食上：{v}",
+        "occupation": "你的职业是{v}",
+        "notes": "你还告诉过我：{v}",
+    },
+}
+TOLD = {
+    "en": {"today": " — you told me earlier today", "on": " — you told me on {day} {month}"},
+    "zh": {"today": "（今天告诉我的）", "on": "（{month_number}月{day}日告诉我的）"},
 }

@@ -2,7 +2,8 @@
 
 Memories are stored in a canonical third person ("User lives in Lisbon.", "用户住在杭州。") and profile fields as
 values; the offline engine and the session bridges turn them into sentences a person would say ("You live in
-Lisbon — you told me on 24 November.", "你住在杭州（11月24日告诉我的）。"), with no field names or tags.
+Lisbon — you told me on 24 November.", "你住在杭州（11月24日告诉我的）。"), with no field names or tags. The sentence
+templates are in :mod:`memory.prompts`; the grammar that fills them (verb agreement, dates read back) is here.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from typing import Any
+
+from memory.prompts import PROFILE_SENTENCES, TOLD
 
 _IRREGULAR = {"is": "are", "has": "have", "was": "were", "does": "do", "doesn't": "don't", "isn't": "aren't"}
 _NO_S = re.compile(r"(?:ss|sh|ch|x|o)es$")
@@ -76,11 +79,10 @@ def told_on(when: datetime | None, lang: str, now: datetime | None = None) -> st
     """' — you told me on 24 November' / '（11月24日告诉我的）'; 'earlier today' / '今天' on the same day."""
     if when is None:
         return ""
+    words = TOLD["zh" if lang == "zh" else "en"]
     if now is not None and when.date() == now.date():
-        return "（今天告诉我的）" if lang == "zh" else " — you told me earlier today"
-    if lang == "zh":
-        return f"（{when.month}月{when.day}日告诉我的）"
-    return f" — you told me on {when.day} {when:%B}"
+        return words["today"]
+    return words["on"].format(day=when.day, month=f"{when:%B}", month_number=when.month)
 
 
 def join_words(items: list[str], lang: str) -> str:
@@ -110,16 +112,7 @@ def _profile_en(name: str, v: str, items: list) -> str | None:
     if name == "occupation":
         art = "an" if v[:1].lower() in "aeiou" else "a"
         return f"You work as {art} {v}" if v.isascii() else f"Your job: {v}"
-    templates = {
-        "display_name": "Your name is {v}",
-        "preferred_name": "You like to be called {v}",
-        "city": "You live in {v}",
-        "language": "You prefer to talk in {v}",
-        "communication_style": "You like {v} answers",
-        "budget": "Your budget is {v}",
-        "interests": "You are into {v}",
-        "notes": "You also told me: {v}",
-    }
+    templates = PROFILE_SENTENCES["en"]
     if name == "communication_style":
         v = join_words([_STYLE_EN.get(str(i), str(i)) for i in items], "en")
     return templates[name].format(v=v) if name in templates else None
@@ -134,18 +127,7 @@ def _profile_zh(name: str, v: str, items: list) -> str | None:
         v = "、".join("吃素" if str(i) == "vegetarian" else str(i) for i in items)
         if all(str(i).startswith(("不", "吃", "对")) or str(i) == "vegetarian" for i in items):
             return f"你{v}"
-    templates = {
-        "display_name": "你叫{v}",
-        "preferred_name": "你希望我叫你{v}",
-        "city": "你住在{v}",
-        "language": "你希望用{v}交流",
-        "communication_style": "你喜欢{v}的回答",
-        "budget": "你的预算是{v}",
-        "interests": "你喜欢{v}",
-        "dietary": "饮食上：{v}",
-        "occupation": "你的职业是{v}",
-        "notes": "你还告诉过我：{v}",
-    }
+    templates = PROFILE_SENTENCES["zh"]
     return templates[name].format(v=v) if name in templates else None
 
 
