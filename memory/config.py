@@ -171,6 +171,12 @@ class Settings(BaseSettings):
         description="After fusion, turns from the days of the top candidates are lifted by this share of the gap to "
         "the best score (0 = off; tuned on LoCoMo).",
     )
+    crosslingual_lexicon: bool = Field(
+        True,
+        description="Hybrid/full-text recall also searches the full-text index with the query's words in the other "
+        "language (a curated English-Chinese lexicon of the memory vocabulary), so a memory stated in Chinese answers "
+        "an English question and the reverse.",
+    )
     retrieval_log_background: bool = Field(
         True,
         description="Write the retrieval log (every candidate's scores) and access tracking on a background thread "

@@ -163,9 +163,12 @@ def cut_section(report: dict) -> None:
     m[1].metric("foreign noise", f"{at['foreign_noise_rate']:.1f}%", border=True)
     m[2].metric("injected per question", f"{at['mean_injected']:.2f}", border=True)
     if cv:
+        honest = (cv.get("nested") or {}).get("at_threshold") or cv["chosen"]
         m[3].metric(
             "left-out: hit / noise",
-            f"{cv['chosen']['answerable_hit_rate']:.0f}% / {cv['chosen']['foreign_noise_rate']:.0f}%",
+            f"{honest['answerable_hit_rate']:.0f}% / {honest['foreign_noise_rate']:.0f}%",
+            help="On conversations left out of the fit, with the threshold chosen inside each fold on the training "
+            "conversations only (nested), when the report has it.",
             border=True,
         )
     note = f"relevance ≥ {at['threshold']:.2f}, k {at['k']}"

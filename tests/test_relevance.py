@@ -121,7 +121,29 @@ def test_leave_one_conversation_out_scores_each_conversation_with_a_fit_that_nev
     assert [p["threshold"] for p in cv["curve"]] == sorted(p["threshold"] for p in cv["curve"])
 
 
-def test_choose_threshold_prefers_the_targets_then_the_best_margin():
+def test_nested_threshold_is_chosen_without_the_left_out_conversation(monkeypatch):
+    outs = _outcomes()
+    seen: list[set[str]] = []
+    real = crossval.chosen_threshold
+
+    def spy(outcomes, k):
+        seen.append({o.sample_id for o in outcomes} | {o.asked_of for o in outcomes if o.asked_of})
+        return real(outcomes, k)
+
+    monkeypatch.setattr(crossval, "chosen_threshold", spy)
+    nested = crossval.nested(outs, embedder="e", k=5)
+    assert set(nested["folds"]) == {"a", "b", "c"}
+    assert len(seen) == 3 and all(len(convs) == 2 for convs in seen)  # each choice saw two conversations only
+    left_out = [({"a", "b", "c"} - convs).pop() for convs in seen]
+    assert sorted(left_out) == ["a", "b", "c"]
+    pooled = nested["at_threshold"]
+    assert pooled["answerable"] == sum(f["answerable"] for f in nested["folds"].values()) == 60
+    assert pooled["foreign"] == 60 and pooled["answerable_hit_rate"] >= 70 and pooled["foreign_noise_rate"] <= 10
+    with pytest.raises(ValueError, match="three conversations"):
+        crossval.nested([o for o in outs if o.sample_id != "c" and o.asked_of != "c"], embedder="e", k=5)
+
+
+def test_choose_threshold_caps_the_noise_then_takes_the_most_answers():
     pts = [
         {"threshold": 0.1, "answerable_hit_rate": 90.0, "foreign_noise_rate": 40.0},
         {"threshold": 0.3, "answerable_hit_rate": 75.0, "foreign_noise_rate": 9.0},
@@ -129,7 +151,9 @@ def test_choose_threshold_prefers_the_targets_then_the_best_margin():
     ]
     assert crossval.choose_threshold(pts)["threshold"] == 0.3
     missed = [{**p, "answerable_hit_rate": p["answerable_hit_rate"] - 50} for p in pts]
-    assert crossval.choose_threshold(missed)["threshold"] == 0.5  # 21 − 2 beats 25 − 9 and 40 − 40
+    assert crossval.choose_threshold(missed)["threshold"] == 0.3  # 25 within the noise cap beats 21
+    noisy = [{**p, "foreign_noise_rate": p["foreign_noise_rate"] + 20} for p in missed]
+    assert crossval.choose_threshold(noisy)["threshold"] == 0.5  # none within the cap: 21 − 22 beats 25 − 29
 
 
 @pytest.mark.parametrize(("stored", "floor"), [(0.8, None), (0.85, 0.85)])

@@ -39,7 +39,7 @@ from sqlmodel import col, select
 
 from memory import provenance
 from memory.config import Settings
-from memory.retrieval import neighbours
+from memory.retrieval import crosslingual, neighbours
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
@@ -70,6 +70,8 @@ class RecallParams:
     neighbor_weight_fts: float
     neighbor_span: int
     day_boost: float
+    #: also search the full-text index with the query's words in the other language (:mod:`.crosslingual`)
+    crosslingual: bool = True
     include_flagged: bool = False
     #: "relevance" when a fitted calibration applies (it ranks better on left-out LoCoMo conversations), else "fused"
     order: str = "fused"
@@ -91,6 +93,7 @@ class RecallParams:
             neighbor_weight_fts=s.neighbor_weight_fts,
             neighbor_span=s.neighbor_span,
             day_boost=s.day_boost,
+            crosslingual=s.crosslingual_lexicon,
         )
 
 
@@ -262,13 +265,15 @@ def rank_and_cut(scored: list[Hit], params: RecallParams) -> list[Hit]:
     return scored
 
 
-def score_relevance(hits: list[Hit], query: str, smoothed: dict[str, float], calibration: Calibration) -> None:
+def score_relevance(
+    hits: list[Hit], query: str, smoothed: dict[str, float], calibration: Calibration, *, crosslingual: bool = True
+) -> None:
     """Fill each hit's features and calibrated relevance (over this query's candidate set)."""
     cands = [
         Scored(h.memory_id, h.similarity, h.fts_score, h.score, smoothed.get(h.memory_id), h.type, h.content)
         for h in hits
     ]
-    feats = features(cands, query)
+    feats = features(cands, query, crosslingual=crosslingual)
     rel = calibration.score(feats)
     for h in hits:
         h.features = feats[h.memory_id]
@@ -305,14 +310,13 @@ def _signals(store: Storage, user_key: str, agent_id: str | None, query: str, pa
     """(vector hits, BM25 hits, similarity per candidate) from the index, prefiltered to the user (and ``where``)."""
     import numpy as np  # imported on use, like LanceDB: SQL-only commands start without them
 
-    pending = (
-        store.pool.submit(store.index.search_text, query, user_key, agent_id, params.pool, where)
-        if params.mode != "vector"
-        else None
-    )
+    texts = [query] if params.mode != "vector" else []
+    if texts and params.crosslingual and (other := crosslingual.expand(query)):
+        texts.append(other)  # the query's words in the other language: a second full-text query
+    pending = [store.pool.submit(store.index.search_text, t, user_key, agent_id, params.pool, where) for t in texts]
     qvec = store.embedder.embed_query(query)
     vec = store.index.search_vector(qvec, user_key, agent_id, params.pool, where) if params.mode != "fulltext" else []
-    found = pending.result() if pending else []
+    found = crosslingual.best_of([p.result() for p in pending])
     sims = {i: 1.0 - d for i, d in vec}
     for i, _, v in found:  # full-text-only hits get their similarity from the vector the FTS search returned
         sims.setdefault(i, float(np.dot(v, qvec)))
@@ -358,7 +362,7 @@ def run_search(
         fused = time_boost(fused, {m.id: m.event_time or m.created_at for m in rows}, named[1:], params.day_boost)
     bm25 = dict(fts)
     hits = [_hit(m, sims, bm25, fused) for m in rows if m.id in fused]
-    score_relevance(hits, query, smoothed, calibration)
+    score_relevance(hits, query, smoothed, calibration, crosslingual=params.crosslingual)
     return rank_and_cut(hits, params)
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from memory.retrieval.crosslingual import overlap as other_language_overlap
+
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
@@ -45,7 +47,7 @@ FEATURES = (
     "is_turn",  # raw conversation turn (1) or extracted memory (0)
     "top_sim",  # best similarity of the query: is anything close at all?
     "top_bm25_log",  # log(1 + best BM25) of the query
-    "overlap",  # share of the query's content terms found in this candidate
+    "overlap",  # share of the query's content terms found in this candidate (or of its concepts, across languages)
     "top_overlap",  # best overlap among the top candidates (query-level)
     "names_missing",  # share of the query's names found in none of the candidates (query-level; 0 without names)
 )
@@ -90,13 +92,16 @@ def names(query: str) -> set[str]:
     return {_POSSESSIVE.sub("", w.lower()) for w in words if w[:1].isupper() and w.lower() not in _NOT_NAMES}
 
 
-def _lexical(query: str, cands: Sequence[Scored], order):
-    """Per-candidate overlap with the query's terms, the best overlap among the top ones, and the names missing."""
+def _lexical(query: str, cands: Sequence[Scored], order, crosslingual: bool):
+    """Per-candidate overlap with the query's terms (or, when larger, with its concepts stated in the other language),
+    the best overlap among the top ones, and the names missing."""
     import numpy as np
 
     wanted = terms(query)
     bags = [terms(c.text) for c in cands]
     overlap = np.array([len(wanted & b) / len(wanted) if wanted else 0.0 for b in bags])
+    if crosslingual:
+        overlap = np.maximum(overlap, np.array(other_language_overlap(query, [c.text for c in cands])))
     top = float(overlap[order[:_TOP]].max()) if len(order) else 0.0
     wanted_names = names(query)
     words = {_POSSESSIVE.sub("", w.lower()) for c in cands for w in _WORD.findall(c.text)} if wanted_names else set()
@@ -109,8 +114,10 @@ def _z(values):
     return (values - values.mean()) / (sd if sd > 1e-9 else 1.0)
 
 
-def features(cands: Sequence[Scored], query: str = "") -> dict[str, list[float]]:
-    """memory id -> feature vector (order of :data:`FEATURES`), computed over one query's candidate set."""
+def features(cands: Sequence[Scored], query: str = "", *, crosslingual: bool = True) -> dict[str, list[float]]:
+    """memory id -> feature vector (order of :data:`FEATURES`), computed over one query's candidate set.
+    ``crosslingual``: the overlap feature also counts the query's concepts a candidate states in the other language
+    (:mod:`memory.retrieval.crosslingual`)."""
     import numpy as np  # on use: SQL-only commands start without it
 
     if not cands:
@@ -124,7 +131,7 @@ def features(cands: Sequence[Scored], query: str = "") -> dict[str, list[float]]
     rank[order] = np.arange(1, len(cands) + 1)
     top_bm = bm.max()
     fsd = fused.std() if fused.std() > 1e-9 else 1.0
-    overlap, top_overlap, missing = _lexical(query, cands, order)
+    overlap, top_overlap, missing = _lexical(query, cands, order, crosslingual)
     cols = [
         sim,
         _z(sim),

@@ -1,0 +1,183 @@
+"""Cross-lingual lexical evidence: a query in one language, turned into the other language's words with a small
+curated EN↔ZH lexicon of the memory vocabulary (diet, health, places, work, family, pets, hobbies, things, time).
+
+Why: the bundled multilingual e5 places "Does the user eat spicy food?" about as close to 用户喜欢清淡的菜 as to
+用户不吃辣, and the full-text index cannot bridge the languages at all. The translated words go to the full-text
+index as a second query (its ICU tokenizer splits Chinese into words), so the memory that states the direct answer
+in the other language gets BM25 evidence, negated or not ("spicy food" → 辣 finds 用户不吃辣); and
+:func:`overlap` tells the relevance model which share of the query's concepts a candidate states in the other
+language (the lexical-overlap feature is the larger of the same-language and the cross-language share).
+
+Only the *other* language counts: an English query over English memories gets neither new words nor new overlap,
+so same-language ranking is untouched.
+
+The lexicon is ``lexicon/en_zh.txt``: one group a line, ``topic | english forms | chinese forms`` (comma-separated).
+Pure, no I/O besides reading that file once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+LEXICON = Path(__file__).with_name("lexicon") / "en_zh.txt"
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_EN_WORD = re.compile(r"[a-z][a-z'’-]*|\d+")
+_SUFFIXES = ("", "s", "es", "ed", "d", "ing")
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Groups of equivalent words (one line of the file each): English phrase (tuple of words) → group ids, Chinese
+    word → group ids, and each group's forms in both languages."""
+
+    en_index: dict[tuple[str, ...], tuple[int, ...]]
+    zh_index: dict[str, tuple[int, ...]]
+    english: tuple[tuple[str, ...], ...]  # per group: its English words
+    chinese: tuple[tuple[str, ...], ...]  # per group: its Chinese words
+
+    @property
+    def longest_en(self) -> int:
+        return max((len(k) for k in self.en_index), default=1)
+
+    @property
+    def longest_zh(self) -> int:
+        return max((len(k) for k in self.zh_index), default=1)
+
+
+def parse(text: str) -> Lexicon:
+    """The lexicon from its text form; a malformed line is an error that names the line (a typo must not hide)."""
+    en_index: dict[tuple[str, ...], list[int]] = {}
+    zh_index: dict[str, list[int]] = {}
+    english: list[tuple[str, ...]] = []
+    chinese: list[tuple[str, ...]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) != 3 or not parts[1] or not parts[2]:
+            raise ValueError(f"lexicon line {n}: expected 'topic | english, … | 中文, …'")
+        en = [tuple(_EN_WORD.findall(e.lower())) for e in parts[1].split(",") if e.strip()]
+        zh = [z.strip() for z in parts[2].split(",") if z.strip()]
+        if any(_CJK.search(" ".join(e)) for e in en) or not all(e for e in en) or not all(_CJK.search(z) for z in zh):
+            raise ValueError(f"lexicon line {n}: English forms first, then Chinese ones")
+        group = len(english)
+        for e in en:
+            en_index.setdefault(e, []).append(group)
+        for z in zh:
+            zh_index.setdefault(z, []).append(group)
+        english.append(tuple(dict.fromkeys(w for e in en for w in e)))
+        chinese.append(tuple(dict.fromkeys(zh)))
+    return Lexicon(
+        {k: tuple(v) for k, v in en_index.items()},
+        {k: tuple(v) for k, v in zh_index.items()},
+        tuple(english),
+        tuple(chinese),
+    )
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> Lexicon:
+    """The shipped lexicon (static data, read once per process)."""
+    return parse(LEXICON.read_text(encoding="utf-8"))
+
+
+def is_chinese(text: str) -> bool:
+    """Whether the text holds any CJK ideograph."""
+    return bool(_CJK.search(text))
+
+
+def _base_forms(word: str) -> list[str]:
+    """The word and what it may be inflected from ("dishes" → dish, "lives" → live, "studies" → study)."""
+    out = [word]
+    for suffix in _SUFFIXES[1:]:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            out.append(word[: -len(suffix)])
+    if word.endswith("ies") and len(word) > 4:
+        out.append(word[:-3] + "y")
+    return out
+
+
+def _phrase(words: list[str], lex: Lexicon) -> tuple[int, ...] | None:
+    """The groups of a phrase, its last word possibly inflected ("gets up", "spicy dishes")."""
+    for last in _base_forms(words[-1]):
+        hit = lex.en_index.get((*words[:-1], last))
+        if hit is not None:
+            return hit
+    return None
+
+
+def english_groups(text: str, lex: Lexicon) -> set[int]:
+    """Groups whose English forms occur in ``text`` (longest phrase first)."""
+    words = _EN_WORD.findall(text.lower().replace("’", "'"))
+    found: set[int] = set()
+    i = 0
+    while i < len(words):
+        for span in range(min(lex.longest_en, len(words) - i), 0, -1):
+            hit = _phrase(words[i : i + span], lex)
+            if hit is not None:
+                found.update(hit)
+                i += span
+                break
+        else:
+            i += 1
+    return found
+
+
+def chinese_groups(text: str, lex: Lexicon) -> set[int]:
+    """Groups whose Chinese words occur in ``text``: greedy longest match (自行车 is a bicycle, not a 车)."""
+    found: set[int] = set()
+    if not _CJK.search(text):
+        return found
+    i = 0
+    while i < len(text):
+        for span in range(min(lex.longest_zh, len(text) - i), 0, -1):
+            hit = lex.zh_index.get(text[i : i + span])
+            if hit is not None:
+                found.update(hit)
+                i += span
+                break
+        else:
+            i += 1
+    return found
+
+
+def expand(query: str, lex: Lexicon | None = None) -> str:
+    """The second full-text query: the other language's words of the query's groups, space-separated ('' = none)."""
+    lex = lex or lexicon()
+    words = [w for g in sorted(english_groups(query, lex)) for w in lex.chinese[g]]
+    words += [w for g in sorted(chinese_groups(query, lex)) for w in lex.english[g]]
+    return " ".join(dict.fromkeys(words))
+
+
+def overlap(query: str, texts: list[str], lex: Lexicon | None = None) -> list[float]:
+    """Per text: the share of the query's lexicon groups it states in the *other* language (0 when the query has
+    none). An English query's groups count only through a text's Chinese words, and the reverse."""
+    lex = lex or lexicon()
+    en_q, zh_q = english_groups(query, lex), chinese_groups(query, lex)
+    total = len(en_q | zh_q)
+    if not total:
+        return [0.0] * len(texts)
+    out = []
+    for text in texts:
+        hit = (en_q & chinese_groups(text, lex) if en_q else set()) | (
+            zh_q & english_groups(text, lex) if zh_q else set()
+        )
+        out.append(len(hit) / total)
+    return out
+
+
+def best_of(results: list[list]) -> list:
+    """Full-text hits of several queries as one list: each memory with its best BM25, best first."""
+    results = [rows for rows in results if rows] or [[]]
+    if len(results) == 1:  # the usual case (a second query in the other language finds nothing): order kept
+        return results[0]
+    best: dict = {}
+    for rows in results:
+        for row in rows:
+            if row[0] not in best or row[1] > best[row[0]][1]:
+                best[row[0]] = row
+    return sorted(best.values(), key=lambda r: -r[1])
