@@ -43,6 +43,7 @@ def load_context(state: TurnState, runtime: Rt) -> TurnState:
     """Cheap loads: close stale sessions, take the bridge on turn 1, store the input, profile, summary, history."""
     c = runtime.context
     svc, session, settings, s = c.service, c.session, c.settings, c.scratch
+    svc.wait_writes(c.user)  # the user's previous turn wrote in the background: its memories and profile first
     first = not svc.messages(session.id, limit=1)
     svc.close_other_sessions(session, settings, first_turn=first, summariser=c.summariser)
     svc.reopen_session(session)
@@ -194,18 +195,14 @@ def respond(state: TurnState, runtime: Rt) -> TurnState:
 
 
 def write_memory(state: TurnState, runtime: Rt) -> TurnState:
-    """The write pipeline on the user's message; every decision is logged with this turn's id."""
+    """The write pipeline on the user's message, handed to the background: the reply does not wait for it, the
+    user's next turn does (memory/write/behind.py). Every decision is logged with this turn's id."""
     c = runtime.context
     if erased(c):
         return {}
     extractor = None if is_offline(c.model) else c.model  # the offline engine extracts with rules
-    c.scratch.writes = c.service.write_from_message(
-        c.user,
-        c.session,
-        c.scratch.input_message(),
-        agent_id=c.session.agent_id,
-        turn_id=state["turn_id"],
-        model=extractor,
+    c.scratch.write_job = c.service.write_after_reply(
+        c.user, c.session, c.scratch.input_message(), turn_id=state["turn_id"], model=extractor
     )
     return {}
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -39,9 +40,14 @@ class TurnResult:
     recall: RecallResult | None
     context: dict[str, Any]  # the composer's allocation per section (memory.sessions.prompt.Composition)
     bridge: str | None
-    writes: WriteReport | None = None
+    write_job: Future[WriteReport | None] | None = field(default=None, repr=False)
     model: str = ""
     state: TurnState = field(default_factory=lambda: TurnState())
+
+    @property
+    def writes(self) -> WriteReport | None:
+        """What the turn wrote. The write runs after the reply, so reading this waits for it (and raises its error)."""
+        return self.write_job.result() if self.write_job is not None else None
 
     @property
     def retrieval_query(self) -> str | None:
@@ -107,9 +113,10 @@ class Agent:
         self._graph = self._saver = None
 
     def wait(self, timeout: float | None = 60) -> None:
-        """Join background summaries and let the retrieval log catch up (tests, benchmarks, shutdown)."""
+        """Join background summaries and writes, and let the retrieval log catch up (tests, benchmarks, shutdown)."""
         while self._background:
             self._background.pop().join(timeout)
+        self.service.wait_writes(None, timeout)
         self.service.flush_retrieval_log(timeout)
 
     # -- turns -------------------------------------------------------------------------------------------------
@@ -202,7 +209,7 @@ class Agent:
             recall=s.recall,
             context=s.composition.allocation if s.composition else {},
             bridge=s.bridge,
-            writes=s.writes,
+            write_job=s.write_job,
             model=g._model_name(ctx.model),
             state=TurnState(**state),
         )

@@ -11,6 +11,7 @@ TurnScratch  what each node produced for the nodes after it (load_context → re
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -71,8 +72,8 @@ class TurnScratch:
     composition: Composition | None = None
     # respond
     reply: str = ""
-    # write_memory
-    writes: WriteReport | None = None
+    # write_memory: the write runs after the reply, in the background (memory/write/behind.py)
+    write_job: Future[WriteReport | None] | None = None
     # end_session
     bridge_written: SessionBridge | None = None
     # any node (and the runtime): the user or session was erased while the turn ran
@@ -87,6 +88,10 @@ class TurnScratch:
         if self.composition is None:
             raise TurnNotReady("compose has not run")
         return self.composition
+
+    def written(self, timeout: float | None = 60) -> WriteReport | None:
+        """What write_memory wrote, once its background job has finished (its error, if any, is raised here)."""
+        return self.write_job.result(timeout) if self.write_job is not None else None
 
     def input_message(self) -> Message:
         if self.user_message is None:

@@ -1,6 +1,7 @@
 """Batch ingest on every core: e5 passages/s and LoCoMo turns/s with 1 thread against N, side by side.
 
     python bench/ingest_threads.py [--data ../shared/data/locomo_dev.json] [--samples 1] [--threads 2]
+    python bench/ingest_threads.py --quick    # a subset for a re-run on a quiet machine (~1-2 min)
 
 Two measures, each alternating 1 thread and N threads (A B A B) so both see the same machine load:
 
@@ -9,7 +10,9 @@ Two measures, each alternating 1 thread and N threads (A B A B) so both see the 
   session, the raw turns as memories), into a fresh store each time, with ``MEMLENS_EMBED_THREADS`` = 1 or N.
 
 The data set is read where it lies (never copied). Prints the rates and their ratio and writes
-``bench/results/ingest_threads.json`` with the machine's load.
+``bench/results/ingest_threads.json`` with the machine's load (``uptime`` before and after the run: a 2-core machine
+shared with other work gives a second thread nothing to run on, so the ratio only means something when it was quiet).
+``--quick`` measures the first 2 sessions of one conversation and 64 passages, one repeat.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import argparse
 import dataclasses
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -56,6 +60,15 @@ def ingest_rate(e5: E5Embedder, sample, threads: int) -> tuple[float, int]:
     return stats.messages / seconds, stats.messages
 
 
+def uptime() -> dict[str, object]:
+    """The machine's load now: ``uptime``'s line and the 1/5/15-minute load averages."""
+    try:
+        line = subprocess.run(["uptime"], capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        line = ""
+    return {"uptime": line, "load_avg_1_5_15": [round(x, 2) for x in os.getloadavg()]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(Path(os.environ.get("MEMLENS_LOCOMO", DATA))))
@@ -64,7 +77,13 @@ def main() -> None:
     ap.add_argument("--passages", type=int, default=320, help="turn passages for the embedder-alone measure")
     ap.add_argument("--threads", type=int, default=available_cores())
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="2 sessions of 1 conversation, 64 passages, 1 repeat")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "ingest_threads.json"))
     args = ap.parse_args()
+    if args.quick:
+        args.samples, args.sessions, args.passages, args.repeats = 1, args.sessions or 2, min(args.passages, 64), 1
+    before = uptime()
+    print(f"load before: {before['uptime']}", flush=True)
     samples = load(args.data)[: args.samples]
     if args.sessions:
         samples = [dataclasses.replace(s, sessions=s.sessions[: args.sessions]) for s in samples]
@@ -88,7 +107,8 @@ def main() -> None:
             print(f"repeat {r + 1}: ingest {n} thread(s): {rates['turns_per_s'][n][-1]:.1f} turns/s", flush=True)
     best = {k: {n: round(max(v), 1) for n, v in d.items()} for k, d in rates.items()}
     ratio = {k: round(d[args.threads] / d[1], 2) for k, d in best.items()}
-    load_avg = [round(x, 2) for x in os.getloadavg()]
+    after = uptime()
+    load_avg = after["load_avg_1_5_15"]
     out = {
         "data": Path(args.data).name,
         "samples": [s.sample_id for s in samples],
@@ -99,7 +119,10 @@ def main() -> None:
         "best_of_repeats": best,
         "all_runs": {k: {n: [round(x, 1) for x in v] for n, v in d.items()} for k, d in rates.items()},
         "ratio_n_over_1": ratio,
+        "quick": args.quick,
         "load_avg_1_5_15": load_avg,
+        "uptime_before": before["uptime"],
+        "uptime_after": after["uptime"],
         "cpus": os.cpu_count(),
     }
     print(
@@ -107,9 +130,10 @@ def main() -> None:
         f"(×{ratio['passages_per_s']}); ingest: {best['turns_per_s'][1]} → {best['turns_per_s'][args.threads]} "
         f"turns/s (×{ratio['turns_per_s']}); load {load_avg}"
     )
-    path = ROOT / "bench" / "results" / "ingest_threads.json"
+    path = Path(args.out)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=2) + "\n")
-    print(f"wrote {path.relative_to(ROOT)}")
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@ Every profile value records the memory that set it (``ProfileField.memory_ids``:
 person edits, supersedes, flags, deletes, unflags or restores that memory, the field follows (with a change-log
 entry naming the person and the reason); when a person edits the field, the matching memories are superseded (or a
 memory is created) so recall never brings back the old value. Multi-valued fields (interests, diet) follow the same
-rule per item. Only person operations come here: the write pipeline links its own values as it writes them.
+rule per item. Only person operations and maintenance come here: the write pipeline links its own values as it writes
+them. Maintenance: forgetting (archive, purge) drops the values a forgotten memory stated, like a deletion, unless
+another active memory states the same value (the link moves to it); compaction moves each link from a merged source
+to the merged record, which states the same value (no change-log entry: the value did not change).
 """
 
 from __future__ import annotations
@@ -114,10 +117,11 @@ def linked_fields(store: Storage, user_key: str, memory_id: str) -> list[Profile
     return [r for r in rows if memory_id in (r.memory_ids or {}).values()]
 
 
-def _write(store: Storage, user_key: str, field: str, value: Any, links: dict[str, str], **kw: Any) -> None:
-    profile.set_field(
-        store, _user(store, user_key), field, value, source=SourceType.PERSON_EDIT.value, links=links, **kw
-    )
+def _write(
+    store: Storage, user_key: str, field: str, value: Any, links: dict[str, str], *, source: str = "", **kw: Any
+) -> None:
+    source = source or SourceType.PERSON_EDIT.value
+    profile.set_field(store, _user(store, user_key), field, value, source=source, links=links, **kw)
 
 
 def _usable(store: Storage, memory_id: str | None, but: str) -> bool:
@@ -143,10 +147,20 @@ def _previous(store: Storage, row: ProfileField, memory_id: str) -> tuple[Any, s
     return None
 
 
-def drop(store: Storage, memory: Memory, *, actor: Actor, why: str, note: str = "") -> None:
-    """``memory`` no longer holds (flagged, deleted, superseded): each value it set is removed, and a single-valued
-    field reverts to the last earlier value whose memory still holds, else is cleared."""
-    for row in linked_fields(store, memory.user_key, memory.id):
+def drop(
+    store: Storage,
+    memory: Memory,
+    *,
+    actor: Actor,
+    why: str,
+    note: str = "",
+    rows: list[ProfileField] | None = None,
+    source: str = "",
+) -> None:
+    """``memory`` no longer holds (flagged, deleted, superseded, forgotten): each value it set is removed, and a
+    single-valued field reverts to the last earlier value whose memory still holds, else is cleared. ``rows``: the
+    linked fields when the caller has them already."""
+    for row in linked_fields(store, memory.user_key, memory.id) if rows is None else rows:
         links = dict(row.memory_ids or {})
         if row.field in profile.LIST_FIELDS:
             value: Any = [i for i in row.value or [] if links.get(str(i)) != memory.id]
@@ -165,6 +179,7 @@ def drop(store: Storage, memory: Memory, *, actor: Actor, why: str, note: str = 
             reason=f"{what}: memory {memory.id[:8]} {why} by {actor.name}" + (f": {note}" if note else ""),
             memory_id=memory.id,
             actor=label(actor),
+            source=source,
         )
 
 
@@ -251,3 +266,84 @@ def retracted_statements(store: Storage, user_key: str, limit: int = 1000) -> se
         live = status == MemoryStatus.ACTIVE and not flagged
         (holding if live else gone).add(key)
     return gone - holding
+
+
+# -- maintenance: forgetting and compaction ----------------------------------------------------------------------
+#: who forgetting and compaction act as when no person applied them (a scheduled run)
+MAINTENANCE = Actor(name="maintenance", via="lifecycle")
+
+
+def _fields_linking(store: Storage, user_key: str, ids: set[str]) -> list[tuple[ProfileField, set[str]]]:
+    """The user's profile fields that link one of ``ids``, each with the ids it links (one query)."""
+    with store.db() as db:
+        rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key)).all()
+    out = []
+    for row in rows:
+        hit = set((row.memory_ids or {}).values()) & ids
+        if hit:
+            out.append((row, hit))
+    return out
+
+
+def _restating(store: Storage, row: ProfileField, value: Any, gone: set[str]) -> str | None:
+    """An active, unflagged memory (not among ``gone``) that states ``value`` for this field."""
+    for m in stating(store, row.user_key, row.field):
+        if m.id in gone or (m.meta or {}).get("flagged"):
+            continue
+        c = statement(m.content)
+        if c is not None and c.profile_field == row.field and _same(row.field, _display(c), value):
+            return m.id
+    return None
+
+
+def _relink(store: Storage, row: ProfileField, moves: dict[str, str]) -> None:
+    """Point the field's links from old memory ids to new ones; the value is unchanged (compare-and-set on version)."""
+    from sqlalchemy import update
+
+    links = {k: moves.get(v, v) for k, v in (row.memory_ids or {}).items()}
+    with store.engine.begin() as conn:
+        conn.execute(
+            update(ProfileField)
+            .where(col(ProfileField.id) == row.id, col(ProfileField.version) == row.version)
+            .values(memory_ids=links, updated_at=utcnow(), version=row.version + 1)
+        )
+
+
+def forgotten(store: Storage, forgotten_ids: dict[str, str], reasons: dict[str, str], *, actor: Actor | None) -> int:
+    """Forgetting archived or purged these memories (id → user key): a profile value one of them stated moves to
+    another active memory stating it, else is dropped like a deletion (change-log entry with the rule's reason).
+    Returns how many fields changed."""
+    who, by_user = actor or MAINTENANCE, {}
+    for mid, user_key in forgotten_ids.items():
+        by_user.setdefault(user_key, set()).add(mid)
+    changed_fields = 0
+    for user_key, ids in by_user.items():
+        for row, hit in _fields_linking(store, user_key, ids):
+            moves = {}
+            for value, mid in (row.memory_ids or {}).items():
+                if mid in hit and (other := _restating(store, row, value, ids)) is not None:
+                    moves[mid] = other
+            if moves:
+                _relink(store, row, moves)
+                changed_fields += 1
+            for mid in sorted(hit - set(moves)):
+                fresh = [r for r in linked_fields(store, user_key, mid) if r.field == row.field]
+                gone = Memory(id=mid, user_key=user_key, content="")
+                why = f"forgotten ({reasons.get(mid, 'forgetting policy')})"
+                drop(store, gone, actor=who, why=why, rows=fresh, source=SourceType.SYSTEM.value)
+                changed_fields += bool(fresh)
+    return changed_fields
+
+
+def merged(store: Storage, moves: dict[str, str], user_keys: dict[str, str]) -> int:
+    """Compaction merged sources into records (source id → merged id; source id → user key): every profile link to
+    a source now points at its merged record, which states the same value. Returns how many fields were relinked."""
+    by_user: dict[str, set[str]] = {}
+    for sid in moves:
+        by_user.setdefault(user_keys[sid], set()).add(sid)
+    relinked = 0
+    for user_key, ids in by_user.items():
+        for row, _hit in _fields_linking(store, user_key, ids):
+            _relink(store, row, moves)
+            relinked += 1
+    return relinked

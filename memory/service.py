@@ -10,6 +10,7 @@ which receives the storage object — never this facade.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,9 @@ class MemoryService:
         return self.storage.settings
 
     def close(self) -> None:
-        """Write the queued retrieval log, then let go of the engine, the index and the thread pool."""
+        """Finish the background writes and the queued retrieval log, then let go of the engine, the index and the
+        thread pool."""
+        self.wait_writes(None, 60)
         self.storage.close()
 
     # -- users, sessions, messages, memory rows (memory.storage.records) --------------------------------------
@@ -465,6 +468,40 @@ class MemoryService:
         """After a turn whose user or session was erased meanwhile: remove what it still wrote (True when it swept)."""
         return export.sweep_erased(self.storage, user_key, session_key)
 
+    # -- a turn's write after its reply (memory/write/behind.py) -----------------------------------------------------
+    def write_after_reply(
+        self, user: User, session: Session, message: Message, *, turn_id: int, model: Any = None
+    ) -> Future[Any]:
+        """The turn's write in a background job: the reply does not wait for it, the user's next turn does
+        (:meth:`wait_writes`). The future holds the ``WriteReport`` (None when the user was erased meanwhile)."""
+        from memory.write import behind
+
+        job = behind.behind(self.storage)
+        return job.submit(user.key, lambda: self._write_turn(user, session, message, turn_id, model))
+
+    def _write_turn(self, user: User, session: Session, message: Message, turn_id: int, model: Any) -> Any:
+        """Earlier turns a crashed process left unwritten first (in order), then this one; nothing once erased."""
+        from memory.write import behind
+
+        if self.erased(session.user_key, session.id):
+            return None
+        try:
+            for message_id, earlier_turn, key in behind.unwritten_turns(self.storage, user.key, before=message.id):
+                with self.storage.db() as db:
+                    earlier = db.get(Session, key)
+                if earlier is not None:
+                    self.write_from_message(user, earlier, message_id, turn_id=earlier_turn, model=model)
+            return self.write_from_message(user, session, message, turn_id=turn_id, model=model)
+        finally:
+            self.sweep_erased(session.user_key, session.id)  # erased while writing: leave nothing behind
+
+    def wait_writes(self, user: User | str | None = None, timeout: float | None = 60) -> bool:
+        """Wait for the background writes of one user (everyone's when None); False on timeout."""
+        from memory.write import behind
+
+        key = user.key if isinstance(user, User) else None if user is None else self.get_user(user).key
+        return behind.wait(self.storage, key, timeout)
+
     def flush_retrieval_log(self, timeout: float | None = 30.0) -> bool:
         return retrieval_log.flush(self.storage, timeout)
 
@@ -493,7 +530,7 @@ class MemoryService:
         if not dry_run:  # a dry run only reads
             check(self.storage, actor, Role.CURATOR, "apply the forgetting policy")
         retrieval_log.flush(self.storage)  # access counts and logged hits of recalls still being written
-        report = lifecycle.forget(self.storage, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
+        report = lifecycle.forget(self.storage, user_key=self._user_key(user_id), dry_run=dry_run, now=now, actor=actor)
         self._maintain(actor, dry_run, AuditAction.FORGET, user_id, (a.memory_id for a in report.actions))
         return report
 

@@ -59,6 +59,7 @@ def test_the_uncompiled_graph_runs_with_an_in_memory_saver_and_a_fake_model(svc:
     with svc.storage.db() as db:
         reply = db.get(Message, first["reply_message_id"])
     assert reply is not None and reply.content == "Noted, Hangzhou it is."
+    svc.wait_writes(user)  # the write runs after the reply; the next turn waits for it itself (checked below)
     assert [m.content for m in svc.list_memories(user)] == ["User lives in Hangzhou."]
     assert saver.get(config) is not None  # the turn's state was checkpointed on the session's thread
 
@@ -80,8 +81,8 @@ def test_the_uncompiled_graph_runs_with_an_in_memory_saver_and_a_fake_model(svc:
     assert s.recall is not None and s.recall.selected[0].content == "User lives in Hangzhou."
     assert [m.content for m in s.memory_items] == ["User lives in Hangzhou."]
     assert s.composition is not None and s.composition.injected == [s.memory_items[0].memory_id]
-    assert s.reply == "You live in Hangzhou." and s.writes is not None and not s.writes.added
-    assert contexts[0].scratch.writes is not None and contexts[0].scratch.writes.added
+    assert s.reply == "You live in Hangzhou." and s.written() is not None and not s.written().added
+    assert contexts[0].scratch.written() is not None and contexts[0].scratch.written().added
     assert s.bridge is None and s.bridge_written is None and not s.erased
 
     # the other branch: ending the session writes its bridge, which the scratch carries back to the caller

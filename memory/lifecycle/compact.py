@@ -9,7 +9,8 @@ first), union of ``source_message_ids``, max confidence, combined importance 1 â
 reinforcements (+1 per merged copy) and accesses, the earliest ``created_at``; ``meta.merged_from`` lists the sources.
 The sources become ``superseded`` with ``superseded_by`` = the merged id (never silently lost). The merged vector is
 the leader's (same text) or the normalised mean of the sources' (joined text) â€” no re-embedding. Verbatim transcript
-turns (type ``turn``) are evidence, not knowledge, and are never merged.
+turns (type ``turn``) are evidence, not knowledge, and are never merged. A profile value linked to a source is
+linked to the merged record afterwards (it states the same value; the value and its change log stay as they were).
 """
 
 from __future__ import annotations
@@ -298,6 +299,11 @@ def _apply(store: Storage, merges: Sequence[Merge], vectors: dict[str, np.ndarra
         conn.execute(insert(MemoryEvent), events)
     store.index.delete([s["b_id"] for s in sources])
     _index_merged(store, merges, vectors)
+    from memory import profile_sync
+
+    profile_sync.merged(
+        store, {s["b_id"]: s["b_sup"] for s in sources}, {sid: m.user_key for m in merges for sid in m.source_ids}
+    )
 
 
 def _merged_vector(merge: Merge, vectors: dict[str, np.ndarray]) -> np.ndarray | None:

@@ -15,6 +15,8 @@ A memory that only grows becomes noise, so every rule here is explicit, configur
   4. *retention*: archived more than ``archive_retention_days`` ago (``updated_at`` of the archived row) → purged
      for good (row, its write log and retrieval hits; a content-free ``PURGE`` event records why).
   Archiving removes the vector from LanceDB; SQL keeps the row, so an archived memory can still be read and restored.
+  A profile value that an archived or purged memory stated follows it (``memory.profile_sync.forgotten``): it moves
+  to another active memory stating the same value, else it is dropped with a change-log entry giving the rule.
 - **Compaction** lives in :mod:`memory.lifecycle.compact` (near-duplicate
   / same-topic memories merge, keeping provenance).
 
@@ -35,7 +37,7 @@ from sqlalchemy import String, delete, insert, select, type_coerce, update
 
 from memory.config import Settings
 from memory.storage.models import HitLabel, Memory, MemoryEvent, RetrievalHit, utcnow
-from memory.vocab import EventOp, MemoryStatus
+from memory.vocab import Actor, EventOp, MemoryStatus
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage
@@ -275,9 +277,14 @@ def _over_cap(keep: list[tuple[float, MemInfo]], s: Settings) -> list[Action]:
 
 
 def forget(
-    store: Storage, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None
+    store: Storage,
+    *,
+    user_key: str | None = None,
+    dry_run: bool = False,
+    now: datetime | None = None,
+    actor: Actor | None = None,
 ) -> ForgetReport:
-    """Plan and (unless ``dry_run``) apply the forgetting rules for one user or everyone."""
+    """Plan and (unless ``dry_run``) apply the forgetting rules for one user or everyone; the profile follows."""
     now = now or utcnow()
     rows = load(store, user_key=user_key, statuses=(MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED), full=False)
     report = ForgetReport(now=now, dry_run=dry_run, actions=plan_forget(rows, store.settings, now))
@@ -289,6 +296,14 @@ def forget(
             [a.memory_id for a in report.actions if a.action == "delete"],
             reasons={a.memory_id: a.reason for a in report.actions},
             now=now,
+        )
+        from memory import profile_sync
+
+        profile_sync.forgotten(
+            store,
+            {a.memory_id: a.user_key for a in report.actions},
+            {a.memory_id: a.reason for a in report.actions},
+            actor=actor,
         )
     return report
 

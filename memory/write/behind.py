@@ -1,0 +1,139 @@
+"""A turn's memory write after its reply: off the reply's path, never lost, seen by the user's next turn.
+
+Why: after recall, the write is the largest part of a turn (classify and extract, one embedding, the plan's SQL
+reads, one transaction, the index append, the profile's writes: ~100-300 ms when the message states something), and
+the reply needs none of it. So the agent hands the write to :func:`submit` and returns the reply.
+
+Guarantees:
+
+- **durable**: the user's message is stored (and its turn row opened) before the reply; the job runs in a non-daemon
+  thread, so a clean exit (a one-shot CLI turn) finishes it, and ``Store.close`` waits for it. If the process dies
+  before the job commits, the user's next write first writes the user's earlier agent turns whose message has no
+  write-log event and no live claim (:func:`catch_up`; the most recent ``CATCH_UP_TURNS`` turns older than
+  ``CATCH_UP_GRACE``), in conversation order.
+- **ordered per user**: a user's jobs run one after another in submission order, so each plan sees the memories
+  of the turn before it, exactly as the inline write did.
+- **visible**: :func:`wait` returns once every job submitted for the user has finished; the agent calls it before
+  a turn's loads, so the next turn's profile and recall see this turn's writes. ``wait(store)`` waits for everyone.
+- **exactly once**: the write claims its message (``claim_for_write``) as before, so a job racing a catch-up in
+  another process writes nothing twice.
+
+A job that fails is logged and its future holds the error (``TurnResult.writes`` re-raises it); its message keeps
+its claim until the lease ends, after which a later catch-up retries it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent import futures
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from sqlalchemy import exists, or_, select
+from sqlmodel import col
+
+from memory.storage.integrity import CLAIM_LEASE
+from memory.storage.models import MemoryEvent, Message, Turn, utcnow
+
+if TYPE_CHECKING:
+    from memory.storage.store import Storage
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: a crashed process's unwritten turns are looked for among the user's most recent turns only (bounded work)
+CATCH_UP_TURNS = 50
+#: turns younger than this are left to the process that opened them (it may still be about to write them)
+CATCH_UP_GRACE = timedelta(seconds=60)
+
+
+class WriteBehind:
+    """Per-user chains of background jobs: one thread per job, each waiting for the user's previous job first."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: dict[str, futures.Future[Any]] = {}
+
+    def submit(self, user_key: str, job: Callable[[], T]) -> futures.Future[T]:
+        fut: futures.Future[T] = futures.Future()
+        with self._lock:
+            before = self._last.get(user_key)
+            self._last[user_key] = fut
+        thread = threading.Thread(
+            target=self._run, args=(user_key, before, job, fut), name=f"memlens-write-{user_key[:8]}"
+        )
+        thread.start()  # not a daemon: a process that exits cleanly finishes its writes first
+        return fut
+
+    def _run(self, user_key: str, before: futures.Future[Any] | None, job: Callable[[], T], fut: futures.Future[T]):
+        if before is not None:
+            futures.wait([before])
+        fut.set_running_or_notify_cancel()
+        try:
+            fut.set_result(job())
+        except BaseException as exc:  # noqa: BLE001 - the caller reads it from the future; the next job still runs
+            log.exception("background memory write for user %s failed", user_key[:8])
+            fut.set_exception(exc)
+        finally:
+            with self._lock:
+                if self._last.get(user_key) is fut:
+                    del self._last[user_key]
+
+    def wait(self, user_key: str | None = None, timeout: float | None = None) -> bool:
+        """Wait for the user's jobs (everyone's when ``user_key`` is None); False on timeout. Cheap when idle."""
+        with self._lock:
+            if user_key is None:
+                pending = list(self._last.values())
+            else:
+                pending = [self._last[user_key]] if user_key in self._last else []
+        if not pending:
+            return True
+        _, not_done = futures.wait(pending, timeout)
+        return not not_done
+
+
+_create_lock = threading.Lock()
+
+
+def behind(store: Any) -> WriteBehind:
+    """The store's background writer (one per service, created on first use)."""
+    found = store.__dict__.get("_write_behind")
+    if found is None:
+        with _create_lock:
+            found = store.__dict__.get("_write_behind")
+            if found is None:
+                found = store._write_behind = WriteBehind()
+    return found
+
+
+def wait(store: Any, user_key: str | None = None, timeout: float | None = None) -> bool:
+    """Let a reader see every write this process handed to the background for the user (or everyone)."""
+    found = store.__dict__.get("_write_behind")
+    return found.wait(user_key, timeout) if found is not None else True
+
+
+def unwritten_turns(store: Storage, user_key: str, *, before: int | None = None) -> list[tuple[int, int, str]]:
+    """(message id, turn id, session key) of the user's recent agent turns whose message was never written: no
+    write-log event, no live claim, older than ``CATCH_UP_GRACE``; oldest first."""
+    now = utcnow()
+    turn_id, message_id = col(Turn.id), col(Turn.user_message_id)
+    recent = select(turn_id).where(col(Turn.user_key) == user_key).order_by(turn_id.desc()).limit(CATCH_UP_TURNS)
+    claimed = col(Message.write_claimed_at)
+    query = (
+        select(message_id, turn_id, col(Turn.session_id))
+        .join(Message, col(Message.id) == message_id)
+        .where(
+            turn_id.in_(recent.scalar_subquery()),
+            col(Turn.created_at) < now - CATCH_UP_GRACE,
+            ~exists().where(col(MemoryEvent.message_id) == message_id),
+            or_(claimed.is_(None), claimed < now - CLAIM_LEASE),
+        )
+        .order_by(message_id)
+    )
+    if before is not None:
+        query = query.where(message_id < before)
+    with store.engine.connect() as conn:
+        rows = conn.execute(query).all()
+    return [(a, b, c) for a, b, c in rows if a is not None and b is not None]
