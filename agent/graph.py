@@ -25,14 +25,14 @@ from langgraph.runtime import Runtime
 
 from agent.llm import is_offline
 from agent.offline import OfflineContext, Recalled, is_about_me
-from agent.state import TurnContext, TurnGraph, TurnScratch, TurnState, stored
+from agent.state import TurnContext, TurnGraph, TurnScratch, TurnState
 from memory.config import Settings
 from memory.retrieval.recall import Hit
 from memory.service import MemoryService
 from memory.sessions import prompt, summary
 from memory.sessions.consistency import consistent_text
 from memory.sessions.extractive import Summariser
-from memory.storage.models import User
+from memory.storage.models import User, stored_id
 
 __all__ = ["TurnContext", "TurnScratch", "TurnState", "build_graph"]
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def load_context(state: TurnState, runtime: Rt) -> TurnState:
     s.retracted = svc.retracted_statements(c.user)
     return TurnState(
         turn_id=turn_id,
-        user_message_id=stored(msg.id),
+        user_message_id=stored_id(msg.id, "message"),
         first_turn=first,
         ended=False,
         bridge_id=bridge.id if bridge else None,
@@ -191,7 +191,7 @@ def respond(state: TurnState, runtime: Rt) -> TurnState:
     kept = (reply or "(empty reply)")[: c.settings.max_message_chars]
     msg = c.service.add_message(c.session, "assistant", kept)
     c.service.close_turn(state["turn_id"], msg)
-    return TurnState(reply_message_id=stored(msg.id))
+    return TurnState(reply_message_id=stored_id(msg.id, "message"))
 
 
 def write_memory(state: TurnState, runtime: Rt) -> TurnState:

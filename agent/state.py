@@ -45,13 +45,6 @@ class TurnNotReady(RuntimeError):
     """A node read what an earlier node had not produced (the graph's order was changed)."""
 
 
-def stored(row_id: int | None) -> int:
-    """The id of a row the service has stored (SQLModel types every id Optional until the row is flushed)."""
-    if row_id is None:
-        raise TurnNotReady("the row was not stored")
-    return row_id
-
-
 @dataclass
 class TurnScratch:
     """What the nodes hand each other within one run. Each field names the node that fills it."""

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 from sqlmodel import col, select
 
-from memory.evaluation.locomo import LocomoSession, Sample
+from memory.evaluation.locomo import DialogTurn, LocomoSession, Sample
 from memory.service import MemoryDraft, MemoryService
-from memory.storage.models import Memory, Message, Session, User, utcnow
+from memory.storage.models import Memory, Message, Session, User, stored_id, utcnow
 from memory.vocab import EventOp, MemoryStatus, SessionStatus
 
 Progress = Callable[[int], None]
@@ -42,13 +42,13 @@ class IngestStats:
         self.extraction = other.extraction
 
 
-def _turn_draft(sample: Sample, number: int, msg: Message, turn) -> MemoryDraft:
+def _turn_draft(sample: Sample, number: int, msg: Message, turn: DialogTurn) -> MemoryDraft:
     return MemoryDraft(
         content=turn.passage(),
         type="turn",
         subject=turn.speaker,
         source_type="user-stated",
-        source_message_ids=[msg.id],
+        source_message_ids=[stored_id(msg.id, "message")],
         confidence=1.0,
         importance=0.3,
         event_time=turn.at,
@@ -134,7 +134,11 @@ def dia_ids_by_message(svc: MemoryService, user_key: str) -> dict[int, str]:
     """message id -> dia_id for one user: the provenance link from any memory back to LoCoMo's turns."""
     with svc.storage.db() as db:
         rows = db.exec(select(Message.id, Message.meta).where(Message.user_key == user_key)).all()
-    return {mid: str(meta["dia_id"]) for mid, meta in rows if isinstance(meta, dict) and meta.get("dia_id")}
+    return {
+        mid: str(meta["dia_id"])
+        for mid, meta in rows
+        if mid is not None and isinstance(meta, dict) and meta.get("dia_id")
+    }
 
 
 def memory_counts(svc: MemoryService, user_key: str) -> dict[str, int]:

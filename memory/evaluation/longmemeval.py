@@ -27,7 +27,7 @@ from memory.errors import InvalidInput
 from memory.evaluation.ingest import _mark_ended
 from memory.retrieval.filters import RecallFilters
 from memory.service import MemoryDraft, MemoryService
-from memory.storage.models import utcnow
+from memory.storage.models import stored_id, utcnow
 from memory.vocab import SessionStatus
 
 REQUIRED = ("question_id", "question_type", "question", "haystack_session_ids", "haystack_sessions")
@@ -128,7 +128,7 @@ def ingest(svc: MemoryService, q: LmeQuestion, *, user_turns_only: bool) -> int:
                 MemoryDraft(
                     content=f"{t.role} ({day}): {t.content}",
                     type="turn",
-                    source_message_ids=[msg.id],
+                    source_message_ids=[stored_id(msg.id, "message")],
                     importance=0.3,
                     event_time=at,
                     created_at=at,

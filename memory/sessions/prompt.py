@@ -23,6 +23,7 @@ Every line says who it comes from: the user (``user-stated``) or the system (``i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,7 @@ from memory.config import Settings
 from memory.errors import ConfigError
 from memory.prompts import DATA_CLOSE, DATA_OPEN, HEADERS, SYSTEM, fence_block, fence_line
 from memory.sessions.consistency import consistent_text, one_value_each
-from memory.storage.models import ContextSection, ContextSnapshot, RetrievalHit
+from memory.storage.models import ContextSection, ContextSnapshot, RetrievalHit, stored_id
 from memory.text.privacy import mask_pii
 from memory.text.tokens import count_tokens, truncate_to_tokens
 from memory.vocab import SourceType
@@ -340,7 +341,7 @@ def save_snapshot(
         db.flush()
         db.add_all(
             ContextSection(
-                snapshot_id=snap.id,
+                snapshot_id=stored_id(snap.id, "context snapshot"),
                 name=s["name"],
                 position=s["position"],
                 budget=s["budget"],
@@ -352,11 +353,15 @@ def save_snapshot(
             for s in alloc["sections"]
         )
         db.commit()
-        return snap.id
+        return stored_id(snap.id, "context snapshot")
 
 
 def mark_injected(
-    store: Storage, retrieval_id: int | None, injected: list[str], dropped: list[str], contradicted: list[str] = ()
+    store: Storage,
+    retrieval_id: int | None,
+    injected: Sequence[str],
+    dropped: Sequence[str],
+    contradicted: Sequence[str] = (),
 ) -> None:
     """Record on the logged hits which selected memories reached the prompt, which the budget cut and which were
     left out for stating a second value of a single-valued fact."""

@@ -31,7 +31,7 @@ from memory.sessions.extractive import (  # noqa: F401 (re-exported: callers imp
     sentences,
 )
 from memory.storage import records
-from memory.storage.models import Message, Session, SessionBridge, SummaryAnchor, utcnow
+from memory.storage.models import Message, Session, SessionBridge, SummaryAnchor, stored_id, utcnow
 from memory.text.tokens import count_tokens
 from memory.vocab import SessionStatus
 
@@ -45,7 +45,11 @@ _locks_guard = threading.Lock()
 # -- anchors -----------------------------------------------------------------------------------------------------
 def anchors(store: Storage, session_id: str) -> list[SummaryAnchor]:
     with store.db() as db:
-        q = select(SummaryAnchor).where(SummaryAnchor.session_id == session_id).order_by(SummaryAnchor.to_message_id)
+        q = (
+            select(SummaryAnchor)
+            .where(SummaryAnchor.session_id == session_id)
+            .order_by(col(SummaryAnchor.to_message_id))
+        )
         return list(db.exec(q).all())
 
 
@@ -99,8 +103,8 @@ def _write_anchor(
     row = SummaryAnchor(
         session_id=session_id,
         user_key=fold[0].user_key,
-        from_message_id=fold[0].id,
-        to_message_id=fold[-1].id,
+        from_message_id=stored_id(fold[0].id, "message"),
+        to_message_id=stored_id(fold[-1].id, "message"),
         text=text,
         tokens=count_tokens(text),
     )
@@ -130,7 +134,8 @@ def end_session_row(
     if not any(m.role == "user" for m in msgs):
         return None
     summary = "\n".join(a.text for a in anchors(store, session.id))
-    recent = [(m.role, m.content) for m in msgs if m.id > covered_to(store, session.id)] or [
+    done = covered_to(store, session.id)
+    recent = [(m.role, m.content) for m in msgs if stored_id(m.id, "message") > done] or [
         (m.role, m.content) for m in msgs[-4:]
     ]
     if not summary:
@@ -167,7 +172,7 @@ def close_other_sessions(
                 Session.status == SessionStatus.ACTIVE,
                 Session.id != session.id,
             )
-            .order_by(Session.last_activity_at)
+            .order_by(col(Session.last_activity_at))
         ).all()  # the most recent one's bridge is written last: it is taken next
     ending = [s for s in others if first_turn or (cutoff is not None and _aware(s.last_activity_at) < cutoff)]
     return [b for s in ending if (b := end_session_row(store, s, settings, summariser)) is not None]

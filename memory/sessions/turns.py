@@ -23,6 +23,7 @@ from memory.storage.models import (
     SessionBridge,
     SummaryAnchor,
     Turn,
+    stored_id,
 )
 from memory.vocab import EventOp
 
@@ -39,9 +40,7 @@ def open_turn(store: Storage, session: Session, user_message: Message, *, model:
     with store.db() as db:
         db.add(turn)
         db.commit()
-    if turn.id is None:  # pragma: no cover - the database always assigns the key on commit
-        raise RuntimeError("the turn row got no id")
-    return turn.id
+    return stored_id(turn.id, "turn")
 
 
 def close_turn(store: Storage, turn_id: int, reply: Message) -> None:

@@ -31,6 +31,13 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+def stored_id(row_id: int | None, what: str = "row") -> int:
+    """The key of a row that has been stored (SQLModel types integer keys Optional until the row is flushed)."""
+    if row_id is None:
+        raise ValueError(f"the {what} has not been stored")
+    return row_id
+
+
 #: JSON on SQLite, JSONB on PostgreSQL (plain ``json`` there has no equality operator: DISTINCT/GROUP BY would fail)
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
