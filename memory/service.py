@@ -22,7 +22,7 @@ from memory.lifecycle import export
 from memory.lifecycle import retention as lifecycle
 from memory.retrieval import log as retrieval_log
 from memory.retrieval.filters import RecallFilters
-from memory.retrieval.recall import RecallParams, RecallResult, timed_search
+from memory.retrieval.recall import RecallParams, RecallResult, Signals, gather, timed_search
 from memory.retrieval.relevance import Calibration
 from memory.sessions import summary, turns
 from memory.sessions.extractive import Summariser
@@ -395,6 +395,16 @@ class MemoryService:
                 result, user_key=user.key, agent_id=agent, session_id=session_id, turn_id=turn_id
             )
         return result
+
+    def recall_signals(self, user_id: str, query: str, **overrides: Any) -> tuple[Signals, RecallParams, Calibration]:
+        """What a search finds before it is ranked, with the params and calibration ``recall`` would rank it with
+        (the evaluation replays :func:`memory.retrieval.recall.rank_signals` under other weights; not logged)."""
+        query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))
+        user = self.get_user(user_id)
+        agent = validate.agent_id(None, self.settings.default_agent_id)
+        params, calibration = self.recall_setup(**overrides)
+        sig = gather(self.storage, user_key=user.key, agent_id=agent, query=query, params=params)
+        return sig, params, calibration
 
     # -- sessions: summaries and bridges (memory/sessions/summary.py) ------------------------------------------------
     def end_session(self, user_id: str, session_id: str, agent_id: str | None = None):

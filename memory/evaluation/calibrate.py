@@ -23,10 +23,10 @@ def calibrate(
     svc: MemoryService, path: str | Path, opts: EvalOptions, *, bar: Callable[[str, int], Progress] | None = None
 ) -> tuple[dict, Calibration]:
     """(report, fitted calibration): leave-one-conversation-out first, then one fit on every conversation."""
-    samples, _stats, (outcomes, foreign) = gather(svc, path, opts, bar)
+    samples, _stats, asked = gather(svc, path, opts, bar)
     if len(samples) < 2:
         raise ValueError("calibration needs at least two conversations (one is asked of the other's user)")
-    both = [*outcomes[opts.mode], *foreign]
+    both = [*asked.outcomes[opts.mode], *asked.foreign]
     embedder = svc.storage.embedder.name
     k = svc.recall_params().k
     cv = crossval.loco(both, embedder=embedder, k=k, ks=opts.ks)

@@ -89,12 +89,13 @@ def calibration_block(outcomes: Sequence[Outcome], top: int = 10) -> dict:
     }
 
 
-def _fold(train: Sequence[Outcome], *, embedder: str, l2: float) -> Calibration:
+def fit_fold(train: Sequence[Outcome], *, embedder: str, l2: float = 1.0) -> Calibration:
+    """A calibration fitted on ``train`` only (one fold of a cross-validation)."""
     x, y = examples(train)
     return fit_calibration(x, y, embedder=embedder, threshold=0.5, version="cv", source="cv fold", l2=l2)
 
 
-def _held_out(outcomes: Sequence[Outcome], conv: str) -> tuple[list[Outcome], list[Outcome]]:
+def held_out(outcomes: Sequence[Outcome], conv: str) -> tuple[list[Outcome], list[Outcome]]:
     """(training, left-out): training holds no question *and* no user of the left-out conversation."""
     train = [o for o in outcomes if o.sample_id != conv and o.asked_of != conv]
     return train, [o for o in outcomes if o.sample_id == conv]
@@ -104,8 +105,8 @@ def left_out_predictions(outcomes: Sequence[Outcome], *, embedder: str, l2: floa
     """Every conversation's outcomes scored by a fit on the others (ranked by that relevance)."""
     held: list[Outcome] = []
     for conv in sorted({o.sample_id for o in outcomes}):
-        train, test = _held_out(outcomes, conv)
-        held += rescored(test, _fold(train, embedder=embedder, l2=l2))
+        train, test = held_out(outcomes, conv)
+        held += rescored(test, fit_fold(train, embedder=embedder, l2=l2))
     return held
 
 
@@ -116,18 +117,18 @@ def nested(outcomes: Sequence[Outcome], *, embedder: str, k: int, l2: float = 1.
     chosen by the same rule on every conversation's left-out predictions."""
     folds, pooled = {}, []
     for conv in sorted({o.sample_id for o in outcomes}):
-        train, test = _held_out(outcomes, conv)
+        train, test = held_out(outcomes, conv)
         if len({o.sample_id for o in train}) < 2:
             raise ValueError("nested cross-validation needs at least three conversations")
         inner = left_out_predictions(train, embedder=embedder, l2=l2)
         chosen = chosen_threshold(inner, k)["threshold"]
-        scored = rescored(test, _fold(train, embedder=embedder, l2=l2))
+        scored = rescored(test, fit_fold(train, embedder=embedder, l2=l2))
         folds[conv] = metrics.at_threshold(scored, chosen, k)
         pooled += [(o, chosen) for o in scored]
-    return {"folds": folds, "at_threshold": _pooled_rates(pooled, k)}
+    return {"folds": folds, "at_threshold": pooled_rates(pooled, k)}
 
 
-def _pooled_rates(scored: Sequence[tuple[Outcome, float]], k: int) -> dict:
+def pooled_rates(scored: Sequence[tuple[Outcome, float]], k: int) -> dict:
     """:func:`metrics.at_threshold` over outcomes each cut at its own fold's threshold."""
     own = [(o, t) for o, t in scored if o.gold and not o.foreign]
     foreign = [(o, t) for o, t in scored if o.foreign]
@@ -153,8 +154,8 @@ def loco(outcomes: Sequence[Outcome], *, embedder: str, k: int, ks: Sequence[int
     held: list[Outcome] = []
     folds = {}
     for conv in convs:
-        train, test = _held_out(outcomes, conv)
-        cal = _fold(train, embedder=embedder, l2=l2)
+        train, test = held_out(outcomes, conv)
+        cal = fit_fold(train, embedder=embedder, l2=l2)
         scored = rescored(test, cal)
         held += scored
         own = [o for o in scored if not o.foreign]

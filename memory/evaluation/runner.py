@@ -9,21 +9,22 @@ from __future__ import annotations
 
 import json
 import pickle
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memory.evaluation import crossval, metrics
+from memory.evaluation import crossval, metrics, tune
 from memory.evaluation.ingest import IngestStats, dia_ids_by_message, ingest_sample, memory_counts
 from memory.evaluation.locomo import CATEGORIES, Sample, load
-from memory.evaluation.metrics import Outcome, RankedRecord
-from memory.retrieval.recall import Hit
+from memory.evaluation.metrics import Outcome
+from memory.evaluation.tune import Probe
+from memory.retrieval.recall import MemoryRow, RecallParams, rank_signals
 from memory.retrieval.relevance import Calibration
 from memory.service import MemoryService
 from memory.storage.models import utcnow
-from memory.text.tokens import count_tokens
 from memory.vocab import SearchMode
 
 Progress = Callable[[int], None]
@@ -47,20 +48,6 @@ class EvalOptions:
         return [self.mode, *extra]
 
 
-def _ranked_record(hit: Hit, dia_of: dict[int, str], tokens: dict[str, int]) -> RankedRecord:
-    if hit.memory_id not in tokens:
-        tokens[hit.memory_id] = count_tokens(hit.content)
-    dia = frozenset(dia_of[m] for m in hit.source_message_ids if m in dia_of)
-    return RankedRecord(
-        dia_ids=dia,
-        similarity=hit.similarity,
-        tokens=tokens[hit.memory_id],
-        type=hit.type,
-        relevance=hit.relevance,
-        features=tuple(hit.features),
-    )
-
-
 def ask_sample(
     svc: MemoryService,
     sample: Sample,
@@ -68,28 +55,33 @@ def ask_sample(
     opts: EvalOptions,
     progress: Progress | None = None,
     asked_of: Sample | None = None,
-) -> list[Outcome]:
-    """Ask one conversation's questions through ``svc.recall`` (not logged) and keep every ranked candidate.
+) -> list[Probe]:
+    """Ask one conversation's questions once each (the search's raw signals, ranked and timed as ``svc.recall``
+    would; not logged).
 
     With ``asked_of`` (another conversation), the questions go to that conversation's user: nothing there is
-    relevant, so the outcomes are marked ``foreign`` and carry no gold."""
+    relevant, so the probes are marked ``foreign`` and carry no gold."""
     target = asked_of or sample
     user = svc.get_user(target.user_id)
     dia_of = dia_ids_by_message(svc, user.key)
-    tokens: dict[str, int] = {}
+    rows: dict[str, MemoryRow] = {}  # one object per memory, so a cache pickles each row once
     questions = sample.questions[: opts.limit] if opts.limit else sample.questions
     out = []
     for q in questions:
-        res = svc.recall(target.user_id, q.question, log=False, mode=mode, k=max(opts.ks), threshold=-1.0)
+        start = time.perf_counter()
+        sig, params, cal = svc.recall_signals(target.user_id, q.question, mode=mode, k=max(opts.ks), threshold=-1.0)
+        rank_signals(sig, params=params, calibration=cal)
+        sig.rows = [rows.setdefault(r.id, r) for r in sig.rows]
         out.append(
-            Outcome(
+            Probe(
                 sample_id=sample.sample_id,
                 index=q.index,
                 category=q.category,
                 gold=frozenset() if asked_of else q.evidence,
-                ranked=[_ranked_record(h, dia_of, tokens) for h in res.hits],
-                latency_ms=res.latency_ms,
+                signals=sig,
+                dia_of=dia_of,
                 asked_of=asked_of.sample_id if asked_of else None,
+                latency_ms=(time.perf_counter() - start) * 1000,
             )
         )
         if progress:
@@ -122,10 +114,14 @@ def assemble(
     source: str,
     configured_k: int = 5,
     foreign: Sequence[Outcome] = (),
+    probes: Sequence[Probe] = (),
+    base: RecallParams | None = None,
 ) -> dict:
     """The report dict from per-mode outcomes (pure): the main mode's blocks on top, every mode under ``runs``;
     with ``foreign`` outcomes also the answerable/foreign rates at the configured cut, their curves against the
-    threshold, and leave-one-conversation-out figures beside the in-sample ones."""
+    threshold, and leave-one-conversation-out figures beside the in-sample ones — with ``probes`` (the main mode's
+    own and foreign questions) and ``base`` (the params they were asked with) the fusion weights are tuned per fold
+    too (:func:`memory.evaluation.tune.nested`), else only the calibration is left out."""
     runs = {m: metrics.summarise(o, opts.ks, opts.threshold, configured_threshold) for m, o in outcomes.items()}
     main = runs[opts.mode]
     report = {
@@ -148,31 +144,23 @@ def assemble(
         raw = crossval.rescored(both, Calibration(embedder="raw"))
         report["raw_similarity_at_0.80"] = metrics.at_threshold(raw, 0.80, configured_k)
         if len(samples) > 1:
-            report["cross_validated"] = cross_validated(both, opts, settings["embedder"], configured_k)
+            embedder = settings["embedder"]
+            if probes and base is not None:
+                cv = tune.nested(probes, base, embedder=embedder, k=configured_k, ks=opts.ks)
+            else:
+                cv = crossval.loco(both, embedder=embedder, k=configured_k, ks=opts.ks)
+            cv.pop("outcomes")
+            report["cross_validated"] = cv
     return report
 
 
-def cross_validated(both: list[Outcome], opts: EvalOptions, embedder: str, k: int) -> dict:
-    """Leave-one-conversation-out calibration, rates at the threshold chosen there, and recall@k per category (ranked
-    by the left-out relevance, as recall ranks with a fitted calibration)."""
-    cv = crossval.loco(both, embedder=embedder, k=k, ks=opts.ks)
-    cv.pop("outcomes")
-    return cv
-
-
 def build_report(
-    svc: MemoryService,
-    samples: Sequence[Sample],
-    outcomes: dict[str, list[Outcome]],
-    opts: EvalOptions,
-    ingest: IngestStats,
-    source: str,
-    foreign: Sequence[Outcome] = (),
+    svc: MemoryService, samples: Sequence[Sample], asked: Asked, opts: EvalOptions, ingest: IngestStats, source: str
 ) -> dict:
     users = {s.sample_id: memory_counts(svc, svc.get_user(s.user_id).key) for s in samples}
     params = svc.recall_params()
     return assemble(
-        outcomes,
+        asked.outcomes,
         opts,
         configured_threshold=params.threshold,
         configured_k=params.k,
@@ -180,26 +168,38 @@ def build_report(
         ingest={**asdict(ingest), "memories": users},
         samples=[s.sample_id for s in samples],
         source=source,
-        foreign=foreign,
+        foreign=asked.foreign,
+        probes=[*asked.probes.get(opts.mode, []), *asked.foreign_probes],
+        base=svc.recall_setup(mode=opts.mode, k=max(opts.ks), threshold=-1.0)[0],
     )
+
+
+@dataclass
+class Asked:
+    """Every question asked once per mode (probes), and the outcomes ranked from them with the current settings."""
+
+    probes: dict[str, list[Probe]]
+    foreign_probes: list[Probe]
+    outcomes: dict[str, list[Outcome]] = field(default_factory=dict)
+    foreign: list[Outcome] = field(default_factory=list)
 
 
 def ask_all(
     svc: MemoryService, samples: Sequence[Sample], opts: EvalOptions, bar: Callable[[str, int], Progress] | None
-) -> tuple[dict[str, list[Outcome]], list[Outcome]]:
+) -> Asked:
     """Every question in every mode, plus (main mode) each conversation's questions asked of the next one's user."""
     n = sum(len(s.questions[: opts.limit] if opts.limit else s.questions) for s in samples)
-    outcomes: dict[str, list[Outcome]] = {}
+    probes: dict[str, list[Probe]] = {}
     for mode in opts.modes:
         ask_progress = bar(f"recall ({mode})", n) if bar else None
-        outcomes[mode] = [o for s in samples for o in ask_sample(svc, s, mode, opts, ask_progress)]
-    foreign: list[Outcome] = []
+        probes[mode] = [p for s in samples for p in ask_sample(svc, s, mode, opts, ask_progress)]
+    foreign: list[Probe] = []
     if opts.foreign and len(samples) > 1:
         ask_progress = bar("recall (foreign user)", n) if bar else None
         for i, s in enumerate(samples):
             other = samples[(i + 1) % len(samples)]
             foreign += ask_sample(svc, s, opts.mode, opts, ask_progress, asked_of=other)
-    return outcomes, foreign
+    return Asked(probes, foreign)
 
 
 class _CacheUnpickler(pickle.Unpickler):
@@ -211,27 +211,33 @@ class _CacheUnpickler(pickle.Unpickler):
         return super().find_class(*self.RENAMED.get((module, name), (module, name)))
 
 
-def _cached(opts: EvalOptions) -> tuple[dict[str, list[Outcome]], list[Outcome]] | None:
-    """Outcomes asked by an earlier run with the same modes and limit (a private pickle of our own dataclasses)."""
+_CACHE_FORMAT = 2  # probes (raw signals), not ranked outcomes
+
+
+def _cached(opts: EvalOptions) -> Asked | None:
+    """Probes asked by an earlier run with the same modes and limit (a private pickle of our own dataclasses)."""
     if opts.cache is None or not Path(opts.cache).exists():
         return None
     with open(opts.cache, "rb") as fh:
         data = _CacheUnpickler(fh).load()  # a file this command wrote
-    if data.get("key") != [opts.modes, opts.limit, opts.foreign]:
+    if data.get("key") != [_CACHE_FORMAT, opts.modes, opts.limit, opts.foreign]:
         return None
-    return data["outcomes"], data["foreign"]
+    return Asked(data["probes"], data["foreign_probes"])
 
 
 def run_locomo(
     svc: MemoryService, path: str | Path, opts: EvalOptions, *, bar: Callable[[str, int], Progress] | None = None
 ) -> dict:
     """Ingest (or reuse) every conversation, ask all questions in each mode (or reuse ``opts.cache``), report."""
-    samples, stats, (outcomes, foreign) = gather(svc, path, opts, bar)
-    return build_report(svc, samples, outcomes, opts, stats, str(path), foreign)
+    samples, stats, asked = gather(svc, path, opts, bar)
+    return build_report(svc, samples, asked, opts, stats, str(path))
 
 
-def gather(svc: MemoryService, path: str | Path, opts: EvalOptions, bar: Callable[[str, int], Progress] | None):
-    """Samples, ingest statistics, and the asked outcomes (own per mode, foreign)."""
+def gather(
+    svc: MemoryService, path: str | Path, opts: EvalOptions, bar: Callable[[str, int], Progress] | None
+) -> tuple[list[Sample], IngestStats, Asked]:
+    """Samples, ingest statistics, and the asked probes with their outcomes ranked under the current settings and
+    calibration (so a cached run reflects a change of weights, calibration or ranking code)."""
     samples = load(path)
     turns = sum(s.turn_count for s in samples)
     ingest_progress = bar("ingest", turns) if bar else None
@@ -243,19 +249,15 @@ def gather(svc: MemoryService, path: str | Path, opts: EvalOptions, bar: Callabl
         asked = ask_all(svc, samples, opts, bar)
         if opts.cache is not None:
             with open(opts.cache, "wb") as fh:
-                key = [opts.modes, opts.limit, opts.foreign]
-                pickle.dump({"key": key, "outcomes": asked[0], "foreign": asked[1]}, fh)
-    outcomes, foreign = asked
-    if opts.cache is not None:
-        outcomes, foreign = _rescore_current(svc, outcomes, foreign)
-    return samples, stats, (outcomes, foreign)
-
-
-def _rescore_current(svc: MemoryService, outcomes: dict, foreign: list) -> tuple[dict, list]:
-    """Cached candidates scored with the calibration in force now (features do not depend on it)."""
-    cal = svc.relevance_model()
-    for_mode = {m: svc.recall_setup(mode=m)[1] for m in outcomes}  # another mode may fall back to raw similarity
-    return {m: crossval.rescored(o, for_mode[m]) for m, o in outcomes.items()}, crossval.rescored(foreign, cal)
+                key = [_CACHE_FORMAT, opts.modes, opts.limit, opts.foreign]
+                pickle.dump({"key": key, "probes": asked.probes, "foreign_probes": asked.foreign_probes}, fh)
+    tokens: dict[str, int] = {}
+    for mode, probes in asked.probes.items():
+        params, cal = svc.recall_setup(mode=mode, k=max(opts.ks), threshold=-1.0)
+        asked.outcomes[mode] = tune.replay(probes, params, tokens, calibration=cal)
+    params, cal = svc.recall_setup(mode=opts.mode, k=max(opts.ks), threshold=-1.0)
+    asked.foreign = tune.replay(asked.foreign_probes, params, tokens, calibration=cal)
+    return samples, stats, asked
 
 
 def reports_dir(svc: MemoryService) -> Path:

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Row, insert
+from sqlalchemy import insert
 from sqlmodel import col, select
 
 from memory import provenance
@@ -323,62 +323,68 @@ def _signals(store: Storage, user_key: str, agent_id: str | None, query: str, pa
     return vec, [(i, s) for i, s, _ in found], sims
 
 
-def run_search(
+@dataclass(frozen=True)
+class MemoryRow:
+    """One candidate's stored columns (:data:`HIT_COLUMNS`), as SQL returned them."""
+
+    id: str
+    agent_id: str | None
+    content: str
+    type: str
+    source_type: str
+    created_at: datetime | None
+    event_time: datetime | None
+    confidence: float
+    importance: float
+    source_message_ids: list
+    meta: dict
+    predicate: str | None
+    object: str | None
+
+
+@dataclass
+class Signals:
+    """What the index and SQL returned for one query: the I/O half of a search. Ranking them is pure
+    (:func:`rank_signals`), so the evaluation can replay the ranking under other fusion weights without asking again.
+    """
+
+    query: str
+    vec: list[tuple[str, float]]  # (id, similarity) by the vector search
+    fts: list[tuple[str, float]]  # (id, BM25) by the full-text search
+    sims: dict[str, float]  # similarity of every candidate
+    rows: list[MemoryRow]  # the active ones among them (SQL is the truth: stale index rows are left out)
+
+
+def gather(
     store: Storage,
     *,
     user_key: str,
     agent_id: str | None,
     query: str,
     params: RecallParams,
-    calibration: Calibration,
     filters: RecallFilters | None = None,
-) -> list[Hit]:
-    """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut.
-
-    The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
-    costs about as much as vector alone (LanceDB and the embedder release the GIL). ``filters`` narrow the
-    candidates (memory type in the index, the rest in the SQL join) and ``filters.as_of`` lifts the period the
-    query's date words name.
-    """
+) -> Signals:
+    """Query both signals and join with SQL, applying the filters that are not index columns."""
     filters = filters or RecallFilters()
     if filters.sql_side:
         params = replace(params, pool=params.pool * FILTERED_POOL_FACTOR)
     vec, fts, sims = _signals(store, user_key, agent_id, query, params, filters.index_clause())
     ids = list(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))
-    rows = _active_rows(store, ids, user_key, agent_id)
-    if filters.sql_side:  # on the rows SQL returned (source type and event time are not index columns)
-        rows = [m for m in rows if filters.keeps(m.source_type, m.event_time)]
-        keep = {m.id for m in rows}
-        vec, fts = [p for p in vec if p[0] in keep], [p for p in fts if p[0] in keep]
-    smoothed: dict[str, float] = {}
-    if params.mode == "hybrid":
-        vec_s, fts_s, smoothed = _contextualise(vec, fts, sims, rows, params)
-        fused = fuse(vec_s, fts_s, smoothed, params)
-        days = {m.id: m.created_at.date() for m in rows if m.type == "turn" and m.created_at}
-        fused = neighbours.day_boost(fused, days, params.day_boost)
-    else:
-        fused = fuse(vec, fts, sims, params)
-    if filters.as_of is not None and (named := period(query, filters.as_of)):
-        fused = time_boost(fused, {m.id: m.event_time or m.created_at for m in rows}, named[1:], params.day_boost)
-    bm25 = dict(fts)
-    hits = [_hit(m, sims, bm25, fused) for m in rows if m.id in fused]
-    score_relevance(hits, query, smoothed, calibration, crosslingual=params.crosslingual)
-    return rank_and_cut(hits, params)
-
-
-def _active_rows(store: Storage, ids: list[str], user_key: str, agent_id: str | None) -> list[Row[Any]]:
-    """The candidates' active rows from SQL (the truth: stale index rows drop out), of this agent if one is named."""
     with store.engine.connect() as conn:  # plain rows, not ORM objects: ~10× cheaper for a hundred candidates
-        rows = conn.execute(
+        found = conn.execute(
             select(*HIT_COLUMNS).where(
                 col(Memory.id).in_(ids), Memory.user_key == user_key, Memory.status == MemoryStatus.ACTIVE
             )
         ).all()
-    return [m for m in rows if agent_id is None or m.agent_id == agent_id]
+    rows = [MemoryRow(**m._mapping) for m in found if agent_id is None or m.agent_id == agent_id]
+    if filters.sql_side:  # on the rows SQL returned (source type and event time are not index columns)
+        rows = [m for m in rows if filters.keeps(m.source_type, m.event_time)]
+        keep = {m.id for m in rows}
+        vec, fts = [p for p in vec if p[0] in keep], [p for p in fts if p[0] in keep]
+    return Signals(query=query, vec=vec, fts=fts, sims=sims, rows=rows)
 
 
-def _hit(m: Row[Any], sims: dict[str, float], bm25: dict[str, float], fused: dict[str, float]) -> Hit:
-    """One candidate with its signals, before relevance and the cut."""
+def _hit(m: MemoryRow, sims: dict[str, float], bm25: dict[str, float], fused: dict[str, float]) -> Hit:
     return Hit(
         memory_id=m.id,
         content=m.content,
@@ -396,6 +402,57 @@ def _hit(m: Row[Any], sims: dict[str, float], bm25: dict[str, float], fused: dic
         predicate=m.predicate,
         object=m.object,
     )
+
+
+def rank_signals(
+    sig: Signals, *, params: RecallParams, calibration: Calibration, filters: RecallFilters | None = None
+) -> list[Hit]:
+    """Fuse, score relevance, rank and cut (pure: no I/O)."""
+    fused, smoothed = fused_scores(sig, params, filters)
+    bm25 = dict(sig.fts)
+    hits = [_hit(m, sig.sims, bm25, fused) for m in sig.rows if m.id in fused]
+    score_relevance(hits, sig.query, smoothed, calibration, crosslingual=params.crosslingual)
+    return rank_and_cut(hits, params)
+
+
+def fused_scores(
+    sig: Signals, params: RecallParams, filters: RecallFilters | None = None
+) -> tuple[dict[str, float], dict[str, float]]:
+    """(fused score, neighbour-smoothed similarity) per candidate: in hybrid mode with neighbours and the day boost,
+    then the ``as_of`` period lift."""
+    vec, fts, sims, rows = sig.vec, sig.fts, sig.sims, sig.rows
+    smoothed: dict[str, float] = {}
+    if params.mode == "hybrid":
+        vec_s, fts_s, smoothed = _contextualise(vec, fts, sims, rows, params)
+        fused = fuse(vec_s, fts_s, smoothed, params)
+        days = {m.id: m.created_at.date() for m in rows if m.type == "turn" and m.created_at}
+        fused = neighbours.day_boost(fused, days, params.day_boost)
+    else:
+        fused = fuse(vec, fts, sims, params)
+    if filters is not None and filters.as_of is not None and (named := period(sig.query, filters.as_of)):
+        fused = time_boost(fused, {m.id: m.event_time or m.created_at for m in rows}, named[1:], params.day_boost)
+    return fused, smoothed
+
+
+def run_search(
+    store: Storage,
+    *,
+    user_key: str,
+    agent_id: str | None,
+    query: str,
+    params: RecallParams,
+    calibration: Calibration,
+    filters: RecallFilters | None = None,
+) -> list[Hit]:
+    """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut.
+
+    The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
+    costs about as much as vector alone (LanceDB and the embedder release the GIL). ``filters`` narrow the
+    candidates (memory type in the index, the rest in the SQL join) and ``filters.as_of`` lifts the period the
+    query's date words name.
+    """
+    sig = gather(store, user_key=user_key, agent_id=agent_id, query=query, params=params, filters=filters)
+    return rank_signals(sig, params=params, calibration=calibration, filters=filters)
 
 
 def log_retrieval(

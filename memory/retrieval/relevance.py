@@ -75,15 +75,23 @@ class Scored:
     text: str = ""
 
 
-def terms(text: str) -> set[str]:
-    """Content terms: lower-cased words of 3+ letters minus stop words, numbers, and CJK character bigrams."""
+@lru_cache(maxsize=50_000)
+def terms(text: str) -> frozenset[str]:
+    """Content terms: lower-cased words of 3+ letters minus stop words, numbers, and CJK character bigrams.
+    Cached: the same memories come back as candidates query after query."""
     out: set[str] = set()
     for tok in _WORD.findall(text):
         if "\u3400" <= tok[0] <= "\u9fff":
             out.update(tok[i : i + 2] for i in range(max(1, len(tok) - 1)))
         elif (low := tok.lower()) not in _STOP and (len(low) >= 3 or low.isdigit()):
             out.add(low)
-    return out
+    return frozenset(out)
+
+
+@lru_cache(maxsize=50_000)
+def _words(text: str) -> frozenset[str]:
+    """Every word of a text, lower-cased, without a possessive 's (for the names-missing feature)."""
+    return frozenset(_POSSESSIVE.sub("", w.lower()) for w in _WORD.findall(text))
 
 
 def names(query: str) -> set[str]:
@@ -104,7 +112,7 @@ def _lexical(query: str, cands: Sequence[Scored], order, crosslingual: bool):
         overlap = np.maximum(overlap, np.array(other_language_overlap(query, [c.text for c in cands])))
     top = float(overlap[order[:_TOP]].max()) if len(order) else 0.0
     wanted_names = names(query)
-    words = {_POSSESSIVE.sub("", w.lower()) for c in cands for w in _WORD.findall(c.text)} if wanted_names else set()
+    words = frozenset().union(*(_words(c.text) for c in cands)) if wanted_names else frozenset()
     missing = len(wanted_names - words)  # whole words: "Tim" is not found in "time"
     return overlap, top, missing / len(wanted_names) if wanted_names else 0.0
 

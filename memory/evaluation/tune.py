@@ -1,0 +1,183 @@
+"""Nested leave-one-conversation-out: the fusion and neighbour weights are tuned on the other conversations and
+measured on the left-out one, as the relevance calibration is, so no figure is tuned on the questions it reports.
+
+Each question is asked once (:class:`Probe`: the raw signals the index and SQL returned); ranking them is pure
+(:func:`memory.retrieval.recall.rank_signals`), so every weight setting of :data:`GRID` is replayed without asking
+again. Per fold: the setting with the best evidence recall@k (by fused score) on the training conversations is
+chosen, the calibration is fitted on the training conversations' candidates under that setting, and the left-out
+conversation's own and foreign questions are ranked with both. The in-sample figures use the setting chosen on all
+conversations and a calibration fitted on all of them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from memory.evaluation import crossval, metrics
+from memory.evaluation.metrics import Outcome, RankedRecord
+from memory.retrieval.recall import RecallParams, Signals, fused_scores, rank_signals
+from memory.retrieval.relevance import Calibration
+from memory.text.tokens import count_tokens
+
+#: the weights tuned per fold (values around the shipped defaults) — the recall knobs of Settings
+GRID: dict[str, tuple[float, ...]] = {
+    "vector_weight": (0.2, 0.3, 0.4),
+    "neighbor_weight": (0.25, 0.5, 0.75),
+    "neighbor_weight_fts": (0.15, 0.3, 0.45),
+    "day_boost": (0.5, 1.0, 1.5),
+}
+TUNE_K = 10
+
+
+@dataclass
+class Probe:
+    """One question asked once: what the search found, and how to score it (gold evidence, dia_id per message)."""
+
+    sample_id: str
+    index: int
+    category: int
+    gold: frozenset[str]
+    signals: Signals
+    dia_of: Mapping[int, str]
+    asked_of: str | None = None
+    latency_ms: float = 0.0
+
+    @property
+    def foreign(self) -> bool:
+        return self.asked_of is not None
+
+    def dia(self, message_ids: Sequence[int]) -> frozenset[str]:
+        return frozenset(self.dia_of[m] for m in message_ids if m in self.dia_of)
+
+
+def settings_grid(grid: Mapping[str, Sequence[float]] = GRID) -> list[dict[str, Any]]:
+    names = list(grid)
+    return [dict(zip(names, values, strict=True)) for values in itertools.product(*(grid[n] for n in names))]
+
+
+def top_recall(probe: Probe, params: RecallParams, k: int = TUNE_K) -> float:
+    """Evidence recall of the first k candidates by fused score (what the weights decide; cheap, no features)."""
+    fused, _ = fused_scores(probe.signals, params)
+    rows = {r.id: r for r in probe.signals.rows}
+    best = sorted((i for i in fused if i in rows), key=lambda i: -fused[i])[:k]
+    found = set().union(*(probe.dia(rows[i].source_message_ids) for i in best)) if best else set()
+    return len(probe.gold & found) / len(probe.gold)
+
+
+def grid_recall(probes: Sequence[Probe], base: RecallParams, grid: Sequence[dict[str, Any]]) -> np.ndarray:
+    """recall@k per (setting, question): one replay of every answerable own question per setting."""
+    return np.array([[top_recall(p, replace(base, **g)) for p in probes] for g in grid])
+
+
+def replay(
+    probes: Sequence[Probe], params: RecallParams, tokens: dict[str, int], calibration: Calibration | None = None
+) -> list[Outcome]:
+    """Outcomes as the evaluation records them: every candidate with its features. With ``calibration`` ranked and
+    scored as recall ranks them (``params.order``); without, in fused order (for fitting a calibration)."""
+    out = []
+    if calibration is None:
+        calibration, params = Calibration(embedder="replay"), replace(params, order="fused")
+    for p in probes:
+        ranked = []
+        for h in rank_signals(p.signals, params=params, calibration=calibration):
+            if h.memory_id not in tokens:
+                tokens[h.memory_id] = count_tokens(h.content)
+            ranked.append(
+                RankedRecord(
+                    dia_ids=p.dia(h.source_message_ids),
+                    similarity=h.similarity,
+                    tokens=tokens[h.memory_id],
+                    type=h.type,
+                    relevance=h.relevance,
+                    features=tuple(h.features),
+                )
+            )
+        out.append(
+            Outcome(p.sample_id, p.index, p.category, p.gold, ranked, latency_ms=p.latency_ms, asked_of=p.asked_of)
+        )
+    return out
+
+
+def by_category(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict:
+    own = [o for o in outcomes if not o.foreign]
+    cats = sorted({o.category for o in own})
+    return {
+        "overall": metrics.aggregate(own, ks),
+        "by_category": {str(c): metrics.aggregate([o for o in own if o.category == c], ks) for c in cats},
+    }
+
+
+def nested(
+    probes: Sequence[Probe],
+    base: RecallParams,
+    *,
+    embedder: str,
+    k: int,
+    ks: Sequence[int],
+    grid: Mapping[str, Sequence[float]] = GRID,
+) -> dict:
+    """Left-out recall per category with the weights and the calibration both fitted without the left-out
+    conversation, beside the in-sample figures; the left-out calibration, threshold curve and chosen threshold."""
+    settings = settings_grid(grid)
+    answerable = [p for p in probes if not p.foreign and p.gold]
+    scores = grid_recall(answerable, base, settings)
+    convs = sorted({p.sample_id for p in probes})
+    tokens: dict[str, int] = {}
+    cache: dict[int, list[Outcome]] = {}
+
+    def outcomes(i: int) -> list[Outcome]:
+        if i not in cache:
+            cache[i] = replay(probes, replace(base, **settings[i]), tokens)
+        return cache[i]
+
+    held: list[Outcome] = []
+    pooled: list[tuple[Outcome, float]] = []
+    folds = {}
+    for conv in convs:
+        train_q = np.array([p.sample_id != conv for p in answerable])
+        best = int(np.argmax(scores[:, train_q].mean(axis=1)))
+        train, test = crossval.held_out(outcomes(best), conv)
+        scored = crossval.rescored(test, crossval.fit_fold(train, embedder=embedder))
+        held += scored
+        threshold = _inner_threshold(train, embedder, k)
+        pooled += [(o, threshold) for o in scored]
+        folds[conv] = {
+            "weights": settings[best],
+            "train_recall": round(100 * float(scores[best, train_q].mean()), 2),
+            "brier": crossval.calibration_block(scored)["brier"],
+            "recall@10": metrics.aggregate([o for o in scored if not o.foreign], [10]),
+            "at_threshold": metrics.at_threshold(scored, threshold, k),
+        }
+    best_all = int(np.argmax(scores.mean(axis=1)))
+    every = outcomes(best_all)
+    in_sample = crossval.rescored(every, crossval.fit_fold(every, embedder=embedder))
+    curve = metrics.threshold_curves(held, k)
+    return {
+        "folds": folds,
+        "grid": {name: list(values) for name, values in grid.items()},
+        "objective": f"evidence recall@{TUNE_K} by fused score on the training conversations",
+        "calibration": crossval.calibration_block(held),
+        "curve": curve,
+        "chosen": crossval.chosen_threshold(held, k),
+        "nested": {
+            "folds": {c: f["at_threshold"] for c, f in folds.items()},
+            "at_threshold": crossval.pooled_rates(pooled, k),
+        },
+        "recall": by_category(held, ks),
+        "in_sample": {"weights": settings[best_all], **by_category(in_sample, ks)},
+        "outcomes": held,
+    }
+
+
+def _inner_threshold(train: Sequence[Outcome], embedder: str, k: int) -> float:
+    """The relevance threshold chosen on the training conversations' own left-out predictions (an inner
+    leave-one-out; :func:`memory.evaluation.crossval.chosen_threshold`), or 0.5 with fewer than two."""
+    if len({o.sample_id for o in train}) < 2:
+        return 0.5
+    inner = crossval.left_out_predictions(train, embedder=embedder)
+    return float(crossval.chosen_threshold(inner, k)["threshold"])
