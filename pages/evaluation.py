@@ -151,6 +151,28 @@ def cut_figure(report: dict) -> go.Figure:
     return fig
 
 
+def cv_frame(report: dict) -> pd.DataFrame:
+    """Left-out beside in-sample recall@10 and tokens@10 per category (in-sample: the weights and calibration
+    fitted on every conversation, when the report tuned them; else the configured ones)."""
+    cv = report["cross_validated"]
+    inside = cv.get("in_sample") or {"overall": report["overall"], "by_category": report["by_category"]}
+    rows = []
+    for name, held, ins in [
+        ("all", cv["recall"]["overall"], inside["overall"]),
+        *((c, b, inside["by_category"].get(c, {})) for c, b in cv["recall"]["by_category"].items()),
+    ]:
+        rows.append(
+            {
+                "category": name if name == "all" else f"{name} {report['categories'].get(name, '')}".strip(),
+                "left-out R@10": held.get("recall@10"),
+                "in-sample R@10": ins.get("recall@10"),
+                "left-out tokens@10": held.get("tokens@10"),
+                "in-sample tokens@10": ins.get("tokens@10"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def cut_section(report: dict) -> None:
     """What the agent injects at the configured cut: for answerable questions, and for another user's questions."""
     if "at_threshold" not in report:
@@ -180,16 +202,12 @@ def cut_section(report: dict) -> None:
     st.caption(note + " · foreign = the question asked of the next conversation's user, where nothing is relevant")
     st.plotly_chart(cut_figure(report), key="ev_cut")
     if cv:
-        rows = [
-            {"category": c, "in-sample R@10": report["by_category"].get(c, {}).get("recall@10"), "left-out R@10": v}
-            for c, v in ((c, b.get("recall@10")) for c, b in cv["recall"]["by_category"].items())
-        ]
         cal = cv["calibration"]
         st.caption(
             f"Left-out calibration: Brier {cal['brier']:.4f} (base rate {cal['brier_base_rate']:.4f}), "
             f"ECE {cal['ece']:.4f}"
         )
-        st.dataframe(pd.DataFrame(rows), hide_index=True, key="ev_cv_table")
+        st.dataframe(cv_frame(report), hide_index=True, key="ev_cv_table")
 
 
 def show(report: dict, name: str) -> None:

@@ -41,7 +41,12 @@ def test_cli_report_shape_provenance_reuse_and_no_question_text(svc, monkeypatch
     assert at["answerable"] == 7 and at["foreign"] == 8
     assert report["threshold_curves"][0]["foreign_noise_rate"] == 100.0  # at relevance 0 everything passes
     assert report["threshold_curves"][-1]["foreign_noise_rate"] <= at["foreign_noise_rate"]
-    assert set(report["cross_validated"]["folds"]) == {s.sample_id for s in load(TINY)}
+    cv = report["cross_validated"]
+    assert set(cv["folds"]) == {s.sample_id for s in load(TINY)}
+    # the fusion weights were tuned per fold on the other conversation (nested), beside the in-sample figures
+    assert all(set(f["weights"]) == set(cv["grid"]) for f in cv["folds"].values())
+    assert set(cv["in_sample"]["weights"]) == set(cv["grid"]) and "recall@3" in cv["in_sample"]["overall"]
+    assert {"recall@3", "tokens@3"} <= set(cv["recall"]["overall"])
     # a sensible retriever over seven turns finds the named puppy / the job at k=3 (single-hop)
     assert report["by_category"]["4"]["hit@3"] >= 75.0
     text = json.dumps(report, ensure_ascii=False)

@@ -121,8 +121,9 @@ def test_loader_rejects_what_is_not_locomo(tmp_path):
         locomo.parse_date("yesterday-ish")
 
 
-def test_an_asked_cache_written_before_the_rename_still_loads(tmp_path):
-    """`metrics.Candidate` became `metrics.RankedRecord`: a cache pickled under the old name is read as the new one."""
+def test_an_asked_cache_from_before_probes_is_read_and_set_aside(tmp_path):
+    """Caches written before (ranked outcomes, under the old class name ``metrics.Candidate``) load without error
+    and are not reused: the evaluation now caches probes (raw signals) and asks again."""
     import pickle
 
     from memory.evaluation import runner
@@ -134,5 +135,4 @@ def test_an_asked_cache_written_before_the_rename_still_loads(tmp_path):
     blob = pickle.dumps(data, protocol=0).replace(b"\nRankedRecord\n", b"\nCandidate\n")  # as written before
     assert b"Candidate" in blob and not hasattr(metrics, "Candidate")
     opts.cache.write_bytes(blob)
-    cached = runner._cached(opts)
-    assert cached is not None and cached[0]["hybrid"][0].ranked == [record]
+    assert runner._cached(opts) is None

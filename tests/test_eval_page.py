@@ -61,6 +61,9 @@ def test_page_shows_reports_and_compares_two(page):
     metrics = {m.label: m.value for m in page.metric}
     assert metrics["answerable hit"] == "70.0%"  # gold at relevance 0.90 .. 0.72: passes 0.8 for 7 of 10
     assert metrics["foreign noise"] == "0.0%"  # the foreign user's best is 0.75
+    cv = next(df.value for df in page.dataframe if "left-out R@10" in df.value.columns)
+    assert {"in-sample R@10", "left-out tokens@10", "in-sample tokens@10"} <= set(cv.columns)
+    assert cv["category"].iloc[0] == "all" and "3 open-domain" in set(cv["category"])
     page.selectbox(key="ev_other").select([o for o in page.selectbox(key="ev_other").options if o != "(none)"][0])
     page.run()
     assert not page.exception

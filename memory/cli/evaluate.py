@@ -93,10 +93,27 @@ def cut_lines(report: dict) -> list[str]:
             f"top-10 Brier {cal['brier_top10']:.4f} (base rate {cal['brier_top10_base_rate']:.4f}), "
             f"ECE {cal['ece']:.4f}"
         )
-        held = cv["recall"]
-        cats = " ".join(f"{c}:{v.get('recall@10', 0):.1f}" for c, v in held["by_category"].items())
-        lines.append(f"left-out R@10 {held['overall'].get('recall@10', 0):.1f} by category {cats}")
+        lines += recall_lines(cv)
     return lines
+
+
+def recall_lines(cv: dict) -> list[str]:
+    """Left-out beside in-sample recall@k and tokens@k, overall and per category (k = 10 when asked for)."""
+    held, inside = cv["recall"], cv.get("in_sample")
+    ks = sorted(int(key.split("@")[1]) for key in held["overall"] if key.startswith("recall@"))
+    k = 10 if 10 in ks else ks[-1]
+    rows = [("all", "overall")] + [(c, c) for c in held["by_category"]]
+    out = [f"R@{k} / tokens@{k}: left-out (weights and calibration fitted without it) vs in-sample"]
+    for name, key in rows:
+        a = held["overall"] if key == "overall" else held["by_category"][key]
+        line = f"  {name:<4} left-out {a.get(f'recall@{k}', 0):5.1f} / {a.get(f'tokens@{k}', 0):5.0f}"
+        if inside:
+            b = inside["overall"] if key == "overall" else inside["by_category"].get(key, {})
+            line += f"   in-sample {b.get(f'recall@{k}', 0):5.1f} / {b.get(f'tokens@{k}', 0):5.0f}"
+        out.append(line)
+    if inside and "weights" in inside:
+        out.append(f"  weights chosen on all conversations: {inside['weights']}")
+    return out
 
 
 @cli.command("locomo")

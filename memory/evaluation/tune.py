@@ -69,9 +69,11 @@ def top_recall(probe: Probe, params: RecallParams, k: int = TUNE_K) -> float:
     return len(probe.gold & found) / len(probe.gold)
 
 
-def grid_recall(probes: Sequence[Probe], base: RecallParams, grid: Sequence[dict[str, Any]]) -> np.ndarray:
+def grid_recall(
+    probes: Sequence[Probe], base: RecallParams, grid: Sequence[dict[str, Any]], k: int = TUNE_K
+) -> np.ndarray:
     """recall@k per (setting, question): one replay of every answerable own question per setting."""
-    return np.array([[top_recall(p, replace(base, **g)) for p in probes] for g in grid])
+    return np.array([[top_recall(p, replace(base, **g), k) for p in probes] for g in grid])
 
 
 def replay(
@@ -120,12 +122,13 @@ def nested(
     k: int,
     ks: Sequence[int],
     grid: Mapping[str, Sequence[float]] = GRID,
+    tune_k: int = TUNE_K,
 ) -> dict:
     """Left-out recall per category with the weights and the calibration both fitted without the left-out
     conversation, beside the in-sample figures; the left-out calibration, threshold curve and chosen threshold."""
     settings = settings_grid(grid)
     answerable = [p for p in probes if not p.foreign and p.gold]
-    scores = grid_recall(answerable, base, settings)
+    scores = grid_recall(answerable, base, settings, tune_k)
     convs = sorted({p.sample_id for p in probes})
     tokens: dict[str, int] = {}
     cache: dict[int, list[Outcome]] = {}
@@ -160,7 +163,7 @@ def nested(
     return {
         "folds": folds,
         "grid": {name: list(values) for name, values in grid.items()},
-        "objective": f"evidence recall@{TUNE_K} by fused score on the training conversations",
+        "objective": f"evidence recall@{tune_k} by fused score on the training conversations",
         "calibration": crossval.calibration_block(held),
         "curve": curve,
         "chosen": crossval.chosen_threshold(held, k),

@@ -1,0 +1,43 @@
+"""Nested cross-validation of the fusion weights: each fold's weights are chosen on the other conversations only."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from memory.config import Settings
+from memory.evaluation.tune import Probe, nested, settings_grid
+from memory.retrieval.recall import RecallParams, Row, Signals
+
+
+def row(mid: str, message: int) -> Row:
+    return Row(mid, "default", f"memory {mid}", "fact", "user-stated", None, None, 1.0, 0.5, [message], {}, None, None)
+
+
+def probe(conv: str, index: int, lexical: bool) -> Probe:
+    """Two candidates: one close in meaning (no BM25), one lexical (low similarity, high BM25); the gold is the
+    lexical one when ``lexical`` — a high vector weight ranks the first one first, a low one the second."""
+    sig = Signals(
+        query="where did she go",
+        vec=[("dense", 0.9), ("lexical", 0.7)],
+        fts=[("lexical", 5.0)],
+        sims={"dense": 0.9, "lexical": 0.7},
+        rows=[row("dense", 1), row("lexical", 2)],
+    )
+    gold = frozenset({"D1:2" if lexical else "D1:1"})
+    return Probe(conv, index, 4, gold, sig, {1: "D1:1", 2: "D1:2"})
+
+
+def test_weights_are_chosen_without_the_left_out_conversation():
+    # a, b, c want the vector signal (one question each); d wants BM25 (four questions): the majority of all
+    # questions (in-sample) wants BM25, but every fold is tuned on the others only
+    probes = [probe(c, 0, False) for c in "abc"] + [probe("d", i, True) for i in range(4)]
+    base = replace(RecallParams.from_settings(Settings(), threshold=0.0), mode="hybrid", fusion="linear")
+    grid = {"vector_weight": (0.1, 0.9)}
+    assert len(settings_grid(grid)) == 2
+    report = nested(probes, base, embedder="test", k=1, ks=(1,), grid=grid, tune_k=1)
+    chosen = {conv: fold["weights"]["vector_weight"] for conv, fold in report["folds"].items()}
+    assert chosen == {"a": 0.1, "b": 0.1, "c": 0.1, "d": 0.9}  # a's fold: b, c (dense) vs d's four (lexical)
+    assert report["folds"]["d"]["train_recall"] == 100.0  # a, b, c all found at k 1 with the vector weight
+    assert report["in_sample"]["weights"] == {"vector_weight": 0.1}
+    assert report["recall"]["overall"]["with_evidence"] == 7 and "recall@1" in report["in_sample"]["overall"]
+    assert "outcomes" in report and len(report["outcomes"]) == 7
