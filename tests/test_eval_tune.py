@@ -6,11 +6,12 @@ from dataclasses import replace
 
 from memory.config import Settings
 from memory.evaluation.tune import Probe, nested, settings_grid
-from memory.retrieval.recall import RecallParams, Row, Signals
+from memory.retrieval.recall import MemoryRow, RecallParams, Signals
 
 
-def row(mid: str, message: int) -> Row:
-    return Row(mid, "default", f"memory {mid}", "fact", "user-stated", None, None, 1.0, 0.5, [message], {}, None, None)
+def row(mid: str, message: int) -> MemoryRow:
+    text = f"memory {mid}"
+    return MemoryRow(mid, "default", text, "fact", "user-stated", None, None, 1.0, 0.5, [message], {}, None, None)
 
 
 def probe(conv: str, index: int, lexical: bool) -> Probe:
