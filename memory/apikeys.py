@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import col, select
 
 from memory import validate
 from memory.errors import Conflict, InvalidInput, NotFound
@@ -59,7 +59,7 @@ def create(store: Storage, name: str, users: list[str] | None = None) -> tuple[s
 
 def list_keys(store: Storage) -> list[dict[str, Any]]:
     with store.db() as db:
-        return [_public(k) for k in db.exec(select(ApiKey).order_by(ApiKey.id)).all()]
+        return [_public(k) for k in db.exec(select(ApiKey).order_by(col(ApiKey.id))).all()]
 
 
 def revoke(store: Storage, name: str) -> dict[str, Any]:

@@ -73,7 +73,7 @@ def profile(user: UserOpt, json_out: JsonOpt = False) -> None:
     svc = service()
     fields = svc.profile_fields(user)
     changes = svc.profile_history(user)
-    data = {
+    data: dict[str, Any] = {
         "profile": {
             name: {
                 "value": f.value,

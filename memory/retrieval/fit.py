@@ -65,13 +65,13 @@ def fit_calibration(
     )
 
 
-def brier(p: Sequence[float], y: Sequence[float]) -> float:
+def brier(p: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
     """Mean squared error of the probabilities (0 = perfect; always predicting the base rate b gives b(1−b))."""
     p, y = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.float64)
     return float(np.mean((p - y) ** 2)) if len(p) else 0.0
 
 
-def reliability(p: Sequence[float], y: Sequence[float], bins: int = 10) -> list[dict]:
+def reliability(p: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, bins: int = 10) -> list[dict]:
     """Reliability-diagram data: per probability bin, how many, the mean prediction and the observed frequency."""
     p, y = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.float64)
     idx = np.minimum((p * bins).astype(int), bins - 1)

@@ -60,4 +60,4 @@ def day_boost(fused: Mapping[str, float], day_of: Mapping[str, date], boost: flo
     best = sorted(fused, key=lambda i: -fused[i])[:top]
     share = Counter(day_of[i] for i in best if i in day_of)
     spread = (max(fused.values()) - min(fused.values())) / 3
-    return {i: s + boost * spread * share.get(day_of.get(i), 0) / top if i in day_of else s for i, s in fused.items()}
+    return {i: s + boost * spread * share.get(day_of[i], 0) / top if i in day_of else s for i, s in fused.items()}

@@ -62,7 +62,9 @@ def set_label(
             if row is not None:
                 db.delete(row)
         else:
-            row = row or HitLabel(user_key=user_key, memory_id=memory_id, relevant=True, query_key=qkey)
+            row = row or HitLabel(
+                user_key=user_key, memory_id=memory_id, relevant=True, query_key=qkey, retrieval_id=retrieval_id
+            )
             row.retrieval_id, row.relevant, row.labeled_by = retrieval_id, bool(relevant), labeled_by
             row.created_at = utcnow()
             db.add(row)
@@ -114,7 +116,7 @@ def labelled_queries(store: Storage, user_key: str | None = None) -> list[dict[s
     query = query.join(User, col(User.key) == col(Retrieval.user_key))
     if user_key:
         query = query.where(HitLabel.user_key == user_key)
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int | None, dict[str, Any]] = {}
     with store.db() as db:
         for label, r, external in db.exec(query).all():
             entry = out.setdefault(

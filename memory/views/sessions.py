@@ -31,13 +31,13 @@ def sessions_overview(store: Storage, user_key: str, limit: int = 200) -> list[d
         counts = _message_counts(db, ids)
         anchors = (
             db.exec(
-                select(SummaryAnchor).where(col(SummaryAnchor.session_id).in_(ids)).order_by(SummaryAnchor.id)
+                select(SummaryAnchor).where(col(SummaryAnchor.session_id).in_(ids)).order_by(col(SummaryAnchor.id))
             ).all()
             if ids
             else []
         )
         bridges = db.exec(
-            select(SessionBridge).where(SessionBridge.user_key == user_key).order_by(SessionBridge.id)
+            select(SessionBridge).where(SessionBridge.user_key == user_key).order_by(col(SessionBridge.id))
         ).all()
     names = {s.id: s.external_id for s in sessions}
     return [
@@ -113,7 +113,9 @@ def context_snapshots(store: Storage, session_id: str, limit: int = 200) -> list
         ids = [s.id for s in snaps]
         sections = (
             db.exec(
-                select(ContextSection).where(col(ContextSection.snapshot_id).in_(ids)).order_by(ContextSection.position)
+                select(ContextSection)
+                .where(col(ContextSection.snapshot_id).in_(ids))
+                .order_by(col(ContextSection.position))
             ).all()
             if ids
             else []

@@ -53,7 +53,7 @@ def retrieval_hits(store: Storage, retrieval_id: int) -> list[dict[str, Any]]:
             select(RetrievalHit, Memory)
             .join(Memory, col(Memory.id) == col(RetrievalHit.memory_id), isouter=True)
             .where(RetrievalHit.retrieval_id == retrieval_id)
-            .order_by(RetrievalHit.rank)
+            .order_by(col(RetrievalHit.rank))
         ).all()
         labels = {
             lb.memory_id: lb.relevant
@@ -94,21 +94,23 @@ def turn_details(store: Storage, session_id: str, limit: int = 30) -> dict[int, 
         ids = [t.id for t in turns]
         if not ids:
             return {}
-        retrievals = db.exec(select(Retrieval).where(col(Retrieval.turn_id).in_(ids)).order_by(Retrieval.id)).all()
+        retrievals = db.exec(select(Retrieval).where(col(Retrieval.turn_id).in_(ids)).order_by(col(Retrieval.id))).all()
         last = {r.turn_id: r for r in retrievals}  # the final query of the turn is the one composed from
         hits = db.exec(
             select(RetrievalHit, Memory)
             .join(Memory, col(Memory.id) == col(RetrievalHit.memory_id), isouter=True)
             .where(col(RetrievalHit.retrieval_id).in_([r.id for r in last.values()]))
-            .order_by(RetrievalHit.rank)
+            .order_by(col(RetrievalHit.rank))
         ).all()
         snaps = db.exec(select(ContextSnapshot).where(col(ContextSnapshot.turn_id).in_(ids))).all()
-        events = db.exec(select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(ids)).order_by(MemoryEvent.id)).all()
+        events = db.exec(
+            select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(ids)).order_by(col(MemoryEvent.id))
+        ).all()
     out: dict[int, dict[str, Any]] = {}
     for t in turns:
         r = last.get(t.id)
         snap = next((s for s in snaps if s.turn_id == t.id), None)
-        out[t.reply_message_id or -t.id] = {
+        out[t.reply_message_id or -(t.id or 0)] = {
             "turn_id": t.id,
             "query": r.retrieval_query if r else None,
             "params": retrieval_params(r) if r else None,

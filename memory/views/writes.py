@@ -135,14 +135,14 @@ def message_with_context(store: Storage, message_id: int, around: int = 2) -> di
         session = db.get(Session, msg.session_id)
         before = db.exec(
             select(Message)
-            .where(Message.session_id == msg.session_id, Message.id < msg.id)
+            .where(Message.session_id == msg.session_id, col(Message.id) < msg.id)
             .order_by(col(Message.id).desc())
             .limit(around)
         ).all()
         after = db.exec(
             select(Message)
-            .where(Message.session_id == msg.session_id, Message.id > msg.id)
-            .order_by(Message.id)
+            .where(Message.session_id == msg.session_id, col(Message.id) > msg.id)
+            .order_by(col(Message.id))
             .limit(around)
         ).all()
     rows = [*reversed(before), msg, *after]
