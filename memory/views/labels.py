@@ -15,6 +15,7 @@ from memory.storage.models import (
     RetrievalHit,
     User,
     id_hash,
+    stored_id,
     utcnow,
 )
 
@@ -116,11 +117,11 @@ def labelled_queries(store: Storage, user_key: str | None = None) -> list[dict[s
     query = query.join(User, col(User.key) == col(Retrieval.user_key))
     if user_key:
         query = query.where(HitLabel.user_key == user_key)
-    out: dict[int | None, dict[str, Any]] = {}
+    out: dict[int, dict[str, Any]] = {}
     with store.db() as db:
         for label, r, external in db.exec(query).all():
             entry = out.setdefault(
-                r.id,
+                stored_id(r.id, "retrieval"),
                 {
                     "retrieval_id": r.id,
                     "user_id": external,

@@ -15,6 +15,7 @@ from memory.storage.models import (
     Retrieval,
     RetrievalHit,
     Turn,
+    stored_id,
 )
 from memory.views.writes import BUILT_IN
 
@@ -110,7 +111,7 @@ def turn_details(store: Storage, session_id: str, limit: int = 30) -> dict[int, 
     for t in turns:
         r = last.get(t.id)
         snap = next((s for s in snaps if s.turn_id == t.id), None)
-        out[t.reply_message_id or -(t.id or 0)] = {
+        out[t.reply_message_id or -stored_id(t.id, "turn")] = {
             "turn_id": t.id,
             "query": r.retrieval_query if r else None,
             "params": retrieval_params(r) if r else None,
