@@ -34,8 +34,11 @@ from memory.text.privacy import mask_pii
 from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role
 
 if TYPE_CHECKING:  # the embedder loads numpy: never at import
+    from langchain_core.language_models import BaseChatModel
+
     from memory.sessions.prompt import Composition
     from memory.storage.embed import Embedder
+    from memory.write import WriteReport
 
 
 class MemoryService:
@@ -47,7 +50,7 @@ class MemoryService:
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None) -> None:
         self.storage = Storage(settings, embedder=embedder)
         #: a langchain chat model for structured extraction (set by the agent when one is configured); None = rules
-        self.extraction_model: Any = None
+        self.extraction_model: BaseChatModel | None = None
 
     @property
     def settings(self) -> Settings:
@@ -175,10 +178,10 @@ class MemoryService:
         *,
         agent_id: str | None = None,
         turn_id: int | None = None,
-        model: Any = None,
+        model: BaseChatModel | None = None,
         keep_unparsed: bool = False,
-    ):
-        """Run the write pipeline on one stored message; returns a ``memory.write.WriteReport``.
+    ) -> WriteReport:
+        """Run the write pipeline on one stored message; returns what it did to memory.
 
         ``keep_unparsed`` stores a user message no extractor understood as a free-text fact (explicit requests)."""
         from memory.write import run
