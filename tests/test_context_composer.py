@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime
 
+import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from memory.config import Settings
@@ -118,6 +119,7 @@ def _random_text(rng: random.Random) -> str:
     return rng.choice(["?", "好", "ok", "x" * rng.randint(1, 20000)])
 
 
+@pytest.mark.slow  # 200 composed turns with texts up to 20,000 characters: 15–32 s on a busy 2-core machine
 def test_property_200_random_turns_never_exceed_the_budget_and_keep_the_input():
     rng = random.Random(20240501)
     for turn in range(200):

@@ -16,6 +16,7 @@ from memory.evaluation import longmemeval
 TINY = Path(__file__).parent / "data" / "longmemeval_tiny.json"
 
 
+@pytest.mark.slow  # ingests every haystack session through the write path: 30–45 s on a busy 2-core machine
 def test_report_by_type_skips_abstention_and_finds_the_answer_sessions(svc, monkeypatch, tmp_path):
     monkeypatch.setattr(cli_eval, "service", lambda: svc)
     out = tmp_path / "lme.json"
