@@ -65,8 +65,8 @@ def guarded(role: Role, action: AuditAction, what: str) -> Callable[[F], F]:
 
             check(store, actor, role, what)
             result = fn(store, memory_id, *args, actor=actor, **kwargs)
-            ids = list(dict.fromkeys([memory_id, getattr(result, "id", memory_id)]))
-            user = audit.user_id_of(store, getattr(result, "user_key", None))
+            ids = list(dict.fromkeys([memory_id, result.id]))
+            user = audit.user_id_of(store, result.user_key)
             reason = kwargs.get("reason") or default_reason
             audit.record(store, actor, action, user_id=user, target_ids=ids, reason=reason)
             return result

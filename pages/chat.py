@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -23,6 +23,9 @@ from pages.common import (
     short,
     text_block,
 )
+
+if TYPE_CHECKING:
+    from agent.runtime import TurnResult
 
 HISTORY = 40
 
@@ -106,7 +109,7 @@ def _hit_table(hits: list[dict[str, Any]]) -> None:
     )
 
 
-def live_details(result) -> tuple[list[dict], dict | None, list[dict], dict | None]:
+def live_details(result: TurnResult) -> tuple[list[dict], dict | None, list[dict], dict | None]:
     """The same shape as views.turn_details, from a fresh TurnResult (writes may still be landing in the DB)."""
     hits = [
         {
@@ -121,7 +124,7 @@ def live_details(result) -> tuple[list[dict], dict | None, list[dict], dict | No
         }
         for h in (result.recall.hits if result.recall else [])
     ]
-    ops = list(getattr(result.writes, "operations", []) or [])
+    ops = result.writes.operations if result.writes else []
     writes = [{"op": o.get("op", "?"), "content": o.get("content", ""), "reason": o.get("reason", "")} for o in ops]
     p = result.recall.params if result.recall else None
     params = {"threshold": p.threshold, "k": p.k, "mode": p.mode, "fusion": p.fusion} if p else None
