@@ -28,6 +28,7 @@ from langgraph.store.base import (
     GetOp,
     Item,
     ListNamespacesOp,
+    MatchCondition,
     Op,
     PutOp,
     Result,
@@ -204,7 +205,7 @@ class MemLensStore(BaseStore):
         return found[op.offset : op.offset + op.limit]
 
 
-def _matches(ns: tuple[str, ...], cond) -> bool:
+def _matches(ns: tuple[str, ...], cond: MatchCondition) -> bool:
     path = tuple(cond.path)
     if len(path) > len(ns):
         return False

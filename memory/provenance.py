@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Connection, event
+from sqlalchemy.orm import Mapper
 
 from memory.storage.models import Memory, MemoryEvent
 from memory.text.privacy import mask_value
@@ -51,12 +52,12 @@ def stamp_detail(detail: dict[str, Any] | None = None) -> dict[str, Any]:
 
 
 @event.listens_for(Memory, "before_insert")
-def _stamp_memory(_mapper, _conn, target: Memory) -> None:
+def _stamp_memory(_mapper: Mapper[Any], _conn: Connection, target: Memory) -> None:
     if _current.get():
         target.meta = stamp_meta(target.meta)
 
 
 @event.listens_for(MemoryEvent, "before_insert")
-def _stamp_event(_mapper, _conn, target: MemoryEvent) -> None:
+def _stamp_event(_mapper: Mapper[Any], _conn: Connection, target: MemoryEvent) -> None:
     if _current.get():
         target.detail = stamp_detail(target.detail)

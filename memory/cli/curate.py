@@ -5,11 +5,14 @@ Each command is the same domain operation the back office calls (memory.lifecycl
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memory.cli.common import JsonOpt, cli_actor, emit, say, service
+
+if TYPE_CHECKING:
+    from memory.storage.models import Memory
 
 cli = typer.Typer(help="Look at and correct one memory (by id), as on the Memories page.", no_args_is_help=True)
 
@@ -24,7 +27,7 @@ def _curation():
     return curation
 
 
-def _done(m, verb: str, json_out: bool) -> None:
+def _done(m: Memory, verb: str, json_out: bool) -> None:
     if json_out:
         emit(_curation().show_memory(service(), m.id))
     else:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, say, service
 from memory.vocab import MemoryStatus
 
+if TYPE_CHECKING:
+    from memory.storage.models import Memory
+    from memory.write.pipeline import WriteReport
+
 cli = typer.Typer()
 
 
-def print_report(report, json_out: bool) -> None:
+def print_report(report: WriteReport, json_out: bool) -> None:
     if json_out:
         emit(report.to_dict())
         return
@@ -25,7 +29,7 @@ def print_report(report, json_out: bool) -> None:
         say(f"profile   {ch['field']}: {ch['old']!r} → {ch['new']!r} ({ch['reason']})")
 
 
-def memory_dict(m) -> dict[str, Any]:
+def memory_dict(m: Memory) -> dict[str, Any]:
     return {
         "memory_id": m.id,
         "type": m.type,

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory.errors import InvalidInput
 from memory.evaluation.ingest import _mark_ended
@@ -29,6 +30,9 @@ from memory.retrieval.filters import RecallFilters
 from memory.service import MemoryDraft, MemoryService
 from memory.storage.models import stored_id, utcnow
 from memory.vocab import SessionStatus
+
+if TYPE_CHECKING:
+    from memory.retrieval.recall import Hit
 
 REQUIRED = ("question_id", "question_type", "question", "haystack_session_ids", "haystack_sessions")
 Progress = Callable[[int], None]
@@ -141,11 +145,12 @@ def ingest(svc: MemoryService, q: LmeQuestion, *, user_turns_only: bool) -> int:
     return added
 
 
-def _session_ranking(hits) -> list[str]:
-    return list(dict.fromkeys(h.meta.get("session") for h in hits if h.meta.get("session") is not None))
+def _session_ranking(hits: Sequence[Hit]) -> list[str]:
+    named = (h.meta.get("session") for h in hits)
+    return list(dict.fromkeys(s for s in named if s is not None))
 
 
-def score(q: LmeQuestion, hits, ks: Sequence[int]) -> dict:
+def score(q: LmeQuestion, hits: Sequence[Hit], ks: Sequence[int]) -> dict:
     """Session recall_any/all@k and turn recall@k for one question's ranked hits."""
     sessions = _session_ranking(hits)
     answer_turns = sum(1 for _, _, turns in q.sessions for t in turns if t.has_answer)

@@ -12,8 +12,10 @@ follows it (``memory.profile_sync``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from sqlmodel import Session as DBSession
 from sqlmodel import col, select
 
 from memory import profile_sync, validate
@@ -60,7 +62,7 @@ def _event(m: Memory, op: EventOp, reason: str, actor: Actor, **detail: Any) -> 
     )
 
 
-def _load(db, memory_id: str) -> Memory:
+def _load(db: DBSession, memory_id: str) -> Memory:
     m = db.get(Memory, memory_id)
     if m is None:
         raise NotFound(f"no memory {memory_id!r}")
@@ -79,7 +81,15 @@ def _reindex(store: Storage, m: Memory) -> None:
         store.index.delete([m.id])
 
 
-def _change(store: Storage, memory_id: str, change, op: EventOp, reason: str, actor: Actor, **detail: Any) -> Memory:
+def _change(
+    store: Storage,
+    memory_id: str,
+    change: Callable[[Memory], dict[str, Any] | None],
+    op: EventOp,
+    reason: str,
+    actor: Actor,
+    **detail: Any,
+) -> Memory:
     """Read the row, apply ``change(m)`` (raises to refuse), log ``op``; optimistic version, retried on a race."""
 
     @retrying

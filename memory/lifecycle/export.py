@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import DateTime, Table, delete, insert, inspect, select, text, update
+from sqlalchemy import Connection, DateTime, Table, delete, insert, inspect, select, text, update
 from sqlmodel import SQLModel
 
 from memory import audit
@@ -75,7 +75,7 @@ def _encode(value: Any) -> Any:
     return value
 
 
-def _is_datetime(sa_type) -> bool:
+def _is_datetime(sa_type: Any) -> bool:
     """True for DateTime columns, including SQLModel's aware-datetime decorator."""
     return isinstance(getattr(sa_type, "impl", sa_type), DateTime) or isinstance(sa_type, DateTime)
 
@@ -137,14 +137,14 @@ def import_user(store: Storage, data: dict[str, Any]) -> dict[str, int]:
     return counts
 
 
-def _refuse_existing(conn, table: Table, batch: Sequence[dict[str, Any]]) -> None:
+def _refuse_existing(conn: Connection, table: Table, batch: Sequence[dict[str, Any]]) -> None:
     pk = list(table.primary_key.columns)
     if len(pk) != 1:
         return
     col = pk[0]
     ids = [r[col.name] for r in batch if r.get(col.name) is not None]
     for chunk in lifecycle.chunks(ids):
-        found = conn.execute(select(col).where(col.in_(chunk)).limit(3)).scalars().all()
+        found: Sequence[Any] = conn.execute(select(col).where(col.in_(chunk)).limit(3)).scalars().all()
         if found:
             what = "the user" if table.name == "user" else f"{table.name} ids {', '.join(map(str, found))}"
             raise Conflict(f"import refused: {what} already exist; delete the user first or use a fresh database")
@@ -154,7 +154,7 @@ def _refuse_existing(conn, table: Table, batch: Sequence[dict[str, Any]]) -> Non
                 raise Conflict("import refused: a user with this id already exists; delete it first")
 
 
-def _advance_sequences(conn, tables: Sequence[Table]) -> None:
+def _advance_sequences(conn: Connection, tables: Sequence[Table]) -> None:
     """Explicit ids do not move PostgreSQL sequences; move them past the imported ids."""
     for table in tables:
         col = next(iter(table.primary_key.columns))
@@ -209,7 +209,7 @@ def delete_session(store: Storage, user_id: str, session_id: str, *, agent_id: s
     return counts
 
 
-def _delete_session_rows(conn, session_key: str) -> dict[str, int]:
+def _delete_session_rows(conn: Connection, session_key: str) -> dict[str, int]:
     counts = {"checkpoints": _delete_checkpoints(conn, [session_key])}
     _unlink_session(conn, session_key)
     retrievals = select(Retrieval.id).where(Retrieval.session_id == session_key)
@@ -256,7 +256,7 @@ def sweep_erased(store: Storage, user_key: str, session_key: str) -> bool:
     return True
 
 
-def _unlink_session(conn, session_id: str) -> None:
+def _unlink_session(conn: Connection, session_id: str) -> None:
     """Write-log rows outlive the session (their memories stay) but must not point at deleted messages or turns."""
     tables = SQLModel.metadata.tables
     messages = select(tables["message"].c.id).where(tables["message"].c.session_id == session_id)
@@ -278,7 +278,7 @@ def purge_memory(store: Storage, memory_id: str) -> dict[str, int]:
     return {"memory": n}
 
 
-def _delete_checkpoints(conn, thread_ids: Sequence[str]) -> int:
+def _delete_checkpoints(conn: Connection, thread_ids: Sequence[str]) -> int:
     if not thread_ids:
         return 0
     present = set(inspect(conn).get_table_names())

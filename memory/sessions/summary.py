@@ -13,7 +13,7 @@ start with a ``Goal:`` / ``目标：`` line, which the agent adds to retrieval q
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sqlalchemy import func
@@ -178,7 +178,7 @@ def close_other_sessions(
     return [b for s in ending if (b := end_session_row(store, s, settings, summariser)) is not None]
 
 
-def _aware(value):
+def _aware(value: datetime) -> datetime:
     from datetime import UTC
 
     return value if value.tzinfo else value.replace(tzinfo=UTC)

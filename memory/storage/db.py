@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
+from sqlalchemy.pool import ConnectionPoolEntry
 from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memory.config import Settings
@@ -35,7 +37,7 @@ def make_engine(settings: Settings) -> Engine:
     return create_engine(url, echo=settings.sql_echo, pool_pre_ping=True, pool_size=5, max_overflow=5)
 
 
-def _sqlite_pragmas(dbapi_conn, _record) -> None:
+def _sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")

@@ -13,6 +13,8 @@ from typing import Any
 
 from sqlalchemy import JSON, Column, Index, Integer, Text, UniqueConstraint, event
 from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Mapper
 from sqlmodel import Field, SQLModel
 
 from memory.vocab import MemoryStatus, MemoryType, SessionStatus, SourceType
@@ -326,7 +328,7 @@ class SchemaMigration(SQLModel, table=True):
 
 @event.listens_for(User, "before_insert")
 @event.listens_for(Session, "before_insert")
-def _fill_external_hash(_mapper, _conn, target: User | Session) -> None:
+def _fill_external_hash(_mapper: Mapper[Any], _conn: Connection, target: User | Session) -> None:
     """Rows created anywhere (service, import, seeds) get their lookup hash without the caller knowing."""
     target.external_hash = id_hash(target.external_id)
 
@@ -345,7 +347,7 @@ _SCRUBBED: dict[type, tuple[str, ...]] = {
 }
 
 
-def _scrub(_mapper, _conn, target) -> None:
+def _scrub(_mapper: Mapper[Any], _conn: Connection, target: SQLModel) -> None:
     from memory.text.privacy import mask_pii
 
     for name in _SCRUBBED[type(target)]:

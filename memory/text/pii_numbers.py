@@ -140,7 +140,9 @@ def _lengths(first: str, international: bool) -> frozenset[int]:
     return frozenset(out)
 
 
-def _longest_at(groups, i: int, international: bool, context: str, norm: str, parser: _Parser):
+def _longest_at(
+    groups: list[tuple[int, int, str]], i: int, international: bool, context: str, norm: str, parser: _Parser
+):
     """(kind, last group) of the longest identifying number starting at group ``i``, or None."""
     window = groups[i : i + _MAX_GROUPS]
     digits = "".join(g[2] for g in window)

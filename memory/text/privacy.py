@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from stdnum import iban as _iban
 
@@ -148,7 +149,7 @@ def mask_pii(text: str) -> str:
     return "".join(out)
 
 
-def mask_value(value):
+def mask_value(value: Any) -> Any:
     """Mask strings inside JSON-like values (profile values, event details)."""
     if isinstance(value, str):
         return mask_pii(value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sqlmodel import Session as DBSession
 from sqlmodel import col, select
 
 from memory.errors import Conflict, NotFound
@@ -28,7 +29,7 @@ def query_key(text: str) -> str:
     return id_hash(" ".join(text.split()).casefold())
 
 
-def _label_row(db, user_key: str, qkey: str, memory_id: str, labeled_by: str) -> HitLabel | None:
+def _label_row(db: DBSession, user_key: str, qkey: str, memory_id: str, labeled_by: str) -> HitLabel | None:
     return db.exec(
         select(HitLabel).where(
             HitLabel.user_key == user_key,
