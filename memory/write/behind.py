@@ -24,6 +24,7 @@ its claim until the lease ends, after which a later catch-up retries it.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 from collections.abc import Callable
@@ -61,8 +62,10 @@ class WriteBehind:
         with self._lock:
             before = self._last.get(user_key)
             self._last[user_key] = fut
+        # the job runs in the caller's context: a door's provenance stamp (memory.provenance.acting) reaches its writes
+        context = contextvars.copy_context()
         thread = threading.Thread(
-            target=self._run, args=(user_key, before, job, fut), name=f"memlens-write-{user_key[:8]}"
+            target=context.run, args=(self._run, user_key, before, job, fut), name=f"memlens-write-{user_key[:8]}"
         )
         thread.start()  # not a daemon: a process that exits cleanly finishes its writes first
         return fut
