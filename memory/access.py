@@ -20,7 +20,7 @@ from memory.errors import Forbidden
 from memory.vocab import Actor, AuditAction, Role
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,7 +40,7 @@ def require(actor: object, role: Role, action: str = "do this") -> Actor:
     return actor
 
 
-def check(store: Storage, actor: object, role: Role, action: str) -> Actor:
+def check(store: Database, actor: object, role: Role, action: str) -> Actor:
     """:func:`require`, and a ``denied`` row in the audit trail when it refuses (who tried what)."""
     from memory import audit
 
@@ -60,7 +60,7 @@ def guarded(role: Role, action: AuditAction, what: str) -> Callable[[F], F]:
         default_reason = inspect.signature(fn).parameters["reason"].default
 
         @functools.wraps(fn)
-        def run(store: Storage, memory_id: str, *args: Any, actor: Actor, **kwargs: Any) -> Any:
+        def run(store: Database, memory_id: str, *args: Any, actor: Actor, **kwargs: Any) -> Any:
             from memory import audit
 
             check(store, actor, role, what)

@@ -24,7 +24,7 @@ from memory.storage.people import Account
 from memory.vocab import Actor, AuditAction, Role
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 MAX_NAME_CHARS = 200
 MIN_PASSWORD_CHARS = 8
@@ -62,20 +62,20 @@ def check_password(password: object) -> str:
     return password
 
 
-def count(store: Storage) -> int:
+def count(store: Database) -> int:
     from sqlalchemy import func
 
     with store.db() as db:
         return int(db.exec(select(func.count()).select_from(Account)).one())
 
 
-def list_accounts(store: Storage) -> list[AccountInfo]:
+def list_accounts(store: Database) -> list[AccountInfo]:
     with store.db() as db:
         rows = db.exec(select(Account).order_by(col(Account.name))).all()
     return [AccountInfo(r.name, Role(r.role), r.created_at, r.updated_at) for r in rows]
 
 
-def add(store: Storage, name: str, role: Role | str, password: str, *, actor: Actor) -> AccountInfo:
+def add(store: Database, name: str, role: Role | str, password: str, *, actor: Actor) -> AccountInfo:
     """Create an account (admin only); refuses an existing name."""
     require(actor, Role.ADMIN, "add an account")
     name, password = check_name(name), check_password(password)
@@ -94,7 +94,7 @@ def add(store: Storage, name: str, role: Role | str, password: str, *, actor: Ac
     return AccountInfo(row.name, Role(row.role), row.created_at, row.updated_at)
 
 
-def set_password(store: Storage, name: str, password: str, *, actor: Actor) -> None:
+def set_password(store: Database, name: str, password: str, *, actor: Actor) -> None:
     """Replace an account's password (admin only)."""
     require(actor, Role.ADMIN, "change a password")
     name, password = check_name(name), check_password(password)
@@ -108,7 +108,7 @@ def set_password(store: Storage, name: str, password: str, *, actor: Actor) -> N
     audit.record(store, actor, AuditAction.ACCOUNT_PASSWORD, target_ids=[name])
 
 
-def remove(store: Storage, name: str, *, actor: Actor) -> None:
+def remove(store: Database, name: str, *, actor: Actor) -> None:
     """Delete an account (admin only); its audit rows stay."""
     require(actor, Role.ADMIN, "remove an account")
     name = check_name(name)
@@ -121,7 +121,7 @@ def remove(store: Storage, name: str, *, actor: Actor) -> None:
     audit.record(store, actor, AuditAction.ACCOUNT_REMOVE, target_ids=[name])
 
 
-def sign_in(store: Storage, name: str, password: str, *, per_minute: int = 5, via: str = "ui") -> Actor:
+def sign_in(store: Database, name: str, password: str, *, per_minute: int = 5, via: str = "ui") -> Actor:
     """The :class:`Actor` for a correct name and password; otherwise :class:`SignInFailed` with one generic message
     (or the throttle's, after ``per_minute`` failures for that name within a minute). Both outcomes are audited."""
     try:

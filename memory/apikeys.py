@@ -20,7 +20,7 @@ from memory.errors import Conflict, InvalidInput, NotFound
 from memory.storage.models import ApiKey, utcnow
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 PREFIX = "mlk_"
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}\Z")
@@ -41,7 +41,7 @@ def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def create(store: Storage, name: str, users: list[str] | None = None) -> tuple[str, dict[str, Any]]:
+def create(store: Database, name: str, users: list[str] | None = None) -> tuple[str, dict[str, Any]]:
     """Make a key; returns (the secret — never stored, show it once, its row as a dict)."""
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise InvalidInput("key name must be 1-64 characters of letters, digits, '_', '.' or '-'")
@@ -57,12 +57,12 @@ def create(store: Storage, name: str, users: list[str] | None = None) -> tuple[s
         return secret, _public(row)
 
 
-def list_keys(store: Storage) -> list[dict[str, Any]]:
+def list_keys(store: Database) -> list[dict[str, Any]]:
     with store.db() as db:
         return [_public(k) for k in db.exec(select(ApiKey).order_by(col(ApiKey.id))).all()]
 
 
-def revoke(store: Storage, name: str) -> dict[str, Any]:
+def revoke(store: Database, name: str) -> dict[str, Any]:
     with store.db() as db:
         row = db.exec(select(ApiKey).where(ApiKey.name == name)).first()
         if row is None:
@@ -74,7 +74,7 @@ def revoke(store: Storage, name: str) -> dict[str, Any]:
         return _public(row)
 
 
-def verify(store: Storage, secret: str | None) -> KeyInfo | None:
+def verify(store: Database, secret: str | None) -> KeyInfo | None:
     """The key's identity, or None when the secret is missing, unknown or revoked."""
     if not secret or not secret.startswith(PREFIX) or len(secret) > 200:
         return None

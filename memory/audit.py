@@ -20,13 +20,13 @@ from memory.text.privacy import mask_pii
 from memory.vocab import Actor, AuditAction
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 ERASED = "[erased with the user]"
 
 
 def record(
-    store: Storage,
+    store: Database,
     actor: Actor,
     action: AuditAction | str,
     *,
@@ -57,7 +57,7 @@ def record(
 
 
 def events(
-    store: Storage,
+    store: Database,
     *,
     actor: str | None = None,
     action: AuditAction | str | None = None,
@@ -79,7 +79,7 @@ def events(
         return list(db.exec(query.order_by(col(AuditEvent.at).desc(), col(AuditEvent.id).desc()).limit(limit)).all())
 
 
-def count_since(store: Storage, *, actor: str, action: AuditAction, since: datetime) -> int:
+def count_since(store: Database, *, actor: str, action: AuditAction, since: datetime) -> int:
     """How many ``action`` rows ``actor`` has since ``since`` (the sign-in throttle reads this)."""
     query = select(func.count()).where(
         AuditEvent.actor == actor, AuditEvent.action == str(action), col(AuditEvent.at) >= since
@@ -88,7 +88,7 @@ def count_since(store: Storage, *, actor: str, action: AuditAction, since: datet
         return int(db.exec(query).one())
 
 
-def actors(store: Storage) -> list[str]:
+def actors(store: Database) -> list[str]:
     """Every name that appears in the trail (for the Audit page's filter)."""
     with store.db() as db:
         return sorted(db.exec(select(AuditEvent.actor).distinct()).all())
@@ -103,7 +103,7 @@ def erase_user(conn: Connection, user_id: str) -> int:
     return int(conn.execute(stmt.values(user_id=None, reason=ERASED, detail={})).rowcount or 0)
 
 
-def user_id_of(store: Storage, user_key: str | None) -> str | None:
+def user_id_of(store: Database, user_key: str | None) -> str | None:
     """The external id behind an internal user key (None when unknown or already erased)."""
     if not user_key:
         return None

@@ -19,12 +19,11 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from memory import provenance, views
+from memory import provenance
 from memory.config import Settings
 from memory.errors import Conflict, InvalidInput, NotFound
 from memory.service import MemoryService
 from memory.storage.models import Memory as MemoryRow
-from memory.storage.models import User
 from memory.vocab import Actor, EventOp, Role
 
 #: the pipeline's decisions in mem0's vocabulary (REINFORCE / NOOP change nothing visible: NONE)
@@ -130,24 +129,16 @@ class Memory:
 
     def update(self, memory_id: str, data: str, *, user_id: str | None = None) -> dict[str, Any]:
         """Rewrite a memory's text (same id, logged as an EDIT with where it came from)."""
-        from memory.lifecycle import curation
-
         self._owned(memory_id, user_id)
         with self._acting():
-            curation.edit_memory(
-                self.service.storage, memory_id, data, actor=self.actor, reason=f"updated through {self.actor.via}"
-            )
+            self.service.edit_memory(memory_id, data, actor=self.actor, reason=f"updated through {self.actor.via}")
         return {"message": "Memory updated successfully!", "id": memory_id}
 
     def delete(self, memory_id: str, *, user_id: str | None = None) -> dict[str, Any]:
         """Delete one memory (it leaves the index; the write log keeps the history)."""
-        from memory.lifecycle import curation
-
         self._owned(memory_id, user_id)
         with self._acting():
-            curation.delete_memory(
-                self.service.storage, memory_id, actor=self.actor, reason=f"deleted through {self.actor.via}"
-            )
+            self.service.delete_memory(memory_id, actor=self.actor, reason=f"deleted through {self.actor.via}")
         return {"message": "Memory deleted successfully!", "id": memory_id}
 
     def delete_all(self, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
@@ -156,14 +147,10 @@ class Memory:
             user = self.service.get_user(user_id)
         except NotFound:
             return {"message": "Memories deleted successfully!", "deleted": 0}
-        from memory.lifecycle import curation
-
         rows = self.service.list_memories(user, agent_id=agent_id)
         with self._acting():
             for m in rows:
-                curation.delete_memory(
-                    self.service.storage, m.id, actor=self.actor, reason=f"deleted (all) through {self.actor.via}"
-                )
+                self.service.delete_memory(m.id, actor=self.actor, reason=f"deleted (all) through {self.actor.via}")
         return {"message": "Memories deleted successfully!", "deleted": len(rows)}
 
     def delete_user(self, user_id: str) -> dict[str, int]:
@@ -255,7 +242,7 @@ class Memory:
     def history(self, memory_id: str, *, user_id: str | None = None) -> list[dict[str, Any]]:
         """The memory's events (ADD, REINFORCE, EDIT, DELETE…), oldest first, each with where it came from."""
         self._owned(memory_id, user_id)
-        return views.memory_events(self.service.storage, memory_id)
+        return self.service.memory_events(memory_id)
 
     def get_profile(self, user_id: str) -> dict[str, Any]:
         """The user's core profile (field → value)."""
@@ -267,9 +254,7 @@ class Memory:
     # -- helpers -----------------------------------------------------------------------------------------------
     def _owner(self, m: MemoryRow, user_id: str | None) -> str:
         """The memory's user id; NotFound (never "forbidden": no hint it exists) when it is not ``user_id``'s."""
-        with self.service.storage.db() as db:
-            user = db.get(User, m.user_key)
-        owner = user.external_id if user else ""
+        owner = self.service.user_id_of(m.user_key) or ""
         if user_id is not None and owner != user_id:
             raise NotFound(f"no memory {m.id!r}")
         return owner

@@ -35,13 +35,10 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
 )
-from sqlalchemy import func
-from sqlmodel import col, select
 
 from memory.client import Memory
 from memory.errors import InvalidInput, NotFound
 from memory.storage.models import Memory as MemoryRow
-from memory.storage.models import User, id_hash
 from memory.vocab import MemoryStatus
 
 TEXT_FIELDS = ("content", "text", "memory")
@@ -102,16 +99,7 @@ class MemLensStore(BaseStore):
         except NotFound:
             return None
         agent = agent or self.service.settings.default_agent_id
-        query = select(MemoryRow).where(
-            MemoryRow.user_key == user.key,
-            MemoryRow.agent_id == agent,
-            MemoryRow.status == MemoryStatus.ACTIVE,
-            col(MemoryRow.meta)["store_key"].as_string() == key,
-        )
-        with self.service.storage.db() as db:
-            row = db.exec(query.limit(1)).first()
-            if row is None:
-                row = db.get(MemoryRow, key)
+        row = self.service.memory_by_store_key(user, agent, key)
         ok = (
             row is not None and row.user_key == user.key and row.agent_id == agent and row.status == MemoryStatus.ACTIVE
         )
@@ -171,7 +159,7 @@ class MemLensStore(BaseStore):
                     user_id, op.query, agent_id=agent, k=min(100, (limit + offset) * 3), threshold=self.threshold
                 )
             ids = [(h.memory_id, h.relevance or h.similarity) for h in result.selected]
-            rows = self._rows([i for i, _ in ids])
+            rows = self.service.memories_by_id([i for i, _ in ids])
             scored = [(rows[i], s) for i, s in ids if i in rows]
         else:
             rows = self.service.list_memories(user, agent_id=agent, limit=(limit + offset) * 3)
@@ -180,25 +168,10 @@ class MemLensStore(BaseStore):
         items = [i for i in items if all(i.value.get(k) == v for k, v in (op.filter or {}).items())]
         return items[offset : offset + limit]
 
-    def _rows(self, ids: list[str]) -> dict[str, MemoryRow]:
-        if not ids:
-            return {}
-        with self.service.storage.db() as db:
-            return {r.id: r for r in db.exec(select(MemoryRow).where(col(MemoryRow.id).in_(ids))).all()}
-
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        kind = func.coalesce(col(MemoryRow.meta)["kind"].as_string(), MemoryRow.type)
-        query = (
-            select(User.external_id, MemoryRow.agent_id, kind)
-            .join(User, col(User.key) == col(MemoryRow.user_key))
-            .where(MemoryRow.status == MemoryStatus.ACTIVE)
-            .distinct()
-        )
-        for cond in op.match_conditions or ():
-            if cond.match_type == "prefix" and cond.path and cond.path[0] != "*":
-                query = query.where(User.external_hash == id_hash(cond.path[0]), User.external_id == cond.path[0])
-        with self.service.storage.db() as db:
-            found = sorted({tuple(r) for r in db.exec(query).all()})
+        conds = op.match_conditions or ()
+        users = [c.path[0] for c in conds if c.match_type == "prefix" and c.path and c.path[0] != "*"]
+        found: list[tuple[str, ...]] = list(self.service.store_namespaces(users))
         if op.max_depth is not None:
             found = sorted({ns[: op.max_depth] for ns in found})
         found = [ns for ns in found if all(_matches(ns, c) for c in op.match_conditions or ())]

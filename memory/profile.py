@@ -28,7 +28,7 @@ from memory.text.privacy import mask_value
 from memory.vocab import EventOp, SourceType
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
     from memory.write.extract.base import Candidate
 
 
@@ -56,23 +56,23 @@ LIST_FIELDS = frozenset({"interests", "dietary"})
 WEAK_FACTOR, WEAK_FLOOR = 0.8, 0.3
 
 
-def fields(store: Storage, user: User) -> dict[str, ProfileField]:
+def fields(store: Database, user: User) -> dict[str, ProfileField]:
     with store.db() as db:
         return {f.field: f for f in db.exec(select(ProfileField).where(ProfileField.user_key == user.key)).all()}
 
 
-def get_profile(store: Storage, user: User) -> dict[str, Any]:
+def get_profile(store: Database, user: User) -> dict[str, Any]:
     return {name: f.value for name, f in fields(store, user).items()}
 
 
-def history(store: Storage, user: User) -> list[ProfileChange]:
+def history(store: Database, user: User) -> list[ProfileChange]:
     query = select(ProfileChange).where(ProfileChange.user_key == user.key).order_by(ProfileChange.id)
     with store.db() as db:
         return list(db.exec(query).all())
 
 
 def set_field(
-    store: Storage,
+    store: Database,
     user: User,
     name: str,
     value: Any,

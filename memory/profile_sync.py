@@ -23,7 +23,7 @@ from memory.vocab import Actor, MemoryStatus, SourceType
 from memory.write.extract.base import PREDICATES, Candidate, amount_key, has_cjk, norm_object
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 #: profile field → the predicates whose memories state it
 FIELD_PREDICATES: dict[str, tuple[str, ...]] = {}
@@ -99,32 +99,32 @@ def _same(field: str, a: Any, b: Any) -> bool:
     return norm_object(str(a)) == norm_object(str(b))
 
 
-def _row(store: Storage, user_key: str, field: str) -> ProfileField | None:
+def _row(store: Database, user_key: str, field: str) -> ProfileField | None:
     with store.db() as db:
         return db.exec(
             select(ProfileField).where(ProfileField.user_key == user_key, ProfileField.field == field)
         ).first()
 
 
-def _user(store: Storage, key: str) -> User:
+def _user(store: Database, key: str) -> User:
     with store.db() as db:
         return db.get(User, key)
 
 
-def linked_fields(store: Storage, user_key: str, memory_id: str) -> list[ProfileField]:
+def linked_fields(store: Database, user_key: str, memory_id: str) -> list[ProfileField]:
     with store.db() as db:
         rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key)).all()
     return [r for r in rows if memory_id in (r.memory_ids or {}).values()]
 
 
 def _write(
-    store: Storage, user_key: str, field: str, value: Any, links: dict[str, str], *, source: str = "", **kw: Any
+    store: Database, user_key: str, field: str, value: Any, links: dict[str, str], *, source: str = "", **kw: Any
 ) -> None:
     source = source or SourceType.PERSON_EDIT.value
     profile.set_field(store, _user(store, user_key), field, value, source=source, links=links, **kw)
 
 
-def _usable(store: Storage, memory_id: str | None, but: str) -> bool:
+def _usable(store: Database, memory_id: str | None, but: str) -> bool:
     if not memory_id or memory_id == but:
         return False
     with store.db() as db:
@@ -132,7 +132,7 @@ def _usable(store: Storage, memory_id: str | None, but: str) -> bool:
     return m is not None and m.status == MemoryStatus.ACTIVE and not (m.meta or {}).get("flagged")
 
 
-def _previous(store: Storage, row: ProfileField, memory_id: str) -> tuple[Any, str] | None:
+def _previous(store: Database, row: ProfileField, memory_id: str) -> tuple[Any, str] | None:
     """The latest earlier value of a single-valued field whose memory still holds (active, not flagged)."""
     with store.db() as db:
         changes = db.exec(
@@ -148,7 +148,7 @@ def _previous(store: Storage, row: ProfileField, memory_id: str) -> tuple[Any, s
 
 
 def drop(
-    store: Storage,
+    store: Database,
     memory: Memory,
     *,
     actor: Actor,
@@ -184,7 +184,7 @@ def drop(
 
 
 def put(
-    store: Storage, memory: Memory, *, actor: Actor, why: str, note: str = "", only_if_empty: bool = False
+    store: Database, memory: Memory, *, actor: Actor, why: str, note: str = "", only_if_empty: bool = False
 ) -> str | None:
     """If ``memory`` states a profile value, make the field say it (linked to the memory); returns the field."""
     c = statement(memory.content)
@@ -219,7 +219,7 @@ def _link(row: ProfileField) -> str | None:
     return next(iter((row.memory_ids or {}).values()), None)
 
 
-def changed(store: Storage, memory: Memory, *, actor: Actor, why: str, note: str = "") -> None:
+def changed(store: Database, memory: Memory, *, actor: Actor, why: str, note: str = "") -> None:
     """A memory's text changed (a person's edit): its field follows the new statement, or loses the old value."""
     field = put(store, memory, actor=actor, why=why, note=note)
     for row in linked_fields(store, memory.user_key, memory.id):
@@ -233,7 +233,7 @@ def memory_text(field: str, value: Any) -> str:
     return (zh if has_cjk(str(value)) else en).format(v=value)
 
 
-def stating(store: Storage, user_key: str, field: str) -> list[Memory]:
+def stating(store: Database, user_key: str, field: str) -> list[Memory]:
     """Active memories whose statement is this field's (by predicate), plus those the field links to."""
     row = _row(store, user_key, field)
     linked = set((row.memory_ids or {}).values()) if row else set()
@@ -244,7 +244,7 @@ def stating(store: Storage, user_key: str, field: str) -> list[Memory]:
     return list(rows)
 
 
-def retracted_statements(store: Storage, user_key: str, limit: int = 1000) -> set[tuple[str, str]]:
+def retracted_statements(store: Database, user_key: str, limit: int = 1000) -> set[tuple[str, str]]:
     """(predicate, object) of the user's statements that no longer hold — flagged, deleted or superseded — unless an
     active, unflagged memory still states them (older bridges and summaries quoting them are then left out)."""
     from memory.sessions.consistency import retracted_key
@@ -273,7 +273,7 @@ def retracted_statements(store: Storage, user_key: str, limit: int = 1000) -> se
 MAINTENANCE = Actor(name="maintenance", via="lifecycle")
 
 
-def _fields_linking(store: Storage, user_key: str, ids: set[str]) -> list[tuple[ProfileField, set[str]]]:
+def _fields_linking(store: Database, user_key: str, ids: set[str]) -> list[tuple[ProfileField, set[str]]]:
     """The user's profile fields that link one of ``ids``, each with the ids it links (one query)."""
     with store.db() as db:
         rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key)).all()
@@ -285,7 +285,7 @@ def _fields_linking(store: Storage, user_key: str, ids: set[str]) -> list[tuple[
     return out
 
 
-def _restating(store: Storage, row: ProfileField, value: Any, gone: set[str]) -> str | None:
+def _restating(store: Database, row: ProfileField, value: Any, gone: set[str]) -> str | None:
     """An active, unflagged memory (not among ``gone``) that states ``value`` for this field."""
     for m in stating(store, row.user_key, row.field):
         if m.id in gone or (m.meta or {}).get("flagged"):
@@ -296,7 +296,7 @@ def _restating(store: Storage, row: ProfileField, value: Any, gone: set[str]) ->
     return None
 
 
-def _relink(store: Storage, row: ProfileField, moves: dict[str, str]) -> None:
+def _relink(store: Database, row: ProfileField, moves: dict[str, str]) -> None:
     """Point the field's links from old memory ids to new ones; the value is unchanged (compare-and-set on version)."""
     from sqlalchemy import update
 
@@ -309,7 +309,7 @@ def _relink(store: Storage, row: ProfileField, moves: dict[str, str]) -> None:
         )
 
 
-def forgotten(store: Storage, forgotten_ids: dict[str, str], reasons: dict[str, str], *, actor: Actor | None) -> int:
+def forgotten(store: Database, forgotten_ids: dict[str, str], reasons: dict[str, str], *, actor: Actor | None) -> int:
     """Forgetting archived or purged these memories (id → user key): a profile value one of them stated moves to
     another active memory stating it, else is dropped like a deletion (change-log entry with the rule's reason).
     Returns how many fields changed."""
@@ -335,7 +335,7 @@ def forgotten(store: Storage, forgotten_ids: dict[str, str], reasons: dict[str, 
     return changed_fields
 
 
-def merged(store: Storage, moves: dict[str, str], user_keys: dict[str, str]) -> int:
+def merged(store: Database, moves: dict[str, str], user_keys: dict[str, str]) -> int:
     """Compaction merged sources into records (source id → merged id; source id → user key): every profile link to
     a source now points at its merged record, which states the same value. Returns how many fields were relinked."""
     by_user: dict[str, set[str]] = {}

@@ -14,12 +14,13 @@ from concurrent.futures import Future
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memory import audit, profile_sync, provenance, validate  # noqa: F401  (provenance registers its write listeners)
+from memory import audit, keyed, profile_sync, provenance, validate, views  # noqa: F401  (provenance registers its write listeners)
 from memory.access import check
 from memory.config import Settings
 from memory.errors import InvalidInput, NotFound
-from memory.lifecycle import export
+from memory.lifecycle import curation, export
 from memory.lifecycle import retention as lifecycle
+from memory.people import People
 from memory.retrieval import log as retrieval_log
 from memory.retrieval.filters import RecallFilters
 from memory.retrieval.recall import RecallParams, RecallResult, Signals, gather, timed_search
@@ -49,6 +50,8 @@ class MemoryService:
 
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None) -> None:
         self.storage = Storage(settings, embedder=embedder)
+        #: accounts, sign-in, API keys and the audit trail (the gate, the Audit page, the doors' key check, the CLI)
+        self.people = People(self.storage)
         #: a langchain chat model for structured extraction (set by the agent when one is configured); None = rules
         self.extraction_model: BaseChatModel | None = None
 
@@ -56,6 +59,15 @@ class MemoryService:
     def settings(self) -> Settings:
         """The settings the service was built with (``effective_settings()`` adds the live overrides)."""
         return self.storage.settings
+
+    @property
+    def embedder_name(self) -> str:
+        """The embedder's name (calibrations and reports are per embedder)."""
+        return self.storage.embedder.name
+
+    def open_index(self) -> None:
+        """Open the LanceDB index now, with its start-up repair check, rather than on the first search."""
+        _ = self.storage.index
 
     def close(self) -> None:
         """Finish the background writes and the queued retrieval log, then let go of the engine, the index and the
@@ -111,6 +123,25 @@ class MemoryService:
 
     def get_memory(self, memory_id: str) -> Memory:
         return records.get_memory(self.storage, memory_id)
+
+    def memories_by_id(self, ids: Sequence[str]) -> dict[str, Memory]:
+        return keyed.by_ids(self.storage, ids)
+
+    def memory_by_store_key(self, user: User, agent_id: str, key: str) -> Memory | None:
+        """The LangGraph store's read: the active memory put under ``key`` (else the row with that id, unchecked)."""
+        return keyed.by_key(self.storage, user.key, agent_id, key)
+
+    def store_namespaces(self, users: Sequence[str] = ()) -> list[tuple[str, str, str]]:
+        """(user id, agent, kind) namespaces holding active memories, for the LangGraph store's list."""
+        return keyed.namespaces(self.storage, users)
+
+    def user_id_of(self, user_key: str | None) -> str | None:
+        """The external id behind an internal user key (None when unknown or erased)."""
+        return audit.user_id_of(self.storage, user_key)
+
+    def memory_events(self, memory_id: str) -> list[dict[str, Any]]:
+        """One memory's write-log events, oldest first, each with the door it came through."""
+        return views.memory_events(self.storage, memory_id)
 
     def list_memories(
         self,
@@ -332,11 +363,32 @@ class MemoryService:
         user_id = audit.user_id_of(self.storage, owner)
         audit.record(self.storage, actor, AuditAction.LABEL, user_id=user_id, target_ids=ids, reason=verdict)
 
-    def delete_memory(self, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
-        """A person's delete (curator; restorable until purged): ``memory.lifecycle.curation.delete_memory``."""
-        from memory.lifecycle import curation
+    # -- a person's corrections (memory.lifecycle.curation: each checks the role and is audited) ------------------
+    def show_memory(self, memory_id: str) -> dict[str, Any]:
+        """Content, status, provenance and the full event history of one memory."""
+        return curation.show_memory(self.storage, memory_id)
 
+    def edit_memory(self, memory_id: str, content: str, *, actor: Actor, reason: str = "edited by a person") -> Memory:
+        return curation.edit_memory(self.storage, memory_id, content, actor=actor, reason=reason)
+
+    def supersede_memory(
+        self, memory_id: str, content: str, *, actor: Actor, reason: str = "superseded by a person"
+    ) -> Memory:
+        """Store ``content`` as a new (person-edit) memory that replaces this one; returns the new row."""
+        return curation.supersede_memory(self.storage, memory_id, content, actor=actor, reason=reason)
+
+    def flag_memory(self, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person") -> Memory:
+        return curation.flag_memory(self.storage, memory_id, actor=actor, reason=reason)
+
+    def unflag_memory(self, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
+        return curation.unflag_memory(self.storage, memory_id, actor=actor, reason=reason)
+
+    def delete_memory(self, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
+        """A person's delete (curator; restorable until purged)."""
         return curation.delete_memory(self.storage, memory_id, actor=actor, reason=reason)
+
+    def restore_memory(self, memory_id: str, *, actor: Actor, reason: str = "restored by a person") -> Memory:
+        return curation.restore_memory(self.storage, memory_id, actor=actor, reason=reason)
 
     def set_live_settings(self, values: dict[str, Any], *, actor: Actor) -> Settings:
         """Change live settings (admin): every process's agent uses them from its next turn."""
@@ -350,6 +402,19 @@ class MemoryService:
         from memory import profile
 
         return profile.history(self.storage, self._user(user))
+
+    def refit_relevance(self, user_key: str | None = None) -> dict[str, Any]:
+        """Fit a relevance calibration from the lab's labels, each labelled query searched again without logging
+        (``memory.retrieval.refit``); nothing is applied."""
+        from memory.retrieval import refit  # numpy: the lab's button, not the service's start-up
+
+        def replay(entry: dict[str, Any]) -> RecallResult:
+            q = entry["retrieval_query"]
+            return self.recall(
+                entry["user_id"], q, agent_id=entry["agent_id"], mode=entry["mode"], threshold=-1.0, log=False
+            )
+
+        return refit.fit_from_labels(self.storage, replay, self.embedder_name, user_key)
 
     # -- recall ----------------------------------------------------------------------------------------------
     def recall(

@@ -23,13 +23,12 @@ st.title("Audit", anchor=False)
 st.caption("Who did what, to which user and ids, when, and why. Erased users keep their rows without their id.")
 
 c = st.columns([2, 2, 3, 1])
-who = c[0].selectbox("Actor", ["(anyone)", *audit.actors(svc.storage)], key="au_actor")
+who = c[0].selectbox("Actor", ["(anyone)", *svc.people.audit_actors()], key="au_actor")
 what = c[1].selectbox("Action", ["(any)", *[a.value for a in AuditAction]], key="au_action")
 user_id = c[2].text_input("User id", key="au_user", placeholder="exact id, also of an erased user")
 limit = c[3].number_input("Rows", 10, 5000, 500, step=100, key="au_limit")
 
-rows = audit.events(
-    svc.storage,
+rows = svc.people.audit_events(
     actor=None if who == "(anyone)" else who,
     action=None if what == "(any)" else what,
     user_id=user_id.strip() or None,

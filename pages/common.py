@@ -115,7 +115,7 @@ def _warm_up(_svc: MemoryService, db_url: str) -> threading.Thread:
             with contextlib.suppress(Exception):  # a warm-up failure only means the page pays for itself
                 importlib.import_module(name)
         with contextlib.suppress(Exception):
-            _ = _svc.storage.index  # LanceDB, and the start-up repair check
+            _svc.open_index()  # LanceDB, and the start-up repair check
 
     thread = threading.Thread(target=work, name="memlens-warm-up", daemon=True)
     thread.start()

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from memory import accounts, audit
 from memory.access import Gate, decide_gate, oidc_role, open_actor
 from memory.errors import SignInFailed
-from memory.storage.people import Account
-from memory.vocab import Actor, AuditAction, Role
+from memory.vocab import Actor
 from pages.common import ACTOR_KEY, unchecked_service
 
 OPEN_BADGE = "no sign-in: local only"
@@ -25,7 +23,7 @@ OPEN_KEY = "ml_gate_open"
 def admit() -> Actor:
     """The signed-in actor; otherwise render the sign-in form (or the refusal) and stop the script."""
     svc = unchecked_service()
-    gate = decide_gate(svc.settings.auth, accounts.count(svc.storage), st.get_option("server.address"))
+    gate = decide_gate(svc.settings.auth, svc.people.count(), st.get_option("server.address"))
     if gate.mode == "refuse":
         _refuse(gate)
     st.session_state[OPEN_KEY] = gate.mode == "open"
@@ -58,10 +56,9 @@ def _local() -> Actor:
     svc = unchecked_service()
     actor = st.session_state.get(ACTOR_KEY)
     if isinstance(actor, Actor) and actor.via == "ui":
-        with svc.storage.db() as db:
-            row = db.get(Account, actor.name)
-        if row is not None:
-            return Actor(name=row.name, role=Role(row.role), via="ui")  # the stored role, fresh
+        role = svc.people.role_of(actor.name)
+        if role is not None:
+            return Actor(name=actor.name, role=role, via="ui")  # the stored role, fresh
     st.session_state.pop(ACTOR_KEY, None)
     _alone(_sign_in_form, "Sign in")
     raise AssertionError("unreachable")  # pragma: no cover
@@ -78,7 +75,7 @@ def _sign_in_form() -> None:
         return
     svc = unchecked_service()
     try:
-        actor = accounts.sign_in(svc.storage, name, password, per_minute=svc.settings.signin_attempts_per_minute)
+        actor = svc.people.sign_in(name, password)
     except SignInFailed as exc:
         st.error(str(exc), icon=":material/block:")
         return
@@ -108,14 +105,14 @@ def _oidc() -> Actor:
         _alone(no_role, "MemLens")
     actor = Actor(name=email, role=role, via="ui:oidc")
     if st.session_state.get(ACTOR_KEY) != actor:
-        audit.record(svc.storage, actor, AuditAction.SIGN_IN)
+        svc.people.signed_in(actor)
     return actor
 
 
 def sign_out() -> None:
     actor = st.session_state.pop(ACTOR_KEY, None)
     if isinstance(actor, Actor):
-        audit.record(unchecked_service().storage, actor, AuditAction.SIGN_OUT)
+        unchecked_service().people.signed_out(actor)
         if actor.via == "ui:oidc":
             st.logout()
 

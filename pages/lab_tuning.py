@@ -10,7 +10,7 @@ import streamlit as st
 
 from memory import views
 from memory.errors import MemLensError
-from memory.retrieval import refit, tuning
+from memory.retrieval import tuning
 from memory.vocab import Role
 from pages.common import THRESHOLD_COLOR, can, current_actor, empty, fmt
 
@@ -118,7 +118,7 @@ def fit_section(svc, user_key: str | None, calibration) -> None:
     c = st.columns([1, 1, 3])
     if c[0].button("Fit from my labels", icon=":material/model_training:", key="lab_fit"):
         with st.spinner("Searching the labelled queries again and fitting…"):
-            st.session_state["lab_fit_result"] = refit.fit_from_labels(svc, user_key)
+            st.session_state["lab_fit_result"] = svc.refit_relevance(user_key)
     if svc.effective_settings().relevance_calibration and can(Role.ADMIN):  # live settings are an admin's
         c[1].button("Revert to shipped", icon=":material/restart_alt:", on_click=_revert, args=(svc,), key="lab_rev")
     result = st.session_state.get("lab_fit_result")

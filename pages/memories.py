@@ -9,7 +9,6 @@ import streamlit as st
 
 from memory import views
 from memory.errors import MemLensError
-from memory.lifecycle import curation
 from memory.storage.models import MEMORY_TYPES, STATUSES
 from memory.vocab import EventOp, MemoryStatus, Role
 from pages.common import (
@@ -126,17 +125,17 @@ row = by_id[pick]
 
 
 def _act(action: str, memory_id: str) -> None:
-    """One person operation (memory.lifecycle.curation), as the current actor; a delete offers its undo."""
+    """One person correction through the service, as the current actor; a delete offers its undo."""
     text = st.session_state.get("mem_new_text", "").strip()
     reason = st.session_state.get("mem_reason", "").strip() or "corrected in the back office"
     who = current_actor()
     ops = {
-        "edit": lambda: curation.edit_memory(svc.storage, memory_id, text, actor=who, reason=reason),
-        "supersede": lambda: curation.supersede_memory(svc.storage, memory_id, text, actor=who, reason=reason),
-        "delete": lambda: curation.delete_memory(svc.storage, memory_id, actor=who, reason=reason),
-        "flag": lambda: curation.flag_memory(svc.storage, memory_id, actor=who, reason=reason),
-        "unflag": lambda: curation.unflag_memory(svc.storage, memory_id, actor=who, reason=reason),
-        "restore": lambda: curation.restore_memory(svc.storage, memory_id, actor=who, reason=reason),
+        "edit": lambda: svc.edit_memory(memory_id, text, actor=who, reason=reason),
+        "supersede": lambda: svc.supersede_memory(memory_id, text, actor=who, reason=reason),
+        "delete": lambda: svc.delete_memory(memory_id, actor=who, reason=reason),
+        "flag": lambda: svc.flag_memory(memory_id, actor=who, reason=reason),
+        "unflag": lambda: svc.unflag_memory(memory_id, actor=who, reason=reason),
+        "restore": lambda: svc.restore_memory(memory_id, actor=who, reason=reason),
     }
     st.session_state.pop("mem_confirm", None)
     try:

@@ -57,7 +57,7 @@ def test_cli_report_shape_provenance_reuse_and_no_question_text(svc, monkeypatch
     assert [u["user_id"] for u in svc.list_users()] == []  # benchmark speakers stay out of the product's users
     store = eval_service(svc)
     user = store.get_user("locomo:tiny-1")
-    dia_of = dia_ids_by_message(store, user.key)
+    dia_of = dia_ids_by_message(store.storage, user.key)
     turns = [m for m in store.list_memories(user) if m.type == "turn"]
     assert sorted(dia_of[m.source_message_ids[0]] for m in turns) == sorted(
         t.dia_id for s in load(TINY)[0].sessions for t in s.turns

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from agent.serve.schemas import AddRequest, ChatRequest, SearchRequest, UpdateRequest
-from memory import apikeys, provenance
+from memory import provenance
 from memory.apikeys import KeyInfo
 from memory.client import Memory
 from memory.config import Settings
@@ -127,7 +127,7 @@ def doors_of(request: Request) -> Doors:
 
 def key_of(request: Request, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> KeyInfo:
     """The verified API key of the request (401 when missing, unknown or revoked)."""
-    info = apikeys.verify(doors_of(request).service.storage, creds.credentials if creds else None)
+    info = doors_of(request).service.people.verify_key(creds.credentials if creds else None)
     if info is None:
         raise HTTPException(401, "missing or invalid API key", headers={"WWW-Authenticate": "Bearer"})
     return info

@@ -19,7 +19,6 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
-from memory import apikeys
 from memory.client import Memory
 from memory.config import Settings
 from memory.errors import MemLensError
@@ -40,7 +39,7 @@ class KeyVerifier:
         self.service = service
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        info = apikeys.verify(self.service.storage, token)
+        info = self.service.people.verify_key(token)
         if info is None:
             return None
         return AccessToken(token=token, client_id=info.name, scopes=[], claims={"users": list(info.users)})

@@ -19,10 +19,9 @@ def create(
     ] = None,
 ) -> None:
     """Make a key. Its secret is printed once, on the last line: store it now."""
-    from memory import apikeys
 
     wanted = [u.strip() for u in users.split(",") if u.strip()] if users else []
-    secret, row = apikeys.create(service().storage, name, wanted)
+    secret, row = service().people.create_key(name, wanted)
     scope = ", ".join(row["users"]) if row["users"] else "any user"
     typer.echo(f"API key {row['name']!r} created for {scope}. It is shown only now:")
     typer.echo(secret)
@@ -31,9 +30,8 @@ def create(
 @cli.command("list")
 def list_(json_out: JsonOpt = False) -> None:
     """Every key: name, prefix, allowed users, created, revoked (never the secret)."""
-    from memory import apikeys
 
-    rows = apikeys.list_keys(service().storage)
+    rows = service().people.keys()
     if json_out:
         emit({"keys": rows})
         return
@@ -45,7 +43,6 @@ def list_(json_out: JsonOpt = False) -> None:
 @cli.command("revoke")
 def revoke(name: Annotated[str, typer.Argument(help="The key's name.")]) -> None:
     """Revoke a key at once: requests with it get 401 from then on."""
-    from memory import apikeys
 
-    row = apikeys.revoke(service().storage, name)
+    row = service().people.revoke_key(name)
     typer.echo(f"API key {row['name']!r} revoked")

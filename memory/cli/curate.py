@@ -1,6 +1,7 @@
 """`memlens memory show | edit | flag | unflag | delete | restore`: the Memories page's corrections from a shell.
 
-Each command is the same domain operation the back office calls (memory.lifecycle.curation), acting as the OS user.
+Each command is the same service operation the back office calls (memory.lifecycle.curation), acting as the OS
+user.
 """
 
 from __future__ import annotations
@@ -20,16 +21,9 @@ IdArg = Annotated[str, typer.Argument(help="Memory id (see `memlens memories --j
 ReasonOpt = Annotated[str, typer.Option("--reason", "-r", help="Why (logged with your name).")]
 
 
-def _curation():
-    """Imported when a command runs (it needs the engine; `memlens --help` must not pay for it)."""
-    from memory.lifecycle import curation
-
-    return curation
-
-
 def _done(m: Memory, verb: str, json_out: bool) -> None:
     if json_out:
-        emit(_curation().show_memory(service(), m.id))
+        emit(service().show_memory(m.id))
     else:
         say(f"{verb} {m.id}: {m.content}  [{m.status}]")
 
@@ -37,7 +31,7 @@ def _done(m: Memory, verb: str, json_out: bool) -> None:
 @cli.command("show")
 def show(memory_id: IdArg, json_out: JsonOpt = False) -> None:
     """Content, status, provenance and the full event history of one memory."""
-    data = _curation().show_memory(service(), memory_id)
+    data = service().show_memory(memory_id)
     if json_out:
         emit(data)
         return
@@ -53,7 +47,7 @@ def show(memory_id: IdArg, json_out: JsonOpt = False) -> None:
 @cli.command("edit")
 def edit(memory_id: IdArg, text: str, reason: ReasonOpt = "edited from the CLI", json_out: JsonOpt = False) -> None:
     """Rewrite a memory's text (stored as your correction; the profile field it states follows)."""
-    _done(_curation().edit_memory(service(), memory_id, text, actor=cli_actor(), reason=reason), "edited", json_out)
+    _done(service().edit_memory(memory_id, text, actor=cli_actor(), reason=reason), "edited", json_out)
 
 
 @cli.command("supersede")
@@ -61,29 +55,29 @@ def supersede(
     memory_id: IdArg, text: str, reason: ReasonOpt = "superseded from the CLI", json_out: JsonOpt = False
 ) -> None:
     """Replace a memory by a new one (the old one stays in the history, superseded)."""
-    new = _curation().supersede_memory(service(), memory_id, text, actor=cli_actor(), reason=reason)
+    new = service().supersede_memory(memory_id, text, actor=cli_actor(), reason=reason)
     _done(new, "superseded by", json_out)
 
 
 @cli.command("flag")
 def flag(memory_id: IdArg, reason: ReasonOpt = "flagged as wrong from the CLI", json_out: JsonOpt = False) -> None:
     """Flag a memory as wrong: kept and visible, never injected again (until unflagged)."""
-    _done(_curation().flag_memory(service(), memory_id, actor=cli_actor(), reason=reason), "flagged", json_out)
+    _done(service().flag_memory(memory_id, actor=cli_actor(), reason=reason), "flagged", json_out)
 
 
 @cli.command("unflag")
 def unflag(memory_id: IdArg, reason: ReasonOpt = "unflagged from the CLI", json_out: JsonOpt = False) -> None:
     """Take a flag back: the memory is recalled again."""
-    _done(_curation().unflag_memory(service(), memory_id, actor=cli_actor(), reason=reason), "unflagged", json_out)
+    _done(service().unflag_memory(memory_id, actor=cli_actor(), reason=reason), "unflagged", json_out)
 
 
 @cli.command("delete")
 def delete(memory_id: IdArg, reason: ReasonOpt = "deleted from the CLI", json_out: JsonOpt = False) -> None:
     """Take a memory out of use (restorable with `memlens memory restore` until purged)."""
-    _done(_curation().delete_memory(service(), memory_id, actor=cli_actor(), reason=reason), "deleted", json_out)
+    _done(service().delete_memory(memory_id, actor=cli_actor(), reason=reason), "deleted", json_out)
 
 
 @cli.command("restore")
 def restore(memory_id: IdArg, reason: ReasonOpt = "restored from the CLI", json_out: JsonOpt = False) -> None:
     """Bring a deleted (or archived) memory back."""
-    _done(_curation().restore_memory(service(), memory_id, actor=cli_actor(), reason=reason), "restored", json_out)
+    _done(service().restore_memory(memory_id, actor=cli_actor(), reason=reason), "restored", json_out)

@@ -43,16 +43,15 @@ def account_add(
     from memory import accounts  # imported per command (argon2, SQL): `memlens --help` stays cheap
 
     name = accounts.check_name(name)
-    info = accounts.add(service().storage, name, role, _password(password_stdin), actor=cli_actor())
+    info = service().people.add_account(name, role, _password(password_stdin), actor=cli_actor())
     say(f"added {info.name!r} as {info.role}")
 
 
 @account_cli.command("list")
 def account_list(json_out: JsonOpt = False) -> None:
     """Every account with its role (never a password)."""
-    from memory import accounts
 
-    rows = accounts.list_accounts(service().storage)
+    rows = service().people.list_accounts()
     if json_out:
         emit({"accounts": [{"name": r.name, "role": str(r.role), "created_at": r.created_at} for r in rows]})
         return
@@ -63,18 +62,16 @@ def account_list(json_out: JsonOpt = False) -> None:
 @account_cli.command("passwd")
 def account_passwd(name: NameArg, password_stdin: StdinOpt = False) -> None:
     """Set a new password for an account."""
-    from memory import accounts
 
-    accounts.set_password(service().storage, name, _password(password_stdin), actor=cli_actor())
+    service().people.set_password(name, _password(password_stdin), actor=cli_actor())
     say(f"password changed for {name!r}")
 
 
 @account_cli.command("remove")
 def account_remove(name: NameArg) -> None:
     """Delete an account (its audit rows stay)."""
-    from memory import accounts
 
-    accounts.remove(service().storage, name, actor=cli_actor())
+    service().people.remove_account(name, actor=cli_actor())
     say(f"removed {name!r}")
 
 
@@ -90,7 +87,7 @@ def audit_cmd(
     from memory import audit
 
     rows = [
-        audit.to_dict(r) for r in audit.events(service().storage, actor=actor, action=action, user_id=user, limit=limit)
+        audit.to_dict(r) for r in service().people.audit_events(actor=actor, action=action, user_id=user, limit=limit)
     ]
     if json_out:
         emit({"events": rows})

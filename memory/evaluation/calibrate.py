@@ -27,7 +27,7 @@ def calibrate(
     if len(samples) < 2:
         raise ValueError("calibration needs at least two conversations (one is asked of the other's user)")
     both = [*asked.outcomes[opts.mode], *asked.foreign]
-    embedder = svc.storage.embedder.name
+    embedder = svc.embedder_name
     k = svc.recall_params().k
     cv = crossval.loco(both, embedder=embedder, k=k, ks=opts.ks)
     held = cv.pop("outcomes")

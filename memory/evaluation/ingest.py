@@ -17,6 +17,7 @@ from sqlmodel import col, select
 
 from memory.evaluation.locomo import DialogTurn, LocomoSession, Sample
 from memory.service import MemoryDraft, MemoryService
+from memory.storage.db import Database
 from memory.storage.models import Memory, Message, Session, User, stored_id, utcnow
 from memory.vocab import EventOp, MemoryStatus, SessionStatus
 
@@ -101,13 +102,13 @@ def ingest_session(
     if extract and msgs:
         _extract(svc, user, session, msgs, stats)
     stats.turn_memories += len(svc.add_memories(user, drafts))
-    _mark_ended(svc, session)
+    _mark_ended(svc.storage, session)
     stats.sessions += 1
     return stats
 
 
-def _mark_ended(svc: MemoryService, session: Session) -> None:
-    with svc.storage.db() as db:
+def _mark_ended(store: Database, session: Session) -> None:
+    with store.db() as db:
         row = db.get(Session, session.id)
         if row is not None:
             row.status, row.ended_at = SessionStatus.ENDED, utcnow()
@@ -130,9 +131,9 @@ def ingest_sample(
     return total
 
 
-def dia_ids_by_message(svc: MemoryService, user_key: str) -> dict[int, str]:
+def dia_ids_by_message(store: Database, user_key: str) -> dict[int, str]:
     """message id -> dia_id for one user: the provenance link from any memory back to LoCoMo's turns."""
-    with svc.storage.db() as db:
+    with store.db() as db:
         rows = db.exec(select(Message.id, Message.meta).where(Message.user_key == user_key)).all()
     return {
         mid: str(meta["dia_id"])
@@ -141,9 +142,9 @@ def dia_ids_by_message(svc: MemoryService, user_key: str) -> dict[int, str]:
     }
 
 
-def memory_counts(svc: MemoryService, user_key: str) -> dict[str, int]:
+def memory_counts(store: Database, user_key: str) -> dict[str, int]:
     """Active memories per type for one user (what retrieval searches over)."""
-    with svc.storage.db() as db:
+    with store.db() as db:
         types = db.exec(
             select(Memory.type).where(Memory.user_key == user_key, col(Memory.status) == MemoryStatus.ACTIVE)
         ).all()

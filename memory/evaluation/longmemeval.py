@@ -141,7 +141,7 @@ def ingest(svc: MemoryService, q: LmeQuestion, *, user_turns_only: bool) -> int:
             )
         if drafts:
             added += len(svc.add_memories(user, drafts))
-        _mark_ended(svc, session)
+        _mark_ended(svc.storage, session)
     return added
 
 

@@ -63,7 +63,7 @@ def ask_sample(
     relevant, so the probes are marked ``foreign`` and carry no gold."""
     target = asked_of or sample
     user = svc.get_user(target.user_id)
-    dia_of = dia_ids_by_message(svc, user.key)
+    dia_of = dia_ids_by_message(svc.storage, user.key)
     rows: dict[str, MemoryRow] = {}  # one object per memory, so a cache pickles each row once
     questions = sample.questions[: opts.limit] if opts.limit else sample.questions
     out = []
@@ -98,7 +98,7 @@ def _settings_block(svc: MemoryService, opts: EvalOptions) -> dict:
         "configured_threshold": svc.recall_params().threshold,
         "calibration": svc.relevance_model().version,
         "params": {k: v for k, v in asdict(p).items() if k not in ("k", "threshold")},
-        "embedder": svc.storage.embedder.name,
+        "embedder": svc.embedder_name,
         "extract": opts.extract,
     }
 
@@ -157,7 +157,7 @@ def assemble(
 def build_report(
     svc: MemoryService, samples: Sequence[Sample], asked: Asked, opts: EvalOptions, ingest: IngestStats, source: str
 ) -> dict:
-    users = {s.sample_id: memory_counts(svc, svc.get_user(s.user_id).key) for s in samples}
+    users = {s.sample_id: memory_counts(svc.storage, svc.get_user(s.user_id).key) for s in samples}
     params = svc.recall_params()
     return assemble(
         asked.outcomes,

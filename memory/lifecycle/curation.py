@@ -29,6 +29,7 @@ from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role, Source
 from memory.write.extract.base import PREDICATES
 
 if TYPE_CHECKING:
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 FLAGGED_CONFIDENCE = 0.2
@@ -82,7 +83,7 @@ def _reindex(store: Storage, m: Memory) -> None:
 
 
 def _change(
-    store: Storage,
+    store: Database,
     memory_id: str,
     change: Callable[[Memory], dict[str, Any] | None],
     op: EventOp,
@@ -107,7 +108,7 @@ def _change(
 
 
 # -- the operations --------------------------------------------------------------------------------------------------
-def show_memory(store: Storage, memory_id: str) -> dict[str, Any]:
+def show_memory(store: Database, memory_id: str) -> dict[str, Any]:
     """Content, status, provenance and the full event history of one memory (``memlens memory show``)."""
     with store.db() as db:
         m = _load(db, memory_id)
@@ -266,7 +267,7 @@ def supersede_memory(
 
 @guarded(Role.CURATOR, AuditAction.FLAG, "flag a memory")
 def flag_memory(
-    store: Storage, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person"
+    store: Database, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person"
 ) -> Memory:
     """Mark a memory as wrong: kept and visible, never injected (recall drops it), confidence lowered; the profile
     value it set is reverted or cleared."""
@@ -288,7 +289,7 @@ def flag_memory(
 
 
 @guarded(Role.CURATOR, AuditAction.UNFLAG, "unflag a memory")
-def unflag_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
+def unflag_memory(store: Database, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
     """Undo a flag: the memory is recalled again with its earlier confidence; an empty profile field it states is
     set again."""
 

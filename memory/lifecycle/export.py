@@ -37,6 +37,7 @@ from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Sess
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 FORMAT = "memlens.user-export"
@@ -95,7 +96,7 @@ def _decode(table: Table, row: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- export / import ---------------------------------------------------------------------------------------------
-def export_user(store: Storage, user_id: str) -> dict[str, Any]:
+def export_user(store: Database, user_id: str) -> dict[str, Any]:
     """Every row about a user, as JSON-ready data (deterministic: same data in, same JSON out)."""
     key = records.get_user(store, user_id).key
     tables: dict[str, list[dict[str, Any]]] = {}
@@ -182,7 +183,7 @@ def delete_user(store: Storage, user_id: str) -> dict[str, int]:
 
 
 def _delete_user_rows(
-    store: Storage, user_key: str, thread_ids: Sequence[str], *, erase_audit_of: str | None = None
+    store: Database, user_key: str, thread_ids: Sequence[str], *, erase_audit_of: str | None = None
 ) -> dict[str, int]:
     counts: dict[str, int] = {}
     with store.engine.begin() as conn:
@@ -230,7 +231,7 @@ def _delete_session_rows(conn: Connection, session_key: str) -> dict[str, int]:
     return counts
 
 
-def erased(store: Storage, user_key: str, session_key: str | None = None) -> bool:
+def erased(store: Database, user_key: str, session_key: str | None = None) -> bool:
     """Has this user (or this session) been erased since a turn started? (A cheap primary-key read.)"""
     with store.db() as db:
         if db.get(User, user_key) is None:

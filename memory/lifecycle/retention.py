@@ -40,6 +40,7 @@ from memory.storage.models import HitLabel, Memory, MemoryEvent, RetrievalHit, u
 from memory.vocab import Actor, EventOp, MemoryStatus
 
 if TYPE_CHECKING:
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 CHUNK = 900  # ids per IN (...) list: below SQLite's default limit on bound parameters
@@ -80,7 +81,7 @@ def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
 
 
 # -- access tracking ---------------------------------------------------------------------------------------------
-def touch(store: Storage, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
+def touch(store: Database, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
     """Mark memories as used by a retrieval: one UPDATE per 900 ids, counters bumped in SQL (no read-modify-write)."""
     ids = list(dict.fromkeys(memory_ids))
     if not ids:
@@ -136,7 +137,7 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
-def load(store: Storage, *, user_key: str | None, statuses: Sequence[str], full: bool = True) -> list[MemInfo]:
+def load(store: Database, *, user_key: str | None, statuses: Sequence[str], full: bool = True) -> list[MemInfo]:
     """Memories in the given states; ``full=False`` skips the columns only compaction needs.
 
     Times and JSON are read raw and parsed here: SQLAlchemy's per-value processors dominate at 100k rows.
@@ -339,7 +340,7 @@ def _archive(store: Storage, actions: Sequence[Action], now: datetime) -> None:
 
 
 def purge_rows(
-    store: Storage, ids: Sequence[str], *, reasons: dict[str, str] | None = None, now: datetime | None = None
+    store: Database, ids: Sequence[str], *, reasons: dict[str, str] | None = None, now: datetime | None = None
 ) -> int:
     """Delete memories for good from SQL (row, write log, hits, labels), leaving a content-free PURGE event."""
     ids = list(ids)

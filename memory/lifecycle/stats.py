@@ -32,7 +32,7 @@ from memory.text.numerals import find_amount
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 INTEREST_PREDICATES = frozenset(
     {
@@ -193,7 +193,7 @@ def _typical(budgets: list[tuple[tuple[str, Any], float]]) -> float | int | None
     return int(mid) if float(mid).is_integer() else round(mid, 2)
 
 
-def user_stats(store: Storage, user_id: str) -> dict[str, Any]:
+def user_stats(store: Database, user_id: str) -> dict[str, Any]:
     """Counts, top interests and topics, typical budget, and the rows that had to be skipped (``problems``)."""
     key = records.get_user(store, user_id).key
     with store.engine.connect() as conn:

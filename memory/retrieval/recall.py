@@ -47,6 +47,7 @@ from memory.text.privacy import mask_pii
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 NEAR_MISS_BAND = 0.10  # in relevance (probability)
@@ -456,7 +457,7 @@ def run_search(
 
 
 def log_retrieval(
-    store: Storage,
+    store: Database,
     result: RecallResult,
     *,
     user_key: str,

@@ -9,6 +9,9 @@ labels are few.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from memory import views
@@ -18,18 +21,22 @@ from memory.retrieval.fit import brier, fit_calibration
 MIN_EACH = 5  # relevant and not-relevant labels needed at least
 L2 = 5.0
 
+if TYPE_CHECKING:
+    from memory.retrieval.recall import RecallResult
+    from memory.storage.db import Database
 
-def _examples(svc, user_key: str | None) -> tuple[list[list[float]], list[float], list[int]]:
-    rows, labels, groups = [], [], []
-    for entry in views.labelled_queries(svc.storage, user_key):
-        res = svc.recall(
-            entry["user_id"],
-            entry["retrieval_query"],
-            agent_id=entry["agent_id"],
-            mode=entry["mode"],
-            threshold=-1.0,
-            log=False,
-        )
+#: searches one labelled query again, unlogged, at threshold -1 (every candidate comes back with its features)
+Replay = Callable[[dict[str, Any]], "RecallResult"]
+
+
+def _examples(
+    store: Database, replay: Replay, user_key: str | None
+) -> tuple[list[list[float]], list[float], list[int]]:
+    rows: list[list[float]] = []
+    labels: list[float] = []
+    groups: list[int] = []
+    for entry in views.labelled_queries(store, user_key):
+        res = replay(entry)
         by_id = {h.memory_id: h for h in res.hits}
         for memory_id, relevant in entry["labels"].items():
             if memory_id in by_id and by_id[memory_id].features:
@@ -63,10 +70,12 @@ def _held_out(x: np.ndarray, y: np.ndarray, groups: np.ndarray, embedder: str) -
     return out
 
 
-def fit_from_labels(svc, user_key: str | None = None) -> dict:
-    """{examples, positives, shipped: {...}, own: {...}, calibration: dict | None, reason: str | None}."""
-    name = svc.storage.embedder.name
-    rows, labels, groups = _examples(svc, user_key)
+def fit_from_labels(store: Database, replay: Replay, embedder: str, user_key: str | None = None) -> dict:
+    """{examples, positives, shipped: {...}, own: {...}, calibration: dict | None, reason: str | None}.
+
+    ``MemoryService.refit_relevance`` passes its storage, its own unlogged recall and the embedder's name."""
+    name = embedder
+    rows, labels, groups = _examples(store, replay, user_key)
     y = np.asarray(labels)
     pos, neg = int(y.sum()), int(len(y) - y.sum())
     out: dict = {"examples": len(y), "positives": pos, "calibration": None, "reason": None}

@@ -41,7 +41,7 @@ from memory.text.tokens import count_tokens, truncate_to_tokens
 from memory.vocab import SourceType
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 PERSON_EDIT = SourceType.PERSON_EDIT.value
 CONTRADICTS = "contradicts profile"  # drop reason of a memory stating a second value of a single-valued fact
@@ -324,7 +324,7 @@ def _record(sec: _Section, position: int) -> dict[str, Any]:
 
 # -- persistence --------------------------------------------------------------------------------------------------
 def save_snapshot(
-    store: Storage, comp: Composition, *, user_key: str, session_id: str | None, turn_id: int | None
+    store: Database, comp: Composition, *, user_key: str, session_id: str | None, turn_id: int | None
 ) -> int:
     """One ContextSnapshot + a ContextSection per section: the allocation the back office shows for this turn."""
     alloc = comp.allocation
@@ -357,7 +357,7 @@ def save_snapshot(
 
 
 def mark_injected(
-    store: Storage,
+    store: Database,
     retrieval_id: int | None,
     injected: Sequence[str],
     dropped: Sequence[str],

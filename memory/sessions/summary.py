@@ -36,6 +36,7 @@ from memory.text.tokens import count_tokens
 from memory.vocab import SessionStatus
 
 if TYPE_CHECKING:
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 _session_locks: dict[str, threading.Lock] = {}
@@ -43,7 +44,7 @@ _locks_guard = threading.Lock()
 
 
 # -- anchors -----------------------------------------------------------------------------------------------------
-def anchors(store: Storage, session_id: str) -> list[SummaryAnchor]:
+def anchors(store: Database, session_id: str) -> list[SummaryAnchor]:
     with store.db() as db:
         q = (
             select(SummaryAnchor)
@@ -53,7 +54,7 @@ def anchors(store: Storage, session_id: str) -> list[SummaryAnchor]:
         return list(db.exec(q).all())
 
 
-def covered_to(store: Storage, session_id: str) -> int:
+def covered_to(store: Database, session_id: str) -> int:
     with store.db() as db:
         q = select(func.max(SummaryAnchor.to_message_id)).where(SummaryAnchor.session_id == session_id)
         return db.exec(q).one() or 0
@@ -69,7 +70,7 @@ def _turn_starts(messages: list[Message]) -> list[int]:
 
 
 def maybe_summarise(
-    store: Storage, session_id: str, settings: Settings, summariser: Summariser | None = None
+    store: Database, session_id: str, settings: Settings, summariser: Summariser | None = None
 ) -> SummaryAnchor | None:
     """Fold the oldest unsummarised turns into an anchor when turns or tokens pass their trigger."""
     with _lock(session_id):
@@ -93,7 +94,7 @@ def maybe_summarise(
 
 
 def _write_anchor(
-    store: Storage, session_id: str, fold: list[Message], settings: Settings, summariser: Summariser
+    store: Database, session_id: str, fold: list[Message], settings: Settings, summariser: Summariser
 ) -> SummaryAnchor | None:
     previous = current_goal([a.text for a in anchors(store, session_id)])
     text = _cap(
@@ -118,7 +119,7 @@ def _write_anchor(
 
 # -- sessions and bridges ----------------------------------------------------------------------------------------
 def end_session_row(
-    store: Storage, session: Session, settings: Settings, summariser: Summariser | None = None
+    store: Database, session: Session, settings: Settings, summariser: Summariser | None = None
 ) -> SessionBridge | None:
     """Mark the session ended and write its bridge (once; an ended session returns its existing bridge)."""
     with store.db() as db:
@@ -158,7 +159,7 @@ def end_session_row(
 
 
 def close_other_sessions(
-    store: Storage, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
+    store: Database, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
 ) -> list[SessionBridge]:
     """A new session ends the user's other active ones; otherwise only those idle past the timeout end."""
     idle = settings.session_idle_minutes
@@ -184,7 +185,7 @@ def _aware(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def take_bridge(store: Storage, session: Session) -> SessionBridge | None:
+def take_bridge(store: Database, session: Session) -> SessionBridge | None:
     """Link the newest unlinked bridge of this user and agent to ``session`` (its first turn) and return it."""
     with store.db() as db:
         bridge = db.exec(
@@ -205,7 +206,7 @@ def take_bridge(store: Storage, session: Session) -> SessionBridge | None:
         return bridge
 
 
-def reopen(store: Storage, session: Session) -> None:
+def reopen(store: Database, session: Session) -> None:
     """A message in an ended session makes it active again (its bridge stays: it already served the next session)."""
     with store.db() as db:
         row = db.get(Session, session.id)
@@ -215,7 +216,7 @@ def reopen(store: Storage, session: Session) -> None:
             db.commit()
 
 
-def find_session(store: Storage, user_key: str, session_id: str, agent_id: str) -> Session | None:
+def find_session(store: Database, user_key: str, session_id: str, agent_id: str) -> Session | None:
     with store.db() as db:
         return db.exec(
             select(Session).where(

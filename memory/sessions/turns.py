@@ -28,13 +28,13 @@ from memory.storage.models import (
 from memory.vocab import EventOp
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 #: the rows a session produced, each with its own ``created_at``
 Dated = Turn | Message | ContextSnapshot | Retrieval | SummaryAnchor | SessionBridge | MemoryEvent | Memory
 
 
-def open_turn(store: Storage, session: Session, user_message: Message, *, model: str) -> int:
+def open_turn(store: Database, session: Session, user_message: Message, *, model: str) -> int:
     """A new turn row for the stored user message; returns its id."""
     turn = Turn(session_id=session.id, user_key=session.user_key, user_message_id=user_message.id, model=model)
     with store.db() as db:
@@ -43,7 +43,7 @@ def open_turn(store: Storage, session: Session, user_message: Message, *, model:
     return stored_id(turn.id, "turn")
 
 
-def close_turn(store: Storage, turn_id: int, reply: Message) -> None:
+def close_turn(store: Database, turn_id: int, reply: Message) -> None:
     """Link the stored reply to its turn."""
     with store.db() as db:
         turn = db.get(Turn, turn_id)
@@ -54,7 +54,7 @@ def close_turn(store: Storage, turn_id: int, reply: Message) -> None:
         db.commit()
 
 
-def shift_session(store: Storage, user_key: str, session_id: str, days: int) -> bool:
+def shift_session(store: Database, user_key: str, session_id: str, days: int) -> bool:
     """Move one session (by its external id) and everything it produced ``days`` back in time, keeping the order
     inside it: the session, its turns, messages, snapshots, retrievals, anchors, bridge, write events and the
     memories they added. False when the user has no such session."""

@@ -8,13 +8,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.pool import ConnectionPoolEntry
+from sqlmodel import Session as DBSession
 from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memory.config import Settings
@@ -22,6 +23,18 @@ from memory.errors import Conflict
 from memory.storage.migrations import apply_pending
 
 T = TypeVar("T")
+
+
+class Database(Protocol):
+    """What a module that only reads and writes SQL receives (a :class:`~memory.storage.store.Storage` is one):
+    ORM sessions and the engine, nothing of the index, the embedder or the settings."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    def db(self) -> DBSession: ...
+
+
 #: PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock, lock not available
 _PG_TRANSIENT = {"40001", "40P01", "55P03"}
 

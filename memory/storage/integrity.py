@@ -22,6 +22,7 @@ from memory.storage.models import Memory, MemoryEvent, Message, utcnow
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ STARTUP_GRACE = timedelta(seconds=60)
 CLAIM_LEASE = timedelta(minutes=5)
 
 
-def _pending(store: Storage, limit: int | None = None, grace: timedelta | None = None) -> list[Memory]:
+def _pending(store: Database, limit: int | None = None, grace: timedelta | None = None) -> list[Memory]:
     query = select(Memory).where(Memory.indexed == False, Memory.status == MemoryStatus.ACTIVE).order_by(Memory.id)  # noqa: E712
     if grace:
         query = query.where(Memory.updated_at < utcnow() - grace)
@@ -114,7 +115,7 @@ def startup_repair(store: Storage) -> dict[str, Any]:
     return {"indexed": len(pending) + report["indexed"], "orphans_removed": report["orphans_removed"], "full": True}
 
 
-def claim_for_write(store: Storage, message_id: int, *, lease: timedelta = CLAIM_LEASE) -> bool:
+def claim_for_write(store: Database, message_id: int, *, lease: timedelta = CLAIM_LEASE) -> bool:
     """Take a message through the write pipeline at most once, even when several processes retry the same turn.
 
     True when this caller now owns the message: no write-log event exists for it yet and nobody holds a live claim.

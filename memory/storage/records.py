@@ -16,7 +16,7 @@ from sqlmodel import col, select
 from memory import validate
 from memory.errors import InvalidInput, NotFound
 from memory.storage import indexing
-from memory.storage.db import retrying
+from memory.storage.db import Database, retrying
 from memory.storage.models import (
     MEMORY_TYPES,
     SOURCE_TYPES,
@@ -75,7 +75,7 @@ def ensure_user(storage: Storage, external_id: str) -> User:
         return user
 
 
-def get_user(storage: Storage, external_id: str) -> User:
+def get_user(storage: Database, external_id: str) -> User:
     external_id = validate.external_id(external_id)
     with storage.db() as db:
         user = db.exec(_user_query(external_id)).first()
@@ -84,13 +84,13 @@ def get_user(storage: Storage, external_id: str) -> User:
     return user
 
 
-def user_by_key(storage: Storage, user_key: str) -> User | None:
+def user_by_key(storage: Database, user_key: str) -> User | None:
     """The user behind an internal key (None when unknown or erased)."""
     with storage.db() as db:
         return db.get(User, user_key)
 
 
-def list_users(storage: Storage) -> list[dict[str, Any]]:
+def list_users(storage: Database) -> list[dict[str, Any]]:
     with storage.db() as db:
         counts = dict(
             db.exec(
@@ -134,7 +134,7 @@ def ensure_session(storage: Storage, user: User, external_id: str, agent_id: str
         return session
 
 
-def list_sessions(storage: Storage, user: User, agent_id: str | None = None) -> list[Session]:
+def list_sessions(storage: Database, user: User, agent_id: str | None = None) -> list[Session]:
     query = select(Session).where(Session.user_key == user.key)
     if agent_id:
         query = query.where(Session.agent_id == agent_id)
@@ -189,7 +189,7 @@ def add_message(
         return msg
 
 
-def messages(storage: Storage, session_id: str, *, after_id: int = 0, limit: int | None = None) -> list[Message]:
+def messages(storage: Database, session_id: str, *, after_id: int = 0, limit: int | None = None) -> list[Message]:
     query = select(Message).where(Message.session_id == session_id, Message.id > after_id).order_by(Message.id)
     with storage.db() as db:
         return list(db.exec(query.limit(limit) if limit else query).all())
@@ -261,7 +261,7 @@ def _row(storage: Storage, user: User, agent: str, d: MemoryDraft) -> Memory:
     )
 
 
-def get_memory(storage: Storage, memory_id: str) -> Memory:
+def get_memory(storage: Database, memory_id: str) -> Memory:
     with storage.db() as db:
         m = db.get(Memory, memory_id)
     if m is None:
@@ -270,7 +270,7 @@ def get_memory(storage: Storage, memory_id: str) -> Memory:
 
 
 def list_memories(
-    storage: Storage,
+    storage: Database,
     user: User,
     *,
     statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),

@@ -21,6 +21,7 @@ from memory.storage.models import (
 )
 
 if TYPE_CHECKING:
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 
@@ -73,7 +74,7 @@ def set_label(
         db.commit()
 
 
-def labels_for_query(store: Storage, user_key: str, query: str, labeled_by: str) -> dict[str, bool]:
+def labels_for_query(store: Database, user_key: str, query: str, labeled_by: str) -> dict[str, bool]:
     """memory id → this labeller's verdict for this query (shown again when the same query is searched again)."""
     with store.db() as db:
         rows = db.exec(
@@ -110,7 +111,7 @@ def labelled_relevance(store: Storage, user_key: str | None = None) -> list[tupl
     return _labelled_scores(store, RetrievalHit.relevance, user_key)
 
 
-def labelled_queries(store: Storage, user_key: str | None = None) -> list[dict[str, Any]]:
+def labelled_queries(store: Database, user_key: str | None = None) -> list[dict[str, Any]]:
     """Every labelled retrieval with its query, its user and the verdicts: what a refit replays."""
     query = select(HitLabel, Retrieval, User.external_id).join(
         Retrieval, col(Retrieval.id) == col(HitLabel.retrieval_id)

@@ -12,10 +12,10 @@ from memory.storage.models import (
 )
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 
-def profile_fields(store: Storage, user_key: str) -> list[dict[str, Any]]:
+def profile_fields(store: Database, user_key: str) -> list[dict[str, Any]]:
     with store.db() as db:
         rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key).order_by(ProfileField.field)).all()
     return [
@@ -31,7 +31,7 @@ def profile_fields(store: Storage, user_key: str) -> list[dict[str, Any]]:
     ]
 
 
-def profile_changes(store: Storage, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
+def profile_changes(store: Database, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
     with store.db() as db:
         rows = db.exec(
             select(ProfileChange)

@@ -18,10 +18,10 @@ from memory.storage.models import (
 )
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 
-def sessions_overview(store: Storage, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
+def sessions_overview(store: Database, user_key: str, limit: int = 200) -> list[dict[str, Any]]:
     """The user's sessions (newest first) with message counts, anchors and the bridges in and out."""
     with store.db() as db:
         sessions = db.exec(
@@ -90,7 +90,7 @@ def _bridge(b: SessionBridge, names: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def bridge_into(store: Storage, session_id: str) -> str | None:
+def bridge_into(store: Database, session_id: str) -> str | None:
     """The bridge text that opened this session, if the previous one left one."""
     with store.db() as db:
         row = db.exec(
@@ -101,7 +101,7 @@ def bridge_into(store: Storage, session_id: str) -> str | None:
     return row.text if row else None
 
 
-def context_snapshots(store: Storage, session_id: str, limit: int = 200) -> list[dict[str, Any]]:
+def context_snapshots(store: Database, session_id: str, limit: int = 200) -> list[dict[str, Any]]:
     """Per turn of a session (oldest first): budget, use, and each section's allocation."""
     with store.db() as db:
         snaps = db.exec(

@@ -20,7 +20,7 @@ from memory.storage.models import (
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Database
 
 
 @dataclass
@@ -70,7 +70,7 @@ def _write_query(user_key: str, flt: WriteFilter):
 
 
 def write_log(
-    store: Storage, user_key: str, flt: WriteFilter | None = None, *, limit: int = 25, offset: int = 0
+    store: Database, user_key: str, flt: WriteFilter | None = None, *, limit: int = 25, offset: int = 0
 ) -> tuple[list[dict[str, Any]], int]:
     """One page of the write log (newest first) and the total number of matching events."""
     flt = flt or WriteFilter()
@@ -105,7 +105,7 @@ def _write_row(e: MemoryEvent, m: Memory | None) -> dict[str, Any]:
     }
 
 
-def memory_events(store: Storage, memory_id: str, limit: int = 500) -> list[dict[str, Any]]:
+def memory_events(store: Database, memory_id: str, limit: int = 500) -> list[dict[str, Any]]:
     """A memory's own write log, oldest first (the public APIs' ``history``), with where each change came from."""
     query = select(MemoryEvent).where(MemoryEvent.memory_id == memory_id).order_by(col(MemoryEvent.id)).limit(limit)
     with store.db() as db:
@@ -126,7 +126,7 @@ def memory_events(store: Storage, memory_id: str, limit: int = 500) -> list[dict
     ]
 
 
-def message_with_context(store: Storage, message_id: int, around: int = 2) -> dict[str, Any] | None:
+def message_with_context(store: Database, message_id: int, around: int = 2) -> dict[str, Any] | None:
     """A source message and its neighbours in the session, so a write can be read where it came from."""
     with store.db() as db:
         msg = db.get(Message, message_id)
@@ -157,7 +157,7 @@ def _msg(m: Message) -> dict[str, Any]:
     return {"id": m.id, "role": m.role, "content": m.content, "at": m.created_at, "tokens": m.tokens}
 
 
-def memory_counts(store: Storage, user_key: str) -> dict[str, dict[str, int]]:
+def memory_counts(store: Database, user_key: str) -> dict[str, dict[str, int]]:
     """Counts by status and by type (active only): the headline metrics of the Memories page."""
     with store.db() as db:
         by_status = db.exec(
@@ -171,7 +171,7 @@ def memory_counts(store: Storage, user_key: str) -> dict[str, dict[str, int]]:
     return {"status": dict(by_status), "type": dict(by_type)}
 
 
-def event_vias(store: Storage, user_key: str) -> list[str]:
+def event_vias(store: Database, user_key: str) -> list[str]:
     """The doors this user's writes came through (for the Memories page's filter), ``BUILT_IN`` first."""
     query = select(_via_column()).where(MemoryEvent.user_key == user_key).distinct()
     with store.db() as db:

@@ -29,6 +29,7 @@ from memory.write.plan import Existing, Operation
 from memory.write.state import PlanState
 
 if TYPE_CHECKING:
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 _M, _E = Memory.__table__, MemoryEvent.__table__
@@ -224,7 +225,7 @@ def _reinforce(w: Writes, op: Operation, message_id: int | None) -> None:
 
 
 @retrying(attempts=10, integrity=True)  # optimistic versions: a concurrent writer won → re-read, decide, re-apply
-def commit(store: Storage, user: User, agent_id: str, w: Writes) -> None:
+def commit(store: Database, user: User, agent_id: str, w: Writes) -> None:
     """The one SQL transaction of a batch: memory rows, reinforcements, supersessions, the write log, then the
     profile changes (read after the log is written: on SQLite the write lock is held from the first insert on)."""
     with store.engine.begin() as conn:

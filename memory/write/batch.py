@@ -29,6 +29,7 @@ from memory.write.plan import plan_writes
 from memory.write.state import PlanState
 
 if TYPE_CHECKING:
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 
@@ -96,7 +97,7 @@ def write_items(store: Storage, user: User, items: list[Item], *, agent_id: str,
     return [it.report for it in items]
 
 
-def claim(store: Storage, message_ids: list[int], *, lease: timedelta = CLAIM_LEASE) -> set[int]:
+def claim(store: Database, message_ids: list[int], *, lease: timedelta = CLAIM_LEASE) -> set[int]:
     """``memory.storage.integrity.claim_for_write`` for many messages in one transaction: the ids this caller now owns
     (no write-log event yet and no live claim by another writer)."""
     if not message_ids:
@@ -166,7 +167,7 @@ def write_messages(
     return out
 
 
-def _load(store: Storage, messages: Sequence[Message | int]) -> list[Message]:
+def _load(store: Database, messages: Sequence[Message | int]) -> list[Message]:
     ids = [m for m in messages if not isinstance(m, Message)]
     found: dict[int, Message] = {}
     if ids:
