@@ -13,23 +13,25 @@ and every write is a compare-and-set, so a concurrent writer makes the whole tra
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert, update
+from sqlalchemy import Connection, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session as DBSession
 from sqlmodel import select
 
 from memory.errors import Conflict, InvalidInput
-from memory.storage.models import ProfileChange, ProfileField, User, utcnow
+from memory.storage.models import ProfileChange, ProfileField, User, stored_id, utcnow
 from memory.text.privacy import mask_value
 from memory.vocab import EventOp, SourceType
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
     from memory.write.extract.base import Candidate
+    from memory.write.plan import Operation
 
 
 def norm_object(obj: str) -> str:
@@ -112,7 +114,7 @@ def set_field(
 
 
 def _write(
-    db,
+    db: DBSession,
     user: User,
     name: str,
     value: Any,
@@ -266,7 +268,7 @@ def links_for(value: Any, old_links: dict[str, str] | None, memory_id: str | Non
 _PF, _PC = ProfileField.__table__, ProfileChange.__table__
 
 
-def touches(ops) -> bool:
+def touches(ops: Sequence[Operation]) -> bool:
     """Can this plan change the profile at all? (Spares the read when it cannot.)"""
     return any(
         op.candidate is not None
@@ -277,7 +279,7 @@ def touches(ops) -> bool:
     )
 
 
-def read_states(conn, user_key: str) -> dict[str, FieldState]:
+def read_states(conn: Connection, user_key: str) -> dict[str, FieldState]:
     query = select(_PF.c.field, _PF.c.value, _PF.c.confidence, _PF.c.version, _PF.c.id, _PF.c.memory_ids)
     query = query.where(_PF.c.user_key == user_key)
     return {
@@ -286,7 +288,7 @@ def read_states(conn, user_key: str) -> dict[str, FieldState]:
     }
 
 
-def plan_changes(ops, rows: dict[str, FieldState], source_message_id: int | None) -> list[Change]:
+def plan_changes(ops: Sequence[Operation], rows: dict[str, FieldState], source_message_id: int | None) -> list[Change]:
     """Pure: the profile changes an applied write plan makes, in order; ``rows`` follows each change."""
     changes: list[Change] = []
     for op in ops:
@@ -304,7 +306,7 @@ def plan_changes(ops, rows: dict[str, FieldState], source_message_id: int | None
             before = rows.get(change.field)
             old_links = before.links if before else None
             if not (c.hedged or weak) and (change.new != change.old or not old_links):
-                change.memory_id = op.memory_id or (list(op.target_ids) or [None])[0]
+                change.memory_id = op.memory_id or next(iter(op.target_ids), None)
             change.links = (
                 links_for(mask_value(change.new), old_links, change.memory_id) if not (c.hedged or weak) else old_links
             )
@@ -319,7 +321,7 @@ def plan_changes(ops, rows: dict[str, FieldState], source_message_id: int | None
     return changes
 
 
-def write_changes(conn, user_key: str, changes: list[Change], ids: dict[str, int | None]) -> None:
+def write_changes(conn: Connection, user_key: str, changes: list[Change], ids: dict[str, int | None]) -> None:
     """Compare-and-set each change in order (``StaleDataError`` when another writer changed the field since it was
     read: the caller's ``retrying`` re-reads and decides again) and log them."""
     if not changes:
@@ -337,7 +339,7 @@ def write_changes(conn, user_key: str, changes: list[Change], ids: dict[str, int
         }
         if ch.version == 0:
             done = conn.execute(insert(_PF).values(user_key=user_key, field=ch.field, **values))
-            ids[ch.field] = done.inserted_primary_key[0]
+            ids[ch.field] = stored_id(done.inserted_primary_key[0] if done.inserted_primary_key else None)
             continue
         done = conn.execute(update(_PF).where(_PF.c.id == ids[ch.field], _PF.c.version == ch.version).values(values))
         if done.rowcount != 1:
@@ -361,7 +363,9 @@ def write_changes(conn, user_key: str, changes: list[Change], ids: dict[str, int
     )
 
 
-def apply_in(conn, user_key: str, plans: list[tuple[list, int | None]]) -> list[list[dict[str, Any]]]:
+def apply_in(
+    conn: Connection, user_key: str, plans: list[tuple[list[Operation], int | None]]
+) -> list[list[dict[str, Any]]]:
     """Inside the caller's transaction: read the fields once, decide each message's changes in order, write them."""
     if not any(touches(ops) for ops, _ in plans):
         return [[] for _ in plans]
@@ -390,7 +394,7 @@ def _explicit(c: Candidate, rows: dict[str, FieldState], msg: int | None) -> Cha
     return Change(c.profile_field, current, new, conf, reason, msg, row.version if row else 0)
 
 
-def _weaken(c: Candidate, rows: dict[str, FieldState], weak, msg: int | None) -> Change | None:
+def _weaken(c: Candidate, rows: dict[str, FieldState], weak: Sequence[Any] | None, msg: int | None) -> Change | None:
     name, value = (weak[0], weak[1]) if weak else (c.profile_field, c.meta.get("display") or c.object)
     row = rows.get(name) if name else None
     if row is None or name in LIST_FIELDS or norm_object(str(row.value)) == norm_object(str(value)):

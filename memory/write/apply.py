@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
 from memory import profile, provenance, validate
@@ -154,7 +154,7 @@ def record(
     *,
     message_id: int | None,
     turn_id: int | None,
-    created_at,
+    created_at: datetime | None,
     state: PlanState | None = None,
 ) -> None:
     """Turn one message's plan into rows and log lines (``w``) and show its effect to the planner (``state``)."""
@@ -250,7 +250,7 @@ def commit(store: Database, user: User, agent_id: str, w: Writes) -> None:
         w.profile_changes = profile.apply_in(conn, user.key, w.profile)
 
 
-def _reinforce_stored(conn, w: Writes) -> None:
+def _reinforce_stored(conn: Connection, w: Writes) -> None:
     if not w.reinforce:
         return
     ids = sorted({t for op, _ in w.reinforce for t in op.target_ids})
@@ -352,7 +352,7 @@ def apply_plan(
     agent_id: str,
     message_id: int | None = None,
     turn_id: int | None = None,
-    created_at=None,
+    created_at: datetime | None = None,
 ) -> list[Operation]:
     """Carry out a plan made elsewhere (fills ``op.memory_id``) and log one MemoryEvent per operation."""
     w = Writes()

@@ -29,6 +29,8 @@ from memory.write.plan import plan_writes
 from memory.write.state import PlanState
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
     from memory.storage.db import Database
     from memory.storage.store import Storage
 
@@ -41,7 +43,7 @@ def run(
     *,
     agent_id: str,
     turn_id: int | None = None,
-    model=None,
+    model: BaseChatModel | None = None,
     keep_unparsed: bool = False,
 ) -> WriteReport:
     """The whole pipeline for one stored message (see module docstring): a batch of one."""
@@ -49,7 +51,9 @@ def run(
     return write_items(store, user, [item], agent_id=agent_id, model=model)[0]
 
 
-def write_items(store: Storage, user: User, items: list[Item], *, agent_id: str, model=None) -> list[WriteReport]:
+def write_items(
+    store: Storage, user: User, items: list[Item], *, agent_id: str, model: BaseChatModel | None = None
+) -> list[WriteReport]:
     """Run the pipeline on claimed, stored messages (see module docstring); one report per item, in order."""
     t0 = time.perf_counter()
     for it in items:
@@ -132,7 +136,7 @@ def write_messages(
     *,
     agent_id: str | None = None,
     turn_id: int | None = None,
-    model=None,
+    model: BaseChatModel | None = None,
     keep_unparsed: bool | Sequence[bool] = False,
 ) -> list[WriteReport]:
     """``MemoryService.write_from_messages``: stored messages of one user, in conversation order → one report each.

@@ -14,13 +14,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory.storage.models import Message, utcnow
 from memory.text.privacy import mask_pii
 from memory.vocab import EventOp
 from memory.write.extract import Candidate, classify, extract
 from memory.write.plan import Operation
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 
 @dataclass
@@ -71,7 +74,7 @@ def mask_candidates(cands: list[Candidate]) -> list[Candidate]:
     return cands
 
 
-def prepare(item: Item, model=None) -> Item:
+def prepare(item: Item, model: BaseChatModel | None = None) -> Item:
     """Classify and extract one message (no I/O): fills ``item.cands`` or ``item.skip``."""
     t0 = time.perf_counter()
     message = item.message

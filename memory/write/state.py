@@ -13,12 +13,13 @@ search at all.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sqlalchemy import and_, exists, or_, select
+from sqlalchemy import Row, and_, exists, or_, select
 
 from memory.storage.models import Memory
 from memory.vocab import MemoryStatus
@@ -94,7 +95,7 @@ class PlanState:
             cond = and_(cond, _T.c.id.not_in(sorted(exclude)))
         return select(exists().where(cond))
 
-    def _take(self, rows) -> None:
+    def _take(self, rows: Iterable[Row[Any]]) -> None:
         for r in rows:
             if r.id in self.known:
                 continue

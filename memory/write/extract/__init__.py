@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from memory.text.numerals import find_amount
 from memory.write.extract import rules_en, rules_zh
@@ -27,6 +28,9 @@ from memory.write.extract.base import (
 )
 from memory.write.extract.clauses import Person, about_person, split_clauses
 from memory.write.extract.events import dated_statements
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 __all__ = ["Candidate", "classify", "extract", "extract_rules"]
 
@@ -207,7 +211,7 @@ def _grade(c: Candidate, sentence: str, lang: str, hedge: str | None, role: str)
         c.content = ("（助手推测）" if lang == "zh" else "(assistant's inference) ") + c.content
 
 
-def extract(text: str, *, role: str = "user", at: datetime, model=None) -> list[Candidate]:
+def extract(text: str, *, role: str = "user", at: datetime, model: BaseChatModel | None = None) -> list[Candidate]:
     """Rules offline; the LLM extractor when a chat model is given (rules if it fails)."""
     if model is not None:
         from memory.write.extract.llm import ExtractionFailed, extract_llm

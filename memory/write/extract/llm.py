@@ -12,12 +12,16 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from langchain_core.exceptions import OutputParserException
 from pydantic import BaseModel, Field, ValidationError
 
 from memory.prompts import extraction_prompt
 from memory.write.extract.base import CONF_HEDGED, CONF_INFERRED, PREDICATES, Candidate, make
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 
 class Fact(BaseModel):
@@ -39,7 +43,7 @@ class ExtractionFailed(Exception):
     """The model gave no usable structured answer (the caller falls back to the rules)."""
 
 
-def _ask(model, prompt: str) -> Extraction:
+def _ask(model: BaseChatModel, prompt: str) -> Extraction:
     try:
         result = model.with_structured_output(Extraction).invoke(prompt)
     except (ValidationError, OutputParserException, json.JSONDecodeError) as exc:  # the model answered, badly
@@ -70,7 +74,7 @@ def _event_time(value: str | None) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-def extract_llm(model, text: str, *, role: str = "user", at: datetime) -> list[Candidate]:
+def extract_llm(model: BaseChatModel, text: str, *, role: str = "user", at: datetime) -> list[Candidate]:
     prompt = extraction_prompt(text, role=role, at=at, predicates=list(PREDICATES))
     out: list[Candidate] = []
     for f in _ask(model, prompt).facts:
