@@ -84,7 +84,7 @@ def recall(state: TurnState, runtime: Rt) -> TurnState:
         c.user.external_id,
         c.text,
         agent_id=c.session.agent_id,
-        session_id=c.session.id,
+        session_key=c.session.id,
         turn_id=state["turn_id"],
         retrieval_query=query,
     )

@@ -76,11 +76,11 @@ class MemoryService:
         self.storage.close()
 
     # -- users, sessions, messages, memory rows (memory.storage.records) --------------------------------------
-    def ensure_user(self, external_id: str) -> User:
-        return records.ensure_user(self.storage, external_id)
+    def ensure_user(self, user_id: str) -> User:
+        return records.ensure_user(self.storage, user_id)
 
-    def get_user(self, external_id: str) -> User:
-        return records.get_user(self.storage, external_id)
+    def get_user(self, user_id: str) -> User:
+        return records.get_user(self.storage, user_id)
 
     def user_by_key(self, user_key: str) -> User | None:
         """The user behind an internal key (the back office keeps the picked user by key); None when erased."""
@@ -89,8 +89,9 @@ class MemoryService:
     def list_users(self) -> list[dict[str, Any]]:
         return records.list_users(self.storage)
 
-    def ensure_session(self, user: User, external_id: str, agent_id: str | None = None) -> Session:
-        return records.ensure_session(self.storage, user, external_id, agent_id)
+    def ensure_session(self, user: User, session_id: str, agent_id: str | None = None) -> Session:
+        """The user's session with this external id (created on first use)."""
+        return records.ensure_session(self.storage, user, session_id, agent_id)
 
     def list_sessions(self, user: User, agent_id: str | None = None) -> list[Session]:
         return records.list_sessions(self.storage, user, agent_id)
@@ -110,8 +111,9 @@ class MemoryService:
             self.storage, session, role, content, created_at=created_at, idempotency_key=idempotency_key, meta=meta
         )
 
-    def messages(self, session_id: str, *, after_id: int = 0, limit: int | None = None) -> list[Message]:
-        return records.messages(self.storage, session_id, after_id=after_id, limit=limit)
+    def messages(self, session_key: str, *, after_id: int = 0, limit: int | None = None) -> list[Message]:
+        """A session's messages in order, by its internal key (``Session.id``)."""
+        return records.messages(self.storage, session_key, after_id=after_id, limit=limit)
 
     def add_memories(
         self, user: User, drafts: Sequence[MemoryDraft], *, agent_id: str | None = None, vectors: Any = None
@@ -423,7 +425,7 @@ class MemoryService:
         query: str,
         *,
         agent_id: str | None = None,
-        session_id: str | None = None,
+        session_key: str | None = None,
         turn_id: int | None = None,
         retrieval_query: str | None = None,
         log: bool = True,
@@ -433,7 +435,8 @@ class MemoryService:
         """Search a user's active memories; every candidate comes back with its scores and verdict.
 
         ``filters`` (:meth:`RecallFilters.build`: memory types, source types, since/until on event time, ``as_of``
-        for the query's date words) narrow and re-rank the candidates."""
+        for the query's date words) narrow and re-rank the candidates. ``session_key`` (the internal ``Session.id``)
+        and ``turn_id`` tie the logged retrieval to a conversation turn."""
         query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))  # before embedding/logging
         user = self.get_user(user_id)
         agent = validate.agent_id(agent_id, self.settings.default_agent_id)
@@ -460,7 +463,7 @@ class MemoryService:
         )
         if log:  # the log and access tracking are written after we return (memory/retrieval/log.py)
             retrieval_log.writer(self.storage).submit(
-                result, user_key=user.key, agent_id=agent, session_id=session_id, turn_id=turn_id
+                result, user_key=user.key, agent_id=agent, session_key=session_key, turn_id=turn_id
             )
         return result
 
@@ -521,7 +524,7 @@ class MemoryService:
             )
         )
         return prompt.save_snapshot(
-            self.storage, comp, user_key=session.user_key, session_id=session.id, turn_id=turn_id
+            self.storage, comp, user_key=session.user_key, session_key=session.id, turn_id=turn_id
         )
 
     def maybe_summarise(

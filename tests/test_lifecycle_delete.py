@@ -48,7 +48,7 @@ def seed_user(svc, user_id: str, marker: str) -> dict[str, Any]:
     )
     replaced = svc.add_memory(user, f"User lived in {marker}ville")
     svc.set_status(replaced.id, "superseded", reason="moved", superseded_by=first.id)
-    recall = svc.recall(user_id, f"{marker} hiking", threshold=0.0, session_id=old.id)
+    recall = svc.recall(user_id, f"{marker} hiking", threshold=0.0, session_key=old.id)
     retrieval_id = recall.retrieval_id  # waits for the log's writer: read it before taking SQLite's write lock
     with svc.storage.db() as db:
         turn = Turn(session_id=old.id, user_key=user.key, user_message_id=msgs[0].id, reply_message_id=msgs[1].id)

@@ -26,7 +26,7 @@ def test_context_snapshot_prompt_is_masked(plumbing_svc):
     """The stored prompt of a turn held the raw input: phone, e-mail and card in the clear in the SQLite file."""
     raw = "我的手机号是13812345678，邮箱 alice.w@example.com，银行卡 4111111111111111"
     comp = ctxmod.compose(ctxmod.ContextRequest(input=raw), plumbing_svc.settings)
-    snap_id = ctxmod.save_snapshot(plumbing_svc.storage, comp, user_key="k", session_id=None, turn_id=None)
+    snap_id = ctxmod.save_snapshot(plumbing_svc.storage, comp, user_key="k", session_key=None, turn_id=None)
     with plumbing_svc.storage.db() as db:
         prompt = db.get(ContextSnapshot, snap_id).prompt
     for secret in ("13812345678", "alice.w@example.com", "4111111111111111"):

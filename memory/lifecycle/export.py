@@ -257,11 +257,11 @@ def sweep_erased(store: Storage, user_key: str, session_key: str) -> bool:
     return True
 
 
-def _unlink_session(conn: Connection, session_id: str) -> None:
+def _unlink_session(conn: Connection, session_key: str) -> None:
     """Write-log rows outlive the session (their memories stay) but must not point at deleted messages or turns."""
     tables = SQLModel.metadata.tables
-    messages = select(tables["message"].c.id).where(tables["message"].c.session_id == session_id)
-    turns = select(tables["turn"].c.id).where(tables["turn"].c.session_id == session_id)
+    messages = select(tables["message"].c.id).where(tables["message"].c.session_id == session_key)
+    turns = select(tables["turn"].c.id).where(tables["turn"].c.session_id == session_key)
     # a decision that made no memory holds a copy of the message itself: it goes with the message
     no_memory = MemoryEvent.message_id.in_(messages) & MemoryEvent.memory_id.is_(None)
     conn.execute(delete(MemoryEvent).where(no_memory))

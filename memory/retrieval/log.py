@@ -56,7 +56,7 @@ class RetrievalLog:
     # -- producer side -----------------------------------------------------------------------------------------
     def submit(self, result: Any, **scope: Any) -> None:
         """Log ``result`` (a ``RecallResult``) and mark its selected memories used; ``scope`` = user_key, agent_id,
-        session_id, turn_id. Sets ``result.retrieval_id`` once written."""
+        session_key, turn_id. Sets ``result.retrieval_id`` once written."""
         self.submitted += 1
         result.written = threading.Event()
         self._put((self._write_entry, (result, scope)))

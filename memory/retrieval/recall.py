@@ -462,14 +462,14 @@ def log_retrieval(
     *,
     user_key: str,
     agent_id: str | None,
-    session_id: str | None,
+    session_key: str | None,
     turn_id: int | None,
 ) -> int:
     """One transaction, Core inserts only (ORM objects for a hundred hits cost more than the search itself)."""
     row = {
         "user_key": user_key,
         "agent_id": agent_id or "*",
-        "session_id": session_id,
+        "session_id": session_key,  # the column holds the internal key
         "turn_id": turn_id,
         "query": mask_pii(result.query),
         "retrieval_query": mask_pii(result.retrieval_query),

@@ -324,14 +324,14 @@ def _record(sec: _Section, position: int) -> dict[str, Any]:
 
 # -- persistence --------------------------------------------------------------------------------------------------
 def save_snapshot(
-    store: Database, comp: Composition, *, user_key: str, session_id: str | None, turn_id: int | None
+    store: Database, comp: Composition, *, user_key: str, session_key: str | None, turn_id: int | None
 ) -> int:
     """One ContextSnapshot + a ContextSection per section: the allocation the back office shows for this turn."""
     alloc = comp.allocation
     with store.db() as db:
         snap = ContextSnapshot(
             turn_id=turn_id,
-            session_id=session_id,
+            session_id=session_key,
             user_key=user_key,
             total_budget=alloc["total_budget"],
             total_used=alloc["total_used"],

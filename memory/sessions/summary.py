@@ -44,25 +44,25 @@ _locks_guard = threading.Lock()
 
 
 # -- anchors -----------------------------------------------------------------------------------------------------
-def anchors(store: Database, session_id: str) -> list[SummaryAnchor]:
+def anchors(store: Database, session_key: str) -> list[SummaryAnchor]:
     with store.db() as db:
         q = (
             select(SummaryAnchor)
-            .where(SummaryAnchor.session_id == session_id)
+            .where(SummaryAnchor.session_id == session_key)
             .order_by(col(SummaryAnchor.to_message_id))
         )
         return list(db.exec(q).all())
 
 
-def covered_to(store: Database, session_id: str) -> int:
+def covered_to(store: Database, session_key: str) -> int:
     with store.db() as db:
-        q = select(func.max(SummaryAnchor.to_message_id)).where(SummaryAnchor.session_id == session_id)
+        q = select(func.max(SummaryAnchor.to_message_id)).where(SummaryAnchor.session_id == session_key)
         return db.exec(q).one() or 0
 
 
-def _lock(session_id: str) -> threading.Lock:
+def _lock(session_key: str) -> threading.Lock:
     with _locks_guard:
-        return _session_locks.setdefault(session_id, threading.Lock())
+        return _session_locks.setdefault(session_key, threading.Lock())
 
 
 def _turn_starts(messages: list[Message]) -> list[int]:
@@ -70,12 +70,12 @@ def _turn_starts(messages: list[Message]) -> list[int]:
 
 
 def maybe_summarise(
-    store: Database, session_id: str, settings: Settings, summariser: Summariser | None = None
+    store: Database, session_key: str, settings: Settings, summariser: Summariser | None = None
 ) -> SummaryAnchor | None:
     """Fold the oldest unsummarised turns into an anchor when turns or tokens pass their trigger."""
-    with _lock(session_id):
-        done = covered_to(store, session_id)
-        pending = records.messages(store, session_id, after_id=done)
+    with _lock(session_key):
+        done = covered_to(store, session_key)
+        pending = records.messages(store, session_key, after_id=done)
         starts = _turn_starts(pending)
         tokens = sum(m.tokens for m in pending)
         if len(starts) < settings.summary_trigger_turns and tokens < settings.summary_trigger_tokens:
@@ -90,26 +90,26 @@ def maybe_summarise(
         fold = pending[:cut]
         if not fold:
             return None
-        return _write_anchor(store, session_id, fold, settings, summariser or ExtractiveSummariser())
+        return _write_anchor(store, session_key, fold, settings, summariser or ExtractiveSummariser())
 
 
 def _write_anchor(
-    store: Database, session_id: str, fold: list[Message], settings: Settings, summariser: Summariser
+    store: Database, session_key: str, fold: list[Message], settings: Settings, summariser: Summariser
 ) -> SummaryAnchor | None:
-    previous = current_goal([a.text for a in anchors(store, session_id)])
+    previous = current_goal([a.text for a in anchors(store, session_key)])
     text = _cap(
         summariser.summarise([(m.role, m.content) for m in fold], previous, settings.summary_max_tokens),
         settings.summary_max_tokens,
     )
     row = SummaryAnchor(
-        session_id=session_id,
+        session_id=session_key,
         user_key=fold[0].user_key,
         from_message_id=stored_id(fold[0].id, "message"),
         to_message_id=stored_id(fold[-1].id, "message"),
         text=text,
         tokens=count_tokens(text),
     )
-    if covered_to(store, session_id) >= row.from_message_id:  # another process folded these meanwhile
+    if covered_to(store, session_key) >= row.from_message_id:  # another process folded these meanwhile
         return None
     with store.db() as db:
         db.add(row)

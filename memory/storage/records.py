@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from memory import validate
 from memory.errors import InvalidInput, NotFound
@@ -53,34 +54,34 @@ class MemoryDraft:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def _user_query(external_id: str):
+def _user_query(user_id: str) -> SelectOfScalar[User]:
     """Look a user up by the indexed hash of the id (and the id itself, so a hash collision cannot mix users)."""
-    return select(User).where(User.external_hash == id_hash(external_id), User.external_id == external_id)
+    return select(User).where(User.external_hash == id_hash(user_id), User.external_id == user_id)
 
 
 # -- users and sessions ----------------------------------------------------------------------------------
-def ensure_user(storage: Storage, external_id: str) -> User:
-    external_id = validate.external_id(external_id)
+def ensure_user(storage: Storage, user_id: str) -> User:
+    user_id = validate.external_id(user_id)
     with storage.db() as db:
-        user = db.exec(_user_query(external_id)).first()
+        user = db.exec(_user_query(user_id)).first()
         if user:
             return user
-        user = User(external_id=external_id)
+        user = User(external_id=user_id)
         db.add(user)
         try:
             db.commit()
         except IntegrityError:  # another process created it first
             db.rollback()
-            return db.exec(_user_query(external_id)).one()
+            return db.exec(_user_query(user_id)).one()
         return user
 
 
-def get_user(storage: Database, external_id: str) -> User:
-    external_id = validate.external_id(external_id)
+def get_user(storage: Database, user_id: str) -> User:
+    user_id = validate.external_id(user_id)
     with storage.db() as db:
-        user = db.exec(_user_query(external_id)).first()
+        user = db.exec(_user_query(user_id)).first()
     if user is None:
-        raise NotFound(f"no user {external_id[:80]!r}")
+        raise NotFound(f"no user {user_id[:80]!r}")
     return user
 
 
@@ -99,7 +100,7 @@ def list_users(storage: Database) -> list[dict[str, Any]]:
                 .group_by(Memory.user_key)
             ).all()
         )
-        users = db.exec(select(User).order_by(User.created_at)).all()
+        users = db.exec(select(User).order_by(col(User.created_at))).all()
     return [
         {
             "user_id": u.external_id,
@@ -111,20 +112,20 @@ def list_users(storage: Database) -> list[dict[str, Any]]:
     ]
 
 
-def ensure_session(storage: Storage, user: User, external_id: str, agent_id: str | None = None) -> Session:
-    external_id = validate.external_id(external_id, "session id")
+def ensure_session(storage: Storage, user: User, session_id: str, agent_id: str | None = None) -> Session:
+    session_id = validate.external_id(session_id, "session id")
     agent = validate.agent_id(agent_id, storage.settings.default_agent_id)
     query = select(Session).where(
         Session.user_key == user.key,
         Session.agent_id == agent,
-        Session.external_hash == id_hash(external_id),
-        Session.external_id == external_id,
+        Session.external_hash == id_hash(session_id),
+        Session.external_id == session_id,
     )
     with storage.db() as db:
         session = db.exec(query).first()
         if session:
             return session
-        session = Session(user_key=user.key, agent_id=agent, external_id=external_id)
+        session = Session(user_key=user.key, agent_id=agent, external_id=session_id)
         db.add(session)
         try:
             db.commit()
@@ -139,7 +140,7 @@ def list_sessions(storage: Database, user: User, agent_id: str | None = None) ->
     if agent_id:
         query = query.where(Session.agent_id == agent_id)
     with storage.db() as db:
-        return list(db.exec(query.order_by(Session.started_at)).all())
+        return list(db.exec(query.order_by(col(Session.started_at))).all())
 
 
 # -- messages --------------------------------------------------------------------------------------------
@@ -189,8 +190,10 @@ def add_message(
         return msg
 
 
-def messages(storage: Database, session_id: str, *, after_id: int = 0, limit: int | None = None) -> list[Message]:
-    query = select(Message).where(Message.session_id == session_id, Message.id > after_id).order_by(Message.id)
+def messages(storage: Database, session_key: str, *, after_id: int = 0, limit: int | None = None) -> list[Message]:
+    query = (
+        select(Message).where(Message.session_id == session_key, col(Message.id) > after_id).order_by(col(Message.id))
+    )
     with storage.db() as db:
         return list(db.exec(query.limit(limit) if limit else query).all())
 

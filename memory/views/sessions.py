@@ -90,23 +90,23 @@ def _bridge(b: SessionBridge, names: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def bridge_into(store: Database, session_id: str) -> str | None:
+def bridge_into(store: Database, session_key: str) -> str | None:
     """The bridge text that opened this session, if the previous one left one."""
     with store.db() as db:
         row = db.exec(
             select(SessionBridge)
-            .where(SessionBridge.to_session_id == session_id)
+            .where(SessionBridge.to_session_id == session_key)
             .order_by(col(SessionBridge.id).desc())
         ).first()
     return row.text if row else None
 
 
-def context_snapshots(store: Database, session_id: str, limit: int = 200) -> list[dict[str, Any]]:
+def context_snapshots(store: Database, session_key: str, limit: int = 200) -> list[dict[str, Any]]:
     """Per turn of a session (oldest first): budget, use, and each section's allocation."""
     with store.db() as db:
         snaps = db.exec(
             select(ContextSnapshot)
-            .where(ContextSnapshot.session_id == session_id)
+            .where(ContextSnapshot.session_id == session_key)
             .order_by(col(ContextSnapshot.id).desc())
             .limit(limit)
         ).all()

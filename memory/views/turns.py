@@ -85,12 +85,12 @@ def retrieval_params(r: Retrieval) -> dict[str, Any]:
     return {"threshold": r.threshold, "k": r.k, "mode": r.mode, "fusion": p.get("fusion"), "flagged": "excluded"}
 
 
-def turn_details(store: Storage, session_id: str, limit: int = 30) -> dict[int, dict[str, Any]]:
+def turn_details(store: Storage, session_key: str, limit: int = 30) -> dict[int, dict[str, Any]]:
     """For the last turns of a session, keyed by the reply's message id: what was recalled, the budget, the writes."""
     flush_log(store)  # retrievals this process logged are written on a background thread
     with store.db() as db:
         turns = db.exec(
-            select(Turn).where(Turn.session_id == session_id).order_by(col(Turn.id).desc()).limit(limit)
+            select(Turn).where(Turn.session_id == session_key).order_by(col(Turn.id).desc()).limit(limit)
         ).all()
         ids = [t.id for t in turns]
         if not ids:
