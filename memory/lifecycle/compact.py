@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sqlalchemy import bindparam, insert, update
 
+from memory import profile_sync
 from memory.lifecycle.retention import MemInfo, chunks, load, value
 from memory.storage.models import Memory, MemoryEvent, new_id, utcnow
 from memory.storage.vectors import IndexRow, sql_literal
@@ -255,7 +256,31 @@ def compact(
 def _apply(store: Storage, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: datetime) -> None:
     """SQL first (merged rows unindexed, sources superseded, events), then LanceDB, then mark indexed."""
     sources = [{"b_id": sid, "b_sup": m.record["id"]} for m in merges for sid in m.source_ids]
-    events = []
+    events = _merge_events(merges, now)
+    with store.engine.begin() as conn:
+        conn.execute(insert(Memory), [m.record for m in merges])
+        conn.execute(
+            update(Memory)
+            .where(Memory.id == bindparam("b_id"))
+            .values(
+                status=MemoryStatus.SUPERSEDED,
+                superseded_by=bindparam("b_sup"),
+                updated_at=now,
+                version=Memory.version + 1,
+            ),
+            sources,
+        )
+        conn.execute(insert(MemoryEvent), events)
+    store.index.delete([s["b_id"] for s in sources])
+    _index_merged(store, merges, vectors)
+    profile_sync.merged(
+        store, {s["b_id"]: s["b_sup"] for s in sources}, {sid: m.user_key for m in merges for sid in m.source_ids}
+    )
+
+
+def _merge_events(merges: Sequence[Merge], now: datetime) -> list[dict[str, Any]]:
+    """The write log of a compaction: COMPACT on each merged row, MERGE on each of its sources."""
+    events: list[dict[str, Any]] = []
     for m in merges:
         rec = m.record
         events.append(
@@ -283,27 +308,7 @@ def _apply(store: Storage, merges: Sequence[Merge], vectors: dict[str, np.ndarra
             }
             for sid in m.source_ids
         ]
-    with store.engine.begin() as conn:
-        conn.execute(insert(Memory), [m.record for m in merges])
-        conn.execute(
-            update(Memory)
-            .where(Memory.id == bindparam("b_id"))
-            .values(
-                status=MemoryStatus.SUPERSEDED,
-                superseded_by=bindparam("b_sup"),
-                updated_at=now,
-                version=Memory.version + 1,
-            ),
-            sources,
-        )
-        conn.execute(insert(MemoryEvent), events)
-    store.index.delete([s["b_id"] for s in sources])
-    _index_merged(store, merges, vectors)
-    from memory import profile_sync
-
-    profile_sync.merged(
-        store, {s["b_id"]: s["b_sup"] for s in sources}, {sid: m.user_key for m in merges for sid in m.source_ids}
-    )
+    return events
 
 
 def _merged_vector(merge: Merge, vectors: dict[str, np.ndarray]) -> np.ndarray | None:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import String, delete, insert, select, type_coerce, update
 
+from memory import profile_sync
 from memory.config import Settings
 from memory.storage.models import HitLabel, Memory, MemoryEvent, RetrievalHit, utcnow
 from memory.vocab import Actor, EventOp, MemoryStatus
@@ -298,8 +299,6 @@ def forget(
             reasons={a.memory_id: a.reason for a in report.actions},
             now=now,
         )
-        from memory import profile_sync
-
         profile_sync.forgotten(
             store,
             {a.memory_id: a.user_key for a in report.actions},
