@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from memory import audit, keyed, profile_sync, provenance, validate, views  # noqa: F401  (provenance registers its write listeners)
 from memory.access import check
 from memory.config import Settings
-from memory.errors import InvalidInput, NotFound
 from memory.lifecycle import curation, export
 from memory.lifecycle import retention as lifecycle
 from memory.people import People
@@ -28,11 +27,12 @@ from memory.retrieval.relevance import Calibration
 from memory.sessions import summary, turns
 from memory.sessions.extractive import Summariser
 from memory.storage import indexing, integrity, records
-from memory.storage.models import Memory, MemoryEvent, Message, Session, SessionBridge, SummaryAnchor, User, id_hash
+from memory.storage.models import Memory, Message, Session, SessionBridge, SummaryAnchor, User, id_hash
 from memory.storage.records import MemoryDraft
 from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
 from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role
+from memory.write import single
 
 if TYPE_CHECKING:  # the embedder loads numpy: never at import
     from langchain_core.language_models import BaseChatModel
@@ -217,30 +217,15 @@ class MemoryService:
         """Run the write pipeline on one stored message; returns what it did to memory.
 
         ``keep_unparsed`` stores a user message no extractor understood as a free-text fact (explicit requests)."""
-        from memory.write import run
-
-        user = self._user(user)
-        if not isinstance(message, Message):
-            with self.storage.db() as db:
-                found = db.get(Message, message)
-            if found is None:
-                raise NotFound(f"no message {message!r}")
-            message = found
-        if message.user_key != user.key:
-            raise InvalidInput("the message belongs to another user")
-        agent = validate.agent_id(agent_id or session.agent_id, self.settings.default_agent_id)
-        if not self.claim_for_write(_stored(message)):  # a retried or concurrent write of this message: it runs once
-            from memory.write import WriteReport
-
-            return WriteReport(message.id, message.role, False, "already written (repeated message)")
-        return run(
+        model = model if model is not None else self.extraction_model
+        return single.write_message(
             self.storage,
-            user,
+            self._user(user),
             session,
             message,
-            agent_id=agent,
+            agent_id=agent_id,
             turn_id=turn_id,
-            model=model if model is not None else self.extraction_model,
+            model=model,
             keep_unparsed=keep_unparsed,
         )
 
@@ -295,27 +280,7 @@ class MemoryService:
         user = self.ensure_user(user_id)
         session = self.ensure_session(user, session_id, agent_id)
         message = self.add_message(session, role, text)
-        self.claim_for_write(_stored(message))  # nobody runs the pipeline on it later: this is its write
-        source = "user-stated" if role == "user" else "tool"
-        ids = [message.id]
-        memory = self.add_memory(
-            user, message.content, agent_id=agent_id, source_message_ids=ids, source_type=source, meta=meta or {}
-        )
-        with self.storage.db() as db:
-            db.add(
-                MemoryEvent(
-                    user_key=user.key,
-                    agent_id=memory.agent_id,
-                    memory_id=memory.id,
-                    op=EventOp.ADD,
-                    reason="stored verbatim (no extraction requested)",
-                    content=memory.content,
-                    message_id=message.id,
-                    detail={"source_type": source, "infer": False},
-                )
-            )
-            db.commit()
-        return memory
+        return single.write_verbatim(self.storage, user, message, agent_id=agent_id, meta=meta)
 
     def get_profile(self, user: User | str) -> dict[str, Any]:
         from memory import profile
@@ -700,10 +665,3 @@ class MemoryService:
         from memory.lifecycle import stats
 
         return stats.user_stats(self.storage, user_id)
-
-
-def _stored(message: Message) -> int:
-    """The id of a stored message (one built but never stored cannot be written from)."""
-    if message.id is None:
-        raise InvalidInput("the message is not stored")
-    return message.id

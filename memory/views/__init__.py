@@ -1,10 +1,10 @@
 """Read models for the back office: one small query per table the pages show, always bounded.
 
 Every list here takes a limit (and an offset or a session) so a page never loads a user's whole history. Functions
-take the service as their *store* and return plain dicts (easy to put in a dataframe, nothing lazy left to load after
-the DB session closes). One module per concern: ``writes`` (the write log), ``profile``, ``sessions`` (sessions,
-bridges, the context budget), ``turns`` (logged retrievals and chat turns), ``labels`` (verdicts on hits);
-``views.<name>`` keeps working for every caller.
+take the storage (most only its SQL side, ``Database``) as their *store* and return plain dicts (easy to put in a
+dataframe, nothing lazy left to load after the DB session closes). One module per concern: ``writes`` (the write
+log), ``profile``, ``sessions`` (sessions, bridges, the context budget), ``turns`` (logged retrievals and chat
+turns), ``labels`` (verdicts on hits); ``views.<name>`` keeps working for every caller.
 """
 
 from memory.views.labels import (
