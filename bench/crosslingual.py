@@ -36,17 +36,21 @@ def store_texts(pair: dict) -> list[str]:
     return [*DATA["background"]["zh" if is_zh(pair["answer"]) else "en"], pair["answer"], *pair["distractors"]]
 
 
-def answer_ranks(svc, variants: dict[str, bool] = VARIANTS) -> dict[str, list[dict]]:
-    """Per variant: for every pair, its half, direction and the direct answer's rank (1 = first)."""
+def answer_ranks(svc, variants: dict[str, bool] = VARIANTS, keep=lambda pair: True) -> dict[str, list[dict]]:
+    """Per variant: for every pair (``keep`` chooses), its half, direction and the direct answer's rank (1 = first)."""
     out: dict[str, list[dict]] = {name: [] for name in variants}
     for n, pair in enumerate(DATA["pairs"]):
+        if not keep(pair):
+            continue
         user = svc.ensure_user(f"xl-{n}")
         for text in store_texts(pair):
             svc.add_memory(user, text, type="fact")
         for name, on in variants.items():
             hits = svc.recall(user.external_id, pair["query"], threshold=-1.0, log=False, crosslingual=on).hits
             rank = next(r for r, h in enumerate(hits, 1) if h.content == pair["answer"])
-            out[name].append({"split": pair["split"], "direction": direction(pair["query"]), "rank": rank})
+            out[name].append(
+                {"split": pair["split"], "direction": direction(pair["query"]), "topic": pair["topic"], "rank": rank}
+            )
     return out
 
 

@@ -60,7 +60,7 @@ def memory_panel(
     with st.expander(label, icon=":material/psychology:"):
         if params:
             st.caption(
-                f"Recalled with relevance threshold **{params['threshold']:.2f}** · k **{params['k']}** · "
+                f"Recalled with relevance threshold **{params['threshold']:.3g}** · k **{params['k']}** · "
                 f"mode **{params['mode']}**"
                 + (f" ({params['fusion']})" if params.get("fusion") else "")
                 + " · flagged memories excluded"
@@ -101,7 +101,7 @@ def _hit_table(hits: list[dict[str, Any]]) -> None:
         hide_index=True,
         column_config={
             "memory": st.column_config.TextColumn(width="large"),
-            "relevance": st.column_config.ProgressColumn(format="%.2f", min_value=0.0, max_value=1.0),
+            "relevance": st.column_config.ProgressColumn(format="%.3f", min_value=0.0, max_value=1.0),
             "similarity": st.column_config.NumberColumn(format="%.3f"),
             "BM25": st.column_config.NumberColumn(format="%.2f"),
             "fused": st.column_config.NumberColumn(format="%.4f"),

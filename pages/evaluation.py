@@ -193,7 +193,7 @@ def cut_section(report: dict) -> None:
             "conversations only (nested), when the report has it.",
             border=True,
         )
-    note = f"relevance ≥ {at['threshold']:.2f}, k {at['k']}"
+    note = f"relevance ≥ {at['threshold']:.3g}, k {at['k']}"
     if raw:
         note += (
             f" · before (raw similarity ≥ 0.80): hit {raw['answerable_hit_rate']:.1f}%, "
@@ -221,7 +221,7 @@ def show(report: dict, name: str) -> None:
     cols[-1].metric(f"tokens@{tok_k}", f"{report['overall'][f'tokens@{tok_k}']:.0f}")
     st.caption(
         f"{report['overall']['questions']} questions · mode {report['settings']['mode']} · "
-        f"no memory at the configured threshold {report['settings']['configured_threshold']:.2f}: "
+        f"no memory at the configured threshold {report['settings']['configured_threshold']:.3g}: "
         f"{main.get('empty_rate_at_configured', 0):.1f}%"
     )
     frame = category_frame(report, name)

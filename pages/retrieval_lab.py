@@ -94,7 +94,7 @@ def _reset() -> None:
 with st.container(border=True):
     st.text_input("Query", key="lab_query", placeholder="e.g. where does the user live? / 用户住在哪里？")
     c = st.columns([3, 2, 1, 2, 2, 2, 1])
-    threshold = c[0].slider("Relevance threshold", 0.0, 1.0, step=0.01, key="lab_threshold")
+    threshold = c[0].slider("Relevance threshold", 0.0, 1.0, step=0.001, format="%.3f", key="lab_threshold")
     floor = c[1].number_input(
         "Similarity floor", -1.0, 1.0, step=0.01, key="lab_floor", help="Optional: also cut on raw similarity."
     )
@@ -166,7 +166,7 @@ def histogram(hits: list[Hit]) -> go.Figure:
             x=groups[name], name=name, marker_color=color, xbins={"start": lo, "end": hi, "size": (hi - lo) / 30}
         )
     fig.add_vline(
-        x=threshold, line_color=THRESHOLD_COLOR, line_dash="dash", annotation_text=f"threshold {threshold:.2f}"
+        x=threshold, line_color=THRESHOLD_COLOR, line_dash="dash", annotation_text=f"threshold {threshold:.3g}"
     )
     fig.update_layout(
         barmode="stack",
@@ -200,7 +200,7 @@ def hit_table(hits: list[Hit], labels: dict[str, bool | None]) -> pd.DataFrame:
 
 
 SCORE_COLS = {
-    "relevance": st.column_config.ProgressColumn("relevance", format="%.2f", min_value=0.0, max_value=1.0),
+    "relevance": st.column_config.ProgressColumn("relevance", format="%.3f", min_value=0.0, max_value=1.0),
     "similarity": st.column_config.NumberColumn("similarity", format="%.3f"),
     "fts_score": st.column_config.NumberColumn("BM25", format="%.2f"),
     "fused": st.column_config.NumberColumn("fused", format="%.4f"),
@@ -339,7 +339,7 @@ def _replay_summary(results: list[dict]) -> None:
                 {
                     "when": when(x["retrieval"]["at"]),
                     "query": short(x["retrieval"]["query"], 80),
-                    "then": f"k {x['retrieval']['k']} · t {x['retrieval']['threshold']:.2f}",
+                    "then": f"k {x['retrieval']['k']} · t {x['retrieval']['threshold']:.3g}",
                     "kept": len(x["diff"].kept),
                     "gained": len(x["diff"].gained),
                     "lost": len(x["diff"].lost),

@@ -121,7 +121,7 @@ def _pick_session() -> None:
 def _live_settings(eff: Settings, threshold: float) -> None:
     st.subheader("Live retrieval", divider="gray")
     if not can(Role.ADMIN):  # shown, not changeable: live settings are an admin's
-        st.caption(f"Relevance threshold {threshold:.2f} · top k {eff.top_k} · mode {eff.search_mode}")
+        st.caption(f"Relevance threshold {threshold:.3g} · top k {eff.top_k} · mode {eff.search_mode}")
         st.caption("Changing them needs the admin role.")
         return
     sync(LIVE_WIDGETS["relevance_threshold"], float(threshold))
@@ -131,7 +131,8 @@ def _live_settings(eff: Settings, threshold: float) -> None:
         "Relevance threshold",
         0.0,
         1.0,
-        step=0.01,
+        step=0.001,
+        format="%.3f",
         key=LIVE_WIDGETS["relevance_threshold"],
         on_change=_save_live,
         args=("relevance_threshold",),

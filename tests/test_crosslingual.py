@@ -10,10 +10,10 @@ import pytest
 from bench.crosslingual import DATA, answer_ranks, direction, store_texts, summary
 from memory.retrieval import crosslingual
 
-#: measured on the held-out half with the lexicon (e5-small-q4, hybrid): see bench/results/crosslingual.json; a drop
-#: below these floors is a regression
+#: measured on the held-out half with the lexicon (e5-small-q4, hybrid): 20 of 26, 10 of 13 each way (without it:
+#: 19 of 26; bench/results/crosslingual.json); a drop below these floors is a regression
 HELD_FLOOR = 0.75
-DIRECTION_FLOOR = 0.7
+DIRECTION_FLOOR = 0.75
 
 
 def test_the_pair_file_has_both_directions_in_both_halves_and_topics_never_cross_the_split():
@@ -70,10 +70,10 @@ def test_same_language_ranking_is_untouched_by_the_lexicon(plumbing_svc):
 
 @pytest.mark.slow
 def test_the_direct_answer_in_the_other_language_is_first(svc):
-    ranks = answer_ranks(svc, {"before": False, "after": True})
-    before, after = summary(ranks["before"]), summary(ranks["after"])
-    assert after["tune"]["both"]["first"] > before["tune"]["both"]["first"]  # the lexicon earns its place
-    assert after["held"]["both"]["rate"] >= HELD_FLOOR, after
-    assert all(after[s][d]["rate"] >= DIRECTION_FLOOR for s in ("tune", "held") for d in ("en→zh", "zh→en")), after
-    spicy = next(n for n, p in enumerate(DATA["pairs"]) if p["answer"] == "用户不吃辣")
-    assert ranks["after"][spicy]["rank"] == 1  # the issue's own pair: "spicy food" → 用户不吃辣 first
+    """The held-out half (never looked at while the lexicon was written), plus the issue's own pair both ways."""
+    ranks = answer_ranks(svc, {"after": True}, keep=lambda p: p["split"] == "held" or p["topic"] == "spice")["after"]
+    held = summary([r for r in ranks if r["split"] == "held"])["held"]
+    assert held["both"]["rate"] >= HELD_FLOOR, held
+    assert all(held[d]["rate"] >= DIRECTION_FLOOR for d in ("en→zh", "zh→en")), held
+    spicy = [r["rank"] for r in ranks if r["topic"] == "spice"]
+    assert spicy == [1, 1]  # "spicy food" → 用户不吃辣 first, and 用户能吃辣吗 → "The user cannot eat spicy food"

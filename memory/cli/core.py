@@ -55,7 +55,7 @@ def recall(
         return
     p = result.params
     say(
-        f"{len(result.hits)} candidates · mode {p.mode} · relevance threshold {p.threshold:.2f} · k {p.k} "
+        f"{len(result.hits)} candidates · mode {p.mode} · relevance threshold {p.threshold:.3g} · k {p.k} "
         f"· calibration {result.calibration} · {result.latency_ms:.1f} ms"
     )
     for h in result.hits:

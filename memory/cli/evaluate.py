@@ -52,7 +52,7 @@ def table(report: dict) -> list[str]:
                 + f" {v[f'hit@{ks[-1]}']:>7.1f} {v['mrr']:>6.3f} {v[f'tokens@{tok_k}']:>7.0f}"
             )
         lines.append(
-            f"{mode:<9} empty at relevance threshold {report['settings']['configured_threshold']:.2f}: "
+            f"{mode:<9} empty at relevance threshold {report['settings']['configured_threshold']:.3g}: "
             f"{run['empty_rate_at_configured']:.1f}% · latency p50 {run['latency_ms']['p50']} ms "
             f"p95 {run['latency_ms']['p95']} ms"
         )

@@ -1,8 +1,10 @@
 """Fit the relevance calibration for the service's embedder on LoCoMo-format data and report how it holds up on
 conversations left out of the fit (``memlens eval calibrate``; ``python bench/calibrate.py``).
 
-The threshold shipped with the fit is chosen on the left-out predictions: the best answerable hit rate with foreign
-noise within target (:func:`memory.evaluation.crossval.choose_threshold`), at the configured k.
+The threshold shipped with the fit is chosen on every conversation's left-out predictions by the rule of
+:func:`memory.evaluation.crossval.choose_threshold` (foreign noise capped at 10%, then the best answerable hit rate), at
+the configured k. The same rule, applied inside each fold to the training conversations' own left-out predictions,
+gives the honest left-out figures (``left_out.nested``): there no threshold has seen the conversation it is scored on.
 """
 
 from __future__ import annotations
