@@ -39,6 +39,7 @@ def calibrate(
         "samples": [s.sample_id for s in samples],
         "k": k,
         "cv_at_threshold": chosen,
+        "cv_nested_at_threshold": (cv.get("nested") or {}).get("at_threshold"),
         "cv_brier": cv["calibration"]["brier"],
         "mode": opts.mode,
     }
