@@ -77,3 +77,13 @@ def test_the_direct_answer_in_the_other_language_is_first(svc):
     assert all(held[d]["rate"] >= DIRECTION_FLOOR for d in ("en→zh", "zh→en")), held
     spicy = [r["rank"] for r in ranks if r["topic"] == "spice"]
     assert spicy == [1, 1]  # "spicy food" → 用户不吃辣 first, and 用户能吃辣吗 → "The user cannot eat spicy food"
+
+
+def test_a_translation_never_outscores_the_best_direct_full_text_match():
+    direct = [("zh", 2.0, None), ("both", 1.0, None)]
+    translated = [("en", 8.0, None), ("both", 4.0, None)]
+    merged = crosslingual.best_of(direct, translated)
+    assert [m[0] for m in merged] == ["zh", "en", "both"]  # "en" held to 0.9 × the best direct score
+    assert merged[1][1] == pytest.approx(crosslingual.TRANSLATED_SHARE * 2.0)
+    assert crosslingual.best_of([], translated) == sorted(translated, key=lambda r: -r[1])  # nothing direct: as found
+    assert crosslingual.best_of(direct, []) is direct

@@ -170,14 +170,22 @@ def overlap(query: str, texts: list[str], lex: Lexicon | None = None) -> list[fl
     return out
 
 
-def best_of(results: list[list]) -> list:
-    """Full-text hits of several queries as one list: each memory with its best BM25, best first."""
-    results = [rows for rows in results if rows] or [[]]
-    if len(results) == 1:  # the usual case (a second query in the other language finds nothing): order kept
-        return results[0]
-    best: dict = {}
-    for rows in results:
-        for row in rows:
-            if row[0] not in best or row[1] > best[row[0]][1]:
-                best[row[0]] = row
+#: a translation's best BM25 is held to this share of the best direct match's: a memory that matches the user's own
+#: words is better evidence than one that matches the lexicon's translation of them (a translated query also has more
+#: terms, so its raw BM25 runs higher)
+TRANSLATED_SHARE = 0.9
+
+
+def best_of(direct: list, translated: list | None = None) -> list:
+    """Full-text hits of the query and of its translation as one list: each memory with its best BM25 (the
+    translation's scaled below the best direct match, :data:`TRANSLATED_SHARE`), best first."""
+    if not translated:
+        return direct
+    top_direct = max((row[1] for row in direct), default=0.0)
+    top_translated = max(row[1] for row in translated)
+    scale = min(1.0, TRANSLATED_SHARE * top_direct / top_translated) if top_direct > 0 and top_translated > 0 else 1.0
+    best = {row[0]: row for row in direct}
+    for mid, score, *rest in translated:
+        if mid not in best or score * scale > best[mid][1]:
+            best[mid] = (mid, score * scale, *rest)
     return sorted(best.values(), key=lambda r: -r[1])

@@ -317,7 +317,7 @@ def _signals(store: Storage, user_key: str, agent_id: str | None, query: str, pa
     pending = [store.pool.submit(store.index.search_text, t, user_key, agent_id, params.pool, where) for t in texts]
     qvec = store.embedder.embed_query(query)
     vec = store.index.search_vector(qvec, user_key, agent_id, params.pool, where) if params.mode != "fulltext" else []
-    found = crosslingual.best_of([p.result() for p in pending])
+    found = crosslingual.best_of(*(p.result() for p in pending)) if pending else []
     sims = {i: 1.0 - d for i, d in vec}
     for i, _, v in found:  # full-text-only hits get their similarity from the vector the FTS search returned
         sims.setdefault(i, float(np.dot(v, qvec)))
