@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import unicodedata
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -173,6 +174,7 @@ def test_cli_process_refuses_undecodable_argv_in_one_line(tmp_path):
     """Bytes that are not UTF-8 reach Python as lone surrogates: a real process, exit 2, one line, no traceback."""
     env = {
         "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[1]),  # this checkout's code, not an installed copy
         "MEMLENS_DATA_DIR": str(tmp_path / "d"),
         "MEMLENS_EMBEDDER": "hash",
         "HOME": str(tmp_path),
