@@ -171,6 +171,7 @@ class Memory(SQLModel, table=True):
     __table_args__ = (
         Index("ix_memory_user_agent_status", "user_key", "agent_id", "status"),
         Index("ix_memory_user_created", "user_key", "created_at"),
+        Index("ix_memory_status_indexed_id", "status", "indexed", "id", "user_key"),  # the start-up id check
     )
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     user_key: str = Field(foreign_key="user.key", max_length=32)

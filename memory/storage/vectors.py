@@ -345,6 +345,33 @@ class VectorIndex:
         with self.locked():
             return query.limit(None).to_arrow()["id"].to_pylist() if self.count(user_key) else []
 
+    def owners(self) -> list[tuple[str, str]]:
+        """(id, user_key) of every row, with repeats (see :meth:`id_list`): two narrow columns, for start-up."""
+        with self.locked():
+            if not self.count():
+                return []
+            res = self.table.search().select(["id", "user_key"]).limit(None).to_arrow()
+        return list(zip(res["id"].to_pylist(), res["user_key"].to_pylist(), strict=True))
+
+    def records(self, width: int) -> np.ndarray | None:
+        """Every row's id + user_key as one fixed-width byte record, sorted (numpy ``S<width>``), read and joined in
+        Arrow (no Python object per row); None when a row's id + user_key is not ``width`` bytes long."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        with self.locked():
+            if not self.count():
+                return np.zeros(0, dtype=f"S{width}")
+            res = self.table.search().select(["id", "user_key"]).limit(None).to_arrow()
+        joined = pc.binary_join_element_wise(res["id"], res["user_key"], "").combine_chunks()
+        try:
+            fixed = joined.cast(pa.binary(width))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        data = fixed.buffers()[1]
+        return np.sort(np.frombuffer(data, dtype=f"S{width}", count=len(fixed), offset=fixed.offset * width))
+
     def count(self, user_key: str | None = None) -> int:
         with self.locked():
             return self.table.count_rows(f"user_key = {sql_literal(user_key)}" if user_key else None)
