@@ -11,7 +11,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Integer, Text, UniqueConstraint, event
+from sqlalchemy import JSON, Column, Index, Integer, Text, UniqueConstraint, event, text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapper
@@ -172,6 +172,13 @@ class Memory(SQLModel, table=True):
         Index("ix_memory_user_agent_status", "user_key", "agent_id", "status"),
         Index("ix_memory_user_created", "user_key", "created_at"),
         Index("ix_memory_status_indexed_id", "status", "indexed", "id", "user_key"),  # the start-up id check
+        Index(  # each turn's latest statements (memory.profile_sync.retracted_statements)
+            "ix_memory_user_statements",
+            "user_key",
+            "updated_at",
+            sqlite_where=text("predicate IS NOT NULL"),
+            postgresql_where=text("predicate IS NOT NULL"),
+        ),
     )
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     user_key: str = Field(foreign_key="user.key", max_length=32)

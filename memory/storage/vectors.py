@@ -354,7 +354,7 @@ class VectorIndex:
         return list(zip(res["id"].to_pylist(), res["user_key"].to_pylist(), strict=True))
 
     def records(self, width: int) -> np.ndarray | None:
-        """Every row's id + user_key as one fixed-width byte record, sorted (numpy ``S<width>``), read and joined in
+        """Every row's id + user_key as one fixed-width byte record (numpy ``S<width>``, unordered), read and joined in
         Arrow (no Python object per row); None when a row's id + user_key is not ``width`` bytes long."""
         import numpy as np
         import pyarrow as pa
@@ -370,7 +370,7 @@ class VectorIndex:
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return None
         data = fixed.buffers()[1]
-        return np.sort(np.frombuffer(data, dtype=f"S{width}", count=len(fixed), offset=fixed.offset * width))
+        return np.frombuffer(data, dtype=f"S{width}", count=len(fixed), offset=fixed.offset * width)
 
     def count(self, user_key: str | None = None) -> int:
         with self.locked():
