@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import threading
 from datetime import UTC, datetime
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
@@ -32,7 +31,7 @@ from memory.service import MemoryService
 from memory.sessions import prompt, summary
 from memory.sessions.consistency import consistent_text
 from memory.sessions.extractive import Summariser
-from memory.storage.models import User, stored_id
+from memory.storage.models import stored_id
 
 __all__ = ["TurnContext", "TurnScratch", "TurnState", "build_graph"]
 log = logging.getLogger(__name__)
@@ -55,8 +54,10 @@ def load_context(state: TurnState, runtime: Rt) -> TurnState:
     s.history = [m for m in svc.messages(session.id, after_id=done) if m.id != msg.id][-settings.history_messages :]
     s.summaries = [a.text for a in anchors]
     s.bridge = bridge.text if bridge else None
-    s.profile = _profile(svc, c.user)
-    s.profile_sources = {name: f.source for name, f in svc.profile_fields(c.user).items()}
+    fields = svc.profile_fields(c.user)  # one read: values, where each came from, when it was said
+    s.profile = {name: f.value for name, f in fields.items()}
+    s.profile_sources = {name: f.source for name, f in fields.items()}
+    s.profile_dates = {name: f.updated_at for name, f in fields.items()}
     s.retracted = svc.retracted_statements(c.user)
     return TurnState(
         turn_id=turn_id,
@@ -66,10 +67,6 @@ def load_context(state: TurnState, runtime: Rt) -> TurnState:
         bridge_id=bridge.id if bridge else None,
         goal=summary.current_goal(s.summaries),
     )
-
-
-def _profile(svc: MemoryService, user: User) -> dict[str, Any]:
-    return dict(svc.get_profile(user) or {})
 
 
 def _model_name(model: BaseChatModel) -> str:
@@ -155,11 +152,10 @@ def _offline_context(state: TurnState, c: TurnContext) -> OfflineContext:
         for m in s.memory_items
         if m.memory_id in comp.injected
     ]
-    fields = c.service.profile_fields(c.user)
     return OfflineContext(
         profile=s.profile,
-        profile_dates={name: f.updated_at for name, f in fields.items()},
-        profile_sources={name: f.source for name, f in fields.items()},
+        profile_dates=s.profile_dates,
+        profile_sources=s.profile_sources,
         memories=injected,
         important=injected if is_about_me(c.text) else [],
         bridge=consistent_text(s.bridge, s.profile, s.retracted) if s.bridge else None,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypedDict
 
 from langchain_core.language_models import BaseChatModel
@@ -56,6 +57,7 @@ class TurnScratch:
     history: list[Message] = field(default_factory=list)  # recent messages after the last anchor, input excluded
     profile: dict[str, Any] = field(default_factory=dict)  # field → value (str, number or list, as stated)
     profile_sources: dict[str, str] = field(default_factory=dict)  # field → where its value came from
+    profile_dates: dict[str, datetime] = field(default_factory=dict)  # field → when its value was last set
     retracted: set[tuple[str, str]] = field(default_factory=set)  # (predicate, object) statements that no longer hold
     # recall
     recall: RecallResult | None = None

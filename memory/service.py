@@ -27,7 +27,7 @@ from memory.retrieval.relevance import Calibration
 from memory.sessions import summary, turns
 from memory.sessions.extractive import Summariser
 from memory.storage import indexing, integrity, records
-from memory.storage.models import Memory, Message, Session, SessionBridge, SummaryAnchor, User, id_hash
+from memory.storage.models import Memory, Message, ProfileField, Session, SessionBridge, SummaryAnchor, User, id_hash
 from memory.storage.records import MemoryDraft
 from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
@@ -287,8 +287,8 @@ class MemoryService:
 
         return profile.get_profile(self.storage, self._user(user))
 
-    def profile_fields(self, user: User | str) -> dict[str, Any]:
-        """field → ProfileField (value, confidence, version, source, updated_at)."""
+    def profile_fields(self, user: User | str) -> dict[str, ProfileField]:
+        """field → its stored row (value, confidence, version, source, updated_at)."""
         from memory import profile
 
         return profile.fields(self.storage, self._user(user))

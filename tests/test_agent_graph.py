@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -78,6 +79,7 @@ def test_the_uncompiled_graph_runs_with_an_in_memory_saver_and_a_fake_model(svc:
     assert s.user_message is not None and s.user_message.id == second["user_message_id"]
     assert [m.content for m in s.history] == ["I moved to Hangzhou last month.", "Noted, Hangzhou it is."]
     assert s.profile == {"city": "Hangzhou"} and s.profile_sources["city"] == "user-stated"
+    assert s.profile_dates["city"] <= datetime.now(UTC)
     assert s.recall is not None and s.recall.selected[0].content == "User lives in Hangzhou."
     assert [m.content for m in s.memory_items] == ["User lives in Hangzhou."]
     assert s.composition is not None and s.composition.injected == [s.memory_items[0].memory_id]
