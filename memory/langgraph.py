@@ -48,8 +48,7 @@ def parse_namespace(namespace: tuple[str, ...]) -> tuple[str, str | None, str | 
     """(user, agent or None, kind or None) by the documented rule; anything longer or empty is refused."""
     if not namespace or len(namespace) > 3 or not all(isinstance(p, str) and p for p in namespace):
         raise InvalidInput("a MemLens namespace is (user_id,), (user_id, agent_id) or (user_id, agent_id, kind)")
-    parts = list(namespace) + [None, None]
-    return parts[0], parts[1], parts[2]
+    return namespace[0], (namespace[1] if len(namespace) > 1 else None), (namespace[2] if len(namespace) > 2 else None)
 
 
 def value_text(value: dict[str, Any]) -> str:
@@ -77,7 +76,7 @@ class MemLensStore(BaseStore):
             if isinstance(op, GetOp):
                 out.append(self._get(op.namespace, op.key))
             elif isinstance(op, PutOp):
-                self._put(op.namespace, op.key, op.value)
+                self._put(op.namespace, op.key, dict(op.value) if op.value is not None else None)
                 out.append(None)
             elif isinstance(op, SearchOp):
                 out.append(self._search(op))
@@ -100,24 +99,29 @@ class MemLensStore(BaseStore):
             return None
         agent = agent or self.service.settings.default_agent_id
         row = self.service.memory_by_store_key(user, agent, key)
-        ok = (
-            row is not None and row.user_key == user.key and row.agent_id == agent and row.status == MemoryStatus.ACTIVE
-        )
-        return row if ok and self._kind_ok(row, kind) else None
+        if row is None or row.user_key != user.key or row.agent_id != agent or row.status != MemoryStatus.ACTIVE:
+            return None
+        return row if self._kind_ok(row, kind) else None
 
     @staticmethod
     def _kind_ok(row: MemoryRow, kind: str | None) -> bool:
         return kind is None or (row.meta or {}).get("kind") == kind or row.type == kind
 
-    def _item(self, row: MemoryRow, user_id: str, score: float | None = None, scored: bool = False) -> Item:
+    @staticmethod
+    def _parts(row: MemoryRow, user_id: str) -> tuple[tuple[str, ...], str, dict[str, Any]]:
+        """(namespace, key, value) of a stored memory as the store shows it."""
         meta = row.meta or {}
         value = meta.get("value") if isinstance(meta.get("value"), dict) else None
         value = value or {"content": row.content, "type": row.type, "source_type": row.source_type}
-        namespace = (user_id, row.agent_id, meta.get("kind") or row.type)
-        key = meta.get("store_key") or row.id
-        if scored:
-            return SearchItem(namespace, key, value, row.created_at, row.updated_at, score=score)
+        return (user_id, row.agent_id, meta.get("kind") or row.type), meta.get("store_key") or row.id, value
+
+    def _item(self, row: MemoryRow, user_id: str) -> Item:
+        namespace, key, value = self._parts(row, user_id)
         return Item(value=value, key=key, namespace=namespace, created_at=row.created_at, updated_at=row.updated_at)
+
+    def _search_item(self, row: MemoryRow, user_id: str, score: float | None) -> SearchItem:
+        namespace, key, value = self._parts(row, user_id)
+        return SearchItem(namespace, key, value, row.created_at, row.updated_at, score=score)
 
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         row = self._find(namespace, key)
@@ -159,12 +163,12 @@ class MemLensStore(BaseStore):
                     user_id, op.query, agent_id=agent, k=min(100, (limit + offset) * 3), threshold=self.threshold
                 )
             ids = [(h.memory_id, h.relevance or h.similarity) for h in result.selected]
-            rows = self.service.memories_by_id([i for i, _ in ids])
-            scored = [(rows[i], s) for i, s in ids if i in rows]
+            by_id = self.service.memories_by_id([i for i, _ in ids])
+            scored: list[tuple[MemoryRow, float | None]] = [(by_id[i], s) for i, s in ids if i in by_id]
         else:
             rows = self.service.list_memories(user, agent_id=agent, limit=(limit + offset) * 3)
             scored = [(r, None) for r in rows]
-        items = [self._item(r, user_id, s, scored=True) for r, s in scored if self._kind_ok(r, kind)]
+        items = [self._search_item(r, user_id, s) for r, s in scored if self._kind_ok(r, kind)]
         items = [i for i in items if all(i.value.get(k) == v for k, v in (op.filter or {}).items())]
         return items[offset : offset + limit]
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import col, select
 
 from memory import profile
+from memory.errors import NotFound
 from memory.storage.models import Memory, ProfileChange, ProfileField, User, utcnow
 from memory.vocab import Actor, MemoryStatus, SourceType
 from memory.write.extract.base import PREDICATES, Candidate, amount_key, has_cjk, norm_object
@@ -108,7 +109,10 @@ def _row(store: Database, user_key: str, field: str) -> ProfileField | None:
 
 def _user(store: Database, key: str) -> User:
     with store.db() as db:
-        return db.get(User, key)
+        user = db.get(User, key)
+    if user is None:
+        raise NotFound(f"no user with key {key!r}")
+    return user
 
 
 def linked_fields(store: Database, user_key: str, memory_id: str) -> list[ProfileField]:
@@ -142,7 +146,7 @@ def _previous(store: Database, row: ProfileField, memory_id: str) -> tuple[Any, 
         ).all()
     for ch in changes:
         differs = ch.new_value is not None and not _same(row.field, ch.new_value, row.value or "")
-        if differs and _usable(store, ch.memory_id, memory_id):
+        if differs and ch.memory_id is not None and _usable(store, ch.memory_id, memory_id):
             return ch.new_value, ch.memory_id
     return None
 
@@ -188,7 +192,7 @@ def put(
 ) -> str | None:
     """If ``memory`` states a profile value, make the field say it (linked to the memory); returns the field."""
     c = statement(memory.content)
-    if c is None:
+    if c is None or c.profile_field is None:  # statement() only returns claims with a field
         return None
     field, value = c.profile_field, _display(c)
     row = _row(store, memory.user_key, field)
@@ -257,9 +261,10 @@ def retracted_statements(store: Database, user_key: str, limit: int = 1000) -> s
     )
     with store.engine.connect() as conn:
         rows = conn.execute(query).all()
-    holding, gone = set(), set()
+    holding: set[tuple[str, str]] = set()
+    gone: set[tuple[str, str]] = set()
     for predicate, obj, status, meta in rows:
-        key = retracted_key(predicate, obj)
+        key = retracted_key(str(predicate), None if obj is None else str(obj))
         if key is None:
             continue
         flagged = isinstance(meta, dict) and meta.get("flagged")
@@ -313,7 +318,8 @@ def forgotten(store: Database, forgotten_ids: dict[str, str], reasons: dict[str,
     """Forgetting archived or purged these memories (id → user key): a profile value one of them stated moves to
     another active memory stating it, else is dropped like a deletion (change-log entry with the rule's reason).
     Returns how many fields changed."""
-    who, by_user = actor or MAINTENANCE, {}
+    who = actor or MAINTENANCE
+    by_user: dict[str, set[str]] = {}
     for mid, user_key in forgotten_ids.items():
         by_user.setdefault(user_key, set()).add(mid)
     changed_fields = 0

@@ -249,6 +249,8 @@ def supersede_memory(
     _active(old, "superseded")
     with store.db() as db:
         user = db.get(User, old.user_key)
+    if user is None:  # erased meanwhile
+        raise NotFound(f"no memory {memory_id!r}")
     new = person_memory(
         store,
         user,
