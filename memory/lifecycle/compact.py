@@ -33,6 +33,7 @@ from memory.vocab import EventOp, MemoryStatus
 from memory.write.extract.base import SINGLE_VALUED
 
 if TYPE_CHECKING:
+    from memory.config import Settings
     from memory.storage.store import Storage
 
 NEVER_COMPACT = frozenset({"turn"})
@@ -219,9 +220,8 @@ def _vectors(store: Storage, user_key: str | None) -> dict[str, np.ndarray]:
     return dict(zip(res["id"].to_pylist(), mat, strict=True))
 
 
-def plan_compact(rows: Sequence[MemInfo], vectors: dict[str, np.ndarray], store_settings, now: datetime) -> list[Merge]:
+def plan_compact(rows: Sequence[MemInfo], vectors: dict[str, np.ndarray], s: Settings, now: datetime) -> list[Merge]:
     """Pure: the merges compaction would make over these active rows."""
-    s = store_settings
     groups: dict[tuple[str, str, str], list[MemInfo]] = defaultdict(list)
     for m in rows:
         if m.type not in NEVER_COMPACT:

@@ -11,10 +11,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlalchemy import text, update
 from sqlmodel import col, select
 
 from memory.storage.models import ContextSnapshot, Memory, MemoryEvent, Message
+
+if TYPE_CHECKING:
+    from memory.storage.db import Database
 
 PLACEHOLDER = "[removed: its memory was purged]"
 #: tables whose rows hold a person's words (rewritten after an erasure on PostgreSQL)
@@ -36,7 +41,7 @@ TEXT_TABLES = (
 )
 
 
-def forget_sources(store, memory: Memory) -> int:
+def forget_sources(store: Database, memory: Memory) -> int:
     """Blank the source messages of a purged memory that no remaining memory refers to; returns how many."""
     ids = [int(i) for i in (memory.source_message_ids or []) if isinstance(i, int) or str(i).isdigit()]
     if not ids:
@@ -50,25 +55,27 @@ def forget_sources(store, memory: Memory) -> int:
         return 0
     with store.engine.begin() as conn:
         for m in messages:
-            conn.execute(update(Message).where(Message.id == m.id).values(content=PLACEHOLDER))
-            conn.execute(update(MemoryEvent).where(MemoryEvent.message_id == m.id).values(content="", message_id=None))
+            conn.execute(update(Message).where(col(Message.id) == m.id).values(content=PLACEHOLDER))
+            conn.execute(
+                update(MemoryEvent).where(col(MemoryEvent.message_id) == m.id).values(content="", message_id=None)
+            )
             snaps = conn.execute(
                 select(ContextSnapshot.id, ContextSnapshot.prompt).where(ContextSnapshot.user_key == m.user_key)
             ).all()
             for sid, prompt in snaps:
-                if m.content and m.content in prompt:
+                if m.content and isinstance(prompt, str) and m.content in prompt:
                     conn.execute(
                         update(ContextSnapshot)
-                        .where(ContextSnapshot.id == sid)
+                        .where(col(ContextSnapshot.id) == sid)
                         .values(prompt=prompt.replace(m.content, PLACEHOLDER))
                     )
     return len(messages)
 
 
-def vacuum_postgres(store) -> None:
+def vacuum_postgres(store: Database) -> None:
     """Rewrite the tables that held the erased text, so its bytes leave the table files."""
     with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-        present = set(
+        present: set[str] = set(
             conn.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).scalars()
         )
         for name in TEXT_TABLES:

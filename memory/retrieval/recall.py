@@ -505,7 +505,7 @@ def log_retrieval(
     return retrieval_id
 
 
-def timed_search(store: Storage, **kwargs) -> tuple[list[Hit], float]:
+def timed_search(store: Storage, **kwargs: Any) -> tuple[list[Hit], float]:
     start = time.perf_counter()
     hits = run_search(store, **kwargs)
     return hits, (time.perf_counter() - start) * 1000

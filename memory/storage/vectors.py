@@ -152,7 +152,7 @@ class VectorIndex:
         return tbl
 
     @staticmethod
-    def _ensure_indices(tbl) -> None:
+    def _ensure_indices(tbl: Table) -> None:
         from lancedb.index import FTS
 
         tbl.create_index("text", config=FTS(base_tokenizer="icu", language="English", stem=True), replace=True)
@@ -268,7 +268,9 @@ class VectorIndex:
             where += f" AND ({extra})"
         return where
 
-    def _vector_query(self, qvec, user_key: str, agent_id: str | None, limit: int, extra: str | None = None):
+    def _vector_query(
+        self, qvec: np.ndarray, user_key: str, agent_id: str | None, limit: int, extra: str | None = None
+    ):
         with self.locked():
             return (
                 self.table.search(qvec, vector_column_name="vector")
