@@ -9,7 +9,7 @@ which receives the storage object — never this facade.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -559,7 +559,9 @@ class MemoryService:
     def _user_key(self, user_id: str | None) -> str | None:
         return None if user_id is None else self.get_user(user_id).key
 
-    def _maintain(self, actor: Actor | None, dry_run: bool, action: AuditAction, user_id: str | None, ids) -> None:
+    def _maintain(
+        self, actor: Actor | None, dry_run: bool, action: AuditAction, user_id: str | None, ids: Iterable[str]
+    ) -> None:
         if not dry_run and actor is not None:
             audit.record(self.storage, actor, action, user_id=user_id, target_ids=list(ids)[:500])
 
