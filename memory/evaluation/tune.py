@@ -144,18 +144,11 @@ def nested(
     for conv in convs:
         train_q = np.array([p.sample_id != conv for p in answerable])
         best = int(np.argmax(scores[:, train_q].mean(axis=1)))
-        train, test = crossval.held_out(outcomes(best), conv)
-        scored = crossval.rescored(test, crossval.fit_fold(train, embedder=embedder))
+        scored, threshold = _fold(outcomes(best), conv, embedder, k)
+        folds[conv] = {"weights": settings[best], "train_recall": round(100 * float(scores[best, train_q].mean()), 2)}
+        folds[conv].update(_fold_figures(scored, threshold, k))
         held += scored
-        threshold = _inner_threshold(train, embedder, k)
         pooled += [(o, threshold) for o in scored]
-        folds[conv] = {
-            "weights": settings[best],
-            "train_recall": round(100 * float(scores[best, train_q].mean()), 2),
-            "brier": crossval.calibration_block(scored)["brier"],
-            "recall@10": metrics.aggregate([o for o in scored if not o.foreign], [10]),
-            "at_threshold": metrics.at_threshold(scored, threshold, k),
-        }
     best_all = int(np.argmax(scores.mean(axis=1)))
     every = outcomes(best_all)
     in_sample = crossval.rescored(every, crossval.fit_fold(every, embedder=embedder))
@@ -184,3 +177,19 @@ def _inner_threshold(train: Sequence[Outcome], embedder: str, k: int) -> float:
         return 0.5
     inner = crossval.left_out_predictions(train, embedder=embedder)
     return float(crossval.chosen_threshold(inner, k)["threshold"])
+
+
+def _fold(every: Sequence[Outcome], conv: str, embedder: str, k: int) -> tuple[list[Outcome], float]:
+    """The left-out conversation's outcomes scored by a calibration fitted on the others, and the threshold chosen on
+    the others (inner leave-one-out)."""
+    train, test = crossval.held_out(every, conv)
+    scored = crossval.rescored(test, crossval.fit_fold(train, embedder=embedder))
+    return scored, _inner_threshold(train, embedder, k)
+
+
+def _fold_figures(scored: Sequence[Outcome], threshold: float, k: int) -> dict:
+    return {
+        "brier": crossval.calibration_block(scored)["brier"],
+        "recall@10": metrics.aggregate([o for o in scored if not o.foreign], [10]),
+        "at_threshold": metrics.at_threshold(scored, threshold, k),
+    }
