@@ -166,6 +166,7 @@ def main() -> None:
     ap.add_argument("--pg-url", default=os.environ.get("MEMLENS_LOAD_PG_URL") or os.environ.get("MEMLENS_TEST_PG_URL"))
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "load.json"))
     args = ap.parse_args()
+    load_before = [round(x, 2) for x in os.getloadavg()]
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         base = {"embedder": args.embedder}
@@ -184,6 +185,7 @@ def main() -> None:
             f"p99 {r['p99_ms']} ms · errors {r['errors']} · cross-user hits {r['cross_user_hits']} · "
             f"repair {r['repair_after_run']}"
         )
+    print(f"machine load (1/5/15 min) before {load_before}, after {[round(x, 2) for x in os.getloadavg()]}")
     if not args.pg_url:
         print("postgres: skipped (no --pg-url / MEMLENS_LOAD_PG_URL / MEMLENS_TEST_PG_URL)")
     payload = {
@@ -191,6 +193,8 @@ def main() -> None:
         "model": "offline",
         "results": results,
         "cpu_count": os.cpu_count(),
+        "load_avg_before": load_before,
+        "load_avg_after": [round(x, 2) for x in os.getloadavg()],
         "at": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
