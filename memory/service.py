@@ -612,6 +612,7 @@ class MemoryService:
         from memory.lifecycle import export
 
         check(self.storage, actor, Role.ADMIN, "export a user")
+        self.wait_writes(user_id)  # a turn's write still running in the background belongs in the export
         retrieval_log.flush(self.storage)
         data = export.export_user(self.storage, user_id)
         audit.record(self.storage, actor, AuditAction.EXPORT, user_id=user_id)
