@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 LEXICON = Path(__file__).with_name("lexicon") / "en_zh.txt"
@@ -38,11 +38,12 @@ class Lexicon:
     english: tuple[tuple[str, ...], ...]  # per group: its English words
     chinese: tuple[tuple[str, ...], ...]  # per group: its Chinese words
 
-    @property
+    # cached: the matchers read these at every position of every candidate's text, on recall's hot path
+    @cached_property
     def longest_en(self) -> int:
         return max((len(k) for k in self.en_index), default=1)
 
-    @property
+    @cached_property
     def longest_zh(self) -> int:
         return max((len(k) for k in self.zh_index), default=1)
 
