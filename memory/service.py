@@ -33,6 +33,7 @@ from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
 from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role
 from memory.write import single
+from memory.write.behind import WriteBehind, unwritten_turns
 
 if TYPE_CHECKING:  # the embedder loads numpy: never at import
     from langchain_core.language_models import BaseChatModel
@@ -52,6 +53,8 @@ class MemoryService:
         self.storage = Storage(settings, embedder=embedder)
         #: accounts, sign-in, API keys and the audit trail (the gate, the Audit page, the doors' key check, the CLI)
         self.people = People(self.storage)
+        #: each turn's memory write, run after its reply (per user, in order; the next turn and close wait for it)
+        self.writes = WriteBehind()
         #: a langchain chat model for structured extraction (set by the agent when one is configured); None = rules
         self.extraction_model: BaseChatModel | None = None
 
@@ -520,19 +523,14 @@ class MemoryService:
     ) -> Future[Any]:
         """The turn's write in a background job: the reply does not wait for it, the user's next turn does
         (:meth:`wait_writes`). The future holds the ``WriteReport`` (None when the user was erased meanwhile)."""
-        from memory.write import behind
-
-        job = behind.behind(self.storage)
-        return job.submit(user.key, lambda: self._write_turn(user, session, message, turn_id, model))
+        return self.writes.submit(user.key, lambda: self._write_turn(user, session, message, turn_id, model))
 
     def _write_turn(self, user: User, session: Session, message: Message, turn_id: int, model: Any) -> Any:
         """Earlier turns a crashed process left unwritten first (in order), then this one; nothing once erased."""
-        from memory.write import behind
-
         if self.erased(session.user_key, session.id):
             return None
         try:
-            for message_id, earlier_turn, key in behind.unwritten_turns(self.storage, user.key, before=message.id):
+            for message_id, earlier_turn, key in unwritten_turns(self.storage, user.key, before=message.id):
                 with self.storage.db() as db:
                     earlier = db.get(Session, key)
                 if earlier is not None:
@@ -543,10 +541,8 @@ class MemoryService:
 
     def wait_writes(self, user: User | str | None = None, timeout: float | None = 60) -> bool:
         """Wait for the background writes of one user (everyone's when None); False on timeout."""
-        from memory.write import behind
-
         key = user.key if isinstance(user, User) else None if user is None else self.get_user(user).key
-        return behind.wait(self.storage, key, timeout)
+        return self.writes.wait(key, timeout)
 
     def flush_retrieval_log(self, timeout: float | None = 30.0) -> bool:
         return retrieval_log.flush(self.storage, timeout)

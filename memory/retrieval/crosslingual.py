@@ -18,6 +18,7 @@ Pure, no I/O besides reading that file once.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -111,14 +112,13 @@ def _phrase(words: list[str], lex: Lexicon) -> tuple[int, ...] | None:
     return None
 
 
-def english_groups(text: str, lex: Lexicon) -> set[int]:
-    """Groups whose English forms occur in ``text`` (longest phrase first)."""
-    words = _EN_WORD.findall(text.lower().replace("’", "'"))
+def _longest_first(n: int, longest: int, match: Callable[[int, int], tuple[int, ...] | None]) -> set[int]:
+    """Greedy longest match over positions 0…n: ``match(i, j)`` gives the groups of the slice i:j, or None."""
     found: set[int] = set()
     i = 0
-    while i < len(words):
-        for span in range(min(lex.longest_en, len(words) - i), 0, -1):
-            hit = _phrase(words[i : i + span], lex)
+    while i < n:
+        for span in range(min(longest, n - i), 0, -1):
+            hit = match(i, i + span)
             if hit is not None:
                 found.update(hit)
                 i += span
@@ -126,24 +126,19 @@ def english_groups(text: str, lex: Lexicon) -> set[int]:
         else:
             i += 1
     return found
+
+
+def english_groups(text: str, lex: Lexicon) -> set[int]:
+    """Groups whose English forms occur in ``text`` (longest phrase first)."""
+    words = _EN_WORD.findall(text.lower().replace("’", "'"))
+    return _longest_first(len(words), lex.longest_en, lambda i, j: _phrase(words[i:j], lex))
 
 
 def chinese_groups(text: str, lex: Lexicon) -> set[int]:
     """Groups whose Chinese words occur in ``text``: greedy longest match (自行车 is a bicycle, not a 车)."""
-    found: set[int] = set()
     if not _CJK.search(text):
-        return found
-    i = 0
-    while i < len(text):
-        for span in range(min(lex.longest_zh, len(text) - i), 0, -1):
-            hit = lex.zh_index.get(text[i : i + span])
-            if hit is not None:
-                found.update(hit)
-                i += span
-                break
-        else:
-            i += 1
-    return found
+        return set()
+    return _longest_first(len(text), lex.longest_zh, lambda i, j: lex.zh_index.get(text[i:j]))
 
 
 def expand(query: str, lex: Lexicon | None = None) -> str:

@@ -7,14 +7,14 @@ the reply needs none of it. So the agent hands the write to :func:`submit` and r
 Guarantees:
 
 - **durable**: the user's message is stored (and its turn row opened) before the reply; the job runs in a non-daemon
-  thread, so a clean exit (a one-shot CLI turn) finishes it, and ``Store.close`` waits for it. If the process dies
-  before the job commits, the user's next write first writes the user's earlier agent turns whose message has no
-  write-log event and no live claim (:func:`catch_up`; the most recent ``CATCH_UP_TURNS`` turns older than
+  thread, so a clean exit (a one-shot CLI turn) finishes it, and ``MemoryService.close`` waits for it. If the process
+  dies before the job commits, the user's next write first writes the user's earlier agent turns whose message has no
+  write-log event and no live claim (:func:`unwritten_turns`; the most recent ``CATCH_UP_TURNS`` turns older than
   ``CATCH_UP_GRACE``), in conversation order.
 - **ordered per user**: a user's jobs run one after another in submission order, so each plan sees the memories
   of the turn before it, exactly as the inline write did.
-- **visible**: :func:`wait` returns once every job submitted for the user has finished; the agent calls it before
-  a turn's loads, so the next turn's profile and recall see this turn's writes. ``wait(store)`` waits for everyone.
+- **visible**: :meth:`WriteBehind.wait` returns once every job submitted for the user has finished; the agent calls
+  it before a turn's loads, so the next turn's profile and recall see this turn's writes (no user: everyone's).
 - **exactly once**: the write claims its message (``claim_for_write``) as before, so a job racing a catch-up in
   another process writes nothing twice.
 
@@ -95,26 +95,6 @@ class WriteBehind:
             return True
         _, not_done = futures.wait(pending, timeout)
         return not not_done
-
-
-_create_lock = threading.Lock()
-
-
-def behind(store: Any) -> WriteBehind:
-    """The store's background writer (one per service, created on first use)."""
-    found = store.__dict__.get("_write_behind")
-    if found is None:
-        with _create_lock:
-            found = store.__dict__.get("_write_behind")
-            if found is None:
-                found = store._write_behind = WriteBehind()
-    return found
-
-
-def wait(store: Any, user_key: str | None = None, timeout: float | None = None) -> bool:
-    """Let a reader see every write this process handed to the background for the user (or everyone)."""
-    found = store.__dict__.get("_write_behind")
-    return found.wait(user_key, timeout) if found is not None else True
 
 
 def unwritten_turns(store: Storage, user_key: str, *, before: int | None = None) -> list[tuple[int, int, str]]:
