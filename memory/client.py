@@ -206,6 +206,8 @@ class Memory:
                 "user_id": user.external_id,
                 "agent_id": agent_id or self.service.settings.default_agent_id,
                 "via": meta.get("via"),
+                # source context: the conversation around the message this memory was learnt from
+                "context": [row.to_dict() for row in h.context],
             }
             if h.relevance is not None:
                 item["relevance"] = h.relevance

@@ -165,6 +165,13 @@ class Settings(BaseSettings):
         0.3, ge=0.0, description="The same for full-text (BM25) scores of adjacent turns (0 = off; tuned on LoCoMo)."
     )
     neighbor_span: int = Field(2, ge=0, description="How many turns away a neighbour still counts.")
+    context_span: int = Field(
+        2,
+        ge=0,
+        le=20,
+        description="Source context: each injected memory learnt from a message brings the conversation turns "
+        "within this many positions of that message (same session; shared turns shown once); 0 = off.",
+    )
     day_boost: float = Field(
         1.0,
         ge=0.0,

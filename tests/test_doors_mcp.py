@@ -65,6 +65,7 @@ def test_stdio_tools_end_to_end_and_users_never_cross(tmp_path, plumbing_svc):
         stdio_session_run(plumbing_svc.settings.data_dir, steps)
     )
     assert "Hangzhou" in found["results"][0]["memory"] and found["results"][0]["via"] == "mcp"
+    assert found["results"][0]["context"] == []  # the field is there; one message has no conversation around it
     assert all("Paris" not in r["memory"] for r in found["results"] + listed_mem["results"])
     assert all("Hangzhou" not in r["memory"] for r in bob_found["results"])
     assert profile == {"user_id": "alice", "profile": {"city": "Hangzhou"}}

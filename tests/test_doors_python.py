@@ -34,6 +34,23 @@ def test_add_runs_the_pipeline_and_search_is_logged(mem, plumbing_svc):
     assert [(r["query"], r["via"]) for r in logged] == [("where does she live? Hangzhou", "python")]
 
 
+TALK = [
+    {"role": "assistant", "content": "Where are you based these days?"},
+    {"role": "user", "content": "I moved to Hangzhou last month"},
+    {"role": "assistant", "content": "How do you like it?"},
+]
+
+
+def test_search_hits_bring_their_source_context(mem):
+    mem.add(TALK, user_id="alice")
+    [hit] = mem.search("Hangzhou", user_id="alice", threshold=-1.0, limit=1)["results"]
+    assert "Hangzhou" in hit["memory"]
+    assert [(r["speaker"], r["text"]) for r in hit["context"]] == [
+        ("assistant", "Where are you based these days?"),
+        ("assistant", "How do you like it?"),
+    ]
+
+
 def test_verbatim_update_delete_history_with_provenance(mem):
     [row] = mem.add("a note the rules cannot parse ~~", user_id="alice", infer=False)["results"]
     assert row["memory"] == "a note the rules cannot parse ~~" and row["event"] == "ADD"

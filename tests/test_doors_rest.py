@@ -35,6 +35,11 @@ def test_memories_round_trip_with_provenance(server, keys, plumbing_svc):
         [row] = added.json()["results"]
         found = c.post("/v1/memories/search", json={"query": "Hangzhou", "user_id": "alice", "threshold": -1})
         assert found.json()["results"][0]["id"] == row["id"]
+        assert found.json()["results"][0]["context"] == []  # a single message: no conversation around it
+        talk = [{"role": "user", "content": "我养了一只猫"}, {"role": "assistant", "content": "它叫什么名字？"}]
+        c.post("/v1/memories", json={"messages": talk, "user_id": "carol"})
+        cat = c.post("/v1/memories/search", json={"query": "猫", "user_id": "carol", "threshold": -1, "limit": 1})
+        assert [r["text"] for r in cat.json()["results"][0]["context"]] == ["它叫什么名字？"]
         assert c.get("/v1/memories", params={"user_id": "alice"}).json()["results"][0]["via"] == "api:backend"
         assert c.get("/v1/users/alice/profile").json()["profile"]["city"] == "Hangzhou"
         assert c.patch(f"/v1/memories/{row['id']}", json={"text": "Lives in Hangzhou"}).status_code == 200

@@ -65,6 +65,9 @@ def recall(
         rel = " — " if h.relevance is None else f"{h.relevance:.2f}"
         why = f"  [{h.drop_reason}]" if h.drop_reason else ""
         say(f"{mark} #{h.rank:<3} relevance {rel}  sim {sim}  fts {fts}  score {h.score:.4f}  {h.content[:100]}{why}")
+        for row in h.context:  # source context: the conversation around the message it came from
+            day = row.created_at.date().isoformat() if row.created_at else "undated"
+            say(f"        │ {day} {row.speaker[:40]}: {' '.join(row.text.split())[:100]}")
 
 
 @cli.command()

@@ -39,7 +39,8 @@ from sqlmodel import col, select
 
 from memory import provenance
 from memory.config import Settings
-from memory.retrieval import crosslingual, neighbours
+from memory.retrieval import context, crosslingual, neighbours
+from memory.retrieval.context import ContextRow
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
@@ -76,6 +77,8 @@ class RecallParams:
     include_flagged: bool = False
     #: "relevance" when a fitted calibration applies (it ranks better on left-out LoCoMo conversations), else "fused"
     order: str = "fused"
+    #: source context: turns within this many positions of a selected memory's source message (0 = off)
+    context_span: int = 2
 
     @classmethod
     def from_settings(cls, s: Settings, *, threshold: float) -> RecallParams:
@@ -95,6 +98,7 @@ class RecallParams:
             neighbor_span=s.neighbor_span,
             day_boost=s.day_boost,
             crosslingual=s.crosslingual_lexicon,
+            context_span=s.context_span,
         )
 
 
@@ -122,6 +126,8 @@ class Hit:
     predicate: str | None = None
     object: str | None = None
     features: list = field(default_factory=list)
+    #: source context (selected hits only): the conversation around the message it came from (:mod:`.context`)
+    context: list[ContextRow] = field(default_factory=list)
 
     @property
     def flagged(self) -> bool:
@@ -130,6 +136,7 @@ class Hit:
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out.pop("features")  # model inputs, not a score: the lab and the refit read them from the Hit
+        out["context"] = [row.to_dict() for row in self.context]
         for key in ("created_at", "event_time"):
             out[key] = out[key].isoformat() if out[key] else None
         return out
@@ -453,7 +460,20 @@ def run_search(
     query's date words name.
     """
     sig = gather(store, user_key=user_key, agent_id=agent_id, query=query, params=params, filters=filters)
-    return rank_signals(sig, params=params, calibration=calibration, filters=filters)
+    hits = rank_signals(sig, params=params, calibration=calibration, filters=filters)
+    add_context(store.engine, user_key, hits, params.context_span)
+    return hits
+
+
+def add_context(engine: Any, user_key: str, hits: list[Hit], span: int) -> None:
+    """Fill the selected hits' source context (one SQL statement; the others keep none)."""
+    chosen = [h for h in hits if h.selected]
+    if span <= 0 or not any(h.source_message_ids for h in chosen):
+        return
+    for hit, rows in zip(
+        chosen, context.load(engine, user_key, [h.source_message_ids for h in chosen], span), strict=True
+    ):
+        hit.context = rows
 
 
 def log_retrieval(

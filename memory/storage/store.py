@@ -186,5 +186,7 @@ def _checked(params: RecallParams) -> RecallParams:
         raise InvalidInput(f"similarity floor must be between -1 and 1, not {floor}")
     if params.relative_cut is not None and not params.relative_cut >= 0.0:
         raise InvalidInput(f"relative cut must be 0 or more, not {params.relative_cut}")
+    if not 0 <= params.context_span <= 20:
+        raise InvalidInput(f"context span must be between 0 and 20, not {params.context_span}")
     params.pool = max(params.pool, params.k)
     return params

@@ -1,0 +1,147 @@
+"""Source context: each selected memory comes with the conversation around the message it was learnt from.
+
+A memory drawn from a message (a conversation ``turn``, or a fact extracted from it: ``source_message_ids``) is
+shown to the model with the turns within ±``span`` positions of that message in the same session, so a short turn
+("Yes, last Friday!") or a terse fact keeps what it answered. Memories without a source message (a person's edits)
+get none. Windows of several hits are shown once: a message already claimed by a better-ranked hit (its source or
+its context), or the hit's own source, is not repeated (:func:`contexts`, pure, shared by recall and the
+evaluation). Only user and assistant messages count as turns.
+
+:func:`load` reads the selected hits' context from SQL for one user, in one statement (the positions come from a
+window function over the sessions the sources sit in), filtered by the user's key and with every id bound as a
+parameter. Message text is masked when it is stored (``memory.storage.records.add_message``); a purged memory's
+blanked source message is left out here, and a context line stating what a person retracted is left out by the
+prompt composer (``memory.sessions.consistency.consistent_text``), like older bridges and summaries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import and_, func, select
+from sqlmodel import SQLModel
+
+from memory.lifecycle.erasure import PLACEHOLDER as PURGED
+from memory.storage.models import Message
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+#: roles that make up a conversation (system and tool messages are not turns)
+TURN_ROLES = ("user", "assistant")
+
+
+@dataclass(frozen=True)
+class ContextRow:
+    """One message shown around a memory: who said it, when, and what (masked as stored)."""
+
+    message_id: int
+    speaker: str
+    created_at: datetime | None
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "message_id": self.message_id,
+            "speaker": self.speaker,
+            "created_at": self.created_at.isoformat() if self.created_at else None,
+            "text": self.text,
+        }
+
+
+def row_of(message_id: int, role: str, meta: Any, created_at: datetime | None, content: str) -> ContextRow:
+    """The context row of a stored message: the speaker's name when the message carries one (imported
+    conversations), else its role."""
+    speaker = meta.get("speaker") if isinstance(meta, dict) else None
+    return ContextRow(int(message_id), str(speaker or role), created_at, content)
+
+
+class Placement:
+    """Where each message sits: (session, position among the session's turns). Built from each session's message
+    ids in conversation order (:meth:`from_order`), or from positions SQL numbered (:func:`load`)."""
+
+    def __init__(self, at: Mapping[int, tuple[Hashable, int]]):
+        self.at = dict(at)
+        self._by_place = {place: mid for mid, place in self.at.items()}
+
+    @classmethod
+    def from_order(cls, order: Mapping[Hashable, Sequence[int]]) -> Placement:
+        return cls({mid: (session, pos) for session, ids in order.items() for pos, mid in enumerate(ids)})
+
+    def window(self, sources: Iterable[Any], span: int) -> list[int]:
+        """Message ids within ±span of any of ``sources`` in its session, the sources left out, in conversation
+        order. Ids that are not placed (another user's, deleted, not a turn) have no window."""
+        own = {m for m in (_as_id(s) for s in sources) if m is not None and m in self.at}
+        if span <= 0 or not own:
+            return []
+        found = set()
+        for mid in own:
+            session, pos = self.at[mid]
+            for p in range(pos - span, pos + span + 1):
+                other = self._by_place.get((session, p))
+                if other is not None and other not in own:
+                    found.add(other)
+        return sorted(found, key=lambda m: (str(self.at[m][0]), self.at[m][1]))
+
+
+def contexts(placement: Placement, sources: Sequence[Iterable[Any]], span: int) -> list[list[int]]:
+    """Per hit (in rank order, each given by its source message ids) the context message ids it shows: its window
+    without its own sources and without any message a better-ranked hit already claimed (its sources or context)."""
+    claimed: set[int] = set()
+    out = []
+    for src in sources:
+        own = {m for m in (_as_id(s) for s in src) if m is not None}
+        shown = [m for m in placement.window(own, span) if m not in claimed]
+        claimed |= own | set(shown)
+        out.append(shown)
+    return out
+
+
+def _as_id(value: Any) -> int | None:
+    """A stored source id as an int (JSON may hold ints or digit strings); anything else is no message."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    text = str(value)
+    return int(text) if text.isdigit() and len(text) < 19 else None
+
+
+def source_ids(values: Iterable[Any]) -> list[int]:
+    return [m for m in (_as_id(v) for v in values) if m is not None]
+
+
+def load(engine: Engine, user_key: str, sources: Sequence[Iterable[Any]], span: int) -> list[list[ContextRow]]:
+    """The context rows of each hit (given by its source message ids, in rank order), read in one statement from
+    the user's own messages only. Blanked (purged) messages are left out."""
+    wanted = sorted({m for src in sources for m in source_ids(src)})
+    if span <= 0 or not wanted:
+        return [[] for _ in sources]
+    rows = _window_rows(engine, user_key, wanted, span)
+    placement = Placement({r.id: (r.session_id, int(r.pos)) for r in rows})
+    by_id = {r.id: row_of(r.id, r.role, r.meta, r.created_at, r.content) for r in rows}
+    shown = contexts(placement, sources, span)
+    return [[by_id[m] for m in ids if by_id[m].text.strip() and by_id[m].text != PURGED] for ids in shown]
+
+
+def _window_rows(engine: Engine, user_key: str, wanted: list[int], span: int) -> list[Any]:
+    """Every turn within ±span of a wanted message, numbered per session (row_number over the sessions the wanted
+    messages sit in). Every clause names the user's key: one user never reads another's messages."""
+    t = SQLModel.metadata.tables[str(Message.__tablename__)]  # Core columns: plain rows, not ORM objects
+    mine = and_(t.c.user_key == user_key, t.c.role.in_(TURN_ROLES))
+    sessions = select(t.c.session_id).where(mine, t.c.id.in_(wanted))
+    pos = func.row_number().over(partition_by=t.c.session_id, order_by=t.c.id)
+    cols = (t.c.id, t.c.session_id, t.c.role, t.c.meta, t.c.created_at, t.c.content)
+    numbered = select(*cols, pos.label("pos")).where(mine, t.c.session_id.in_(sessions)).cte("numbered")
+    src = numbered.alias("src")
+    near = and_(
+        src.c.session_id == numbered.c.session_id,
+        src.c.id.in_(wanted),
+        numbered.c.pos.between(src.c.pos - span, src.c.pos + span),
+    )
+    query = select(*numbered.c).distinct().join_from(numbered, src, near)
+    with engine.connect() as conn:
+        return list(conn.execute(query).all())

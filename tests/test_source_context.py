@@ -1,0 +1,122 @@
+"""Source context: the pure windowing, and recall filling it from the user's own messages only."""
+
+from __future__ import annotations
+
+import pytest
+from actors import ADMIN
+
+from memory.retrieval.context import Placement, contexts, load
+from memory.service import MemoryDraft
+
+ORDER = {"s1": [1, 2, 3, 4, 5, 6], "s2": [7, 8, 9]}
+
+
+def test_a_window_stays_in_its_session_and_leaves_the_source_out():
+    place = Placement.from_order(ORDER)
+    assert place.window([3], 2) == [1, 2, 4, 5]
+    assert place.window([6], 2) == [4, 5]  # the session ends at 6: nothing from s2
+    assert place.window([7], 2) == [8, 9]  # and s2 starts at 7: nothing from s1
+    assert place.window([7], 0) == []
+
+
+def test_overlapping_windows_are_shown_once_better_ranked_first():
+    place = Placement.from_order(ORDER)
+    # hit A (source 3) claims 1, 2, 4, 5; hit B (source 5) shows only 6 (4 is taken, 3 is A's own)
+    assert contexts(place, [[3], [5]], 2) == [[1, 2, 4, 5], [6]]
+    # a worse-ranked hit's own source may be a better hit's context; the better hit keeps it
+    assert contexts(place, [[5], [3]], 2) == [[3, 4, 6], [1, 2]]
+
+
+def test_hits_without_a_source_or_with_unknown_ids_get_nothing_and_claim_nothing():
+    place = Placement.from_order(ORDER)
+    assert contexts(place, [[], ["x"], [99], [True], ["2"]], 1) == [[], [], [], [], [1, 3]]
+
+
+def test_span_zero_is_off():
+    assert contexts(Placement.from_order(ORDER), [[3], [8]], 0) == [[], []]
+
+
+def test_a_memory_from_several_messages_gets_the_union_of_their_windows():
+    assert Placement.from_order(ORDER).window([2, 8], 1) == [1, 3, 7, 9]
+
+
+def _conversation(svc, user_id: str, lines: list[str], session: str = "s"):
+    user = svc.ensure_user(user_id)
+    sess = svc.ensure_session(user, session)
+    msgs = [svc.add_message(sess, "user" if n % 2 == 0 else "assistant", t) for n, t in enumerate(lines)]
+    return user, msgs
+
+
+def test_recall_brings_context_for_selected_hits_only(plumbing_svc):
+    svc = plumbing_svc
+    lines = ["hello there", "how was the trip?", "we went hiking in Sintra", "nice, any rain?", "no, sunny all week"]
+    user, msgs = _conversation(svc, "ana", lines)
+    svc.add_memories(
+        user,
+        [
+            MemoryDraft(content="Ana went hiking in Sintra", source_message_ids=[msgs[2].id]),
+            MemoryDraft(content="Ana likes sunny weather", source_message_ids=[msgs[4].id]),
+            MemoryDraft(content="Ana's favourite colour is green"),  # a person's edit: no source message
+        ],
+    )
+    result = svc.recall("ana", "hiking in Sintra", k=2, threshold=-1.0, log=False)
+    selected = result.selected
+    assert len(selected) == 2 and all(not h.context for h in result.hits if not h.selected)
+    by_content = {h.content: h for h in result.hits}
+    shown = [r.message_id for h in selected for r in h.context]
+    assert len(shown) == len(set(shown))  # overlapping windows shown once
+    for h in selected:
+        assert all(r.message_id not in h.source_message_ids for r in h.context)
+    sintra = by_content["Ana went hiking in Sintra"]
+    if sintra.selected and sintra.rank == 1:
+        assert [r.message_id for r in sintra.context] == [msgs[0].id, msgs[1].id, msgs[3].id, msgs[4].id]
+        assert [r.speaker for r in sintra.context] == ["user", "assistant", "assistant", "user"]
+    payload = result.to_dict()
+    assert all("context" in h for h in payload["hits"])
+    assert any(h["context"] and h["context"][0]["text"] for h in payload["hits"])
+
+
+def test_recall_never_shows_another_users_messages(plumbing_svc):
+    svc = plumbing_svc
+    _, theirs = _conversation(svc, "bob", ["bob's secret plan", "tell me more", "bob's bank is Acme"])
+    user, mine = _conversation(svc, "ana", ["ana likes tea", "green or black?", "green tea"])
+    # a memory whose source ids point at bob's messages (a hostile or corrupted row) still shows nothing of bob's
+    svc.add_memories(user, [MemoryDraft(content="Ana likes green tea", source_message_ids=[theirs[1].id, "1 OR 1=1"])])
+    result = svc.recall("ana", "green tea", k=5, threshold=-1.0, log=False)
+    texts = [r.text for h in result.hits for r in h.context]
+    assert not any("bob" in t for t in texts)
+    rows = load(svc.storage.engine, user.key, [[theirs[0].id], ["'; DROP TABLE message; --"]], 2)
+    assert rows == [[], []]
+    # and the real windows are read from the user's own session
+    assert [r.text for r in load(svc.storage.engine, user.key, [[mine[1].id]], 1)[0]] == ["ana likes tea", "green tea"]
+
+
+def test_a_purged_memorys_blanked_source_is_not_shown(plumbing_svc):
+    svc = plumbing_svc
+    user, msgs = _conversation(svc, "ana", ["I have a rash on my arm", "sorry to hear", "I like running"])
+    rash, run = svc.add_memories(
+        user,
+        [
+            MemoryDraft(content="Ana has a rash", source_message_ids=[msgs[0].id]),
+            MemoryDraft(content="Ana likes running", source_message_ids=[msgs[2].id]),
+        ],
+    )
+    svc.purge_memory(rash.id, actor=ADMIN)
+    rows = load(svc.storage.engine, user.key, [[msgs[2].id]], 2)[0]
+    assert [r.message_id for r in rows] == [msgs[1].id]
+
+
+def test_deleted_sessions_leave_no_context(plumbing_svc):
+    svc = plumbing_svc
+    user, msgs = _conversation(svc, "ana", ["one", "two", "three"])
+    svc.delete_session("ana", "s", actor=ADMIN)
+    assert load(svc.storage.engine, user.key, [[msgs[1].id]], 2) == [[]]
+
+
+@pytest.mark.parametrize("span", [0, 1])
+def test_the_span_setting_reaches_recall(plumbing_svc, span):
+    svc = plumbing_svc
+    user, msgs = _conversation(svc, "ana", ["a", "b", "c", "d", "e"])
+    svc.add_memories(user, [MemoryDraft(content="Ana said c", source_message_ids=[msgs[2].id])])
+    hit = svc.recall("ana", "Ana said c", k=1, threshold=-1.0, context_span=span, log=False).selected[0]
+    assert [r.text for r in hit.context] == ([] if span == 0 else ["b", "d"])
