@@ -128,6 +128,7 @@ class Hit:
     features: list = field(default_factory=list)
     #: source context (selected hits only): the conversation around the message it came from (:mod:`.context`)
     context: list[ContextRow] = field(default_factory=list)
+    subject: str | None = None
 
     @property
     def flagged(self) -> bool:
@@ -234,6 +235,7 @@ HIT_COLUMNS = (
     Memory.meta,
     Memory.predicate,
     Memory.object,
+    Memory.subject,
 )
 
 
@@ -278,7 +280,18 @@ def score_relevance(
 ) -> None:
     """Fill each hit's features and calibrated relevance (over this query's candidate set)."""
     cands = [
-        Scored(h.memory_id, h.similarity, h.fts_score, h.score, smoothed.get(h.memory_id), h.type, h.content)
+        Scored(
+            h.memory_id,
+            h.similarity,
+            h.fts_score,
+            h.score,
+            smoothed.get(h.memory_id),
+            h.type,
+            h.content,
+            place=int(h.source_message_ids[0]) if len(h.source_message_ids) == 1 else None,
+            day=h.created_at.toordinal() if h.created_at else None,
+            subject=h.subject,
+        )
         for h in hits
     ]
     feats = features(cands, query, crosslingual=crosslingual)
@@ -348,6 +361,7 @@ class MemoryRow:
     meta: dict
     predicate: str | None
     object: str | None
+    subject: str | None = None
 
 
 @dataclass
@@ -409,6 +423,7 @@ def _hit(m: MemoryRow, sims: dict[str, float], bm25: dict[str, float], fused: di
         meta=dict(m.meta or {}),
         predicate=m.predicate,
         object=m.object,
+        subject=m.subject,
     )
 
 

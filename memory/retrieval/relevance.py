@@ -73,6 +73,9 @@ class Scored:
     smoothed: float | None = None
     type: str = "turn"
     text: str = ""
+    place: int | None = None  # the message it came from (its place in the conversation), when exactly one
+    day: int | None = None  # the day it was said (proleptic ordinal)
+    subject: str | None = None
 
 
 @lru_cache(maxsize=50_000)
