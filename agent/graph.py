@@ -89,7 +89,17 @@ def recall(state: TurnState, runtime: Rt) -> TurnState:
 
 
 def _memory_item(h: Hit) -> prompt.MemoryItem:
-    return prompt.MemoryItem(h.memory_id, h.content, h.created_at, h.source_type, h.type, h.predicate, h.object)
+    return prompt.MemoryItem(
+        h.memory_id,
+        h.content,
+        h.created_at,
+        h.source_type,
+        h.type,
+        h.predicate,
+        h.object,
+        context=h.context,
+        source_message_ids=h.source_message_ids,
+    )
 
 
 def compose(state: TurnState, runtime: Rt) -> TurnState:

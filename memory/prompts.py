@@ -48,8 +48,10 @@ HEADERS = {
     "profile": "## Profile (stated by the user; corrections by a person are marked)",
     "bridge": "## Last session (written by the system from the conversation)",
     "summary": "## Conversation so far (written by the system)",
-    "memories": "## Memories (date · source · type)",
+    "memories": "## Memories (date · source · type; indented: what was said just before ↑ / after ↓ it)",
 }
+#: marks of a source-context line: said before / after the message the memory came from
+CONTEXT_MARKS = ("↑", "↓")
 
 # -- LLM extraction (memory.write.extract.llm) -----------------------------------------------------------------------
 EXTRACTION = """Extract durable facts about the USER from one chat message (English or Chinese).

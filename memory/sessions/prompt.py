@@ -33,7 +33,8 @@ from sqlmodel import col, select
 
 from memory.config import Settings
 from memory.errors import ConfigError
-from memory.prompts import DATA_CLOSE, DATA_OPEN, HEADERS, SYSTEM, fence_block, fence_line
+from memory.prompts import CONTEXT_MARKS, DATA_CLOSE, DATA_OPEN, HEADERS, SYSTEM, fence_block, fence_line
+from memory.retrieval.context import ContextRow
 from memory.sessions.consistency import consistent_text, one_value_each
 from memory.storage.models import ContextSection, ContextSnapshot, RetrievalHit, stored_id
 from memory.text.privacy import mask_pii
@@ -67,6 +68,9 @@ class MemoryItem:
     type: str = "fact"
     predicate: str | None = None
     object: str | None = None
+    #: source context (conversation order): the turns around the message this memory was learnt from
+    context: list[ContextRow] = field(default_factory=list)
+    source_message_ids: list = field(default_factory=list)
 
 
 @dataclass
@@ -94,6 +98,8 @@ class Composition:
     injected: list[str]  # memory ids that made it into the prompt
     dropped: list[str]  # memory ids left out for budget
     contradicted: list[str] = field(default_factory=list)  # left out: another value of a single-valued field
+    #: memory id → the context message ids that reached the prompt under it
+    context_shown: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def prompt_text(self) -> str:
@@ -109,6 +115,9 @@ class _Section:
     dropped: list[Any] = field(default_factory=list)
     truncated: bool = False
     used: int = 0
+    context_used: int = 0  # of ``used``: the memories' source-context lines
+    context_cut: int = 0  # source-context lines left out for budget
+    context_shown: dict[str, list[int]] = field(default_factory=dict)
 
 
 def prompt_budget(settings: Settings) -> int:
@@ -177,7 +186,8 @@ def _compose_once(request: ContextRequest, settings: Settings, budget: int, targ
         "input_truncated": input_sec.truncated,
         "sections": [_record(sections[n], pos) for pos, n in enumerate(PROMPT_ORDER)],
     }
-    return Composition(messages, allocation, list(sections["memories"].kept), list(sections["memories"].dropped))
+    mem = sections["memories"]
+    return Composition(messages, allocation, list(mem.kept), list(mem.dropped), context_shown=mem.context_shown)
 
 
 def _fit_input(text: str, room: int) -> tuple[str, _Section]:
@@ -259,8 +269,54 @@ def _memory_line(m: MemoryItem) -> str:
     return f"\n- [{day} · {fence_line(source)} · {fence_line(m.type)}] {fence_line(m.content)}"
 
 
+def _context_line(row: ContextRow, before: bool) -> str:
+    day = row.created_at.date().isoformat() if row.created_at else "undated"
+    mark = CONTEXT_MARKS[0] if before else CONTEXT_MARKS[1]
+    return f"\n    {mark} [{day} · {fence_line(row.speaker)}] {fence_line(row.text)}"
+
+
+def _context_lines(m: MemoryItem, req: ContextRequest) -> list[tuple[int, int, str, int]]:
+    """(distance from the source, message id, line, tokens) of a memory's source context, in conversation order;
+    a sentence stating what the profile contradicts or a person retracted is left out (as in bridges)."""
+    sources = [int(i) for i in m.source_message_ids if isinstance(i, int) or str(i).isdigit()]
+    out = []
+    for row in m.context:
+        text = consistent_text(row.text, req.profile, req.retracted)
+        if not text.strip():
+            continue
+        line = _context_line(replace(row, text=text), bool(sources) and row.message_id < min(sources))
+        distance = min((abs(row.message_id - s) for s in sources), default=0)
+        out.append((distance, row.message_id, line, count_tokens(line)))
+    return out
+
+
 def _fill_memories(sec: _Section, req: ContextRequest) -> None:
-    _add_lines(sec, HEADERS["memories"], [(m.memory_id, _memory_line(m)) for m in req.memories])
+    """A memory and its source context are one item, but context never pushes a memory out: the memory lines are
+    fitted first (as any item: the lowest-ranked go, one may be truncated), then the kept memories' context lines
+    share what is left, nearest to their source first (so the farthest lines, then the newest, are cut first)."""
+    items = [(m.memory_id, _memory_line(m), _context_lines(m, req)) for m in req.memories]
+    _add_lines(sec, HEADERS["memories"], [(key, line) for key, line, _ in items])
+    if not sec.kept:
+        return
+    kept = items[: len(sec.kept)]
+    if sec.truncated:  # the last memory was cut to fit: no room for its context
+        kept[-1] = (*kept[-1][:2], [])
+    pool = sorted((c[0], n, c[1], c) for n, (_, _, ctx) in enumerate(kept) for c in ctx)
+    left, shown = sec.budget - sec.used, set()
+    for _, n, mid, c in pool:
+        if c[3] > left:
+            break
+        shown.add((n, mid))
+        left -= c[3]
+    lines = sec.lines[:1]
+    for n, ((key, _, ctx), line) in enumerate(zip(kept, sec.lines[1:], strict=True)):
+        mine = [c for c in ctx if (n, c[1]) in shown]
+        lines += [line, *(c[2] for c in mine)]
+        sec.context_used += sum(c[3] for c in mine)
+        sec.context_cut += len(ctx) - len(mine)
+        sec.context_shown[key] = [c[1] for c in mine]
+    sec.lines = lines
+    sec.used += sec.context_used
 
 
 def _fill_history(sec: _Section, req: ContextRequest) -> None:
@@ -319,6 +375,8 @@ def _record(sec: _Section, position: int) -> dict[str, Any]:
         "dropped": len(sec.dropped),
         "dropped_items": [str(k) for k in sec.dropped],
         "truncated": sec.truncated,
+        "context_used": sec.context_used,
+        "context_cut": sec.context_cut,
     }
 
 
@@ -349,6 +407,7 @@ def save_snapshot(
                 kept=s["kept"],
                 dropped=s["dropped"],
                 dropped_items=s["dropped_items"],
+                context_used=s.get("context_used", 0),
             )
             for s in alloc["sections"]
         )

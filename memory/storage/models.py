@@ -287,6 +287,8 @@ class ContextSection(SQLModel, table=True):
     kept: int = 0
     dropped: int = 0
     dropped_items: list = _json([])
+    #: of ``used``: tokens of the memories' source context (migration 0009)
+    context_used: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class HitLabel(SQLModel, table=True):

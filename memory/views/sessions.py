@@ -130,6 +130,7 @@ def context_snapshots(store: Database, session_key: str, limit: int = 200) -> li
                 "kept": c.kept,
                 "dropped": c.dropped,
                 "dropped_items": c.dropped_items,
+                "context_used": c.context_used,
             }
             for c in sections
             if c.snapshot_id == s.id
