@@ -27,6 +27,8 @@ LEXICON = Path(__file__).with_name("lexicon") / "en_zh.txt"
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _EN_WORD = re.compile(r"[a-z][a-z'’-]*|\d+")
 _SUFFIXES = ("", "s", "es", "ed", "d", "ing")
+#: texts whose concepts each lexicon remembers (the same memories come back as candidates query after query)
+CACHED_TEXTS = 50_000
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,17 @@ class Lexicon:
     @cached_property
     def longest_zh(self) -> int:
         return max((len(k) for k in self.zh_index), default=1)
+
+    # per text, remembered: matching every candidate's text at every recall was most of recall's ranking cost
+    @cached_property
+    def english_of(self) -> Callable[[str], frozenset[int]]:
+        """:func:`english_groups` of a text, cached per lexicon."""
+        return lru_cache(maxsize=CACHED_TEXTS)(lambda text: frozenset(english_groups(text, self)))
+
+    @cached_property
+    def chinese_of(self) -> Callable[[str], frozenset[int]]:
+        """:func:`chinese_groups` of a text, cached per lexicon."""
+        return lru_cache(maxsize=CACHED_TEXTS)(lambda text: frozenset(chinese_groups(text, self)))
 
 
 def parse(text: str) -> Lexicon:
@@ -157,13 +170,11 @@ def overlap(query: str, texts: list[str], lex: Lexicon | None = None) -> list[fl
     total = len(en_q | zh_q)
     if not total:
         return [0.0] * len(texts)
-    out = []
-    for text in texts:
-        hit = (en_q & chinese_groups(text, lex) if en_q else set()) | (
-            zh_q & english_groups(text, lex) if zh_q else set()
-        )
-        out.append(len(hit) / total)
-    return out
+    if not zh_q:  # the common case: one language's concepts, matched only in the other's words
+        return [len(en_q & lex.chinese_of(text)) / total for text in texts]
+    if not en_q:
+        return [len(zh_q & lex.english_of(text)) / total for text in texts]
+    return [len((en_q & lex.chinese_of(text)) | (zh_q & lex.english_of(text))) / total for text in texts]
 
 
 #: a translation's best BM25 is held to this share of the best direct match's: a memory that matches the user's own

@@ -160,8 +160,8 @@ def features(cands: Sequence[Scored], query: str = "", *, crosslingual: bool = T
         np.full(len(cands), top_overlap),
         np.full(len(cands), missing),
     ]
-    matrix = np.column_stack(cols)
-    return {c.memory_id: [round(float(v), 6) for v in row] for c, row in zip(cands, matrix, strict=True)}
+    rows = np.column_stack(cols).tolist()  # Python floats: round() on them is the same value, several times faster
+    return {c.memory_id: [round(v, 6) for v in row] for c, row in zip(cands, rows, strict=True)}
 
 
 @dataclass(frozen=True)
