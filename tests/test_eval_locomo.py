@@ -47,6 +47,12 @@ def test_cli_report_shape_provenance_reuse_and_no_question_text(svc, monkeypatch
     assert all(set(f["weights"]) == set(cv["grid"]) for f in cv["folds"].values())
     assert set(cv["in_sample"]["weights"]) == set(cv["grid"]) and "recall@3" in cv["in_sample"]["overall"]
     assert {"recall@3", "tokens@3"} <= set(cv["recall"]["overall"])
+    # what the prompt gets (each memory with its source context) beside the memory alone: never less, never cheaper
+    alone = report["memories_alone"]["overall"]
+    assert report["overall"]["recall@3"] >= alone["recall@3"] and report["overall"]["tokens@3"] >= alone["tokens@3"]
+    assert report["at_threshold"]["answerable_hit_rate"] >= report["at_threshold_alone"]["answerable_hit_rate"]
+    assert cv["recall"]["overall"]["recall@3"] >= cv["recall_alone"]["overall"]["recall@3"]
+    assert {"overall", "by_category"} <= set(cv["in_sample_alone"]) and "answerable_hit_rate" in cv["nested_alone"]
     # a sensible retriever over seven turns finds the named puppy / the job at k=3 (single-hop)
     assert report["by_category"]["4"]["hit@3"] >= 75.0
     text = json.dumps(report, ensure_ascii=False)

@@ -10,6 +10,7 @@ from actors import ADMIN
 
 from memory.config import Settings
 from memory.retrieval.context import ContextRow, Placement, contexts, load
+from memory.retrieval.recall import RecallParams
 from memory.service import MemoryDraft
 from memory.sessions.prompt import ContextRequest, MemoryItem, compose
 
@@ -181,3 +182,49 @@ def test_a_retracted_statement_never_comes_back_as_context():
     # and a value the profile contradicts is left out too (one value per single-valued fact)
     req = replace(req, retracted=set(), profile={"city": "Porto"})
     assert "Berlin" not in compose(req, Settings()).messages[1].content
+
+
+# -- the evaluation counts what the prompt gets ------------------------------------------------------------------------
+def _eval_probe(conv_order: dict, gold: set[str]):
+    from memory.evaluation.tune import Conversation, Probe
+    from memory.retrieval.recall import MemoryRow, Signals
+
+    def row(mid: str, message: int) -> MemoryRow:
+        return MemoryRow(
+            **dict(id=mid, agent_id="default", content=f"memory {mid}", type="turn", source_type="user-stated"),
+            **dict(created_at=None, event_time=None, confidence=1.0, importance=0.5, source_message_ids=[message]),
+            meta={},
+            predicate=None,
+            object=None,
+        )
+
+    sig = Signals(
+        query="q",
+        vec=[("a", 0.9), ("b", 0.8)],
+        fts=[],
+        sims={"a": 0.9, "b": 0.8},
+        rows=[row("a", 3), row("b", 5)],
+    )
+    dia_of = {m: f"D1:{m}" for ids in conv_order.values() for m in ids}
+    conv = Conversation(Placement.from_order(conv_order), {m: 10 for m in dia_of})
+    return Probe("c1", 0, 4, frozenset(gold), sig, dia_of, conversation=conv)
+
+
+def test_eval_records_count_context_evidence_and_dedupe_its_tokens():
+    from memory.evaluation import crossval, metrics, tune
+
+    probe = _eval_probe({"s": [1, 2, 3, 4, 5, 6]}, {"D1:1", "D1:6"})
+    params = replace(RecallParams.from_settings(Settings(), threshold=-1.0), mode="vector", k=5)
+    [out] = tune.replay([probe], params, {})
+    a, b = out.ranked
+    assert (a.own, a.dia_ids) == ({"D1:3"}, {"D1:1", "D1:2", "D1:3", "D1:4", "D1:5"})
+    assert (b.own, b.dia_ids) == ({"D1:5"}, {"D1:3", "D1:4", "D1:5", "D1:6"})
+    # a: own tokens + 1, 2, 4, 5 (40); b: own + only 6 (3 is a's source, 4 a's context; 5 is b's own but a showed it)
+    assert metrics.prompt_tokens([a], out.message_tokens) == a.tokens + 40
+    assert metrics.prompt_tokens([a, b], out.message_tokens) == a.tokens + b.tokens + 40 + 10
+    assert metrics.aggregate([out], [1, 2])["recall@2"] == 100.0
+    assert metrics.aggregate(metrics.alone([out]), [1, 2])["recall@2"] == 0.0  # alone: neither is gold evidence
+    # the relevance labels stay on the memory's own evidence: neither candidate is a positive
+    assert crossval.examples([out])[1].tolist() == [0.0, 0.0]  # with context they would both be positives
+    off = tune.replay([probe], replace(params, context_span=0), {})[0]
+    assert off.ranked[0].dia_ids == {"D1:3"} and off.message_tokens is None

@@ -56,6 +56,14 @@ def table(report: dict) -> list[str]:
             f"{run['empty_rate_at_configured']:.1f}% · latency p50 {run['latency_ms']['p50']} ms "
             f"p95 {run['latency_ms']['p95']} ms"
         )
+    if "memories_alone" in report:  # the main mode's figures above count each memory with its source context
+        v = report["memories_alone"]["overall"]
+        lines.append(
+            f"{report['settings']['mode']:<9} {'all, alone':<14} {v['with_evidence']:>4} "
+            + " ".join(f"{v[f'recall@{k}']:>7.1f}" for k in ks)
+            + f" {v[f'hit@{ks[-1]}']:>7.1f} {v['mrr']:>6.3f} {v[f'tokens@{tok_k}']:>7.0f}"
+            + "  ← each memory without its source context"
+        )
     return lines + cut_lines(report)
 
 
@@ -74,6 +82,8 @@ def _left_out_lines(cv: dict) -> list[str]:
     lines = []
     if cv.get("nested"):
         lines.append("left-out, nested:         " + _rates(cv["nested"]["at_threshold"]) + " ← chosen inside each fold")
+    if cv.get("nested_alone"):
+        lines.append("  memory alone (no context): " + _rates(cv["nested_alone"]))
     lines.append("left-out, same data:      " + _rates(cv["chosen"]) + " ← the shipped threshold, chosen here")
     return lines
 
@@ -83,6 +93,8 @@ def cut_lines(report: dict) -> list[str]:
     lines = []
     if "at_threshold" in report:
         lines.append("at threshold (relevance): " + _rates(report["at_threshold"]))
+        if "at_threshold_alone" in report:
+            lines.append("  memory alone (no context): " + _rates(report["at_threshold_alone"]))
         lines.append("before (raw similarity):  " + _rates(report["raw_similarity_at_0.80"]))
     cv = report.get("cross_validated")
     if cv:
@@ -103,17 +115,32 @@ def recall_lines(cv: dict) -> list[str]:
     ks = sorted(int(key.split("@")[1]) for key in held["overall"] if key.startswith("recall@"))
     k = 10 if 10 in ks else ks[-1]
     rows = [("all", "overall")] + [(c, c) for c in held["by_category"]]
-    out = [f"R@{k} / tokens@{k}: left-out (weights and calibration fitted without it) vs in-sample"]
+    out = [
+        f"R@{k} / tokens@{k} with source context (memory alone): left-out (weights and calibration fitted "
+        "without it) vs in-sample"
+    ]
     for name, key in rows:
-        a = held["overall"] if key == "overall" else held["by_category"][key]
-        line = f"  {name:<4} left-out {a.get(f'recall@{k}', 0):5.1f} / {a.get(f'tokens@{k}', 0):5.0f}"
+        line = f"  {name:<4} left-out {_pair(held, cv.get('recall_alone'), key, k)}"
         if inside:
-            b = inside["overall"] if key == "overall" else inside["by_category"].get(key, {})
-            line += f"   in-sample {b.get(f'recall@{k}', 0):5.1f} / {b.get(f'tokens@{k}', 0):5.0f}"
+            line += f"   in-sample {_pair(inside, cv.get('in_sample_alone'), key, k)}"
         out.append(line)
     if inside and "weights" in inside:
         out.append(f"  weights chosen on all conversations: {inside['weights']}")
     return out
+
+
+def _pair(block: dict, alone: dict | None, key: str, k: int) -> str:
+    """``recall / tokens`` of one row, with the memory-alone figures beside when the report has them."""
+
+    def pick(b: dict) -> dict:
+        return b["overall"] if key == "overall" else b["by_category"].get(key, {})
+
+    a = pick(block)
+    text = f"{a.get(f'recall@{k}', 0):5.1f} / {a.get(f'tokens@{k}', 0):5.0f}"
+    if alone:
+        b = pick(alone)
+        text += f" ({b.get(f'recall@{k}', 0):5.1f} / {b.get(f'tokens@{k}', 0):4.0f})"
+    return text
 
 
 @cli.command("locomo")

@@ -30,7 +30,7 @@ def examples(outcomes: Sequence[Outcome]) -> tuple[np.ndarray, np.ndarray]:
             if len(c.features) != len(FEATURES):
                 continue
             rows.append(c.features)
-            labels.append(0.0 if o.foreign else float(bool(c.dia_ids & o.gold)))
+            labels.append(0.0 if o.foreign else float(bool(c.own & o.gold)))  # the memory's own evidence
     return np.asarray(rows, dtype=np.float64).reshape(-1, len(FEATURES)), np.asarray(labels)
 
 
@@ -72,9 +72,7 @@ def calibration_block(outcomes: Sequence[Outcome], top: int = 10) -> dict:
     """Brier (all candidates and the top ``top`` per question, beside the base-rate forecast) and reliability data."""
     x, y = examples(outcomes)
     p = np.asarray([c.relevance for o in outcomes for c in o.ranked if len(c.features) == len(FEATURES)])
-    head = [
-        (c.relevance, 0.0 if o.foreign else float(bool(c.dia_ids & o.gold))) for o in outcomes for c in o.ranked[:top]
-    ]
+    head = [(c.relevance, 0.0 if o.foreign else float(bool(c.own & o.gold))) for o in outcomes for c in o.ranked[:top]]
     hp, hy = (np.asarray(v) for v in zip(*head, strict=True)) if head else (np.zeros(0), np.zeros(0))
     rel = reliability(p, y)
     return {

@@ -13,12 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import sqlalchemy as sa
 from sqlmodel import col, select
 
 from memory.evaluation.locomo import DialogTurn, LocomoSession, Sample
+from memory.evaluation.tune import Conversation
+from memory.retrieval.context import TURN_ROLES, Placement, row_of
 from memory.service import MemoryDraft, MemoryService
+from memory.sessions.prompt import context_line
 from memory.storage.db import Database
 from memory.storage.models import Memory, Message, Session, User, stored_id, utcnow
+from memory.text.tokens import count_tokens
 from memory.vocab import EventOp, MemoryStatus, SessionStatus
 
 Progress = Callable[[int], None]
@@ -140,6 +145,24 @@ def dia_ids_by_message(store: Database, user_key: str) -> dict[int, str]:
         for mid, meta in rows
         if mid is not None and isinstance(meta, dict) and meta.get("dia_id")
     }
+
+
+def conversation(store: Database, user_key: str) -> Conversation:
+    """Where each of one user's messages sits (session, turn position) and its tokens as a source-context line, as
+    recall would read it (:mod:`memory.retrieval.context`): one query, so the evaluation windows source context
+    without asking SQL again."""
+    t = Message.__table__.c  # type: ignore[attr-defined]  # Core columns: plain rows
+    query = sa.select(t.id, t.session_id, t.role, t.meta, t.created_at, t.content).where(
+        t.user_key == user_key, t.role.in_(TURN_ROLES)
+    )
+    with store.engine.connect() as conn:
+        rows = conn.execute(query.order_by(t.session_id, t.id)).all()
+    order: dict[str, list[int]] = {}
+    tokens: dict[int, int] = {}
+    for r in rows:
+        order.setdefault(r.session_id, []).append(r.id)
+        tokens[r.id] = count_tokens(context_line(row_of(r.id, r.role, r.meta, r.created_at, r.content), before=False))
+    return Conversation(Placement.from_order(order), tokens)
 
 
 def memory_counts(store: Database, user_key: str) -> dict[str, int]:

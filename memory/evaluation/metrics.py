@@ -1,8 +1,11 @@
 """Evidence-recall metrics (pure functions, no I/O).
 
 LoCoMo's official retrieval metric: for one question, evidence recall@k = |gold dia_ids covered by the top-k
-retrieved records| / |gold dia_ids|, averaged over questions. A record covers the dia_ids of the messages it came
-from. The cut mirrors
+retrieved records| / |gold dia_ids|, averaged over questions. A record covers what the prompt receives with it: the
+dia_ids of the messages it came from and of its source context (the turns around them,
+:mod:`memory.retrieval.context`); its tokens are the memory's plus the context lines no better-ranked record already
+brought (:func:`prompt_tokens`). :func:`alone` gives the same outcomes without source context (the memory itself).
+The relevance labels stay on the memory's own evidence (``own_dia_ids``). The cut mirrors
 :func:`memory.retrieval.recall.rank_and_cut`: candidates in fused order, only those whose calibrated relevance
 passes the threshold are selectable, the first k are selected. So one recall at threshold −1 (every candidate kept,
 in rank order) yields the metrics at every threshold and every k without asking again.
@@ -10,8 +13,8 @@ in rank order) yields the metrics at every threshold and every k without asking 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 SWEEP = tuple(round(i / 20, 2) for i in range(21))  # relevance 0.00 .. 1.00
@@ -22,12 +25,22 @@ class RankedRecord:
     """One retrieved record in a question's ranked list: the dialogue turns it came from (its evidence), its scores
     and its size. (Not the write path's ``memory.write.extract.base.Candidate``, a fact about to be stored.)"""
 
-    dia_ids: frozenset[str]
+    dia_ids: frozenset[str]  # what the prompt receives with it: its own evidence and its source context's
     similarity: float | None
-    tokens: int
+    tokens: int  # the memory's own
     type: str = "turn"
     relevance: float | None = None
     features: tuple[float, ...] = ()
+    #: the memory's own evidence (the messages it came from); None = ``dia_ids`` (no context was added)
+    own_dia_ids: frozenset[str] | None = None
+    #: its source message ids, and its source context's (the window around them, its sources left out)
+    sources: frozenset[int] = frozenset()
+    context_ids: tuple[int, ...] = ()
+
+    @property
+    def own(self) -> frozenset[str]:
+        """The memory's own evidence: what its relevance label is about."""
+        return self.dia_ids if self.own_dia_ids is None else self.own_dia_ids
 
 
 @dataclass
@@ -42,6 +55,8 @@ class Outcome:
     latency_ms: float = 0.0
     #: asked of another conversation's user (its sample id): nothing there can be relevant
     asked_of: str | None = None
+    #: tokens of each message as a source-context line (shared by the outcomes of one user; None = no context)
+    message_tokens: Mapping[int, int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def foreign(self) -> bool:
@@ -57,6 +72,34 @@ def selected(ranked: Sequence[RankedRecord], k: int, threshold: float | None = N
         if threshold is None or (c.relevance is not None and c.relevance >= threshold):
             out.append(c)
     return out
+
+
+def prompt_tokens(top: Sequence[RankedRecord], message_tokens: Mapping[int, int] | None) -> int:
+    """Tokens the prompt spends on these records: each memory's own, plus its context lines that no better-ranked
+    record already brought (as source or context) — the dedupe :func:`memory.retrieval.context.contexts` does."""
+    total, claimed = 0, set[int]()
+    for c in top:
+        total += c.tokens
+        claimed |= c.sources
+        if message_tokens is not None:
+            new = [m for m in c.context_ids if m not in claimed]
+            total += sum(message_tokens.get(m, 0) for m in new)
+            claimed.update(new)
+    return total
+
+
+def alone(outcomes: Sequence[Outcome]) -> list[Outcome]:
+    """The same outcomes as if each memory came without its source context (the memory's own evidence and tokens)."""
+    return [
+        replace(o, ranked=[replace(c, dia_ids=c.own, context_ids=()) for c in o.ranked], message_tokens=None)
+        for o in outcomes
+    ]
+
+
+def _mean_tokens(outcomes: Sequence[Outcome], tops: Sequence[Sequence[RankedRecord]]) -> float:
+    if not tops:
+        return 0.0
+    return round(sum(prompt_tokens(t, o.message_tokens) for o, t in zip(outcomes, tops, strict=True)) / len(tops), 1)
 
 
 def covered(top: Iterable[RankedRecord]) -> set[str]:
@@ -90,7 +133,7 @@ def aggregate(outcomes: Sequence[Outcome], ks: Sequence[int], threshold: float |
         tops = [selected(o.ranked, k, threshold) for o in scored]
         out[f"recall@{k}"] = _pct([evidence_recall(o.gold, t) for o, t in zip(scored, tops, strict=True)])
         out[f"hit@{k}"] = _pct([hit(o.gold, t) for o, t in zip(scored, tops, strict=True)])
-        out[f"tokens@{k}"] = round(sum(sum(c.tokens for c in t) for t in tops) / len(tops), 1) if tops else 0.0
+        out[f"tokens@{k}"] = _mean_tokens(scored, tops)
     top_k = max(ks)
     rr = [reciprocal_rank(o.gold, selected(o.ranked, top_k, threshold)) for o in scored]
     out["mrr"] = round(sum(rr) / len(rr), 4) if rr else 0.0
@@ -115,7 +158,7 @@ def recall_curve(outcomes: Sequence[Outcome], max_k: int) -> list[dict]:
             {
                 "k": k,
                 "recall": _pct([evidence_recall(o.gold, t) for o, t in zip(scored, tops, strict=True)]),
-                "tokens": round(sum(sum(c.tokens for c in t) for t in tops) / max(len(tops), 1), 1),
+                "tokens": _mean_tokens(scored, tops),
             }
         )
     return rows

@@ -16,8 +16,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memory.errors import InvalidInput
 from memory.evaluation import crossval, metrics, tune
-from memory.evaluation.ingest import IngestStats, dia_ids_by_message, ingest_sample, memory_counts
+from memory.evaluation.ingest import IngestStats, conversation, dia_ids_by_message, ingest_sample, memory_counts
 from memory.evaluation.locomo import CATEGORIES, Sample, load
 from memory.evaluation.metrics import Outcome
 from memory.evaluation.tune import Probe
@@ -137,9 +138,18 @@ def assemble(
         "by_category": main["by_category"],
         "runs": runs,
     }
+    alone = metrics.alone(outcomes[opts.mode])
+    report["memories_alone"] = {  # the same questions, each memory without its source context
+        "overall": metrics.aggregate(alone, opts.ks, opts.threshold),
+        "by_category": {
+            str(c): metrics.aggregate([o for o in alone if o.category == c], opts.ks, opts.threshold)
+            for c in sorted({o.category for o in alone})
+        },
+    }
     if foreign:
         both = [*outcomes[opts.mode], *foreign]
         report["at_threshold"] = metrics.at_threshold(both, configured_threshold, configured_k)
+        report["at_threshold_alone"] = metrics.at_threshold(metrics.alone(both), configured_threshold, configured_k)
         report["threshold_curves"] = metrics.threshold_curves(both, configured_k)
         raw = crossval.rescored(both, Calibration(embedder="raw"))
         report["raw_similarity_at_0.80"] = metrics.at_threshold(raw, 0.80, configured_k)
@@ -251,6 +261,7 @@ def gather(
             with open(opts.cache, "wb") as fh:
                 key = [_CACHE_FORMAT, opts.modes, opts.limit, opts.foreign]
                 pickle.dump({"key": key, "probes": asked.probes, "foreign_probes": asked.foreign_probes}, fh)
+    attach_conversations(svc, [p for ps in asked.probes.values() for p in ps] + asked.foreign_probes)
     tokens: dict[str, int] = {}
     for mode, probes in asked.probes.items():
         params, cal = svc.recall_setup(mode=mode, k=max(opts.ks), threshold=-1.0)
@@ -258,6 +269,23 @@ def gather(
     params, cal = svc.recall_setup(mode=opts.mode, k=max(opts.ks), threshold=-1.0)
     asked.foreign = tune.replay(asked.foreign_probes, params, tokens, calibration=cal)
     return samples, stats, asked
+
+
+def attach_conversations(svc: MemoryService, probes: Sequence[Probe]) -> None:
+    """Each probe gets its asked user's conversation, read from SQL once per user (source context is windowed from
+    it at replay). A cached probe whose message ids do not match this store's is refused, not silently miscounted."""
+    found: dict[str, tuple[dict[int, str], tune.Conversation]] = {}
+    for p in probes:
+        user_id = f"locomo:{p.asked_of or p.sample_id}"
+        if user_id not in found:
+            key = svc.get_user(user_id).key
+            found[user_id] = (dia_ids_by_message(svc.storage, key), conversation(svc.storage, key))
+        dia_of, conv = found[user_id]
+        if p.dia_of is not dia_of and dict(p.dia_of) != dia_of:
+            raise InvalidInput(
+                f"the cached questions of {user_id} were asked of another store (message ids differ): delete the cache"
+            )
+        p.dia_of, p.conversation = dia_of, conv
 
 
 def reports_dir(svc: MemoryService) -> Path:

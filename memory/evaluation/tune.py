@@ -20,7 +20,8 @@ import numpy as np
 
 from memory.evaluation import crossval, metrics
 from memory.evaluation.metrics import Outcome, RankedRecord
-from memory.retrieval.recall import RecallParams, Signals, fused_scores, rank_signals
+from memory.retrieval.context import Placement, source_ids
+from memory.retrieval.recall import Hit, RecallParams, Signals, fused_scores, rank_signals
 from memory.retrieval.relevance import Calibration
 from memory.text.tokens import count_tokens
 
@@ -35,6 +36,15 @@ TUNE_K = 10
 
 
 @dataclass
+class Conversation:
+    """One user's messages as source context sees them, captured once from SQL
+    (:func:`memory.evaluation.ingest.conversation`)."""
+
+    placement: Placement
+    tokens: dict[int, int]  # message id → tokens of its source-context line
+
+
+@dataclass
 class Probe:
     """One question asked once: what the search found, and how to score it (gold evidence, dia_id per message)."""
 
@@ -46,6 +56,9 @@ class Probe:
     dia_of: Mapping[int, str]
     asked_of: str | None = None
     latency_ms: float = 0.0
+    #: the asked user's conversation (where each message sits, its tokens as a context line): source context is
+    #: windowed from it at replay (None: caches from before source context, filled from SQL by the runner)
+    conversation: Conversation | None = None
 
     @property
     def foreign(self) -> bool:
@@ -85,24 +98,45 @@ def replay(
     if calibration is None:
         calibration, params = Calibration(embedder="replay"), replace(params, order="fused")
     for p in probes:
-        ranked = []
-        for h in rank_signals(p.signals, params=params, calibration=calibration):
-            if h.memory_id not in tokens:
-                tokens[h.memory_id] = count_tokens(h.content)
-            ranked.append(
-                RankedRecord(
-                    dia_ids=p.dia(h.source_message_ids),
-                    similarity=h.similarity,
-                    tokens=tokens[h.memory_id],
-                    type=h.type,
-                    relevance=h.relevance,
-                    features=tuple(h.features),
-                )
-            )
+        ranked = [
+            _record(p, h, tokens, params.context_span)
+            for h in rank_signals(p.signals, params=params, calibration=calibration)
+        ]
+        conv = p.conversation if params.context_span > 0 else None
         out.append(
-            Outcome(p.sample_id, p.index, p.category, p.gold, ranked, latency_ms=p.latency_ms, asked_of=p.asked_of)
+            Outcome(
+                p.sample_id,
+                p.index,
+                p.category,
+                p.gold,
+                ranked,
+                latency_ms=p.latency_ms,
+                asked_of=p.asked_of,
+                message_tokens=conv.tokens if conv else None,
+            )
         )
     return out
+
+
+def _record(p: Probe, h: Hit, tokens: dict[str, int], span: int) -> RankedRecord:
+    """A candidate as the evaluation counts it: with the turns its source context would bring (the same windowing
+    as recall, :mod:`memory.retrieval.context`); which of them the prompt shows once is decided per selection."""
+    if h.memory_id not in tokens:
+        tokens[h.memory_id] = count_tokens(h.content)
+    own = p.dia(h.source_message_ids)
+    sources = frozenset(source_ids(h.source_message_ids))
+    window = p.conversation.placement.window(sources, span) if p.conversation is not None and span > 0 else []
+    return RankedRecord(
+        dia_ids=own | p.dia(window),
+        similarity=h.similarity,
+        tokens=tokens[h.memory_id],
+        type=h.type,
+        relevance=h.relevance,
+        features=tuple(h.features),
+        own_dia_ids=own,
+        sources=sources,
+        context_ids=tuple(window),
+    )
 
 
 def by_category(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict:
@@ -166,6 +200,12 @@ def nested(
         },
         "recall": by_category(held, ks),
         "in_sample": {"weights": settings[best_all], **by_category(in_sample, ks)},
+        # the same, each memory without its source context (the memory alone)
+        "recall_alone": by_category(metrics.alone(held), ks),
+        "in_sample_alone": by_category(metrics.alone(in_sample), ks),
+        "nested_alone": crossval.pooled_rates(
+            list(zip(metrics.alone([o for o, _ in pooled]), [t for _, t in pooled], strict=True)), k
+        ),
         "outcomes": held,
     }
 

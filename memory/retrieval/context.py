@@ -68,7 +68,7 @@ class Placement:
         self._by_place = {place: mid for mid, place in self.at.items()}
 
     @classmethod
-    def from_order(cls, order: Mapping[Hashable, Sequence[int]]) -> Placement:
+    def from_order(cls, order: Mapping[Any, Sequence[int]]) -> Placement:
         return cls({mid: (session, pos) for session, ids in order.items() for pos, mid in enumerate(ids)})
 
     def window(self, sources: Iterable[Any], span: int) -> list[int]:

@@ -269,7 +269,7 @@ def _memory_line(m: MemoryItem) -> str:
     return f"\n- [{day} · {fence_line(source)} · {fence_line(m.type)}] {fence_line(m.content)}"
 
 
-def _context_line(row: ContextRow, before: bool) -> str:
+def context_line(row: ContextRow, before: bool) -> str:
     day = row.created_at.date().isoformat() if row.created_at else "undated"
     mark = CONTEXT_MARKS[0] if before else CONTEXT_MARKS[1]
     return f"\n    {mark} [{day} · {fence_line(row.speaker)}] {fence_line(row.text)}"
@@ -284,7 +284,7 @@ def _context_lines(m: MemoryItem, req: ContextRequest) -> list[tuple[int, int, s
         text = consistent_text(row.text, req.profile, req.retracted)
         if not text.strip():
             continue
-        line = _context_line(replace(row, text=text), bool(sources) and row.message_id < min(sources))
+        line = context_line(replace(row, text=text), bool(sources) and row.message_id < min(sources))
         distance = min((abs(row.message_id - s) for s in sources), default=0)
         out.append((distance, row.message_id, line, count_tokens(line)))
     return out
