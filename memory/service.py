@@ -22,7 +22,7 @@ from memory.lifecycle import retention as lifecycle
 from memory.people import People
 from memory.retrieval import log as retrieval_log
 from memory.retrieval.filters import RecallFilters
-from memory.retrieval.recall import RecallParams, RecallResult, Signals, gather, timed_search
+from memory.retrieval.recall import Hit, RecallParams, RecallResult, Signals, add_context, gather, timed_search
 from memory.retrieval.relevance import Calibration
 from memory.sessions import summary, turns
 from memory.sessions.extractive import Summariser
@@ -434,6 +434,12 @@ class MemoryService:
                 result, user_key=user.key, agent_id=agent, session_key=session_key, turn_id=turn_id
             )
         return result
+
+    def fill_context(self, user: User, hits: list[Hit], span: int | None = None) -> None:
+        """Source context for the selected ``hits`` of this user (after a re-cut, e.g. the retrieval lab's slider);
+        ``span`` defaults to the live setting."""
+        span = self.effective_settings().context_span if span is None else span
+        add_context(self.storage.engine, user.key, hits, span)
 
     def recall_signals(self, user_id: str, query: str, **overrides: Any) -> tuple[Signals, RecallParams, Calibration]:
         """What a search finds before it is ranked, with the params and calibration ``recall`` would rank it with

@@ -21,6 +21,7 @@ from pages.common import (
     require_user,
     service,
     short,
+    source_context,
     text_block,
 )
 
@@ -69,6 +70,7 @@ def memory_panel(
             st.markdown(f":material/link: **From last session:** {plain(bridge)}")
         if hits:
             _hit_table(hits)
+            source_context([h for h in hits if h.get("injected")])
         else:
             st.caption("No memory matched this message.")
         if writes:
@@ -121,6 +123,7 @@ def live_details(result: TurnResult) -> tuple[list[dict], dict | None, list[dict
             "selected": h.selected,
             "injected": h.injected,
             "why": h.drop_reason,
+            "context": [row.to_dict() for row in h.context],
         }
         for h in (result.recall.hits if result.recall else [])
     ]

@@ -193,6 +193,29 @@ def text_block(text: Any) -> None:
     st.text(str("" if text is None else text))
 
 
+def context_lines(rows: list[dict[str, Any]]) -> str:
+    """A hit's source context as lines of plain text (date, speaker, what was said), for :func:`text_block`."""
+    out = []
+    for r in rows:
+        day = str(r.get("created_at") or "")[:10] or "undated"
+        out.append(
+            f"    {day} · {' '.join(str(r.get('speaker') or '').split())}: {' '.join(str(r.get('text')).split())}"
+        )
+    return "\n".join(out)
+
+
+def source_context(hits: list[dict[str, Any]]) -> None:
+    """Under the hits: each one's source context (the conversation around the message it came from), all plain
+    text — the memory escaped in Markdown, the lines in ``st.text``."""
+    with_context = [h for h in hits if h.get("context")]
+    if not with_context:
+        return
+    st.markdown("**Source context** · the conversation around each memory, as the prompt received it")
+    for h in with_context:
+        st.markdown(f":material/format_quote: {plain(short(h.get('content') or '', 110))}")
+        text_block(context_lines(h["context"]))
+
+
 def page_title(name: str, user: User | None) -> None:
     """Every page names whose data it shows, in its title (plain text)."""
     who = f" · {plain(short(user.external_id, 60))}" if user is not None else ""

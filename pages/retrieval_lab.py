@@ -34,6 +34,7 @@ from pages.common import (
     require_user,
     service,
     short,
+    source_context,
     when,
 )
 
@@ -253,6 +254,7 @@ def search_tab() -> None:
         empty("No candidates: this user has no searchable memories.")
         return
     hits = cut(raw)
+    svc.fill_context(user, hits)  # the slider's selection, with the conversation around each selected memory
     near = [h for h in hits if not h.passed and h.relevance is not None and h.relevance >= threshold - NEAR_MISS_BAND]
     m = st.columns(5)
     m[0].metric("Candidates", len(hits), border=True)
@@ -268,6 +270,7 @@ def search_tab() -> None:
         st.dataframe(hit_table(passed, labels), hide_index=True, column_config=SCORE_COLS, key="lab_passed")
     else:
         st.caption("Nothing passes this threshold.")
+    source_context([{"content": h.content, "context": [r.to_dict() for r in h.context]} for h in hits if h.selected])
     st.markdown(f":orange[**Near misses**] — relevance within {NEAR_MISS_BAND} under the threshold")
     if near:
         st.dataframe(hit_table(near, labels), hide_index=True, column_config=SCORE_COLS, key="lab_near")

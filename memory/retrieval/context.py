@@ -117,14 +117,28 @@ def source_ids(values: Iterable[Any]) -> list[int]:
 def load(engine: Engine, user_key: str, sources: Sequence[Iterable[Any]], span: int) -> list[list[ContextRow]]:
     """The context rows of each hit (given by its source message ids, in rank order), read in one statement from
     the user's own messages only. Blanked (purged) messages are left out."""
-    wanted = sorted({m for src in sources for m in source_ids(src)})
-    if span <= 0 or not wanted:
-        return [[] for _ in sources]
-    rows = _window_rows(engine, user_key, wanted, span)
-    placement = Placement({r.id: (r.session_id, int(r.pos)) for r in rows})
-    by_id = {r.id: row_of(r.id, r.role, r.meta, r.created_at, r.content) for r in rows}
-    shown = contexts(placement, sources, span)
-    return [[by_id[m] for m in ids if by_id[m].text.strip() and by_id[m].text != PURGED] for ids in shown]
+    placement, rows = read(engine, user_key, [m for src in sources for m in source_ids(src)], span)
+    return shown_rows(placement, rows, sources, span)
+
+
+def read(engine: Engine, user_key: str, wanted: Iterable[int], span: int) -> tuple[Placement, dict[int, ContextRow]]:
+    """Where the turns within ±span of the ``wanted`` messages sit, and their rows (one statement, one user)."""
+    ids = sorted(set(wanted))
+    if span <= 0 or not ids:
+        return Placement({}), {}
+    found = _window_rows(engine, user_key, ids, span)
+    placement = Placement({r.id: (r.session_id, int(r.pos)) for r in found})
+    return placement, {r.id: row_of(r.id, r.role, r.meta, r.created_at, r.content) for r in found}
+
+
+def shown_rows(
+    placement: Placement, rows: Mapping[int, ContextRow], sources: Sequence[Iterable[Any]], span: int
+) -> list[list[ContextRow]]:
+    """:func:`contexts` as rows, without blanked (purged) messages."""
+    out = []
+    for ids in contexts(placement, sources, span):
+        out.append([rows[m] for m in ids if rows[m].text.strip() and rows[m].text != PURGED])
+    return out
 
 
 def _window_rows(engine: Engine, user_key: str, wanted: list[int], span: int) -> list[Any]:

@@ -483,6 +483,8 @@ def run_search(
 def add_context(engine: Any, user_key: str, hits: list[Hit], span: int) -> None:
     """Fill the selected hits' source context (one SQL statement; the others keep none)."""
     chosen = [h for h in hits if h.selected]
+    for h in hits:
+        h.context = []
     if span <= 0 or not any(h.source_message_ids for h in chosen):
         return
     for hit, rows in zip(

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import col, select
 
+from memory.retrieval import context
+from memory.retrieval.context import ContextRow
 from memory.retrieval.log import flush as flush_log
 from memory.storage.models import (
     ContextSnapshot,
@@ -85,6 +88,26 @@ def retrieval_params(r: Retrieval) -> dict[str, Any]:
     return {"threshold": r.threshold, "k": r.k, "mode": r.mode, "fusion": p.get("fusion"), "flagged": "excluded"}
 
 
+def _turn_context(
+    store: Storage, user_key: str, last: dict[Any, Retrieval], hits: Sequence[Any]
+) -> dict[tuple[Any, str], list[ContextRow]]:
+    """Each injected hit's source context as the turn's prompt showed it (the windows are read once for all turns;
+    the span each retrieval ran with, else the live setting)."""
+    chosen = [(h, m) for h, m in hits if h.injected and m is not None and m.source_message_ids]
+    if not chosen:
+        return {}
+    default = store.effective_settings().context_span
+    spans = {r.id: int((r.params or {}).get("context_span", default)) for r in last.values()}
+    wanted = [i for _, m in chosen for i in context.source_ids(m.source_message_ids)]
+    placement, rows = context.read(store.engine, user_key, wanted, max(spans.values(), default=0))
+    out: dict[tuple[Any, str], list[ContextRow]] = {}
+    for rid, span in spans.items():
+        mine = [(h, m) for h, m in chosen if h.retrieval_id == rid]  # rank order
+        found = context.shown_rows(placement, rows, [m.source_message_ids for _, m in mine], span)
+        out.update({(rid, h.memory_id): ctx for (h, _), ctx in zip(mine, found, strict=True)})
+    return out
+
+
 def turn_details(store: Storage, session_key: str, limit: int = 30) -> dict[int, dict[str, Any]]:
     """For the last turns of a session, keyed by the reply's message id: what was recalled, the budget, the writes."""
     flush_log(store)  # retrievals this process logged are written on a background thread
@@ -107,6 +130,7 @@ def turn_details(store: Storage, session_key: str, limit: int = 30) -> dict[int,
         events = db.exec(
             select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(ids)).order_by(col(MemoryEvent.id))
         ).all()
+    shown = _turn_context(store, turns[0].user_key, last, hits)
     out: dict[int, dict[str, Any]] = {}
     for t in turns:
         r = last.get(t.id)
@@ -126,6 +150,7 @@ def turn_details(store: Storage, session_key: str, limit: int = 30) -> dict[int,
                     "selected": h.selected,
                     "injected": h.injected,
                     "why": h.drop_reason,
+                    "context": [row.to_dict() for row in shown.get((h.retrieval_id, h.memory_id), [])],
                 }
                 for h, m in hits
                 if r and h.retrieval_id == r.id
