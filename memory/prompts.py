@@ -48,7 +48,8 @@ HEADERS = {
     "profile": "## Profile (stated by the user; corrections by a person are marked)",
     "bridge": "## Last session (written by the system from the conversation)",
     "summary": "## Conversation so far (written by the system)",
-    "memories": "## Memories (date · source · type; indented: what was said just before ↑ / after ↓ it)",
+    "memories": "## Memories (date · source · type; indented: who said what just before ↑ / after ↓ it, that day "
+    "unless dated)",
 }
 #: marks of a source-context line: said before / after the message the memory came from
 CONTEXT_MARKS = ("↑", "↓")

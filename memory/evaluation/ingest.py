@@ -161,7 +161,9 @@ def conversation(store: Database, user_key: str) -> Conversation:
     tokens: dict[int, int] = {}
     for r in rows:
         order.setdefault(r.session_id, []).append(r.id)
-        tokens[r.id] = count_tokens(context_line(row_of(r.id, r.role, r.meta, r.created_at, r.content), before=False))
+        row = row_of(r.id, r.role, r.meta, r.created_at, r.content)
+        same_day = r.created_at.date().isoformat() if r.created_at else "undated"  # a session is one day
+        tokens[r.id] = count_tokens(context_line(row, before=False, memory_day=same_day))
     return Conversation(Placement.from_order(order), tokens)
 
 

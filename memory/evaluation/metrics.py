@@ -76,8 +76,9 @@ def selected(ranked: Sequence[RankedRecord], k: int, threshold: float | None = N
 
 def prompt_tokens(top: Sequence[RankedRecord], message_tokens: Mapping[int, int] | None) -> int:
     """Tokens the prompt spends on these records: each memory's own, plus its context lines that no better-ranked
-    record already brought (as source or context) — the dedupe :func:`memory.retrieval.context.contexts` does."""
-    total, claimed = 0, set[int]()
+    record already brought (as source or context) and that are not shown as a ``turn`` memory of their own — the
+    dedupe :func:`memory.retrieval.context.contexts` does."""
+    total, claimed = 0, {m for c in top if c.type == "turn" for m in c.sources}
     for c in top:
         total += c.tokens
         claimed |= c.sources

@@ -25,7 +25,8 @@ from sqlalchemy import and_, func, select
 from sqlmodel import SQLModel
 
 from memory.lifecycle.erasure import PLACEHOLDER as PURGED
-from memory.storage.models import Message
+from memory.storage.models import Memory, MemoryEvent, Message
+from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -87,10 +88,14 @@ class Placement:
         return sorted(found, key=lambda m: (str(self.at[m][0]), self.at[m][1]))
 
 
-def contexts(placement: Placement, sources: Sequence[Iterable[Any]], span: int) -> list[list[int]]:
+def contexts(
+    placement: Placement, sources: Sequence[Iterable[Any]], span: int, shown: Iterable[int] = ()
+) -> list[list[int]]:
     """Per hit (in rank order, each given by its source message ids) the context message ids it shows: its window
-    without its own sources and without any message a better-ranked hit already claimed (its sources or context)."""
-    claimed: set[int] = set()
+    without its own sources, without any message a better-ranked hit already claimed (its sources or context), and
+    without the messages ``shown`` as memories in their own right (the sources of selected ``turn`` memories, which
+    are the message itself: :func:`verbatim`)."""
+    claimed: set[int] = set(shown)
     out = []
     for src in sources:
         own = {m for m in (_as_id(s) for s in src) if m is not None}
@@ -98,6 +103,11 @@ def contexts(placement: Placement, sources: Sequence[Iterable[Any]], span: int) 
         claimed |= own | set(shown)
         out.append(shown)
     return out
+
+
+def verbatim(hits: Iterable[tuple[str, Iterable[Any]]]) -> set[int]:
+    """The messages the prompt already shows as memories: the sources of (type, source ids) ``turn`` memories."""
+    return {m for kind, src in hits if kind == "turn" for m in source_ids(src)}
 
 
 def _as_id(value: Any) -> int | None:
@@ -114,11 +124,37 @@ def source_ids(values: Iterable[Any]) -> list[int]:
     return [m for m in (_as_id(v) for v in values) if m is not None]
 
 
-def load(engine: Engine, user_key: str, sources: Sequence[Iterable[Any]], span: int) -> list[list[ContextRow]]:
+def load(
+    engine: Engine, user_key: str, sources: Sequence[Iterable[Any]], span: int, shown: Iterable[int] = ()
+) -> list[list[ContextRow]]:
     """The context rows of each hit (given by its source message ids, in rank order), read in one statement from
-    the user's own messages only. Blanked (purged) messages are left out."""
+    the user's own messages only (``shown``: see :func:`contexts`). Blanked (purged) messages are left out, and so
+    are those a memory a person retracted came from (:func:`retracted_sources`, a second small statement)."""
     placement, rows = read(engine, user_key, [m for src in sources for m in source_ids(src)], span)
-    return shown_rows(placement, rows, sources, span)
+    found = shown_rows(placement, rows, sources, span, shown)
+    gone = retracted_sources(engine, user_key, [r.message_id for ctx in found for r in ctx])
+    return [[r for r in ctx if r.message_id not in gone] for ctx in found]
+
+
+def retracted_sources(engine: Engine, user_key: str, message_ids: Sequence[int]) -> set[int]:
+    """Of these messages, those a memory a person flagged or deleted was learnt from (found through the write log,
+    which records each write's message): shown again as context they would re-inject what the person retracted."""
+    if not message_ids:
+        return set()
+    event_t, memory_t = (SQLModel.metadata.tables[str(t.__tablename__)] for t in (MemoryEvent, Memory))
+    ev, mem = event_t.c, memory_t.c
+    query = (
+        select(ev.message_id, mem.status, mem.meta)
+        .join_from(event_t, memory_t, mem.id == ev.memory_id)
+        .where(ev.user_key == user_key, mem.user_key == user_key, ev.message_id.in_(sorted(set(message_ids))))
+    )
+    with engine.connect() as conn:
+        found = conn.execute(query).all()
+    return {
+        r.message_id
+        for r in found
+        if r.status == MemoryStatus.DELETED or (isinstance(r.meta, dict) and r.meta.get("flagged"))
+    }
 
 
 def read(engine: Engine, user_key: str, wanted: Iterable[int], span: int) -> tuple[Placement, dict[int, ContextRow]]:
@@ -132,11 +168,15 @@ def read(engine: Engine, user_key: str, wanted: Iterable[int], span: int) -> tup
 
 
 def shown_rows(
-    placement: Placement, rows: Mapping[int, ContextRow], sources: Sequence[Iterable[Any]], span: int
+    placement: Placement,
+    rows: Mapping[int, ContextRow],
+    sources: Sequence[Iterable[Any]],
+    span: int,
+    shown: Iterable[int] = (),
 ) -> list[list[ContextRow]]:
     """:func:`contexts` as rows, without blanked (purged) messages."""
     out = []
-    for ids in contexts(placement, sources, span):
+    for ids in contexts(placement, sources, span, shown):
         out.append([rows[m] for m in ids if rows[m].text.strip() and rows[m].text != PURGED])
     return out
 

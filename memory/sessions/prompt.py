@@ -269,10 +269,13 @@ def _memory_line(m: MemoryItem) -> str:
     return f"\n- [{day} · {fence_line(source)} · {fence_line(m.type)}] {fence_line(m.content)}"
 
 
-def context_line(row: ContextRow, before: bool) -> str:
+def context_line(row: ContextRow, before: bool, memory_day: str | None = None) -> str:
+    """One source-context line: before ↑ / after ↓ the memory's message, the speaker, and the date when it is not
+    the memory's own day (the memory line above carries that one)."""
     day = row.created_at.date().isoformat() if row.created_at else "undated"
     mark = CONTEXT_MARKS[0] if before else CONTEXT_MARKS[1]
-    return f"\n    {mark} [{day} · {fence_line(row.speaker)}] {fence_line(row.text)}"
+    dated = "" if day == memory_day else f"[{day}] "
+    return f"\n    {mark} {dated}{fence_line(row.speaker)}: {fence_line(row.text)}"
 
 
 def _context_lines(m: MemoryItem, req: ContextRequest) -> list[tuple[int, int, str, int]]:
@@ -284,7 +287,8 @@ def _context_lines(m: MemoryItem, req: ContextRequest) -> list[tuple[int, int, s
         text = consistent_text(row.text, req.profile, req.retracted)
         if not text.strip():
             continue
-        line = context_line(replace(row, text=text), bool(sources) and row.message_id < min(sources))
+        day = m.created_at.date().isoformat() if m.created_at else "undated"
+        line = context_line(replace(row, text=text), bool(sources) and row.message_id < min(sources), day)
         distance = min((abs(row.message_id - s) for s in sources), default=0)
         out.append((distance, row.message_id, line, count_tokens(line)))
     return out

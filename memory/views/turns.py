@@ -103,7 +103,8 @@ def _turn_context(
     out: dict[tuple[Any, str], list[ContextRow]] = {}
     for rid, span in spans.items():
         mine = [(h, m) for h, m in chosen if h.retrieval_id == rid]  # rank order
-        found = context.shown_rows(placement, rows, [m.source_message_ids for _, m in mine], span)
+        shown = context.verbatim((m.type, m.source_message_ids) for _, m in mine)
+        found = context.shown_rows(placement, rows, [m.source_message_ids for _, m in mine], span, shown)
         out.update({(rid, h.memory_id): ctx for (h, _), ctx in zip(mine, found, strict=True)})
     return out
 
