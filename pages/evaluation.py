@@ -156,20 +156,18 @@ def cv_frame(report: dict) -> pd.DataFrame:
     fitted on every conversation, when the report tuned them; else the configured ones)."""
     cv = report["cross_validated"]
     inside = cv.get("in_sample") or {"overall": report["overall"], "by_category": report["by_category"]}
+    blocks = {"left-out": cv["recall"], "in-sample": inside}
+    if "recall_alone" in cv:  # reports with source context: the memory alone beside it
+        blocks["left-out, alone"] = cv["recall_alone"]
+    if "in_sample_alone" in cv:
+        blocks["in-sample, alone"] = cv["in_sample_alone"]
     rows = []
-    for name, held, ins in [
-        ("all", cv["recall"]["overall"], inside["overall"]),
-        *((c, b, inside["by_category"].get(c, {})) for c, b in cv["recall"]["by_category"].items()),
-    ]:
-        rows.append(
-            {
-                "category": name if name == "all" else f"{name} {report['categories'].get(name, '')}".strip(),
-                "left-out R@10": held.get("recall@10"),
-                "in-sample R@10": ins.get("recall@10"),
-                "left-out tokens@10": held.get("tokens@10"),
-                "in-sample tokens@10": ins.get("tokens@10"),
-            }
-        )
+    for cat in ["all", *cv["recall"]["by_category"]]:
+        row: dict = {"category": cat if cat == "all" else f"{cat} {report['categories'].get(cat, '')}".strip()}
+        for name, block in blocks.items():
+            values = block["overall"] if cat == "all" else block["by_category"].get(cat, {})
+            row[f"{name} R@10"], row[f"{name} tokens@10"] = values.get("recall@10"), values.get("tokens@10")
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -199,6 +197,9 @@ def cut_section(report: dict) -> None:
             f" · before (raw similarity ≥ 0.80): hit {raw['answerable_hit_rate']:.1f}%, "
             f"noise {raw['foreign_noise_rate']:.1f}%"
         )
+    alone = report.get("at_threshold_alone")
+    if alone:
+        note += f" · memory alone, without its source context: hit {alone['answerable_hit_rate']:.1f}%"
     st.caption(note + " · foreign = the question asked of the next conversation's user, where nothing is relevant")
     st.plotly_chart(cut_figure(report), key="ev_cut")
     if cv:
@@ -219,6 +220,13 @@ def show(report: dict, name: str) -> None:
     cols[-2].metric("MRR", f"{report['overall']['mrr']:.3f}")
     tok_k = ks[min(1, len(ks) - 1)]
     cols[-1].metric(f"tokens@{tok_k}", f"{report['overall'][f'tokens@{tok_k}']:.0f}")
+    alone = (report.get("memories_alone") or {}).get("overall")
+    if alone:
+        st.caption(
+            "Each memory counted with its source context (the turns around its message, as the prompt gets them); "
+            f"the memory alone: recall@{tok_k} {alone.get(f'recall@{tok_k}', 0):.1f}%, "
+            f"tokens@{tok_k} {alone.get(f'tokens@{tok_k}', 0):.0f}"
+        )
     st.caption(
         f"{report['overall']['questions']} questions · mode {report['settings']['mode']} · "
         f"no memory at the configured threshold {report['settings']['configured_threshold']:.3g}: "

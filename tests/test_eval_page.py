@@ -64,6 +64,8 @@ def test_page_shows_reports_and_compares_two(page):
     cv = next(df.value for df in page.dataframe if "left-out R@10" in df.value.columns)
     assert {"in-sample R@10", "left-out tokens@10", "in-sample tokens@10"} <= set(cv.columns)
     assert cv["category"].iloc[0] == "all" and "3 open-domain" in set(cv["category"])
+    assert "left-out, alone R@10" in cv.columns  # the memory without its source context, beside
+    assert any("the memory alone: recall@10" in c.value for c in page.caption)
     page.selectbox(key="ev_other").select([o for o in page.selectbox(key="ev_other").options if o != "(none)"][0])
     page.run()
     assert not page.exception

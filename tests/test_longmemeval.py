@@ -30,6 +30,8 @@ def test_report_by_type_skips_abstention_and_finds_the_answer_sessions(svc, monk
     assert single["session_recall_any@1"] == 100.0 and single["turn_recall@1"] == 100.0  # the corgi turn first
     assert multi["session_recall_any@3"] == 100.0 and multi["session_recall_all@3"] == 100.0  # violin + piano
     assert multi["session_recall_all@1"] == 0.0  # two answer sessions cannot both be in the top one
+    for block in (single, multi):  # with source context a turn brings its neighbours: never fewer answer turns
+        assert all(block[f"turn_recall_context@{k}"] >= block[f"turn_recall@{k}"] for k in (1, 3))
     assert report["turns_ingested"] == 12  # 6 + 6 turns; the abstention's haystack is never ingested
     again = CliRunner().invoke(app, [*args[:-2], "--out", str(tmp_path / "again.json")])  # a second run reuses
     assert again.exit_code == 0 and json.loads((tmp_path / "again.json").read_text())["turns_ingested"] == 0

@@ -296,6 +296,7 @@ def longmemeval_cmd(
         cells = " ".join(
             f"S-any@{kk} {_pct(block[f'session_recall_any@{kk}'])} "
             f"S-all@{kk} {_pct(block[f'session_recall_all@{kk}'])} T@{kk} {_pct(block[f'turn_recall@{kk}'])}"
+            f" T+ctx@{kk} {_pct(block.get(f'turn_recall_context@{kk}'))}"
             for kk in ks
         )
         typer.echo(f"{name:<28} n {block['questions']:>4}  {cells}")

@@ -168,6 +168,7 @@ def loco(outcomes: Sequence[Outcome], *, embedder: str, k: int, ks: Sequence[int
         "curve": curve,
         "chosen": chosen,
         "recall": _by_category(own, ks),
+        "recall_alone": _by_category(metrics.alone(own), ks),  # each memory without its source context
         "outcomes": held,
     }
 

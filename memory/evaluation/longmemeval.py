@@ -8,7 +8,9 @@ retrieve and are skipped. Metrics, per question type and overall:
 
 - session ``recall_any@k`` / ``recall_all@k``: sessions ranked by their best turn; does the top k hold any / every
   answer session;
-- turn ``recall@k``: share of the ``has_answer`` turns among the top k turns.
+- turn ``recall@k``: share of the ``has_answer`` turns among the top k turns; ``turn_recall_context@k`` counts
+  what the prompt gets, each turn with its source context (the turns within ±``context_span`` of it,
+  :mod:`memory.retrieval.context`, the same windows as recall).
 
 Turns are stored as ``turn`` memories ("role (date): text") with their session as a MemLens session, like LoCoMo's,
 so a second run reuses what is there (an ingested session is marked ended).
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from memory.errors import InvalidInput
 from memory.evaluation.ingest import _mark_ended
+from memory.retrieval import context
 from memory.retrieval.filters import RecallFilters
 from memory.service import MemoryDraft, MemoryService
 from memory.storage.models import stored_id, utcnow
@@ -150,8 +153,23 @@ def _session_ranking(hits: Sequence[Hit]) -> list[str]:
     return list(dict.fromkeys(s for s in named if s is not None))
 
 
-def score(q: LmeQuestion, hits: Sequence[Hit], ks: Sequence[int]) -> dict:
-    """Session recall_any/all@k and turn recall@k for one question's ranked hits."""
+def _windows(svc: MemoryService, q: LmeQuestion, hits: Sequence[Hit], span: int) -> tuple[set[int], list[set[int]]]:
+    """The question's answer messages, and each hit's source messages with the source-context window around them
+    (one statement; the windows are not deduplicated, so the top k of any k is counted right)."""
+    user = svc.get_user(q.user_id)
+    answers = {int(i) for m in svc.list_memories(user) if m.meta.get("has_answer") for i in m.source_message_ids}
+    wanted = [i for h in hits for i in context.source_ids(h.source_message_ids)]
+    placement, _ = context.read(svc.storage.engine, user.key, wanted, span)
+    return answers, [
+        set(context.source_ids(h.source_message_ids)) | set(placement.window(h.source_message_ids, span)) for h in hits
+    ]
+
+
+def score(
+    q: LmeQuestion, hits: Sequence[Hit], ks: Sequence[int], shown: tuple[set[int], list[set[int]]] | None = None
+) -> dict:
+    """Session recall_any/all@k and turn recall@k for one question's ranked hits (with ``shown``, from
+    :func:`_windows`, also turn recall with source context)."""
     sessions = _session_ranking(hits)
     answer_turns = sum(1 for _, _, turns in q.sessions for t in turns if t.has_answer)
     out: dict = {}
@@ -161,6 +179,10 @@ def score(q: LmeQuestion, hits: Sequence[Hit], ks: Sequence[int]) -> dict:
         out[f"session_recall_all@{k}"] = float(bool(q.answer_sessions) and q.answer_sessions <= top)
         found = sum(1 for h in hits[:k] if h.meta.get("has_answer"))
         out[f"turn_recall@{k}"] = found / answer_turns if answer_turns else None
+        if shown is not None:
+            answers, windows = shown
+            covered = set().union(*windows[:k]) if windows[:k] else set()
+            out[f"turn_recall_context@{k}"] = len(answers & covered) / answer_turns if answer_turns else None
     return out
 
 
@@ -170,7 +192,8 @@ def _mean(rows: list[dict], key: str) -> float | None:
 
 
 def summarise(rows: list[dict], ks: Sequence[int]) -> dict:
-    keys = [f"{m}@{k}" for k in ks for m in ("session_recall_any", "session_recall_all", "turn_recall")]
+    names = ("session_recall_any", "session_recall_all", "turn_recall", "turn_recall_context")
+    keys = [f"{m}@{k}" for k in ks for m in names]
     types = sorted({r["type"] for r in rows})
     block = lambda rs: {"questions": len(rs), **{key: _mean(rs, key) for key in keys}}  # noqa: E731
     return {"overall": block(rows), "by_type": {t: block([r for r in rows if r["type"] == t]) for t in types}}
@@ -194,7 +217,8 @@ def run(
         turns += ingest(svc, q, user_turns_only=user_turns_only)
         filters = RecallFilters.build(as_of=q.date) if q.date else None
         res = svc.recall(q.user_id, q.question, threshold=-1.0, k=max(ks), log=False, filters=filters)
-        rows.append({"type": q.question_type, "latency_ms": res.latency_ms, **score(q, res.hits, ks)})
+        shown = _windows(svc, q, res.hits[: max(ks)], res.params.context_span)
+        rows.append({"type": q.question_type, "latency_ms": res.latency_ms, **score(q, res.hits, ks, shown)})
         if step:
             step(1)
     return {
