@@ -258,3 +258,21 @@ def test_a_message_a_flagged_or_deleted_memory_came_from_is_not_context(plumbing
     assert "I live near the park" not in shown()
     svc.unflag_memory(by_text["I am allergic to nuts"].id, actor=ADMIN)
     assert "I am allergic to nuts" in shown()  # undone: it may come back
+
+
+def test_the_sql_windows_equal_the_pure_windows_over_whole_sessions(plumbing_svc):
+    import random
+
+    svc = plumbing_svc
+    user = svc.ensure_user("ana")
+    order = {}
+    for name in ("s1", "s2"):
+        session = svc.ensure_session(user, name)
+        order[session.id] = [svc.add_message(session, "user", f"{name} line {i}").id for i in range(25)]
+    every = [m for ids in order.values() for m in ids]
+    rng = random.Random(7)
+    for _ in range(20):
+        hits = [[rng.choice(every)] for _ in range(rng.randint(1, 6))]
+        span = rng.randint(1, 3)
+        got = [[r.message_id for r in ctx] for ctx in load(svc.storage.engine, user.key, hits, span)]
+        assert got == contexts(Placement.from_order(order), hits, span)

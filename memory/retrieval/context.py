@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, select, union_all
 from sqlmodel import SQLModel
 
 from memory.lifecycle.erasure import PLACEHOLDER as PURGED
@@ -162,9 +162,12 @@ def read(engine: Engine, user_key: str, wanted: Iterable[int], span: int) -> tup
     ids = sorted(set(wanted))
     if span <= 0 or not ids:
         return Placement({}), {}
-    found = _window_rows(engine, user_key, ids, span)
-    placement = Placement({r.id: (r.session_id, int(r.pos)) for r in found})
-    return placement, {r.id: row_of(r.id, r.role, r.meta, r.created_at, r.content) for r in found}
+    found = list({r.id: r for r in _window_rows(engine, user_key, ids, span)}.values())  # windows may overlap
+    order: dict[str, list[int]] = {}
+    for r in sorted(found, key=lambda r: r.id):  # every source's whole window is here: windowing this partial
+        order.setdefault(r.session_id, []).append(r.id)  # order gives the same windows as the session's full one
+    rows = {r.id: row_of(r.id, r.role, r.meta, r.created_at, r.content) for r in found}
+    return Placement.from_order(order), rows
 
 
 def shown_rows(
@@ -182,20 +185,19 @@ def shown_rows(
 
 
 def _window_rows(engine: Engine, user_key: str, wanted: list[int], span: int) -> list[Any]:
-    """Every turn within ±span of a wanted message, numbered per session (row_number over the sessions the wanted
-    messages sit in). Every clause names the user's key: one user never reads another's messages."""
+    """Each wanted message with the ``span`` turns before and after it in its session: per message two small
+    index-ordered reads (session, id), in one UNION ALL statement, so the cost does not grow with the session's
+    length. Every clause names the user's key: one user never reads another's messages."""
     t = SQLModel.metadata.tables[str(Message.__tablename__)]  # Core columns: plain rows, not ORM objects
-    mine = and_(t.c.user_key == user_key, t.c.role.in_(TURN_ROLES))
-    sessions = select(t.c.session_id).where(mine, t.c.id.in_(wanted))
-    pos = func.row_number().over(partition_by=t.c.session_id, order_by=t.c.id)
     cols = (t.c.id, t.c.session_id, t.c.role, t.c.meta, t.c.created_at, t.c.content)
-    numbered = select(*cols, pos.label("pos")).where(mine, t.c.session_id.in_(sessions)).cte("numbered")
-    src = numbered.alias("src")
-    near = and_(
-        src.c.session_id == numbered.c.session_id,
-        src.c.id.in_(wanted),
-        numbered.c.pos.between(src.c.pos - span, src.c.pos + span),
-    )
-    query = select(*numbered.c).distinct().join_from(numbered, src, near)
+    mine = and_(t.c.user_key == user_key, t.c.role.in_(TURN_ROLES))
+    parts = [select(*cols).where(mine, t.c.id.in_(wanted))]
+    for n, mid in enumerate(wanted):
+        src = t.alias(f"src{n}")
+        session = select(src.c.session_id).where(src.c.id == mid, src.c.user_key == user_key).scalar_subquery()
+        near = and_(mine, t.c.session_id == session)
+        before = select(*cols).where(near, t.c.id < mid).order_by(t.c.id.desc()).limit(span).subquery()
+        after = select(*cols).where(near, t.c.id > mid).order_by(t.c.id).limit(span).subquery()
+        parts += [select(*before.c), select(*after.c)]
     with engine.connect() as conn:
-        return list(conn.execute(query).all())
+        return list(conn.execute(union_all(*parts)).all())
