@@ -235,8 +235,8 @@ def test_eval_records_count_context_evidence_and_dedupe_its_tokens():
     assert off.ranked[0].dia_ids == {"D1:3"} and off.message_tokens is None
 
 
-def test_a_message_a_flagged_or_deleted_memory_came_from_is_not_context(plumbing_svc):
-    svc = plumbing_svc
+def test_a_message_a_flagged_or_deleted_memory_came_from_is_not_context(backend_plumbing_svc):
+    svc = backend_plumbing_svc
     user = svc.ensure_user("ana")
     session = svc.ensure_session(user, "s")
     said = ["I am allergic to nuts", "noted!", "I'm training for a marathon", "great", "I live near the park"]
@@ -260,10 +260,10 @@ def test_a_message_a_flagged_or_deleted_memory_came_from_is_not_context(plumbing
     assert "I am allergic to nuts" in shown()  # undone: it may come back
 
 
-def test_the_sql_windows_equal_the_pure_windows_over_whole_sessions(plumbing_svc):
+def test_the_sql_windows_equal_the_pure_windows_over_whole_sessions(backend_plumbing_svc):
     import random
 
-    svc = plumbing_svc
+    svc = backend_plumbing_svc
     user = svc.ensure_user("ana")
     order = {}
     for name in ("s1", "s2"):
