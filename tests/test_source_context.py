@@ -276,3 +276,38 @@ def test_the_sql_windows_equal_the_pure_windows_over_whole_sessions(backend_plum
         span = rng.randint(1, 3)
         got = [[r.message_id for r in ctx] for ctx in load(svc.storage.engine, user.key, hits, span)]
         assert got == contexts(Placement.from_order(order), hits, span)
+
+
+def test_a_turn_injects_context_records_its_tokens_and_a_purge_scrubs_it_from_the_snapshot(plumbing_svc):
+    from sqlmodel import select
+
+    from agent.runtime import Agent
+    from memory import views
+    from memory.storage.models import ContextSnapshot
+
+    svc = plumbing_svc
+    svc.storage.settings = svc.settings.model_copy(update={"relevance_threshold": 0.0})
+    user = svc.ensure_user("ana")
+    session = svc.ensure_session(user, "old")
+    secret = svc.add_message(session, "user", "my doctor said\nthe rash is eczema")
+    said = svc.add_message(session, "user", "I went hiking in Sintra")
+    rash, _ = svc.add_memories(
+        user,
+        [
+            MemoryDraft(content="Ana has eczema", source_message_ids=[secret.id]),
+            MemoryDraft(content="Ana went hiking in Sintra", source_message_ids=[said.id]),
+        ],
+    )
+    agent = Agent(svc)
+    result = agent.chat("ana", "trip", "did I go hiking in Sintra?")
+    agent.close()
+    with svc.storage.db() as db:
+        snap = db.exec(select(ContextSnapshot).where(ContextSnapshot.user_key == user.key)).one()
+    assert "↑ user: my doctor said ⏎ the rash is eczema" in snap.prompt  # fenced: the line break shown as ⏎
+    [turn] = views.context_snapshots(svc.storage, result.session_key)
+    memories = next(s for s in turn["sections"] if s["name"] == "memories")
+    assert 0 < memories["context_used"] <= memories["used"]
+    svc.purge_memory(rash.id, actor=ADMIN)
+    with svc.storage.db() as db:
+        prompt = db.get(ContextSnapshot, snap.id).prompt
+    assert "my doctor" not in prompt and "the rash is eczema" not in prompt  # the message, raw or fenced, is gone

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import text, update
 from sqlmodel import col, select
 
+from memory.prompts import fence_line
 from memory.storage.models import ContextSnapshot, Memory, MemoryEvent, Message
 
 if TYPE_CHECKING:
@@ -62,13 +63,12 @@ def forget_sources(store: Database, memory: Memory) -> int:
             snaps = conn.execute(
                 select(ContextSnapshot.id, ContextSnapshot.prompt).where(ContextSnapshot.user_key == m.user_key)
             ).all()
+            shown = [t for t in dict.fromkeys((m.content, fence_line(m.content))) if t]  # as stored, as fenced
             for sid, prompt in snaps:
-                if m.content and isinstance(prompt, str) and m.content in prompt:
-                    conn.execute(
-                        update(ContextSnapshot)
-                        .where(col(ContextSnapshot.id) == sid)
-                        .values(prompt=prompt.replace(m.content, PLACEHOLDER))
-                    )
+                if isinstance(prompt, str) and any(t in prompt for t in shown):
+                    for t in shown:
+                        prompt = prompt.replace(t, PLACEHOLDER)
+                    conn.execute(update(ContextSnapshot).where(col(ContextSnapshot.id) == sid).values(prompt=prompt))
     return len(messages)
 
 
