@@ -330,11 +330,10 @@ class VectorIndex:
             raise
         import numpy as np
 
-        vectors = res["vector"].to_pylist()
-        return [
-            (i, s, np.asarray(v, dtype=np.float32))
-            for i, s, v in zip(res["id"].to_pylist(), res["_score"].to_pylist(), vectors, strict=True)
-        ]
+        # one Arrow → numpy copy for all the vectors (a Python float per component cost ~5 ms for 100 hits)
+        flat = res["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        vectors = np.asarray(flat, dtype=np.float32).reshape(res.num_rows, self.dim)
+        return list(zip(res["id"].to_pylist(), res["_score"].to_pylist(), vectors, strict=True))
 
     def ids(self, user_key: str | None = None) -> set[str]:
         return set(self.id_list(user_key))
