@@ -87,7 +87,7 @@ def pct(values: list[float], q: float) -> float:
 def bulk_load(svc: MemoryService, n_per_user: int, users: int, pool_vecs: np.ndarray, rng: random.Random) -> str:
     """Insert users × n memories straight into SQL and LanceDB (marked indexed); returns the target user's id."""
     target = None
-    svc.storage.index  # opened (and start-up checked) before the bulk rows land, so no repair re-embeds them
+    _ = svc.storage.index  # opened (and start-up checked) before the bulk rows land, so no repair re-embeds them
     for u in range(users):
         user = svc.ensure_user(f"bench-user-{u}")
         target = target or user.external_id
