@@ -392,13 +392,16 @@ def gather(
         params = replace(params, pool=params.pool * FILTERED_POOL_FACTOR)
     vec, fts, sims = _signals(store, user_key, agent_id, query, params, filters.index_clause())
     ids = list(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))
-    with store.engine.connect() as conn:  # plain rows, not ORM objects: ~10× cheaper for a hundred candidates
-        found = conn.execute(
-            select(*HIT_COLUMNS).where(
-                col(Memory.id).in_(ids), Memory.user_key == user_key, Memory.status == MemoryStatus.ACTIVE
-            )
-        ).all()
-    rows = [MemoryRow(**m._mapping) for m in found if agent_id is None or m.agent_id == agent_id]
+    # By primary key only, owner and status checked on the rows: with them in the WHERE clause SQLite's planner
+    # walks the user's (or every active) memory index instead of the id list (8.5 → 2.7 ms at 10k memories/user).
+    # Plain rows, not ORM objects: ~10× cheaper for a hundred candidates.
+    with store.engine.connect() as conn:
+        found = conn.execute(select(Memory.user_key, Memory.status, *HIT_COLUMNS).where(col(Memory.id).in_(ids))).all()
+    rows = [
+        MemoryRow(*m[2:])
+        for m in found
+        if m[0] == user_key and m[1] == MemoryStatus.ACTIVE and (agent_id is None or m.agent_id == agent_id)
+    ]
     if filters.sql_side:  # on the rows SQL returned (source type and event time are not index columns)
         rows = [m for m in rows if filters.keeps(m.source_type, m.event_time)]
         keep = {m.id for m in rows}
