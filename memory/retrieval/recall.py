@@ -395,12 +395,13 @@ def gather(
     # By primary key only, owner and status checked on the rows: with them in the WHERE clause SQLite's planner
     # walks the user's (or every active) memory index instead of the id list (8.5 → 2.7 ms at 10k memories/user).
     # Plain rows, not ORM objects: ~10× cheaper for a hundred candidates.
+    n = len(HIT_COLUMNS)
     with store.engine.connect() as conn:
-        found = conn.execute(select(Memory.user_key, Memory.status, *HIT_COLUMNS).where(col(Memory.id).in_(ids))).all()
+        found = conn.execute(select(*HIT_COLUMNS, Memory.user_key, Memory.status).where(col(Memory.id).in_(ids))).all()
     rows = [
-        MemoryRow(*m[2:])
+        MemoryRow(*m[:n])
         for m in found
-        if m[0] == user_key and m[1] == MemoryStatus.ACTIVE and (agent_id is None or m.agent_id == agent_id)
+        if m.user_key == user_key and m.status == MemoryStatus.ACTIVE and agent_id in (None, m.agent_id)
     ]
     if filters.sql_side:  # on the rows SQL returned (source type and event time are not index columns)
         rows = [m for m in rows if filters.keeps(m.source_type, m.event_time)]
