@@ -28,7 +28,7 @@ from agent.state import CompiledTurnGraph, TurnContext, TurnState
 from memory.errors import NotFound
 from memory.retrieval.recall import RecallResult
 from memory.service import MemoryService
-from memory.write import WriteReport
+from memory.write.pipeline import WriteReport
 
 
 @dataclass

@@ -26,7 +26,7 @@ from memory.service import MemoryService
 from memory.sessions.extractive import Summariser
 from memory.sessions.prompt import Composition, MemoryItem
 from memory.storage.models import Message, Session, SessionBridge, User
-from memory.write import WriteReport
+from memory.write.pipeline import WriteReport
 
 
 class TurnState(TypedDict, total=False):

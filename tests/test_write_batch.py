@@ -158,8 +158,9 @@ def test_a_batch_refuses_another_users_message(plumbing_svc):
 
 def test_a_plan_made_elsewhere_is_applied_and_logged(plumbing_svc):
     from memory.storage.models import utcnow
-    from memory.write import apply_plan, plan_writes
-    from memory.write.extract import extract
+    from memory.write.apply import apply_plan
+    from memory.write.extract.extractor import extract
+    from memory.write.plan import plan_writes
 
     svc = plumbing_svc
     user = svc.ensure_user("lin")

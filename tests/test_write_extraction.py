@@ -11,7 +11,7 @@ import pytest
 
 from bench.extraction_quality import AT, lang_of, load, score
 from bench.extraction_quality import predict as _predict
-from memory.write.extract import extract_rules
+from memory.write.extract.extractor import extract_rules
 
 DATA = load()
 FLOOR = 0.9

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from memory.write.extract import extract
+from memory.write.extract.extractor import extract
 from memory.write.extract.llm import Extraction
 
 AT = datetime(2025, 5, 1, tzinfo=UTC)

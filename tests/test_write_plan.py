@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from memory.config import Settings
-from memory.write.extract import extract_rules
+from memory.write.extract.extractor import extract_rules
 from memory.write.plan import Existing, plan_writes
 
 AT = datetime(2025, 5, 1, tzinfo=UTC)

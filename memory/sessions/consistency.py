@@ -55,7 +55,7 @@ def retracted_key(predicate: str | None, obj: str | None) -> tuple[str, str] | N
 def _stale(sentence: str, profile: dict[str, Any], retracted: set[tuple[str, str]]) -> bool:
     from memory.storage.models import utcnow
     from memory.text.privacy import mask_pii
-    from memory.write.extract import extract_rules
+    from memory.write.extract.extractor import extract_rules
 
     probe = sentence.split(":", 1)[-1].split("：", 1)[-1]  # "Last time you told me: I live in …"
     # bridges speak to the user ("you live in Berlin", "你住在杭州"): read them the way assistant text is read

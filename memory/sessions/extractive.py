@@ -69,7 +69,7 @@ def _is_question(sentence: str) -> bool:
 
 def _facts(said: list[str]) -> list[str]:
     """What the user stated about themself (canonical third person), via the offline extractor."""
-    from memory.write.extract import extract_rules  # lazy: the rule tables load only when summaries are written
+    from memory.write.extract.extractor import extract_rules  # lazy: only summaries read statements
 
     out: list[str] = []
     for sentence in said:

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -29,6 +28,8 @@ from memory.write.plan import Existing, Operation
 from memory.write.state import PlanState
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from memory.storage.db import Database
     from memory.storage.store import Storage
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from memory.storage.models import Message, utcnow
 from memory.text.privacy import mask_pii
 from memory.vocab import EventOp
-from memory.write.extract import Candidate, classify, extract
+from memory.write.extract.extractor import Candidate, classify, extract
 from memory.write.plan import Operation
 
 if TYPE_CHECKING:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from sqlalchemy import Row, and_, exists, or_, select
 
 from memory.storage.models import Memory
@@ -27,6 +26,8 @@ from memory.write.extract.base import OPPOSITES, Candidate
 from memory.write.plan import STRUCTURED_SKIP, Existing, Operation
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from memory.storage.store import Storage
 
 NEIGHBOURS = 5
@@ -174,6 +175,8 @@ class PlanState:
         found = self._stored_neighbours(c)
         fresh = [k for k in self.known.values() if k.fresh and k.vector is not None]
         if fresh:
+            import numpy as np  # on use: commands that never write start without it
+
             sims = np.vstack([k.vector for k in fresh]) @ np.asarray(c.vector, dtype=np.float32)
             norms = np.linalg.norm(np.vstack([k.vector for k in fresh]), axis=1) * np.linalg.norm(c.vector)
             found += [(k.existing.id, float(1.0 - s / n)) for k, s, n in zip(fresh, sims, norms, strict=True)]

@@ -1,0 +1,223 @@
+"""Classify (worth remembering?) and extract candidate memories from one message.
+
+``extract(text, role=..., at=...)`` runs the offline rules (English and Chinese, chosen per sentence); with a chat
+model it runs the LLM extractor instead (memory.write.extract.llm) and falls back to the rules if the model fails.
+Assistant text is read only for what it says about *the user* ("you live in …"), and everything taken from it is a
+low-confidence ``inferred`` candidate: the agent's own guesses never become user facts.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from memory.text.numerals import find_amount
+from memory.write.extract import rules_en, rules_zh
+from memory.write.extract.base import (
+    CONF_EXPLICIT,
+    CONF_HEDGED,
+    CONF_INFERRED,
+    Candidate,
+    explicitness,
+    has_cjk,
+    hedge_of,
+    is_question,
+    make,
+    sentences,
+)
+from memory.write.extract.clauses import Person, about_person, split_clauses
+from memory.write.extract.events import dated_statements
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+__all__ = ["Candidate", "classify", "extract", "extract_rules"]
+
+_SMALL_TALK = re.compile(
+    r"^(?:hi|hello|hey|thanks|thank you|thx|ok|okay|sure|yes|no|yep|nope|cool|great|nice|lol|haha|bye|good night|"
+    r"good morning|got it|i see|sounds good|alright|wow|hmm|你好|您好|谢谢|多谢|好的|好|嗯|哦|哈哈+|收到|知道了|明白了|"
+    r"再见|拜拜|晚安|早上好|不客气|没问题|可以|行)[\s!！.。~～?？]*$",
+    re.IGNORECASE,
+)
+_SELF_REF = re.compile(
+    r"\b(?:i|i'm|im|i’m|my|me|i've|i'd|i'll|we|we're|our)\b|我|咱|叫我|预算|call me|budget|"
+    r"please|keep|用中文|用英文|回答|回复|简洁|简短|详细|说结论|brief|concise",
+    re.IGNORECASE,
+)
+
+
+def classify(text: str, role: str = "user") -> tuple[bool, str]:
+    """Cheap gate before extraction: (worth extracting?, reason)."""
+    stripped = text.strip()
+    if role not in ("user", "assistant"):
+        return False, f"{role} messages are not a source of user memories"
+    if len(stripped) < 2:
+        return False, "too short to hold a fact"
+    if _SMALL_TALK.match(stripped):
+        return False, "small talk"
+    if not _SELF_REF.search(stripped) and not (role == "assistant" and re.search(r"\byou\b|你|您", stripped)):
+        return False, "no statement about the speaker"
+    if all(is_question(s) for s in sentences(stripped)):
+        return False, "only questions"
+    return True, "may state something about the user"
+
+
+def _second_to_first(sentence: str, lang: str) -> str:
+    """Rewrite what the assistant says about the user into the user's voice; its own 'I' is neutralised first."""
+    if lang == "zh":
+        s = sentence.replace("我", "助手").replace("您", "我").replace("你", "我")
+        return s
+    s = re.sub(r"\b(?:I|me|my|I'm|I’m|I've|I'll)\b", "ASSISTANT", sentence)
+    s = re.sub(r"\byou(?:'re| are|’re)\b", "I'm", s, flags=re.IGNORECASE)
+    s = re.sub(r"\byour\b", "my", s, flags=re.IGNORECASE)
+    return re.sub(r"\byou\b", "I", s, flags=re.IGNORECASE)
+
+
+def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
+    mod = rules_zh if lang == "zh" else rules_en
+    out: list[Candidate] = []
+    claimed: list[tuple[int, int]] = []
+    for rule in mod.RULES:
+        for m in rule.pattern.finditer(sentence):
+            s, e = m.span()
+            if any(s < ce and cs < e for cs, ce in claimed):
+                continue
+            implicit = "(?:我|^" in rule.pattern.pattern and "我" not in m.group()
+            if lang == "zh" and implicit and "我" not in sentence[:s]:
+                continue  # a subject-less clause counts only after the speaker named themself
+            raw = m.groupdict().get("obj") or ""
+            cleaned = mod.clean_object(raw) if raw else ""
+            if cleaned is None or (raw and not cleaned) or _about_answers(cleaned, lang):
+                continue
+            obj = rule.obj(cleaned) if rule.obj else cleaned
+            display = cleaned if lang == "zh" or rule.predicate == "budget" else obj
+            art = "an" if display[:1].lower() in "aeiou" else "a"
+            cat = re.sub(r"favorite", "favourite", m.groupdict().get("cat") or "", flags=re.IGNORECASE)
+            content = rule.template.format(obj=display, cat=cat, art=art)
+            if lang == "en" and rule.predicate in ("likes", "dislikes", "prefers"):
+                content = re.sub(r"\bmy\b", "their", content)
+            claimed.append((s, e))
+            c = make(rule.predicate, obj or display, content, lang=lang, evidence=m.group(), negated=rule.negated)
+            c.meta["display"] = display or c.object
+            _annotate(c, rule.predicate, cat, raw)
+            out.append(c)
+    out += _styles(sentence, lang, claimed)
+    out += dated_statements(sentence, lang, at, claimed)
+    return out
+
+
+def _annotate(c: Candidate, predicate: str, cat: str, raw: str) -> None:
+    """The attribute an attribute statement names; the currency a budget is in."""
+    if predicate == "attribute":
+        c.meta["attribute"] = cat.lower() if cat.isascii() else cat
+    elif predicate == "budget":
+        amount = find_amount(raw)
+        if amount and amount.currency:
+            c.meta["currency"] = amount.currency
+
+
+def _about_answers(obj: str, lang: str) -> bool:
+    """'I don't like long answers' is a communication-style statement, handled by the style rule instead."""
+    pattern = r"\b(?:answers?|repl(?:y|ies)|responses?|emojis?|explanations?)\b"
+    if lang == "zh":
+        pattern = r"回复|回答|答案|解释|表情"
+    return bool(re.search(pattern, obj, re.IGNORECASE))
+
+
+def _styles(sentence: str, lang: str, claimed: list[tuple[int, int]]) -> list[Candidate]:
+    style = (rules_zh if lang == "zh" else rules_en).style_of(sentence)
+    if not style:
+        return []
+    content = f"用户喜欢{rules_zh.STYLE_ZH[style]}的回答。" if lang == "zh" else f"User prefers {style} answers."
+    return [make("communication_style", style, content, lang=lang, evidence=sentence)]
+
+
+def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candidate]:
+    """Offline extraction, statement by statement; hedges lower confidence, assistant text yields only inferences.
+
+    A sentence is split into clauses ("… but hate commuting"), each read with its own polarity; a clause about
+    someone the user mentions ("my wife loves sushi") becomes a fact about that person.
+    """
+    out: list[Candidate] = []
+    seen: set[tuple[str, str, str, str, bool]] = set()
+    for sentence in sentences(text):
+        if is_question(sentence):
+            continue
+        lang = "zh" if has_cjk(sentence) else "en"
+        source = _second_to_first(sentence, lang) if role == "assistant" else sentence
+        orphan = None  # a hedge in a clause that states nothing ("…，还没决定") covers the whole sentence
+        found: list[tuple[Candidate, str | None]] = []
+        for clause in split_clauses(source, lang):
+            text_, person = about_person(clause, lang)
+            cands = _about(person, _apply_rules(text_, lang, at), lang)
+            hedge = hedge_of(clause, lang)
+            if not cands and hedge:
+                orphan = orphan or hedge
+            found += [(c, hedge) for c in cands]
+        for c, hedge in found:
+            marker = (c.subject, c.predicate, c.key()[2], c.evidence, c.negated)
+            if marker in seen:
+                continue
+            seen.add(marker)
+            _grade(c, sentence, lang, hedge or orphan, role)
+            out.append(c)
+    return out
+
+
+#: what may be said about someone else; names, budgets, reply style and language are only ever the user's
+_ABOUT_OTHERS = frozenset(
+    {"lives_in", "hometown", "occupation", "works_at", "works_in", "likes", "dislikes", "prefers", "diet", "pet"}
+    | {"family", "plan", "event", "attribute"}
+)
+
+
+def _about(person: Person | None, cands: list[Candidate], lang: str) -> list[Candidate]:
+    """Re-label candidates read from a clause about someone else as facts about that person."""
+    if person is None:
+        return cands
+    out = []
+    for c in cands:
+        if c.predicate not in _ABOUT_OTHERS:
+            continue
+        c.subject = person.subject
+        c.meta["relation"] = person.relation
+        if person.name:
+            c.meta["name"] = person.name
+        c.meta.pop("weak_field", None)
+        who = f"{person.relation} {person.name}" if person.name else person.relation
+        if lang == "zh":
+            c.content = re.sub(r"^用户", f"用户的{person.relation}{person.name or ''}", c.content, count=1)
+        else:
+            c.content = re.sub(
+                r"^User(?:'s)?", f"User's {who}" + ("'s" if c.content.startswith("User's") else ""), c.content, count=1
+            )
+        out.append(c)
+    return out
+
+
+def _grade(c: Candidate, sentence: str, lang: str, hedge: str | None, role: str) -> None:
+    c.hedged = hedge is not None
+    c.explicitness = explicitness(sentence, lang, c.hedged)
+    c.confidence = CONF_HEDGED if c.hedged else CONF_EXPLICIT
+    if hedge:
+        c.meta["hedge"] = hedge
+        c.content = "可能：" + c.content if lang == "zh" else "Possibly: " + c.content[:1].lower() + c.content[1:]
+    if role == "assistant":
+        c.source_type = "inferred"
+        c.confidence = min(c.confidence, CONF_INFERRED)
+        c.explicitness = min(c.explicitness, CONF_INFERRED)
+        c.evidence = sentence
+        c.content = ("（助手推测）" if lang == "zh" else "(assistant's inference) ") + c.content
+
+
+def extract(text: str, *, role: str = "user", at: datetime, model: BaseChatModel | None = None) -> list[Candidate]:
+    """Rules offline; the LLM extractor when a chat model is given (rules if it fails)."""
+    if model is not None:
+        from memory.write.extract.llm import ExtractionFailed, extract_llm
+
+        try:
+            return extract_llm(model, text, role=role, at=at)
+        except ExtractionFailed:
+            pass
+    return extract_rules(text, role=role, at=at)
