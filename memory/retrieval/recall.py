@@ -43,6 +43,7 @@ from memory.retrieval import context, crosslingual, neighbours
 from memory.retrieval.context import ContextRow
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
 from memory.retrieval.relevance import Calibration, Scored, features
+from memory.storage.lance import import_lancedb
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
 from memory.text.privacy import mask_pii
 from memory.vocab import MemoryStatus
@@ -211,6 +212,8 @@ def fuse(
         w = params.vector_weight
         return {i: float(w * zi + (1 - w) * 3.0 * bm25.get(i, 0.0) / top) for i, zi in zip(ids, z, strict=True)}
     import pyarrow as pa  # only here: the CLI's SQL-only commands must not pay for importing pyarrow / lancedb
+
+    import_lancedb()  # first, so that the `lancedb.` import below skips the REST client (memory.storage.lance)
     from lancedb.rerankers import RRFReranker
 
     ids = {i: n for n, i in enumerate(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))}

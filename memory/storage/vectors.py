@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memory.errors import ConfigError
+from memory.storage.lance import import_lancedb
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:  # lancedb + pyarrow (+ numpy) cost ~2 s of CPU to import: only commands that touch the index pay
@@ -78,9 +79,7 @@ class VectorIndex:
     def __init__(self, uri: str, dim: int) -> None:
         self.uri = uri
         self.dim = dim
-        import lancedb
-
-        self._db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
+        self._db = import_lancedb().connect(uri, read_consistency_interval=timedelta(0))
         self._tbl: Table | None = None
         self._since_optimize = 0
         self._appends = 0
@@ -169,9 +168,7 @@ class VectorIndex:
             folder = os.path.join(self.uri, f"{TABLE}.lance")
             if self._lock_path is not None and os.path.isdir(folder):
                 shutil.rmtree(folder)
-            import lancedb
-
-            self._db = lancedb.connect(self.uri, read_consistency_interval=timedelta(0))
+            self._db = import_lancedb().connect(self.uri, read_consistency_interval=timedelta(0))
 
     # -- writes ----------------------------------------------------------------------------------------------
     def _arrow(self, rows: list[IndexRow]) -> pa.Table:
