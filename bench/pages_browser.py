@@ -11,7 +11,10 @@ fresh browser:
 - first visit of each page, through the sidebar as a person clicks — target ≤ 2 s each;
 - repeat visit of each page.
 
-With ``--rounds N`` the whole thing runs N times, each on a newly started server. Prints every time and writes
+Beside each round it cold-loads, on a fresh server of its own, a two-page Streamlit app that loads nothing
+(``FLOOR_APP``): what Streamlit and the browser cost on this machine before MemLens runs a line, so the first load
+can be read against it (``first_load_over_floor_s``) on a machine slower or faster than the one the targets were
+set on. With ``--rounds N`` the whole thing runs N times, each on a newly started server. Prints every time and writes
 ``bench/results/pages_browser.json`` (with the machine's load). A sign-in gate, when accounts exist, is passed
 with ``MEMLENS_BENCH_USER`` / ``MEMLENS_BENCH_PASSWORD``; on fresh data there are no accounts.
 """
@@ -42,6 +45,28 @@ SETTLED_JS = """(before) => {
 }"""
 
 
+#: the frame of a Streamlit app with nothing behind it: a title, a sidebar widget, two pages
+FLOOR_APP = """import streamlit as st
+
+st.set_page_config(page_title="floor", layout="wide")
+
+
+def home():
+    st.title("Floor")
+    st.write("nothing to load")
+
+
+def other():
+    st.title("Other")
+
+
+page = st.navigation([st.Page(home, title="Home", default=True), st.Page(other, title="Other", url_path="other")])
+with st.sidebar:
+    st.selectbox("User", ["a", "b"])
+page.run()
+"""
+
+
 def build(data: str, users: int, memories: int) -> float:
     os.environ.update(MEMLENS_DATA_DIR=data, MEMLENS_EMBEDDER="hash")
     sys.path.insert(0, str(ROOT))
@@ -62,11 +87,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(data: str, log_path: Path) -> tuple[subprocess.Popen, str, float]:
+def start_server(data: str, log_path: Path, script: str = "app.py") -> tuple[subprocess.Popen, str, float]:
     """``streamlit run app.py``; returns the process, its address and the seconds until it answered /health."""
     port = _free_port()
     env = {**os.environ, "MEMLENS_DATA_DIR": data, "MEMLENS_EMBEDDER": "hash", "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port)]
+    cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port)]
     cmd += ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     log = log_path.open("w")
     start = time.perf_counter()
@@ -132,12 +157,42 @@ def visit(page, href: str) -> float:
     return time.perf_counter() - start
 
 
+BROWSER_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-dev-shm-usage",
+]
+
+
+def floor_first_load(data: str) -> float:
+    """Cold first load of :data:`FLOOR_APP` on a server of its own (same flags, same browser settings)."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="memlens-floor-") as tmp:
+        script = Path(tmp) / "floor_app.py"
+        script.write_text(FLOOR_APP)
+        proc, url, _ = start_server(data, Path(tmp) / "floor.log", str(script))
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+                start = time.perf_counter()
+                page.goto(url)
+                settle(page, None)
+                took = time.perf_counter() - start
+                browser.close()
+        finally:
+            stop(proc)
+    return took
+
+
 def one_round(url: str) -> dict:
     from playwright.sync_api import sync_playwright
 
-    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         start = time.perf_counter()
         page.goto(url)
@@ -171,13 +226,15 @@ def main() -> None:
     print(f"data: {args.users} users × {args.memories} memories in {data} (built in {built:.1f} s)", flush=True)
     rounds = []
     for n in range(args.rounds):
+        floor_s = floor_first_load(data)
         proc, url, up_s = start_server(data, Path(tempfile.gettempdir()) / f"memlens-bench-streamlit-{n}.log")
         try:
-            r = {"server_up_s": round(up_s, 2), **one_round(url)}
+            r = {"server_up_s": round(up_s, 2), "floor_first_load_s": round(floor_s, 2), **one_round(url)}
+            r["first_load_over_floor_s"] = round(r["first_load_s"] - floor_s, 2)
         finally:
             stop(proc)
         rounds.append(r)
-        cold = f"cold first load ({r['first_page']}) {r['first_load_s']:.2f} s"
+        cold = f"cold first load ({r['first_page']}) {r['first_load_s']:.2f} s (an empty app: {floor_s:.2f} s)"
         print(f"round {n + 1}: server up in {up_s:.2f} s; {cold}")
         for title, s in r["first_visit_s"].items():
             ok = "ok" if s <= (FIRST_LOAD_TARGET_S if title == r["first_page"] else FIRST_VISIT_TARGET_S) else "SLOW"
@@ -190,6 +247,8 @@ def main() -> None:
         "memories_per_user": args.memories,
         "targets_s": {"first_load": FIRST_LOAD_TARGET_S, "first_visit": FIRST_VISIT_TARGET_S},
         "first_load_s_median": round(statistics.median(firsts), 2),
+        "floor_first_load_s_median": round(statistics.median(r["floor_first_load_s"] for r in rounds), 2),
+        "first_load_over_floor_s_median": round(statistics.median(r["first_load_over_floor_s"] for r in rounds), 2),
         "first_visit_s_max": round(max(visits), 2),
         "meets_targets": max(firsts) <= FIRST_LOAD_TARGET_S and max(visits) <= FIRST_VISIT_TARGET_S,
         "rounds": [_rounded(r) for r in rounds],
