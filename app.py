@@ -1,49 +1,39 @@
-"""MemLens back office: the frame. Pages live in pages/; this file only wires the gate, the sidebar and navigation.
+"""MemLens back office: ``streamlit run app.py`` (after ``memlens seed-demo`` for demo users).
 
-Run: ``streamlit run app.py`` (after ``memlens seed-demo`` for demo users). Nothing is read before ``gate.admit()``
-lets someone in (see README, "Deploying the back office").
-
-Give every page a ``url_path`` that differs from its file name: because a ``pages/`` folder exists, Streamlit (and
-AppTest on every run) first routes through its old folder-based navigation, which would otherwise open
-``pages/<name>.py`` on its own, without this frame and its sidebar (``pages.common.service`` then refuses to read).
+The frame and its pages are in backoffice.py. This file makes Streamlit serve it as an ASGI app (``st.App``) whose
+start-up, before the first visitor is let in, loads what the pages would otherwise load on first use: the service
+with its SQL engine, the pages' libraries (pandas, plotly, the agent's LangGraph stack), the LanceDB index and the
+agent (``pages.common.warm_process``). The first page then pays for its own work only, and no warm-up competes
+with the first visits. A warm-up that fails is logged and the server starts anyway: each page then loads what it
+needs itself, and shows its own error if that fails again.
 """
 
-from pathlib import Path
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
 import streamlit as st
 
-from memory.vocab import Role
-from pages import common, gate, safe, sidebar
+log = logging.getLogger("memlens.app")
 
-st.set_page_config(page_title="MemLens", page_icon=str(Path(__file__).parent / "static" / "favicon.png"), layout="wide")
 
-actor = gate.admit()  # the sign-in form or a refusal, then st.stop(), when nobody may see anything yet
+def _warm() -> None:
+    from pages.common import warm_process  # imported here: importing it is part of the warm-up
 
-PAGES = {
-    "Talk": [
-        st.Page("pages/chat.py", title="Chat", icon=":material/chat:", default=True, url_path="talk"),
-    ],
-    "Inspect": [
-        st.Page("pages/profile.py", title="Profile", icon=":material/badge:", url_path="user-profile"),
-        st.Page("pages/memories.py", title="Memories", icon=":material/history_edu:", url_path="recent-writes"),
-        st.Page(
-            "pages/sessions.py", title="Sessions & bridges", icon=":material/timeline:", url_path="session-timeline"
-        ),
-        st.Page("pages/lifecycle.py", title="Lifecycle", icon=":material/auto_delete:", url_path="memory-lifecycle"),
-    ],
-    "Tune": [
-        st.Page("pages/retrieval_lab.py", title="Retrieval lab", icon=":material/science:", url_path="lab"),
-        st.Page("pages/context_budget.py", title="Context budget", icon=":material/data_usage:", url_path="budget"),
-        st.Page("pages/evaluation.py", title="Evaluation", icon=":material/leaderboard:", url_path="eval-reports"),
-    ],
-}
-if Role(actor.role).allows(Role.ADMIN):
-    PAGES["Govern"] = [
-        st.Page("pages/audit.py", title="Audit", icon=":material/policy:", url_path="audit-trail"),
-    ]
+    warm_process()
 
-page = st.navigation(PAGES)
-with safe.boundary(page.url_path or "talk"):  # an unexpected error: a short message with an id, details in the log
-    sidebar.render(actor)
-    page.run()
-common.warm_up()  # once per process, after the first page is on screen: the other pages' libraries and the index
+
+@asynccontextmanager
+async def warm_start(_app: Any) -> AsyncIterator[None]:
+    try:
+        await asyncio.to_thread(_warm)  # off the event loop: Streamlit's runtime keeps running meanwhile
+    except Exception:  # noqa: BLE001 - a cold page is better than no server; the page reports the real error
+        log.exception("warm start failed: pages will load what they need on first use")
+    yield
+
+
+app = st.App("backoffice.py", lifespan=warm_start)

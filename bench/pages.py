@@ -43,7 +43,7 @@ def build(users: int, memories: int) -> float:
 def time_page(page: str, runs: int, query: str | None = None) -> list[float]:
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "backoffice.py"), default_timeout=120)
     at.run()
     at.switch_page(page).run()
     if query:

@@ -30,7 +30,7 @@ from bench.import_graph import cycles, graph  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the product's code: the engine, the agent, the back office
-CODE = ("memory", "agent", "pages", "app.py")
+CODE = ("memory", "agent", "pages", "app.py", "backoffice.py")
 #: where parameters must be typed (every domain function's signature says what it needs)
 TYPED = ("memory", "agent")
 LONG_FUNCTION = 50

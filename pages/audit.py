@@ -1,9 +1,8 @@
 """Audit: every person action — sign-ins, edits, flags, deletes, exports, erasures, settings, accounts — newest first.
 
-Admins only (registered in ``app.py`` for them alone). Filters: who, what, and on which user; a user is matched by
-the hash of the id typed, so actions on an erased user are still found (their id and free text are gone).
-Page keys are prefixed ``au_``.
-"""
+Admins only (registered for them alone in ``backoffice.py``). Filters: who, what, and on which user; a user is matched
+by the hash of the id typed, so actions on an erased user are still found (their id and free text are gone). Page keys
+are prefixed ``au_``."""
 
 from __future__ import annotations
 

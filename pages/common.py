@@ -8,6 +8,7 @@ processes can share one database (README). Global keys start with ``ml_``; page 
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import re
 import threading
@@ -116,10 +117,52 @@ def _warm_up(_svc: MemoryService, db_url: str) -> threading.Thread:
                 importlib.import_module(name)
         with contextlib.suppress(Exception):
             _svc.open_index()  # LanceDB, and the start-up repair check
+        freeze_loaded()
 
     thread = threading.Thread(target=work, name="memlens-warm-up", daemon=True)
     thread.start()
     return thread
+
+
+def freeze_loaded() -> None:
+    """Take what is loaded now out of every later garbage collection.
+
+    Streamlit runs a full collection after each script run (``runner.postScriptGC``); with the pages' libraries
+    loaded (LangChain, pydantic models, pandas, plotly, LanceDB) it walks millions of objects that live as long as
+    the process, ~1 s per page visit on a 2-core machine and several seconds on the first. Frozen, they are
+    skipped, and the collection only sees what the pages allocated since."""
+    gc.collect()  # what is garbage now is freed, not frozen
+    gc.freeze()
+
+
+def _draw_once() -> None:
+    """One small figure of each kind the pages draw: plotly loads a trace type's validators (hundreds of small
+    modules) the first time a figure of that type is built, ~1 s on a page's first visit otherwise."""
+    import pandas as pd
+    import plotly.express as px
+    import plotly.graph_objects as go
+
+    frame = pd.DataFrame({"x": [0, 1], "y": [0, 1], "start": pd.to_datetime(["2026-01-01", "2026-01-02"])})
+    fig = go.Figure()
+    fig.add_bar(x=[0], y=[1])
+    fig.add_scatter(x=[0], y=[1], mode="lines+markers")
+    fig.add_vline(x=0, annotation_text="warm")
+    for drawn in (fig, px.scatter(frame, x="x", y="y"), px.bar(frame, x="x", y="y")):
+        drawn.to_json()
+    px.timeline(frame, x_start="start", x_end="start", y="y").to_json()
+
+
+def warm_process() -> None:
+    """Everything :func:`_warm_up` loads, plus the service and the agent, done now in the caller's thread: app.py
+    runs it before the server takes its first request (``st.cache_resource`` is per process, so the pages find
+    the same service and agent)."""
+    svc = unchecked_service()
+    for name in WARM_UP_MODULES:
+        importlib.import_module(name)
+    svc.open_index()
+    _agent_for(svc, svc.settings.resolved_database_url())
+    _draw_once()
+    freeze_loaded()
 
 
 def warm_up() -> None:

@@ -1,11 +1,10 @@
 """The sign-in gate: nothing about any user is read before it lets someone in.
 
-``admit()`` runs first in ``app.py``. The mode comes from ``memory.access.decide_gate`` (MEMLENS_AUTH, the number of
-accounts, the address the server listens on): ``local`` shows a Username / Password form, ``oidc`` Streamlit's
+``admit()`` runs first in ``backoffice.py``. The mode comes from ``memory.access.decide_gate`` (MEMLENS_AUTH, the number
+of accounts, the address the server listens on): ``local`` shows a Username / Password form, ``oidc`` Streamlit's
 ``st.login``, ``open`` (no sign-in; loopback only) lets the local developer in as an admin under a visible badge,
 ``refuse`` explains what to do and serves nothing. The signed-in :class:`Actor` lives in ``st.session_state`` and is
-re-checked against its account on every run (a removed account or changed role takes effect at once).
-"""
+re-checked against its account on every run (a removed account or changed role takes effect at once)."""
 
 from __future__ import annotations
 

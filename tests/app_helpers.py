@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from bench.synthetic import Plan, populate
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parent.parent / "backoffice.py")
 PAGES = [
     "pages/chat.py",
     "pages/profile.py",

@@ -125,9 +125,9 @@ def worker_context():
     import multiprocessing as mp
 
     # Streamlit's AppTest installs the app script as ``__main__`` and leaves it there; a child started afterwards
-    # would re-run app.py as its main module. Children must start from pytest's own main module.
+    # would re-run backoffice.py as its main module. Children must start from pytest's own main module.
     sys.modules["__main__"] = _PYTEST_MAIN
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["memory.service", "memory.write", "memory.profile"])
+    ctx.set_forkserver_preload(["memory.service", "memory.write.batch", "memory.profile"])
     os.environ.setdefault("PYTHONWARNINGS", "ignore:lancedb fork support:RuntimeWarning")
     return ctx

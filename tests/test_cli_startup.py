@@ -81,6 +81,6 @@ def test_a_rule_compiles_when_a_message_is_extracted(tmp_path):
 
 
 def test_the_check_sees_a_heavy_import(tmp_path):
-    """The probe itself works: a command that searches does load LanceDB and the embedder's stack."""
-    code = "import agent.cli\nimport lancedb  # noqa: F401"
-    assert "lancedb" in _loaded_after(code, tmp_path)
+    """The probe itself works: a heavy module imported after the CLI is reported (pyarrow: the cheapest of them)."""
+    code = "import agent.cli\nimport pyarrow  # noqa: F401"
+    assert _loaded_after(code, tmp_path) == ["pyarrow"]
