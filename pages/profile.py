@@ -127,7 +127,9 @@ cols[2].metric("Profile fields", len(fields), border=True)
 cols[3].metric("Profile edits", len(changes), border=True)
 if counts["type"]:
     by_type = pd.DataFrame({"type": list(counts["type"]), "memories": list(counts["type"].values())})
-    st.bar_chart(by_type, x="type", y="memories", height=220, horizontal=True)
+    bars = px.bar(by_type, x="memories", y="type", orientation="h", height=220)  # plotly: the app's one chart library
+    bars.update_layout(margin={"l": 0, "r": 0, "t": 10, "b": 0})
+    st.plotly_chart(bars, key="pf_by_type")
 scalars = {k: v for k, v in stats.items() if isinstance(v, int | float | str) and not isinstance(v, bool)}
 if scalars:
     grid = st.columns(min(4, len(scalars)))
