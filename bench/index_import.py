@@ -12,13 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.cli_start import run_once  # noqa: E402  (the one way benchmarks time a fresh process's CPU)
+
 CASES = {
     "plain": "import lancedb",
     "memlens": "from memory.storage.lance import import_lancedb\nimport_lancedb()",
@@ -26,22 +27,15 @@ CASES = {
 }
 
 
-def cpu_of(code: str) -> float:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     samples: dict[str, list[float]] = {name: [] for name in CASES}
     for _ in range(args.runs):
         for name, code in CASES.items():
-            samples[name].append(cpu_of(code))
+            samples[name].append(run_once([], env, code)[0])
     result = {
         name: {"cpu_s_p50": round(statistics.median(v), 3), "cpu_s_max": round(max(v), 3)}
         for name, v in samples.items()

@@ -171,6 +171,17 @@ BROWSER_ARGS = [
 ]
 
 
+def cold_load(p, url: str):
+    """A fresh browser opens ``url``: (browser, page, seconds until the first page is interactive)."""
+    browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    start = time.perf_counter()
+    page.goto(url)
+    sign_in_if_asked(page)
+    settle(page, None)
+    return browser, page, time.perf_counter() - start
+
+
 def floor_first_load(data: str) -> tuple[float, float]:
     """Cold first load of :data:`FLOOR_APP` on a server of its own (same flags, same browser settings), and the
     first visit of its second page until its plotly chart is drawn: the browser loads and compiles plotly.js the
@@ -183,12 +194,7 @@ def floor_first_load(data: str) -> tuple[float, float]:
         proc, url, _ = start_server(data, Path(tmp) / "floor.log", str(script))
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-                start = time.perf_counter()
-                page.goto(url)
-                settle(page, None)
-                took = time.perf_counter() - start
+                browser, page, took = cold_load(p, url)
                 start = time.perf_counter()
                 visit(page, nav_links(page)[1][1])
                 page.wait_for_selector(".js-plotly-plot .main-svg", timeout=60_000)  # drawn, not just placed
@@ -203,13 +209,7 @@ def one_round(url: str) -> dict:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        start = time.perf_counter()
-        page.goto(url)
-        sign_in_if_asked(page)
-        settle(page, None)
-        first_load = time.perf_counter() - start
+        browser, page, first_load = cold_load(p, url)
         links = nav_links(page)
         here = page.url.rstrip("/")
         first_title = next((t for t, h in links if h.rstrip("/") == here), links[0][0])

@@ -108,8 +108,9 @@ WARM_UP_MODULES = ("pandas", "plotly.express", "plotly.graph_objects", "agent.ru
 
 @st.cache_resource(show_spinner=False)
 def _warm_up(_svc: MemoryService, db_url: str) -> threading.Thread:
-    """Start one background thread per process that imports the heavy libraries and opens the index, so the first
-    visit of every other page finds them ready (the first page never waits for it: this runs after it rendered)."""
+    """Start one background thread per process that imports the heavy libraries, opens the index and draws one
+    figure of each kind, so the first visit of every other page finds them ready (the first page never waits for
+    it: this runs after it rendered, or before the server takes requests, see :func:`warm_process`)."""
 
     def work() -> None:
         for name in WARM_UP_MODULES:
@@ -117,6 +118,8 @@ def _warm_up(_svc: MemoryService, db_url: str) -> threading.Thread:
                 importlib.import_module(name)
         with contextlib.suppress(Exception):
             _svc.open_index()  # LanceDB, and the start-up repair check
+        with contextlib.suppress(Exception):
+            _draw_once()
         freeze_loaded()
 
     thread = threading.Thread(target=work, name="memlens-warm-up", daemon=True)
@@ -153,16 +156,13 @@ def _draw_once() -> None:
 
 
 def warm_process() -> None:
-    """Everything :func:`_warm_up` loads, plus the service and the agent, done now in the caller's thread: app.py
-    runs it before the server takes its first request (``st.cache_resource`` is per process, so the pages find
-    the same service and agent)."""
+    """The service, the agent and the warm-up, waited for: app.py runs it before the server takes its first
+    request. ``st.cache_resource`` is per process, so the pages find the same service and agent, and the first
+    page's :func:`warm_up` finds this warm-up done instead of starting another."""
     svc = unchecked_service()
-    for name in WARM_UP_MODULES:
-        importlib.import_module(name)
-    svc.open_index()
-    _agent_for(svc, svc.settings.resolved_database_url())
-    _draw_once()
-    freeze_loaded()
+    db_url = svc.settings.resolved_database_url()
+    _warm_up(svc, db_url).join()
+    _agent_for(svc, db_url)
 
 
 def warm_up() -> None:

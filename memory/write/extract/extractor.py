@@ -83,7 +83,7 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             s, e = m.span()
             if any(s < ce and cs < e for cs, ce in claimed):
                 continue
-            implicit = "(?:我|^" in rule.pattern.pattern and "我" not in m.group()
+            implicit = "(?:我|^" in rule.source and "我" not in m.group()
             if lang == "zh" and implicit and "我" not in sentence[:s]:
                 continue  # a subject-less clause counts only after the speaker named themself
             raw = m.groupdict().get("obj") or ""
