@@ -26,6 +26,7 @@ from agent.llm import is_offline
 from agent.offline import OfflineContext, Recalled, is_about_me
 from agent.state import TurnContext, TurnGraph, TurnScratch, TurnState
 from memory.config import Settings
+from memory.retrieval.filters import RecallFilters
 from memory.retrieval.recall import Hit
 from memory.service import MemoryService
 from memory.sessions import prompt, summary
@@ -77,6 +78,7 @@ def recall(state: TurnState, runtime: Rt) -> TurnState:
     """Search with the input, plus the session's goal for short follow-ups; both queries are logged."""
     c = runtime.context
     query = summary.retrieval_query(c.text, state.get("goal"))
+    shown = RecallFilters.build(shown_messages=[m.id for m in c.scratch.history if m.id is not None])
     c.scratch.recall = c.service.recall(
         c.user.external_id,
         c.text,
@@ -84,6 +86,7 @@ def recall(state: TurnState, runtime: Rt) -> TurnState:
         session_key=c.session.id,
         turn_id=state["turn_id"],
         retrieval_query=query,
+        filters=shown,
     )
     return {}  # result.retrieval_id would wait for the log's writer; the turn's result reads it at the end
 
@@ -158,7 +161,7 @@ def _offline_context(state: TurnState, c: TurnContext) -> OfflineContext:
     s = c.scratch
     comp = s.composed()
     injected = [
-        Recalled(m.content, m.created_at, s.importance.get(m.memory_id, 0.5), m.source_type, m.predicate)
+        Recalled(m.content, m.created_at, s.importance.get(m.memory_id, 0.5), m.source_type, m.predicate, m.type)
         for m in s.memory_items
         if m.memory_id in comp.injected
     ]
@@ -207,8 +210,9 @@ def write_memory(state: TurnState, runtime: Rt) -> TurnState:
     if erased(c):
         return {}
     extractor = None if is_offline(c.model) else c.model  # the offline engine extracts with rules
+    reply = state.get("reply_message_id")
     c.scratch.write_job = c.service.write_after_reply(
-        c.user, c.session, c.scratch.input_message(), turn_id=state["turn_id"], model=extractor
+        c.user, c.session, c.scratch.input_message(), turn_id=state["turn_id"], reply=reply, model=extractor
     )
     return {}
 

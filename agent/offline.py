@@ -24,9 +24,9 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 
 from memory.prompts import OFFLINE_REPLIES
 from memory.sessions.summary import is_chinese
-from memory.text.voice import profile_sentence, sentence_end, told_on, you
-from memory.vocab import SourceType
-from memory.write.extract.base import PREDICATES
+from memory.text.voice import profile_sentence, said_to_you, sentence_end, told_on, you
+from memory.vocab import MemoryType, SourceType
+from memory.write.extract.base import PREDICATES, is_question
 
 _QUESTION = re.compile(
     r"[?？]\s*$|^(what|where|who|when|why|how|which|do|does|did|is|are|am|can|could|should|would|will|any)\b|"
@@ -69,6 +69,7 @@ class Recalled:
     importance: float = 0.5
     source_type: str = "user-stated"
     predicate: str | None = None  # a memory restating a profile field already said is not said twice
+    type: str = MemoryType.FACT
 
 
 @dataclass
@@ -137,8 +138,19 @@ def _corrected(when: datetime | None, lang: str) -> str:
     )
 
 
+def speakable(memories: list[Recalled]) -> list[Recalled]:
+    """What the engine can say back as the user's: not the agent's own earlier words, not the user's questions."""
+    return [
+        m
+        for m in memories
+        if m.type != MemoryType.EPISODE or (m.source_type == SourceType.USER_STATED and not is_question(m.content))
+    ]
+
+
 def _memory_line(m: Recalled, lang: str, now: datetime | None) -> str:
     said, told = you(m.content, lang).rstrip("。."), told_on(m.created_at, lang, now)
+    if m.type == MemoryType.EPISODE:  # what the user said, read back in the second person
+        said = OFFLINE_REPLIES[lang]["mentioned"].format(said=said_to_you(m.content, lang).rstrip("。.!！"))
     if m.source_type == PERSON_EDIT:
         told = _corrected(m.created_at, lang)
     elif m.source_type == "inferred":
@@ -173,7 +185,8 @@ def _add_new(lines: list[str], extra: list[str]) -> list[str]:
 
 
 def _about_me(ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
-    top = sorted(_unsaid(ctx.important, set(ctx.profile)), key=lambda m: -m.importance)[:ABOUT_ME_MEMORIES]
+    top = sorted(_unsaid(speakable(ctx.important), set(ctx.profile)), key=lambda m: -m.importance)
+    top = top[:ABOUT_ME_MEMORIES]
     lines = _add_new(_profile_lines(ctx, lang), [_memory_line(m, lang, ctx.now) for m in top])
     if not lines:
         return t["nothing"]
@@ -183,7 +196,8 @@ def _about_me(ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
 def _answer(user: str, ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
     wanted = [name for name, hint in _FIELD_HINTS.items() if re.search(hint, user, re.IGNORECASE)]
     said = {name for name in wanted if ctx.profile.get(name) not in (None, "", [])}
-    memories = [_memory_line(m, lang, ctx.now) for m in _unsaid(ctx.memories, said)[:SHOWN_MEMORIES]]
+    shown = _unsaid(speakable(ctx.memories), said)[:SHOWN_MEMORIES]
+    memories = [_memory_line(m, lang, ctx.now) for m in shown]
     lines = _add_new(_profile_lines(ctx, lang, wanted), memories)
     if not lines:
         return t["unknown"]

@@ -110,7 +110,22 @@ class Settings(BaseSettings):
         "default", description="Agent id used when none is given; memories are scoped by user and agent."
     )
     max_message_chars: int = Field(
-        20_000, ge=1, description="Longest accepted message or memory text; longer input is refused with a clear error."
+        20_000,
+        ge=1,
+        description="Longest memory text, and the longest message facts are extracted from; a longer message (a "
+        "pasted document) is still kept, as several episodes.",
+    )
+    max_document_chars: int = Field(
+        200_000,
+        ge=1,
+        description="Longest accepted message (a pasted document); longer input is refused with a clear error, so "
+        "one message's cost stays bounded.",
+    )
+    episode_tokens: int = Field(
+        400,
+        ge=16,
+        description="Longest episode, in tokens: a longer message is kept as several episodes, cut at paragraph and "
+        "sentence ends (the e5 embedder reads 512 tokens of a passage).",
     )
 
     # write pipeline

@@ -118,6 +118,7 @@ SUMMARY_LABELS = {
 BRIDGE_WORDS = {
     "en": {
         "told": "Last time you told me that ",
+        "mentioned": "Last time you mentioned that ",
         "told_sep": "; ",
         "decided": "You decided ",
         "decided_sep": "; ",
@@ -128,6 +129,7 @@ BRIDGE_WORDS = {
     },
     "zh": {
         "told": "上次你告诉我：",
+        "mentioned": "上次你提到：",
         "told_sep": "；",
         "decided": "你决定了：",
         "decided_sep": "；",
@@ -152,6 +154,7 @@ OFFLINE_REPLIES = {
         "corrected_on": " — corrected by a person on {day} {month}",
         "corrected": " — corrected by a person",
         "guess": " — my own guess, you never said it",
+        "mentioned": "You mentioned that {said}",
     },
     "zh": {
         "hello_name": "{name}，你好！",
@@ -164,6 +167,7 @@ OFFLINE_REPLIES = {
         "corrected_on": "（{month_number}月{day}日由工作人员更正）",
         "corrected": "（由工作人员更正）",
         "guess": "（这是我的推测）",
+        "mentioned": "你提到过：{said}",
     },
 }
 

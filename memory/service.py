@@ -242,9 +242,12 @@ class MemoryService:
         turn_id: int | None = None,
         model: Any = None,
         keep_unparsed: bool = False,
-    ) -> list:
-        """The write pipeline on many stored messages at once (long-conversation ingest: one embedding call, one
-        transaction, one index append), with the same decisions as ``write_from_message`` on each in order."""
+        infer: bool | Sequence[bool] = True,
+    ) -> list[WriteReport]:
+        """The write path on many stored messages at once (long-conversation ingest: one embedding call, one
+        transaction, one index append), with the same decisions as ``write_from_message`` on each in order: an
+        episode of each message, and the facts read from it unless ``infer`` is False (one flag, or one per
+        message)."""
         from memory.storage.embed import embed_threads
         from memory.write.batch import write_messages
 
@@ -258,6 +261,7 @@ class MemoryService:
                 turn_id=turn_id,
                 model=model if model is not None else self.extraction_model,
                 keep_unparsed=keep_unparsed,
+                infer=infer,
             )
 
     def remember(self, user_id: str, text: str, *, session_id: str = "cli", agent_id: str | None = None):
@@ -525,25 +529,49 @@ class MemoryService:
 
     # -- a turn's write after its reply (memory/write/behind.py) -----------------------------------------------------
     def write_after_reply(
-        self, user: User, session: Session, message: Message, *, turn_id: int, model: Any = None
+        self,
+        user: User,
+        session: Session,
+        message: Message,
+        *,
+        turn_id: int,
+        reply: Message | int | None = None,
+        model: Any = None,
     ) -> Future[Any]:
         """The turn's write in a background job: the reply does not wait for it, the user's next turn does
-        (:meth:`wait_writes`). The future holds the ``WriteReport`` (None when the user was erased meanwhile)."""
-        return self.writes.submit(user.key, lambda: self._write_turn(user, session, message, turn_id, model))
+        (:meth:`wait_writes`). The user's message and the agent's ``reply`` are ingested together (facts from the
+        message, an episode of each). The future holds the message's ``WriteReport`` (None when erased meanwhile)."""
+        job = lambda: self._write_turn(user, session, message, turn_id, model, reply)  # noqa: E731
+        return self.writes.submit(user.key, job)
 
-    def _write_turn(self, user: User, session: Session, message: Message, turn_id: int, model: Any) -> Any:
+    def _write_turn(
+        self, user: User, session: Session, message: Message, turn_id: int, model: Any, reply: Message | int | None
+    ) -> Any:
         """Earlier turns a crashed process left unwritten first (in order), then this one; nothing once erased."""
         if self.erased(session.user_key, session.id):
             return None
         try:
-            for message_id, earlier_turn, key in unwritten_turns(self.storage, user.key, before=message.id):
+            for message_ids, earlier_turn, key in unwritten_turns(self.storage, user.key, before=message.id):
                 with self.storage.db() as db:
                     earlier = db.get(Session, key)
                 if earlier is not None:
-                    self.write_from_message(user, earlier, message_id, turn_id=earlier_turn, model=model)
-            return self.write_from_message(user, session, message, turn_id=turn_id, model=model)
+                    self._ingest_turn(user, earlier, message_ids, earlier_turn, model)
+            said = [message] if reply is None else [message, reply]
+            return self._ingest_turn(user, session, said, turn_id, model)[0]
         finally:
             self.sweep_erased(session.user_key, session.id)  # erased while writing: leave nothing behind
+
+    def _ingest_turn(
+        self, user: User, session: Session, said: Sequence[Message | int], turn_id: int, model: Any
+    ) -> list[WriteReport]:
+        """One turn's messages through the write path in one batch, on one core (a chat turn is small)."""
+        from memory.write.batch import write_messages
+
+        model = model if model is not None else self.extraction_model
+        # the agent's reply is kept as said, never read for facts: it is composed from memory, and re-reading it
+        # would store recalled memories again as the agent's inferences
+        infer = [i == 0 for i in range(len(said))]
+        return write_messages(self.storage, user, session, said, turn_id=turn_id, model=model, infer=infer)
 
     def wait_writes(self, user: User | str | None = None, timeout: float | None = 60) -> bool:
         """Wait for the background writes of one user (everyone's when None); False on timeout."""

@@ -41,8 +41,8 @@ def agent_id(value: str | None, default: str) -> str:
     return value
 
 
-def text(value: object, limit: int, what: str = "message") -> str:
-    """Normalise to NFC, refuse empty, over-long or unencodable text."""
+def text(value: object, limit: int, what: str = "message", limit_name: str = "MEMLENS_MAX_MESSAGE_CHARS") -> str:
+    """Normalise to NFC, refuse empty, over-long or unencodable text (``limit_name``: the setting that sets it)."""
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be text")
     _encodable(value, what)
@@ -50,9 +50,7 @@ def text(value: object, limit: int, what: str = "message") -> str:
     if not value.strip():
         raise InvalidInput(f"{what} is empty")
     if len(value) > limit:
-        raise InvalidInput(
-            f"{what} is {len(value):,} characters long; the limit is {limit:,} (MEMLENS_MAX_MESSAGE_CHARS)"
-        )
+        raise InvalidInput(f"{what} is {len(value):,} characters long; the limit is {limit:,} ({limit_name})")
     return value
 
 

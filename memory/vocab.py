@@ -44,6 +44,7 @@ class SourceType(StrEnum):
     TOOL = "tool"
     SYSTEM = "system"
     PERSON_EDIT = "person-edit"
+    AGENT = "agent"  # the agent's own words (an episode of its reply): never evidence about the user
 
 
 class SessionStatus(StrEnum):
@@ -62,7 +63,7 @@ class MemoryType(StrEnum):
     PREFERENCE = "preference"
     EVENT = "event"
     SUMMARY = "summary"
-    TURN = "turn"
+    EPISODE = "episode"  # what was said: one message (or a chunk of a long one), verbatim
 
 
 #: the event an ``set_status`` change is logged as, when the caller names none

@@ -102,7 +102,7 @@ def signals(case: dict, texts: list[str]) -> Signals:
             id=f"m{t}",
             agent_id="default",
             content=texts[t],
-            type="turn" if turn else "fact",
+            type="episode" if turn else "fact",
             source_type="conversation" if turn else "user-stated",
             created_at=start + timedelta(days=day, minutes=t),
             event_time=None,

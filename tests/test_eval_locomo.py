@@ -64,11 +64,11 @@ def test_cli_report_shape_provenance_reuse_and_no_question_text(svc, monkeypatch
     store = eval_service(svc)
     user = store.get_user("locomo:tiny-1")
     dia_of = dia_ids_by_message(store.storage, user.key)
-    turns = [m for m in store.list_memories(user) if m.type == "turn"]
+    turns = [m for m in store.list_memories(user) if m.type == "episode"]
     assert sorted(dia_of[m.source_message_ids[0]] for m in turns) == sorted(
         t.dia_id for s in load(TINY)[0].sessions for t in s.turns
     )
-    assert report["ingest"]["turn_memories"] == 10 and report["ingest"]["messages"] == 10
+    assert report["ingest"]["episodes"] == 10 and report["ingest"]["messages"] == 10
     # a second run reuses the ingested sessions instead of writing them again
     again = CliRunner().invoke(app, ["eval", "locomo", str(TINY), "--k", "1", "--json", "--no-baselines"])
     assert again.exit_code == 0, again.output

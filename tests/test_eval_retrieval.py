@@ -61,7 +61,7 @@ def test_neighbours_lift_an_answer_that_means_little_alone(svc):
         drafts.append(
             MemoryDraft(
                 content=f"{who} ({at:%d %B %Y}): {text}",
-                type="turn",
+                type="episode",
                 subject=who,
                 source_message_ids=[msg.id],
                 created_at=at,

@@ -89,8 +89,8 @@ def test_near_duplicates_merge_by_meaning_english_and_chinese(svc):
             MemoryDraft("我住在杭州", source_message_ids=[4], importance=0.6, type="preference"),
             MemoryDraft("我现在住在杭州。", source_message_ids=[5], importance=0.3, type="preference"),
             MemoryDraft("I don't eat spicy food", source_message_ids=[6], type="preference"),
-            MemoryDraft("turn: I live in Hangzhou", type="turn"),
-            MemoryDraft("turn: I live in Hangzhou.", type="turn"),
+            MemoryDraft("turn: I live in Hangzhou", type="episode"),
+            MemoryDraft("turn: I live in Hangzhou.", type="episode"),
         ],
     )
     report = svc.compact("lin", now=T0, actor=ADMIN)
@@ -109,5 +109,5 @@ def test_near_duplicates_merge_by_meaning_english_and_chinese(svc):
     found = {h.memory_id for h in hits}
     assert merged["I live in Hangzhou"].id in found and ids["I live in Hangzhou now"] not in found
     with svc.storage.db() as db:
-        turns = db.query(Memory).filter(Memory.type == "turn", Memory.status == "active").count()
+        turns = db.query(Memory).filter(Memory.type == "episode", Memory.status == "active").count()
     assert turns == 2  # transcript turns are evidence: never merged

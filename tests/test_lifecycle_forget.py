@@ -52,7 +52,7 @@ def test_expiry_per_type_and_explicit_date(plumbing_svc):
             ),
             MemoryDraft("dinner next week", type="event", event_time=T0 - timedelta(days=29)),
             MemoryDraft("lives in Hangzhou", type="fact", created_at=T0 - timedelta(days=10), importance=0.9),
-            MemoryDraft("turn: hello there", type="turn", created_at=T0 - timedelta(days=10), importance=0.9),
+            MemoryDraft("turn: hello there", type="episode", created_at=T0 - timedelta(days=10), importance=0.9),
             MemoryDraft("coupon valid until Friday", expires_at=T0 - timedelta(hours=1), importance=0.9),
         ],
     )

@@ -32,9 +32,9 @@ def test_report_by_type_skips_abstention_and_finds_the_answer_sessions(svc, monk
     assert multi["session_recall_all@1"] == 0.0  # two answer sessions cannot both be in the top one
     for block in (single, multi):  # with source context a turn brings its neighbours: never fewer answer turns
         assert all(block[f"turn_recall_context@{k}"] >= block[f"turn_recall@{k}"] for k in (1, 3))
-    assert report["turns_ingested"] == 12  # 6 + 6 turns; the abstention's haystack is never ingested
+    assert report["episodes_ingested"] == 12  # 6 + 6 turns; the abstention's haystack is never ingested
     again = CliRunner().invoke(app, [*args[:-2], "--out", str(tmp_path / "again.json")])  # a second run reuses
-    assert again.exit_code == 0 and json.loads((tmp_path / "again.json").read_text())["turns_ingested"] == 0
+    assert again.exit_code == 0 and json.loads((tmp_path / "again.json").read_text())["episodes_ingested"] == 0
     text = out.read_text()
     assert "corgi" not in text and "violin" not in text  # numbers only
 
@@ -47,7 +47,7 @@ def test_user_turns_only_and_limit(svc, monkeypatch, tmp_path):
     )
     assert res.exit_code == 0, res.output
     report = json.loads(out.read_text())
-    assert report["asked"] == 1 and report["turns_ingested"] == 3 and report["settings"]["user_turns_only"]
+    assert report["asked"] == 1 and report["episodes_ingested"] == 3 and report["settings"]["user_turns_only"]
 
 
 def test_malformed_files_are_refused(tmp_path):

@@ -34,7 +34,7 @@ def test_features_describe_each_candidate_among_its_query_candidates():
     assert f["a"][COL["bm25_norm"]] == 1.0 and f["b"][COL["bm25_norm"]] == 0.0 and f["c"][COL["bm25_norm"]] == 0.5
     assert [f[i][COL["log_rank"]] for i in "abc"] == [0.0, round(np.log(2), 6), round(np.log(3), 6)]
     assert f["a"][COL["neighbour"]] == pytest.approx(1.2) and f["b"][COL["neighbour"]] == 0.0
-    assert (f["a"][COL["is_turn"]], f["b"][COL["is_turn"]]) == (1.0, 0.0)
+    assert (f["a"][COL["is_episode"]], f["b"][COL["is_episode"]]) == (1.0, 0.0)
     assert {f[i][COL["top_sim"]] for i in "abc"} == {0.9}
     assert f["a"][COL["overlap"]] == 0.75  # caroline, support, group of {caroline, support, group, jon}
     assert f["c"][COL["overlap"]] == 0.0 and f["a"][COL["top_overlap"]] == f["a"][COL["overlap"]]

@@ -195,7 +195,7 @@ def _eval_probe(conv_order: dict, gold: set[str]):
 
     def row(mid: str, message: int) -> MemoryRow:
         return MemoryRow(
-            **dict(id=mid, agent_id="default", content=f"memory {mid}", type="turn", source_type="user-stated"),
+            **dict(id=mid, agent_id="default", content=f"memory {mid}", type="episode", source_type="user-stated"),
             **dict(created_at=None, event_time=None, confidence=1.0, importance=0.5, source_message_ids=[message]),
             meta={},
             predicate=None,

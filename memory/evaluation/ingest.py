@@ -1,11 +1,11 @@
-"""Feed LoCoMo conversations through MemLens's real write path, keeping provenance to every ``dia_id``.
+"""Feed LoCoMo conversations through MemLens's one ingest path, keeping provenance to every ``dia_id``.
 
 Each sample is one MemLens user (``locomo:<sample_id>``), each LoCoMo session one MemLens session, and each turn one
-message stamped with its session's date (``Message.meta`` holds the ``dia_id`` and the speaker). Every message goes
-through the write pipeline (``write_from_message``: extracted facts, whose ``source_message_ids`` lead back to the
-message; one batch per session, ``write_from_messages``), and the raw turns are stored too, as retrievable ``turn``
-memories ("Speaker (date): text"), embedded in batches. A session is marked ended once fully ingested, so a second
-run reuses what is there.
+message stamped with its session's date (``Message.meta`` holds the ``dia_id`` and the speaker). The evaluation
+supplies only those ids and times: the messages then go through the same write path a chat turn and every door use
+(``write_from_messages``: an episode of each message, "Speaker (date): words", and the facts extracted from it, whose
+``source_message_ids`` lead back to the message). It writes no memory row of its own. A session is marked ended once
+fully ingested, so a second run reuses what is there.
 """
 
 from __future__ import annotations
@@ -16,17 +16,19 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 from sqlmodel import col, select
 
-from memory.evaluation.locomo import DialogTurn, LocomoSession, Sample
+from memory.evaluation.locomo import LocomoSession, Sample
 from memory.evaluation.tune import Conversation
 from memory.retrieval.context import TURN_ROLES, Placement, row_of
-from memory.service import MemoryDraft, MemoryService
+from memory.service import MemoryService
 from memory.sessions.prompt import context_line
 from memory.storage.db import Database
-from memory.storage.models import Memory, Message, Session, User, stored_id, utcnow
+from memory.storage.models import Memory, Message, Session, User, utcnow
 from memory.text.tokens import count_tokens
 from memory.vocab import EventOp, MemoryStatus, SessionStatus
 
 Progress = Callable[[int], None]
+#: the path every report names: the product's own write path, as a chat turn and the doors run it
+INGEST_PATH = "write_from_messages (episodes + extraction, as chat and the doors)"
 
 
 @dataclass
@@ -34,42 +36,29 @@ class IngestStats:
     sessions: int = 0
     reused_sessions: int = 0
     messages: int = 0
-    turn_memories: int = 0
+    episodes: int = 0
     extracted: int = 0
-    extraction: str = "write_from_message"
+    extraction: str = INGEST_PATH
     seconds: float = 0.0
     ops: dict = field(default_factory=dict)
 
     def add(self, other: IngestStats) -> None:
-        for name in ("sessions", "reused_sessions", "messages", "turn_memories", "extracted", "seconds"):
+        for name in ("sessions", "reused_sessions", "messages", "episodes", "extracted", "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for op, n in other.ops.items():
             self.ops[op] = self.ops.get(op, 0) + n
         self.extraction = other.extraction
 
 
-def _turn_draft(sample: Sample, number: int, msg: Message, turn: DialogTurn) -> MemoryDraft:
-    return MemoryDraft(
-        content=turn.passage(),
-        type="turn",
-        subject=turn.speaker,
-        source_type="user-stated",
-        source_message_ids=[stored_id(msg.id, "message")],
-        confidence=1.0,
-        importance=0.3,
-        event_time=turn.at,
-        created_at=turn.at,
-        meta={"dia_id": turn.dia_id, "speaker": turn.speaker, "session": number, "source": "locomo"},
-    )
-
-
-def _extract(svc: MemoryService, user: User, session: Session, msgs: list[Message], stats: IngestStats) -> None:
-    """The session's messages through the write pipeline in one batch (same decisions as one by one, in order)."""
-    for op in [op for report in svc.write_from_messages(user, session, msgs) for op in report.operations]:
-        name = op.get("op", "?")
-        stats.ops[name] = stats.ops.get(name, 0) + 1
-        if name in (EventOp.ADD, EventOp.UPDATE):
-            stats.extracted += 1
+def _write(svc: MemoryService, user: User, session: Session, msgs: list[Message], infer: bool, stats: IngestStats):
+    """The session's messages through the write path in one batch (same decisions as one by one, in order)."""
+    for report in svc.write_from_messages(user, session, msgs, infer=infer):
+        stats.episodes += len(report.episodes)
+        for op in report.operations:
+            name = op.get("op", "?")
+            stats.ops[name] = stats.ops.get(name, 0) + 1
+            if name in (EventOp.ADD, EventOp.UPDATE):
+                stats.extracted += 1
 
 
 def ingest_session(
@@ -81,14 +70,15 @@ def ingest_session(
     extract: bool,
     progress: Progress | None = None,
 ) -> IngestStats:
-    stats = IngestStats(extraction="write_from_message" if extract else "off")
+    """One LoCoMo session as a MemLens session; ``extract`` False = mem0's ``infer=False`` (episodes only)."""
+    stats = IngestStats(extraction=INGEST_PATH if extract else f"{INGEST_PATH}, infer=False")
     session = svc.ensure_session(user, f"session_{ls.number}")
     if session.status == SessionStatus.ENDED:
         stats.reused_sessions += 1
         if progress:
             progress(len(ls.turns))
         return stats
-    drafts, msgs = [], []
+    msgs = []
     for turn in ls.turns:
         content = turn.text + (f" [shares {turn.caption}]" if turn.caption else "")
         msg = svc.add_message(
@@ -97,16 +87,14 @@ def ingest_session(
             content or "(image)",
             created_at=turn.at,
             idempotency_key=f"locomo:{sample.sample_id}:{turn.dia_id}"[:128],
-            meta={"dia_id": turn.dia_id, "speaker": turn.speaker, "source": "locomo"},
+            meta={"dia_id": turn.dia_id, "speaker": turn.speaker, "session": ls.number, "source": "locomo"},
         )
-        drafts.append(_turn_draft(sample, ls.number, msg, turn))
         msgs.append(msg)
         stats.messages += 1
         if progress:
             progress(1)
-    if extract and msgs:
-        _extract(svc, user, session, msgs, stats)
-    stats.turn_memories += len(svc.add_memories(user, drafts))
+    if msgs:
+        _write(svc, user, session, msgs, extract, stats)
     _mark_ended(svc.storage, session)
     stats.sessions += 1
     return stats
@@ -129,7 +117,7 @@ def ingest_sample(
 
     start = time.perf_counter()
     user = svc.ensure_user(sample.user_id)
-    total = IngestStats(extraction="write_from_message" if extract else "off")
+    total = IngestStats()
     for ls in sample.sessions:
         total.add(ingest_session(svc, user, sample, ls, extract=extract, progress=progress))
     total.seconds = round(time.perf_counter() - start, 2)

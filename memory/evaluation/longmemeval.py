@@ -12,8 +12,9 @@ retrieve and are skipped. Metrics, per question type and overall:
   what the prompt gets, each turn with its source context (the turns within ±``context_span`` of it,
   :mod:`memory.retrieval.context`, the same windows as recall).
 
-Turns are stored as ``turn`` memories ("role (date): text") with their session as a MemLens session, like LoCoMo's,
-so a second run reuses what is there (an ingested session is marked ended).
+The haystack goes through the product's one ingest path (an episode of each message, facts from the user's), each
+session a MemLens session, like LoCoMo's, so a second run reuses what is there (an ingested session is marked ended).
+A message too long to read for facts (a pasted document) is kept as several episodes, never refused.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory.errors import InvalidInput
-from memory.evaluation.ingest import _mark_ended
+from memory.evaluation.ingest import INGEST_PATH, _mark_ended
 from memory.retrieval import context
 from memory.retrieval.filters import RecallFilters
-from memory.service import MemoryDraft, MemoryService
-from memory.storage.models import stored_id, utcnow
+from memory.service import MemoryService
+from memory.storage.models import utcnow
 from memory.vocab import SessionStatus
 
 if TYPE_CHECKING:
@@ -117,33 +118,24 @@ def load(path: str | Path) -> list[LmeQuestion]:
 
 
 def ingest(svc: MemoryService, q: LmeQuestion, *, user_turns_only: bool) -> int:
-    """Store the question's haystack as turn memories (sessions already ended are reused); returns turns added."""
+    """The question's haystack through the one ingest path, as a chat turn and the doors write it: each session's
+    messages stored (stamped with its date), then ``write_from_messages`` (an episode of each, facts from the user's;
+    sessions already ended are reused); returns the episodes kept."""
     user = svc.ensure_user(q.user_id)
     added = 0
     for n, (sid, when, turns) in enumerate(q.sessions):
         session = svc.ensure_session(user, f"{n:04d}:{sid}"[:120])
         if session.status == SessionStatus.ENDED:
             continue
-        drafts = []
+        msgs = []
         for i, t in enumerate(turns):
             if (user_turns_only and t.role != "user") or not t.content.strip():
                 continue
-            at = when or utcnow()
-            msg = svc.add_message(session, "user" if t.role == "user" else "assistant", t.content, created_at=at)
-            day = f"{at.day} {at:%B %Y}"
-            drafts.append(
-                MemoryDraft(
-                    content=f"{t.role} ({day}): {t.content}",
-                    type="turn",
-                    source_message_ids=[stored_id(msg.id, "message")],
-                    importance=0.3,
-                    event_time=at,
-                    created_at=at,
-                    meta={"source": "longmemeval", "session": sid, "turn": i, "has_answer": t.has_answer},
-                )
-            )
-        if drafts:
-            added += len(svc.add_memories(user, drafts))
+            role = "user" if t.role == "user" else "assistant"
+            meta = {"source": "longmemeval", "session": sid, "turn": i, "has_answer": t.has_answer}
+            msgs.append(svc.add_message(session, role, t.content, created_at=when or utcnow(), meta=meta))
+        if msgs:
+            added += sum(len(r.episodes) for r in svc.write_from_messages(user, session, msgs))
         _mark_ended(svc.storage, session)
     return added
 
@@ -229,7 +221,8 @@ def run(
         "questions": len(questions),
         "asked": len(asked),
         "skipped_abstention": sum(1 for q in questions if q.abstention),
-        "turns_ingested": turns,
+        "episodes_ingested": turns,
+        "ingest_path": INGEST_PATH,
         "seconds": round(time.perf_counter() - start, 1),
         **summarise(rows, ks),
     }

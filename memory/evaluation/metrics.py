@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from memory.vocab import MemoryType
+
 SWEEP = tuple(round(i / 20, 2) for i in range(21))  # relevance 0.00 .. 1.00
 
 
@@ -28,7 +30,7 @@ class RankedRecord:
     dia_ids: frozenset[str]  # what the prompt receives with it: its own evidence and its source context's
     similarity: float | None
     tokens: int  # the memory's own
-    type: str = "turn"
+    type: str = MemoryType.EPISODE
     relevance: float | None = None
     features: tuple[float, ...] = ()
     #: the memory's own evidence (the messages it came from); None = ``dia_ids`` (no context was added)
@@ -78,7 +80,7 @@ def prompt_tokens(top: Sequence[RankedRecord], message_tokens: Mapping[int, int]
     """Tokens the prompt spends on these records: each memory's own, plus its context lines that no better-ranked
     record already brought (as source or context) and that are not shown as a ``turn`` memory of their own — the
     dedupe :func:`memory.retrieval.context.contexts` does."""
-    total, claimed = 0, {m for c in top if c.type == "turn" for m in c.sources}
+    total, claimed = 0, {m for c in top if c.type == MemoryType.EPISODE for m in c.sources}
     for c in top:
         total += c.tokens
         claimed |= c.sources

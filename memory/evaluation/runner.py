@@ -251,7 +251,7 @@ def gather(
     samples = load(path)
     turns = sum(s.turn_count for s in samples)
     ingest_progress = bar("ingest", turns) if bar else None
-    stats = IngestStats(extraction="write_from_message" if opts.extract else "off")
+    stats = IngestStats()
     for sample in samples:
         stats.add(ingest_sample(svc, sample, extract=opts.extract, progress=ingest_progress))
     asked = _cached(opts)

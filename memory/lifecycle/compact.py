@@ -29,14 +29,14 @@ from memory import profile_sync
 from memory.lifecycle.retention import MemInfo, chunks, load, value
 from memory.storage.models import Memory, MemoryEvent, new_id, utcnow
 from memory.storage.vectors import IndexRow, sql_literal
-from memory.vocab import EventOp, MemoryStatus
+from memory.vocab import EventOp, MemoryStatus, MemoryType
 from memory.write.extract.base import SINGLE_VALUED
 
 if TYPE_CHECKING:
     from memory.config import Settings
     from memory.storage.store import Storage
 
-NEVER_COMPACT = frozenset({"turn"})
+NEVER_COMPACT = frozenset({MemoryType.EPISODE})
 
 
 @dataclass

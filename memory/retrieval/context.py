@@ -26,7 +26,7 @@ from sqlmodel import SQLModel
 
 from memory.lifecycle.erasure import PLACEHOLDER as PURGED
 from memory.storage.models import Memory, MemoryEvent, Message
-from memory.vocab import MemoryStatus
+from memory.vocab import MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -107,7 +107,7 @@ def contexts(
 
 def verbatim(hits: Iterable[tuple[str, Iterable[Any]]]) -> set[int]:
     """The messages the prompt already shows as memories: the sources of (type, source ids) ``turn`` memories."""
-    return {m for kind, src in hits if kind == "turn" for m in source_ids(src)}
+    return {m for kind, src in hits if kind == MemoryType.EPISODE for m in source_ids(src)}
 
 
 def _as_id(value: Any) -> int | None:

@@ -65,6 +65,8 @@ class RecallFilters:
     since: datetime | None = None
     until: datetime | None = None
     as_of: datetime | None = None
+    #: messages the prompt already shows (the session's recent turns): their episodes are not recalled again
+    shown_messages: frozenset[str] = frozenset()
 
     @classmethod
     def build(
@@ -75,6 +77,7 @@ class RecallFilters:
         since: datetime | str | None = None,
         until: datetime | str | None = None,
         as_of: datetime | str | None = None,
+        shown_messages: Iterable[int] = (),
     ) -> RecallFilters:
         out = cls(
             types=_members(types, MEMORY_TYPES, "memory type"),
@@ -82,6 +85,7 @@ class RecallFilters:
             since=parse_time(since, "since"),
             until=parse_time(until, "until"),
             as_of=parse_time(as_of, "as_of"),
+            shown_messages=frozenset(str(int(i)) for i in shown_messages),
         )
         if out.since and out.until and out.since > out.until:
             raise InvalidInput("since must not be after until")
@@ -113,7 +117,10 @@ class RecallFilters:
 
     def to_dict(self) -> dict:
         iso = {k: getattr(self, k).isoformat() if getattr(self, k) else None for k in ("since", "until", "as_of")}
-        return {"types": list(self.types), "source_types": list(self.source_types), **iso}
+        out = {"types": list(self.types), "source_types": list(self.source_types), **iso}
+        if self.shown_messages:
+            out["shown_messages"] = sorted(self.shown_messages, key=int)
+        return out
 
 
 def period(query: str, as_of: datetime) -> tuple[DateMatch, datetime, datetime] | None:

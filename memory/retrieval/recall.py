@@ -46,7 +46,7 @@ from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.lance import import_lancedb
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
 from memory.text.privacy import mask_pii
-from memory.vocab import MemoryStatus
+from memory.vocab import MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -256,26 +256,58 @@ def _verdict(hit: Hit, params: RecallParams, best: float | None) -> str | None:
     return None
 
 
-def rank_and_cut(scored: list[Hit], params: RecallParams) -> list[Hit]:
+def rank_and_cut(scored: list[Hit], params: RecallParams, shown: frozenset[str] = frozenset()) -> list[Hit]:
     """Order (by relevance or by fused score, ``params.order``), then mark passed / selected (pure: no I/O). The one
-    cut the agent and the lab share."""
+    cut the agent and the lab share. An episode of a message the prompt already shows (``shown``: the session's
+    recent turns) and a memory saying what a higher-ranked one of the other layer said (:data:`SAME_SOURCE`) pass
+    but are not selected, and take no place in the top k."""
     if params.order == "relevance":
         scored.sort(key=lambda h: (-(h.relevance or 0.0), -h.score, h.memory_id))
     else:
         scored.sort(key=lambda h: (-h.score, -(h.similarity or -2.0), h.memory_id))
     best = max((h.similarity for h in scored if h.similarity is not None), default=None)
     chosen = 0
+    said: dict[tuple[bool, str], int] = {}  # (is an episode, source message) → rank of the selected hit
     for rank, hit in enumerate(scored, 1):
         hit.rank = rank
         hit.drop_reason = _verdict(hit, params, best)
         hit.passed = hit.drop_reason is None
         hit.selected = False
         if hit.passed and chosen < params.k:
+            if hit.type == MemoryType.EPISODE and _all_in(hit.source_message_ids, shown):
+                hit.drop_reason = IN_CONVERSATION
+                continue
+            if (twin := _same_source(hit, said)) is not None:
+                hit.drop_reason = f"{SAME_SOURCE} #{twin}"
+                continue
             hit.selected = True
             chosen += 1
+            for src in hit.source_message_ids:
+                said.setdefault((hit.type == MemoryType.EPISODE, str(src)), rank)
         elif hit.passed:
             hit.drop_reason = "beyond top-k"
     return scored
+
+
+#: why a hit passed but was left out: a higher-ranked selected memory of the other layer came from the same message
+#: (an episode and a fact drawn from it say the same thing; the prompt spends its budget once)
+SAME_SOURCE = "same message as"
+#: why an episode passed but was left out: its message is among the recent turns the prompt shows anyway
+IN_CONVERSATION = "in the recent conversation"
+
+
+def _all_in(sources: list[Any], shown: frozenset[str]) -> bool:
+    return bool(shown) and bool(sources) and all(str(s) in shown for s in sources)
+
+
+def _same_source(hit: Hit, said: dict[tuple[bool, str], int]) -> int | None:
+    """The rank of a selected hit of the other layer (episode / extracted memory) sharing this hit's source."""
+    sources = [str(s) for s in hit.source_message_ids]
+    if not sources:
+        return None
+    other = hit.type != MemoryType.EPISODE
+    ranks = [said.get((other, s)) for s in sources]
+    return None if any(r is None for r in ranks) else min(r for r in ranks if r is not None)
 
 
 def score_relevance(
@@ -310,7 +342,7 @@ def _contextualise(vec, fts, sims, rows, params: RecallParams):
     # extracted from it); its neighbours are the raw turns around that place. Others only get the floor, so every
     # candidate's score stays on the same scale.
     at = {m.id: int(m.source_message_ids[0]) for m in rows if len(m.source_message_ids or []) == 1}
-    turns = {m.id for m in rows if m.type == "turn"}
+    turns = {m.id for m in rows if m.type == MemoryType.EPISODE}
     by_turn = {msg: mid for mid, msg in at.items() if mid in turns}
     if not by_turn or (params.neighbor_weight <= 0 and params.neighbor_weight_fts <= 0):
         return vec, fts, sims
@@ -442,7 +474,7 @@ def rank_signals(
     bm25 = dict(sig.fts)
     hits = [_hit(m, sig.sims, bm25, fused) for m in sig.rows if m.id in fused]
     score_relevance(hits, sig.query, smoothed, calibration, crosslingual=params.crosslingual)
-    return rank_and_cut(hits, params)
+    return rank_and_cut(hits, params, filters.shown_messages if filters is not None else frozenset())
 
 
 def fused_scores(
@@ -455,7 +487,7 @@ def fused_scores(
     if params.mode == "hybrid":
         vec_s, fts_s, smoothed = _contextualise(vec, fts, sims, rows, params)
         fused = fuse(vec_s, fts_s, smoothed, params)
-        days = {m.id: m.created_at.date() for m in rows if m.type == "turn" and m.created_at}
+        days = {m.id: m.created_at.date() for m in rows if m.type == MemoryType.EPISODE and m.created_at}
         fused = neighbours.day_boost(fused, days, params.day_boost)
     else:
         fused = fuse(vec, fts, sims, params)

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from memory.retrieval.crosslingual import overlap as other_language_overlap
+from memory.vocab import MemoryType
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ FEATURES = (
     "fused_gap",  # (best fused - fused) / sd
     "log_rank",  # log(rank by fused score)
     "neighbour",  # neighbour-smoothed similarity - raw (hybrid over turns; 0 otherwise)
-    "is_turn",  # raw conversation turn (1) or extracted memory (0)
+    "is_episode",  # an episode, what was said (1), or an extracted memory (0)
     "top_sim",  # best similarity of the query: is anything close at all?
     "top_bm25_log",  # log(1 + best BM25) of the query
     "overlap",  # share of the query's content terms found in this candidate (or of its concepts, across languages)
@@ -71,7 +72,7 @@ class Scored:
     bm25: float | None
     fused: float
     smoothed: float | None = None
-    type: str = "turn"
+    type: str = MemoryType.EPISODE
     text: str = ""
     place: int | None = None  # the message it came from (its place in the conversation), when exactly one
     day: int | None = None  # the day it was said (proleptic ordinal)
@@ -153,7 +154,7 @@ def features(cands: Sequence[Scored], query: str = "", *, crosslingual: bool = T
         (fused.max() - fused) / fsd,
         np.log(rank),
         smooth - sim,
-        np.array([1.0 if c.type == "turn" else 0.0 for c in cands]),
+        np.array([1.0 if c.type == MemoryType.EPISODE else 0.0 for c in cands]),
         np.full(len(cands), sim.max()),
         np.full(len(cands), math.log1p(max(top_bm, 0.0))),
         overlap,

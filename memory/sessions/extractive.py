@@ -137,7 +137,27 @@ class ExtractiveSummariser:
         goal, latest = current_goal([summary] if summary else []), _goal(said, None)
         tasks = [t for t in dict.fromkeys([goal, latest]) if t]
         facts = list(dict.fromkeys(facts))[-BRIDGE_FACTS:]  # the newest few: the profile holds the rest
-        return bridge_text(facts, list(dict.fromkeys(decided)), tasks, lang, max_tokens)
+        # nothing a rule understood: say back what the user mentioned (their episodes), never "nothing new"
+        mentioned = [] if facts or decided or tasks else _statements(said)[-BRIDGE_MENTIONED:]
+        return bridge_text(facts, list(dict.fromkeys(decided)), tasks, lang, max_tokens, mentioned=mentioned)
+
+
+#: statements said back in a bridge when no rule understood anything the user said
+BRIDGE_MENTIONED = 2
+_SMALL_TALK = re.compile(
+    r"^(?:hi|hello|hey|thanks?|thank you|ok(?:ay)?|bye|good (?:morning|night|evening)|你好|谢谢|好的|再见|嗯)\b",
+    re.IGNORECASE,
+)
+
+
+def _statements(said: list[str]) -> list[str]:
+    """The user's sentences that state something: not questions, requests or small talk (whole, as said)."""
+    return [
+        s.strip()
+        for s in said
+        if len(s.split()) >= 4 or (is_chinese(s) and len(s) >= 6)
+        if not (_is_question(s) or _is_request(s) or _SMALL_TALK.match(s.strip()))
+    ]
 
 
 def _summary_items(summary: str | None, line: str) -> list[str]:
@@ -151,13 +171,25 @@ def _summary_items(summary: str | None, line: str) -> list[str]:
     return out
 
 
-def bridge_text(facts: list[str], decided: list[str], tasks: list[str], lang: str, max_tokens: int) -> str:
-    """'Last time you told me that you live in Lisbon; …. You decided …. Still open: …' within ``max_tokens``."""
-    from memory.text.voice import sentence_end, you
+def bridge_text(
+    facts: list[str],
+    decided: list[str],
+    tasks: list[str],
+    lang: str,
+    max_tokens: int,
+    *,
+    mentioned: list[str] | None = None,
+) -> str:
+    """'Last time you told me that you live in Lisbon; …. You decided …. Still open: …' within ``max_tokens``;
+    with only ``mentioned`` statements (the user's words, no fact extracted): 'Last time you mentioned that …'."""
+    from memory.text.voice import said_to_you, sentence_end, you
 
     zh, w = lang == "zh", BRIDGE_WORDS["zh" if lang == "zh" else "en"]
     said = [you(f, lang).rstrip("。.") for f in facts]
     said = [s if zh else s[:1].lower() + s[1:] for s in said]
+    if not said and mentioned:
+        said = [said_to_you(m, lang).rstrip("。.!！") for m in mentioned]
+        w = {**w, "told": w["mentioned"]}
     parts: list[str] = []
     asked = [_task(t, zh) for t in tasks if _is_request(t)]
     if asked:

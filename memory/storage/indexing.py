@@ -13,6 +13,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from memory.storage.models import Memory
+from memory.storage.passages import passage
 from memory.storage.vectors import IndexRow
 from memory.vocab import MemoryStatus
 
@@ -38,7 +39,9 @@ def index_memories(storage: Storage, rows: Sequence[Memory], *, vectors: Any = N
 
         # many rows (batch add, import, reindex): every core
         with embed_threads(storage.settings.embed_threads if len(active) > 1 else 1):
-            vectors = storage.embedder.embed_passages([m.content for m in active])
+            vectors = storage.embedder.embed_passages(
+                [passage(m.type, m.content, m.subject, m.created_at) for m in active]
+            )
     index = storage.index
     (index.add if fresh else index.upsert)(
         [
@@ -46,7 +49,7 @@ def index_memories(storage: Storage, rows: Sequence[Memory], *, vectors: Any = N
                 id=m.id,
                 user_key=m.user_key,
                 agent_id=m.agent_id,
-                text=m.content,
+                text=passage(m.type, m.content, m.subject, m.created_at),
                 vector=v,
                 type=m.type,
                 created_at=m.created_at,

@@ -13,6 +13,7 @@ reindex`` rebuilds those).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from sqlmodel import col, select
 
 from memory.storage.indexing import index_memories, reindex
 from memory.storage.models import Memory, MemoryEvent, Message, utcnow
-from memory.vocab import MemoryStatus
+from memory.vocab import MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -211,6 +212,8 @@ def settle(store: Storage, *, grace: timedelta | None = None) -> dict[str, int]:
 
 def startup_repair(store: Storage) -> dict[str, Any]:
     """The cheap check run when a process first opens the index: bounded work unless something is wrong."""
+    with contextlib.suppress(*INDEX_DAMAGE):  # an unreadable index is found and rebuilt below
+        store.index.retype("turn", MemoryType.EPISODE)  # migration 0010 renamed the type in SQL
     pending = _pending(store, STARTUP_LIMIT + 1, STARTUP_GRACE)
     if len(pending) > STARTUP_LIMIT:
         log.warning("more than %d unindexed memories: run `memlens repair`", STARTUP_LIMIT)

@@ -156,7 +156,7 @@ def add_message(
     masker: Callable[[str], str] | None = None,
 ) -> Message:
     """Store one message; a repeated ``idempotency_key`` returns the first stored message instead of a copy."""
-    content = validate.text(content, storage.settings.max_message_chars)
+    content = validate.text(content, storage.settings.max_document_chars, limit_name="MEMLENS_MAX_DOCUMENT_CHARS")
     role, idempotency_key = validate.role(role), validate.idempotency_key(idempotency_key)
     content = (masker or mask_pii)(content)  # PII never reaches SQL, the index or the logs
     repeat = select(Message).where(Message.user_key == session.user_key, Message.idempotency_key == idempotency_key)

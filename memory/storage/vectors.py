@@ -224,6 +224,16 @@ class VectorIndex:
                 self.table.delete("id IN (" + ", ".join(sql_literal(i) for i in chunk) + ")")
 
     @retry_conflicts
+    def retype(self, old: str, new: str) -> int:
+        """Rename a memory type in the index's copy of it (a renaming migration); the rows renamed."""
+        where = f"type = {sql_literal(old)}"
+        with self.locked():
+            n = int(self.table.count_rows(where))
+            if n:
+                self.table.update(where=where, values={"type": new})
+        return n
+
+    @retry_conflicts
     def delete_user(self, user_key: str) -> None:
         with self.locked():
             self.table.delete(f"user_key = {sql_literal(user_key)}")
@@ -288,15 +298,16 @@ class VectorIndex:
         return list(zip(res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True))
 
     def search_vectors(
-        self, qvecs: list[np.ndarray], user_key: str, agent_id: str | None, limit: int
+        self, qvecs: list[np.ndarray], user_key: str, agent_id: str | None, limit: int, extra: str | None = None
     ) -> list[list[tuple[str, float]]]:
         """:meth:`search_vector` for many query vectors in ONE scan (the write path's batch dedupe): per query,
         (id, cosine distance) best first."""
         if len(qvecs) <= 1:
-            return [self.search_vector(q, user_key, agent_id, limit) for q in qvecs]
+            return [self.search_vector(q, user_key, agent_id, limit, extra) for q in qvecs]
         import numpy as np
 
-        res = self._vector_query(np.vstack([np.asarray(q, dtype=np.float32) for q in qvecs]), user_key, agent_id, limit)
+        stacked = np.vstack([np.asarray(q, dtype=np.float32) for q in qvecs])
+        res = self._vector_query(stacked, user_key, agent_id, limit, extra)
         out: list[list[tuple[str, float]]] = [[] for _ in qvecs]
         cols = zip(res["query_index"].to_pylist(), res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True)
         for qi, mid, dist in cols:

@@ -134,3 +134,46 @@ def _profile_zh(name: str, v: str, items: list) -> str | None:
 def sentence_end(text: str, lang: str) -> str:
     text = text.strip().rstrip("。.")
     return text + ("。" if lang == "zh" else ".")
+
+
+#: first person → second person, whole words, longest first ("I'm" before "I")
+_FIRST_TO_SECOND = [
+    (r"\bI am\b", "you are"),
+    (r"\bI'm\b|\bI’m\b", "you're"),
+    (r"\bI was\b", "you were"),
+    (r"\bI've\b|\bI’ve\b", "you've"),
+    (r"\bI'd\b|\bI’d\b", "you'd"),
+    (r"\bI'll\b|\bI’ll\b", "you'll"),
+    (r"\bI\b", "you"),
+    (r"\bmy\b", "your"),
+    (r"\bMy\b", "Your"),
+    (r"\bmine\b", "yours"),
+    (r"\bmyself\b", "yourself"),
+    (r"\bme\b", "you"),
+    (r"\bwe\b", "you"),
+    (r"\bour\b", "your"),
+]
+
+
+#: sentence-initial words that read lower-case after "You mentioned that" (a name keeps its capital)
+_LOWER_FIRST = frozenset(
+    re.findall(
+        r"\S+",
+        "your you you're you've you'd you'll the a an this that these those it it's there dinner lunch breakfast "
+        "yesterday today tonight last next on in at after before when since",
+    )
+)
+
+
+def said_to_you(text: str, lang: str) -> str:
+    """What the user said, read back to them: "My sister got her licence" → "your sister got her licence";
+    "我上周去爬山了" → "你上周去爬山了". Words only change person; nothing is added or left out."""
+    text = " ".join(str(text).split()).strip()
+    if lang == "zh":
+        return text.replace("我", "你")
+    for pattern, repl in _FIRST_TO_SECOND:
+        text = re.sub(pattern, repl, text)
+    first = text.split(" ", 1)[0]
+    if first.lower() in _LOWER_FIRST and first not in ("I",):
+        text = text[:1].lower() + text[1:]  # "You mentioned that your sister…", never "…that Your sister"
+    return text

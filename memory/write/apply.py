@@ -21,6 +21,7 @@ from memory import profile, provenance, validate
 from memory.errors import InvalidInput
 from memory.storage.db import retrying
 from memory.storage.models import MEMORY_TYPES, SOURCE_TYPES, Memory, MemoryEvent, User, new_id, utcnow
+from memory.storage.passages import passage
 from memory.storage.vectors import IndexRow
 from memory.text.privacy import mask_pii, mask_value
 from memory.vocab import EventOp, MemoryStatus
@@ -63,7 +64,17 @@ class Superseded:
     by: Operation
 
 
-Event = Skipped | Decided | Superseded
+@dataclass(frozen=True, slots=True)
+class Said:
+    """An episode kept of a message (memory.write.episodes): logged as an ADD of the episode stage."""
+
+    memory_id: str
+    content: str
+    message_id: int | None
+    turn_id: int | None
+
+
+Event = Skipped | Decided | Superseded | Said
 
 
 @dataclass
@@ -129,6 +140,15 @@ def new_row(
         "version": 1,
         "meta": provenance.stamp_meta(meta),
     }
+
+
+def keep_episodes(w: Writes, episodes: list[Any], turn_id: int | None, vectors: list[Any]) -> None:
+    """A message's episodes (``memory.write.episodes.Episode``) into the batch: rows, vectors, one ADD each."""
+    for e, v in zip(episodes, vectors, strict=True):
+        w.inserts.append(e.row)
+        w.new[e.id] = e.row
+        w.vectors[e.id] = v
+        w.events.append(Said(e.id, e.row["content"], e.row["source_message_ids"][0], turn_id))
 
 
 def reinforce_values(row: dict[str, Any], op: Operation, message_id: int | None) -> dict[str, Any]:
@@ -291,6 +311,16 @@ def _event_values(e: Event, w: Writes) -> dict[str, Any]:
             "turn_id": e.turn_id,
             "detail": {"stage": "classify"},
         }
+    if isinstance(e, Said):
+        return {
+            "memory_id": e.memory_id,
+            "op": EventOp.ADD,
+            "reason": "episode: what was said, kept as said",
+            "content": e.content[:300],
+            "message_id": e.message_id,
+            "turn_id": e.turn_id,
+            "detail": {"stage": "episode"},
+        }
     if isinstance(e, Decided):
         op = e.op
         return {
@@ -326,7 +356,7 @@ def index(store: Storage, w: Writes) -> None:
             id=r["id"],
             user_key=r["user_key"],
             agent_id=r["agent_id"],
-            text=r["content"],
+            text=passage(r["type"], r["content"], r["subject"], r["created_at"]),
             vector=w.vectors[r["id"]],
             type=r["type"],
             created_at=r["created_at"],

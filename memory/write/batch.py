@@ -23,7 +23,7 @@ from memory.errors import InvalidInput, NotFound
 from memory.storage import records
 from memory.storage.integrity import CLAIM_LEASE
 from memory.storage.models import MemoryEvent, Message, Session, User, utcnow
-from memory.write import apply
+from memory.write import apply, episodes
 from memory.write.pipeline import Item, WriteReport, prepare
 from memory.write.plan import plan_writes
 from memory.write.state import PlanState
@@ -57,19 +57,26 @@ def write_items(
     """Run the pipeline on claimed, stored messages (see module docstring); one report per item, in order."""
     t0 = time.perf_counter()
     for it in items:
-        prepare(it, model)
+        prepare(it, model, max_chars=store.settings.max_message_chars)
+        it.episodes = episodes.build(store, user, agent_id, it.message, it.text)
+        for c in it.cands:  # each fact points to the episode it was drawn from
+            c.meta["episode_id"] = episodes.episode_for(it.episodes, c.evidence)
     cands = [c for it in items for c in it.cands]
+    kept = [e for it in items for e in it.episodes]
     embed_ms = 0.0
-    if cands:
+    vectors: list = []
+    if cands or kept:
         t1 = time.perf_counter()
-        vectors = store.embedder.embed_passages([c.content for c in cands])
+        vectors = list(store.embedder.embed_passages([c.content for c in cands] + [e.passage for e in kept]))
         embed_ms = (time.perf_counter() - t1) * 1000
-        for c, v in zip(cands, vectors, strict=True):
+        for c, v in zip(cands, vectors, strict=False):
             c.vector = v
+    episode_vectors = iter(vectors[len(cands) :])
     state = PlanState(store, user.key, agent_id)
     state.load([it.cands for it in items])
     w = apply.Writes()
     for it in items:
+        apply.keep_episodes(w, it.episodes, it.turn_id, [next(episode_vectors) for _ in it.episodes])
         if it.skip:
             w.events.append(apply.Skipped(it.skip, it.text, it.message.id, it.turn_id))
             continue
@@ -89,12 +96,14 @@ def write_items(
     apply.commit(store, user, agent_id, w)
     apply.index(store, w)
     changes = iter(w.profile_changes)
+    units = len(cands) + len(kept)
     for it in items:
         report = it.report
+        report.episodes = [e.id for e in it.episodes]
         if not it.skip:
             report.operations = [op.to_dict() for op in it.ops]
             report.profile_changes = next(changes)
-        share = len(it.cands) / len(cands) if cands else 0.0
+        share = (len(it.cands) + len(it.episodes)) / units if units else 0.0
         report.timings_ms.update(
             embed=round(embed_ms * share, 3), total=round((time.perf_counter() - t0) * 1000, 3), batch=len(items)
         )
@@ -138,24 +147,24 @@ def write_messages(
     turn_id: int | None = None,
     model: BaseChatModel | None = None,
     keep_unparsed: bool | Sequence[bool] = False,
+    infer: bool | Sequence[bool] = True,
 ) -> list[WriteReport]:
     """``MemoryService.write_from_messages``: stored messages of one user, in conversation order → one report each.
 
     A message already written (or being written by another process) gets a "repeated message" report, as with
-    ``write_from_message``. ``keep_unparsed`` may be given per message; ``model`` None = the rules."""
+    ``write_from_message``. ``keep_unparsed`` and ``infer`` (read facts from it, or keep it as episodes only) may be
+    given per message; ``model`` None = the rules."""
     user = user if isinstance(user, User) else records.get_user(store, user)
     agent = validate.agent_id(agent_id or session.agent_id, store.settings.default_agent_id)
     msgs = _load(store, messages)
     if any(m.user_key != user.key for m in msgs):
         raise InvalidInput("the message belongs to another user")
-    keep = [keep_unparsed] * len(msgs) if isinstance(keep_unparsed, bool) else list(keep_unparsed)
-    if len(keep) != len(msgs):
-        raise InvalidInput("keep_unparsed must be one flag or one per message")
+    keep, read = _per_message(keep_unparsed, msgs, "keep_unparsed"), _per_message(infer, msgs, "infer")
     owned = claim(store, [m.id for m in msgs])
     items: dict[int, Item] = {}
-    for m, k in zip(msgs, keep, strict=True):
+    for m, k, r in zip(msgs, keep, read, strict=True):
         if m.id in owned and m.id not in items:  # a message listed twice is written once
-            items[m.id] = Item(m, turn_id=turn_id, keep_unparsed=k)
+            items[m.id] = Item(m, turn_id=turn_id, keep_unparsed=k, infer=r)
     if items:
         write_items(
             store,
@@ -169,6 +178,13 @@ def write_messages(
         it = items.pop(m.id, None)
         out.append(it.report if it else WriteReport(m.id, m.role, False, "already written (repeated message)"))
     return out
+
+
+def _per_message(flag: bool | Sequence[bool], msgs: list[Message], name: str) -> list[bool]:
+    flags = [flag] * len(msgs) if isinstance(flag, bool) else [bool(f) for f in flag]
+    if len(flags) != len(msgs):
+        raise InvalidInput(f"{name} must be one flag or one per message")
+    return flags
 
 
 def _load(store: Database, messages: Sequence[Message | int]) -> list[Message]:

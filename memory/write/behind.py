@@ -97,15 +97,15 @@ class WriteBehind:
         return not not_done
 
 
-def unwritten_turns(store: Storage, user_key: str, *, before: int | None = None) -> list[tuple[int, int, str]]:
-    """(message id, turn id, session key) of the user's recent agent turns whose message was never written: no
-    write-log event, no live claim, older than ``CATCH_UP_GRACE``; oldest first."""
+def unwritten_turns(store: Storage, user_key: str, *, before: int | None = None) -> list[tuple[list[int], int, str]]:
+    """(the user's message id and the reply's, turn id, session key) of the user's recent agent turns whose message
+    was never written: no write-log event, no live claim, older than ``CATCH_UP_GRACE``; oldest first."""
     now = utcnow()
     turn_id, message_id = col(Turn.id), col(Turn.user_message_id)
     recent = select(turn_id).where(col(Turn.user_key) == user_key).order_by(turn_id.desc()).limit(CATCH_UP_TURNS)
     claimed = col(Message.write_claimed_at)
     query = (
-        select(message_id, turn_id, col(Turn.session_id))
+        select(message_id, turn_id, col(Turn.session_id), col(Turn.reply_message_id))
         .join(Message, col(Message.id) == message_id)
         .where(
             turn_id.in_(recent.scalar_subquery()),
@@ -119,4 +119,4 @@ def unwritten_turns(store: Storage, user_key: str, *, before: int | None = None)
         query = query.where(message_id < before)
     with store.engine.connect() as conn:
         rows = conn.execute(query).all()
-    return [(a, b, c) for a, b, c in rows if a is not None and b is not None]
+    return [([a] if r is None else [a, r], b, c) for a, b, c, r in rows if a is not None and b is not None]

@@ -25,6 +25,8 @@ from memory.write.plan import Operation
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+    from memory.write.episodes import Episode
+
 
 @dataclass
 class WriteReport:
@@ -37,6 +39,7 @@ class WriteReport:
     operations: list[dict[str, Any]] = field(default_factory=list)
     profile_changes: list[dict[str, Any]] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    episodes: list[str] = field(default_factory=list)  # ids of the episodes kept of the message (what was said)
 
     @property
     def added(self) -> list[dict[str, Any]]:
@@ -51,6 +54,7 @@ class WriteReport:
             "operations": self.operations,
             "profile_changes": self.profile_changes,
             "timings_ms": self.timings_ms,
+            "episodes": self.episodes,
         }
 
 
@@ -61,11 +65,13 @@ class Item:
     message: Message
     turn_id: int | None = None
     keep_unparsed: bool = False
+    infer: bool = True  # read facts from it; False: kept as episodes only (mem0's infer=False, the agent's reply)
     report: WriteReport | None = None
     text: str = ""
     cands: list[Candidate] = field(default_factory=list)
     ops: list[Operation] = field(default_factory=list)
     skip: str | None = None  # why nothing is extracted: logged as one NOOP event
+    episodes: list[Episode] = field(default_factory=list)  # what was said, kept whatever is extracted
 
 
 def mask_candidates(cands: list[Candidate]) -> list[Candidate]:
@@ -74,11 +80,20 @@ def mask_candidates(cands: list[Candidate]) -> list[Candidate]:
     return cands
 
 
-def prepare(item: Item, model: BaseChatModel | None = None) -> Item:
-    """Classify and extract one message (no I/O): fills ``item.cands`` or ``item.skip``."""
+def prepare(item: Item, model: BaseChatModel | None = None, *, max_chars: int | None = None) -> Item:
+    """Classify and extract one message (no I/O): fills ``item.cands`` or ``item.skip``. A message longer than
+    ``max_chars`` (a pasted document) is not read for facts: its episodes keep it (bounded cost per message)."""
     t0 = time.perf_counter()
     message = item.message
     item.text = text = mask_pii(message.content)
+    if not item.infer:
+        item.report = WriteReport(message.id, message.role, False, "kept as said: no facts read from it")
+        item.skip = "not read for facts: kept as an episode only"
+        return item
+    if max_chars is not None and len(text) > max_chars:
+        item.report = WriteReport(message.id, message.role, False, "a long text: kept as episodes, not read for facts")
+        item.skip = f"not remembered as facts: {len(text):,} characters, over MEMLENS_MAX_MESSAGE_CHARS"
+        return item
     worth, reason = classify(text, message.role)
     item.report = report = WriteReport(message.id, message.role, worth, reason)
     if not worth:

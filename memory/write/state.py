@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Row, and_, exists, or_, select
 
 from memory.storage.models import Memory
-from memory.vocab import MemoryStatus
+from memory.vocab import MemoryStatus, MemoryType
 from memory.write.extract.base import OPPOSITES, Candidate
 from memory.write.plan import STRUCTURED_SKIP, Existing, Operation
 
@@ -34,6 +34,8 @@ NEIGHBOURS = 5
 #: extra hits fetched per candidate so that rows superseded earlier in the batch can be skipped without a new search
 SLACK = 5
 _RECALLED = ("fact", "preference", "event")
+#: episodes (what was said) are never a fact's duplicate or contradiction: the planner neither loads nor searches them
+_NOT_EPISODE = f"type != '{MemoryType.EPISODE}'"
 _T = Memory.__table__
 _COLS = [
     _T.c.id,
@@ -86,7 +88,12 @@ class PlanState:
 
     # -- loading -----------------------------------------------------------------------------------------------
     def _scope(self):
-        return and_(_T.c.user_key == self.user_key, _T.c.agent_id == self.agent_id, _T.c.status == MemoryStatus.ACTIVE)
+        return and_(
+            _T.c.user_key == self.user_key,
+            _T.c.agent_id == self.agent_id,
+            _T.c.status == MemoryStatus.ACTIVE,
+            _T.c.type != MemoryType.EPISODE,
+        )
 
     def _unstructured_query(self, exclude: set[str]):
         cond = and_(
@@ -137,7 +144,9 @@ class PlanState:
             return
         todo = [c for cs in per_message[first:] for c in cs if c.vector is not None]
         found = (
-            self.store.index.search_vectors([c.vector for c in todo], self.user_key, self.agent_id, NEIGHBOURS + SLACK)
+            self.store.index.search_vectors(
+                [c.vector for c in todo], self.user_key, self.agent_id, NEIGHBOURS + SLACK, _NOT_EPISODE
+            )
             if todo
             else []
         )
@@ -163,7 +172,7 @@ class PlanState:
         kept = [(i, d) for i, d in hits if i not in self.superseded]
         if len(hits) >= limit and len(kept) < NEIGHBOURS:  # the batch superseded too many of them: look further
             limit = NEIGHBOURS + len(self.superseded)
-            hits = self.store.index.search_vectors([c.vector], self.user_key, self.agent_id, limit)[0]
+            hits = self.store.index.search_vectors([c.vector], self.user_key, self.agent_id, limit, _NOT_EPISODE)[0]
             self.hits[id(c)] = (limit, hits)
             kept = [(i, d) for i, d in hits if i not in self.superseded]
             self.load_ids({i for i, _ in kept})
