@@ -93,23 +93,22 @@ class Memory:
         metadata: dict[str, Any] | None = None,
         infer: bool = True,
     ) -> dict[str, Any]:
-        """Remember messages: through the write pipeline (``infer=True``) or each user message verbatim."""
+        """Remember messages through the one write path a chat turn uses: each message kept as an episode, and
+        (``infer=True``) the facts read from it. With ``infer=False`` the results are the episodes, as said."""
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidInput("metadata must be an object")
         msgs = _messages(messages)
         svc, run = self.service, run_id or DEFAULT_RUN
         with self._acting(metadata=metadata or None):
-            if not infer:
-                rows = [
-                    svc.remember_verbatim(user_id, text, session_id=run, agent_id=agent_id, role=role)
-                    for role, text in msgs
-                    if role == "user"
-                ]
-                return {"results": [{**self._row(r, user_id), "event": "ADD"} for r in rows]}
             user = svc.ensure_user(user_id)
             session = svc.ensure_session(user, run, agent_id)
             stored = [svc.add_message(session, role, text) for role, text in msgs]
-            reports = svc.write_from_messages(user, session, stored, agent_id=agent_id, keep_unparsed=len(msgs) == 1)
+            keep = infer and len(msgs) == 1
+            reports = svc.write_from_messages(user, session, stored, agent_id=agent_id, keep_unparsed=keep, infer=infer)
+            if not infer:
+                ids = [i for r in reports for i in r.episodes]
+                kept = svc.memories_by_id(ids)
+                return {"results": [{**self._row(kept[i], user_id), "event": "ADD"} for i in ids if i in kept]}
         return {"results": [self._result(op) for r in reports for op in r.operations if op.get("memory_id")]}
 
     def _result(self, op: dict[str, Any]) -> dict[str, Any]:

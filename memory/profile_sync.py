@@ -249,8 +249,9 @@ def stating(store: Database, user_key: str, field: str) -> list[Memory]:
 
 
 def retracted_statements(store: Database, user_key: str, limit: int = 1000) -> set[tuple[str, str]]:
-    """(predicate, object) of the user's statements that no longer hold — flagged, deleted or superseded — unless an
-    active, unflagged memory still states them (older bridges and summaries quoting them are then left out)."""
+    """(predicate, object) of the user's statements that no longer hold — flagged, deleted, superseded or edited
+    away by a person (``meta.retracts``) — unless an active, unflagged memory still states them (older bridges,
+    summaries and episodes quoting them are then left out)."""
     from memory.sessions.consistency import retracted_key
 
     query = (
@@ -270,6 +271,9 @@ def retracted_statements(store: Database, user_key: str, limit: int = 1000) -> s
         flagged = isinstance(meta, dict) and meta.get("flagged")
         live = status == MemoryStatus.ACTIVE and not flagged
         (holding if live else gone).add(key)
+        for pair in (meta or {}).get("retracts", []) if isinstance(meta, dict) else []:
+            if isinstance(pair, list) and len(pair) == 2 and (old := retracted_key(str(pair[0]), str(pair[1]))):
+                gone.add(old)
     return gone - holding
 
 

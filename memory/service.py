@@ -156,10 +156,11 @@ class MemoryService:
         agent_id: str | None = None,
         limit: int | None = None,
         offset: int = 0,
+        types: Sequence[str] | None = None,
     ) -> list[Memory]:
-        """A user's memories, newest first."""
+        """A user's memories, newest first (``types``: only these, e.g. ``SEMANTIC_TYPES`` or episodes)."""
         return records.list_memories(
-            self.storage, user, statuses=statuses, agent_id=agent_id, limit=limit, offset=offset
+            self.storage, user, statuses=statuses, agent_id=agent_id, limit=limit, offset=offset, types=types
         )
 
     def set_status(
@@ -422,6 +423,7 @@ class MemoryService:
             params=params,
             calibration=calibration,
             filters=filters,
+            retracted=self._retracted_reader(user),
         )
         result = RecallResult(
             query=query,
@@ -438,6 +440,17 @@ class MemoryService:
                 result, user_key=user.key, agent_id=agent, session_key=session_key, turn_id=turn_id
             )
         return result
+
+    def _retracted_reader(self, user: User) -> Callable[[str], str] | None:
+        """Episode text without the sentences stating what no longer holds for this user (flagged, deleted or
+        superseded memories): what was said stays in the conversation, but is not recalled as true. None when
+        nothing was retracted (the usual case: no work per recall)."""
+        retracted = profile_sync.retracted_statements(self.storage, user.key)
+        if not retracted:
+            return None
+        from memory.sessions.consistency import consistent_text
+
+        return lambda text: consistent_text(text, {}, retracted)
 
     def fill_context(self, user: User, hits: list[Hit], span: int | None = None) -> None:
         """Source context for the selected ``hits`` of this user (after a re-cut, e.g. the retrieval lab's slider);

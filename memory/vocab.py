@@ -66,6 +66,10 @@ class MemoryType(StrEnum):
     EPISODE = "episode"  # what was said: one message (or a chunk of a long one), verbatim
 
 
+#: the semantic layer: what was said read as meaning (everything but episodes)
+SEMANTIC_TYPES = tuple(t for t in MemoryType if t != MemoryType.EPISODE)
+
+
 #: the event an ``set_status`` change is logged as, when the caller names none
 STATUS_OP: dict[MemoryStatus, EventOp] = {
     MemoryStatus.ACTIVE: EventOp.RESTORE,

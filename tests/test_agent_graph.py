@@ -18,6 +18,7 @@ from agent.graph import TurnContext, TurnState, build_graph
 from agent.llm import make_summariser
 from memory.service import MemoryService
 from memory.storage.models import ContextSnapshot, Message
+from memory.vocab import SEMANTIC_TYPES
 
 
 def replies() -> Iterator[AIMessage]:
@@ -61,7 +62,7 @@ def test_the_uncompiled_graph_runs_with_an_in_memory_saver_and_a_fake_model(svc:
         reply = db.get(Message, first["reply_message_id"])
     assert reply is not None and reply.content == "Noted, Hangzhou it is."
     svc.wait_writes(user)  # the write runs after the reply; the next turn waits for it itself (checked below)
-    assert [m.content for m in svc.list_memories(user)] == ["User lives in Hangzhou."]
+    assert [m.content for m in svc.list_memories(user, types=SEMANTIC_TYPES)] == ["User lives in Hangzhou."]
     assert saver.get(config) is not None  # the turn's state was checkpointed on the session's thread
 
     second = turn("Where do I live now?")

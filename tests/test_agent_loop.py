@@ -214,4 +214,6 @@ def test_a_retried_turn_with_the_same_idempotency_key_stores_the_message_and_mem
         users = [m for m in db.exec(select(Message).where(Message.role == "user")).all()]
         adds = db.exec(select(MemoryEvent).where(MemoryEvent.op == "ADD")).all()
     assert len(users) == 2
-    assert len([e for e in adds if "Chengdu" in e.content]) == 1
+    facts = [e for e in adds if "Chengdu" in e.content and e.detail.get("stage") != "episode"]
+    episodes = [e for e in adds if e.detail.get("stage") == "episode" and "Chengdu" in e.content]
+    assert len(facts) == 1 and len(episodes) == 2  # one episode per stored message, the retry added none

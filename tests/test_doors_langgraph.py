@@ -81,8 +81,10 @@ def test_store_operations_and_isolation(store):
 def test_infer_put_goes_through_the_pipeline(plumbing_svc):
     store = MemLensStore(Memory(plumbing_svc, via="langgraph"), infer=True, threshold=-1.0)
     store.put(("dan",), "ignored", {"content": "I moved to Shanghai last year"})
-    [item] = store.search(("dan",))
-    assert "Shanghai" in item.value["content"] and item.value["type"] == "fact"
+    items = store.search(("dan",))
+    [item] = [i for i in items if i.value["type"] == "fact"]  # beside it, the episode: what was said, as said
+    assert "Shanghai" in item.value["content"]
+    assert [i.value["content"] for i in items if i.value["type"] == "episode"] == ["I moved to Shanghai last year"]
 
 
 def test_tools_remember_and_recall_per_user(plumbing_svc):

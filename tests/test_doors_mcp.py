@@ -104,5 +104,5 @@ def test_http_transport_needs_a_key_and_respects_its_users(http_server, plumbing
     assert not ok.isError
     refused = asyncio.run(http_call(http_server, only_alice, "list_memories", {"user_id": "bob"}))
     assert refused.isError and "may not act for user" in refused.content[0].text
-    [row] = views.write_log(plumbing_svc.storage, plumbing_svc.get_user("alice").key)[0]
-    assert row["via"] == "mcp:desktop"
+    rows = views.write_log(plumbing_svc.storage, plumbing_svc.get_user("alice").key)[0]
+    assert len(rows) == 2 and {r["via"] for r in rows} == {"mcp:desktop"}  # the episode and the fact

@@ -105,18 +105,22 @@ def test_the_message_limit_is_configurable_and_refusal_names_it(tmp_path, hash_e
     from memory.config import Settings
     from memory.service import MemoryService
 
-    svc = MemoryService(Settings(data_dir=tmp_path / "d", max_message_chars=500), embedder=hash_embedder)
+    settings = Settings(data_dir=tmp_path / "d", max_message_chars=500, max_document_chars=2000)
+    svc = MemoryService(settings, embedder=hash_embedder)
     user = svc.ensure_user("u")
     session = svc.ensure_session(user, "s")
     assert svc.add_message(session, "user", "好" * 500).content == "好" * 500
-    for call in (
-        lambda t: svc.add_message(session, "user", t),
-        lambda t: svc.add_memory(user, t),
-        lambda t: svc.recall("u", t),
-        lambda t: svc.remember("u", t),
-    ):
+    for call in (lambda t: svc.add_memory(user, t), lambda t: svc.recall("u", t)):
         with pytest.raises(InvalidInput, match=r"501 characters long; the limit is 500 \(MEMLENS_MAX_MESSAGE_CHARS\)"):
             call("好" * 501)
+    # a longer message (a pasted document) is kept, as episodes, not read for facts; past the document limit: refused
+    report = svc.remember("u", "好" * 501)
+    assert report.episodes and not report.operations and "long text" in report.reason
+    for call in (lambda t: svc.add_message(session, "user", t), lambda t: svc.remember("u", t)):
+        with pytest.raises(
+            InvalidInput, match=r"2,001 characters long; the limit is 2,000 \(MEMLENS_MAX_DOCUMENT_CHARS\)"
+        ):
+            call("好" * 2001)
     with pytest.raises(InvalidInput, match="idempotency key"):
         svc.add_message(session, "user", "hi", idempotency_key="k" * 129)
     with pytest.raises(InvalidInput, match="role"):
@@ -162,7 +166,7 @@ def test_cli_hostile_ids_work_and_refusals_are_one_line(monkeypatch, capsys):
     code, out, err = _cli(monkeypatch, capsys, "recall", "chess", "--user", "nobody")
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err and "nobody" in err
     for argv in (
-        ["remember", "x" * 20_001, "--user", "u"],
+        ["remember", "x" * 200_001, "--user", "u"],
         ["remember", "hello", "--user", ""],
         ["recall", "chess", "--user", "u", "--agent", "a'; DROP TABLE memory; --"],
     ):

@@ -19,7 +19,7 @@ from memory.service import MemoryService
 from memory.storage import models
 from memory.storage.db import make_engine, migrate
 from memory.storage.migrations import MIGRATIONS, Migration, add_column, apply_pending
-from memory.vocab import EventOp
+from memory.vocab import SEMANTIC_TYPES, EventOp
 
 DATA = Path(__file__).parent / "data"
 #: tables other libraries keep in the same database (LangGraph's checkpointer)
@@ -153,8 +153,9 @@ def test_the_current_code_reads_and_writes_an_upgraded_database(db_url, tmp_path
         assert svc.profile_fields("alice")["dietary"].value == "no spicy food"
         assert svc.get_user("王芳").external_id == "王芳"
         svc.remember("alice", "I work as a nurse.")  # new rows on top of the old ones (sequences continue on PG)
-        assert sorted(m.predicate or "" for m in svc.list_memories(alice))[-1] == "occupation"
-        assert len(svc.list_memories(alice)) == 3
+        semantic = svc.list_memories(alice, types=SEMANTIC_TYPES)
+        assert sorted(m.predicate or "" for m in semantic)[-1] == "occupation"
+        assert len(semantic) == 3 and len(svc.list_memories(alice, types=["episode"])) == 1
     finally:
         svc.close()
 

@@ -24,9 +24,9 @@ COL = {name: i for i, name in enumerate(FEATURES)}
 
 def test_features_describe_each_candidate_among_its_query_candidates():
     cands = [
-        Scored("a", 0.90, 6.0, 2.0, 2.1, "turn", "Caroline went to the support group"),
+        Scored("a", 0.90, 6.0, 2.0, 2.1, "episode", "Caroline went to the support group"),
         Scored("b", 0.80, None, 1.0, None, "fact", "Melanie paints sunsets"),
-        Scored("c", 0.70, 3.0, 0.0, None, "turn", "a quiet day"),
+        Scored("c", 0.70, 3.0, 0.0, None, "episode", "a quiet day"),
     ]
     f = features(cands, "When did Caroline go to the support group with Jon?")
     assert f["a"][COL["sim"]] == 0.9 and f["a"][COL["sim_gap"]] == 0.0 and f["c"][COL["sim_gap"]] == 0.2

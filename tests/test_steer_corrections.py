@@ -8,14 +8,15 @@ import pytest
 from agent.runtime import Agent
 from memory.errors import Conflict
 from memory.lifecycle import curation
+from memory.retrieval.recall import RETRACTED
 from memory.sessions.prompt import MemoryItem, one_value_each
-from memory.vocab import Actor, EventOp, Role, SourceType
+from memory.vocab import SEMANTIC_TYPES, Actor, EventOp, Role, SourceType
 
 ANA = Actor("ana", Role.CURATOR, "ui")
 
 
 def _mem(svc, user: str, needle: str):
-    return next(m for m in svc.list_memories(svc.get_user(user)) if needle in m.content)
+    return next(m for m in svc.list_memories(svc.get_user(user), types=SEMANTIC_TYPES) if needle in m.content)
 
 
 def test_editing_a_memory_moves_its_profile_field_and_recall(svc):
@@ -29,7 +30,7 @@ def test_editing_a_memory_moves_its_profile_field_and_recall(svc):
     assert last.actor == "ana · ui" and "moved" in last.reason and last.memory_id == mem.id
     result = svc.recall("t1", "where do I live", threshold=0.0)  # (the relevance cut is recall's own business)
     assert [h.content for h in result.selected] == ["User lives in Porto."]
-    assert not [h for h in result.hits if "Lisbon" in h.content]
+    assert not [h for h in result.hits if "Lisbon" in h.content and h.passed]  # the episode saying it: retracted
     edited = svc.get_memory(mem.id)
     assert edited.source_type == "person-edit" and edited.meta["person"]["actor"] == "ana"
     assert (edited.predicate, edited.object) == ("lives_in", "Porto")
@@ -58,7 +59,7 @@ def test_profile_edit_supersedes_the_memory_stating_the_old_value(svc):
     shanghai = _mem(svc, "王芳", "上海")
     svc.update_profile("王芳", "city", "北京", actor=ANA, reason="用户电话确认")
     assert svc.get_memory(shanghai.id).status == "superseded"
-    now = svc.list_memories(svc.get_user("王芳"))
+    now = svc.list_memories(svc.get_user("王芳"), types=SEMANTIC_TYPES)
     assert [m.content for m in now] == ["用户住在北京。"] and now[0].source_type == "person-edit"
     assert svc.profile_fields("王芳")["city"].memory_ids == {"北京": now[0].id}
     agent = Agent(svc)
@@ -117,9 +118,9 @@ def test_flag_reverts_to_the_earlier_value_whose_memory_still_holds(svc):
 def test_list_field_edit_works_per_item(svc):
     svc.remember("lin", "I like hiking. I like chess.")
     svc.update_profile("lin", "interests", ["hiking", "jazz"], actor=ANA, reason="phone call")
-    contents = sorted(m.content for m in svc.list_memories(svc.get_user("lin")))
+    contents = sorted(m.content for m in svc.list_memories(svc.get_user("lin"), types=SEMANTIC_TYPES))
     assert contents == ["User likes hiking.", "User likes jazz."]
-    deleted = svc.list_memories(svc.get_user("lin"), statuses=("deleted",))
+    deleted = svc.list_memories(svc.get_user("lin"), statuses=("deleted",), types=SEMANTIC_TYPES)
     assert [m.content for m in deleted] == ["User likes chess."]
     links = svc.profile_fields("lin")["interests"].memory_ids
     assert set(links) == {"hiking", "jazz"}
@@ -145,7 +146,9 @@ def test_delete_and_restore_are_logged_with_the_actor(svc):
     mem = _mem(svc, "u", "Lisbon")
     curation.delete_memory(svc.storage, mem.id, actor=ANA, reason="asked to forget")
     assert svc.get_profile("u").get("city") is None
-    assert not svc.recall("u", "where do I live", threshold=0.0).hits
+    hits = svc.recall("u", "where do I live", threshold=0.0).hits
+    assert not [h for h in hits if h.passed]  # the fact is gone; the sentence that said it is not recalled as true
+    assert {h.drop_reason for h in hits if h.type == "episode"} == {RETRACTED}
     with pytest.raises(Conflict):
         curation.edit_memory(svc.storage, mem.id, "User lives in Porto.", actor=ANA)
     curation.restore_memory(svc.storage, mem.id, actor=ANA, reason="mistake")

@@ -15,22 +15,23 @@ from agent.runtime import Agent
 from memory.config import Settings
 from memory.service import MemoryService
 from memory.storage.models import MemoryEvent, Turn
+from memory.vocab import SEMANTIC_TYPES
 from memory.write import behind
 
 
 def _slow_writes(svc: MemoryService, monkeypatch, gate: threading.Event) -> None:
     """Every write waits for ``gate`` first (the real pipeline runs after it)."""
-    real = svc.write_from_message
+    real = svc._ingest_turn
 
     def gated(*args, **kwargs):
         assert gate.wait(30)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(svc, "write_from_message", gated)
+    monkeypatch.setattr(svc, "_ingest_turn", gated)
 
 
 def _contents(svc: MemoryService, user_id: str) -> list[str]:
-    return [m.content for m in svc.list_memories(svc.get_user(user_id))]
+    return [m.content for m in svc.list_memories(svc.get_user(user_id), types=SEMANTIC_TYPES)]
 
 
 def test_the_reply_does_not_wait_for_the_write_and_the_next_turn_sees_it(svc: MemoryService, monkeypatch):
@@ -70,7 +71,7 @@ def test_a_write_lost_in_a_crash_is_caught_up_by_the_next_one(svc: MemoryService
     def crash(*args, **kwargs):  # the process "dies" before the write: nothing is claimed, nothing written
         lost.set()
 
-    monkeypatch.setattr(svc, "write_from_message", crash)
+    monkeypatch.setattr(svc, "_ingest_turn", crash)
     bot.chat("wb-crash", "s1", "I am vegetarian.")
     bot.wait()
     assert lost.is_set() and _contents(svc, "wb-crash") == []
@@ -80,7 +81,7 @@ def test_a_write_lost_in_a_crash_is_caught_up_by_the_next_one(svc: MemoryService
         turn.created_at = turn.created_at - behind.CATCH_UP_GRACE - timedelta(seconds=1)
         db.add(turn)
         db.commit()
-    assert [t[0] for t in behind.unwritten_turns(svc.storage, turn.user_key)] == [turn.user_message_id]
+    assert [t[0][0] for t in behind.unwritten_turns(svc.storage, turn.user_key)] == [turn.user_message_id]
     result = bot.chat("wb-crash", "s2", "I live in Oslo.")
     written = set(_contents(svc, "wb-crash")) if result.writes else set()
     assert {"User is vegetarian.", "User lives in Oslo."} <= written
@@ -97,7 +98,7 @@ def test_a_failed_write_is_reported_on_the_result_and_the_next_turn_runs(svc: Me
     def broken(*args, **kwargs):
         raise RuntimeError("index unavailable")
 
-    monkeypatch.setattr(svc, "write_from_message", broken)
+    monkeypatch.setattr(svc, "_ingest_turn", broken)
     result = bot.chat("wb-fail", "s1", "I like tennis.")
     with pytest.raises(RuntimeError, match="index unavailable"):
         _ = result.writes

@@ -6,6 +6,7 @@ import pytest
 from sqlmodel import select
 
 from memory.storage.models import MemoryEvent
+from memory.vocab import SEMANTIC_TYPES
 
 
 def _say(svc, text, session="s1", role="user", user="lin"):
@@ -31,7 +32,7 @@ def test_move_across_sessions_supersedes_and_stays_in_history(svc):
     hits = svc.recall("lin", "where does the user live?", threshold=0.0).hits
     assert old_id not in {h.memory_id for h in hits} and op["memory_id"] in {h.memory_id for h in hits}
     assert svc.get_profile("lin")["city"] == "上海"
-    hiking = [m for m in svc.list_memories(svc.get_user("lin")) if "hiking" in m.content]
+    hiking = [m for m in svc.list_memories(svc.get_user("lin"), types=SEMANTIC_TYPES) if "hiking" in m.content]
     assert len(hiking) == 1  # unrelated memory untouched
 
 

@@ -175,9 +175,12 @@ def edit_memory(
     def change(m: Memory) -> dict[str, Any]:
         _active(m, "edited")
         old.update(old_content=m.content, old_source_type=m.source_type)
+        was = [m.predicate, m.object]
         m.content, m.source_type, m.indexed = content, PERSON, False
         m.meta = {**(m.meta or {}), "person": provenance(actor, reason)}
         _restate(m, content)
+        if was[0] and was[1] and was != [m.predicate, m.object]:  # the old statement no longer holds
+            m.meta = {**m.meta, "retracts": [*m.meta.get("retracts", []), was]}
         return dict(old)
 
     m = _change(store, memory_id, change, EventOp.EDIT, reason, actor)

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from sqlalchemy import text, update
@@ -18,6 +19,7 @@ from sqlmodel import col, select
 
 from memory.prompts import fence_line
 from memory.storage.models import ContextSnapshot, Memory, MemoryEvent, Message
+from memory.vocab import MemoryType
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -42,15 +44,37 @@ TEXT_TABLES = (
 )
 
 
-def forget_sources(store: Database, memory: Memory) -> int:
-    """Blank the source messages of a purged memory that no remaining memory refers to; returns how many."""
+def episodes_of(store: Database, user_key: str, message_ids: Iterable[int]) -> list[str]:
+    """The ids of the user's episodes kept of these messages (what was said goes with the message)."""
+    wanted = {int(i) for i in message_ids}
+    if not wanted:
+        return []
+    query = select(Memory.id, Memory.source_message_ids).where(
+        Memory.user_key == user_key, Memory.type == MemoryType.EPISODE
+    )
+    with store.engine.connect() as conn:
+        rows = conn.execute(query).all()
+    return [mid for mid, src in rows if any(int(i) in wanted for i in src or [] if str(i).isdigit())]
+
+
+def orphaned_sources(store: Database, memory: Memory) -> list[int]:
+    """The source messages of ``memory`` that no other memory of the semantic layer was learnt from (their
+    episodes do not count: they go with the message)."""
     ids = [int(i) for i in (memory.source_message_ids or []) if isinstance(i, int) or str(i).isdigit()]
     if not ids:
-        return 0
+        return []
+    query = select(Memory.source_message_ids).where(
+        Memory.user_key == memory.user_key, Memory.type != MemoryType.EPISODE, Memory.id != memory.id
+    )
     with store.db() as db:
-        others = db.exec(select(Memory.source_message_ids).where(Memory.user_key == memory.user_key)).all()
-        still = {int(i) for row in others for i in row or []}
-        orphaned = [i for i in ids if i not in still]
+        still = {int(i) for row in db.exec(query).all() for i in row or [] if str(i).isdigit()}
+    return [i for i in ids if i not in still]
+
+
+def forget_sources(store: Database, memory: Memory, orphaned: list[int] | None = None) -> int:
+    """Blank the source messages of a purged memory that no remaining memory refers to; returns how many."""
+    orphaned = orphaned_sources(store, memory) if orphaned is None else orphaned
+    with store.db() as db:
         messages = db.exec(select(Message).where(col(Message.id).in_(orphaned))).all() if orphaned else []
     if not messages:
         return 0

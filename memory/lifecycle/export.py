@@ -204,9 +204,14 @@ def delete_session(store: Storage, user_id: str, session_id: str, *, agent_id: s
     found = [s for s in records.list_sessions(store, user, agent) if s.external_id == session_id]
     if not found:
         raise NotFound(f"no session {session_id[:80]!r} for this user and agent {agent!r}")
+    said = records.messages(store, found[0].id)
+    episodes = erasure.episodes_of(store, user.key, [m.id for m in said if m.id is not None])
+    purged = lifecycle.purge_rows(store, episodes, reasons={e: "its conversation was deleted" for e in episodes})
+    store.index.delete(episodes)
     with store.engine.begin() as conn:
         counts = _delete_session_rows(conn, found[0].id)
-    reclaim(store, index=False)
+    counts["episodes"] = purged
+    reclaim(store, index=bool(episodes))
     return counts
 
 
@@ -272,9 +277,11 @@ def _unlink_session(conn: Connection, session_key: str) -> None:
 def purge_memory(store: Storage, memory_id: str) -> dict[str, int]:
     """Delete one memory for good (row, write log, hits, labels, vector), leaving a content-free PURGE event."""
     memory = records.get_memory(store, memory_id)  # NotFound if absent
-    n = lifecycle.purge_rows(store, [memory_id], reasons={memory_id: "purged by a person"})
-    store.index.delete([memory_id])
-    erasure.forget_sources(store, memory)
+    orphaned = erasure.orphaned_sources(store, memory)  # the words that stated it go too: message and episode
+    ids = [memory_id, *(e for e in erasure.episodes_of(store, memory.user_key, orphaned) if e != memory_id)]
+    n = lifecycle.purge_rows(store, ids, reasons={i: "purged by a person" for i in ids})
+    store.index.delete(ids)
+    erasure.forget_sources(store, memory, orphaned)
     reclaim(store)
     return {"memory": n}
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -256,7 +257,12 @@ def _verdict(hit: Hit, params: RecallParams, best: float | None) -> str | None:
     return None
 
 
-def rank_and_cut(scored: list[Hit], params: RecallParams, shown: frozenset[str] = frozenset()) -> list[Hit]:
+def rank_and_cut(
+    scored: list[Hit],
+    params: RecallParams,
+    shown: frozenset[str] = frozenset(),
+    excluded: Collection[str] = frozenset(),
+) -> list[Hit]:
     """Order (by relevance or by fused score, ``params.order``), then mark passed / selected (pure: no I/O). The one
     cut the agent and the lab share. An episode of a message the prompt already shows (``shown``: the session's
     recent turns) and a memory saying what a higher-ranked one of the other layer said (:data:`SAME_SOURCE`) pass
@@ -270,7 +276,7 @@ def rank_and_cut(scored: list[Hit], params: RecallParams, shown: frozenset[str] 
     said: dict[tuple[bool, str], int] = {}  # (is an episode, source message) → rank of the selected hit
     for rank, hit in enumerate(scored, 1):
         hit.rank = rank
-        hit.drop_reason = _verdict(hit, params, best)
+        hit.drop_reason = RETRACTED if hit.memory_id in excluded else _verdict(hit, params, best)
         hit.passed = hit.drop_reason is None
         hit.selected = False
         if hit.passed and chosen < params.k:
@@ -505,8 +511,10 @@ def run_search(
     params: RecallParams,
     calibration: Calibration,
     filters: RecallFilters | None = None,
+    retracted: Callable[[str], str] | None = None,
 ) -> list[Hit]:
-    """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut.
+    """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut; with
+    ``retracted``, episodes stating only retracted memories are left out (:func:`drop_retracted`).
 
     The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
     costs about as much as vector alone (LanceDB and the embedder release the GIL). ``filters`` narrow the
@@ -515,8 +523,41 @@ def run_search(
     """
     sig = gather(store, user_key=user_key, agent_id=agent_id, query=query, params=params, filters=filters)
     hits = rank_signals(sig, params=params, calibration=calibration, filters=filters)
+    if retracted is not None:
+        hits = drop_retracted(hits, params, filters, retracted)
     add_context(store.engine, user_key, hits, params.context_span)
     return hits
+
+
+#: why an episode is left out: every sentence of it states a memory a person flagged or deleted, or
+#: one later superseded (what was said stays in the conversation, but is not recalled as holding)
+RETRACTED = "states a retracted memory"
+
+
+def drop_retracted(
+    hits: list[Hit], params: RecallParams, filters: RecallFilters | None, retracted: Callable[[str], str]
+) -> list[Hit]:
+    """Episodes read through ``retracted`` (their text without the sentences stating a retracted memory), best
+    first until the top k is full: a part is cut from the hit's text, an episode with nothing left is dropped
+    (:data:`RETRACTED`) and the cut is made again without it."""
+    gone: set[str] = set()
+    eligible = 0
+    for h in hits:
+        if eligible >= params.k:
+            break
+        if not h.passed and h.drop_reason != "beyond top-k":
+            continue
+        if h.type == MemoryType.EPISODE:
+            kept = retracted(h.content)
+            if not kept.strip():
+                gone.add(h.memory_id)
+                continue
+            h.content = kept
+        eligible += 1
+    if not gone:
+        return hits
+    shown = filters.shown_messages if filters is not None else frozenset()
+    return rank_and_cut(hits, params, shown, excluded=gone)
 
 
 def add_context(engine: Any, user_key: str, hits: list[Hit], span: int) -> None:

@@ -280,10 +280,13 @@ def list_memories(
     agent_id: str | None = None,
     limit: int | None = None,
     offset: int = 0,
+    types: Sequence[str] | None = None,
 ) -> list[Memory]:
     query = select(Memory).where(Memory.user_key == user.key)
     if statuses:
         query = query.where(col(Memory.status).in_(list(statuses)))
+    if types is not None:
+        query = query.where(col(Memory.type).in_(list(types)))
     if agent_id:
         query = query.where(Memory.agent_id == agent_id)
     query = query.order_by(col(Memory.created_at).desc(), Memory.id).offset(offset)
