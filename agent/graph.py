@@ -48,7 +48,10 @@ def load_context(state: TurnState, runtime: Rt) -> TurnState:
     svc.close_other_sessions(session, settings, first_turn=first, summariser=c.summariser)
     svc.reopen_session(session)
     bridge = svc.take_bridge(session) if first else None
-    msg = s.user_message = svc.add_message(session, "user", c.text, idempotency_key=c.idempotency_key)
+    said = {"speaker": c.speaker} if c.speaker else None
+    msg = s.user_message = svc.add_message(
+        session, "user", c.text, idempotency_key=c.idempotency_key, created_at=c.at, meta=said
+    )
     turn_id = svc.open_turn(session, msg, model=_model_name(c.model))
     anchors = svc.summary_anchors(session.id)
     done = max((a.to_message_id for a in anchors), default=0)
@@ -198,7 +201,7 @@ def respond(state: TurnState, runtime: Rt) -> TurnState:
     if erased(c):
         return {}
     kept = (reply or "(empty reply)")[: c.settings.max_message_chars]
-    msg = c.service.add_message(c.session, "assistant", kept)
+    msg = c.service.add_message(c.session, "assistant", kept, created_at=c.at)
     c.service.close_turn(state["turn_id"], msg)
     return TurnState(reply_message_id=stored_id(msg.id, "message"))
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
@@ -121,7 +122,14 @@ class Agent:
 
     # -- turns -------------------------------------------------------------------------------------------------
     def _context(
-        self, user_id: str, session_id: str, text: str, agent_id: str | None, idempotency_key: str | None = None
+        self,
+        user_id: str,
+        session_id: str,
+        text: str,
+        agent_id: str | None,
+        idempotency_key: str | None = None,
+        speaker: str | None = None,
+        at: datetime | None = None,
     ) -> TurnContext:
         svc = self.service
         user = svc.ensure_user(user_id)
@@ -135,6 +143,8 @@ class Agent:
             session=session,
             text=text,
             idempotency_key=idempotency_key,
+            speaker=speaker,
+            at=at,
             background=self._background,
         )
 
@@ -146,13 +156,16 @@ class Agent:
         *,
         agent_id: str | None = None,
         idempotency_key: str | None = None,
+        speaker: str | None = None,
+        at: datetime | None = None,
     ) -> TurnStream:
         """Run one turn; iterate the returned object for the reply as it is generated.
 
         A client retrying a turn passes the same ``idempotency_key``: the message is stored once and its memories
-        are written once (the reply is generated again).
+        are written once (the reply is generated again). ``speaker`` names who said it (a conversation with named
+        speakers) and ``at`` when (a client replaying a conversation); both are stored on the message.
         """
-        ctx = self._context(user_id, session_id, text, agent_id, idempotency_key)
+        ctx = self._context(user_id, session_id, text, agent_id, idempotency_key, speaker, at)
         stream = TurnStream(iter(()))
         stream._chunks = self._run(ctx, TurnState(action="turn"), stream)
         return stream
@@ -192,8 +205,12 @@ class Agent:
         *,
         agent_id: str | None = None,
         idempotency_key: str | None = None,
+        speaker: str | None = None,
+        at: datetime | None = None,
     ) -> TurnResult:
-        stream = self.stream(user_id, session_id, text, agent_id=agent_id, idempotency_key=idempotency_key)
+        stream = self.stream(
+            user_id, session_id, text, agent_id=agent_id, idempotency_key=idempotency_key, speaker=speaker, at=at
+        )
         for _ in stream:
             pass
         assert stream.result is not None

@@ -106,6 +106,10 @@ class TurnContext:
     session: Session
     text: str = ""
     idempotency_key: str | None = None
+    #: who said the message, when the conversation has named speakers (stored on the message; its episode's speaker)
+    speaker: str | None = None
+    #: when it was said, for a client replaying a conversation (default: now)
+    at: datetime | None = None
     background: list[threading.Thread] = field(default_factory=list)
     scratch: TurnScratch = field(default_factory=TurnScratch)
 

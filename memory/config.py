@@ -224,7 +224,17 @@ class Settings(BaseSettings):
         0.01, ge=0, description="Active memories whose value has faded below this are archived (0 disables)."
     )
     max_active_memories: int = Field(
-        2000, ge=1, description="Cap of active memories per user; above it the lowest-value ones are archived first."
+        2000,
+        ge=1,
+        description="Cap of active facts, preferences and events per user (episodes have their own cap); above it "
+        "the lowest-value ones are archived first.",
+    )
+    max_active_episodes: int = Field(
+        100_000,
+        ge=1,
+        description="Cap of active episodes (messages kept as said) per user, apart from the cap above; above it the "
+        "least recently recalled (then oldest) are archived first. Episodes never fade by value: old conversation "
+        "stays recallable until the cap.",
     )
     archive_retention_days: float = Field(
         90.0, ge=0, description="Archived memories are purged (deleted for good) this many days after archiving."

@@ -10,7 +10,7 @@ import streamlit as st
 from memory import views
 from memory.errors import MemLensError
 from memory.storage.models import MEMORY_TYPES, STATUSES
-from memory.vocab import EventOp, MemoryStatus, Role
+from memory.vocab import SEMANTIC_TYPES, EventOp, MemoryStatus, MemoryType, Role
 from pages.common import (
     can,
     current_actor,
@@ -40,19 +40,34 @@ st.caption(
     "Content is shown as stored, with personal data masked."
 )
 
-counts = views.memory_counts(svc.storage, user.key)["status"]
-m = st.columns(4)
-m[0].metric("Active", counts.get("active", 0), border=True)
-m[1].metric("Superseded", counts.get("superseded", 0), border=True)
-m[2].metric("Archived", counts.get("archived", 0), border=True)
-m[3].metric("Deleted", counts.get("deleted", 0), border=True)
+all_counts = views.memory_counts(svc.storage, user.key)
+counts, by_type = all_counts["status"], all_counts["type"]
+episodes = by_type.get(MemoryType.EPISODE, 0)
+m = st.columns(6)
+m[0].metric(
+    "Facts & preferences", sum(by_type.values()) - episodes, border=True, help="Active, read from what was said"
+)
+m[1].metric("Episodes", episodes, border=True, help="Active: every message kept as said, with its speaker and time")
+m[2].metric("Superseded", counts.get("superseded", 0), border=True)
+m[3].metric("Archived", counts.get("archived", 0), border=True)
+m[4].metric("Deleted", counts.get("deleted", 0), border=True)
+m[5].metric("All active", counts.get("active", 0), border=True)
 
 
 def _reset_page() -> None:
     st.session_state["mem_page"] = 1
 
 
+LAYERS = {"Both layers": None, "Facts & preferences": SEMANTIC_TYPES, "Episodes (what was said)": (MemoryType.EPISODE,)}
 with st.container(border=True):
+    layer = st.segmented_control(
+        "Layer",
+        list(LAYERS),
+        default="Both layers",
+        key="mem_layer",
+        on_change=_reset_page,
+        label_visibility="collapsed",
+    )
     f = st.columns([2, 2, 2, 2, 3])
     ops = f[0].multiselect("Decision", OPS, key="mem_ops", on_change=_reset_page, placeholder="any")
     types = f[1].multiselect("Type", MEMORY_TYPES, key="mem_types", on_change=_reset_page, placeholder="any")
@@ -69,6 +84,9 @@ with st.container(border=True):
         "Search content or reason", key="mem_search", on_change=_reset_page, placeholder="e.g. spicy / 杭州"
     )
 
+lane = LAYERS.get(layer or "Both layers")
+if lane is not None:  # the lane narrows the type filter (or is it, when no type is picked)
+    types = [t for t in types if t in lane] if types else list(lane)
 flt = views.WriteFilter(ops=ops, types=types, statuses=statuses, search=search, vias=vias)
 page_no = int(st.session_state.get("mem_page") or 1)
 rows, total = views.write_log(svc.storage, user.key, flt, limit=PAGE_SIZE, offset=(page_no - 1) * PAGE_SIZE)

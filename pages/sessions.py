@@ -105,6 +105,23 @@ for n, s in enumerate(sessions):
                 )
         else:
             st.caption("No summary anchor: the session fit in the window.")
+        said = views.conversation(svc.storage, s["id"]) if n < 5 else []
+        if said:
+            st.markdown("**What was said, and what was kept of it**")
+            st.dataframe(
+                [
+                    {
+                        "when": when(r["at"]),
+                        "speaker": r["speaker"],
+                        "said": short(r["text"], 160),
+                        "episode": short(r["episodes"][0], 12) if r["episodes"] else "—",
+                        "facts read": r["facts"],
+                    }
+                    for r in said
+                ],
+                hide_index=True,
+                column_config={"said": st.column_config.TextColumn(width="large")},
+            )
         for b in s["bridge_out"]:
             st.success(
                 f"**Bridge to {plain(short(b['to'] or 'the next session', 40))}:** {plain(b['text'])}",

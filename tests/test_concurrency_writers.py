@@ -90,12 +90,15 @@ def test_a_retried_turn_stores_one_message_and_never_adds_a_memory_twice(backend
         assert db.exec(select(func.count()).select_from(Message)).one() == len(SPORTS)
     adds = Counter(op for r in results for op in r["ops"])["ADD"]
     with svc.storage.db() as db:
-        memories = db.exec(select(Memory).where(Memory.status == "active")).all()
-        per_message = Counter(e.message_id for e in db.exec(select(MemoryEvent).where(MemoryEvent.op == "ADD")).all())
+        active = db.exec(select(Memory).where(Memory.status == "active")).all()
+        added = db.exec(select(MemoryEvent).where(MemoryEvent.op == "ADD")).all()
+    memories = [m for m in active if m.type != "episode"]
+    per_message = Counter(e.message_id for e in added if e.detail.get("stage") != "episode")
+    episodes = Counter(e.message_id for e in added if e.detail.get("stage") == "episode")
     assert adds == len(memories) == len(SPORTS)
     assert sorted(m.object for m in memories) == sorted(SPORTS)
-    assert set(per_message.values()) == {1}
-    assert svc.storage.index.count() == len(SPORTS)
+    assert set(per_message.values()) == {1} and set(episodes.values()) == {1} and len(episodes) == len(SPORTS)
+    assert svc.storage.index.count() == 2 * len(SPORTS)  # each fact and the episode it was read from
 
 
 def test_concurrent_writers_lose_no_profile_item_and_no_reinforcement(backend_plumbing_svc):

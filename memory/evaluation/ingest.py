@@ -80,11 +80,10 @@ def ingest_session(
         return stats
     msgs = []
     for turn in ls.turns:
-        content = turn.text + (f" [shares {turn.caption}]" if turn.caption else "")
         msg = svc.add_message(
             session,
             "user",
-            content or "(image)",
+            turn.message() or "(image)",
             created_at=turn.at,
             idempotency_key=f"locomo:{sample.sample_id}:{turn.dia_id}"[:128],
             meta={"dia_id": turn.dia_id, "speaker": turn.speaker, "session": ls.number, "source": "locomo"},

@@ -32,6 +32,10 @@ class DialogTurn:
     caption: str | None
     at: datetime
 
+    def message(self) -> str:
+        """The message as a chat client sends it: the words, and a shared image named by its caption."""
+        return self.text + (f" [shares {self.caption}]" if self.caption else "")
+
     def passage(self) -> str:
         """The retrievable form: the speaker's name and the date matter for dense retrieval."""
         shared = f" [shares {self.caption}]" if self.caption else ""

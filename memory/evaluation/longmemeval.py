@@ -205,8 +205,15 @@ def run(
     asked = [q for q in questions if not q.abstention][:limit] if limit else [q for q in questions if not q.abstention]
     step = bar("longmemeval", len(asked)) if bar else None
     rows, turns, start = [], 0, time.perf_counter()
+    refused: list[dict] = []
     for q in asked:
-        turns += ingest(svc, q, user_turns_only=user_turns_only)
+        try:
+            turns += ingest(svc, q, user_turns_only=user_turns_only)
+        except InvalidInput as exc:  # reported, never fatal: the other questions still run
+            refused.append({"question_id": q.question_id, "error": str(exc)[:300]})
+            if step:
+                step(1)
+            continue
         filters = RecallFilters.build(as_of=q.date) if q.date else None
         res = svc.recall(q.user_id, q.question, threshold=-1.0, k=max(ks), log=False, filters=filters)
         shown = _windows(svc, q, res.hits[: max(ks)], res.params.context_span)
@@ -222,6 +229,7 @@ def run(
         "asked": len(asked),
         "skipped_abstention": sum(1 for q in questions if q.abstention),
         "episodes_ingested": turns,
+        "not_ingested": refused,
         "ingest_path": INGEST_PATH,
         "seconds": round(time.perf_counter() - start, 1),
         **summarise(rows, ks),

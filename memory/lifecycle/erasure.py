@@ -11,14 +11,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import text, update
+from sqlalchemy import Connection, text, update
 from sqlmodel import col, select
 
 from memory.prompts import fence_line
-from memory.storage.models import ContextSnapshot, Memory, MemoryEvent, Message
+from memory.storage.models import ContextSnapshot, Memory, MemoryEvent, Message, SessionBridge, SummaryAnchor
 from memory.vocab import MemoryType
 
 if TYPE_CHECKING:
@@ -52,8 +53,8 @@ def episodes_of(store: Database, user_key: str, message_ids: Iterable[int]) -> l
     query = select(Memory.id, Memory.source_message_ids).where(
         Memory.user_key == user_key, Memory.type == MemoryType.EPISODE
     )
-    with store.engine.connect() as conn:
-        rows = conn.execute(query).all()
+    with store.db() as db:
+        rows = db.exec(query).all()
     return [mid for mid, src in rows if any(int(i) in wanted for i in src or [] if str(i).isdigit())]
 
 
@@ -84,16 +85,37 @@ def forget_sources(store: Database, memory: Memory, orphaned: list[int] | None =
             conn.execute(
                 update(MemoryEvent).where(col(MemoryEvent.message_id) == m.id).values(content="", message_id=None)
             )
-            snaps = conn.execute(
-                select(ContextSnapshot.id, ContextSnapshot.prompt).where(ContextSnapshot.user_key == m.user_key)
-            ).all()
-            shown = [t for t in dict.fromkeys((m.content, fence_line(m.content))) if t]  # as stored, as fenced
-            for sid, prompt in snaps:
-                if isinstance(prompt, str) and any(t in prompt for t in shown):
-                    for t in shown:
-                        prompt = prompt.replace(t, PLACEHOLDER)
-                    conn.execute(update(ContextSnapshot).where(col(ContextSnapshot.id) == sid).values(prompt=prompt))
+            # as stored, as fenced, and its clauses as a bridge or summary says them back ("you mentioned that …")
+            shown = [t for t in dict.fromkeys((m.content, fence_line(m.content), *said_back(m.content))) if t]
+            _scrub(conn, ContextSnapshot, ContextSnapshot.prompt, ContextSnapshot.user_key == m.user_key, shown)
+            _scrub(conn, SessionBridge, SessionBridge.text, SessionBridge.user_key == m.user_key, shown)
+            _scrub(conn, SummaryAnchor, SummaryAnchor.text, SummaryAnchor.session_id == m.session_id, shown)
     return len(messages)
+
+
+#: the shortest clause of a purged message looked for in what was written from it (shorter ones are too common)
+_MIN_CLAUSE_CHARS = 12
+
+
+def said_back(content: str) -> list[str]:
+    """The clauses of a message as the offline bridges and summaries repeat them: as said, and in the second
+    person (:func:`memory.text.voice.said_to_you`), longest first so a long clause is replaced before its parts."""
+    from memory.text.voice import said_to_you
+
+    lang = "zh" if re.search(r"[\u4e00-\u9fff]", content) else "en"
+    clauses = [c.strip() for c in re.split(r"[\n.!?。！？；;]+", content) if len(c.strip()) >= _MIN_CLAUSE_CHARS]
+    out = {v for c in clauses for v in (c, said_to_you(c, lang))}
+    return sorted(out, key=len, reverse=True)
+
+
+def _scrub(conn: Connection, table: Any, column: Any, where: Any, shown: list[str]) -> None:
+    """Replace every copy of ``shown`` in one text column of the rows ``where`` selects with the placeholder."""
+    key = table.__table__.c.id
+    for rid, value in conn.execute(select(key, column).where(where)).all():
+        if isinstance(value, str) and any(t in value for t in shown):
+            for t in shown:
+                value = value.replace(t, PLACEHOLDER)
+            conn.execute(update(table.__table__).where(key == rid).values({column.key: value}))
 
 
 def vacuum_postgres(store: Database) -> None:

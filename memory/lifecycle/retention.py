@@ -11,7 +11,9 @@ A memory that only grows becomes noise, so every rule here is explicit, configur
      after its ``event_time`` (else ``created_at``). Types not listed (e.g. turns, summaries) never expire.
   2. *faded*: value below ``archive_below_value``.
   3. *cap*: more than ``max_active_memories`` active memories left → the lowest-value ones are archived first
-     (ties: least recently used, then oldest).
+     (ties: least recently used, then oldest). Episodes (what was said) have a cap of their own,
+     ``max_active_episodes``, beyond which the least recently recalled go first, and never fade by value: an old
+     conversation stays recallable, and the session's summaries and bridges outlive an archived episode.
   4. *retention*: archived more than ``archive_retention_days`` ago (``updated_at`` of the archived row) → purged
      for good (row, its write log and retrieval hits; a content-free ``PURGE`` event records why).
   Archiving removes the vector from LanceDB; SQL keeps the row, so an archived memory can still be read and restored.
@@ -38,7 +40,7 @@ from sqlalchemy import String, delete, insert, select, type_coerce, update
 from memory import profile_sync
 from memory.config import Settings
 from memory.storage.models import HitLabel, Memory, MemoryEvent, RetrievalHit, utcnow
-from memory.vocab import Actor, EventOp, MemoryStatus
+from memory.vocab import Actor, EventOp, MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -240,14 +242,20 @@ def plan_forget(rows: Sequence[MemInfo], s: Settings, now: datetime) -> list[Act
     actions: list[Action] = []
     for members in by_user.values():
         keep: list[tuple[float, MemInfo]] = []
+        episodes: list[MemInfo] = []
         for m in members:
             v = value(m, now, s) if m.status == MemoryStatus.ACTIVE else 0.0
             act = _retire(m, s, now, v)
             if act is not None:
                 actions.append(act)
-            elif m.status != MemoryStatus.ARCHIVED:
+            elif m.status == MemoryStatus.ARCHIVED:
+                continue
+            elif m.type == MemoryType.EPISODE:
+                episodes.append(m)
+            else:
                 keep.append((v, m))
         actions += _over_cap(keep, s)
+        actions += _episodes_over_cap(episodes, s)
     return actions
 
 
@@ -261,7 +269,7 @@ def _retire(m: MemInfo, s: Settings, now: datetime, v: float) -> Action | None:
     when, why = expiry(m, s)
     if when is not None and when <= now:
         return _act(m, "archive", "expired", f"expired on {when:%Y-%m-%d}: {why}", v)
-    if v < s.archive_below_value:
+    if v < s.archive_below_value and m.type != MemoryType.EPISODE:  # episodes have a cap of their own, no fading
         idle = (now - (m.last_accessed_at or m.created_at)).days
         faded = f"importance {m.importance:g} decayed over {idle} days without use"
         return _act(m, "archive", "faded", f"value {v:.4f} < {s.archive_below_value:g}: {faded}", v)
@@ -276,6 +284,16 @@ def _over_cap(keep: list[tuple[float, MemInfo]], s: Settings) -> list[Action]:
     keep = sorted(keep, key=lambda p: (p[0], p[1].last_accessed_at or p[1].created_at, p[1].created_at, p[1].id))
     cap = f"over the cap of {s.max_active_memories} active memories (MEMLENS_MAX_ACTIVE_MEMORIES)"
     return [_act(m, "archive", "cap", f"{cap}; value {v:.4f} is among the {over} lowest", v) for v, m in keep[:over]]
+
+
+def _episodes_over_cap(episodes: list[MemInfo], s: Settings) -> list[Action]:
+    """One user's active episodes beyond their cap, least recently recalled (then oldest) first, archived."""
+    over = len(episodes) - s.max_active_episodes
+    if over <= 0:
+        return []
+    episodes = sorted(episodes, key=lambda m: (m.last_accessed_at or m.created_at, m.created_at, m.id))
+    cap = f"over the cap of {s.max_active_episodes} active episodes (MEMLENS_MAX_ACTIVE_EPISODES)"
+    return [_act(m, "archive", "cap", f"{cap}; among the {over} least recently recalled", 0.0) for m in episodes[:over]]
 
 
 def forget(

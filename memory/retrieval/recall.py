@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -261,7 +261,6 @@ def rank_and_cut(
     scored: list[Hit],
     params: RecallParams,
     shown: frozenset[str] = frozenset(),
-    excluded: Collection[str] = frozenset(),
 ) -> list[Hit]:
     """Order (by relevance or by fused score, ``params.order``), then mark passed / selected (pure: no I/O). The one
     cut the agent and the lab share. An episode of a message the prompt already shows (``shown``: the session's
@@ -276,7 +275,7 @@ def rank_and_cut(
     said: dict[tuple[bool, str], int] = {}  # (is an episode, source message) → rank of the selected hit
     for rank, hit in enumerate(scored, 1):
         hit.rank = rank
-        hit.drop_reason = RETRACTED if hit.memory_id in excluded else _verdict(hit, params, best)
+        hit.drop_reason = _verdict(hit, params, best)
         hit.passed = hit.drop_reason is None
         hit.selected = False
         if hit.passed and chosen < params.k:
@@ -514,7 +513,7 @@ def run_search(
     retracted: Callable[[str], str] | None = None,
 ) -> list[Hit]:
     """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut; with
-    ``retracted``, episodes stating only retracted memories are left out (:func:`drop_retracted`).
+    ``retracted``, episodes stating only retracted memories are left out (:func:`without_retracted`).
 
     The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
     costs about as much as vector alone (LanceDB and the embedder release the GIL). ``filters`` narrow the
@@ -524,40 +523,57 @@ def run_search(
     sig = gather(store, user_key=user_key, agent_id=agent_id, query=query, params=params, filters=filters)
     hits = rank_signals(sig, params=params, calibration=calibration, filters=filters)
     if retracted is not None:
-        hits = drop_retracted(hits, params, filters, retracted)
+        hits = without_retracted(sig, hits, params, calibration, filters, retracted)
     add_context(store.engine, user_key, hits, params.context_span)
     return hits
 
 
-#: why an episode is left out: every sentence of it states a memory a person flagged or deleted, or
-#: one later superseded (what was said stays in the conversation, but is not recalled as holding)
+#: why an episode is left out: every sentence of it states a memory a person flagged or deleted, or one later
+#: superseded or edited away (what was said stays in the conversation, but is not recalled as holding)
 RETRACTED = "states a retracted memory"
+#: how many of the best-ranked episodes are read for retracted statements (bounded work per recall)
+RETRACTION_CHECKS = 3
 
 
-def drop_retracted(
-    hits: list[Hit], params: RecallParams, filters: RecallFilters | None, retracted: Callable[[str], str]
+def without_retracted(
+    sig: Signals,
+    hits: list[Hit],
+    params: RecallParams,
+    calibration: Calibration,
+    filters: RecallFilters | None,
+    retracted: Callable[[str], str],
 ) -> list[Hit]:
-    """Episodes read through ``retracted`` (their text without the sentences stating a retracted memory), best
-    first until the top k is full: a part is cut from the hit's text, an episode with nothing left is dropped
-    (:data:`RETRACTED`) and the cut is made again without it."""
-    gone: set[str] = set()
-    eligible = 0
+    """The best-ranked episodes (``RETRACTION_CHECKS`` × k) read through ``retracted`` (their text without the
+    sentences stating a retracted memory): a part is cut from the hit's text; an episode with nothing left is taken
+    out of the candidates, which are ranked again without it (it must not shape the others' relevance), and it is
+    reported with :data:`RETRACTED`."""
+    episodes = [h for h in hits if h.type == MemoryType.EPISODE][: RETRACTION_CHECKS * params.k]
+    gone: dict[str, Hit] = {}
+    trimmed: dict[str, str] = {}
+    for h in episodes:
+        kept = retracted(h.content)
+        if not kept.strip():
+            gone[h.memory_id] = h
+        elif kept != h.content:
+            trimmed[h.memory_id] = kept
+    if gone:
+        sig = Signals(
+            query=sig.query,
+            vec=[p for p in sig.vec if p[0] not in gone],
+            fts=[p for p in sig.fts if p[0] not in gone],
+            sims={k: v for k, v in sig.sims.items() if k not in gone},
+            rows=[m for m in sig.rows if m.id not in gone],
+        )
+        hits = rank_signals(sig, params=params, calibration=calibration, filters=filters)
+        for h in gone.values():
+            h.passed, h.selected, h.drop_reason = False, False, RETRACTED
+        hits += list(gone.values())
+        for rank, h in enumerate(hits, 1):
+            h.rank = rank
     for h in hits:
-        if eligible >= params.k:
-            break
-        if not h.passed and h.drop_reason != "beyond top-k":
-            continue
-        if h.type == MemoryType.EPISODE:
-            kept = retracted(h.content)
-            if not kept.strip():
-                gone.add(h.memory_id)
-                continue
-            h.content = kept
-        eligible += 1
-    if not gone:
-        return hits
-    shown = filters.shown_messages if filters is not None else frozenset()
-    return rank_and_cut(hits, params, shown, excluded=gone)
+        if h.memory_id in trimmed:
+            h.content = trimmed[h.memory_id]
+    return hits
 
 
 def add_context(engine: Any, user_key: str, hits: list[Hit], span: int) -> None:

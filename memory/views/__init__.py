@@ -16,7 +16,7 @@ from memory.views.labels import (
     set_label,
 )
 from memory.views.profile import profile_changes, profile_fields
-from memory.views.sessions import bridge_into, context_snapshots, sessions_overview
+from memory.views.sessions import bridge_into, context_snapshots, conversation, sessions_overview
 from memory.views.turns import recent_retrievals, retrieval_hits, retrieval_params, turn_details
 from memory.views.writes import (
     BUILT_IN,
@@ -48,6 +48,7 @@ __all__ = [
     "retrieval_hits",
     "retrieval_params",
     "sessions_overview",
+    "conversation",
     "set_label",
     "turn_details",
     "write_log",

@@ -11,11 +11,13 @@ from sqlmodel import col, select
 from memory.storage.models import (
     ContextSection,
     ContextSnapshot,
+    MemoryEvent,
     Message,
     Session,
     SessionBridge,
     SummaryAnchor,
 )
+from memory.vocab import EventOp
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -147,3 +149,42 @@ def context_snapshots(store: Database, session_key: str, limit: int = 200) -> li
             }
         )
     return out
+
+
+#: the most messages the Sessions page lists per session (the newest ones)
+CONVERSATION_ROWS = 200
+
+
+def conversation(store: Database, session_key: str, limit: int = CONVERSATION_ROWS) -> list[dict[str, Any]]:
+    """A session's newest messages, oldest first, each with the episode kept of it and what was read from it
+    (facts added, updated or reinforced): the link from what was said to both memory layers."""
+    from memory.write.episodes import speaker  # what the episode names as the speaker
+
+    with store.db() as db:
+        msgs = list(
+            db.exec(
+                select(Message).where(Message.session_id == session_key).order_by(col(Message.id).desc()).limit(limit)
+            ).all()
+        )
+        ids = [m.id for m in msgs if m.id is not None]
+        events = db.exec(select(MemoryEvent).where(col(MemoryEvent.message_id).in_(ids))).all() if ids else []
+    kept: dict[int, list[str]] = {}
+    read: dict[int, int] = {}
+    for e in events:
+        if e.message_id is None or e.memory_id is None:
+            continue
+        if (e.detail or {}).get("stage") == "episode":
+            kept.setdefault(e.message_id, []).append(e.memory_id)
+        elif e.op in (EventOp.ADD, EventOp.UPDATE, EventOp.REINFORCE):
+            read[e.message_id] = read.get(e.message_id, 0) + 1
+    return [
+        {
+            "message_id": m.id,
+            "at": m.created_at,
+            "speaker": speaker(m),
+            "text": m.content,
+            "episodes": kept.get(m.id or 0, []),
+            "facts": read.get(m.id or 0, 0),
+        }
+        for m in reversed(msgs)
+    ]
