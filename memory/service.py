@@ -568,16 +568,17 @@ class MemoryService:
                 with self.storage.db() as db:
                     earlier = db.get(Session, key)
                 if earlier is not None:
-                    self._ingest_turn(user, earlier, message_ids, earlier_turn, model)
+                    self.write_turn(user, earlier, message_ids, earlier_turn, model)
             said = [message] if reply is None else [message, reply]
-            return self._ingest_turn(user, session, said, turn_id, model)[0]
+            return self.write_turn(user, session, said, turn_id, model)[0]
         finally:
             self.sweep_erased(session.user_key, session.id)  # erased while writing: leave nothing behind
 
-    def _ingest_turn(
-        self, user: User, session: Session, said: Sequence[Message | int], turn_id: int, model: Any
+    def write_turn(
+        self, user: User, session: Session, said: Sequence[Message | int], turn_id: int | None = None, model: Any = None
     ) -> list[WriteReport]:
-        """One turn's messages through the write path in one batch, on one core (a chat turn is small)."""
+        """One chat turn's write (what the background job runs): the user's message, then the agent's reply, through
+        the write path in one batch on one core (a turn is small). Facts are read from the first message only."""
         from memory.write.batch import write_messages
 
         model = model if model is not None else self.extraction_model

@@ -21,13 +21,13 @@ from memory.write import behind
 
 def _slow_writes(svc: MemoryService, monkeypatch, gate: threading.Event) -> None:
     """Every write waits for ``gate`` first (the real pipeline runs after it)."""
-    real = svc._ingest_turn
+    real = svc.write_turn
 
     def gated(*args, **kwargs):
         assert gate.wait(30)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(svc, "_ingest_turn", gated)
+    monkeypatch.setattr(svc, "write_turn", gated)
 
 
 def _contents(svc: MemoryService, user_id: str) -> list[str]:
@@ -71,7 +71,7 @@ def test_a_write_lost_in_a_crash_is_caught_up_by_the_next_one(svc: MemoryService
     def crash(*args, **kwargs):  # the process "dies" before the write: nothing is claimed, nothing written
         lost.set()
 
-    monkeypatch.setattr(svc, "_ingest_turn", crash)
+    monkeypatch.setattr(svc, "write_turn", crash)
     bot.chat("wb-crash", "s1", "I am vegetarian.")
     bot.wait()
     assert lost.is_set() and _contents(svc, "wb-crash") == []
@@ -98,7 +98,7 @@ def test_a_failed_write_is_reported_on_the_result_and_the_next_turn_runs(svc: Me
     def broken(*args, **kwargs):
         raise RuntimeError("index unavailable")
 
-    monkeypatch.setattr(svc, "_ingest_turn", broken)
+    monkeypatch.setattr(svc, "write_turn", broken)
     result = bot.chat("wb-fail", "s1", "I like tennis.")
     with pytest.raises(RuntimeError, match="index unavailable"):
         _ = result.writes
