@@ -268,6 +268,10 @@ def longmemeval_cmd(
     limit: Annotated[
         int | None, typer.Option("--limit", help="Ask only the first N (non-abstention) questions.")
     ] = None,
+    per_type: Annotated[
+        int | None,
+        typer.Option("--per-type", help="A stratified sample: the first N questions of each question type."),
+    ] = None,
     user_turns_only: Annotated[
         bool,
         typer.Option("--user-turns-only", help="Ingest only the user's turns (faster; as in the paper's ablation)."),
@@ -282,7 +286,15 @@ def longmemeval_cmd(
     from memory.evaluation import eval_service
     from memory.evaluation.longmemeval import run as run_lme
 
-    report = run_lme(eval_service(service()), path, ks=_ks(k), limit=limit, user_turns_only=user_turns_only, bar=_bar)
+    report = run_lme(
+        eval_service(service()),
+        path,
+        ks=_ks(k),
+        limit=limit,
+        per_type=per_type,
+        user_turns_only=user_turns_only,
+        bar=_bar,
+    )
     if out is not None:
         out.write_text(json.dumps(report, indent=1), encoding="utf-8")
     if json_out:

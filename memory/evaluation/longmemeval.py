@@ -178,6 +178,17 @@ def score(
     return out
 
 
+def stratified(questions: list[LmeQuestion], per_type: int) -> list[LmeQuestion]:
+    """A stratified sample: the first ``per_type`` questions of each question type, in file order."""
+    seen: dict[str, int] = {}
+    out = []
+    for q in questions:
+        if seen.get(q.question_type, 0) < per_type:
+            seen[q.question_type] = seen.get(q.question_type, 0) + 1
+            out.append(q)
+    return out
+
+
 def _mean(rows: list[dict], key: str) -> float | None:
     vals = [r[key] for r in rows if r.get(key) is not None]
     return round(100 * sum(vals) / len(vals), 2) if vals else None
@@ -197,12 +208,16 @@ def run(
     *,
     ks: Sequence[int] = (5, 10),
     limit: int | None = None,
+    per_type: int | None = None,
     user_turns_only: bool = False,
     bar: Callable[[str, int], Progress] | None = None,
 ) -> dict:
     """Ingest and ask each question in turn (one user per question); the report holds numbers only."""
     questions = load(path)
-    asked = [q for q in questions if not q.abstention][:limit] if limit else [q for q in questions if not q.abstention]
+    asked = [q for q in questions if not q.abstention]
+    if per_type:
+        asked = stratified(asked, per_type)
+    asked = asked[:limit] if limit else asked
     step = bar("longmemeval", len(asked)) if bar else None
     rows, turns, start = [], 0, time.perf_counter()
     refused: list[dict] = []
@@ -224,7 +239,7 @@ def run(
         "benchmark": "longmemeval",
         "dataset": Path(path).name,
         "created_at": utcnow().isoformat(),
-        "settings": {"ks": list(ks), "limit": limit, "user_turns_only": user_turns_only},
+        "settings": {"ks": list(ks), "limit": limit, "per_type": per_type, "user_turns_only": user_turns_only},
         "questions": len(questions),
         "asked": len(asked),
         "skipped_abstention": sum(1 for q in questions if q.abstention),
