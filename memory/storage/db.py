@@ -20,6 +20,7 @@ from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attemp
 
 from memory.config import Settings
 from memory.errors import Conflict
+from memory.storage import scrub
 from memory.storage.migrations import apply_pending
 
 T = TypeVar("T")
@@ -46,8 +47,10 @@ def make_engine(settings: Settings) -> Engine:
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, echo=settings.sql_echo, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
-        return engine
-    return create_engine(url, echo=settings.sql_echo, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    else:
+        engine = create_engine(url, echo=settings.sql_echo, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    scrub.install(engine)  # the masking choke point: no INSERT/UPDATE stores unmasked text
+    return engine
 
 
 def _sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
