@@ -182,8 +182,13 @@ class MemoryService:
         return indexing.reindex(self.storage, batch, progress)
 
     def repair(self) -> dict[str, int]:
-        """Make SQL and LanceDB agree after a crash: index what is unindexed, drop vectors without an active row."""
-        return integrity.repair(self.storage)
+        """Make SQL and LanceDB agree after a crash: finish interrupted erasures, index what is unindexed, drop
+        vectors without an active row."""
+        from memory.lifecycle import export
+
+        finished = export.finish_erasures(self.storage)
+        report = integrity.repair(self.storage)
+        return {**report, "erasures_finished": finished} if finished else report
 
     def claim_for_write(self, message_id: int) -> bool:
         """True when the caller may run the write pipeline on this message (nobody did or is doing it already)."""

@@ -34,7 +34,17 @@ from memory.errors import Conflict, InvalidInput, NotFound
 from memory.lifecycle import erasure, import_check
 from memory.lifecycle import retention as lifecycle
 from memory.storage import indexing, records
-from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User, id_hash
+from memory.storage.models import (
+    ErasureJob,
+    HitLabel,
+    Memory,
+    MemoryEvent,
+    Retrieval,
+    Session,
+    SessionBridge,
+    User,
+    id_hash,
+)
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
@@ -142,18 +152,44 @@ def _default(table: Table, name: str) -> Any:
 def delete_user(store: Storage, user_id: str) -> dict[str, int]:
     """Remove every trace of a user: SQL rows, vectors, checkpoints; then reclaim the space holding the text.
 
-    Never refused for recent use: a turn still running for this user in another process notices the erasure and
-    writes nothing more (``agent.graph``), and sweeps whatever it wrote in between (:func:`sweep_erased`)."""
-    user = records.get_user(store, user_id)
-    sessions = records.list_sessions(store, user)
-    counts = _delete_user_rows(store, user.key, [s.id for s in sessions], erase_audit_of=user_id)
-    store.index.delete_user(user.key)
+    A journaled job (:mod:`memory.lifecycle.erasure`): the job row is written first, each step records its end in
+    the same transaction as its work, and a rerun (or ``memlens repair``) after a crash finishes the remaining
+    steps — so a user whose rows are gone but whose vectors or freed pages are not is still "in erasure", never
+    "no user". Never refused for recent use: a turn still running for this user in another process notices the
+    erasure and writes nothing more (``agent.graph``), and sweeps whatever it wrote in between
+    (:func:`sweep_erased`)."""
+    user_hash = id_hash(user_id)
+    job = erasure.pending_job(store, user_hash)
+    if job is None:
+        user = records.get_user(store, user_id)  # NotFound when there is neither a user nor an unfinished erasure
+        sessions = records.list_sessions(store, user)
+        job = erasure.open_job(store, user.key, user_hash, [s.id for s in sessions])
+    return finish_erasure(store, job)
+
+
+def finish_erasure(store: Storage, job: ErasureJob) -> dict[str, int]:
+    """Run an erasure job's remaining steps: rows (with the audit rows' free text), vectors, reclaim, close."""
+    counts: dict[str, int] = {}
+    if job.step == erasure.ROWS:
+        counts = _delete_user_rows(store, job.erased_key, job.thread_ids, erase_audit_hash=job.user_hash)
+    if job.step in (erasure.ROWS, erasure.INDEX):
+        store.index.delete_user(job.erased_key)
+        erasure.advance(store, job.erased_key, erasure.RECLAIM)
     reclaim(store)
+    erasure.close_job(store, job.erased_key)
     return counts
 
 
+def finish_erasures(store: Storage) -> int:
+    """Finish every erasure a crash interrupted (``memlens repair``); returns how many."""
+    jobs = erasure.pending_jobs(store)
+    for job in jobs:
+        finish_erasure(store, job)
+    return len(jobs)
+
+
 def _delete_user_rows(
-    store: Database, user_key: str, thread_ids: Sequence[str], *, erase_audit_of: str | None = None
+    store: Database, user_key: str, thread_ids: Sequence[str], *, erase_audit_hash: str | None = None
 ) -> dict[str, int]:
     counts: dict[str, int] = {}
     with store.engine.begin() as conn:
@@ -161,8 +197,9 @@ def _delete_user_rows(
         for table, column, parent, parent_col in reversed(user_tables()):
             res = conn.execute(delete(table).where(_where(table, column, parent, parent_col, user_key)))
             counts[table.name] = res.rowcount
-        if erase_audit_of is not None:  # audit rows stay, without the id or free text (same transaction)
-            audit.erase_user(conn, erase_audit_of)
+        if erase_audit_hash is not None:  # audit rows stay, without the id or free text (same transaction)
+            audit.erase_user_hash(conn, erase_audit_hash)
+            erasure.advance(conn, user_key, erasure.INDEX)
     return counts
 
 
@@ -277,4 +314,4 @@ def reclaim(store: Storage, *, index: bool = True) -> None:
             conn.execute(text("VACUUM"))
             conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
     elif store.engine.dialect.name == "postgresql":
-        erasure.vacuum_postgres(store)
+        erasure.vacuum_postgres(store, [t.name for t, *_ in user_tables()])
