@@ -89,9 +89,7 @@ def test_no_distinctive_string_of_the_user_is_left_in_any_file(backend_plumbing_
     blob = _disk(backend_settings)
     assert b"I like tea" in blob
     left = [s for s in strings if s.encode() in blob]
-    assert left == [], (
-        f"{len(left)} of {len(strings)} strings left: {[strings.index(s) for s in left]} {_where_in(backend_settings, left)}"
-    )
+    assert left == [], f"{len(left)} of {len(strings)} strings left: {left} in {_where_in(backend_settings, left)}"
 
 
 def _where_in(settings, strings) -> list[str]:
