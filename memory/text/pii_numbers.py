@@ -148,7 +148,7 @@ def _lengths(first: str, international: bool) -> frozenset[int]:
     """Digit counts worth classifying for a candidate starting with ``first`` (most are skipped for free)."""
     if international:
         return frozenset(range(8, 18))
-    out = set()
+    out: set[int] = set()
     if first in "12345678":
         out.update((15, 18))
     if first != "0":
