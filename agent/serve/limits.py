@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 #: most messages one ``POST /v1/memories`` may carry
-MAX_MESSAGES = 100
+MAX_MESSAGES = 50
 #: deepest JSON nesting a request body may have (MemLens's own bodies need 4; metadata gets the rest)
 MAX_DEPTH = 32
 
