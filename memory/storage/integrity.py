@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import func, or_, text, update
 from sqlmodel import col, select
 
+from memory.errors import ConfigError
 from memory.storage.indexing import index_memories, reindex
 from memory.storage.models import Memory, MemoryEvent, Message, utcnow
 from memory.vocab import MemoryStatus
@@ -59,6 +60,12 @@ def readable(store: Storage) -> bool:
         store.index.id_list()
         return True
     except INDEX_DAMAGE as exc:
+        if isinstance(exc, PermissionError) or "permission denied" in str(exc).lower():
+            # not damage: rebuilding would change nothing (or destroy a good index); say what is wrong
+            raise ConfigError(
+                f"cannot read the index at {store.settings.resolved_lancedb_uri()}: permission denied — check the "
+                "data folder's owner and permissions (nothing was changed)"
+            ) from None
         log.warning("the LanceDB index is damaged (%s): rebuilding it from SQL", str(exc)[:200])
         return False
 
