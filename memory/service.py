@@ -629,7 +629,13 @@ class MemoryService:
         from memory.lifecycle import export
 
         check(self.storage, actor, Role.ADMIN, "import a user")
-        counts = export.import_user(self.storage, data)
+        from memory.errors import Conflict, InvalidInput
+
+        try:
+            counts = export.import_user(self.storage, data)
+        except (InvalidInput, Conflict) as exc:  # a refused file is a refusal like any other: audited
+            audit.record(self.storage, actor, AuditAction.DENIED, reason=f"import refused: {str(exc)[:500]}")
+            raise
         user = data.get("user") if isinstance(data, dict) else None
         user_id = user.get("external_id") if isinstance(user, dict) else None
         audit.record(self.storage, actor, AuditAction.IMPORT, user_id=user_id, detail={"rows": counts})

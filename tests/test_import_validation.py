@@ -194,6 +194,9 @@ def test_a_reference_to_another_users_row_refuses_the_whole_file(plumbing_svc, a
     with pytest.raises(InvalidInput, match=r"import refused: \w+ row \d+: .*not a \w+ of this file.*another user"):
         svc.import_user(data, actor=ADMIN)
     assert "mallory" not in svc.list_users()  # nothing written
+    from memory import audit
+
+    assert any("import refused" in e.reason for e in audit.events(svc.storage, action="denied"))  # audited
     assert _same_victim(svc.export_user("victim", actor=ADMIN), victim)
     svc.remember("victim", "I live in Porto.", session_id="old")  # the victim's statements still become memories
     assert any("Porto" in m.content for m in svc.list_memories(svc.get_user("victim")))
@@ -242,6 +245,13 @@ def test_ids_are_remapped_so_colliding_or_huge_ids_touch_nothing(plumbing_svc):
     svc.remember("new-user", "I live in Porto.")  # the sequences still work
 
 
+def _deep(depth: int):
+    value: object = 1
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
@@ -254,6 +264,7 @@ def test_ids_are_remapped_so_colliding_or_huge_ids_touch_nothing(plumbing_svc):
         (lambda d: d["tables"]["message"][0].__setitem__("content", "x" * 6_000_000), r"6,000,000 characters"),
         (lambda d: d["tables"]["message"][0].__setitem__("meta", {"x": "y" * 90_000}), r"meta is over"),
         (lambda d: d["tables"]["memory"][0].__setitem__("created_at", "2999-01-01T00:00:00"), "plausible time"),
+        (lambda d: d["tables"]["message"][0].__setitem__("meta", _deep(5_000)), "nested deeper than 32"),
         (lambda d: d["tables"]["memory"][0].__setitem__("updated_at", "1066-10-14T00:00:00"), "plausible time"),
         (lambda d: d["tables"]["memory"][1].__setitem__("id", d["tables"]["memory"][0]["id"]), "appears twice"),
         (lambda d: d["tables"]["message"][0].__setitem__("id", True), r"message row 1: id"),

@@ -82,8 +82,21 @@ _FUTURE_OK = {("memory", "event_time"), ("memory", "expires_at")}
 _EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 #: fields longer than one message by nature, in multiples of the message limit (a prompt holds many messages)
 _LONGER = {("contextsnapshot", "prompt"): 64, ("contextsection", "dropped_items"): 64}
-#: JSON values in multiples of the message limit
+#: JSON values in multiples of the message limit, and their deepest nesting (live REST bodies: 32)
 _JSON_LIMIT = 4
+MAX_JSON_DEPTH = 32
+
+
+def _too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Is a JSON value nested deeper than ``limit``? (Iterative: a hostile value must not exhaust the stack.)"""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def _fail(table: str, n: int, what: str) -> InvalidInput:
@@ -185,6 +198,8 @@ def _check_value(table: Table, n: int, name: str, value: Any, limit: int, now: d
         longest = getattr(col.type, "length", None) or limit
         if len(value) > longest:
             raise _fail(table.name, n, f"{name} is {len(value):,} characters long; the limit is {longest:,}")
+    elif want is None and _too_deep(value):
+        raise _fail(table.name, n, f"{name} is nested deeper than {MAX_JSON_DEPTH} levels")
     elif want is None and len(str(value)) > limit * _JSON_LIMIT:  # JSON: bounded like text
         raise _fail(table.name, n, f"{name} is over {limit * _JSON_LIMIT:,} characters of JSON")
     allowed = _VOCAB.get((table.name, name))
