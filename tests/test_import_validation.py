@@ -309,3 +309,36 @@ def test_every_reference_column_is_declared():
             if (col.name.endswith(("_id", "_ids")) or col.name == "superseded_by") and col.name not in pk:
                 declared = col.name in refs(table) or (table.name, col.name) in JSON_MEMORY_MAPS
                 assert declared or col.name in NOT_REFS, f"{table.name}.{col.name}"
+
+
+def test_on_every_backend_a_crafted_file_is_refused_and_a_clean_one_gets_new_ids(backend_plumbing_svc):
+    svc = backend_plumbing_svc
+    victim, data = _victim_and_file(svc)
+    crafted = copy.deepcopy(data)
+    _attack_memory_sourced_from_the_victims_message(victim, crafted)
+    with pytest.raises(InvalidInput, match="another user"):
+        svc.import_user(crafted, actor=ADMIN)
+    _rename_message(data, data["tables"]["message"][0]["id"], 2**62)  # remapped: the sequence does not move
+    counts = svc.import_user(data, actor=ADMIN)
+    assert counts["message"] == len(data["tables"]["message"])
+    svc.remember("after", "I live in Porto.")  # the next ids still come from the sequence
+    assert max(m["id"] for m in svc.export_user("after", actor=ADMIN)["tables"]["message"]) < 1000
+
+
+def _rename_message(data, old, new) -> None:
+    """Give a message of the file another id, and every reference to it (through ``REFS``) too."""
+    from memory.lifecycle.import_check import REFS
+
+    for row in data["tables"]["message"]:
+        if row["id"] == old:
+            row["id"] = new
+    for table, columns in REFS.items():
+        for column, target in columns.items():
+            if target != "message":
+                continue
+            for row in data["tables"].get(table, []):
+                value = row.get(column)
+                if isinstance(value, list):
+                    row[column] = [new if v == old else v for v in value]
+                elif value == old:
+                    row[column] = new
