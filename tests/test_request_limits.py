@@ -63,3 +63,18 @@ def test_json_depth_counts_brackets_outside_strings():
     assert limits.json_depth(b'{"a": [1, {"b": "[[[[{{{"}]}') == 3
     assert limits.json_depth(b'"\\"[[["') == 0
     assert limits.json_depth(b"[" * 100_000, stop_at=32) == 33
+
+
+def test_every_refusal_of_the_api_is_audited(server, plumbing_svc):
+    from memory import apikeys, audit
+
+    alice_key = apikeys.create(plumbing_svc.storage, "alice-only", ["alice"])[0]
+    with httpx.Client(base_url=server, timeout=30) as anon:
+        assert anon.get("/v1/memories", params={"user_id": "bob"}).status_code == 401
+        bad = {"Authorization": "Bearer not-a-key"}
+        assert anon.get("/v1/memories", params={"user_id": "bob"}, headers=bad).status_code == 401
+        scoped = {"Authorization": f"Bearer {alice_key}"}
+        assert anon.get("/v1/memories", params={"user_id": "bob"}, headers=scoped).status_code == 403
+    denied = audit.events(plumbing_svc.storage, action="denied")
+    assert len(denied) == 3 and all(e.via == "api" for e in denied)
+    assert all("not-a-key" not in e.reason and alice_key not in e.reason for e in denied)

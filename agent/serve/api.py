@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from agent.serve import limits
+from agent.serve.refusals import RefusalAudit
 from agent.serve.schemas import AddRequest, ChatRequest, SearchRequest, UpdateRequest
 from memory import provenance
 from memory.apikeys import KeyInfo
@@ -96,6 +97,7 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
         description=__doc__,
     )
     app.state.doors = doors
+    app.add_middleware(RefusalAudit, service=service)  # every 401 / 403 leaves a denied audit row
     app.add_middleware(limits.DepthLimit)  # inside BodyLimit: it reads a body already bounded
     app.add_middleware(BodyLimit, limit=service.settings.api_max_body_bytes)
     _errors(app)
