@@ -2,7 +2,8 @@
 
 Passwords are hashed with argon2 (argon2-cffi's defaults, RFC 9106's low-memory profile) and never stored, logged
 or returned. Every change is an admin action in the audit trail; every sign-in and failed sign-in is too, and the
-failures are what the throttle counts, so it holds across reruns, processes and restarts.
+failures are what the throttle counts, so it holds across reruns, processes and restarts — atomically: each password
+check first takes a slot in the same transaction that counts the minute's failures (:func:`_reserve`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from memory import audit, validate
 from memory.access import require
 from memory.errors import Conflict, InvalidInput, NotFound, SignInFailed
 from memory.storage.models import utcnow
-from memory.storage.people import Account
+from memory.storage.people import Account, AuditEvent
 from memory.vocab import Actor, AuditAction, Role
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ MAX_PASSWORD_CHARS = 1024
 #: the one message for every refused sign-in (unknown name, wrong password): it must not tell them apart
 GENERIC_FAILURE = "Sign-in failed: wrong username or password."
 THROTTLED = "Too many failed sign-ins for this name. Wait a minute and try again."
+#: the audit reasons of a reserved password check and of a refusal by the throttle (which checked nothing)
+CHECKING, THROTTLED_REASON = "checking", "throttled"
 
 _hasher = PasswordHasher()
 
@@ -129,19 +132,62 @@ def sign_in(store: Database, name: str, password: str, *, per_minute: int = 5, v
     except InvalidInput:
         raise SignInFailed(GENERIC_FAILURE) from None
     failed = Actor(name=name, role=Role.VIEWER, via=via)
-    if audit.count_since(store, actor=name, action=AuditAction.SIGN_IN_FAILED, since=audit.cutoff(60)) >= per_minute:
-        audit.record(store, failed, AuditAction.SIGN_IN_FAILED, reason="throttled")
+    slot = _reserve(store, failed, per_minute)
+    if slot is None:
+        audit.record(store, failed, AuditAction.SIGN_IN_FAILED, reason=THROTTLED_REASON)
         raise SignInFailed(THROTTLED)
     with store.db() as db:
         row = db.get(Account, name)
     if row is None:
         _verify(_dummy_hash(), password)  # same work as for a real name: timing must not reveal which names exist
     if row is None or not _verify(row.password_hash, password):
-        audit.record(store, failed, AuditAction.SIGN_IN_FAILED, reason="wrong username or password")
+        _settle(store, slot, reason="wrong username or password")
         raise SignInFailed(GENERIC_FAILURE)
     actor = Actor(name=row.name, role=Role(row.role), via=via)
-    audit.record(store, actor, AuditAction.SIGN_IN)
+    _settle(store, slot, success=actor)
     return actor
+
+
+def _reserve(store: Database, failed: Actor, per_minute: int) -> int | None:
+    """Take one of the name's ``per_minute`` password checks, atomically across threads and processes: the slot is
+    an audit row written as a failure ("checking") in the same transaction that counts the minute's failures, under
+    the database's write lock (SQLite: the insert takes it; PostgreSQL: a transaction advisory lock on the name). So
+    40 simultaneous attempts get at most ``per_minute`` checks. Returns the row's id, or None when throttled."""
+    from sqlalchemy import func, insert, text
+
+    with store.engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:n, 30))"), {"n": failed.name})
+        row = {
+            "actor": failed.name,
+            "role": str(failed.role),
+            "via": failed.via,
+            "action": str(AuditAction.SIGN_IN_FAILED),
+        }
+        stmt = insert(AuditEvent).values(**row, at=utcnow(), target_ids=[], reason=CHECKING, detail={})
+        slot = int(conn.execute(stmt.returning(col(AuditEvent.id))).scalar_one() or 0)
+        since = audit.cutoff(60)
+        query = select(func.count()).where(
+            AuditEvent.actor == failed.name,
+            AuditEvent.action == str(AuditAction.SIGN_IN_FAILED),
+            col(AuditEvent.at) >= since,
+            col(AuditEvent.reason) != THROTTLED_REASON,
+        )
+        if int(conn.execute(query).scalar_one()) > per_minute:
+            conn.rollback()
+            return None
+    return slot
+
+
+def _settle(store: Database, slot: int, *, reason: str = "", success: Actor | None = None) -> None:
+    """Turn a reserved slot into what happened: a failure with its reason, or the sign-in (which does not count)."""
+    from sqlalchemy import update
+
+    values: dict[str, object] = {"reason": reason}
+    if success is not None:
+        values = {"action": str(AuditAction.SIGN_IN), "role": str(success.role), "reason": ""}
+    with store.engine.begin() as conn:
+        conn.execute(update(AuditEvent).where(col(AuditEvent.id) == slot).values(**values))
 
 
 @functools.cache

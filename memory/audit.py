@@ -99,8 +99,14 @@ def erase_user(conn: Connection, user_id: str) -> int:
 
     Runs on the connection of the erasure itself (``memory.lifecycle.export.delete_user``): both happen or neither,
     and before the space holding the old text is reclaimed."""
-    stmt = update(AuditEvent).where(col(AuditEvent.user_hash) == id_hash(user_id))
-    return int(conn.execute(stmt.values(user_id=None, reason=ERASED, detail={})).rowcount or 0)
+    return erase_user_hash(conn, id_hash(user_id))
+
+
+def erase_user_hash(conn: Connection, user_hash: str) -> int:
+    """:func:`erase_user` by the id's hash (an erasure job keeps only the hash). The target ids go too: they name
+    rows erased with the user, and an id is as distinctive in a table file as a name."""
+    stmt = update(AuditEvent).where(col(AuditEvent.user_hash) == user_hash)
+    return int(conn.execute(stmt.values(user_id=None, reason=ERASED, detail={}, target_ids=[])).rowcount or 0)
 
 
 def user_id_of(store: Database, user_key: str | None) -> str | None:

@@ -25,16 +25,41 @@ DATA_OPEN = "<memory-data>"
 DATA_CLOSE = "</memory-data>"
 _BREAKS = re.compile(r"\r\n|[\n\r\x0b\x0c\x85\u2028\u2029]")
 _FENCE_MARK = re.compile(r"<(/?)(memory-data)", re.IGNORECASE)
+#: chat-template control tokens (ChatML, Llama 2/3, Gemma, Phi, Mistral, GPT's special tokens): a model's tokenizer
+#: may read them as turn boundaries even inside a data fence
+_CONTROL = re.compile(
+    r"<\|[A-Za-z0-9_ ]{1,40}\|>|\[/?INST\]|<</?SYS>>|</?s>|<(?:start|end)_of_turn>|<\|?(?:im_start|im_end)\|?>",
+    re.IGNORECASE,
+)
+#: Markdown structure at the start of a line: headings (``## Profile``), setext underlines, quotes, rules
+_LINE_SYNTAX = re.compile(r"^\s*(?:#{1,6}(?=\s|$)|>+|={3,}\s*$|-{3,}\s*$|\*{3,}\s*$)\s*")
+
+
+def neutralise(text: str) -> str:
+    """Chat-template control tokens defanged so no tokenizer sees one: ``<|im_start|>`` → ``‹|im_start|›``,
+    ``[INST]`` → ``⟦INST⟧``, ``<<SYS>>`` → ``‹‹SYS››``, ``<s>`` → ``‹s›``. Every user-derived text a prompt holds
+    passes through here (the fences below, and the conversation's messages in ``memory.sessions.prompt``)."""
+    return _CONTROL.sub(_defang, str(text))
+
+
+def _defang(m: re.Match[str]) -> str:
+    token = m.group()
+    if token.startswith("["):
+        return "⟦" + token[1:-1] + "⟧"
+    return token.replace("<", "‹").replace(">", "›")
 
 
 def fence_line(text: str) -> str:
-    """One data item on one line: line breaks shown as ``⏎``, fence markers defanged (``‹/memory-data``)."""
-    return _FENCE_MARK.sub(r"‹\1\2", _BREAKS.sub(" ⏎ ", str(text)))
+    """One data item on one line: line breaks shown as ``⏎``, fence markers and control tokens defanged
+    (``‹/memory-data``, ``‹|im_start|›``)."""
+    return _FENCE_MARK.sub(r"‹\1\2", neutralise(_BREAKS.sub(" ⏎ ", str(text))))
 
 
 def fence_block(text: str) -> str:
-    """A multi-line data item (bridge, summary): every line escaped and indented, so none is a header."""
-    return "".join("\n  " + _FENCE_MARK.sub(r"‹\1\2", line) for line in _BREAKS.split(str(text)) if line.strip())
+    """A multi-line data item (bridge, summary): every line escaped like :func:`fence_line`, stripped of Markdown
+    line syntax (a ``  ## Profile`` line would still read as a heading) and indented, so none is a header."""
+    lines = (_LINE_SYNTAX.sub("", line) for line in _BREAKS.split(str(text)))
+    return "".join("\n  " + _FENCE_MARK.sub(r"‹\1\2", neutralise(line)) for line in lines if line.strip())
 
 
 # -- the agent's prompt (memory.sessions.prompt composes it within the token budget) ---------------------------------

@@ -183,8 +183,13 @@ class MemoryService:
         return indexing.reindex(self.storage, batch, progress)
 
     def repair(self) -> dict[str, int]:
-        """Make SQL and LanceDB agree after a crash: index what is unindexed, drop vectors without an active row."""
-        return integrity.repair(self.storage)
+        """Make SQL and LanceDB agree after a crash: finish interrupted erasures, index what is unindexed, drop
+        vectors without an active row."""
+        from memory.lifecycle import export
+
+        finished = export.finish_erasures(self.storage)
+        report = integrity.repair(self.storage)
+        return {**report, "erasures_finished": finished} if finished else report
 
     def claim_for_write(self, message_id: int) -> bool:
         """True when the caller may run the write pipeline on this message (nobody did or is doing it already)."""
@@ -666,7 +671,13 @@ class MemoryService:
         from memory.lifecycle import export
 
         check(self.storage, actor, Role.ADMIN, "import a user")
-        counts = export.import_user(self.storage, data)
+        from memory.errors import Conflict, InvalidInput
+
+        try:
+            counts = export.import_user(self.storage, data)
+        except (InvalidInput, Conflict) as exc:  # a refused file is a refusal like any other: audited
+            audit.record(self.storage, actor, AuditAction.DENIED, reason=f"import refused: {str(exc)[:500]}")
+            raise
         user = data.get("user") if isinstance(data, dict) else None
         user_id = user.get("external_id") if isinstance(user, dict) else None
         audit.record(self.storage, actor, AuditAction.IMPORT, user_id=user_id, detail={"rows": counts})

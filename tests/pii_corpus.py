@@ -192,3 +192,310 @@ def leaked(stored: str, secret: str) -> bool:
     if "@" not in _fold(secret) and len(digits) >= 7:
         return digits[:-4] in re.sub(r"\D", "", _fold(stored))
     return _fold(secret) in _fold(stored)
+
+
+# -- the categorised corpus (issue #30): spellings written before the masker was changed, by category --------------
+_ZH_NUM = dict(zip("0123456789", "零一二三四五六七八九", strict=True))
+_ZH_CAP = dict(zip("0123456789", "零壹贰叁肆伍陆柒捌玖", strict=True))
+_EN_NUM = dict(
+    zip("0123456789", ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"], strict=True)
+)
+
+
+def _zh(digits: str, table: dict[str, str] = _ZH_NUM, one: str = "一") -> str:
+    return "".join(one if d == "1" else table.get(d, d) for d in digits)
+
+
+def _words(digits: str, zero: str = "zero", sep: str = " ") -> str:
+    return sep.join(zero if d == "0" else _EN_NUM.get(d, d) for d in digits)
+
+
+def _mobiles(n: int, seed: int) -> list[str]:
+    """``n`` distinct valid mainland mobiles (phonenumbers accepts every 13x/15x/18x number)."""
+    import random
+
+    rng = random.Random(seed)
+    return [rng.choice(["139", "138", "186", "158", "135"]) + f"{rng.randrange(10**8):08d}" for _ in range(n)]
+
+
+def _with_check(body17: str) -> str:
+    weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2]
+    return body17 + "10X98765432"[sum(int(d) * w for d, w in zip(body17, weights, strict=True)) % 11]
+
+
+def _ids18(n: int) -> list[str]:
+    return [
+        _with_check(f"{r}{y}{m:02d}{d:02d}{s:03d}")
+        for r, y, m, d, s in zip(
+            ["330106", "110105", "440305", "310104", "510107", "320102", "420106", "610113", "370202", "210102"] * 3,
+            [str(1950 + 3 * i) for i in range(n)],
+            [1 + i % 12 for i in range(n)],
+            [1 + (7 * i) % 28 for i in range(n)],
+            [100 + 37 * i for i in range(n)],
+            strict=False,
+        )
+    ][:n]
+
+
+def _luhn_complete(prefix: str, length: int) -> str:
+    from stdnum import luhn
+
+    body = (prefix + "4735920618" * 3)[: length - 1]
+    return body + luhn.calc_check_digit(body)
+
+
+def _email_spelled_en() -> list[str]:
+    ats = [" at ", " (at) ", "[at]", " [at] ", "(at)", " AT ", "{at}", " <at> ", "-at-", " at sign "]
+    dots = [" dot ", " (dot) ", "[dot]", " DOT ", ".", " . ", "(dot)", " dot ", "{dot}", " [dot] "]
+    out = []
+    for i, (a, d) in enumerate(zip(ats * 3, dots * 3 + dots, strict=False)):
+        local = f"zqlin{i:02d}"
+        out.append(f"{local}{a}example{d}com")
+    out += [f"zqwei{i} at mail{d}example{d}org" for i, d in enumerate([" dot ", ".", " (dot) "])]
+    out += ["zqdot dot wei at example dot com", "zqhash#example.com", "zqhash2 # gmail.com", "zqamp&gmail.com"]
+    out += ["zqspace @ example . com", "zq.spaced @ mail . example . co . uk", "z q s p @ e x a m p l e . c o m"]
+    return out
+
+
+def _email_spelled_zh() -> list[str]:
+    ats = ["艾特", " 艾特 ", "圈a", "小老鼠", "at", " at ", "@", "＠", "（at）", "【at】"]
+    dots = ["点", " 点 ", "點", "。", "．", "点", "点", "。", "點", " 点 "]
+    out = []
+    for i, (a, d) in enumerate(zip(ats * 3, dots * 3, strict=True)):
+        out.append(f"zqzhou{i:02d}{a}{'qq' if i % 2 else '163'}{d}com")
+    out += [f"zqzhang{i}＃qq.com" for i in range(3)] + ["zqfw" + _fw("88@qq.com"), _fw("zqfwall@163.com")]
+    return out
+
+
+def _email_obfuscated() -> list[str]:
+    return [
+        "zqob1 @ gmail.com",
+        "zqob2@ gmail.com",
+        "zqob3 @gmail.com",
+        "zqob4@gmail .com",
+        "zqob5@gmail. com",
+        "zqob6@gmail。com",
+        "zqob7@gmail．com",
+        ZW.join("zqob8@gmail.com"),
+        "zqob9" + NBSP + "@" + NBSP + "gmail.com",
+        "zqob10@g mail.com".replace(" ", ""),
+        "zqob11 @ outlook . com",
+        "zqob12＠ｏｕｔｌｏｏｋ．ｃｏｍ",
+    ]
+
+
+def _phones_zh_numerals() -> list[str]:
+    m = _mobiles(30, 1)
+    out = [_zh(x) for x in m[:8]] + [_zh(x, one="幺") for x in m[8:14]] + [_zh(x, _ZH_CAP, "壹") for x in m[14:18]]
+    out += [" ".join((_zh(x[:3]), _zh(x[3:7]), _zh(x[7:]))) for x in m[18:22]]
+    out += [x[:3] + _zh(x[3:]) for x in m[22:26]] + [_zh(x[:7]) + x[7:] for x in m[26:30]]
+    return out
+
+
+def _phones_en_words() -> list[str]:
+    m = _mobiles(20, 2)
+    out = [_words(x) for x in m[:6]] + [_words(x, "oh") for x in m[6:10]] + [_words(x, sep="-") for x in m[10:12]]
+    out += [_words(x, sep=", ") for x in m[12:14]] + [_words(x).upper() for x in m[14:16]]
+    out += [_words(x).title() for x in m[16:18]]
+    out += ["four one five five five five oh one three two", "plus eight six " + _words(m[18]), _words(m[19], "o")]
+    return out
+
+
+def _ids_numerals() -> list[str]:
+    ids = _ids18(24)
+    out = [_zh(x) for x in ids[:6]] + [_words(x) for x in ids[6:9]] + [_zh(x, _ZH_CAP, "壹") for x in ids[9:12]]
+    out += [" ".join((x[:6], x[6:14], x[14:])) for x in ids[12:16]] + [_fw(x) for x in ids[16:19]]
+    out += [x[:6] + "-" + x[6:] for x in ids[19:24]]
+    return out
+
+
+def _ids15() -> list[str]:
+    bodies = ["330106910422", "110105490131", "440305850713", "310104770228", "510107690915"]
+    out = [b + f"{i:03d}"[-3:] for i, b in enumerate(bodies * 3, 101)]
+    return [out[i] if i % 3 else out[i][:6] + " " + out[i][6:12] + " " + out[i][12:] for i in range(15)]
+
+
+def _phones_india() -> list[str]:
+    nums = ["9876543210", "9123456789", "8123456780", "7012345678", "6354123987", "9988776655", "9811122233"]
+    out = [f"{n[:5]} {n[5:]}" for n in nums] + [f"+91 {n[:5]} {n[5:]}" for n in nums[:5]]
+    out += [f"+91-{n[:5]}-{n[5:]}" for n in nums[5:]] + [f"0{n[:5]} {n[5:]}" for n in nums[:3]]
+    out += [f"91 {n[:5]} {n[5:]}" for n in nums[3:6]]
+    return out
+
+
+def _cards_prefixes() -> list[str]:
+    specs = [
+        ("62", 16),
+        ("62", 19),
+        ("6212", 19),
+        ("2200", 16),
+        ("2204", 16),
+        ("35", 16),
+        ("3528", 16),
+        ("36", 14),
+        ("300", 14),
+        ("6011", 16),
+        ("65", 16),
+        ("644", 16),
+        ("508", 16),
+        ("60", 16),
+        ("81", 16),
+        ("82", 16),
+        ("5018", 16),
+        ("5612", 16),
+        ("6759", 16),
+        ("9792", 16),
+        ("1", 15),
+        ("4", 13),
+        ("2221", 16),
+        ("2720", 16),
+        ("4011", 16),
+        ("5067", 16),
+        ("8600", 16),
+        ("9860", 16),
+    ]
+    out = []
+    for i, (p, n) in enumerate(specs):
+        v = _luhn_complete(p, n)
+        out.append(" ".join(v[j : j + 4] for j in range(0, n, 4)) if i % 2 else v)
+    return out
+
+
+def _ssns() -> list[str]:
+    core = ["536-22-8841", "123-45-6789", "212-09-9999", "401-33-1234", "772-10-4321", "219-09-9998"]
+    out = core + [c.replace("-", " ") for c in core[:4]] + [c.replace("-", "") for c in core[:4]]
+    out += [c.replace("-", ".") for c in core[:3]] + [_fw(c) for c in core[:3]]
+    return out
+
+
+def _passports() -> list[str]:
+    return [
+        "E12345678",
+        "G87654321",
+        "EA1234567",
+        "E 1234 5678",
+        "P1234567",
+        "K12345678",
+        "X98765432",
+        "123456789",
+        "583920174",  # not 987654321: a descending run is also LanceDB's token alphabet ("…9876543210")
+        "AB1234567",
+        "C01X00T47",
+        "L898902C3",
+        "E9876543",
+        "S12345678",
+        "D12345678",
+        "H12345678",
+        "GB1234567",
+        "M12345678",
+        "J8374651",
+        "E2468013",
+    ]
+
+
+def _ips() -> list[str]:
+    return [
+        "192.168.31.7",
+        "10.24.3.117",
+        "172.16.254.1",
+        "203.0.113.45",
+        "8.8.4.4",
+        "114.114.115.115",
+        "1.2.3.4",
+        "2001:db8::8a2e:370:7334",
+        "2001:0db8:85a3:0000:0000:8a2e:0370:7334",
+        "fe80::1ff:fe23:4567:890a",
+        "::ffff:192.0.2.128",
+        "192.168.1.254:8080",
+        "100.64.12.9",
+        "36.110.22.8",
+        _fw("192.168.31.8"),
+        "192 . 168 . 31 . 9",
+        "192 dot 168 dot 31 dot 10",
+        "192点168点31点11",
+        "192。168。31。12",
+        "10.0.0.13",
+        "2408:8207:2463:1f0::2a",
+        "240e:3a1:4c0:6a::1",
+        "127.0.0.1",
+        "192.168.0.1/24",
+        "fd12:3456:789a:1::1",
+    ]
+
+
+def _mixed_spaced() -> list[str]:
+    m = _mobiles(15, 3)
+    out = [" ".join(x) for x in m[:3]] + ["  ".join(x) for x in m[3:5]] + [_fw(" ".join(x)) for x in m[5:7]]
+    out += ["-".join(x) for x in m[7:9]] + [".".join(x) for x in m[9:11]] + [IDSP.join(x) for x in m[11:13]]
+    out += [x[:3] + " " + _zh(x[3:7]) + " " + x[7:] for x in m[13:15]]
+    return out
+
+
+#: category → (spellings, a template in English, a template in Chinese, the door's hint word if any)
+CATEGORY_SPELLINGS = {
+    "email-spelled-en": _email_spelled_en,
+    "email-spelled-zh": _email_spelled_zh,
+    "email-obfuscated": _email_obfuscated,
+    "phone-zh-numerals": _phones_zh_numerals,
+    "phone-en-words": _phones_en_words,
+    "phone-spaced-mixed": _mixed_spaced,
+    "id-numerals-grouped": _ids_numerals,
+    "id-15-digit": _ids15,
+    "phone-india": _phones_india,
+    "bank-card-prefixes": _cards_prefixes,
+    "ssn": _ssns,
+    "passport": _passports,
+    "ip-address": _ips,
+}
+_CONTEXT = {
+    "email": ("write to {} please", "我的邮箱是 {} 。"),
+    "phone": ("call me on {} tomorrow", "我的手机是{}"),
+    "id": ("my ID number is {}", "身份证号{}"),
+    "bank": ("my card number is {}", "我的银行卡号是{}"),
+    "ssn": ("my SSN is {}", "我的社会安全号码 SSN {}"),
+    "passport": ("my passport number is {}", "我的护照号码是{}"),
+    "ip": ("my home IP is {}", "我家的IP地址是{}"),
+}
+
+#: ordinary numbers that must stay as they are (ISBNs, prices, versions, dates, times, quantities, order numbers)
+NOT_PII = [
+    "ISBN 978-7-111-54742-6",
+    "ISBN 0-306-40615-2",
+    "ISBN-13: 978-0-306-40615-7",
+    "the book 978-1-4028-9462-6 is great",
+    "ISBN 7-5600-3357-9",
+    "it costs $13,901.44",
+    "价格 ¥1,299.00",
+    "budget 1,390,144,046 yuan",
+    "version 2.13.9014461",
+    "v1.2.3.4 is out",
+    "upgrade to 10.0.19041.1",
+    "python 3.12.1",
+    "on 2024-05-17 at 13:45",
+    "from 2023/01/02 to 2023/12/31",
+    "I ran 10 km in 52 minutes",
+    "room 1204, floor 12",
+    "order #139014404 shipped",
+    "tracking 1Z999AA10123456784",
+    "我在2024年5月17日下午3点到",
+    "一百二十三个人",
+    "第三十五届",
+    "I met him at school",
+    "see you at the station dot",
+    "she is at home",
+    "meet at 5",
+    "chapter 12.3.4 of the manual",
+    "pi is 3.14159265358",
+    "the score was 21-19, 21-17",
+    "ticket 2024051712345",
+    "model ABC-12345678",
+]
+
+
+def spellings_by_category() -> dict[str, list[tuple[str, str]]]:
+    """{category: [(text, secret)]}: each spelling in an English and a Chinese sentence (alternating)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for category, make in CATEGORY_SPELLINGS.items():
+        en, zh = _CONTEXT[category.split("-")[0]]
+        out[category] = [((zh if i % 2 else en).format(s), s) for i, s in enumerate(make())]
+    return out

@@ -86,7 +86,8 @@ def test_erasing_a_user_keeps_the_audit_rows_but_not_their_id_or_text(plumbing_s
     rows = audit.events(svc.storage, user_id="张伟 <zw@example.com>")  # still found through the hash of the id
     assert [r.action for r in rows] == ["delete-user", "flag"]
     dump = json.dumps([audit.to_dict(r) for r in audit.events(svc.storage)], ensure_ascii=False)
-    assert "张伟" not in dump and "成都" not in dump and mem.id in dump
+    assert "张伟" not in dump and "成都" not in dump
+    assert mem.id not in dump  # the erased rows' ids go too: an id is as distinctive in a table file as a name
 
 
 def test_the_gate_rules():
@@ -142,3 +143,56 @@ def test_cli_accounts_and_audit_act_as_the_os_user(monkeypatch):
         ("account-add", me, "cli"),
     ]
     assert json.loads(memlens("audit", "--actor", "someone-else", "--json").stdout)["events"] == []
+
+
+def _guess_at(settings_json: str, start_at: float, threads: int, out) -> None:
+    """Child process: ``threads`` wrong guesses for "ana", all released at ``start_at``."""
+    import threading
+    import time as _time
+
+    from memory.config import Settings
+    from memory.storage.embed import HashEmbedder
+
+    svc = MemoryService(Settings.model_validate_json(settings_json), embedder=HashEmbedder())
+    refused: list[str] = []
+
+    def guess() -> None:
+        _time.sleep(max(0.0, start_at - _time.time()))
+        try:
+            accounts.sign_in(svc.storage, "ana", "a wrong guess")
+        except SignInFailed as exc:
+            refused.append(str(exc))
+
+    workers = [threading.Thread(target=guess) for _ in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    svc.close()
+    out.put(refused)
+
+
+def test_forty_simultaneous_guesses_get_at_most_the_limit_of_password_checks(backend_plumbing_svc, backend_settings):
+    """4 processes × 10 threads guess at once: the throttle's count and the check are one atomic step, so at most
+    ``per_minute`` (5) passwords are checked and every other attempt is refused by the throttle — and audited."""
+    import time
+
+    from conftest import worker_context
+
+    plumbing_svc, settings = backend_plumbing_svc, backend_settings
+    accounts.add(plumbing_svc.storage, "ana", "viewer", "right password", actor=ADMIN)
+    ctx = worker_context()
+    out = ctx.Queue()
+    start_at = time.time() + 4.0  # every child has imported and connected by then
+    children = [ctx.Process(target=_guess_at, args=(settings.model_dump_json(), start_at, 10, out)) for _ in range(4)]
+    for c in children:
+        c.start()
+    refused = [m for _ in children for m in out.get(timeout=120)]
+    for c in children:
+        c.join(30)
+    assert len(refused) == 40
+    failures = audit.events(plumbing_svc.storage, action=AuditAction.SIGN_IN_FAILED, limit=100)
+    checked = [e for e in failures if e.reason == "wrong username or password"]
+    throttled = [e for e in failures if e.reason == "throttled"]
+    assert len(checked) == 5 and len(throttled) == 35, (len(checked), len(throttled))
+    assert refused.count(accounts.THROTTLED) == 35

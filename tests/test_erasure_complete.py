@@ -62,3 +62,39 @@ def test_delete_user_text_leaves_the_files(backend_plumbing_svc, backend_setting
     blob = _disk(backend_settings)
     assert b"I like tea" in blob, "the scan must see the stored text"
     assert b"zqerased" not in blob
+
+
+def test_no_distinctive_string_of_the_user_is_left_in_any_file(backend_plumbing_svc, backend_settings):
+    """Everything that names the user — id, internal key, session and memory ids, message ids' texts, audit free
+    text, retrieval queries — is gone from every file after delete-user (PostgreSQL: after a CHECKPOINT)."""
+    from memory.vocab import Actor, Role
+
+    svc = backend_plumbing_svc
+    uid = "zqdistinct-user-7431"
+    report = svc.remember(uid, "I love zqdistinctcontent hiking", session_id="zqdistinct-session")
+    svc.remember("kept", "I like tea", session_id="s")
+    user = svc.get_user(uid)
+    memory_id = next(op["memory_id"] for op in report.operations if op.get("memory_id"))
+    session = svc.list_sessions(user)[0]
+    extra = svc.add_memory(user, "User likes zqdistinctsecond")
+    curator = Actor("zqcurator", Role.ADMIN, "test")
+    svc.flag_memory(extra.id, actor=curator, reason="zqdistinctreason flagged")
+    svc.recall(uid, "zqdistinctquery about hiking")
+    svc.export_user(uid, actor=ADMIN)
+    svc.flush_retrieval_log()
+    strings = [uid, user.key, session.id, "zqdistinct-session", memory_id, extra.id, "zqdistinctcontent"]
+    strings += ["zqdistinctsecond", "zqdistinctreason", "zqdistinctquery"]
+    assert all(s.encode() in _disk(backend_settings) for s in strings[:2] + strings[6:7]), "the scan sees them"
+    svc.delete_user(uid, actor=ADMIN)
+    blob = _disk(backend_settings)
+    assert b"I like tea" in blob
+    left = [s for s in strings if s.encode() in blob]
+    assert left == [], f"{len(left)} of {len(strings)} strings left: {left} in {_where_in(backend_settings, left)}"
+
+
+def _where_in(settings, strings) -> list[str]:
+    return [
+        str(p)
+        for p in settings.data_dir.rglob("*")
+        if p.is_file() and any(s.encode() in p.read_bytes() for s in strings)
+    ]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from actors import ADMIN
-from pii_corpus import corpus, leaked
+from pii_corpus import NOT_PII, corpus, leaked, spellings_by_category
 
 from memory.text.privacy import mask_pii
 
@@ -36,8 +36,33 @@ def test_every_spelling_is_masked(text, secret):
         ("x" * 60 + "@") * 300,
         "GB82 " * 4_000,
         "\u200b1" * 10_000,
+        "at " * 7_000,
+        "one " * 5_000,
+        "一" * 20_000,
+        "lin at example dot com " * 900,
+        "a#b.com " * 2_500,
+        "192.168.1." * 2_000,
+        "1:" * 10_000,
+        "passport " * 2_000,
     ],
-    ids=["spaced-ones", "digits", "ats", "plus-brackets", "fullwidth", "long-locals", "iban-prefix", "zero-width"],
+    ids=[
+        "spaced-ones",
+        "digits",
+        "ats",
+        "plus-brackets",
+        "fullwidth",
+        "long-locals",
+        "iban-prefix",
+        "zero-width",
+        "at-words",
+        "number-words",
+        "zh-numerals",
+        "spelled-addresses",
+        "hash-addresses",
+        "dotted",
+        "colons",
+        "passport-words",
+    ],
 )
 def test_masking_is_linear(text):
     start = time.process_time()  # CPU time: the test machine is shared
@@ -108,3 +133,59 @@ def test_reasons_people_type_are_masked(plumbing_svc):
     assert any("[phone ***0461]" in r for r in reasons) and not any("0144" in r for r in reasons)
     history = plumbing_svc.profile_history(user)
     assert all("lin@example.com" not in str(h) for h in history)
+
+
+# -- the issue-#30 corpus: 305 spellings in 13 categories, written before the masker was changed ---------------------
+CATEGORIES = spellings_by_category()
+
+
+def test_the_categorised_corpus_is_large():
+    assert sum(len(v) for v in CATEGORIES.values()) >= 300 and len(CATEGORIES) >= 13
+
+
+@pytest.mark.parametrize("category", sorted(CATEGORIES))
+def test_every_spelling_of_a_category_is_masked(category):
+    raw = [(t, mask_pii(t)) for t, s in CATEGORIES[category] if leaked(mask_pii(t), s)]
+    assert raw == [], f"{len(raw)} of {len(CATEGORIES[category])} stored raw: {raw[:5]}"
+
+
+@pytest.mark.parametrize("text", NOT_PII)
+def test_ordinary_numbers_and_words_stay(text):
+    assert mask_pii(text) == text
+
+
+def test_store_values_are_masked_in_the_memorys_metadata(plumbing_svc):
+    """``put(ns, key, {"content": "Call me on 139…"})`` masks the value kept in the memory's metadata too."""
+    from sqlmodel import select
+
+    from memory.client import Memory
+    from memory.langgraph import MemLensStore
+    from memory.storage.models import Memory as MemoryRow
+
+    store = MemLensStore(Memory(plumbing_svc, via="langgraph"))
+    store.put(("u1", "default", "notes"), "contact", {"content": "Call me on 139 0144 0461", "x": ["lin@example.com"]})
+    with plumbing_svc.storage.db() as db:
+        row = db.exec(select(MemoryRow)).one()
+    assert "0144" not in str(row.meta) and "lin@example.com" not in str(row.meta), row.meta
+    assert row.meta["store_key"] == "contact"
+    item = store.get(("u1", "default", "notes"), "contact")
+    assert item is not None and item.value["content"] == "Call me on [phone ***0461]"
+
+
+def test_the_choke_point_masks_a_core_update_nobody_masked(plumbing_svc):
+    """A write path that forgets to mask (here a bare Core UPDATE) still stores the masked text."""
+    from sqlalchemy import update
+    from sqlmodel import select
+
+    from memory.storage.models import Memory as MemoryRow
+
+    m = plumbing_svc.add_memory(plumbing_svc.ensure_user("u2"), "User likes tea")
+    with plumbing_svc.storage.engine.begin() as conn:
+        conn.execute(
+            update(MemoryRow)
+            .where(MemoryRow.id == m.id)
+            .values(content="call 139 0144 0461", meta={"n": "zq at example dot com"})
+        )
+    with plumbing_svc.storage.db() as db:
+        row = db.exec(select(MemoryRow)).one()
+    assert row.content == "call [phone ***0461]" and row.meta == {"n": "[email]"}

@@ -40,7 +40,7 @@ def test_each_kind_is_masked_keeping_at_most_four(kind):
         "I was born in 1990.",
         "Invoice no. 5555555555554444",
         "I prefer the 10:30 slot on 2025/05/01, room 101 102 103",
-        "Scores: 98 87 93 88 91, version 3.11.7, IP 192.168.1.1",
+        "Scores: 98 87 93 88 91, version 3.11.7, release 192.168.1.1",
     ],
 )
 def test_ordinary_numbers_stay(text):

@@ -77,3 +77,68 @@ def test_the_sidebar_labels_look_alike_ids_apart():
 
     labels = {unique(name, "k") for name in ("alice", "alice ", "ali\u200bce", "аlice")}
     assert len(labels) == 4 and any("mixed scripts" in label for label in labels)
+
+
+# -- issue #30's small items ---------------------------------------------------------------------------------------
+def test_an_api_key_for_no_named_user_is_refused(plumbing_svc, settings, monkeypatch):
+    from typer.testing import CliRunner
+
+    from memory.cli import app
+
+    plumbing_svc.close()
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
+    for users in ("", " , ,"):
+        res = CliRunner().invoke(app, ["apikey", "create", "--name", f"k{len(users)}", "--users", users])
+        assert res.exit_code != 0 and "names no user" in res.output, res.output
+    listed = CliRunner().invoke(app, ["apikey", "list"])
+    assert "any user" not in listed.output  # no key for every user was made
+
+
+def test_a_port_out_of_range_is_a_clear_error(monkeypatch):
+    from typer.testing import CliRunner
+
+    from agent.cli import app
+
+    for port in ("99999", "0", "-1"):
+        res = CliRunner().invoke(app, ["serve", "api", "--port", port])
+        assert res.exit_code == 2 and "Traceback" not in res.output and "--port" in res.output, res.output
+
+
+def test_data_files_are_created_for_their_owner_only(tmp_path, hash_embedder):
+    import stat
+
+    from memory.config import Settings
+    from memory.service import MemoryService
+
+    settings = Settings(data_dir=tmp_path / "fresh" / "data")
+    svc = MemoryService(settings, embedder=hash_embedder)
+    svc.remember("u", "I live in Porto.")
+    svc.close()
+    assert stat.S_IMODE(settings.data_dir.stat().st_mode) == 0o700
+    db = next(settings.data_dir.glob("*.db"))
+    assert stat.S_IMODE(db.stat().st_mode) & 0o077 == 0, oct(db.stat().st_mode)
+
+
+def test_a_permission_error_is_not_reported_as_a_damaged_index(plumbing_svc, monkeypatch):
+    from memory.storage import integrity
+
+    plumbing_svc.add_memory(plumbing_svc.ensure_user("u"), "User likes tea")
+
+    def denied():
+        raise OSError("LanceError(IO): Generic LocalFileSystem error: Permission denied (os error 13)")
+
+    monkeypatch.setattr(plumbing_svc.storage.index, "id_list", denied)
+    with pytest.raises(ConfigError, match=r"permission denied .*\(nothing was changed\)"):
+        integrity.repair(plumbing_svc.storage)
+    monkeypatch.undo()
+    assert plumbing_svc.storage.index.count() == 1  # not rebuilt, not emptied
+
+
+@pytest.mark.parametrize(
+    "text", ["call me after 5pm", "Call me After lunch", "you can call me before noon", "call me in the morning"]
+)
+def test_call_me_at_a_time_is_not_a_name(plumbing_svc, text):
+    plumbing_svc.remember("caller", text)
+    assert "preferred_name" not in plumbing_svc.get_profile("caller")
+    plumbing_svc.remember("caller", "please call me Ana")
+    assert plumbing_svc.get_profile("caller")["preferred_name"] == "Ana"

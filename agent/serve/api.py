@@ -16,6 +16,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from agent.serve import limits
+from agent.serve.refusals import RefusalAudit
 from agent.serve.schemas import AddRequest, ChatRequest, SearchRequest, UpdateRequest
 from memory import provenance
 from memory.apikeys import KeyInfo
@@ -95,6 +97,8 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
         description=__doc__,
     )
     app.state.doors = doors
+    app.add_middleware(RefusalAudit, service=service)  # every 401 / 403 leaves a denied audit row
+    app.add_middleware(limits.DepthLimit)  # inside BodyLimit: it reads a body already bounded
     app.add_middleware(BodyLimit, limit=service.settings.api_max_body_bytes)
     _errors(app)
     app.include_router(router)
@@ -161,6 +165,7 @@ def health() -> dict[str, str]:
 def add(body: AddRequest, key: Key, doors: Service) -> dict[str, Any]:
     """Remember messages through the write pipeline (or verbatim with ``infer: false``)."""
     allowed(key, body.user_id)
+    limits.check_messages(body.messages)
     messages = body.messages if isinstance(body.messages, str) else [m.model_dump() for m in body.messages]
     return doors.memory(key).add(
         messages,

@@ -14,7 +14,7 @@ HostOpt = Annotated[str, typer.Option("--host", help="Interface to listen on.")]
 
 
 @cli.command("api")
-def api(host: HostOpt = "127.0.0.1", port: Annotated[int, typer.Option("--port")] = 8000) -> None:
+def api(host: HostOpt = "127.0.0.1", port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8000) -> None:
     """The REST API (FastAPI + uvicorn); OpenAPI at /openapi.json, docs at /docs. Needs API keys."""
     import uvicorn
 
@@ -30,7 +30,7 @@ def mcp(
     ] = "stdio",
     user: Annotated[str | None, typer.Option("--user", help="Default user when a tool call names none.")] = None,
     host: HostOpt = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port")] = 8765,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8765,
 ) -> None:
     """The MCP server: tools add_memory, search_memories, list_memories, delete_memory, get_profile."""
     from agent.serve.mcp import create_server

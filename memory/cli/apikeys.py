@@ -21,6 +21,8 @@ def create(
     """Make a key. Its secret is printed once, on the last line: store it now."""
 
     wanted = [u.strip() for u in users.split(",") if u.strip()] if users else []
+    if users is not None and not wanted:  # `--users ""` must not quietly mean "every user"
+        raise typer.BadParameter("--users names no user; leave the option out for a key that may touch any user")
     secret, row = service().people.create_key(name, wanted)
     scope = ", ".join(row["users"]) if row["users"] else "any user"
     typer.echo(f"API key {row['name']!r} created for {scope}. It is shown only now:")

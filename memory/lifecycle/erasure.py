@@ -1,48 +1,100 @@
-"""What complete erasure needs beyond deleting rows.
+"""What complete erasure needs beyond deleting rows: the erasure journal, blanking a purged memory's sources, and
+rewriting PostgreSQL's table files.
+
+- **The journal** (:class:`memory.storage.models.ErasureJob`): deleting a user is a job with steps ``rows`` (SQL
+  rows, checkpoints and the audit rows' free text, in one transaction that also records the next step), ``index``
+  (the LanceDB vectors), ``reclaim`` (old LanceDB versions, SQLite ``VACUUM``, PostgreSQL ``VACUUM FULL``), then
+  the job row is deleted (and, on PostgreSQL, its table rewritten too). Killed anywhere, a rerun of
+  ``delete-user`` finds the job by the id's hash and finishes it, and ``memlens repair`` finishes every open job.
 
 - A purged memory's source messages: when no other memory was learnt from a message, its text is replaced by a
   placeholder (the row stays, so the conversation keeps its order) and the write log's and context snapshots'
   copies of it go too.
-- PostgreSQL keeps deleted rows' bytes in the table files until the table is rewritten: ``VACUUM FULL`` of the
-  tables that held a person's words rewrites them (the old files are unlinked). It takes a short exclusive lock per
-  table. What stays until it rotates: the write-ahead log (``max_wal_size`` / ``wal_keep_size``, plus any WAL
-  archive) and backups — see the README's erasure section.
+- PostgreSQL keeps deleted rows' bytes in the table files until the table is rewritten: ``VACUUM FULL`` of every
+  table that held anything of the user (each user table, the audit trail, the checkpoints, the journal) rewrites
+  them and unlinks the old files. Cost: each table is copied whole under an exclusive lock (readers and writers of
+  that table wait), so an erasure costs about one full copy of those tables — seconds for a few hundred MB; on a
+  large deployment schedule erasures off-peak. What stays until it rotates: the write-ahead log (``max_wal_size``
+  / ``wal_keep_size``, plus any WAL archive) and backups — see the README's erasure section.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, text, update
+from sqlalchemy import Connection, delete, insert, text, update
 from sqlmodel import col, select
 
 from memory.prompts import fence_line
-from memory.storage.models import ContextSnapshot, Memory, MemoryEvent, Message, SessionBridge, SummaryAnchor
+from memory.storage.models import (
+    ContextSnapshot,
+    ErasureJob,
+    Memory,
+    MemoryEvent,
+    Message,
+    SessionBridge,
+    SummaryAnchor,
+)
 from memory.vocab import MemoryType
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
 
+ROWS, INDEX, RECLAIM = "rows", "index", "reclaim"
+
 PLACEHOLDER = "[removed: its memory was purged]"
-#: tables whose rows hold a person's words (rewritten after an erasure on PostgreSQL)
-TEXT_TABLES = (
-    "message",
-    "memory",
-    "memoryevent",
-    "profilefield",
-    "profilechange",
-    "session",
-    "summaryanchor",
-    "sessionbridge",
-    "retrieval",
-    "contextsnapshot",
-    "checkpoints",
-    "checkpoint_blobs",
-    "checkpoint_writes",
-    "writes",
-)
+#: tables beyond the user's own that hold something of them (rewritten after an erasure on PostgreSQL)
+OTHER_TABLES = ("auditevent", "checkpoints", "checkpoint_blobs", "checkpoint_writes", "writes", "erasurejob")
+
+
+# -- the journal -------------------------------------------------------------------------------------------------
+def pending_job(store: Database, user_hash: str) -> ErasureJob | None:
+    with store.db() as db:
+        return db.exec(select(ErasureJob).where(ErasureJob.user_hash == user_hash)).first()
+
+
+def pending_jobs(store: Database) -> list[ErasureJob]:
+    with store.db() as db:
+        return list(db.exec(select(ErasureJob).order_by(col(ErasureJob.started_at))).all())
+
+
+def open_job(store: Database, user_key: str, user_hash: str, thread_ids: Sequence[str]) -> ErasureJob:
+    """Record the erasure before anything is deleted (committed on return)."""
+    job = ErasureJob(erased_key=user_key, user_hash=user_hash, thread_ids=list(thread_ids), step=ROWS)
+    with store.engine.begin() as conn:
+        conn.execute(insert(ErasureJob).values(**job.model_dump()))
+    return job
+
+
+def advance(target: Database | Connection, user_key: str, step: str) -> None:
+    """Record that a job reached ``step`` (inside the caller's transaction when given a connection)."""
+    stmt = update(ErasureJob).where(col(ErasureJob.erased_key) == user_key).values(step=step)
+    if isinstance(target, Connection):
+        target.execute(stmt)
+        return
+    with target.engine.begin() as conn:
+        conn.execute(stmt)
+
+
+def close_job(store: Database, user_key: str) -> None:
+    """The erasure is complete: drop its journal row, overwriting its bytes (SQLite: ``secure_delete`` zeroes the
+    freed cells, then the WAL is checkpointed; PostgreSQL: the journal's table is rewritten)."""
+    forget = delete(ErasureJob).where(col(ErasureJob.erased_key) == user_key)
+    if store.engine.dialect.name != "sqlite":
+        with store.engine.begin() as conn:
+            conn.execute(forget)
+        vacuum_postgres(store, ["erasurejob"])
+        return
+    with store.engine.connect() as conn:  # one pooled connection: the pragma is per connection
+        conn.execute(text("PRAGMA secure_delete = ON"))
+        conn.execute(forget)
+        conn.commit()
+        conn.execute(text("PRAGMA secure_delete = OFF"))
+        conn.commit()
+    with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
 
 
 def episodes_of(store: Database, user_key: str, message_ids: Iterable[int]) -> list[str]:
@@ -118,12 +170,12 @@ def _scrub(conn: Connection, table: Any, column: Any, where: Any, shown: list[st
             conn.execute(update(table.__table__).where(key == rid).values({column.key: value}))
 
 
-def vacuum_postgres(store: Database) -> None:
-    """Rewrite the tables that held the erased text, so its bytes leave the table files."""
+def vacuum_postgres(store: Database, tables: Sequence[str]) -> None:
+    """Rewrite ``tables`` (and :data:`OTHER_TABLES`), so the erased rows' bytes leave the table files."""
     with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         present: set[str] = set(
             conn.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).scalars()
         )
-        for name in TEXT_TABLES:
+        for name in dict.fromkeys([*tables, *OTHER_TABLES]):
             if name in present:
                 conn.execute(text(f'VACUUM FULL "{name}"'))

@@ -3,10 +3,11 @@
 **Which rows belong to a user** is discovered from the schema, so tables added later are covered without edits: the
 ``user`` row, every table with a ``user_key`` column, and tables hanging off those by a foreign key (retrieval hits,
 context sections). Export writes them as JSON (datetimes as ISO-8601 UTC, rows in primary-key order, no timestamp of
-the export itself), so export → delete → import → export gives byte-identical JSON. Import keeps every id; it refuses
-(``Conflict``) when the user or any id already exists rather than renumbering silently, then re-indexes the active
-memories with the current embedder. The LangGraph checkpoints are not exported (they are the agent's resumable run
-state, rebuilt from the messages); they are deleted with their session.
+the export itself). Import trusts nothing in the file (:mod:`memory.lifecycle.import_check`): it refuses
+(``Conflict``) when the user already exists, gives every row a new id and rewrites every reference through the
+file's own rows, so export → delete → import → export gives the same rows under new ids; then it re-indexes the
+active memories with the current embedder. The LangGraph checkpoints are not exported (they are the agent's
+resumable run state, rebuilt from the messages); they are deleted with their session.
 
 **Deletion is complete**: SQL rows, the LanceDB vectors (then ``optimize(cleanup=True)`` so old table versions holding
 the text leave the disk), the LangGraph checkpointer rows (tables ``checkpoints``/``writes`` on SQLite,
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, DateTime, Table, delete, insert, inspect, select, text, update
+from sqlalchemy import Connection, Table, delete, insert, inspect, select, text, update
 from sqlmodel import SQLModel
 
 from memory import audit
@@ -33,7 +34,17 @@ from memory.errors import Conflict, InvalidInput, NotFound
 from memory.lifecycle import erasure, import_check
 from memory.lifecycle import retention as lifecycle
 from memory.storage import indexing, records
-from memory.storage.models import HitLabel, Memory, MemoryEvent, Retrieval, Session, SessionBridge, User
+from memory.storage.models import (
+    ErasureJob,
+    HitLabel,
+    Memory,
+    MemoryEvent,
+    Retrieval,
+    Session,
+    SessionBridge,
+    User,
+    id_hash,
+)
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
@@ -76,25 +87,6 @@ def _encode(value: Any) -> Any:
     return value
 
 
-def _is_datetime(sa_type: Any) -> bool:
-    """True for DateTime columns, including SQLModel's aware-datetime decorator."""
-    return isinstance(getattr(sa_type, "impl", sa_type), DateTime) or isinstance(sa_type, DateTime)
-
-
-def _decode(table: Table, row: dict[str, Any]) -> dict[str, Any]:
-    unknown = set(row) - set(table.c.keys())
-    if unknown:
-        raise InvalidInput(f"export file has unknown columns in {table.name}: {', '.join(sorted(unknown))}")
-    out = dict(row)
-    for name, value in row.items():
-        if isinstance(value, str) and _is_datetime(table.c[name].type):
-            try:
-                out[name] = datetime.fromisoformat(value)
-            except ValueError:
-                raise InvalidInput(f"{table.name}.{name}: {value[:40]!r} is not an ISO-8601 time") from None
-    return out
-
-
 # -- export / import ---------------------------------------------------------------------------------------------
 def export_user(store: Database, user_id: str) -> dict[str, Any]:
     """Every row about a user, as JSON-ready data (deterministic: same data in, same JSON out)."""
@@ -110,80 +102,94 @@ def export_user(store: Database, user_id: str) -> dict[str, Any]:
 
 
 def import_user(store: Storage, data: dict[str, Any]) -> dict[str, int]:
-    """Restore an export; refuses to overwrite or renumber anything that exists."""
+    """Restore an export as a new user: every value checked, every id remapped, every reference resolved inside the
+    file (:mod:`memory.lifecycle.import_check`); all or nothing, then the active memories are indexed."""
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("tables"), dict):
         raise InvalidInput(f"not a MemLens user export (expected format {FORMAT!r})")
     if data.get("version") != VERSION:
         raise InvalidInput(f"export version {data.get('version')!r} is not supported (this MemLens reads {VERSION})")
     known = {t.name: t for t, *_ in user_tables()}
-    user_key, rows = import_check.checked_rows(data, known)  # validated like live input, text masked again
-    counts: dict[str, int] = {}
+    checked = import_check.checked_rows(data, known, max_chars=store.settings.max_message_chars)
+    external_id = checked.rows["user"][0]["external_id"]
     with store.engine.begin() as conn:
-        for name, table in known.items():
-            batch = [_decode(table, r) for r in rows.get(name, [])]
-            if not batch:
-                continue
-            _refuse_existing(conn, table, batch)
-            if name == "memory":
-                # an active row counts as indexed only once LanceDB has it (below)
-                batch = [{**r, "indexed": False} if r.get("status") == MemoryStatus.ACTIVE else r for r in batch]
-            conn.execute(insert(table), batch)
-            counts[name] = len(batch)
-        if conn.dialect.name == "postgresql":
-            _advance_sequences(conn, [known[n] for n in counts])
+        if conn.execute(select(User.key).where(User.external_hash == id_hash(external_id))).first():
+            raise Conflict("import refused: a user with this id already exists; delete it first")
+        counts = import_check.insert_all(conn, known, checked, lambda t, rows: _insert(conn, t, rows))
     with store.db() as db:
-        query = select(Memory).where(Memory.user_key == user_key, Memory.status == MemoryStatus.ACTIVE)
+        query = select(Memory).where(Memory.user_key == checked.key, Memory.status == MemoryStatus.ACTIVE)
         active = list(db.scalars(query).all())
     indexing.index_memories(store, active)
     return counts
 
 
-def _refuse_existing(conn: Connection, table: Table, batch: Sequence[dict[str, Any]]) -> None:
-    pk = list(table.primary_key.columns)
-    if len(pk) != 1:
-        return
-    col = pk[0]
-    ids = [r[col.name] for r in batch if r.get(col.name) is not None]
-    for chunk in lifecycle.chunks(ids):
-        found: Sequence[Any] = conn.execute(select(col).where(col.in_(chunk)).limit(3)).scalars().all()
-        if found:
-            what = "the user" if table.name == "user" else f"{table.name} ids {', '.join(map(str, found))}"
-            raise Conflict(f"import refused: {what} already exist; delete the user first or use a fresh database")
-    if table.name == "user":
-        for r in batch:
-            if conn.execute(select(User.key).where(User.external_id == r["external_id"])).first():
-                raise Conflict("import refused: a user with this id already exists; delete it first")
+def _insert(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> list[Any]:
+    """Insert rows and return their primary keys in the rows' order (integer keys come from the database)."""
+    pk = next(iter(table.primary_key.columns))
+    if table.name == "memory":  # an active row counts as indexed only once LanceDB has it
+        rows = [{**r, "indexed": False} if r.get("status") == MemoryStatus.ACTIVE else r for r in rows]
+    # rows of one insert must share their keys: fill the columns some rows leave out with their defaults
+    names = {k for r in rows for k in r}
+    rows = [{**{n: _default(table, n) for n in names - r.keys()}, **r} for r in rows]
+    if import_check.text_key(table):
+        conn.execute(insert(table), rows)
+        return [r[pk.name] for r in rows]
+    out: list[Any] = []
+    for filled in lifecycle.chunks(rows):
+        result = conn.execute(insert(table).returning(pk, sort_by_parameter_order=True), filled)
+        out.extend(result.scalars().all())
+    return out
 
 
-def _advance_sequences(conn: Connection, tables: Sequence[Table]) -> None:
-    """Explicit ids do not move PostgreSQL sequences; move them past the imported ids."""
-    for table in tables:
-        col = next(iter(table.primary_key.columns))
-        if col.autoincrement is True or (col.autoincrement == "auto" and col.type.python_type is int):
-            conn.execute(
-                text(
-                    f"SELECT setval(pg_get_serial_sequence('\"{table.name}\"', '{col.name}'), "
-                    f'COALESCE((SELECT MAX("{col.name}") FROM "{table.name}"), 1))'
-                )
-            )
+def _default(table: Table, name: str) -> Any:
+    default = table.c[name].default
+    if default is None:
+        return None
+    arg = getattr(default, "arg", None)
+    return arg(None) if callable(arg) else arg
 
 
 # -- deletion ----------------------------------------------------------------------------------------------------
 def delete_user(store: Storage, user_id: str) -> dict[str, int]:
     """Remove every trace of a user: SQL rows, vectors, checkpoints; then reclaim the space holding the text.
 
-    Never refused for recent use: a turn still running for this user in another process notices the erasure and
-    writes nothing more (``agent.graph``), and sweeps whatever it wrote in between (:func:`sweep_erased`)."""
-    user = records.get_user(store, user_id)
-    sessions = records.list_sessions(store, user)
-    counts = _delete_user_rows(store, user.key, [s.id for s in sessions], erase_audit_of=user_id)
-    store.index.delete_user(user.key)
+    A journaled job (:mod:`memory.lifecycle.erasure`): the job row is written first, each step records its end in
+    the same transaction as its work, and a rerun (or ``memlens repair``) after a crash finishes the remaining
+    steps — so a user whose rows are gone but whose vectors or freed pages are not is still "in erasure", never
+    "no user". Never refused for recent use: a turn still running for this user in another process notices the
+    erasure and writes nothing more (``agent.graph``), and sweeps whatever it wrote in between
+    (:func:`sweep_erased`)."""
+    user_hash = id_hash(user_id)
+    job = erasure.pending_job(store, user_hash)
+    if job is None:
+        user = records.get_user(store, user_id)  # NotFound when there is neither a user nor an unfinished erasure
+        sessions = records.list_sessions(store, user)
+        job = erasure.open_job(store, user.key, user_hash, [s.id for s in sessions])
+    return finish_erasure(store, job)
+
+
+def finish_erasure(store: Storage, job: ErasureJob) -> dict[str, int]:
+    """Run an erasure job's remaining steps: rows (with the audit rows' free text), vectors, reclaim, close."""
+    counts: dict[str, int] = {}
+    if job.step == erasure.ROWS:
+        counts = _delete_user_rows(store, job.erased_key, job.thread_ids, erase_audit_hash=job.user_hash)
+    if job.step in (erasure.ROWS, erasure.INDEX):
+        store.index.delete_user(job.erased_key)
+        erasure.advance(store, job.erased_key, erasure.RECLAIM)
     reclaim(store)
+    erasure.close_job(store, job.erased_key)
     return counts
 
 
+def finish_erasures(store: Storage) -> int:
+    """Finish every erasure a crash interrupted (``memlens repair``); returns how many."""
+    jobs = erasure.pending_jobs(store)
+    for job in jobs:
+        finish_erasure(store, job)
+    return len(jobs)
+
+
 def _delete_user_rows(
-    store: Database, user_key: str, thread_ids: Sequence[str], *, erase_audit_of: str | None = None
+    store: Database, user_key: str, thread_ids: Sequence[str], *, erase_audit_hash: str | None = None
 ) -> dict[str, int]:
     counts: dict[str, int] = {}
     with store.engine.begin() as conn:
@@ -191,8 +197,9 @@ def _delete_user_rows(
         for table, column, parent, parent_col in reversed(user_tables()):
             res = conn.execute(delete(table).where(_where(table, column, parent, parent_col, user_key)))
             counts[table.name] = res.rowcount
-        if erase_audit_of is not None:  # audit rows stay, without the id or free text (same transaction)
-            audit.erase_user(conn, erase_audit_of)
+        if erase_audit_hash is not None:  # audit rows stay, without the id or free text (same transaction)
+            audit.erase_user_hash(conn, erase_audit_hash)
+            erasure.advance(conn, user_key, erasure.INDEX)
     return counts
 
 
@@ -314,4 +321,4 @@ def reclaim(store: Storage, *, index: bool = True) -> None:
             conn.execute(text("VACUUM"))
             conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
     elif store.engine.dialect.name == "postgresql":
-        erasure.vacuum_postgres(store)
+        erasure.vacuum_postgres(store, [t.name for t, *_ in user_tables()])

@@ -33,7 +33,16 @@ from sqlmodel import col, select
 
 from memory.config import Settings
 from memory.errors import ConfigError
-from memory.prompts import CONTEXT_MARKS, DATA_CLOSE, DATA_OPEN, HEADERS, SYSTEM, fence_block, fence_line
+from memory.prompts import (
+    CONTEXT_MARKS,
+    DATA_CLOSE,
+    DATA_OPEN,
+    HEADERS,
+    SYSTEM,
+    fence_block,
+    fence_line,
+    neutralise,
+)
 from memory.retrieval.context import ContextRow
 from memory.sessions.consistency import consistent_text, one_value_each
 from memory.storage.models import ContextSection, ContextSnapshot, RetrievalHit, stored_id
@@ -364,8 +373,9 @@ def _render(sections: dict[str, _Section], input_text: str) -> list[BaseMessage]
         messages.append(SystemMessage(f"{DATA_OPEN}{data}\n{DATA_CLOSE}"))
     for line in sections["history"].lines:
         role, text = line.split("\x00", 1)
+        text = neutralise(text)  # the user's words reach the model as text, never as a chat-template token
         messages.append(HumanMessage(text) if role == "user" else AIMessage(text))
-    messages.append(HumanMessage(input_text))
+    messages.append(HumanMessage(neutralise(input_text)))
     return messages
 
 

@@ -6,6 +6,7 @@ Nothing here runs at import time. The numbered steps themselves live in :mod:`me
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -20,6 +21,7 @@ from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attemp
 
 from memory.config import Settings
 from memory.errors import Conflict
+from memory.storage import scrub
 from memory.storage.migrations import apply_pending
 
 T = TypeVar("T")
@@ -43,11 +45,30 @@ def make_engine(settings: Settings) -> Engine:
     url = settings.resolved_database_url()
     if url.startswith("sqlite"):
         if url.startswith("sqlite:///") and ":memory:" not in url:
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            private_file(Path(url.removeprefix("sqlite:///")))
         engine = create_engine(url, echo=settings.sql_echo, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
-        return engine
-    return create_engine(url, echo=settings.sql_echo, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    else:
+        engine = create_engine(url, echo=settings.sql_echo, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    scrub.install(engine)  # the masking choke point: no INSERT/UPDATE stores unmasked text
+    return engine
+
+
+def private_dir(folder: Path) -> None:
+    """Create a data folder readable by its owner only (0700): what it holds is people's words. An existing folder
+    is left as its owner set it."""
+    if not folder.exists():
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.chmod(0o700)  # mkdir's mode is filtered by the umask
+
+
+def private_file(path: Path) -> None:
+    """Create the SQLite file owner-only (0600) in a private folder before SQLite opens it; its ``-wal`` and ``-shm``
+    files take the same permissions."""
+    private_dir(path.parent)
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        path.chmod(0o600)
 
 
 def _sqlite_pragmas(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import func, or_, text, update
 from sqlmodel import col, select
 
+from memory.errors import ConfigError
 from memory.storage.indexing import index_memories, reindex
 from memory.storage.models import Memory, MemoryEvent, Message, utcnow
 from memory.vocab import MemoryStatus, MemoryType
@@ -60,6 +61,12 @@ def readable(store: Storage) -> bool:
         store.index.id_list()
         return True
     except INDEX_DAMAGE as exc:
+        if isinstance(exc, PermissionError) or "permission denied" in str(exc).lower():
+            # not damage: rebuilding would change nothing (or destroy a good index); say what is wrong
+            raise ConfigError(
+                f"cannot read the index at {store.settings.resolved_lancedb_uri()}: permission denied — check the "
+                "data folder's owner and permissions (nothing was changed)"
+            ) from None
         log.warning("the LanceDB index is damaged (%s): rebuilding it from SQL", str(exc)[:200])
         return False
 
@@ -213,7 +220,7 @@ def settle(store: Storage, *, grace: timedelta | None = None) -> dict[str, int]:
 def startup_repair(store: Storage) -> dict[str, Any]:
     """The cheap check run when a process first opens the index: bounded work unless something is wrong."""
     with contextlib.suppress(*INDEX_DAMAGE):  # an unreadable index is found and rebuilt below
-        store.index.retype("turn", MemoryType.EPISODE)  # migration 0010 renamed the type in SQL
+        store.index.retype("turn", MemoryType.EPISODE)  # migration 0011 renamed the type in SQL
     pending = _pending(store, STARTUP_LIMIT + 1, STARTUP_GRACE)
     if len(pending) > STARTUP_LIMIT:
         log.warning("more than %d unindexed memories: run `memlens repair`", STARTUP_LIMIT)

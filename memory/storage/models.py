@@ -330,6 +330,18 @@ class ApiKey(SQLModel, table=True):
     revoked_at: datetime | None = None
 
 
+class ErasureJob(SQLModel, table=True):
+    """A user erasure in progress (``memory.lifecycle.erasure``): written before the first row goes, removed after
+    the last byte is reclaimed, so a rerun of ``delete-user`` or ``memlens repair`` finishes what a crash cut short.
+    It holds only the internal key, the id's hash and the session keys (never the external id)."""
+
+    erased_key: str = Field(primary_key=True, max_length=32)
+    user_hash: str = Field(index=True, max_length=64)
+    thread_ids: list = _json([])
+    step: str = Field(default="rows", max_length=16)
+    started_at: datetime = Field(default_factory=utcnow)
+
+
 class SchemaMigration(SQLModel, table=True):
     version: int = Field(primary_key=True)
     name: str

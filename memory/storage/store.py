@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
@@ -79,8 +80,12 @@ class Storage:
         if self._index is None:
             with self._init_lock:
                 if self._index is None:
+                    from memory.storage.db import private_dir
                     from memory.storage.vectors import VectorIndex
 
+                    uri = self.settings.resolved_lancedb_uri()
+                    if "://" not in uri:
+                        private_dir(Path(uri).parent)
                     self._index = VectorIndex(self.settings.resolved_lancedb_uri(), self.embedder.dim)
                     if self.settings.repair_on_start:
                         self._startup_repair()

@@ -27,6 +27,11 @@ _ORDER_WORDS = re.compile(
     r"\b(?:order|tracking|invoice|ticket|booking|ref|reference|parcel|shipment|no\.)|#|订单|单号|运单|快递|发票|编号|流水",
     re.IGNORECASE,
 )
+#: a version or a book number just before a run: not a person's number ("version 2.13.9014461", "ISBN 0-306-…")
+VERSION_BEFORE = re.compile(r"(?:\bv|\bver|version|版本|release|build|python|\bos)\s*[.:]?\s*\Z", re.IGNORECASE)
+_NOT_PERSONAL_BEFORE = re.compile(r"isbn(?:-1[03])?\s*[:：]?\s*\Z", re.IGNORECASE)
+#: the 15-character resident ID issued before 1999 (region, YYMMDD birth date, sequence; no check character)
+_ID15_SHAPE = re.compile(r"[1-8][0-9]{5}[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}")
 _ID_SHAPE = re.compile(r"[1-8][0-9]{5}(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx]")
 
 
@@ -50,10 +55,16 @@ def luhn_valid(digits: str) -> bool:
     return digits.isdigit() and luhn.is_valid(digits)
 
 
+#: issuer prefixes outside 3-6: Mir 2200-2204, RuPay 81/82, Troy 9792, UzCard 8600, Humo 9860, UATP 1
+_OTHER_PREFIXES = ("2200", "2201", "2202", "2203", "2204", "81", "82", "9792", "8600", "9860", "1")
+
+
 def _card_prefix_ok(digits: str) -> bool:
     if digits[0] in "3456":
         return True
-    return digits[0] == "2" and 2221 <= int(digits[:4]) <= 2720
+    if digits[0] == "2" and 2221 <= int(digits[:4]) <= 2720:
+        return True
+    return digits.startswith(_OTHER_PREFIXES) and (digits[0] != "1" or len(digits) == 15)
 
 
 class _Parser:
@@ -111,12 +122,25 @@ def _kind(digits: str, international: bool, context: str, parser: _Parser) -> st
         return "id-card"
     if not digits.isdigit():
         return None
-    card = 13 <= n <= _MAX_DIGITS and digits[0] in "23456" and _card_prefix_ok(digits) and luhn_valid(digits)
-    if card and (_CARD_WORDS.search(context) or not _ORDER_WORDS.search(context)):
+    card_words = _CARD_WORDS.search(context)
+    card = 13 <= n <= _MAX_DIGITS and (card_words or _card_prefix_ok(digits)) and luhn_valid(digits)
+    if card and (card_words or not _ORDER_WORDS.search(context)):
         return "bank-card"
+    if n == 15 and _ID15_SHAPE.fullmatch(digits):
+        return "id-card"
     if 7 <= n <= 17 and is_phone(digits, international, parser):
         return "phone"
     return None
+
+
+def _indian_mobile(digits: str, shape: tuple[int, ...], parser: _Parser) -> bool:
+    """An Indian mobile as people group it: 98765 43210, 9876543210, 91 98765 43210 (only these groupings: five
+    two-digit scores in a row are not a phone number)."""
+    if len(digits) == 10 and digits[0] in "6789" and shape in ((10,), (5, 5)):
+        return parser.valid(digits, "IN")
+    if len(digits) == 12 and digits.startswith("91") and shape in ((12,), (2, 5, 5), (2, 10)):
+        return parser.valid("+" + digits, None)
+    return False
 
 
 @lru_cache(maxsize=32)
@@ -124,10 +148,10 @@ def _lengths(first: str, international: bool) -> frozenset[int]:
     """Digit counts worth classifying for a candidate starting with ``first`` (most are skipped for free)."""
     if international:
         return frozenset(range(8, 18))
-    out = set()
+    out: set[int] = set()
     if first in "12345678":
-        out.add(18)
-    if first in "23456":
+        out.update((15, 18))
+    if first != "0":
         out.update(range(13, _MAX_DIGITS + 1))
     if first == "1":
         out.add(11)
@@ -137,6 +161,8 @@ def _lengths(first: str, international: bool) -> frozenset[int]:
         out.add(13)
     if first in "23456789":
         out.add(10)
+    if first == "9":
+        out.add(12)
     return frozenset(out)
 
 
@@ -161,6 +187,8 @@ def _longest_at(
         kind = _kind(digits[:n], intl, context, parser)
         if kind is None and intl and "(0)" in norm[window[0][0] : window[k][1]]:
             kind = _kind("".join(g[2] for g in window[: k + 1] if g[2] != "0"), True, context, parser)
+        if kind is None and not intl and _indian_mobile(digits[:n], tuple(len(g[2]) for g in window[: k + 1]), parser):
+            kind = "phone"
         if kind:
             return kind, i + k
     return None
@@ -168,6 +196,9 @@ def _longest_at(
 
 def _run_hits(norm: str, m: re.Match, parser: _Parser) -> list[NumberHit]:
     run = m.group()
+    before = norm[max(0, m.start() - 12) : m.start()]
+    if VERSION_BEFORE.search(before) or _NOT_PERSONAL_BEFORE.search(before):
+        return []
     groups = [(g.start() + m.start(), g.end() + m.start(), g.group()) for g in _GROUP.finditer(run)]
     context = norm[max(0, m.start() - 24) : m.start()]
     hits: list[NumberHit] = []

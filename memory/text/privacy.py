@@ -29,10 +29,16 @@ from stdnum import iban as _iban
 
 from memory.text.normalise import normalised, original_span
 from memory.text.pii_numbers import find_numbers, id_card_valid, luhn_valid
+from memory.text.pii_spelled import ips, passports, spelled_emails, spoken_digits, ssns
 
 __all__ = ["PiiMatch", "find_pii", "id_card_valid", "luhn_valid", "mask_pii", "mask_value"]
 
-_MAYBE = re.compile(r"[\d@＠﹫]")
+#: a text without any of these holds no PII this module finds (most words skip every detector)
+_MAYBE = re.compile(
+    r"[\d@＠﹫#＃&零〇一二三四五六七八九幺两兩壹贰叁肆伍陆柒捌玖]|艾特|圈a|小老鼠|"
+    r"(?<![A-Za-z])(?:at|dot|zero|oh|one|two|three|four|five|six|seven|eight|nine)(?![A-Za-z])",
+    re.IGNORECASE,
+)
 # MemLens's own record ids (uuid4 hex, with or without dashes) often hold digit runs that read as phone numbers; they
 # are references, not personal data, and masking them would break the links stored in reasons and event details.
 _RECORD_ID = re.compile(
@@ -48,7 +54,7 @@ _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}")
 
 @dataclass(frozen=True)
 class PiiMatch:
-    kind: str  # email | id-card | bank-card | iban | phone
+    kind: str  # email | id-card | bank-card | iban | phone | ssn | passport | ip
     start: int  # in the original text
     end: int
     text: str  # the original characters
@@ -116,16 +122,17 @@ def _ibans(norm: str) -> list[tuple[str, int, int]]:
 
 
 def find_pii(text: str) -> list[PiiMatch]:
-    """Every PII span of ``text`` (original positions), left to right, without overlaps (e-mails, then IBANs, then
-    numbers)."""
+    """Every PII span of ``text`` (original positions), left to right, without overlaps (e-mails, spelled e-mails,
+    IBANs, IP addresses, SSNs, passports, then numbers)."""
     if not text or not _MAYBE.search(text):
         return []
-    norm, origin = normalised(text)
+    norm, origin = spoken_digits(*normalised(text))
     covered = bytearray(len(norm))
     for rid in _RECORD_ID.finditer(norm):
         covered[rid.start() : rid.end()] = b"\x01" * (rid.end() - rid.start())
     found: list[PiiMatch] = []
-    spans = _emails(norm) + _ibans(norm) + [(h.kind, h.start, h.end) for h in find_numbers(norm)]
+    spans = _emails(norm) + spelled_emails(norm) + _ibans(norm) + ips(norm) + ssns(norm) + passports(norm)
+    spans += [(h.kind, h.start, h.end) for h in find_numbers(norm)]
     for kind, s, e in spans:
         if any(covered[s:e]):
             continue

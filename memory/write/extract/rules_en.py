@@ -118,7 +118,8 @@ RULES: list[Rule] = [
     _r(
         "preferred_name",
         r"\b(?:please |you can |just |you may )*call me (?!back\b|later\b|when\b|if\b|tomorrow\b|"
-        r"anytime\b|at\b|on\b)" + _NAME,
+        r"anytime\b|at\b|on\b|after\b|before\b|around\b|tonight\b|today\b|in\b|by\b|between\b|from\b|"
+        r"once\b|again\b|now\b|soon\b|next\b|this\b|every\b|sometime\b|any\b)" + _NAME,
         "User wants to be called {obj}.",
         obj=_title,
     ),

@@ -1,0 +1,105 @@
+"""PII spellings stored raw, per category and per door: the issue-#30 corpus (tests/pii_corpus.py, 305 spellings in
+13 categories, each inside an English or a Chinese sentence) goes in through the Python API (``Memory.add``), the
+REST API (``POST /v1/memories`` on a real uvicorn server) and the LangGraph store (``put`` with the text in the
+value), each door into its own throwaway data folder; then every file of the folder is scanned for each spelling's
+exact bytes. Also reports the masker alone (``mask_pii``) and the ordinary numbers it must leave alone.
+
+``python bench/pii_doors.py [--out bench/results/pii_doors.json]`` (hash embedder: the embedder does not matter).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def _scan(folder: Path, corpus: dict[str, list[tuple[str, str]]]) -> dict[str, list[str]]:
+    blob = b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
+    return {cat: [s for _, s in rows if s.encode() in blob] for cat, rows in corpus.items()}
+
+
+def _service(folder: Path):
+    from memory.config import Settings
+    from memory.service import MemoryService
+
+    return MemoryService(Settings(data_dir=folder, embedder="hash", summary_background=False))
+
+
+def door_python(folder: Path, texts: list[str]) -> None:
+    from memory.client import Memory
+
+    svc = _service(folder)
+    mem = Memory(svc)
+    for i, t in enumerate(texts):
+        mem.add(t, user_id="pii-python", run_id=f"s{i // 20}", metadata={"note": t})
+    svc.close()
+
+
+def door_rest(folder: Path, texts: list[str]) -> None:
+    import httpx
+    from doors_helpers import free_port, serve_in_thread
+
+    from agent.serve.api import create_app
+    from memory import apikeys
+
+    svc = _service(folder)
+    key = apikeys.create(svc.storage, "pii")[0]
+    server = serve_in_thread(create_app(svc), free_port())
+    base = next(server)
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
+        for i, t in enumerate(texts):
+            body = {"messages": t, "user_id": "pii-rest", "run_id": f"s{i // 20}", "metadata": {"note": t}}
+            r = c.post("/v1/memories", json=body)
+            r.raise_for_status()
+    next(server, None)
+    svc.close()
+
+
+def door_langgraph(folder: Path, texts: list[str]) -> None:
+    from memory.client import Memory
+    from memory.langgraph import MemLensStore
+
+    svc = _service(folder)
+    store = MemLensStore(Memory(svc, via="langgraph"))
+    for i, t in enumerate(texts):
+        store.put(("pii-store", "default", "notes"), f"k{i}", {"content": t, "extra": {"said": t}})
+    svc.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "pii_doors.json"))
+    args = ap.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from pii_corpus import NOT_PII, leaked, spellings_by_category
+
+    from memory.text.privacy import mask_pii
+
+    corpus = spellings_by_category()
+    texts = [t for rows in corpus.values() for t, _ in rows]
+    result: dict[str, object] = {"spellings": len(texts), "categories": {c: len(r) for c, r in corpus.items()}}
+    result["masker"] = {c: sum(leaked(mask_pii(t), s) for t, s in rows) for c, rows in corpus.items()}
+    result["false_positives"] = [t for t in NOT_PII if mask_pii(t) != t]
+    for name, door in (("python", door_python), ("rest", door_rest), ("langgraph", door_langgraph)):
+        folder = Path(tempfile.mkdtemp(prefix=f"memlens-pii-{name}-"))
+        door(folder, texts)
+        raw = _scan(folder, corpus)
+        result[name] = {c: len(v) for c, v in raw.items()}
+        result[f"{name}_examples"] = {c: v[:3] for c, v in raw.items() if v}
+    total = {d: sum(result[d].values()) for d in ("masker", "python", "rest", "langgraph")}  # type: ignore[union-attr]
+    result["total_raw"] = total
+    print(json.dumps({k: result[k] for k in ("masker", "python", "rest", "langgraph", "total_raw")}, indent=1))
+    print("false positives:", result["false_positives"])
+    Path(args.out).write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

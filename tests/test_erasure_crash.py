@@ -1,0 +1,83 @@
+"""Erasure is a journaled job: killed (SIGKILL) before each of its steps, a rerun of ``delete-user`` or ``repair``
+finishes it, and then no file holds anything of the user — the SQLite database and its WAL, the LanceDB folder,
+and PostgreSQL's table files after a ``CHECKPOINT``."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+from actors import ADMIN
+from conftest import worker_context
+from test_erasure_complete import _disk
+
+from memory.config import Settings
+from memory.errors import NotFound
+from memory.service import MemoryService
+from memory.storage.embed import HashEmbedder
+from memory.storage.models import ErasureJob
+
+#: where the child is killed: just before this step runs
+POINTS = ["rows", "index", "reclaim", "close"]
+
+
+def _svc(settings_json: str) -> MemoryService:
+    return MemoryService(Settings.model_validate_json(settings_json), embedder=HashEmbedder())
+
+
+def _die(*_args, **_kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _erase_and_die(settings_json: str, point: str) -> None:
+    """Child process: start erasing, and be killed just before ``point``."""
+    from memory.lifecycle import erasure, export
+    from memory.storage import vectors
+
+    target = {
+        "rows": (export, "_delete_user_rows"),
+        "index": (vectors.VectorIndex, "delete_user"),
+        "reclaim": (export, "reclaim"),
+        "close": (erasure, "close_job"),
+    }[point]
+    setattr(*target, _die)
+    _svc(settings_json).delete_user("gone", actor=ADMIN)
+
+
+def _seed(svc: MemoryService) -> None:
+    for i in range(3):
+        svc.remember("gone", f"I love zqcrash{i} hiking and my diary says zqcrash{i}", session_id="s")
+        svc.remember("kept", f"I like tea number {i}", session_id="s")
+    svc.recall("gone", "zqcrash1 hiking")
+    svc.flush_retrieval_log()
+
+
+@pytest.mark.parametrize("finish", ["rerun", "repair"])
+@pytest.mark.parametrize("point", POINTS)
+def test_a_killed_erasure_is_finished_by_a_rerun_or_repair(backend_settings, point, finish):
+    settings_json = backend_settings.model_dump_json()
+    svc = _svc(settings_json)
+    _seed(svc)
+    svc.close()
+    child = worker_context().Process(target=_erase_and_die, args=(settings_json, point))
+    child.start()
+    child.join(120)
+    assert child.exitcode == -signal.SIGKILL, "the child must have been killed mid-erasure"
+
+    svc = _svc(settings_json)
+    with svc.storage.db() as db:
+        assert db.get(ErasureJob, db.exec(ErasureJob.__table__.select()).first()[0]) is not None  # left open
+    if finish == "rerun":
+        svc.delete_user("gone", actor=ADMIN)  # not "no user": the job is found by the id's hash and finished
+    else:
+        assert svc.repair().get("erasures_finished") == 1
+    with svc.storage.db() as db:
+        assert db.exec(ErasureJob.__table__.select()).first() is None
+    with pytest.raises(NotFound):
+        svc.delete_user("gone", actor=ADMIN)  # finished: now there is no such user
+    assert [h.content for h in svc.recall("kept", "tea", threshold=-1.0, log=False).hits]
+    svc.close()
+    blob = _disk(backend_settings)
+    assert b"I like tea" in blob, "the scan must see the stored text"
+    assert b"zqcrash" not in blob
