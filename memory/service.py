@@ -451,6 +451,43 @@ class MemoryService:
         sig = gather(self.storage, user_key=user.key, agent_id=agent, query=query, params=params)
         return sig, params, calibration
 
+    # -- the audit desk (memory/desk/): why (not), hygiene, the labels gate, A/B replay, the graph --------------
+    def explain_recall(
+        self,
+        user_id: str,
+        memory_id: str,
+        query: str | None = None,
+        *,
+        retrieval_id: int | None = None,
+        agent_id: str | None = None,
+        filters: RecallFilters | None = None,
+        **overrides: Any,
+    ) -> dict[str, Any]:
+        """Why a memory was (not) recalled for a typed query or a logged retrieval: every stage of the real recall
+        and the first one it fell out at (memory.desk.explain). Not logged."""
+        from memory.desk import explain
+
+        user = self.get_user(user_id)
+        if query is not None:
+            query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))
+        agent = validate.agent_id(agent_id, self.settings.default_agent_id)
+        params, calibration = self.recall_setup(**overrides)
+        retrieval_log.flush(self.storage)  # a logged retrieval may still be queued
+        profile = {name: f.value for name, f in self.profile_fields(user).items()}
+        result = explain.explain(
+            self.storage,
+            user,
+            memory_id,
+            query=query,
+            retrieval_id=retrieval_id,
+            agent_id=agent,
+            params=params,
+            calibration=calibration,
+            filters=filters,
+            profile=profile,
+        )
+        return result.to_dict()
+
     # -- sessions: summaries and bridges (memory/sessions/summary.py) ------------------------------------------------
     def end_session(self, user_id: str, session_id: str, agent_id: str | None = None):
         """End a session and write its bridge (extractive; the agent passes its LLM summariser when it has one)."""
