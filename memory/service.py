@@ -488,6 +488,53 @@ class MemoryService:
         )
         return result.to_dict()
 
+    def hygiene_review(
+        self,
+        user_id: str | None = None,
+        *,
+        never_recalled_days: float | None = None,
+        kinds: Sequence[str] | None = None,
+        now: datetime | None = None,
+    ) -> Any:
+        """The memory-hygiene review queue for one user or everyone (memory.desk.hygiene): findings with evidence
+        and actions, and each user's junk rate."""
+        from memory.desk import hygiene
+
+        retrieval_log.flush(self.storage)  # access times of recalls still being written
+        return hygiene.review(
+            self.storage,
+            user_key=self._user_key(user_id),
+            now=now,
+            never_recalled_days=hygiene.NEVER_RECALLED_DAYS if never_recalled_days is None else never_recalled_days,
+            kinds=tuple(kinds or hygiene.KINDS),
+        )
+
+    def hygiene_act(
+        self,
+        key: str,
+        action: str,
+        *,
+        actor: Actor,
+        user_id: str | None = None,
+        target: str | None = None,
+        reason: str = "",
+        never_recalled_days: float | None = None,
+    ) -> dict[str, Any]:
+        """Apply ``action`` (merge, flag, delete, clear, keep) to the queue's finding ``key``, through the curation
+        operations (role checked, logged, audited)."""
+        from memory.desk import hygiene
+        from memory.errors import NotFound
+
+        check(self.storage, actor, Role.CURATOR, "act on a hygiene finding")
+        queue = self.hygiene_review(user_id, never_recalled_days=never_recalled_days)
+        finding = next((f for f in queue.findings if f.key == key), None)
+        if finding is None:
+            raise NotFound(f"no open hygiene finding {key[:80]!r}")
+        done = hygiene.act(self.storage, finding, action, actor=actor, target=target, reason=reason)
+        if action == "clear":
+            self.update_profile(finding.user_id, finding.detail["field"], None, actor=actor, reason=reason or "hygiene")
+        return done
+
     # -- sessions: summaries and bridges (memory/sessions/summary.py) ------------------------------------------------
     def end_session(self, user_id: str, session_id: str, agent_id: str | None = None):
         """End a session and write its bridge (extractive; the agent passes its LLM summariser when it has one)."""

@@ -112,6 +112,8 @@ class AuditAction(StrEnum):
     PURGE = "purge"
     FORGET = "forget"
     COMPACT = "compact"
+    MERGE = "merge"  # a person merged a hygiene finding's memories into one (memory.desk.hygiene)
+    KEEP = "keep"  # a person kept a hygiene finding as it is: the queue leaves it out from then on
     ACCOUNT_ADD = "account-add"
     ACCOUNT_PASSWORD = "account-password"
     ACCOUNT_REMOVE = "account-remove"
