@@ -221,15 +221,17 @@ def unsupported_evidence(m: MemInfo, sources: dict[int, Message]) -> str | None:
     present = [x for x in msgs if x is not None]
     if not present:
         return "its source message is gone"
-    said = set().union(*(words(x.content) for x in present))
-    if m.object:
-        obj = words(m.object)
-        if obj and not obj & said:
-            return f"the value “{m.object[:60]}” is not in its source message"
+    text = " ".join(x.content for x in present)
+    said = words(text)
     mine = words(m.content)
     got = share_in(mine, said)
     if len(mine) >= 2 and got < SUPPORT_SHARE:
         return f"only {got:.0%} of its words are in its source message"
+    obj = _norm(m.object)
+    # a value the extractor normalised (short → concise, 五千 → 5000) is fine when the rest of the words are there
+    if obj and not any(c.isdigit() for c in obj) and obj not in _norm(text) and not words(obj) & said:
+        if got < 0.5:
+            return f"the value “{(m.object or '')[:60]}” is not in its source message"
     return None
 
 
@@ -299,21 +301,21 @@ def near_duplicates(rows: Sequence[MemInfo], vectors: dict[str, Any], threshold:
             continue
         values = {m.id: m.confidence + 0.001 * m.reinforce_count for m in members}
         for group, reason in cluster(members, vectors, threshold, values):
-            lead = group[0]
-            same = [m for m in group if not _clashes(lead, m)]
-            if len(same) > 1:
-                out.append((same, reason or "same statement"))
+            # one value per sub-group: members stating different values of one fact contradict, not duplicate
+            parts: dict[tuple[str, str], list[MemInfo]] = defaultdict(list)
+            for m in group:
+                parts[_value_key(m)].append(m)
+            out += [(part, reason or "same statement") for part in parts.values() if len(part) > 1]
     return out
 
 
-def _clashes(a: MemInfo, b: MemInfo) -> bool:
-    """Different values of one single-valued fact (a contradiction, not a duplicate)."""
-    return (
-        a.predicate == b.predicate
-        and a.predicate in SINGLE_VALUED
-        and bool(a.object and b.object)
-        and _norm(a.object) != _norm(b.object)
-    ) or (a.predicate in OPPOSITES and b.predicate == OPPOSITES[a.predicate])
+def _value_key(m: MemInfo) -> tuple[str, str]:
+    """What a duplicate must share: the value of a single-valued fact, the side (likes / dislikes) of a polar one."""
+    if m.predicate in SINGLE_VALUED and m.object:
+        return "value", _norm(m.object)
+    if m.predicate in OPPOSITES:
+        return "side", m.predicate
+    return "", ""
 
 
 # -- the review ----------------------------------------------------------------------------------------------------
