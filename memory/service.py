@@ -535,6 +535,78 @@ class MemoryService:
             self.update_profile(finding.user_id, finding.detail["field"], None, actor=actor, reason=reason or "hygiene")
         return done
 
+    def eval_labels(
+        self, user_id: str | None = None, *, record: bool = False, actor: Actor | None = None, **overrides: Any
+    ) -> dict[str, Any]:
+        """Precision / recall of what recall would select for every labelled query under the current settings
+        (plus ``overrides``), each searched again unlogged (memory.desk.labels_gate). ``record`` keeps the run in
+        the audit trail: the suite's history, and the gate's next baseline."""
+        from memory.desk import labels_gate
+        from memory.storage.models import utcnow
+
+        retrieval_log.flush(self.storage)
+        suite = views.labelled_queries(self.storage, self._user_key(user_id))
+
+        def search(entry: dict[str, Any]) -> RecallResult:
+            q = entry["retrieval_query"]
+            return self.recall(entry["user_id"], q, agent_id=entry["agent_id"], log=False, **overrides)
+
+        run = labels_gate.evaluate(suite, search)
+        p = self.recall_params(**overrides)
+        run["settings"] = {
+            k: getattr(p, k) for k in ("mode", "k", "threshold", "fusion", "vector_weight", "rrf_k", "context_span")
+        }
+        run["user_id"], run["at"] = user_id, utcnow().isoformat()
+        if record:
+            check(self.storage, actor, Role.CURATOR, "record a labelled-suite run")
+            assert actor is not None
+            kept = {k: v for k, v in run.items() if k != "per_query"}
+            audit.record(self.storage, actor, AuditAction.EVAL_LABELS, user_id=user_id, detail=kept)
+        return run
+
+    def labels_history(self, limit: int = 100) -> list[dict[str, Any]]:
+        """Recorded runs of the labelled-query suite, newest first (each with who ran it)."""
+        rows = audit.events(self.storage, action=AuditAction.EVAL_LABELS, limit=limit)
+        return [{**(r.detail or {}), "actor": r.actor, "via": r.via, "recorded_at": r.at} for r in rows]
+
+    def import_labels(self, text: str, *, actor: Actor, fmt: str | None = None) -> dict[str, int]:
+        """Labels from JSON or CSV (user_id, query, memory_id, relevant): every row is checked first (nothing is
+        stored when one is wrong), then each query is searched once (logged, as the lab's are) and labelled."""
+        from memory.desk import labels_gate
+        from memory.errors import InvalidInput
+
+        check(self.storage, actor, Role.CURATOR, "import labels")
+        labels = labels_gate.parse_labels(text, fmt)
+        owners = self.memories_by_id(sorted({lb.memory_id for lb in labels}))
+        for n, lb in enumerate(labels, 1):
+            user = self.get_user(lb.user_id)
+            m = owners.get(lb.memory_id)
+            if m is None or m.user_key != user.key:
+                raise InvalidInput(f"label {n}: no memory {lb.memory_id[:40]!r} for user {lb.user_id[:40]!r}")
+        queries: dict[tuple[str, str], list[Any]] = {}
+        for lb in labels:
+            queries.setdefault((lb.user_id, lb.query), []).append(lb)
+        for (user_id, query), group in queries.items():
+            retrieval_id = self.recall(user_id, query).retrieval_id
+            assert retrieval_id is not None
+            for lb in group:
+                self.label_hit(retrieval_id, lb.memory_id, lb.relevant, actor=actor)
+        return {"labels": len(labels), "queries": len(queries)}
+
+    def replay(self, changes: dict[str, Any], *, user_id: str | None = None, last: int = 20) -> dict[str, Any]:
+        """A/B replay: the last ``last`` distinct logged queries (one user's or everyone's) under the current
+        settings (A) and with ``changes`` (B), unlogged; per query the memories and tokens gained or lost."""
+        from memory.desk import replay
+
+        retrieval_log.flush(self.storage)
+        self.recall_params(**changes)  # refuses a bad value before anything runs
+        logged = replay.logged_queries(self.storage, self._user_key(user_id), last)
+
+        def search(entry: dict[str, Any], knobs: dict[str, Any]) -> RecallResult:
+            return self.recall(entry["user_id"], entry["query"], agent_id=entry["agent_id"], log=False, **knobs)
+
+        return replay.compare(logged, search, changes)
+
     # -- sessions: summaries and bridges (memory/sessions/summary.py) ------------------------------------------------
     def end_session(self, user_id: str, session_id: str, agent_id: str | None = None):
         """End a session and write its bridge (extractive; the agent passes its LLM summariser when it has one)."""

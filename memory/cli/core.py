@@ -6,9 +6,8 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -21,7 +20,7 @@ cli = typer.Typer()
 class SearchByDefault(TyperGroup):
     """``memlens recall …`` runs ``recall search …`` unless its first word names another recall command."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # ctx: the Click context Typer hands over
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
             args = ["search", *args]
         return super().parse_args(ctx, args)

@@ -17,7 +17,7 @@ from memory.cli import apikeys, core, curate, desk, evaluate, lifecycle, people,
 from memory.errors import MemLensError
 
 #: modules whose ``cli`` commands sit at the top level (`memlens remember`, `memlens forget`, …)
-ENGINE_COMMANDS: tuple[typer.Typer, ...] = (core.cli, write.cli, lifecycle.cli, storage.cli, people.cli)
+ENGINE_COMMANDS: tuple[typer.Typer, ...] = (core.cli, write.cli, lifecycle.cli, storage.cli, people.cli, desk.cli)
 #: command groups (`memlens eval locomo`, `memlens apikey create`, …)
 ENGINE_GROUPS: Mapping[str, typer.Typer] = {
     "recall": core.recall_cli,

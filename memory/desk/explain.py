@@ -377,7 +377,8 @@ def _summary(stages: list[Stage], failed: Stage | None) -> str:
     """One sentence: the ranks, the relevance against the threshold, and where it fell out."""
     by = {s.name: s for s in stages}
     parts = []
-    ranks = [by[n].detail.split(" (")[0] for n in ("vector rank", "full-text rank") if n in by and by[n].passed is not None]
+    signals = ("vector rank", "full-text rank")
+    ranks = [by[n].detail.split(" (")[0] for n in signals if n in by and by[n].passed is not None]
     if ranks:  # "ranked 14th by meaning, 3rd by words"
         parts.append(", ".join([ranks[0], *(r.removeprefix("ranked ") for r in ranks[1:])]))
     if "relevance threshold" in by:

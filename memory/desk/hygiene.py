@@ -41,8 +41,8 @@ from memory.access import check, guarded
 from memory.errors import InvalidInput, NotFound
 from memory.lifecycle import curation
 from memory.lifecycle.retention import MemInfo, load
-from memory.storage import records
 from memory.prompts import SYSTEM
+from memory.storage import records
 from memory.storage.models import Memory, Message, ProfileField, User, utcnow
 from memory.storage.people import AuditEvent
 from memory.text.privacy import find_pii
@@ -116,10 +116,9 @@ STYLE_PREDICATES = frozenset({"communication_style", "language", "prefers"})
 
 _EN = re.compile(r"[a-z0-9][a-z0-9'’-]*")
 _CJK = re.compile(r"[\u3400-\u9fff]+")
-_STOP = frozenset(
-    "the a an and or of to in on at for with from by is are was were be been am has have had do does did it its this "
-    "that user user's users i me my mine we our you your he she his her they their them as about".split()
-)
+_STOP_WORDS = """the a an and or of to in on at for with from by is are was were be been am has have had do does did it
+its this that user user's users i me my mine we our you your he she his her they their them as about"""
+_STOP = frozenset(_STOP_WORDS.split())
 
 
 @dataclass
@@ -229,9 +228,9 @@ def unsupported_evidence(m: MemInfo, sources: dict[int, Message]) -> str | None:
         return f"only {got:.0%} of its words are in its source message"
     obj = _norm(m.object)
     # a value the extractor normalised (short → concise, 五千 → 5000) is fine when the rest of the words are there
-    if obj and not any(c.isdigit() for c in obj) and obj not in _norm(text) and not words(obj) & said:
-        if got < 0.5:
-            return f"the value “{(m.object or '')[:60]}” is not in its source message"
+    foreign = obj and not any(c.isdigit() for c in obj) and obj not in _norm(text) and not words(obj) & said
+    if foreign and got < 0.5:
+        return f"the value “{(m.object or '')[:60]}” is not in its source message"
     return None
 
 
@@ -287,7 +286,9 @@ def contradictions(rows: Sequence[MemInfo]) -> list[tuple[list[MemInfo], str]]:
     return out
 
 
-def near_duplicates(rows: Sequence[MemInfo], vectors: dict[str, Any], threshold: float) -> list[tuple[list[MemInfo], str]]:
+def near_duplicates(
+    rows: Sequence[MemInfo], vectors: dict[str, Any], threshold: float
+) -> list[tuple[list[MemInfo], str]]:
     """Compaction's groups (same statement, or similar enough), without those that are contradictions."""
     from memory.lifecycle.compact import NEVER_COMPACT, cluster
 
@@ -523,7 +524,11 @@ def act(
     if action == "keep":
         check(store, actor, Role.CURATOR, "keep a hygiene finding")
         audit.record(
-            store, actor, AuditAction.KEEP, user_id=finding.user_id, target_ids=[finding.key, *finding.memory_ids],
+            store,
+            actor,
+            AuditAction.KEEP,
+            user_id=finding.user_id,
+            target_ids=[finding.key, *finding.memory_ids],
             reason=reason or f"kept as is: {finding.kind}",
         )
         return {"action": "keep", "key": finding.key}
