@@ -788,15 +788,33 @@ class MemoryService:
 
     def delete_user(self, user_id: str, *, actor: Actor) -> dict[str, int]:
         """Erase a user at once, even mid-conversation (a running turn writes nothing more); admin. Their audit
-        rows stay, with the id and any free text cleared in the same transaction."""
+        rows stay, with the id and any free text cleared in the same transaction. Returns rows deleted per table;
+        :meth:`erase_user` returns the whole receipt."""
+        removed = self.erase_user(user_id, actor=actor)["removed"]
+        return {**removed["sql"], "checkpoints": removed["checkpoints"]}
+
+    def erase_user(self, user_id: str, *, actor: Actor) -> dict[str, Any]:
+        """:meth:`delete_user`, returning its receipt (memory.desk.receipt: what each store removed, counts, hashed
+        ids, time, actor), which the audit trail keeps (:meth:`erasure_receipts`)."""
+        from memory.desk import receipt
         from memory.lifecycle import export
 
         check(self.storage, actor, Role.ADMIN, "delete a user")
         retrieval_log.flush(self.storage)
+        user = self.get_user(user_id)
+        before = receipt.inventory(self.storage, user)
         counts = export.delete_user(self.storage, user_id)
-        rows = {"rows": sum(counts.values())}
-        audit.record(self.storage, actor, AuditAction.DELETE_USER, user_hash=id_hash(user_id), detail=rows)
-        return counts
+        paper = receipt.make(self.storage, user_id, user.key, before, counts, actor)
+        detail = {"rows": sum(counts.values()), "receipt": paper}
+        audit.record(self.storage, actor, AuditAction.DELETE_USER, user_hash=id_hash(user_id), detail=detail)
+        return paper
+
+    def erasure_receipts(self, user_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """Erasure receipts kept in the audit trail, newest first (one user's, found through the id's hash)."""
+        rows = audit.events(self.storage, action=AuditAction.DELETE_USER, limit=limit)
+        if user_id is not None:
+            rows = [r for r in rows if r.user_hash == id_hash(user_id)]
+        return [r.detail["receipt"] for r in rows if isinstance((r.detail or {}).get("receipt"), dict)]
 
     def delete_session(
         self, user_id: str, session_id: str, *, agent_id: str | None = None, actor: Actor

@@ -221,3 +221,29 @@ def test_rest_explain_and_hygiene_respect_the_key(alice):
             assert c.post("/v1/users/bob/explain", json={"memory_id": porto, "query": "q"}).status_code == 404
     finally:
         next(gen, None)
+
+
+def test_erasure_receipt_counts_each_store_and_is_kept_in_the_audit_trail(plumbing_svc, monkeypatch):
+    from memory.desk.receipt import hashed
+
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")  # the CLI below opens the same store
+    svc = plumbing_svc
+    svc.remember("alice", "I live in Porto")
+    svc.remember("alice", "My email is alice@example.com")
+    svc.remember("bob", "I live in Lisbon")
+    ids = [m.id for m in svc.list_memories(svc.get_user("alice"))]
+    admin = Actor(name="ada", role=Role.ADMIN, via="test")
+    with pytest.raises(Forbidden):
+        svc.erase_user("alice", actor=CURATOR)
+    paper = svc.erase_user("alice", actor=admin)
+    assert paper["removed"]["sql"]["memory"] == len(ids) and paper["removed"]["lancedb"]["vectors"] == len(ids)
+    assert paper["left_behind"]["vectors"] == 0 and paper["actor"]["name"] == "ada"
+    assert paper["hashed_ids"]["memories"] == sorted(hashed(i) for i in ids)
+    text = json.dumps(paper)
+    assert "alice" not in text and not any(i in text for i in ids)  # ids only as hashes, never the user's id
+    assert svc.erasure_receipts("alice") == [paper]
+    assert svc.erasure_receipts("bob") == []
+    svc.close()
+    out = CliRunner().invoke(cli_app, ["delete-user", "--user", "bob", "--yes", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["receipt"]["removed"]["sql"]["memory"] == 1
