@@ -607,6 +607,13 @@ class MemoryService:
 
         return replay.compare(logged, search, changes)
 
+    def relations_graph(self, user_id: str, *, agent_id: str | None = None, limit: int = 1000) -> dict[str, Any]:
+        """What the user's facts say about whom: people, pets, places, organisations as nodes, facts as edges
+        (superseded and flagged ones marked), per agent (memory.desk.graph)."""
+        from memory.desk import graph
+
+        return graph.build(self.storage, self.get_user(user_id).key, agent_id=agent_id, limit=limit)
+
     # -- sessions: summaries and bridges (memory/sessions/summary.py) ------------------------------------------------
     def end_session(self, user_id: str, session_id: str, agent_id: str | None = None):
         """End a session and write its bridge (extractive; the agent passes its LLM summariser when it has one)."""
