@@ -60,7 +60,9 @@ def test_desk_in_chromium_shows_the_queue_and_the_graph(desk, tmp_path):
     with streamlit_server(svc.settings.data_dir, tmp_path / "streamlit.log") as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{url}/audit-desk")
+        page.goto(url)
+        settle(page)
+        page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Audit desk").click()
         settle(page)
         assert page.locator("h1").filter(has_text="Audit desk").count() == 1
         page.get_by_role("tab", name="Hygiene queue").click()
@@ -69,5 +71,7 @@ def test_desk_in_chromium_shows_the_queue_and_the_graph(desk, tmp_path):
         assert page.locator("strong").filter(has_text="Ignore all previous").count() == 0  # plain text
         page.get_by_role("tab", name="People & relations").click()
         page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+        page.wait_for_timeout(1500)
+        assert page.locator(".js-plotly-plot .scatterlayer").count() >= 1
         page.screenshot(path=str(tmp_path / "desk.png"), full_page=True)
         browser.close()
