@@ -18,6 +18,7 @@ from memory.desk.hygiene import KIND_TITLES, KINDS
 from memory.desk.replay import parse_overrides
 from memory.errors import MemLensError
 from memory.vocab import Role
+from pages import why
 from pages.common import can, current_actor, empty, page_title, plain, require_user, service, short
 
 svc = service()
@@ -29,7 +30,6 @@ st.caption(
     "Why a memory was (not) recalled, what in the store looks like junk, whether labelled queries still get their "
     "memories, what a setting would change, and who the memories are about."
 )
-STAGE_MARK = {True: "✔", False: "✘", None: "—"}
 ACTION_LABELS = {
     "merge": "Merge (keep this)",
     "flag": "Flag",
@@ -56,30 +56,7 @@ def why_tab() -> None:
 
 
 def explain_one(memory_id: str, query: str) -> None:
-    try:
-        e = svc.explain_recall(user.external_id, memory_id, query)
-    except MemLensError as exc:
-        st.error(plain(exc))
-        return
-    verdict = "reached the prompt" if e["fell_out_at"] is None else f"fell out at {e['fell_out_at']}"
-    box = st.success if e["fell_out_at"] is None else st.warning
-    box(f"{verdict}: {e['summary']}", icon=":material/route:")
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "stage": s["name"],
-                    "verdict": STAGE_MARK[s["passed"]] if s["gate"] else "·",
-                    "what happened": s["detail"],
-                }
-                for s in e["stages"]
-            ]
-        ),
-        hide_index=True,
-        key="dk_why_stages",
-        column_config={"what happened": st.column_config.TextColumn(width="large")},
-    )
-    st.caption(f"memory: {short(e['content'], 160)} · calibration {e['calibration']}")
+    why.show(svc, user, memory_id, query, key="dk_why_stages")
 
 
 # -- hygiene -------------------------------------------------------------------------------------------------------

@@ -75,3 +75,18 @@ def test_desk_in_chromium_shows_the_queue_and_the_graph(desk, tmp_path):
         assert page.locator(".js-plotly-plot .scatterlayer").count() >= 1
         page.screenshot(path=str(tmp_path / "desk.png"), full_page=True)
         browser.close()
+
+
+def test_profile_shows_the_junk_rate_and_the_lab_explains_a_candidate(desk):
+    svc, _ = desk
+    at = open_page("pages/profile.py")
+    no_exception(at)
+    junk = next(m for m in at.metric if m.label == "Junk rate")
+    assert junk.value.endswith("%") and junk.value != "0.0%"  # the planted instruction is accused
+    at = open_page("pages/retrieval_lab.py")
+    at.text_input(key="lab_query").set_value("where does she live?").run()
+    no_exception(at)
+    candidates = at.selectbox(key="lab_why").options
+    assert candidates
+    stages = next(d.value for d in at.dataframe if "stage" in d.value.columns)
+    assert "relevance threshold" in set(stages["stage"]) or "flag" in set(stages["stage"])
