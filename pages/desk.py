@@ -17,7 +17,7 @@ from memory.desk.graph import layout
 from memory.desk.hygiene import KIND_TITLES, KINDS
 from memory.desk.replay import parse_overrides
 from memory.errors import MemLensError
-from memory.vocab import Role
+from memory.vocab import MemoryStatus, Role
 from pages import why
 from pages.common import can, current_actor, empty, page_title, plain, require_user, service, short
 
@@ -222,8 +222,8 @@ def graph_figure(g: dict) -> go.Figure:
     pos = layout(g["nodes"])
     fig = go.Figure()
     styles = {
-        "active": ("#90a4ae", "solid"),
-        "superseded": ("#bdbdbd", "dot"),
+        MemoryStatus.ACTIVE.value: ("#90a4ae", "solid"),
+        MemoryStatus.SUPERSEDED.value: ("#bdbdbd", "dot"),
         "flagged": ("#c62828", "dash"),
     }
     mids: dict[str, list] = {"x": [], "y": [], "text": [], "id": []}
@@ -231,7 +231,7 @@ def graph_figure(g: dict) -> go.Figure:
         xs: list = []
         ys: list = []
         for e in g["edges"]:
-            s = "flagged" if e["flagged"] else ("superseded" if e["status"] == "superseded" else "active")
+            s = "flagged" if e["flagged"] else e["status"]
             if s != state or e["source"] not in pos or e["target"] not in pos:
                 continue
             (x0, y0), (x1, y1) = pos[e["source"]], pos[e["target"]]

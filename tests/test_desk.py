@@ -247,3 +247,54 @@ def test_erasure_receipt_counts_each_store_and_is_kept_in_the_audit_trail(plumbi
     out = CliRunner().invoke(cli_app, ["delete-user", "--user", "bob", "--yes", "--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["receipt"]["removed"]["sql"]["memory"] == 1
+
+
+def test_relations_graph_people_places_and_a_thousand_facts(plumbing_svc):
+    plumbing_svc.ensure_user("bob")
+    import math
+
+    from memory.desk.graph import layout
+    from memory.storage.models import Memory, new_id, utcnow
+
+    svc = plumbing_svc
+    for text in ("I live in Porto", "My sister Anna lives in Berlin", "My sister Anna works at Google"):
+        svc.remember("alice", text)
+    porto = _by_content(svc, "alice", "Porto")
+    svc.supersede_memory(porto, "User lives in Lisbon.", actor=CURATOR)
+    svc.flag_memory(_by_content(svc, "alice", "Google"), actor=CURATOR)
+    g = svc.relations_graph("alice")
+    nodes = {n["id"]: n for n in g["nodes"]}
+    assert nodes["person:anna"]["relation"] == "sister"
+    assert {"place:porto", "place:lisbon", "place:berlin", "organisation:google"} <= set(nodes)
+    by_target = {e["target"]: e for e in g["edges"]}
+    assert by_target["place:porto"]["status"] == MemoryStatus.SUPERSEDED
+    assert by_target["organisation:google"]["flagged"] and by_target["organisation:google"]["source"] == "person:anna"
+    # a thousand facts over two agents: every node gets its own place
+    user = svc.get_user("bob")
+    kinds = ["lives_in", "works_at", "pet", "likes", "family"]
+    rows = [
+        {
+            "id": new_id(),
+            "user_key": user.key,
+            "agent_id": ("planner", "coach")[n % 2],
+            "type": "fact",
+            "subject": "user" if n % 3 else f"Friend{n % 40}",
+            "predicate": kinds[n % len(kinds)],
+            "object": f"Thing {n % 300}",
+            "content": f"fact {n}",
+            "source_message_ids": [],
+            "meta": {},
+            "created_at": utcnow(),
+            "updated_at": utcnow(),
+        }
+        for n in range(1000)
+    ]
+    with svc.storage.engine.begin() as conn:
+        conn.execute(Memory.__table__.insert(), rows)
+    big = svc.relations_graph("bob")
+    assert big["facts"] == 1000 and big["agents"] == ["coach", "planner"]
+    pos = layout(big["nodes"])
+    points = sorted(pos.values())
+    assert len(points) == len(big["nodes"]) and len(set(points)) == len(points)
+    assert min(math.dist(a, b) for a, b in zip(points, points[1:], strict=False)) > 1e-3
+    assert len(svc.relations_graph("bob", agent_id="coach")["edges"]) < len(big["edges"])
