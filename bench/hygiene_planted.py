@@ -279,14 +279,52 @@ def run(per_kind: int, users: int, data_dir: Path, seed: int = 7) -> dict[str, A
         svc.close()
 
 
+def real_conversations(path: Path, conversations: int, data_dir: Path) -> dict[str, Any]:
+    """Nothing planted: real LoCoMo conversations through the real write pipeline. Every finding is an accusation of
+    a memory nobody planted (``never_recalled`` left out: conversations from 2023 that nobody asked about are stale by
+    that check's definition)."""
+    from memory.evaluation.ingest import ingest_sample
+    from memory.evaluation.locomo import load as load_locomo
+
+    svc = MemoryService(Settings(data_dir=data_dir))
+    try:
+        for sample in load_locomo(path)[:conversations]:
+            ingest_sample(svc, sample)
+        kinds = [k for k in KINDS if k != "never_recalled"]
+        review = svc.hygiene_review(kinds=kinds)
+        facts = [
+            m
+            for u in svc.list_users()
+            for m in svc.list_memories(svc.get_user(u["user_id"]), limit=100_000)
+            if m.type != "turn"
+        ]
+        accused = {i for f in review.findings for i in f.memory_ids}
+        return {
+            "conversations": conversations,
+            "active_memories": sum(review.active.values()),
+            "extracted_facts": len(facts),
+            "accused": len(accused),
+            "accused_by_kind": review.counts(),
+            "examples": [{"kind": f.kind, "evidence": f.evidence, "contents": f.contents} for f in review.findings[:8]],
+        }
+    finally:
+        svc.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-kind", type=int, default=50)
     ap.add_argument("--users", type=int, default=12)
+    ap.add_argument("--locomo", type=Path, help="Also review real LoCoMo conversations (nothing planted).")
+    ap.add_argument("--conversations", type=int, default=1)
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "hygiene_planted.json")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        result = run(args.per_kind, args.users, Path(tmp))
+        result = run(args.per_kind, args.users, Path(tmp) / "planted")
+        if args.locomo:
+            result["locomo"] = real_conversations(args.locomo, args.conversations, Path(tmp) / "locomo")
+            lc = result["locomo"]
+            print(f"LoCoMo: {lc['accused']} of {lc['active_memories']} memories accused {lc['accused_by_kind']}")
     args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     for kind, v in result["per_kind"].items():
         print(f"{kind:<16} {v['found']:>3} / {v['planted']}")

@@ -174,9 +174,10 @@ def finding_key(kind: str, ids: Sequence[str]) -> str:
 
 # -- text helpers --------------------------------------------------------------------------------------------------
 def words(text: str | None) -> set[str]:
-    """Content words (English: casefolded, first 5 letters, stop words out; Chinese: character pairs)."""
+    """Content words (English: casefolded, first 4 letters as a crude stem, stop words out; Chinese: character
+    pairs)."""
     t = (text or "").casefold()
-    out = {w.strip("'’-")[:5] for w in _EN.findall(t) if w.strip("'’-") not in _STOP}
+    out = {w.strip("'’-")[:4] for w in _EN.findall(t) if w.strip("'’-") not in _STOP}
     for run in _CJK.findall(t):
         run = run.removeprefix("用户")
         out |= {run[i : i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
@@ -222,20 +223,20 @@ def unsupported_evidence(m: MemInfo, sources: dict[int, Message]) -> str | None:
         return "its source message is gone"
     text = " ".join(x.content for x in present)
     said = words(text)
-    mine = words(m.content)
-    got = share_in(mine, said)
-    if len(mine) >= 2 and got < SUPPORT_SHARE:
-        return f"only {got:.0%} of its words are in its source message"
+    got = share_in(words(m.content), said)
     obj = _norm(m.object)
-    # a value the extractor normalised (short → concise, 五千 → 5000) is fine when the rest of the words are there
-    foreign = obj and not any(c.isdigit() for c in obj) and obj not in _norm(text) and not words(obj) & said
-    if foreign and got < 0.5:
-        return f"the value “{(m.object or '')[:60]}” is not in its source message"
+    if obj:  # the value is what a fact asserts: said in the message (as is, or word for word), it is supported
+        if obj in _norm(text) or words(obj) & said or any(c.isdigit() for c in obj):
+            return None
+        # a value the extractor normalised (short → concise) is fine when the rest of the words are there
+        return None if got >= 0.5 else f"the value “{(m.object or '')[:60]}” is not in its source message"
+    if len(words(m.content)) >= 2 and got < SUPPORT_SHARE:
+        return f"only {got:.0%} of its words are in its source message"
     return None
 
 
 def restate_evidence(
-    m: MemInfo, sources: dict[int, Message], system: list[set[str]], replies: list[tuple[set[str], str]]
+    m: MemInfo, sources: dict[int, Message], system: list[set[str]], replies: list[tuple[set[str], str, datetime]]
 ) -> str | None:
     if m.source_type == SourceType.PERSON_EDIT or m.type == MemoryType.SUMMARY:
         return None
@@ -250,8 +251,9 @@ def restate_evidence(
             return "restates the system prompt"
     if m.type == MemoryType.TURN:
         return None
-    for reply, text in replies:
-        if share_in(mine, reply) >= RESTATE_SHARE:
+    made = _aware(m.created_at)
+    for reply, text, said_at in replies:  # the agent said it first; an agent echoing a memory back is no evidence
+        if _aware(said_at) <= made and share_in(mine, reply) >= RESTATE_SHARE:
             return f"restates the agent's reply “{text[:80]}”"
     return None
 
@@ -423,21 +425,23 @@ def _source_messages(store: Database, rows: Sequence[MemInfo]) -> dict[int, Mess
     return out
 
 
-def _replies(store: Database, user_keys: set[str], limit: int = 2000) -> dict[str, list[tuple[set[str], str]]]:
-    """Each user's latest agent replies, as word sets (what a memory restating the agent would match)."""
-    out: dict[str, list[tuple[set[str], str]]] = defaultdict(list)
+def _replies(
+    store: Database, user_keys: set[str], limit: int = 2000
+) -> dict[str, list[tuple[set[str], str, datetime]]]:
+    """Each user's latest agent replies, sentence by sentence as word sets, with when they were said."""
+    out: dict[str, list[tuple[set[str], str, datetime]]] = defaultdict(list)
     with store.db() as db:
         for key in user_keys:
             msgs = db.exec(
-                select(Message.content)
+                select(Message.content, Message.created_at)
                 .where(Message.user_key == key, Message.role == "assistant")
                 .order_by(col(Message.id).desc())
                 .limit(limit)
             ).all()
-            for text in msgs:
+            for text, at in msgs:
                 for sentence in _sentences(text):
                     if len(ws := words(sentence)) >= 3:
-                        out[key].append((ws, sentence))
+                        out[key].append((ws, sentence, at))
     return out
 
 
