@@ -298,3 +298,18 @@ def test_relations_graph_people_places_and_a_thousand_facts(plumbing_svc):
     assert len(points) == len(big["nodes"]) and len(set(points)) == len(points)
     assert min(math.dist(a, b) for a, b in zip(points, points[1:], strict=False)) > 1e-3
     assert len(svc.relations_graph("bob", agent_id="coach")["edges"]) < len(big["edges"])
+
+
+def test_cli_recall_explain_beside_the_search(alice):
+    porto = _by_content(alice, "alice", "Porto")
+    alice.close()
+    runner = CliRunner()
+    out = runner.invoke(cli_app, ["recall", "explain", "--user", "alice", "--memory", porto, QUERY, "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["fell_out_at"] is None
+    text = runner.invoke(cli_app, ["recall", "explain", "--user", "alice", "--memory", porto, QUERY])
+    assert "ranked" in text.output and "relevance threshold" in text.output
+    search = runner.invoke(cli_app, ["recall", "--user", "alice", "--json", QUERY])  # the search is still the default
+    assert search.exit_code == 0 and json.loads(search.output)["hits"][0]["memory_id"] == porto
+    missing = runner.invoke(cli_app, ["recall", "explain", "--user", "alice", "--memory", porto])
+    assert missing.exit_code != 0
