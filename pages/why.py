@@ -23,9 +23,8 @@ def show(svc: MemoryService, user: User, memory_id: str, query: str, key: str, *
     except MemLensError as exc:
         st.error(plain(exc))
         return
-    verdict = "reached the prompt" if e["fell_out_at"] is None else f"fell out at {e['fell_out_at']}"
     box = st.success if e["fell_out_at"] is None else st.warning
-    box(plain(f"{verdict}: {e['summary']}"), icon=":material/route:")
+    box(plain(e["summary"]), icon=":material/route:")  # ends with "→ reached the prompt" / "→ fell out at …"
     rows = [
         {"stage": s["name"], "verdict": STAGE_MARK[s["passed"]] if s["gate"] else "·", "what happened": s["detail"]}
         for s in e["stages"]
