@@ -313,3 +313,20 @@ def test_cli_recall_explain_beside_the_search(alice):
     assert search.exit_code == 0 and json.loads(search.output)["hits"][0]["memory_id"] == porto
     missing = runner.invoke(cli_app, ["recall", "explain", "--user", "alice", "--memory", porto])
     assert missing.exit_code != 0
+
+
+def test_an_orphaned_profile_value_is_found_and_cleared_through_the_profile_edit(plumbing_svc):
+    from memory.storage import records
+
+    svc = plumbing_svc
+    svc.remember("ann", "I live in Porto")
+    assert svc.get_profile("ann")["city"] == "Porto"
+    lost = next(m for m in svc.list_memories(svc.get_user("ann")) if m.predicate == "lives_in")
+    records.set_status(
+        svc.storage, lost.id, MemoryStatus.DELETED, reason="lost in a crash"
+    )  # the profile did not follow
+    [orphan] = [f for f in svc.hygiene_review("ann").findings if f.kind == "orphan_profile"]
+    assert orphan.memory_ids == [lost.id] and "Porto" in orphan.evidence
+    svc.hygiene_act(orphan.key, "clear", actor=CURATOR, user_id="ann")
+    assert svc.get_profile("ann").get("city") in (None, "")
+    assert not [f for f in svc.hygiene_review("ann").findings if f.kind == "orphan_profile"]
