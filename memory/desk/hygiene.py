@@ -4,8 +4,9 @@ evidence and the actions that fix it.
 Kinds (:data:`KINDS`), each a pure check over the active memories and what they came from:
 
 - ``near_duplicate`` — the same statement twice, or two memories of one type at least ``compact_similarity``
-  similar (compaction's own grouping, :func:`memory.lifecycle.compact.cluster`), without differing values of a
-  single-valued fact (that is a contradiction);
+  similar (compaction's own grouping, :func:`memory.lifecycle.compact.cluster`) that also share most of their words
+  (e5 puts "went hiking" and "visited the beach" above 0.95), without differing values of a single-valued fact
+  (that is a contradiction);
 - ``contradiction`` — two values of a single-valued fact (lives in Porto / lives in Lisbon), or likes and dislikes
   of one thing, both still active;
 - ``restates_prompt`` — text that is the system prompt's or the agent's own words kept as the user's: learnt from a
@@ -85,6 +86,9 @@ NEVER_RECALLED_DAYS = 90.0
 EVIDENCE_TYPES = frozenset({MemoryType.TURN.value, MemoryType.SUMMARY.value})
 #: share of a memory's words its source message must hold
 SUPPORT_SHARE = 0.34
+#: two similar memories are duplicates only when more than this share of the shorter one's words are in the other
+DUP_WORDS = 0.5
+_BRACKETS = re.compile(r"[(（][^)）]*[)）]")
 #: share of a memory's words that one sentence of the system prompt or an agent reply holding them must cover
 RESTATE_SHARE = 0.8
 
@@ -308,8 +312,28 @@ def near_duplicates(
             parts: dict[tuple[str, str], list[MemInfo]] = defaultdict(list)
             for m in group:
                 parts[_value_key(m)].append(m)
-            out += [(part, reason or "same statement") for part in parts.values() if len(part) > 1]
+            for part in parts.values():
+                lead = part[0]  # similar meaning is not enough: a duplicate also says it in mostly the same words
+                same = [lead, *(m for m in part[1:] if _same_statement(lead, m) or _wording(lead, m) > DUP_WORDS)]
+                if len(same) > 1:
+                    out.append((same, reason or "same statement"))
     return out
+
+
+def _same_statement(a: MemInfo, b: MemInfo) -> bool:
+    return bool(a.predicate) and (_norm(a.subject), a.predicate, _norm(a.object)) == (
+        _norm(b.subject),
+        b.predicate,
+        _norm(b.object),
+    )
+
+
+def _wording(a: MemInfo, b: MemInfo) -> float:
+    """Share of the shorter text's words the other holds (dates in brackets left out: two events of one week share
+    them)."""
+    wa, wb = words(_BRACKETS.sub("", a.content)), words(_BRACKETS.sub("", b.content))
+    small, big = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    return share_in(small, big)
 
 
 def _value_key(m: MemInfo) -> tuple[str, str]:
