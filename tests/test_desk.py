@@ -31,19 +31,30 @@ FACTS = [
 QUERY = "where does she live?"
 
 
-@pytest.fixture
-def alice(svc):
+def _seed(svc):
     for text in FACTS:
         svc.remember("alice", text)
     svc.remember("bob", "I live in Lisbon")
     return svc
 
 
+@pytest.fixture
+def alice(svc):
+    return _seed(svc)
+
+
+@pytest.fixture
+def alice_any(backend_svc):
+    """``alice`` on SQLite and on PostgreSQL."""
+    return _seed(backend_svc)
+
+
 def _by_content(svc, user: str, needle: str) -> str:
     return next(m.id for m in svc.list_memories(svc.get_user(user)) if needle in m.content)
 
 
-def test_explain_runs_the_real_recall_and_agrees_with_every_verdict(alice):
+def test_explain_runs_the_real_recall_and_agrees_with_every_verdict(alice_any):
+    alice = alice_any
     res = alice.recall("alice", QUERY, log=False)
     assert len(res.hits) == len(FACTS)
     for h in res.hits:
@@ -88,7 +99,8 @@ def test_explain_a_logged_retrieval_shows_what_the_log_said(alice):
     assert "ranked" in e["logged"]["said"]
 
 
-def test_hygiene_finds_planted_junk_and_accuses_no_good_memory(svc):
+def test_hygiene_finds_planted_junk_and_accuses_no_good_memory(backend_svc):
+    svc = backend_svc
     rng = random.Random(3)
     good = seed_good(svc, 2, rng)
     planted = plant(svc, 3, rng)
@@ -101,7 +113,8 @@ def test_hygiene_finds_planted_junk_and_accuses_no_good_memory(svc):
     assert review.junk_rate("user-00") and 0 < review.junk_rate("user-00") < 1
 
 
-def test_hygiene_actions_go_through_curation_and_are_audited(alice):
+def test_hygiene_actions_go_through_curation_and_are_audited(alice_any):
+    alice = alice_any
     porto = _by_content(alice, "alice", "Porto")
     from memory.storage import records
 
