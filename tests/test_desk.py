@@ -228,10 +228,25 @@ def test_rest_explain_and_hygiene_respect_the_key(alice):
             done = c.post(f"/v1/hygiene/{inst['key']}/actions", json={"action": "flag", "user_id": "alice"})
             assert done.status_code == 200, done.text
             assert alice.get_memory(inst["memory_ids"][0]).meta["flagged"]
+            rid = alice.recall("alice", QUERY).retrieval_id
+            alice.label_hit(rid, porto, True, actor=CURATOR)
+            run = c.post("/v1/eval/labels", json={"user_id": "alice"}).json()
+            assert run["recall"] == 1.0 and run["gate"] is None
+            worse = c.post("/v1/eval/labels", json={"set": {"threshold": 0.99}, "baseline": run}).json()
+            assert worse["gate"]["passed"] is False and len(worse["gate"]["lost"]) == 1
+            ab = c.post("/v1/replay", json={"set": {"k": 1}, "user_id": "alice"})
+            assert ab.status_code == 200 and "logged queries" in ab.json()["summary"]
+            assert c.post("/v1/replay", json={"set": {"colour": 1}}).status_code == 400
+            assert c.get("/v1/users/alice/graph").json()["facts"] >= 1
+            alice.erase_user("bob", actor=Actor(name="ada", role=Role.ADMIN, via="test"))
+            assert c.get("/v1/users/bob/erasure-receipts").json()["receipts"][0]["removed"]["sql"]["memory"] == 1
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {keys['bob']}"}, timeout=60) as c:
             assert c.post("/v1/users/alice/explain", json={"memory_id": porto, "query": "q"}).status_code == 403
             assert c.get("/v1/hygiene").status_code == 403
+            assert c.post("/v1/replay", json={"set": {"k": 1}}).status_code == 403
+            assert c.get("/v1/users/alice/graph").status_code == 403
             assert c.post("/v1/users/bob/explain", json={"memory_id": porto, "query": "q"}).status_code == 404
+            assert c.get("/v1/users/bob/erasure-receipts").status_code == 200
     finally:
         next(gen, None)
 

@@ -1,4 +1,5 @@
-"""The audit desk's REST routes (why (not) retrieved, the hygiene queue and its actions), in their own router so the
+"""The audit desk's REST routes (why (not) retrieved, the hygiene queue and its actions, the labelled-query suite,
+A/B replay, the relations graph, erasure receipts), in their own router so the
 doors' main module stays as it is; ``create_app`` includes it. Same key rules as every route: a key restricted to
 some users sees only their memories and findings; actions are a curator's, tagged ``via=api:<key name>``."""
 
@@ -79,3 +80,58 @@ def hygiene_action(finding_key: str, body: HygieneAction, key: Key, doors: Servi
     return doors.service.hygiene_act(
         finding_key, body.action, actor=_actor(key), user_id=body.user_id, target=body.target, reason=body.reason
     )
+
+
+class LabelsRequest(BaseModel):
+    user_id: str | None = Field(default=None, description="One user's labelled queries (default: all).")
+    set: dict[str, Any] = Field(default_factory=dict, description="Recall settings to change, e.g. {'k': 3}.")
+    baseline: dict[str, Any] | None = Field(default=None, description="A previous run to gate against.")
+    tolerance: int = Field(default=0, ge=0)
+
+
+class ReplayRequest(BaseModel):
+    set: dict[str, Any] = Field(description="Setting B: recall settings to change, e.g. {'k': 3, 'mode': 'vector'}.")
+    user_id: str | None = None
+    last: int = Field(default=20, ge=1, le=500)
+
+
+def _changes(values: dict[str, Any]) -> dict[str, Any]:
+    from memory.desk.replay import parse_overrides
+
+    return parse_overrides(f"{k}={v}" for k, v in values.items())
+
+
+@router.post("/eval/labels")
+def eval_labels(body: LabelsRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """The labelled-query suite under the current settings (plus ``set``): precision, recall, per-query hits, and
+    with a ``baseline`` the gate's verdict (``gate.passed``)."""
+    from memory.desk import labels_gate
+
+    _scope(key, body.user_id)
+    run = doors.service.eval_labels(body.user_id, **_changes(body.set))
+    verdict = labels_gate.gate(run, body.baseline, body.tolerance) if body.baseline is not None else None
+    return {**run, "gate": verdict}
+
+
+@router.post("/replay")
+def replay(body: ReplayRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """A/B replay of logged queries: live settings (A) against ``set`` (B), gained / lost memories and tokens."""
+    _scope(key, body.user_id)
+    changes = _changes(body.set)
+    if not changes:
+        raise HTTPException(422, "set at least one recall setting")
+    return doors.service.replay(changes, user_id=body.user_id, last=body.last)
+
+
+@router.get("/users/{user_id}/graph")
+def relations_graph(user_id: str, key: Key, doors: Service, agent_id: str | None = None) -> dict[str, Any]:
+    """People, pets, places and organisations the user's facts mention; facts as edges (with their memory)."""
+    allowed(key, user_id)
+    return doors.service.relations_graph(user_id, agent_id=agent_id)
+
+
+@router.get("/users/{user_id}/erasure-receipts")
+def erasure_receipts(user_id: str, key: Key, doors: Service) -> dict[str, Any]:
+    """The receipts of this user's erasure (what each store removed, hashed ids, time, actor), from the audit trail."""
+    allowed(key, user_id)
+    return {"receipts": doors.service.erasure_receipts(user_id)}
