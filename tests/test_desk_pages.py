@@ -90,3 +90,23 @@ def test_profile_shows_the_junk_rate_and_the_lab_explains_a_candidate(desk):
     assert candidates
     stages = next(d.value for d in at.dataframe if "stage" in d.value.columns)
     assert "relevance threshold" in set(stages["stage"]) or "flag" in set(stages["stage"])
+
+
+def test_chat_panel_explains_a_memory_of_a_logged_turn(monkeypatch, plumbing_svc):
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
+    from agent.runtime import Agent
+
+    svc = plumbing_svc
+    bot = Agent(svc)
+    bot.chat("alice", "s1", "I live in Porto")
+    bot.chat("alice", "s1", "Where do I live?")
+    bot.close()
+    svc.flush_retrieval_log()
+    at = open_page("pages/chat.py")
+    no_exception(at)
+    pickers = [s for s in at.selectbox if s.key and s.key.startswith("chat_why_")]
+    assert pickers and pickers[-1].value is None  # nothing runs until a memory is picked
+    porto = next(m.id for m in svc.list_memories(svc.get_user("alice")) if "Porto" in m.content)
+    pickers[-1].set_value(porto).run()
+    no_exception(at)
+    assert any("logged then" in c.value for c in at.caption)
