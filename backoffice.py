@@ -31,6 +31,7 @@ PAGES = {
             "pages/sessions.py", title="Sessions & bridges", icon=":material/timeline:", url_path="session-timeline"
         ),
         st.Page("pages/lifecycle.py", title="Lifecycle", icon=":material/auto_delete:", url_path="memory-lifecycle"),
+        st.Page("pages/desk.py", title="Audit desk", icon=":material/fact_check:", url_path="audit-desk"),
     ],
     "Tune": [
         st.Page("pages/retrieval_lab.py", title="Retrieval lab", icon=":material/science:", url_path="lab"),

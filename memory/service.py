@@ -473,6 +473,169 @@ class MemoryService:
         sig = gather(self.storage, user_key=user.key, agent_id=agent, query=query, params=params)
         return sig, params, calibration
 
+    # -- the audit desk (memory/desk/): why (not), hygiene, the labels gate, A/B replay, the graph --------------
+    def explain_recall(
+        self,
+        user_id: str,
+        memory_id: str,
+        query: str | None = None,
+        *,
+        retrieval_id: int | None = None,
+        agent_id: str | None = None,
+        filters: RecallFilters | None = None,
+        **overrides: Any,
+    ) -> dict[str, Any]:
+        """Why a memory was (not) recalled for a typed query or a logged retrieval: every stage of the real recall
+        and the first one it fell out at (memory.desk.explain). Not logged."""
+        from memory.desk import explain
+
+        user = self.get_user(user_id)
+        if query is not None:
+            query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))
+        agent = validate.agent_id(agent_id, self.settings.default_agent_id)
+        params, calibration = self.recall_setup(**overrides)
+        retrieval_log.flush(self.storage)  # a logged retrieval may still be queued
+        profile = {name: f.value for name, f in self.profile_fields(user).items()}
+        result = explain.explain(
+            self.storage,
+            user,
+            memory_id,
+            query=query,
+            retrieval_id=retrieval_id,
+            agent_id=agent,
+            params=params,
+            calibration=calibration,
+            filters=filters,
+            profile=profile,
+        )
+        return result.to_dict()
+
+    def hygiene_review(
+        self,
+        user_id: str | None = None,
+        *,
+        never_recalled_days: float | None = None,
+        kinds: Sequence[str] | None = None,
+        now: datetime | None = None,
+    ) -> Any:
+        """The memory-hygiene review queue for one user or everyone (memory.desk.hygiene): findings with evidence
+        and actions, and each user's junk rate."""
+        from memory.desk import hygiene
+
+        retrieval_log.flush(self.storage)  # access times of recalls still being written
+        return hygiene.review(
+            self.storage,
+            user_key=self._user_key(user_id),
+            now=now,
+            never_recalled_days=hygiene.NEVER_RECALLED_DAYS if never_recalled_days is None else never_recalled_days,
+            kinds=tuple(kinds or hygiene.KINDS),
+        )
+
+    def hygiene_act(
+        self,
+        key: str,
+        action: str,
+        *,
+        actor: Actor,
+        user_id: str | None = None,
+        target: str | None = None,
+        reason: str = "",
+        never_recalled_days: float | None = None,
+    ) -> dict[str, Any]:
+        """Apply ``action`` (merge, flag, delete, clear, keep) to the queue's finding ``key``, through the curation
+        operations (role checked, logged, audited)."""
+        from memory.desk import hygiene
+        from memory.errors import NotFound
+
+        check(self.storage, actor, Role.CURATOR, "act on a hygiene finding")
+        queue = self.hygiene_review(user_id, never_recalled_days=never_recalled_days)
+        finding = next((f for f in queue.findings if f.key == key), None)
+        if finding is None:
+            raise NotFound(f"no open hygiene finding {key[:80]!r}")
+        done = hygiene.act(self.storage, finding, action, actor=actor, target=target, reason=reason)
+        if action == "clear":
+            self.update_profile(finding.user_id, finding.detail["field"], None, actor=actor, reason=reason or "hygiene")
+        return done
+
+    def eval_labels(
+        self, user_id: str | None = None, *, record: bool = False, actor: Actor | None = None, **overrides: Any
+    ) -> dict[str, Any]:
+        """Precision / recall of what recall would select for every labelled query under the current settings
+        (plus ``overrides``), each searched again unlogged (memory.desk.labels_gate). ``record`` keeps the run in
+        the audit trail: the suite's history, and the gate's next baseline."""
+        from memory.desk import labels_gate
+        from memory.storage.models import utcnow
+
+        retrieval_log.flush(self.storage)
+        suite = views.labelled_queries(self.storage, self._user_key(user_id))
+
+        def search(entry: dict[str, Any]) -> RecallResult:
+            q = entry["retrieval_query"]
+            return self.recall(entry["user_id"], q, agent_id=entry["agent_id"], log=False, **overrides)
+
+        run = labels_gate.evaluate(suite, search)
+        p = self.recall_params(**overrides)
+        run["settings"] = {
+            k: getattr(p, k) for k in ("mode", "k", "threshold", "fusion", "vector_weight", "rrf_k", "context_span")
+        }
+        run["user_id"], run["at"] = user_id, utcnow().isoformat()
+        if record:
+            check(self.storage, actor, Role.CURATOR, "record a labelled-suite run")
+            assert actor is not None
+            kept = {k: v for k, v in run.items() if k != "per_query"}
+            audit.record(self.storage, actor, AuditAction.EVAL_LABELS, user_id=user_id, detail=kept)
+        return run
+
+    def labels_history(self, limit: int = 100) -> list[dict[str, Any]]:
+        """Recorded runs of the labelled-query suite, newest first (each with who ran it)."""
+        rows = audit.events(self.storage, action=AuditAction.EVAL_LABELS, limit=limit)
+        return [{**(r.detail or {}), "actor": r.actor, "via": r.via, "recorded_at": r.at} for r in rows]
+
+    def import_labels(self, text: str, *, actor: Actor, fmt: str | None = None) -> dict[str, int]:
+        """Labels from JSON or CSV (user_id, query, memory_id, relevant): every row is checked first (nothing is
+        stored when one is wrong), then each query is searched once (logged, as the lab's are) and labelled."""
+        from memory.desk import labels_gate
+        from memory.errors import InvalidInput
+
+        check(self.storage, actor, Role.CURATOR, "import labels")
+        labels = labels_gate.parse_labels(text, fmt)
+        owners = self.memories_by_id(sorted({lb.memory_id for lb in labels}))
+        for n, lb in enumerate(labels, 1):
+            user = self.get_user(lb.user_id)
+            m = owners.get(lb.memory_id)
+            if m is None or m.user_key != user.key:
+                raise InvalidInput(f"label {n}: no memory {lb.memory_id[:40]!r} for user {lb.user_id[:40]!r}")
+        queries: dict[tuple[str, str], list[Any]] = {}
+        for lb in labels:
+            queries.setdefault((lb.user_id, lb.query), []).append(lb)
+        for (user_id, query), group in queries.items():
+            retrieval_id = self.recall(user_id, query).retrieval_id
+            assert retrieval_id is not None
+            for lb in group:
+                self.label_hit(retrieval_id, lb.memory_id, lb.relevant, actor=actor)
+        return {"labels": len(labels), "queries": len(queries)}
+
+    def replay(self, changes: dict[str, Any], *, user_id: str | None = None, last: int = 20) -> dict[str, Any]:
+        """A/B replay: the last ``last`` distinct logged queries (one user's or everyone's) under the current
+        settings (A) and with ``changes`` (B), unlogged; per query the memories and tokens gained or lost."""
+        from memory.desk import replay
+
+        retrieval_log.flush(self.storage)
+        self.recall_params(**changes)  # refuses a bad value before anything runs
+        logged = replay.logged_queries(self.storage, self._user_key(user_id), last)
+
+        def search(entry: dict[str, Any], knobs: dict[str, Any]) -> RecallResult:
+            return self.recall(entry["user_id"], entry["query"], agent_id=entry["agent_id"], log=False, **knobs)
+
+        return replay.compare(logged, search, changes)
+
+    def relations_graph(self, user_id: str, *, agent_id: str | None = None, limit: int = 1000) -> dict[str, Any]:
+        """What the user's facts say about whom: people, pets, places, organisations as nodes, facts as edges
+        (superseded and flagged ones marked), per agent (memory.desk.graph)."""
+        from memory.desk import graph
+
+        return graph.build(self.storage, self.get_user(user_id).key, agent_id=agent_id, limit=limit)
+
     # -- sessions: summaries and bridges (memory/sessions/summary.py) ------------------------------------------------
     def end_session(self, user_id: str, session_id: str, agent_id: str | None = None):
         """End a session and write its bridge (extractive; the agent passes its LLM summariser when it has one)."""
@@ -685,15 +848,33 @@ class MemoryService:
 
     def delete_user(self, user_id: str, *, actor: Actor) -> dict[str, int]:
         """Erase a user at once, even mid-conversation (a running turn writes nothing more); admin. Their audit
-        rows stay, with the id and any free text cleared in the same transaction."""
+        rows stay, with the id and any free text cleared in the same transaction. Returns rows deleted per table;
+        :meth:`erase_user` returns the whole receipt."""
+        removed = self.erase_user(user_id, actor=actor)["removed"]
+        return {**removed["sql"], "checkpoints": removed["checkpoints"]}
+
+    def erase_user(self, user_id: str, *, actor: Actor) -> dict[str, Any]:
+        """:meth:`delete_user`, returning its receipt (memory.desk.receipt: what each store removed, counts, hashed
+        ids, time, actor), which the audit trail keeps (:meth:`erasure_receipts`)."""
+        from memory.desk import receipt
         from memory.lifecycle import export
 
         check(self.storage, actor, Role.ADMIN, "delete a user")
         retrieval_log.flush(self.storage)
+        user = self.get_user(user_id)
+        before = receipt.inventory(self.storage, user)
         counts = export.delete_user(self.storage, user_id)
-        rows = {"rows": sum(counts.values())}
-        audit.record(self.storage, actor, AuditAction.DELETE_USER, user_hash=id_hash(user_id), detail=rows)
-        return counts
+        paper = receipt.make(self.storage, user_id, user.key, before, counts, actor)
+        detail = {"rows": sum(counts.values()), "receipt": paper}
+        audit.record(self.storage, actor, AuditAction.DELETE_USER, user_hash=id_hash(user_id), detail=detail)
+        return paper
+
+    def erasure_receipts(self, user_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        """Erasure receipts kept in the audit trail, newest first (one user's, found through the id's hash)."""
+        rows = audit.events(self.storage, action=AuditAction.DELETE_USER, limit=limit)
+        if user_id is not None:
+            rows = [r for r in rows if r.user_hash == id_hash(user_id)]
+        return [r.detail["receipt"] for r in rows if isinstance((r.detail or {}).get("receipt"), dict)]
 
     def delete_session(
         self, user_id: str, session_id: str, *, agent_id: str | None = None, actor: Actor

@@ -117,6 +117,9 @@ class AuditAction(StrEnum):
     PURGE = "purge"
     FORGET = "forget"
     COMPACT = "compact"
+    MERGE = "merge"  # a person merged a hygiene finding's memories into one (memory.desk.hygiene)
+    KEEP = "keep"  # a person kept a hygiene finding as it is: the queue leaves it out from then on
+    EVAL_LABELS = "eval-labels"  # a recorded run of the labelled-query suite (memory.desk.labels_gate)
     ACCOUNT_ADD = "account-add"
     ACCOUNT_PASSWORD = "account-password"
     ACCOUNT_REMOVE = "account-remove"

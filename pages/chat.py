@@ -9,6 +9,7 @@ import streamlit as st
 from memory import views
 from memory.errors import MemLensError
 from memory.vocab import Role
+from pages import why
 from pages.common import (
     agent,
     can,
@@ -50,9 +51,11 @@ def memory_panel(
     writes: list[dict[str, Any]],
     bridge: str | None = None,
     params: dict[str, Any] | None = None,
+    retrieval_id: int | None = None,
 ) -> None:
     """The expander under a reply: the knobs that turn used, recalled hits with their scores, the budget bar, and
-    what was written. Every user text in it is plain text."""
+    what was written (and, for a logged turn, why (not) for any of its memories). Every user text in it is plain
+    text."""
     if budget and budget.get("total_budget"):
         used, total = int(budget.get("total_used") or 0), int(budget["total_budget"])
         st.progress(min(1.0, used / total), text=f"context {used:,} / {total:,} tokens")
@@ -71,6 +74,8 @@ def memory_panel(
         if hits:
             _hit_table(hits)
             source_context([h for h in hits if h.get("injected")])
+            if retrieval_id is not None:
+                why.picker(svc, user, hits, retrieval_id, key=f"chat_why_{retrieval_id}")
         else:
             st.caption("No memory matched this message.")
         if writes:
@@ -152,7 +157,9 @@ if session is not None:
             text_block(msg.content)
             if msg.role == "assistant" and msg.id in details:
                 d = details[msg.id]
-                memory_panel(d["hits"], d["budget"], d["writes"], params=d.get("params"))
+                memory_panel(
+                    d["hits"], d["budget"], d["writes"], params=d.get("params"), retrieval_id=d.get("retrieval_id")
+                )
 else:
     st.info("No session yet: your first message starts one.", icon=":material/waving_hand:")
 

@@ -263,7 +263,25 @@ def compare(a: dict, b: dict, name_a: str, name_b: str) -> None:
     st.plotly_chart(fig, key="ev_compare")
 
 
+def labels_suite() -> None:
+    """The labelled-query suite's recorded runs (`memlens eval labels --record`, the Audit desk): its history."""
+    history = service().labels_history()
+    if not history:
+        return
+    with st.expander(f"Labelled-query suite: {len(history)} recorded runs", icon=":material/rule:"):
+        frame = pd.DataFrame(
+            [
+                {k: h.get(k) for k in ("at", "actor", "queries", "labels", "precision", "recall", "wrong_selected")}
+                for h in history
+            ]
+        )
+        st.dataframe(frame, hide_index=True, key="ev_labels_history")
+        if len(frame) > 1:
+            st.plotly_chart(px.line(frame.iloc[::-1], x="at", y=["precision", "recall"], markers=True, height=240))
+
+
 run_form()
+labels_suite()
 reports = list_reports(folder)
 if not reports:
     st.info("No report yet: run one above, or `memlens eval locomo PATH` in a terminal.")

@@ -101,9 +101,12 @@ with st.form("lc_delete"):
             st.error("The id typed does not match: nothing was deleted.")
         else:
             try:
-                svc.delete_user(user, actor=who)
+                receipt = svc.erase_user(user, actor=who)
             except MemLensError as exc:
                 st.error(str(exc))
             else:
                 st.session_state.pop(USER_KEY, None)
-                st.success("Deleted.")
+                st.success(
+                    f"Deleted: {receipt['totals']['sql_rows']} rows, {receipt['totals']['vectors']} vectors. Receipt "
+                    f"{receipt['receipt_id'][:12]} is kept in the audit trail (Audit desk → Erasure receipts)."
+                )

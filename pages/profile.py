@@ -120,11 +120,19 @@ else:
 st.subheader("Statistics", anchor=False)
 counts = views.memory_counts(svc.storage, user.key)
 stats: dict[str, Any] = svc.user_stats(user.external_id)
-cols = st.columns(4)
+cols = st.columns(5)
 cols[0].metric("Active memories", counts["status"].get("active", 0), border=True)
 cols[1].metric("Superseded", counts["status"].get("superseded", 0), border=True)
 cols[2].metric("Profile fields", len(fields), border=True)
 cols[3].metric("Profile edits", len(changes), border=True)
+junk = svc.hygiene_review(user.external_id)  # the Audit desk's review queue (memory.desk.hygiene)
+rate = junk.junk_rate(user.external_id)
+cols[4].metric(
+    "Junk rate",
+    "—" if rate is None else f"{rate:.1%}",
+    border=True,
+    help=f"Share of active memories the hygiene review queue accuses ({len(junk.findings)} findings): see Audit desk.",
+)
 if counts["type"]:
     by_type = pd.DataFrame({"type": list(counts["type"]), "memories": list(counts["type"].values())})
     bars = px.bar(by_type, x="memories", y="type", orientation="h", height=220)  # plotly: the app's one chart library

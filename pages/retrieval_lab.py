@@ -19,7 +19,7 @@ from memory.errors import MemLensError
 from memory.retrieval import tuning
 from memory.retrieval.recall import NEAR_MISS_BAND, Hit, rank_and_cut
 from memory.vocab import Role, SearchMode
-from pages import lab_tuning
+from pages import lab_tuning, why
 from pages.common import (
     FAIL_COLOR,
     NEAR_COLOR,
@@ -279,6 +279,16 @@ def search_tab() -> None:
     with st.expander(f"All {len(hits)} candidates"):
         st.dataframe(hit_table(hits, labels), hide_index=True, column_config=SCORE_COLS, key="lab_all")
     label_controls(hits, retrieval_id, query)
+    with st.expander("Why (not)? — one candidate, stage by stage", icon=":material/route:"):
+        by_id = {h.memory_id: h for h in hits}
+        pick = st.selectbox(
+            "Candidate",
+            list(by_id),
+            key="lab_why",
+            format_func=lambda i: f"#{by_id[i].rank} {short(by_id[i].content, 90)}",
+        )
+        if pick:
+            why.show(svc, user, pick, query, key="lab_why_stages", **knobs, similarity_floor=params.similarity_floor)
 
 
 def _replay_one(r: dict) -> dict:

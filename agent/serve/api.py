@@ -102,6 +102,9 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, limit=service.settings.api_max_body_bytes)
     _errors(app)
     app.include_router(router)
+    from agent.serve import desk_api  # the audit desk's routes (they import this module's key check)
+
+    app.include_router(desk_api.router)
     return app
 
 

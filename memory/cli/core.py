@@ -1,16 +1,36 @@
-"""`memlens remember | recall | users | reindex`: the engine's own everyday commands."""
+"""`memlens remember | recall | users | reindex`: the engine's own everyday commands.
+
+``recall`` is a group whose default command is the search (``memlens recall --user U "query"``), so the audit desk's
+``memlens recall explain`` sits beside it (memory/cli/desk.py)."""
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, say, service
 from memory.text.display import show_id
 
 cli = typer.Typer()
+
+
+class SearchByDefault(TyperGroup):
+    """``memlens recall …`` runs ``recall search …`` unless its first word names another recall command."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # ctx: the Click context Typer hands over
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["search", *args]
+        return super().parse_args(ctx, args)
+
+
+recall_cli = typer.Typer(
+    cls=SearchByDefault,
+    no_args_is_help=True,
+    help="Search a user's memories (`memlens recall --user U QUERY`), or explain one memory's fate.",
+)
 
 
 @cli.command()
@@ -21,7 +41,7 @@ def remember(text: str, user: UserOpt, agent: AgentOpt = None, json_out: JsonOpt
     print_report(service().remember(user, text, agent_id=agent), json_out)
 
 
-@cli.command()
+@recall_cli.command("search")
 def recall(
     query: str,
     user: UserOpt,

@@ -99,8 +99,13 @@ def delete_user(user: UserOpt, yes: YesOpt = False, force: ForceOpt = False, jso
     disk space holding the text."""
     _confirm(yes, "deleting a user")
     del force
-    counts = service().delete_user(user, actor=cli_actor())
-    emit({"deleted": counts}) if json_out else say(f"deleted user ({sum(counts.values())} rows)")
+    paper = service().erase_user(user, actor=cli_actor())  # the erasure receipt, also kept in the audit trail
+    counts = {**paper["removed"]["sql"], "checkpoints": paper["removed"]["checkpoints"]}
+    if json_out:
+        emit({"deleted": counts, "receipt": paper})
+    else:
+        say(f"deleted user ({sum(counts.values())} rows, {paper['totals']['vectors']} vectors)")
+        say(f"receipt {paper['receipt_id']} (memlens audit --json shows it again)")
 
 
 @cli.command("delete-session")

@@ -13,18 +13,34 @@ from collections.abc import Mapping, Sequence
 import click
 import typer
 
-from memory.cli import apikeys, core, curate, evaluate, lifecycle, people, storage, write
+from memory.cli import apikeys, core, curate, desk, evaluate, lifecycle, people, storage, write
 from memory.errors import MemLensError
 
 #: modules whose ``cli`` commands sit at the top level (`memlens remember`, `memlens forget`, …)
-ENGINE_COMMANDS: tuple[typer.Typer, ...] = (core.cli, write.cli, lifecycle.cli, storage.cli, people.cli)
+ENGINE_COMMANDS: tuple[typer.Typer, ...] = (core.cli, write.cli, lifecycle.cli, storage.cli, people.cli, desk.cli)
 #: command groups (`memlens eval locomo`, `memlens apikey create`, …)
 ENGINE_GROUPS: Mapping[str, typer.Typer] = {
+    "recall": core.recall_cli,
     "eval": evaluate.cli,
     "apikey": apikeys.cli,
     "memory": curate.cli,
     "account": people.account_cli,
 }
+
+
+#: commands another module adds to a group (`memlens recall explain`, `memlens eval labels`: the audit desk's)
+GROUP_EXTRAS: Mapping[str, tuple[typer.Typer, ...]] = {"recall": (desk.recall_cli,), "eval": (desk.eval_cli,)}
+
+
+def _with(group: typer.Typer, extras: Sequence[typer.Typer]) -> typer.Typer:
+    """``group`` plus the extras' commands, as a new Typer (the modules' own stay as they are)."""
+    if not extras:
+        return group
+    merged = typer.Typer()
+    merged.info = group.info
+    merged.registered_commands = [c for t in (group, *extras) for c in t.registered_commands]
+    merged.registered_groups = list(group.registered_groups)
+    return merged
 
 
 def build_app(commands: Sequence[typer.Typer] = (), groups: Mapping[str, typer.Typer] | None = None) -> typer.Typer:
@@ -38,7 +54,7 @@ def build_app(commands: Sequence[typer.Typer] = (), groups: Mapping[str, typer.T
     for registry in (*ENGINE_COMMANDS, *commands):
         app.registered_commands.extend(registry.registered_commands)
     for name, group in {**ENGINE_GROUPS, **(groups or {})}.items():
-        app.add_typer(group, name=name)
+        app.add_typer(_with(group, GROUP_EXTRAS.get(name, ())), name=name)
     return app
 
 

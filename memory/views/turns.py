@@ -138,10 +138,12 @@ def turn_details(store: Storage, session_key: str, limit: int = 30) -> dict[int,
         snap = next((s for s in snaps if s.turn_id == t.id), None)
         out[t.reply_message_id or -stored_id(t.id, "turn")] = {
             "turn_id": t.id,
+            "retrieval_id": r.id if r else None,
             "query": r.retrieval_query if r else None,
             "params": retrieval_params(r) if r else None,
             "hits": [
                 {
+                    "memory_id": h.memory_id,
                     "content": m.content if m else "(removed)",
                     "relevance": h.relevance,
                     "similarity": h.similarity,

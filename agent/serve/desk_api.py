@@ -1,0 +1,137 @@
+"""The audit desk's REST routes (why (not) retrieved, the hygiene queue and its actions, the labelled-query suite,
+A/B replay, the relations graph, erasure receipts), in their own router so the
+doors' main module stays as it is; ``create_app`` includes it. Same key rules as every route: a key restricted to
+some users sees only their memories and findings; actions are a curator's, tagged ``via=api:<key name>``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query
+from pydantic import BaseModel, Field
+
+from agent.serve.api import Key, Service, allowed
+from memory.apikeys import KeyInfo
+from memory.vocab import Actor, Role
+
+router = APIRouter(prefix="/v1", tags=["audit desk"])
+
+
+class ExplainRequest(BaseModel):
+    memory_id: str = Field(min_length=1, max_length=64)
+    query: str | None = Field(default=None, max_length=100_000, description="A typed query (or give retrieval_id).")
+    retrieval_id: int | None = Field(default=None, description="Explain a logged retrieval instead.")
+    agent_id: str | None = None
+    k: int | None = Field(default=None, ge=1, le=1000)
+    threshold: float | None = Field(default=None, ge=-1.0, le=1.0)
+    mode: str | None = None
+
+
+class HygieneAction(BaseModel):
+    action: str = Field(description="merge | flag | delete | clear | keep")
+    user_id: str | None = Field(default=None, description="The finding's user (needed by user-restricted keys).")
+    target: str | None = Field(default=None, description="Which of its memories (merge: the one kept).")
+    reason: str = Field(default="", max_length=2000)
+
+
+def _actor(key: KeyInfo) -> Actor:
+    return Actor(name=key.name, role=Role.CURATOR, via=f"api:{key.name}")
+
+
+@router.post("/users/{user_id}/explain")
+def explain(user_id: str, body: ExplainRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """Why (not)? Every recall stage one memory went through for a query, and the first one it fell out at."""
+    allowed(key, user_id)
+    return doors.service.explain_recall(
+        user_id,
+        body.memory_id,
+        body.query,
+        retrieval_id=body.retrieval_id,
+        agent_id=body.agent_id,
+        k=body.k,
+        threshold=body.threshold,
+        mode=body.mode,
+    )
+
+
+def _scope(key: KeyInfo, user_id: str | None) -> None:
+    if user_id is None and key.users:
+        raise HTTPException(403, "this API key is restricted to some users: give user_id")
+    if user_id is not None:
+        allowed(key, user_id)
+
+
+@router.get("/hygiene")
+def hygiene(
+    key: Key,
+    doors: Service,
+    user_id: Annotated[str | None, Query(max_length=10_000)] = None,
+    days: Annotated[float | None, Query(ge=0)] = None,
+) -> dict[str, Any]:
+    """The memory-hygiene review queue (one user's, or everyone's for an unrestricted key)."""
+    _scope(key, user_id)
+    return dict(doors.service.hygiene_review(user_id, never_recalled_days=days).to_dict())
+
+
+@router.post("/hygiene/{finding_key}/actions")
+def hygiene_action(finding_key: str, body: HygieneAction, key: Key, doors: Service) -> dict[str, Any]:
+    """Apply merge, flag, delete, clear or keep to one finding (audited, as in the back office)."""
+    _scope(key, body.user_id)
+    return doors.service.hygiene_act(
+        finding_key, body.action, actor=_actor(key), user_id=body.user_id, target=body.target, reason=body.reason
+    )
+
+
+class LabelsRequest(BaseModel):
+    user_id: str | None = Field(default=None, description="One user's labelled queries (default: all).")
+    set: dict[str, Any] = Field(default_factory=dict, description="Recall settings to change, e.g. {'k': 3}.")
+    baseline: dict[str, Any] | None = Field(default=None, description="A previous run to gate against.")
+    tolerance: int = Field(default=0, ge=0)
+
+
+class ReplayRequest(BaseModel):
+    set: dict[str, Any] = Field(description="Setting B: recall settings to change, e.g. {'k': 3, 'mode': 'vector'}.")
+    user_id: str | None = None
+    last: int = Field(default=20, ge=1, le=500)
+
+
+def _changes(values: dict[str, Any]) -> dict[str, Any]:
+    from memory.desk.replay import parse_overrides
+
+    return parse_overrides(f"{k}={v}" for k, v in values.items())
+
+
+@router.post("/eval/labels")
+def eval_labels(body: LabelsRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """The labelled-query suite under the current settings (plus ``set``): precision, recall, per-query hits, and
+    with a ``baseline`` the gate's verdict (``gate.passed``)."""
+    from memory.desk import labels_gate
+
+    _scope(key, body.user_id)
+    run = doors.service.eval_labels(body.user_id, **_changes(body.set))
+    verdict = labels_gate.gate(run, body.baseline, body.tolerance) if body.baseline is not None else None
+    return {**run, "gate": verdict}
+
+
+@router.post("/replay")
+def replay(body: ReplayRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """A/B replay of logged queries: live settings (A) against ``set`` (B), gained / lost memories and tokens."""
+    _scope(key, body.user_id)
+    changes = _changes(body.set)
+    if not changes:
+        raise HTTPException(422, "set at least one recall setting")
+    return doors.service.replay(changes, user_id=body.user_id, last=body.last)
+
+
+@router.get("/users/{user_id}/graph")
+def relations_graph(user_id: str, key: Key, doors: Service, agent_id: str | None = None) -> dict[str, Any]:
+    """People, pets, places and organisations the user's facts mention; facts as edges (with their memory)."""
+    allowed(key, user_id)
+    return doors.service.relations_graph(user_id, agent_id=agent_id)
+
+
+@router.get("/users/{user_id}/erasure-receipts")
+def erasure_receipts(user_id: str, key: Key, doors: Service) -> dict[str, Any]:
+    """The receipts of this user's erasure (what each store removed, hashed ids, time, actor), from the audit trail."""
+    allowed(key, user_id)
+    return {"receipts": doors.service.erasure_receipts(user_id)}
