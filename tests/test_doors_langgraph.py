@@ -8,7 +8,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.graph import START, MessagesState, StateGraph
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, PutOp
 
 from memory import Memory, views
 from memory.errors import InvalidInput
@@ -69,14 +69,18 @@ def test_store_operations_and_isolation(store):
     assert all(h.namespace[0] == "alice" for h in store.search(("alice",)))
     assert store.search(ns, filter={"level": 3}) == []
     assert store.list_namespaces(prefix=("alice",)) == [ns]
-    bob_id = store.memory.get_all(user_id="bob")["results"][0]["id"]  # a memory id is a key too, in its namespace
-    assert store.get(("bob", "bot", "prefs"), bob_id) is not None and store.get(ns, bob_id) is None
+    store.memory.add("bob likes tea", user_id="bob", infer=False)  # another door's memory: keyed by its id
+    other = next(r for r in store.memory.get_all(user_id="bob")["results"] if r["key"] is None)
+    home = ("bob", "default", other["type"])  # the user's template + (agent, type)
+    assert store.get(home, other["id"]).value["content"] == "bob likes tea" and store.get(ns, other["id"]) is None
     store.delete(ns, "food")
     assert store.get(ns, "food") is None
     assert asyncio.run(store.asearch(("bob", "bot"), query="rice"))[0].value["content"] == "bob likes rice"
+    deep = ("alice", "a", "b", "c", "d")  # any depth round-trips
+    store.put(deep, "k", {"content": "x"})
+    assert store.get(deep, "k").namespace == deep
     with pytest.raises(InvalidInput):
-        store.put(("a", "b", "c", "d"), "k", {"content": "x"})
-
+        store.batch([PutOp((), "k", {"content": "x"})])
 
 def test_infer_put_goes_through_the_pipeline(plumbing_svc):
     store = MemLensStore(Memory(plumbing_svc, via="langgraph"), infer=True, threshold=-1.0)
