@@ -59,3 +59,32 @@ def active_rows(store: Database, user_keys: Sequence[str] | None = None) -> list
     query = query.order_by(col(Memory.updated_at).desc(), col(Memory.created_at).desc(), Memory.id)
     with store.db() as db:
         return [(m, str(u)) for m, u in db.exec(query).all()]
+
+
+def set_meta(store: Database, memory_id: str, **values: object) -> None:
+    """Add door bookkeeping to a memory's ``meta`` (the mem0 door's stable id after the pipeline replaced a row)."""
+    with store.db() as db:
+        row = db.get(Memory, memory_id)
+        if row is None:
+            return
+        row.meta = {**(row.meta or {}), **values}
+        db.add(row)
+        db.commit()
+
+
+def by_stable_id(store: Database, stable_id: str) -> Memory | None:
+    """The active memory that carries ``stable_id`` (the id mem0 callers hold after an UPDATE replaced the row)."""
+    query = select(Memory).where(
+        Memory.status == MemoryStatus.ACTIVE, col(Memory.meta)["stable_id"].as_string() == stable_id
+    )
+    with store.db() as db:
+        return db.exec(query.order_by(col(Memory.created_at).desc()).limit(1)).first()
+
+
+def chain(store: Database, stable_id: str) -> list[Memory]:
+    """Every row that was the memory ``stable_id`` over time (the first row and the ones that replaced it)."""
+    query = select(Memory).where(
+        (col(Memory.id) == stable_id) | (col(Memory.meta)["stable_id"].as_string() == stable_id)
+    )
+    with store.db() as db:
+        return sorted(db.exec(query).all(), key=lambda m: m.created_at)
