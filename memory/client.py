@@ -188,7 +188,7 @@ class Memory:
         infer: bool = True,
         filters: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Remember messages: through the write pipeline (``infer=True``) or each user message verbatim."""
+        """Remember messages: through the write pipeline (``infer=True``) or each message but system ones verbatim."""
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidInput("metadata must be an object")
         user, agent, run, _ = _scope(user_id, agent_id, run_id, filters)
@@ -213,7 +213,7 @@ class Memory:
                 rows = [
                     svc.remember_verbatim(user_id, text, session_id=session_id, agent_id=agent_id, role=role)
                     for role, text in msgs
-                    if role == "user"
+                    if role != "system"  # mem0 keeps every message but the system prompt
                 ]
                 return [{**self._row(r, user_id), "event": "ADD"} for r in rows]
             user = svc.ensure_user(user_id)
@@ -511,7 +511,7 @@ def settings_from_config(config: dict[str, Any] | None) -> tuple[Settings, dict[
         elif key == "vector_store" and isinstance(value, dict) and (value.get("config") or {}).get("path"):
             ours["lancedb_uri"] = str(value["config"]["path"])
             ignored[key] = MEM0_CONFIG[key]
-        elif key in MEM0_CONFIG:
+        elif key in MEM0_CONFIG and not (key in Settings.model_fields and isinstance(value, str)):
             ignored[key] = MEM0_CONFIG[key]
         elif key in Settings.model_fields:
             ours[key] = value
