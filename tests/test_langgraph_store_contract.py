@@ -11,7 +11,7 @@ test's MemLens service (real SQLite or PostgreSQL, real LanceDB, the real offlin
 InMemoryStore's carry ``test_pg_`` / ``test_inmemory_`` prefixes, async tests run under ``asyncio.run``.
 
 The tests that cannot pass by design are marked ``xfail(strict=True)`` at the end of the file with the reason; the
-README lists them (``docs/doors.md``).
+README lists them.
 """
 # ruff: noqa: E501, F811, B007, PT011, PT017, SIM117, RUF015, C401, C419, B011, E731, UP006, UP035, RUF005
 
@@ -1675,7 +1675,7 @@ def test_inmemory_cannot_put_empty_namespace() -> None:
     asyncio.run(_async_test_inmemory_cannot_put_empty_namespace())
 
 
-# ---- by design: MemLens's differences from LangGraph's stores (README: docs/doors.md) ----------------------------
+# ---- by design: MemLens's differences from LangGraph's stores (README lists them) -------------------------------
 #: test name → why it cannot pass; also the source of the README's list
 BY_DESIGN = {
     "test_embed_with_path": "MemLens embeds one vector per memory with its own model (the index fields joined), not one "
@@ -1687,3 +1687,10 @@ BY_DESIGN = {
 }
 for _name, _why in BY_DESIGN.items():
     globals()[_name] = pytest.mark.xfail(reason=f"by design: {_why}", strict=True)(globals()[_name])
+
+
+def test_readme_lists_every_by_design_difference() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{name}`" in readme for name in BY_DESIGN)
