@@ -95,3 +95,24 @@ def test_tools_remember_and_recall_per_user(plumbing_svc):
     assert "ADD" in remember.invoke({"fact": "I am allergic to peanuts"}, cfg)
     assert "peanuts" in recall.invoke({"query": "allergies peanuts"}, cfg)
     assert recall.invoke({"query": "allergies peanuts"}, {"configurable": {"user_id": "frank"}}).startswith("nothing")
+
+
+def test_tool_errors_go_back_to_the_model_and_the_run_goes_on(plumbing_svc):
+    from langgraph.prebuilt import ToolNode
+
+    remember, recall = memlens_tools(Memory(plumbing_svc, via="langgraph"))
+    calls = AIMessage(
+        "",
+        tool_calls=[
+            {"name": "remember", "args": {"fact": "   "}, "id": "c1"},  # an empty fact
+            {"name": "recall", "args": {"query": "tea"}, "id": "c2"},  # no user in the run's config
+        ],
+    )
+    builder = StateGraph(MessagesState)
+    builder.add_node("tools", ToolNode([remember, recall]))
+    builder.add_edge(START, "tools")
+    out = builder.compile().invoke({"messages": [calls]}, {"configurable": {}})
+    texts = {m.tool_call_id: m.content for m in out["messages"][1:]}
+    assert texts["c1"].startswith("error:") and texts["c2"].startswith("error:") and "no user" in texts["c2"]
+    ok = remember.invoke({"fact": "I like tea"}, {"configurable": {"user_id": "ivy"}})
+    assert "ADD" in ok
