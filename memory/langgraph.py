@@ -80,10 +80,10 @@ def value_text(value: dict[str, Any], fields: Sequence[str] | None = None) -> st
 
 def check_templates(users: Template | Sequence[Template]) -> list[Template]:
     """One template or several, each with exactly one ``"{user_id}"`` label."""
-    found = [users] if users and all(isinstance(p, str) for p in users) else list(users)
+    found: list[Any] = [users] if users and all(isinstance(p, str) for p in users) else list(users)
     out: list[Template] = []
-    for t in found:
-        t = tuple(t)  # type: ignore[arg-type]
+    for given in found:
+        t = tuple(given)
         if not t or t.count(USER) != 1 or not all(isinstance(p, str) and p for p in t):
             raise InvalidInput(f'a users template is a tuple of labels with one "{USER}", e.g. ("memories", "{USER}")')
         out.append(t)
@@ -121,7 +121,7 @@ class MemLensStore(BaseStore):
     def user_of(self, namespace: tuple[str, ...]) -> str:
         """The MemLens user a namespace belongs to (the first template it fits, else ``shared_user``)."""
         for t in self.templates:
-            if len(namespace) >= len(t) and all(p in ("*", USER) or p == n for p, n in zip(t, namespace)):
+            if len(namespace) >= len(t) and all(p in ("*", USER) or p == n for p, n in zip(t, namespace, strict=False)):
                 return namespace[t.index(USER)]
         return self.shared_user
 
@@ -132,7 +132,7 @@ class MemLensStore(BaseStore):
             pos = t.index(USER)
             if len(prefix) <= pos:
                 return None  # the prefix stops before the user label: any user
-            if all(p in ("*", USER) or p == n for p, n in zip(t, prefix)):
+            if all(p in ("*", USER) or p == n for p, n in zip(t, prefix, strict=False)):
                 candidates.add(prefix[pos])
         candidates.add(self.shared_user)  # a namespace fitting no template
         return sorted(candidates)
@@ -169,7 +169,7 @@ class MemLensStore(BaseStore):
         meta = row.meta or {}
         if isinstance(meta.get("store_ns"), str):
             namespace = tuple(json.loads(meta["store_ns"]))
-            value = meta.get("value") if isinstance(meta.get("value"), dict) else {"content": row.content}
+            value: dict[str, Any] = meta["value"] if isinstance(meta.get("value"), dict) else {"content": row.content}
             created = meta.get("store_created_at")
             born = datetime.fromisoformat(created) if isinstance(created, str) else row.created_at
             return namespace, str(meta.get("store_key") or row.id), value, born
@@ -279,11 +279,9 @@ class MemLensStore(BaseStore):
         out: list[tuple[str, float]] = []
         for user_id, ids in wanted.items():
             k = min(MAX_LIMIT, max(len(ids) * 2, 10))
-            cut = {"threshold": self.threshold} if self.threshold is not None else {"threshold": -1.0}
+            cut = self.threshold if self.threshold is not None else -1.0
             with self.memory._acting():
-                result = self.service.recall(
-                    user_id, query, any_agent=True, k=k, similarity_floor=None, relative_cut=None, **cut
-                )
+                result = self.service.recall(user_id, query, any_agent=True, k=k, threshold=cut)
             hits = result.selected if self.threshold is not None else result.hits
             out += [(h.memory_id, _score(h)) for h in hits if h.memory_id in ids]
         return sorted(out, key=lambda p: -p[1])

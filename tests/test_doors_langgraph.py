@@ -82,6 +82,7 @@ def test_store_operations_and_isolation(store):
     with pytest.raises(InvalidInput):
         store.batch([PutOp((), "k", {"content": "x"})])
 
+
 def test_infer_put_goes_through_the_pipeline(plumbing_svc):
     store = MemLensStore(Memory(plumbing_svc, via="langgraph"), infer=True, threshold=-1.0)
     store.put(("dan",), "ignored", {"content": "I moved to Shanghai last year"})

@@ -15,9 +15,9 @@ from doors_helpers import free_port, serve_in_thread
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server.fastmcp.exceptions import ToolError
 
 from agent.serve.mcp import create_server
-from mcp.server.fastmcp.exceptions import ToolError
 from memory import apikeys, views
 
 ROOT = Path(__file__).resolve().parents[1]

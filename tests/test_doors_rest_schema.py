@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
-from schemathesis.config import SchemathesisConfig
 from hypothesis import HealthCheck, settings
+from schemathesis.config import SchemathesisConfig
 from starlette.testclient import TestClient
 
 from agent.serve.api import create_app
@@ -57,7 +57,11 @@ def test_chat_responses_are_documented(case, app):
 def test_unknown_routes_and_hostile_paging_use_the_error_shape(app):
     with TestClient(app) as c:
         auth = {"Authorization": f"Bearer {app.state.key}"}
-        for r in (c.get("/nope"), c.put("/v1/health"), c.get("/v1/memories", params={"user_id": "a", "offset": 2**70}, headers=auth)):
+        for r in (
+            c.get("/nope"),
+            c.put("/v1/health"),
+            c.get("/v1/memories", params={"user_id": "a", "offset": 2**70}, headers=auth),
+        ):
             assert r.status_code in (404, 405, 422) and set(r.json()) <= {"error", "detail"} and r.json()["error"]
         big = c.get("/v1/memories", params={"user_id": "alice", "offset": 10**9}, headers=auth)
         assert big.status_code == 422 and big.json()["detail"][0]["where"] == "query.offset"

@@ -13,7 +13,7 @@ InMemoryStore's carry ``test_pg_`` / ``test_inmemory_`` prefixes, async tests ru
 The tests that cannot pass by design are marked ``xfail(strict=True)`` at the end of the file with the reason; the
 README lists them.
 """
-# ruff: noqa: E501, F811, B007, PT011, PT017, SIM117, RUF015, C401, C419, B011, E731, UP006, UP035, RUF005
+# ruff: noqa  (the test bodies are LangGraph's, kept as written)
 
 from __future__ import annotations
 
@@ -170,6 +170,7 @@ def _cosine_similarity(X: list[float], Y: list[list[float]]) -> list[float]:
 
 # ---- ported from langchain-ai/langgraph libs/checkpoint-sqlite/tests/test_store.py @ f09cfe8ffc --------------------
 
+
 def test_batch_order(store: SqliteStore) -> None:
     # Setup test data
     store.put(("test", "foo"), "key1", {"data": "value1"})
@@ -178,16 +179,12 @@ def test_batch_order(store: SqliteStore) -> None:
     ops = [
         GetOp(namespace=("test", "foo"), key="key1"),
         PutOp(namespace=("test", "bar"), key="key2", value={"data": "value2"}),
-        SearchOp(
-            namespace_prefix=("test",), filter={"data": "value1"}, limit=10, offset=0
-        ),
+        SearchOp(namespace_prefix=("test",), filter={"data": "value1"}, limit=10, offset=0),
         ListNamespacesOp(match_conditions=None, max_depth=None, limit=10, offset=0),
         GetOp(namespace=("test",), key="key3"),
     ]
 
-    results = store.batch(
-        cast(Iterable[GetOp | PutOp | SearchOp | ListNamespacesOp], ops)
-    )
+    results = store.batch(cast(Iterable[GetOp | PutOp | SearchOp | ListNamespacesOp], ops))
     assert len(results) == 5
     assert isinstance(results[0], Item)
     assert isinstance(results[0].value, dict)
@@ -214,9 +211,7 @@ def test_batch_order(store: SqliteStore) -> None:
         GetOp(namespace=("test", "foo"), key="key1"),
     ]
 
-    results_reordered = store.batch(
-        cast(Iterable[GetOp | PutOp | SearchOp | ListNamespacesOp], ops_reordered)
-    )
+    results_reordered = store.batch(cast(Iterable[GetOp | PutOp | SearchOp | ListNamespacesOp], ops_reordered))
     assert len(results_reordered) == 5
     assert isinstance(results_reordered[0], list)
     assert len(results_reordered[0]) >= 2  # Should find at least our two test items
@@ -236,6 +231,7 @@ def test_batch_order(store: SqliteStore) -> None:
     item3 = store.get(("test",), "key3")
     assert item3 is not None
     assert item3.value == {"data": "value3"}
+
 
 def test_batch_get_ops(store: SqliteStore) -> None:
     # Setup test data
@@ -257,6 +253,7 @@ def test_batch_get_ops(store: SqliteStore) -> None:
     assert results[0].key == "key1"
     assert results[1].key == "key2"
 
+
 def test_batch_put_ops(store: SqliteStore) -> None:
     ops = [
         PutOp(namespace=("test",), key="key1", value={"data": "value1"}),
@@ -276,6 +273,7 @@ def test_batch_put_ops(store: SqliteStore) -> None:
     assert item1 and item1.value == {"data": "value1"}
     assert item2 and item2.value == {"data": "value2"}
     assert item3 is None
+
 
 def test_batch_search_ops(store: SqliteStore) -> None:
     # Setup test data
@@ -307,6 +305,7 @@ def test_batch_search_ops(store: SqliteStore) -> None:
     assert len(results[2]) == 1
     assert results[2][0].namespace == ("test", "foo")
 
+
 def test_batch_list_namespaces_ops(store: SqliteStore) -> None:
     # Setup test data with various namespaces
     test_data = [
@@ -329,9 +328,7 @@ def test_batch_list_namespaces_ops(store: SqliteStore) -> None:
         ),
     ]
 
-    results = store.batch(
-        cast(Iterable[GetOp | PutOp | SearchOp | ListNamespacesOp], ops)
-    )
+    results = store.batch(cast(Iterable[GetOp | PutOp | SearchOp | ListNamespacesOp], ops))
     assert len(results) == 3
 
     # First operation should list all namespaces
@@ -342,6 +339,7 @@ def test_batch_list_namespaces_ops(store: SqliteStore) -> None:
 
     # Third operation should only return namespaces ending with "public"
     assert all(ns[-1] == "public" for ns in results[2])
+
 
 def test_class_basic_store_ops() -> None:
     with SqliteStore.from_conn_string(":memory:") as store:
@@ -379,6 +377,7 @@ def test_class_basic_store_ops() -> None:
         store.delete(namespace, item_id)
         deleted_item = store.get(namespace, item_id)
         assert deleted_item is None
+
 
 def test_class_list_namespaces() -> None:
     with SqliteStore.from_conn_string(":memory:") as store:
@@ -422,6 +421,7 @@ def test_class_list_namespaces() -> None:
         # Cleanup
         for namespace in test_namespaces:
             store.delete(namespace, "dummy")
+
 
 def test_class_search() -> None:
     with SqliteStore.from_conn_string(":memory:") as store:
@@ -473,6 +473,7 @@ def test_class_search() -> None:
         for namespace, key, _ in test_data:
             store.delete(namespace, key)
 
+
 @pytest.mark.parametrize("distance_type", VECTOR_TYPES)
 @pytest.mark.parametrize("conn_type", ["memory", "file"])
 def test_vector_insert_with_auto_embedding(
@@ -481,9 +482,7 @@ def test_vector_insert_with_auto_embedding(
     conn_type: Literal["memory", "file"],
 ) -> None:
     """Test inserting items that get auto-embedded."""
-    with create_vector_store(
-        fake_embeddings, distance_type=distance_type, conn_type=conn_type
-    ) as store:
+    with create_vector_store(fake_embeddings, distance_type=distance_type, conn_type=conn_type) as store:
         docs = [
             ("doc1", {"text": "short text"}),
             ("doc2", {"text": "longer text document"}),
@@ -503,6 +502,7 @@ def test_vector_insert_with_auto_embedding(
         assert "doc2" in doc_order
         assert "doc3" in doc_order
 
+
 @pytest.mark.parametrize("distance_type", VECTOR_TYPES)
 @pytest.mark.parametrize("conn_type", ["memory", "file"])
 def test_vector_update_with_embedding(
@@ -511,9 +511,7 @@ def test_vector_update_with_embedding(
     conn_type: Literal["memory", "file"],
 ) -> None:
     """Test that updating items properly updates their embeddings."""
-    with create_vector_store(
-        fake_embeddings, distance_type=distance_type, conn_type=conn_type
-    ) as store:
+    with create_vector_store(fake_embeddings, distance_type=distance_type, conn_type=conn_type) as store:
         store.put(("test",), "doc1", {"text": "zany zebra Xerxes"})
         store.put(("test",), "doc2", {"text": "something about dogs"})
         store.put(("test",), "doc3", {"text": "text about birds"})
@@ -538,6 +536,7 @@ def test_vector_update_with_embedding(
         store.put(("test",), "doc4", {"text": "new text about dogs"}, index=False)
         results_new = store.search(("test",), query="new text about dogs", limit=3)
         assert not any(r.key == "doc4" for r in results_new)
+
 
 @pytest.mark.parametrize("distance_type", VECTOR_TYPES)
 def test_vector_search_with_filters(
@@ -567,9 +566,7 @@ def test_vector_search_with_filters(
         assert len(results) > 0
         assert results[0].key == "doc2"
 
-        results = store.search(
-            ("test",), query="bbbbluuu", filter={"score": {"$gt": 3.2}}
-        )
+        results = store.search(("test",), query="bbbbluuu", filter={"score": {"$gt": 3.2}})
         # There should be 3 documents with score > 3.2
         assert len(results) == 3
         # Check that the blue car is the most similar to "bbbbluuu" query
@@ -580,12 +577,11 @@ def test_vector_search_with_filters(
         assert "doc3" in high_score_keys  # score 4.0
 
         # Multiple filters
-        results = store.search(
-            ("test",), query="apple", filter={"score": {"$gte": 4.0}, "color": "green"}
-        )
+        results = store.search(("test",), query="apple", filter={"score": {"$gte": 4.0}, "color": "green"})
         # Check that doc3 is the top result
         assert len(results) > 0
         assert results[0].key == "doc3"
+
 
 @pytest.mark.parametrize("distance_type", VECTOR_TYPES)
 def test_vector_search_pagination(
@@ -617,9 +613,8 @@ def test_vector_search_pagination(
         # First page results should have higher scores than second page
         all_results = store.search(("test",), query="test", limit=10)
         assert len(all_results) == 5
-        assert (
-            all_results[0].score >= all_results[2].score
-        )  # First page vs second page start
+        assert all_results[0].score >= all_results[2].score  # First page vs second page start
+
 
 @pytest.mark.parametrize("distance_type", VECTOR_TYPES)
 def test_vector_search_edge_cases(
@@ -643,6 +638,7 @@ def test_vector_search_edge_cases(
         special_query = "test!@#$%^&*()"
         results = store.search(("test",), query=special_query)
         assert len(results) == 1
+
 
 @pytest.mark.parametrize("distance_type", VECTOR_TYPES)
 def test_embed_with_path(
@@ -701,15 +697,14 @@ def test_embed_with_path(
         assert results[0].score < 0.9
         assert results[1].score < 0.9
 
+
 @pytest.mark.parametrize("distance_type", VECTOR_TYPES)
 def test_embed_with_path_operation_config(
     fake_embeddings: CharacterEmbeddings,
     distance_type: str,
 ) -> None:
     """Test operation-level field configuration for vector search."""
-    with create_vector_store(
-        fake_embeddings, text_fields=["key17"], distance_type=distance_type
-    ) as store:
+    with create_vector_store(fake_embeddings, text_fields=["key17"], distance_type=distance_type) as store:
         doc3 = {
             "key0": "aaa",
             "key1": "bbb",
@@ -744,9 +739,7 @@ def test_embed_with_path_operation_config(
 
         results = store.search(("test",), query="ccc")
         assert len(results) == 2
-        assert all(
-            r.score < 0.9 for r in results
-        )  # Unindexed field should have low scores
+        assert all(r.score < 0.9 for r in results)  # Unindexed field should have low scores
 
         # Test index=False behavior
         doc5 = {
@@ -757,6 +750,7 @@ def test_embed_with_path_operation_config(
         results = store.search(("test",))
         assert len(results) == 3
         assert any(r.key == "doc5" for r in results)
+
 
 @pytest.mark.parametrize("query", ["aaa", "bbb", "ccc", "abcd", "poisson"])
 @pytest.mark.parametrize("conn_type", ["memory", "file"])
@@ -787,13 +781,12 @@ def test_scores(
         assert len(results) == 1
         assert results[0].score == pytest.approx(similarities[0], abs=1e-3)
 
+
 def test_basic_store_operations(
     fake_embeddings: CharacterEmbeddings,
 ) -> None:
     """Test basic store operations with SQLite store."""
-    with create_vector_store(
-        fake_embeddings, text_fields=["key0", "key1", "key3"]
-    ) as store:
+    with create_vector_store(fake_embeddings, text_fields=["key0", "key1", "key3"]) as store:
         uid = uuid.uuid4().hex
         namespace = (uid, "test", "documents")
         item_id = "doc1"
@@ -849,13 +842,12 @@ def test_basic_store_operations(
         empty_search_results = store.search((uid, "test"), limit=10)
         assert len(empty_search_results) == 0
 
+
 def test_list_namespaces_operations(
     fake_embeddings: CharacterEmbeddings,
 ) -> None:
     """Test list namespaces functionality with various filters."""
-    with create_vector_store(
-        fake_embeddings, text_fields=["key0", "key1", "key3"]
-    ) as store:
+    with create_vector_store(fake_embeddings, text_fields=["key0", "key1", "key3"]) as store:
         test_pref = str(uuid.uuid4())
         test_namespaces = [
             (test_pref, "test", "documents", "public", test_pref),
@@ -877,9 +869,7 @@ def test_list_namespaces_operations(
         assert all(ns[1] == "test" for ns in prefix_result)
 
         # Test specific prefix
-        specific_prefix_result = store.list_namespaces(
-            prefix=(test_pref, "test", "documents")
-        )
+        specific_prefix_result = store.list_namespaces(prefix=(test_pref, "test", "documents"))
         assert len(specific_prefix_result) == 2
         assert all(ns[1:3] == ("test", "documents") for ns in specific_prefix_result)
 
@@ -889,31 +879,21 @@ def test_list_namespaces_operations(
         assert all(ns[-2] == "public" for ns in suffix_result)
 
         # Test combined prefix and suffix
-        prefix_suffix_result = store.list_namespaces(
-            prefix=(test_pref, "test"), suffix=("public", test_pref)
-        )
+        prefix_suffix_result = store.list_namespaces(prefix=(test_pref, "test"), suffix=("public", test_pref))
         assert len(prefix_suffix_result) == 2
-        assert all(
-            ns[1] == "test" and ns[-2] == "public" for ns in prefix_suffix_result
-        )
+        assert all(ns[1] == "test" and ns[-2] == "public" for ns in prefix_suffix_result)
 
         # Test wildcard in prefix
-        wildcard_prefix_result = store.list_namespaces(
-            prefix=(test_pref, "*", "documents")
-        )
+        wildcard_prefix_result = store.list_namespaces(prefix=(test_pref, "*", "documents"))
         assert len(wildcard_prefix_result) == 5
         assert all(ns[2] == "documents" for ns in wildcard_prefix_result)
 
         # Test wildcard in suffix
-        wildcard_suffix_result = store.list_namespaces(
-            suffix=("*", "public", test_pref)
-        )
+        wildcard_suffix_result = store.list_namespaces(suffix=("*", "public", test_pref))
         assert len(wildcard_suffix_result) == 4
         assert all(ns[-2] == "public" for ns in wildcard_suffix_result)
 
-        wildcard_single = store.list_namespaces(
-            suffix=("some", "*", "public", test_pref)
-        )
+        wildcard_single = store.list_namespaces(suffix=("some", "*", "public", test_pref))
         assert len(wildcard_single) == 1
         assert wildcard_single[0] == (
             test_pref,
@@ -929,9 +909,7 @@ def test_list_namespaces_operations(
         max_depth_result = store.list_namespaces(max_depth=3)
         assert all(len(ns) <= 3 for ns in max_depth_result)
 
-        max_depth_result = store.list_namespaces(
-            max_depth=4, prefix=(test_pref, "*", "documents")
-        )
+        max_depth_result = store.list_namespaces(max_depth=4, prefix=(test_pref, "*", "documents"))
         assert len(set(res for res in max_depth_result)) == len(max_depth_result) == 5
 
         # Test pagination
@@ -948,6 +926,7 @@ def test_list_namespaces_operations(
         # Clean up
         for namespace in test_namespaces:
             store.delete(namespace, "dummy")
+
 
 def test_search_items(
     fake_embeddings: CharacterEmbeddings,
@@ -967,9 +946,7 @@ def test_search_items(
         {"title": "Report B", "author": "Alice Johnson", "tags": ["draft"]},
     ]
 
-    with create_vector_store(
-        fake_embeddings, text_fields=["key0", "key1", "key3"]
-    ) as store:
+    with create_vector_store(fake_embeddings, text_fields=["key0", "key1", "key3"]) as store:
         # Insert test data
         for ns, item in zip(test_namespaces, test_items, strict=False):
             key = f"item_{ns[-1]}"
@@ -1008,13 +985,12 @@ def test_search_items(
             key = f"item_{ns[-1]}"
             store.delete(ns, key)
 
+
 def test_sql_injection_vulnerability(store: SqliteStore) -> None:
     """Test that SQL injection via malicious filter keys is prevented."""
     # Add public and private documents
     store.put(("docs",), "public", {"access": "public", "data": "public info"})
-    store.put(
-        ("docs",), "private", {"access": "private", "data": "secret", "password": "123"}
-    )
+    store.put(("docs",), "private", {"access": "private", "data": "secret", "password": "123"})
 
     # Normal query - returns 1 public document
     normal = store.search(("docs",), filter={"access": "public"})
@@ -1026,6 +1002,7 @@ def test_sql_injection_vulnerability(store: SqliteStore) -> None:
 
     with pytest.raises(ValueError, match="Invalid filter key"):
         store.search(("docs",), filter={malicious_key: "dummy"})
+
 
 def test_sql_injection_filter_values(store: SqliteStore) -> None:
     """Test that SQL injection via malicious filter values is properly escaped."""
@@ -1053,9 +1030,7 @@ def test_sql_injection_filter_values(store: SqliteStore) -> None:
     # Test 4: Parameterized queries handle strings with null bytes and SQL injection attempts safely
     malicious_value = "public\x00' OR '1'='1"
     results = store.search(("docs",), filter={"access": malicious_value})
-    assert len(results) == 0, (
-        "Parameterized queries treat injection attempts as literal strings"
-    )
+    assert len(results) == 0, "Parameterized queries treat injection attempts as literal strings"
 
     # Test 5: Multiple single quotes
     malicious_value = "''''"
@@ -1072,6 +1047,7 @@ def test_sql_injection_filter_values(store: SqliteStore) -> None:
     malicious_value = "public' OR 'א'='א"
     results = store.search(("docs",), filter={"access": malicious_value})
     assert len(results) == 0, "Unicode-based injection should be blocked"
+
 
 def test_numeric_filter_safety(store: SqliteStore) -> None:
     """Test that numeric filter values are handled safely."""
@@ -1091,9 +1067,7 @@ def test_numeric_filter_safety(store: SqliteStore) -> None:
 
     # Test 3: Special float values (negative infinity)
     results = store.search(("items",), filter={"price": {"$gt": float("-inf")}})
-    assert len(results) == 3, (
-        "All finite values should be greater than negative infinity"
-    )
+    assert len(results) == 3, "All finite values should be greater than negative infinity"
 
     # Test 4: NaN handling - NaN comparisons should not cause errors
     try:
@@ -1113,6 +1087,7 @@ def test_numeric_filter_safety(store: SqliteStore) -> None:
     assert len(results) == 1
     assert results[0].key == "item4"
 
+
 def test_boolean_filter_safety(store: SqliteStore) -> None:
     """Test that boolean filter values are handled safely."""
     store.put(("flags",), "flag1", {"active": True, "name": "Feature A"})
@@ -1127,6 +1102,7 @@ def test_boolean_filter_safety(store: SqliteStore) -> None:
     results = store.search(("flags",), filter={"active": False})
     assert len(results) == 1
     assert results[0].value["active"] is False
+
 
 def test_filter_keys_with_hyphens_and_digits(store: SqliteStore) -> None:
     """Keys with hyphens or leading digits should be queryable via filters.
@@ -1158,6 +1134,7 @@ def test_filter_keys_with_hyphens_and_digits(store: SqliteStore) -> None:
     results = store.search(("docs",), filter={"user.123abc": "ok2"})
     assert [r.key for r in results] == ["digit"]
 
+
 @pytest.mark.parametrize("distance_type", VECTOR_TYPES)
 def test_non_ascii(
     fake_embeddings: CharacterEmbeddings,
@@ -1166,9 +1143,7 @@ def test_non_ascii(
     """Test support for non-ascii characters"""
     with create_vector_store(fake_embeddings, distance_type=distance_type) as store:
         store.put(("user_123", "memories"), "1", {"text": "这是中文"})  # Chinese
-        store.put(
-            ("user_123", "memories"), "2", {"text": "これは日本語です"}
-        )  # Japanese
+        store.put(("user_123", "memories"), "2", {"text": "これは日本語です"})  # Japanese
         store.put(("user_123", "memories"), "3", {"text": "이건 한국어야"})  # Korean
         store.put(("user_123", "memories"), "4", {"text": "Это русский"})  # Russian
         store.put(("user_123", "memories"), "5", {"text": "यह रूसी है"})  # Hindi
@@ -1184,6 +1159,7 @@ def test_non_ascii(
         assert result3[0].key == "3"
         assert result4[0].key == "4"
         assert result5[0].key == "5"
+
 
 def test_search_namespace_segment_boundary(store: SqliteStore) -> None:
     """Prefix scoping must stop at namespace segment boundaries.
@@ -1214,6 +1190,7 @@ def test_search_namespace_segment_boundary(store: SqliteStore) -> None:
     assert _namespaces(("foo2",)) == {("foo2",)}
     assert _namespaces(("fo",)) == set()
 
+
 def test_search_namespace_wildcard_chars_are_literal(store: SqliteStore) -> None:
     """LIKE and GLOB metacharacters in labels must be matched literally."""
     for namespace in [
@@ -1236,6 +1213,7 @@ def test_search_namespace_wildcard_chars_are_literal(store: SqliteStore) -> None
     assert _namespaces(("a%b",)) == {("a%b",)}
     assert _namespaces(("star*",)) == {("star*",)}
 
+
 def test_search_namespace_is_case_sensitive(store: SqliteStore) -> None:
     """Search must agree with get/put, which compare namespaces with `=`.
 
@@ -1247,6 +1225,7 @@ def test_search_namespace_is_case_sensitive(store: SqliteStore) -> None:
 
     assert {item.namespace for item in store.search(("foo",), limit=100)} == {("foo",)}
     assert {item.namespace for item in store.search(("Foo",), limit=100)} == {("Foo",)}
+
 
 def test_list_namespaces_segment_boundary(store: SqliteStore) -> None:
     for namespace in [
@@ -1281,6 +1260,7 @@ def test_list_namespaces_segment_boundary(store: SqliteStore) -> None:
         ("uid", "a", "b", "alice"),
     }
 
+
 def test_search_empty_prefix_is_unconstrained(store: SqliteStore) -> None:
     """An empty prefix constrains nothing and must return every namespace."""
     for namespace in [("a",), ("b", "c"), ("d", "e", "f")]:
@@ -1291,6 +1271,7 @@ def test_search_empty_prefix_is_unconstrained(store: SqliteStore) -> None:
         ("b", "c"),
         ("d", "e", "f"),
     }
+
 
 def test_namespace_labels_with_trailing_newline(store: SqliteStore) -> None:
     """Labels may contain newlines, and must not match a differently-named label.
@@ -1307,6 +1288,7 @@ def test_namespace_labels_with_trailing_newline(store: SqliteStore) -> None:
     assert set(store.list_namespaces(prefix=["users", "alice"], limit=100)) == {
         ("users", "alice"),
     }
+
 
 def test_list_namespaces_metacharacter_labels(store: SqliteStore) -> None:
     """Metacharacters in labels are literal on both matching paths.
@@ -1336,7 +1318,9 @@ def test_list_namespaces_metacharacter_labels(store: SqliteStore) -> None:
             (label, "child"),
         }
 
+
 # ---- ported from langchain-ai/langgraph libs/checkpoint-postgres/tests/test_store.py @ f09cfe8ffc --------------------
+
 
 def test_pg_basic_store_ops(store) -> None:
     namespace = ("test", "documents")
@@ -1369,6 +1353,7 @@ def test_pg_basic_store_ops(store) -> None:
     deleted_item = store.get(namespace, item_id)
     assert deleted_item is None
 
+
 def test_pg_search_namespace_like_metacharacters(store) -> None:
     """`_` and `%` are legal namespace labels, not LIKE wildcards."""
     for namespace in [
@@ -1388,7 +1373,9 @@ def test_pg_search_namespace_like_metacharacters(store) -> None:
     assert _namespaces(("user_1",)) == {("user_1",), ("user_1", "child")}
     assert _namespaces(("a%b",)) == {("a%b",)}
 
+
 # ---- ported from langchain-ai/langgraph libs/checkpoint/tests/test_store.py @ f09cfe8ffc --------------------
+
 
 def test_inmemory_list_namespaces_basic() -> None:
     store = InMemoryStore()
@@ -1478,6 +1465,7 @@ def test_inmemory_list_namespaces_basic() -> None:
     expected = [("users", "123")]
     assert result == expected
 
+
 def test_inmemory_list_namespaces_with_wildcards() -> None:
     store = InMemoryStore()
 
@@ -1520,6 +1508,7 @@ def test_inmemory_list_namespaces_with_wildcards() -> None:
         ("admin", "users", "settings", "789"),
     ]
 
+
 def test_inmemory_list_namespaces_pagination() -> None:
     store = InMemoryStore()
 
@@ -1538,6 +1527,7 @@ def test_inmemory_list_namespaces_pagination() -> None:
     result = store.list_namespaces(prefix=("namespace",), limit=5, offset=15)
     expected = [("namespace", f"sub_{i:02d}") for i in range(15, 20)]
     assert result == expected
+
 
 def test_inmemory_list_namespaces_max_depth() -> None:
     store = InMemoryStore()
@@ -1561,6 +1551,7 @@ def test_inmemory_list_namespaces_max_depth() -> None:
     ]
     assert sorted(result) == sorted(expected)
 
+
 def test_inmemory_list_namespaces_no_conditions() -> None:
     store = InMemoryStore()
 
@@ -1577,11 +1568,13 @@ def test_inmemory_list_namespaces_no_conditions() -> None:
     expected = namespaces
     assert sorted(result) == sorted(expected)
 
+
 def test_inmemory_list_namespaces_empty_store() -> None:
     store = InMemoryStore()
 
     result = store.list_namespaces()
     assert result == []
+
 
 async def _async_test_inmemory_cannot_put_empty_namespace() -> None:
     store = InMemoryStore()
@@ -1613,9 +1606,7 @@ async def _async_test_inmemory_cannot_put_empty_namespace() -> None:
 
     await store.aput(("foo", "langgraph", "foo"), "bar", doc)
     assert (await store.aget(("foo", "langgraph", "foo"), "bar")).value == doc  # type: ignore[union-attr]
-    assert (await store.asearch(("foo", "langgraph", "foo"), query="bar"))[
-        0
-    ].value == doc
+    assert (await store.asearch(("foo", "langgraph", "foo"), query="bar"))[0].value == doc
     await store.adelete(("foo", "langgraph", "foo"), "bar")
     assert (await store.aget(("foo", "langgraph", "foo"), "bar")) is None
     store.put(("foo", "langgraph", "foo"), "bar", doc)
@@ -1656,9 +1647,7 @@ async def _async_test_inmemory_cannot_put_empty_namespace() -> None:
     assert val is not None
     assert val.value == doc
     assert (await async_store.asearch(("foo", "langgraph", "foo")))[0].value == doc
-    assert (await async_store.asearch(("foo", "langgraph", "foo"), query="bar"))[
-        0
-    ].value == doc
+    assert (await async_store.asearch(("foo", "langgraph", "foo"), query="bar"))[0].value == doc
     await async_store.adelete(("foo", "langgraph", "foo"), "bar")
     assert (await async_store.aget(("foo", "langgraph", "foo"), "bar")) is None
 

@@ -78,13 +78,16 @@ class SearchRequest(BaseModel):
     )
     cut: Literal["mem0", "calibrated"] | None = Field(None, description="mem0 (default) or MemLens's calibrated cut.")
     filters: dict[str, Any] | None = Field(
-        None, description="mem0 filters on the metadata given at add time (eq ne gt gte lt lte in nin contains "
-        "icontains, '*', AND/OR/NOT), applied before the limit."
+        None,
+        description="mem0 filters on the metadata given at add time (eq ne gt gte lt lte in nin contains "
+        "icontains, '*', AND/OR/NOT), applied before the limit.",
     )
 
 
 class UpdateRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": [{"text": "Lives in Hangzhou"}]})
+    model_config = ConfigDict(
+        extra="forbid", strict=True, json_schema_extra={"examples": [{"text": "Lives in Hangzhou"}]}
+    )
     text: Text
 
 

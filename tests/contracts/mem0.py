@@ -148,12 +148,18 @@ def add_space_user(m: Memory, **_: Any) -> None:
         m.add("likes tea", user_id="alice smith", infer=False)
 
 
-@item(ADD, "expiration_date='YYYY-MM-DD' hides the memory after that day", by_design="no expiry dates (forgetting is MemLens's own lifecycle)")
+@item(
+    ADD,
+    "expiration_date='YYYY-MM-DD' hides the memory after that day",
+    by_design="no expiry dates (forgetting is MemLens's own lifecycle)",
+)
 def add_expiration(m: Memory, **_: Any) -> None:
     m.add("temporary note", user_id="alice", infer=False, expiration_date="2030-01-31")
 
 
-@item(API, "memory_type='procedural_memory' with agent_id stores procedural memory", by_design="no procedural memory type")
+@item(
+    API, "memory_type='procedural_memory' with agent_id stores procedural memory", by_design="no procedural memory type"
+)
 def add_procedural(m: Memory, **_: Any) -> None:
     m.add("step 1, step 2", user_id="alice", agent_id="a", memory_type="procedural_memory")
 
@@ -161,9 +167,15 @@ def add_procedural(m: Memory, **_: Any) -> None:
 # -- search -------------------------------------------------------------------------------------------------------
 def _seed(m: Memory) -> dict[str, str]:
     return {
-        "coffee": _raw(m, "Alice drinks black coffee every morning", user_id="alice", metadata={"category": "food", "priority": 3}),
-        "tennis": _raw(m, "Alice plays tennis on weekends", user_id="alice", metadata={"category": "sport", "priority": 8}),
-        "paris": _raw(m, "Alice is travelling to Paris in May", user_id="alice", metadata={"category": "travel", "priority": 6}),
+        "coffee": _raw(
+            m, "Alice drinks black coffee every morning", user_id="alice", metadata={"category": "food", "priority": 3}
+        ),
+        "tennis": _raw(
+            m, "Alice plays tennis on weekends", user_id="alice", metadata={"category": "sport", "priority": 8}
+        ),
+        "paris": _raw(
+            m, "Alice is travelling to Paris in May", user_id="alice", metadata={"category": "travel", "priority": 6}
+        ),
     }
 
 
@@ -255,7 +267,11 @@ def search_run(m: Memory, **_: Any) -> None:
     assert [h["id"] for h in hits] == [b]
 
 
-@item(SEARCH, "explain=True adds score_details to each hit", by_design="hits carry relevance, similarity, bm25 and fused_score instead")
+@item(
+    SEARCH,
+    "explain=True adds score_details to each hit",
+    by_design="hits carry relevance, similarity, bm25 and fused_score instead",
+)
 def search_explain(m: Memory, **_: Any) -> None:
     _seed(m)
     assert "score_details" in m.search("coffee", filters={"user_id": "alice"}, explain=True)["results"][0]
@@ -344,7 +360,9 @@ def filter_before_limit(m: Memory, **_: Any) -> None:
 def get_shape(m: Memory, **_: Any) -> None:
     mid = _raw(m, "likes jazz", user_id="alice")
     got = m.get(mid)
-    assert got["id"] == mid and got["memory"] == "likes jazz" and got["hash"] and got["created_at"] and got["updated_at"]
+    assert (
+        got["id"] == mid and got["memory"] == "likes jazz" and got["hash"] and got["created_at"] and got["updated_at"]
+    )
 
 
 @item(DEL, "get of an unknown id returns None; a deleted memory is gone: get returns None")
@@ -454,7 +472,11 @@ def history(m: Memory, **_: Any) -> None:
     assert h[-1]["old_memory"] == "Alex prefers coffee"
 
 
-@item(API, "reset() erases every memory", by_design="reset is refused unless Memory(allow_reset=True): it erases every user")
+@item(
+    API,
+    "reset() erases every memory",
+    by_design="reset is refused unless Memory(allow_reset=True): it erases every user",
+)
 def reset(m: Memory, **_: Any) -> None:
     _seed(m)
     m.reset()
