@@ -255,7 +255,8 @@ class MemLensStore(BaseStore):
         if not op.query:
             page = found[offset : offset + limit]
             return [SearchItem(p[0], p[1], p[2], p[3], r.updated_at) for r, _u, p in page]
-        scored = self._rank(op.query, [(r, u) for r, u, p in found if (r.meta or {}).get("store_index") is not False])
+        indexed = [(r, u) for r, u, _p in found if (r.meta or {}).get("store_index") is not False]
+        scored = self._rank(op.query, indexed, offset + limit)
         by_id = {r.id: (r, p) for r, _u, p in found}
         ranked = [(by_id[i][0], by_id[i][1], s) for i, s in scored][offset : offset + limit]
         return [SearchItem(p[0], p[1], p[2], p[3], r.updated_at, score=s) for r, p, s in ranked]
@@ -269,21 +270,27 @@ class MemLensStore(BaseStore):
                 continue
         return keys
 
-    def _rank(self, query: str, rows: list[tuple[MemoryRow, str]]) -> list[tuple[str, float]]:
-        """(memory id, score) of the candidates, best first, by MemLens recall over each user's memories."""
+    def _rank(self, query: str, rows: list[tuple[MemoryRow, str]], need: int) -> list[tuple[str, float]]:
+        """(memory id, score) of the candidates, best first, by MemLens recall over each user's memories: a pool a
+        few times the page first, the whole candidate set only when filtering left the page short."""
         if not rows:
             return []
         wanted: dict[str, set[str]] = {}
         for r, u in rows:
             wanted.setdefault(u, set()).add(r.id)
         out: list[tuple[str, float]] = []
+        cut = self.threshold if self.threshold is not None else -1.0
         for user_id, ids in wanted.items():
-            k = min(MAX_LIMIT, max(len(ids) * 2, 10))
-            cut = self.threshold if self.threshold is not None else -1.0
-            with self.memory._acting():
-                result = self.service.recall(user_id, query, any_agent=True, k=k, threshold=cut)
-            hits = result.selected if self.threshold is not None else result.hits
-            out += [(h.memory_id, _score(h)) for h in hits if h.memory_id in ids]
+            k = min(MAX_LIMIT, max(need * 4, 40))
+            while True:
+                with self.memory._acting():
+                    result = self.service.recall(user_id, query, any_agent=True, k=k, threshold=cut)
+                hits = result.selected if self.threshold is not None else result.hits
+                found = [(h.memory_id, _score(h)) for h in hits if h.memory_id in ids]
+                if len(found) >= min(need, len(ids)) or k >= MAX_LIMIT or len(result.hits) < k:
+                    break
+                k = min(MAX_LIMIT, k * 4)
+            out += found
         return sorted(out, key=lambda p: -p[1])
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
