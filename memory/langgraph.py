@@ -63,6 +63,8 @@ MAX_LIMIT = 1000
 MAX_OFFSET = 1_000_000
 
 Template = tuple[str, ...]
+#: (namespace, key, value, created_at) of a memory as the store shows it
+Parts = tuple[tuple[str, ...], str, dict[str, Any], datetime]
 
 
 def value_text(value: dict[str, Any], fields: Sequence[str] | None = None) -> str:
@@ -164,7 +166,7 @@ class MemLensStore(BaseStore):
         return await asyncio.to_thread(self.batch, list(ops))
 
     # -- reading -------------------------------------------------------------------------------------------------
-    def _parts(self, row: MemoryRow, user_id: str) -> tuple[tuple[str, ...], str, dict[str, Any], datetime]:
+    def _parts(self, row: MemoryRow, user_id: str) -> Parts:
         """(namespace, key, value, created_at) of a memory as the store shows it."""
         meta = row.meta or {}
         if isinstance(meta.get("store_ns"), str):
@@ -246,11 +248,13 @@ class MemLensStore(BaseStore):
         prefix = tuple(op.namespace_prefix)
         limit, offset = _page(op.limit, op.offset)
         users = self._users_under(prefix)
+        if op.query and users is not None:
+            return self._by_meaning(op, prefix, users, limit, offset)
         keys = None if users is None else self._user_keys(users)
-        found: list[tuple[MemoryRow, str, tuple[tuple[str, ...], str, dict[str, Any], datetime]]] = []
+        found: list[tuple[MemoryRow, str, Parts]] = []
         for row, user_id in self.service.store_rows(keys):
             parts = self._parts(row, user_id)
-            if parts[0][: len(prefix)] == prefix and docfilters.matches(parts[2], op.filter):
+            if self._fits(row, parts, prefix, op):
                 found.append((row, user_id, parts))
         if not op.query:
             page = found[offset : offset + limit]
@@ -260,6 +264,47 @@ class MemLensStore(BaseStore):
         by_id = {r.id: (r, p) for r, _u, p in found}
         ranked = [(by_id[i][0], by_id[i][1], s) for i, s in scored][offset : offset + limit]
         return [SearchItem(p[0], p[1], p[2], p[3], r.updated_at, score=s) for r, p, s in ranked]
+
+    def _fits(self, row: MemoryRow, parts: Parts, prefix: tuple[str, ...], op: SearchOp) -> bool:
+        return parts[0][: len(prefix)] == prefix and docfilters.matches(parts[2], op.filter)
+
+    def _by_meaning(
+        self, op: SearchOp, prefix: tuple[str, ...], users: list[str], limit: int, offset: int
+    ) -> list[SearchItem]:
+        """A query search whose prefix names its users: MemLens recall over each user, then namespace and value
+        filters on the hits; the pool grows (x4, up to the whole user) only while the page is short."""
+        need = offset + limit
+        cut = self.threshold if self.threshold is not None else -1.0
+        ranked: list[tuple[float, MemoryRow, Parts]] = []
+        for user_id in users:
+            try:
+                self.service.get_user(user_id)
+            except (NotFound, MemLensError):
+                continue
+            k = min(MAX_LIMIT, max(need * 4, 40))
+            while True:
+                with self.memory._acting():
+                    result = self.service.recall(user_id, op.query or "", any_agent=True, k=k, threshold=cut)
+                hits = result.selected if self.threshold is not None else [h for h in result.hits if not h.flagged]
+                rows = self.service.memories_by_id([h.memory_id for h in hits])
+                mine = []
+                for h in hits:
+                    row = rows.get(h.memory_id)
+                    if row is None or row.status != MemoryStatus.ACTIVE:
+                        continue
+                    if (row.meta or {}).get("store_index") is False:
+                        continue
+                    parts = self._parts(row, user_id)
+                    if self._fits(row, parts, prefix, op):
+                        mine.append((_score(h), row, parts))
+                if len(mine) >= need or k >= MAX_LIMIT or len(result.hits) < k:
+                    break
+                k = min(MAX_LIMIT, k * 4)
+            ranked += mine
+        ranked.sort(key=lambda t: -t[0])
+        return [
+            SearchItem(p[0], p[1], p[2], p[3], r.updated_at, score=s) for s, r, p in ranked[offset : offset + limit]
+        ]
 
     def _user_keys(self, users: list[str]) -> list[str]:
         keys = []
@@ -285,7 +330,7 @@ class MemLensStore(BaseStore):
             while True:
                 with self.memory._acting():
                     result = self.service.recall(user_id, query, any_agent=True, k=k, threshold=cut)
-                hits = result.selected if self.threshold is not None else result.hits
+                hits = result.selected if self.threshold is not None else [h for h in result.hits if not h.flagged]
                 found = [(h.memory_id, _score(h)) for h in hits if h.memory_id in ids]
                 if len(found) >= min(need, len(ids)) or k >= MAX_LIMIT or len(result.hits) < k:
                     break
