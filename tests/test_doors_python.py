@@ -140,3 +140,11 @@ def test_an_update_names_what_it_replaced(mem):
     assert new["previous_memory"] == old["memory"] and new["id"] == old["id"]  # mem0: the id is stable
     assert "Shanghai" in mem.get(old["id"])["memory"]
     assert [e["event"] for e in mem.history(old["id"])][:2] == ["ADD", "UPDATE"]
+
+
+@pytest.mark.parametrize("offset", [2**63, 10**12, -1])
+def test_hostile_paging_is_a_clear_value_error(mem, offset):
+    mem.add("I love tea", user_id="alice", infer=False)
+    with pytest.raises(InvalidInput, match="offset") as err:
+        mem.get_all(user_id="alice", offset=offset)
+    assert isinstance(err.value, ValueError)
