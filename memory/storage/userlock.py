@@ -8,8 +8,9 @@ holds, in this order:
 - a lock shared by the threads of this process (one per user; re-entrant, so a door's helper may call another);
 - a lock shared by the processes on this machine: ``flock`` on a small file in ``<data_dir>/locks`` named by the
   user's digest (released by the kernel if the process dies);
-- on PostgreSQL, also a session advisory lock keyed by the digest, on a connection held for the write, so processes
-  on other machines sharing the database queue too.
+- on PostgreSQL, also a session advisory lock keyed by the digest, so processes on other machines sharing the
+  database queue too. It is held on a connection of its own, outside the storage's pool (a writer waiting for a lock
+  must never hold a connection the lock's owner needs to finish).
 
 Writes of different users never wait for each other. Reads take no lock.
 """
@@ -23,7 +24,8 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from sqlalchemy import text
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.pool import NullPool
 
 from memory.storage.models import id_hash
 
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 
 _guard = threading.Lock()
 _thread_locks: dict[str, threading.RLock] = {}
+_lock_engines: dict[str, Engine] = {}
 _held = threading.local()
 
 
@@ -76,7 +79,7 @@ def _pg_lock(storage: Storage, digest: str) -> Iterator[None]:
         yield
         return
     key = int(digest[:15], 16)  # fits a signed bigint
-    with storage.engine.connect() as conn:
+    with _lock_engine(storage).connect() as conn:
         conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
         conn.commit()
         try:
@@ -84,3 +87,13 @@ def _pg_lock(storage: Storage, digest: str) -> Iterator[None]:
         finally:
             conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
             conn.commit()
+
+
+def _lock_engine(storage: Storage) -> Engine:
+    """An engine without a pool for the advisory locks (one short connection per locked write)."""
+    url = storage.engine.url
+    name = url.render_as_string(hide_password=False)
+    with _guard:
+        if name not in _lock_engines:
+            _lock_engines[name] = create_engine(url, poolclass=NullPool)
+        return _lock_engines[name]
