@@ -44,8 +44,8 @@ def matches(doc: dict[str, Any], filters: dict[str, Any] | None) -> bool:
     for key, want in filters.items():
         logic = LOGIC.get(key.lower().lstrip("$")) if isinstance(key, str) else None
         if logic is not None and (key.isupper() or key.startswith("$")):
-            parts = want if isinstance(want, list) else [want]
-            if not all(isinstance(p, dict) for p in parts):
+            parts = want
+            if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
                 raise InvalidInput(f"{key} takes a list of filter objects")
             results = [matches(doc, p) for p in parts]
             ok = all(results) if logic == "and" else any(results) if logic == "or" else not any(results)
