@@ -146,7 +146,7 @@ def plant(svc: MemoryService, per_kind: int, rng: random.Random) -> dict[str, li
     good = {uid: _rows(svc, uid) for uid in uids}
     planted: dict[str, list[str]] = {k: [] for k in KINDS}
     single = [(uid, m) for uid in uids for m in good[uid] if m.predicate in ("lives_in", "works_at", "occupation")]
-    multi = [(uid, m) for uid in uids for m in good[uid] if m.predicate and m.type != "turn"]
+    multi = [(uid, m) for uid in uids for m in good[uid] if m.predicate and m.type != "episode"]
     system_sentences = [s.strip() for s in SYSTEM.replace("\n", " ").split(". ") if len(s.split()) >= 6]
     for n in range(per_kind):
         uid = uids[n % len(uids)]
@@ -296,7 +296,7 @@ def real_conversations(path: Path, conversations: int, data_dir: Path) -> dict[s
             m
             for u in svc.list_users()
             for m in svc.list_memories(svc.get_user(u["user_id"]), limit=100_000)
-            if m.type != "turn"
+            if m.type != "episode"
         ]
         accused = {i for f in review.findings for i in f.memory_ids}
         return {

@@ -1,13 +1,25 @@
-"""``Memory`` / ``AsyncMemory``: MemLens behind the mem0 method shapes, so code written for mem0 moves by an import.
+"""``Memory`` / ``AsyncMemory``: MemLens behind mem0's method shapes, so code written for mem0 moves by an import.
 
     from memory import Memory
     m = Memory()
-    m.add("I moved to Hangzhou last month", user_id="alice")          # the real write pipeline
-    m.search("where does she live?", user_id="alice", limit=3)        # the real recall, logged for the lab
+    m.add("I moved to Hangzhou last month", user_id="alice")           # the real write pipeline
+    m.search("where does she live?", filters={"user_id": "alice"})     # mem0's current call shape
+    m.search("where does she live?", user_id="alice", limit=3)         # and mem0 1.x's
 
 Every call goes through :class:`memory.service.MemoryService`, inside ``provenance.acting``, so each write carries
 where it came from (``via`` = ``python`` unless a door says otherwise) and the back office sees it like the agent's.
-Results are plain dicts shaped like mem0's (``{"results": [...]}``); differences are listed in the README.
+mem0's behaviour is the default (its contract, rebuilt from mem0's documentation, is ``tests/contracts/mem0.py``):
+
+- ids are stable: an ``add`` that replaces a memory (event ``UPDATE``) reports the replaced memory's id, and that id
+  keeps naming the memory (``get``/``update``/``delete``/``history``); the write log keeps every version;
+- deleted means gone: ``get`` returns None, ``delete`` of a missing id raises a ``ValueError``;
+- ``search``/``get_all`` span every agent of the user unless ``agent_id`` is named; ``run_id`` scopes to a session;
+- mem0's filter operators (``memory.docfilters``) apply *before* the limit; mem0's defaults: 20 results, a cut at
+  ``score`` (cosine similarity) 0.1. ``Memory(cut="calibrated")`` (the MCP door's choice) or ``search(...,
+  cut="calibrated")`` applies MemLens's calibrated relevance cut instead, as the back office shows it.
+
+Writes for one user are serialised with every other door's (``service.user_writes``); each door's write goes through
+one helper here (``Memory._write``), so the write path can be re-routed in one place. Differences: the README.
 """
 
 from __future__ import annotations
@@ -15,20 +27,44 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
+import warnings
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, Literal
 
-from memory import provenance
+from memory import docfilters, keyed, provenance
 from memory.config import Settings
-from memory.errors import Conflict, InvalidInput, NotFound
+from memory.errors import Conflict, InvalidInput, MemoryNotFound, NotFound
 from memory.service import MemoryService
 from memory.storage.models import Memory as MemoryRow
-from memory.vocab import Actor, EventOp, Role
+from memory.text.privacy import mask_value
+from memory.vocab import Actor, EventOp, MemoryStatus, Role
 
 #: the pipeline's decisions in mem0's vocabulary (REINFORCE / NOOP change nothing visible: NONE)
 EVENTS = {"ADD": "ADD", "UPDATE": "UPDATE", "DELETE": "DELETE", "REINFORCE": "NONE", "NOOP": "NONE"}
 DEFAULT_RUN = "memory-api"
+#: mem0's defaults: ``top_k`` 20 (search and get_all), ``threshold`` 0.1 on the similarity score
+MEM0_TOP_K = 20
+MEM0_THRESHOLD = 0.1
+MAX_RESULTS = 1000
+MAX_OFFSET = 1_000_000
+ENTITY_KEYS = ("user_id", "agent_id", "run_id")
+Cut = Literal["mem0", "calibrated"]
+
+#: mem0 configuration keys → what MemLens does with them (``Memory.from_config``)
+MEM0_CONFIG = {
+    "history_db_path": "the SQLite file holding memories and their history (database_url)",
+    "vector_store": "config.path → the LanceDB folder (lancedb_uri); provider and other settings are ignored",
+    "embedder": "ignored: MemLens embeds with its own pinned model (embedder setting)",
+    "llm": "ignored: extraction uses MemLens's rules and the agent's model settings",
+    "graph_store": "ignored: no graph memory",
+    "reranker": "ignored: MemLens ranks with its own fused, calibrated ranking",
+    "version": "ignored: MemLens answers in mem0's v1.1+ shape ({'results': [...]})",
+    "custom_instructions": "ignored: extraction is MemLens's write pipeline",
+    "custom_fact_extraction_prompt": "ignored: extraction is MemLens's write pipeline",
+    "custom_update_memory_prompt": "ignored: updates are MemLens's write pipeline",
+}
 
 
 def _messages(messages: Any) -> list[tuple[str, str]]:
@@ -47,12 +83,59 @@ def _messages(messages: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _matches(meta: dict[str, Any], filters: dict[str, Any] | None) -> bool:
-    """mem0-style equality filters on the caller's metadata (and on ``type`` / ``via``)."""
-    if not filters:
-        return True
-    mine = {**(meta.get("metadata") or {}), **{k: meta.get(k) for k in ("via", "by", "kind")}}
-    return all(mine.get(k) == v or meta.get(k) == v for k, v in filters.items())
+def _entity(value: Any, name: str) -> str | None:
+    """mem0's id rule: None, or text (a number is turned into text) that is not blank after trimming."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InvalidInput(f"{name} must be text")
+    text = str(value).strip()
+    if not text:
+        raise InvalidInput(f"{name} cannot be empty or whitespace-only")
+    return text
+
+
+def _scope(
+    user_id: Any, agent_id: Any, run_id: Any, filters: dict[str, Any] | None
+) -> tuple[str, str | None, str | None, dict[str, Any]]:
+    """(user, agent, run, the rest of the filters): the ids from the arguments (mem0 1.x) or from ``filters``
+    (mem0's current shape); a user id is required (MemLens keeps every memory under one)."""
+    if filters is not None and not isinstance(filters, dict):
+        raise InvalidInput("filters must be an object")
+    rest = dict(filters or {})
+    ids = {}
+    for name, given in zip(ENTITY_KEYS, (user_id, agent_id, run_id), strict=True):
+        in_filters = rest.pop(name, None)
+        if given is not None and in_filters is not None and str(given).strip() != str(in_filters).strip():
+            raise InvalidInput(f"{name} given twice with different values")
+        ids[name] = _entity(given if given is not None else in_filters, name)
+    if ids["user_id"] is None:
+        raise InvalidInput('a user id is required: user_id="..." or filters={"user_id": "..."}')
+    return ids["user_id"], ids["agent_id"], ids["run_id"], rest
+
+
+def _count(value: Any, name: str, default: int) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_RESULTS:
+        raise InvalidInput(f"{name} must be an integer from 0 to {MAX_RESULTS}")
+    return value
+
+
+def _offset(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_OFFSET:
+        raise InvalidInput(f"offset must be an integer from 0 to {MAX_OFFSET:,}")
+    return value
+
+
+def content_hash(text: str) -> str:
+    """mem0's ``hash``: the MD5 of the memory's text (a fingerprint, not security)."""
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+def _doc(meta: dict[str, Any], type_: str | None) -> dict[str, Any]:
+    """What mem0-style filters match: the caller's metadata, plus ``type``, ``via`` and ``by``."""
+    return {"type": type_, "via": meta.get("via"), "by": meta.get("by"), **(meta.get("metadata") or {})}
 
 
 class Memory:
@@ -67,17 +150,28 @@ class Memory:
         name: str = "python-api",
         allow_reset: bool = False,
         role: Role | str = Role.ADMIN,
+        cut: Cut = "mem0",
     ) -> None:
         self.service = service or MemoryService(settings or Settings())
         #: in-process callers own the data files (like the CLI), hence admin by default; the service checks this
         #: role on every change (a door serving others can pass a narrower one)
         self.actor = Actor(name=name, role=Role(role), via=via)
         self.allow_reset = allow_reset
+        if cut not in ("mem0", "calibrated"):
+            raise InvalidInput('cut must be "mem0" or "calibrated"')
+        self.cut: Cut = cut
+        #: mem0 configuration keys ``from_config`` did not use (also warned about)
+        self.ignored_config: dict[str, str] = {}
 
     @classmethod
-    def from_config(cls, config: dict[str, Any] | None = None) -> Memory:
-        """mem0's constructor: here ``config`` holds MemLens settings (e.g. ``{"data_dir": "..."}``)."""
-        return cls(settings=Settings(**(config or {})))
+    def from_config(cls, config: dict[str, Any] | None = None, **kwargs: Any) -> Memory:
+        """mem0's constructor. MemLens settings (``{"data_dir": ...}``) are taken as they are; mem0's keys are
+        mapped where MemLens has the same thing (``history_db_path``, ``vector_store.config.path``) and the others
+        are listed in ``ignored_config`` with the reason (and a warning): see :data:`MEM0_CONFIG`."""
+        settings, ignored = settings_from_config(config)
+        mem = cls(settings=settings, **kwargs)
+        mem.ignored_config = ignored
+        return mem
 
     def _acting(self, **extra: Any) -> AbstractContextManager[dict[str, Any]]:
         return provenance.acting(self.actor, **extra)
@@ -87,74 +181,121 @@ class Memory:
         self,
         messages: Any,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
         metadata: dict[str, Any] | None = None,
         infer: bool = True,
+        filters: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Remember messages through the one write path a chat turn uses: each message kept as an episode, and
         (``infer=True``) the facts read from it. With ``infer=False`` the results are the episodes, as said."""
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidInput("metadata must be an object")
+        user, agent, run, _ = _scope(user_id, agent_id, run_id, filters)
         msgs = _messages(messages)
-        svc, run = self.service, run_id or DEFAULT_RUN
-        with self._acting(metadata=metadata or None):
+        return {"results": self._write(user, agent, run, msgs, metadata=metadata, infer=infer)}
+
+    def _write(
+        self,
+        user_id: str,
+        agent_id: str | None,
+        run_id: str | None,
+        msgs: list[tuple[str, str]],
+        *,
+        metadata: dict[str, Any] | None,
+        infer: bool,
+    ) -> list[dict[str, Any]]:
+        """This door's one write ("a conversation message arrived"), under the user's write lock; a single message
+        takes the single-message path (the batch path's every-core embedding is for long imports)."""
+        svc, session_id = self.service, run_id or DEFAULT_RUN
+        with svc.user_writes(user_id), self._acting(metadata=metadata or None, run_id=run_id):
             user = svc.ensure_user(user_id)
-            session = svc.ensure_session(user, run, agent_id)
+            session = svc.ensure_session(user, session_id, agent_id)
             stored = [svc.add_message(session, role, text) for role, text in msgs]
-            keep = infer and len(msgs) == 1
-            reports = svc.write_from_messages(user, session, stored, agent_id=agent_id, keep_unparsed=keep, infer=infer)
-            if not infer:
+            if not infer:  # episodes only: every message as said (system prompts are not what anybody said)
+                reports = svc.write_from_messages(user, session, stored, agent_id=agent_id, infer=False)
                 ids = [i for r in reports for i in r.episodes]
                 kept = svc.memories_by_id(ids)
-                return {"results": [{**self._row(kept[i], user_id), "event": "ADD"} for i in ids if i in kept]}
-        return {"results": [self._result(op) for r in reports for op in r.operations if op.get("memory_id")]}
+                return [{**self._row(kept[i], user_id), "event": "ADD"} for i in ids if i in kept]
+            keep = len(msgs) == 1
+            if len(stored) == 1:
+                reports = [svc.write_from_message(user, session, stored[0], agent_id=agent_id, keep_unparsed=keep)]
+            else:
+                reports = svc.write_from_messages(user, session, stored, agent_id=agent_id, keep_unparsed=keep)
+            return [self._result(op) for r in reports for op in r.operations if op.get("memory_id")]
 
     def _result(self, op: dict[str, Any]) -> dict[str, Any]:
-        """One pipeline decision in mem0's shape (an UPDATE names the memory it replaced, as mem0's does)."""
-        out = {
-            "id": op["memory_id"],
-            "memory": op.get("content", ""),
-            "event": EVENTS.get(op["op"], op["op"]),
-            "decision": op["op"],
-            "reason": op.get("reason", ""),
-            "type": op.get("type"),
-        }
+        """One pipeline decision in mem0's shape. An UPDATE reports the id of the memory it replaced (mem0's ids
+        are stable) and that id stays on the new row; ``previous_memory`` is the text it replaced."""
+        new_id = op["memory_id"]
+        shown = new_id
+        out: dict[str, Any] = {"memory": op.get("content", ""), "event": EVENTS.get(op["op"], op["op"])}
         if op["op"] == EventOp.UPDATE and op.get("target_ids"):
             with contextlib.suppress(NotFound):
-                out["previous_memory"] = self.service.get_memory(op["target_ids"][0]).content
+                old = self.service.get_memory(op["target_ids"][0])
+                shown = self._stable(old)
+                keyed.set_meta(self.service.storage, new_id, stable_id=shown)
+                out["previous_memory"] = old.content
+        elif op["op"] in (EventOp.REINFORCE, EventOp.DELETE):
+            with contextlib.suppress(NotFound):
+                shown = self._stable(self.service.get_memory(new_id))
+        out.update(id=shown, decision=op["op"], reason=op.get("reason", ""), type=op.get("type"))
         return out
 
-    def update(self, memory_id: str, data: str, *, user_id: str | None = None) -> dict[str, Any]:
-        """Rewrite a memory's text (same id, logged as an EDIT with where it came from)."""
-        self._owned(memory_id, user_id)
-        with self._acting():
-            self.service.edit_memory(memory_id, data, actor=self.actor, reason=f"updated through {self.actor.via}")
+    def update(
+        self,
+        memory_id: str,
+        text: str | None = None,
+        *,
+        data: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        user_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Rewrite a memory's text (same id, logged as an EDIT with where it came from). mem0's ``text=`` and its
+        1.x ``data=`` are both accepted; ``metadata`` is merged into the memory's metadata."""
+        new_text = text if text is not None else data
+        if new_text is None and metadata is None:
+            raise InvalidInput("give text or metadata to update")
+        if metadata is not None and not isinstance(metadata, dict):
+            raise InvalidInput("metadata must be an object")
+        row = self._owned(memory_id, user_id)
+        owner = self.service.user_id_of(row.user_key) or ""
+        with self.service.user_writes(owner), self._acting():
+            if new_text is not None:
+                self.service.edit_memory(row.id, new_text, actor=self.actor, reason=f"updated through {self.actor.via}")
+            if metadata is not None:
+                merged = {**((row.meta or {}).get("metadata") or {}), **metadata}
+                keyed.set_meta(self.service.storage, row.id, metadata=mask_value(merged))
         return {"message": "Memory updated successfully!", "id": memory_id}
 
     def delete(self, memory_id: str, *, user_id: str | None = None) -> dict[str, Any]:
-        """Delete one memory (it leaves the index; the write log keeps the history)."""
-        self._owned(memory_id, user_id)
-        with self._acting():
-            self.service.delete_memory(memory_id, actor=self.actor, reason=f"deleted through {self.actor.via}")
+        """Delete one memory (it leaves the index; the write log keeps the history). A missing id is a
+        ``ValueError`` (``MemoryNotFound``), as in mem0."""
+        row = self._owned(memory_id, user_id)
+        owner = self.service.user_id_of(row.user_key) or ""
+        with self.service.user_writes(owner), self._acting():
+            self.service.delete_memory(row.id, actor=self.actor, reason=f"deleted through {self.actor.via}")
         return {"message": "Memory deleted successfully!", "id": memory_id}
 
-    def delete_all(self, *, user_id: str, agent_id: str | None = None) -> dict[str, Any]:
-        """Delete every active memory of a user (and agent). Erasing the user for good is ``delete_user``."""
+    def delete_all(
+        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> dict[str, Any]:
+        """Delete every active memory of a user (and agent, and run). Erasing the user for good is ``delete_user``."""
+        user_id, agent, run, _ = _scope(user_id, agent_id, run_id, None)
         try:
             user = self.service.get_user(user_id)
         except NotFound:
             return {"message": "Memories deleted successfully!", "deleted": 0}
-        rows = self.service.list_memories(user, agent_id=agent_id)
-        with self._acting():
+        with self.service.user_writes(user_id), self._acting():
+            rows = [m for m in self.service.list_memories(user, agent_id=agent) if self._in_run(m, run)]
             for m in rows:
                 self.service.delete_memory(m.id, actor=self.actor, reason=f"deleted (all) through {self.actor.via}")
         return {"message": "Memories deleted successfully!", "deleted": len(rows)}
 
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Erase a user completely: SQL rows, vectors and checkpoints (``memlens delete-user``)."""
-        with self._acting():
+        with self.service.user_writes(user_id), self._acting():
             return self.service.delete_user(user_id, actor=self.actor)
 
     def reset(self) -> dict[str, Any]:
@@ -171,42 +312,65 @@ class Memory:
         self,
         query: str,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
         limit: int | None = None,
+        top_k: int | None = None,
         threshold: float | None = None,
         filters: dict[str, Any] | None = None,
+        cut: Cut | None = None,
+        rerank: bool = False,
     ) -> dict[str, Any]:
-        """The real recall (hybrid, thresholded, logged for the retrieval lab); the memories that passed the cut."""
-        if limit is not None and (not isinstance(limit, int) or limit < 1 or limit > 100):
-            raise InvalidInput("limit must be an integer from 1 to 100")
+        """The real recall (hybrid, logged for the retrieval lab) over every agent of the user unless one is named.
+        mem0's cut by default (``score`` = cosine similarity ≥ ``threshold``, 0.1); ``cut="calibrated"``: MemLens's
+        calibrated relevance cut (``threshold`` then on relevance). Filters apply before the limit."""
+        user_id, agent, run, meta_filters = _scope(user_id, agent_id, run_id, filters)
+        n = _count(top_k if top_k is not None else limit, "top_k / limit", MEM0_TOP_K)
+        mode = cut or self.cut
+        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))):
+            raise InvalidInput("threshold must be a number")
+        low = -1.0 if mode == "calibrated" else 0.0  # mem0's score is in [0, 1]; MemLens's cut may be turned off
+        if threshold is not None and not low <= threshold <= 1.0:
+            raise InvalidInput(f"threshold must be between {low:g} and 1")
         try:
             user = self.service.get_user(user_id)
         except NotFound:
-            self.service.recall_params(k=limit, threshold=threshold)  # still refuse bad parameters
+            self.service.recall_params(threshold=threshold)  # still refuse bad parameters
             return {"results": []}
+        if n == 0:
+            return {"results": []}
+        wide = bool(meta_filters) or run is not None
+        k = MAX_RESULTS if wide else min(MAX_RESULTS, max(n * 4, 60))
         with self._acting():
-            result = self.service.recall(user_id, query, agent_id=agent_id, k=limit, threshold=threshold)
-        out = []
-        for h in result.selected:
-            meta = dict(h.meta or {})
-            if not _matches(meta, filters):
+            if mode == "calibrated":
+                result = self.service.recall(user_id, query, agent_id=agent, any_agent=True, k=k, threshold=threshold)
+                hits = [h for h in result.hits if h.passed]
+            else:
+                result = self.service.recall(user_id, query, agent_id=agent, any_agent=True, k=k, threshold=-1.0)
+                floor = MEM0_THRESHOLD if threshold is None else threshold
+                hits = [h for h in result.hits if not h.flagged and (h.similarity or 0.0) >= floor]
+        rows = self.service.memories_by_id([h.memory_id for h in hits])
+        kept = []
+        for h in hits:
+            row = rows.get(h.memory_id)
+            if row is None or row.status != MemoryStatus.ACTIVE or not self._in_run(row, run):
                 continue
+            if docfilters.matches(_doc(row.meta or {}, row.type), meta_filters):
+                kept.append((h, row))
+            if len(kept) == n:
+                break
+        self.service.fill_context(user, [h for h, _ in kept])
+        out = []
+        for h, row in kept:
             item = {
-                "id": h.memory_id,
-                "memory": h.content,
-                "score": h.score,
+                **self._row(row, user.external_id),
+                "score": h.similarity,
+                "fused_score": h.score,
                 "similarity": h.similarity,
                 "bm25": h.fts_score,
-                "metadata": meta.get("metadata") or {},
-                "type": h.type,
-                "created_at": h.created_at.isoformat() if h.created_at else None,
-                "user_id": user.external_id,
-                "agent_id": agent_id or self.service.settings.default_agent_id,
-                "via": meta.get("via"),
                 # source context: the conversation around the message this memory was learnt from
-                "context": [row.to_dict() for row in h.context],
+                "context": [c.to_dict() for c in h.context],
             }
             if h.relevance is not None:
                 item["relevance"] = h.relevance
@@ -214,36 +378,55 @@ class Memory:
         return {"results": out, "retrieval_id": result.retrieval_id}
 
     def get(self, memory_id: str, *, user_id: str | None = None) -> dict[str, Any] | None:
-        """One memory by id (None when there is none, or it belongs to another user than ``user_id``)."""
+        """One memory by id, as it is now (None when there is none, it was deleted, or it belongs to another user
+        than ``user_id``)."""
+        row = self._head(memory_id)
+        if row is None:
+            return None
         try:
-            m = self.service.get_memory(memory_id)
-            return self._row(m, self._owner(m, user_id))
+            return self._row(row, self._owner(row, user_id))
         except NotFound:
             return None
 
     def get_all(
         self,
         *,
-        user_id: str,
+        user_id: str | None = None,
         agent_id: str | None = None,
-        limit: int = 100,
+        run_id: str | None = None,
+        limit: int | None = None,
+        top_k: int | None = None,
         offset: int = 0,
         filters: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """A user's active memories, newest first."""
-        if not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise InvalidInput("limit must be an integer from 1 to 1000")
+        """A user's active memories over every agent unless one is named, newest first; filters before the limit."""
+        user_id, agent, run, meta_filters = _scope(user_id, agent_id, run_id, filters)
+        n = _count(top_k if top_k is not None else limit, "top_k / limit", MEM0_TOP_K)
+        offset = _offset(offset)
         try:
             user = self.service.get_user(user_id)
         except NotFound:
             return {"results": []}
-        rows = self.service.list_memories(user, agent_id=agent_id, limit=limit, offset=max(0, offset))
-        return {"results": [self._row(m, user.external_id) for m in rows if _matches(m.meta or {}, filters)]}
+        if n == 0:
+            return {"results": []}
+        if not meta_filters and run is None:
+            rows = self.service.list_memories(user, agent_id=agent, limit=n, offset=offset)
+        else:
+            every = self.service.list_memories(user, agent_id=agent)
+            rows = [
+                m
+                for m in every
+                if self._in_run(m, run) and docfilters.matches(_doc(m.meta or {}, m.type), meta_filters)
+            ][offset : offset + n]
+        return {"results": [self._row(m, user.external_id) for m in rows]}
 
     def history(self, memory_id: str, *, user_id: str | None = None) -> list[dict[str, Any]]:
-        """The memory's events (ADD, REINFORCE, EDIT, DELETE…), oldest first, each with where it came from."""
-        self._owned(memory_id, user_id)
-        return self.service.memory_events(memory_id)
+        """The memory's events (ADD, REINFORCE, EDIT, DELETE…) over every version it had, oldest first, each with
+        where it came from."""
+        row = self._owned(memory_id, user_id, active=False)
+        stable = self._stable(row)
+        events = [e for m in keyed.chain(self.service.storage, stable) for e in self.service.memory_events(m.id)]
+        return sorted(events, key=lambda e: (e["created_at"], e["id"]))
 
     def get_profile(self, user_id: str) -> dict[str, Any]:
         """The user's core profile (field → value)."""
@@ -253,23 +436,52 @@ class Memory:
             return {}
 
     # -- helpers -----------------------------------------------------------------------------------------------
+    @staticmethod
+    def _stable(row: MemoryRow) -> str:
+        """The id mem0 callers know this memory by (the first row's, kept across UPDATEs)."""
+        return str((row.meta or {}).get("stable_id") or row.id)
+
+    @staticmethod
+    def _in_run(row: MemoryRow, run_id: str | None) -> bool:
+        return run_id is None or (row.meta or {}).get("run_id") == run_id
+
+    def _head(self, memory_id: str, *, active: bool = True) -> MemoryRow | None:
+        """The row a (stable) id names now: the active row carrying it, else the row itself (following what
+        replaced it); None when there is none or (``active``) it is no longer active."""
+        if not isinstance(memory_id, str) or not memory_id.strip():
+            return None
+        found = keyed.by_stable_id(self.service.storage, memory_id)
+        if found is not None:
+            return found
+        row = keyed.by_id(self.service.storage, memory_id)
+        for _ in range(64):
+            if row is None or row.status != MemoryStatus.SUPERSEDED or not row.superseded_by:
+                break
+            row = keyed.by_id(self.service.storage, row.superseded_by)
+        if row is None or (active and row.status != MemoryStatus.ACTIVE):
+            return None
+        return row
+
     def _owner(self, m: MemoryRow, user_id: str | None) -> str:
         """The memory's user id; NotFound (never "forbidden": no hint it exists) when it is not ``user_id``'s."""
         owner = self.service.user_id_of(m.user_key) or ""
         if user_id is not None and owner != user_id:
-            raise NotFound(f"no memory {m.id!r}")
+            raise MemoryNotFound(f"no memory {str(m.id)[:80]!r}")
         return owner
 
-    def _owned(self, memory_id: str, user_id: str | None) -> MemoryRow:
-        m = self.service.get_memory(memory_id)
+    def _owned(self, memory_id: str, user_id: str | None, *, active: bool = True) -> MemoryRow:
+        m = self._head(memory_id, active=active)
+        if m is None:
+            raise MemoryNotFound(f"Memory with id {str(memory_id)[:80]!r} not found")
         self._owner(m, user_id)
         return m
 
     def _row(self, m: MemoryRow, user_id: str) -> dict[str, Any]:
         meta = dict(m.meta or {})
         return {
-            "id": m.id,
+            "id": self._stable(m),
             "memory": m.content,
+            "hash": content_hash(m.content),
             "metadata": meta.get("metadata") or {},
             "type": m.type,
             "status": m.status,
@@ -279,9 +491,36 @@ class Memory:
             "updated_at": m.updated_at.isoformat() if m.updated_at else None,
             "user_id": user_id,
             "agent_id": m.agent_id,
+            "run_id": meta.get("run_id"),
             "via": meta.get("via"),
             "key": meta.get("store_key"),
         }
+
+
+def settings_from_config(config: dict[str, Any] | None) -> tuple[Settings, dict[str, str]]:
+    """MemLens settings from a mem0 (or MemLens) configuration, and the mem0 keys left unused with the reason."""
+    if config is not None and not isinstance(config, dict):
+        raise InvalidInput("config must be a dict")
+    given = dict(config or {})
+    ours: dict[str, Any] = {}
+    ignored: dict[str, str] = {}
+    for key, value in given.items():
+        if key == "history_db_path" and value:
+            ours["database_url"] = f"sqlite:///{value}"
+        elif key == "vector_store" and isinstance(value, dict) and (value.get("config") or {}).get("path"):
+            ours["lancedb_uri"] = str(value["config"]["path"])
+            ignored[key] = MEM0_CONFIG[key]
+        elif key in MEM0_CONFIG and not (key in Settings.model_fields and isinstance(value, str)):
+            ignored[key] = MEM0_CONFIG[key]
+        elif key in Settings.model_fields:
+            ours[key] = value
+        else:
+            ignored[key] = "ignored: neither a mem0 key MemLens knows nor a MemLens setting"
+    if ignored:
+        warnings.warn(
+            "Memory.from_config ignored: " + "; ".join(f"{k} ({why})" for k, why in ignored.items()), stacklevel=3
+        )
+    return Settings(**ours), ignored
 
 
 def _async(name: str) -> Callable[..., Any]:
@@ -300,6 +539,18 @@ class AsyncMemory:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.sync = Memory(*args, **kwargs)
         self.service = self.sync.service
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any] | None = None, **kwargs: Any) -> AsyncMemory:
+        """mem0's ``AsyncMemory.from_config``: as :meth:`Memory.from_config`."""
+        settings, ignored = settings_from_config(config)
+        mem = cls(settings=settings, **kwargs)
+        mem.sync.ignored_config = ignored
+        return mem
+
+    @property
+    def ignored_config(self) -> dict[str, str]:
+        return self.sync.ignored_config
 
     add = _async("add")
     search = _async("search")

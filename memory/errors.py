@@ -27,3 +27,7 @@ class Forbidden(MemLensError, PermissionError):
 
 class SignInFailed(MemLensError):
     """A sign-in was refused: unknown name, wrong password or too many attempts (one message for all of them)."""
+
+
+class MemoryNotFound(NotFound, ValueError):
+    """The mem0-shaped door's "no such memory": a ``NotFound`` that is also the ``ValueError`` mem0 raises."""

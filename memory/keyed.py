@@ -1,6 +1,8 @@
-"""Memories as the LangGraph store door sees them: a value put under a key, and (user, agent, kind) namespaces.
+"""Memories as the LangGraph store door sees them: a value put under a key in a namespace.
 
-Only reads; the door writes through the facade like every other door (``remember_verbatim``, ``set_status``).
+Only reads; the door writes through the facade like every other door (``remember_verbatim``, ``set_status``). A put
+keeps ``store_key`` (the key), ``store_ns`` (the namespace as a JSON list: labels may hold any character but ".")
+and ``value`` in the memory's ``meta``.
 """
 
 from __future__ import annotations
@@ -8,27 +10,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sqlalchemy import func
 from sqlmodel import col, select
 
-from memory.storage.models import Memory, User, id_hash
+from memory.storage.models import Memory, User
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
 
 
-def by_key(store: Database, user_key: str, agent_id: str, key: str) -> Memory | None:
-    """The active memory put under ``key`` for this user and agent, else the row whose id is ``key`` (any state:
-    the caller checks it)."""
+def by_key(store: Database, user_key: str, key: str, namespace: str) -> Memory | None:
+    """The active memory put under ``key`` in ``namespace`` (its JSON form) for this user."""
     query = select(Memory).where(
         Memory.user_key == user_key,
-        Memory.agent_id == agent_id,
         Memory.status == MemoryStatus.ACTIVE,
         col(Memory.meta)["store_key"].as_string() == key,
+        col(Memory.meta)["store_ns"].as_string() == namespace,
     )
     with store.db() as db:
-        return db.exec(query.limit(1)).first() or db.get(Memory, key)
+        return db.exec(query.order_by(col(Memory.created_at).desc()).limit(1)).first()
+
+
+def by_id(store: Database, memory_id: str) -> Memory | None:
+    with store.db() as db:
+        return db.get(Memory, memory_id)
 
 
 def by_ids(store: Database, ids: Sequence[str]) -> dict[str, Memory]:
@@ -39,17 +44,47 @@ def by_ids(store: Database, ids: Sequence[str]) -> dict[str, Memory]:
         return {r.id: r for r in db.exec(select(Memory).where(col(Memory.id).in_(list(ids)))).all()}
 
 
-def namespaces(store: Database, users: Sequence[str] = ()) -> list[tuple[str, str, str]]:
-    """Sorted (user id, agent, kind) holding active memories; ``users`` narrows to those user ids (all must match,
-    as prefix conditions do)."""
-    kind = func.coalesce(col(Memory.meta)["kind"].as_string(), Memory.type)
+def active_rows(store: Database, user_keys: Sequence[str] | None = None) -> list[tuple[Memory, str]]:
+    """(row, user id) of the active memories of these users (every user when None), most recently changed first:
+    the candidates a store search or namespace listing filters by namespace and value."""
     query = (
-        select(User.external_id, Memory.agent_id, kind)
+        select(Memory, User.external_id)
         .join(User, col(User.key) == col(Memory.user_key))
         .where(Memory.status == MemoryStatus.ACTIVE)
-        .distinct()
     )
-    for user_id in users:
-        query = query.where(User.external_hash == id_hash(user_id), User.external_id == user_id)
+    if user_keys is not None:
+        if not user_keys:
+            return []
+        query = query.where(col(Memory.user_key).in_(list(user_keys)))
+    query = query.order_by(col(Memory.updated_at).desc(), col(Memory.created_at).desc(), Memory.id)
     with store.db() as db:
-        return sorted({(str(u), str(a), str(k)) for u, a, k in db.exec(query).all()})
+        return [(m, str(u)) for m, u in db.exec(query).all()]
+
+
+def set_meta(store: Database, memory_id: str, **values: object) -> None:
+    """Add door bookkeeping to a memory's ``meta`` (the mem0 door's stable id after the pipeline replaced a row)."""
+    with store.db() as db:
+        row = db.get(Memory, memory_id)
+        if row is None:
+            return
+        row.meta = {**(row.meta or {}), **values}
+        db.add(row)
+        db.commit()
+
+
+def by_stable_id(store: Database, stable_id: str) -> Memory | None:
+    """The active memory that carries ``stable_id`` (the id mem0 callers hold after an UPDATE replaced the row)."""
+    query = select(Memory).where(
+        Memory.status == MemoryStatus.ACTIVE, col(Memory.meta)["stable_id"].as_string() == stable_id
+    )
+    with store.db() as db:
+        return db.exec(query.order_by(col(Memory.created_at).desc()).limit(1)).first()
+
+
+def chain(store: Database, stable_id: str) -> list[Memory]:
+    """Every row that was the memory ``stable_id`` over time (the first row and the ones that replaced it)."""
+    query = select(Memory).where(
+        (col(Memory.id) == stable_id) | (col(Memory.meta)["stable_id"].as_string() == stable_id)
+    )
+    with store.db() as db:
+        return sorted(db.exec(query).all(), key=lambda m: m.created_at)

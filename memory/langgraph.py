@@ -2,30 +2,43 @@
 
     from memory.langgraph import MemLensStore
     graph = builder.compile(store=MemLensStore())          # or create_react_agent(model, tools, store=...)
+    store = MemLensStore(users=("memories", "{user_id}"))   # LangMem's convention: the 2nd label is the user
 
-Namespace rule: ``(user_id,)``, ``(user_id, agent_id)`` or ``(user_id, agent_id, kind)``. The first element is
-always the MemLens user (memories never cross users), the second the agent (default agent when absent), the third
-a *kind*: a label kept with each put (``meta.kind``) that also matches the memory type (fact, preference, event,
-summary, turn) of memories written by other doors. ``put`` stores the value verbatim by default (``content`` /
-``text`` / ``memory`` field, else the value as JSON) under its key — a second put with the key supersedes the first,
-a put of ``None`` deletes; ``MemLensStore(infer=True)`` sends the text through the write pipeline instead (the
-extracted memories are then the items, keyed by their ids). ``search`` with a query runs MemLens recall (hybrid,
-threshold, logged for the retrieval lab) and returns ``SearchItem``s scored by relevance; without a query it lists.
-Every write is tagged ``via=langgraph``.
+Namespaces round-trip exactly, at any depth: an item put in ``("test", "foo")`` comes back in ``("test", "foo")``.
+Which label names the MemLens user is the store's ``users`` setting: one template or several, tried in order, each a
+tuple of labels where ``"{user_id}"`` marks the user's label, ``"*"`` matches any label and anything else must be
+equal. The default, ``("{user_id}",)``, makes the first label the user (the rule before templates existed). A
+namespace that fits no template belongs to the MemLens user named by ``shared_user`` (default ``langgraph``). The
+user decides who owns a memory in the back office, the erasure, the export; the whole namespace is kept with it.
+
+``put`` stores the value as one memory (its text: the ``index=`` fields, else ``content`` / ``text`` / ``memory``,
+else the value as JSON), verbatim, under its key: a second put with the key supersedes the first and keeps its
+``created_at``; a put of ``None`` (``delete``) retires it. ``index=False`` keeps an item out of searches by meaning.
+``MemLensStore(infer=True)`` sends the text through the write pipeline instead (the extracted memories are then the
+items, keyed by their ids). Memories other doors wrote show under ``template-with-user + (agent_id, type)`` keyed by
+their ids, e.g. ``("alice", "default", "fact")``.
+
+``search`` filters by namespace prefix and by value (LangGraph's ``$eq $ne $gt $gte $lt $lte`` and dotted paths)
+*before* the limit; with a query, the candidates are ranked by MemLens recall over every agent of the user (no cut,
+as LangGraph's stores: ``threshold=`` turns MemLens's calibrated cut on), scored by calibrated relevance. Every
+write is tagged ``via=langgraph`` and, for one user, serialised with every other door's writes
+(``memory.storage.userlock``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.store.base import (
     BaseStore,
     GetOp,
+    IndexConfig,
     Item,
     ListNamespacesOp,
     MatchCondition,
@@ -35,48 +48,111 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
 )
+from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
+from memory import docfilters
 from memory.client import Memory
-from memory.errors import InvalidInput, NotFound
+from memory.errors import InvalidInput, MemLensError, NotFound
 from memory.storage.models import Memory as MemoryRow
 from memory.vocab import MemoryStatus
 
 TEXT_FIELDS = ("content", "text", "memory")
+USER = "{user_id}"
+#: LangGraph's own cap on a page is the caller's; ours keeps one search bounded
+MAX_LIMIT = 1000
+MAX_OFFSET = 1_000_000
+
+Template = tuple[str, ...]
+#: (namespace, key, value, created_at) of a memory as the store shows it
+Parts = tuple[tuple[str, ...], str, dict[str, Any], datetime]
 
 
-def parse_namespace(namespace: tuple[str, ...]) -> tuple[str, str | None, str | None]:
-    """(user, agent or None, kind or None) by the documented rule; anything longer or empty is refused."""
-    if not namespace or len(namespace) > 3 or not all(isinstance(p, str) and p for p in namespace):
-        raise InvalidInput("a MemLens namespace is (user_id,), (user_id, agent_id) or (user_id, agent_id, kind)")
-    return namespace[0], (namespace[1] if len(namespace) > 1 else None), (namespace[2] if len(namespace) > 2 else None)
-
-
-def value_text(value: dict[str, Any]) -> str:
+def value_text(value: dict[str, Any], fields: Sequence[str] | None = None) -> str:
+    """The text a value is remembered (and searched) by: the given fields' text, else its ``content`` / ``text`` /
+    ``memory`` field, else the value as JSON."""
+    if fields and list(fields) != ["$"]:
+        parts = [t for f in fields for t in get_text_at_path(value, tokenize_path(f)) if t and t.strip()]
+        if parts:
+            return "\n".join(parts)
     for name in TEXT_FIELDS:
         if isinstance(value.get(name), str) and value[name].strip():
             return value[name]
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def check_templates(users: Template | Sequence[Template]) -> list[Template]:
+    """One template or several, each with exactly one ``"{user_id}"`` label."""
+    found: list[Any] = [users] if users and all(isinstance(p, str) for p in users) else list(users)
+    out: list[Template] = []
+    for given in found:
+        t = tuple(given)
+        if not t or t.count(USER) != 1 or not all(isinstance(p, str) and p for p in t):
+            raise InvalidInput(f'a users template is a tuple of labels with one "{USER}", e.g. ("memories", "{USER}")')
+        out.append(t)
+    if not out:
+        raise InvalidInput("give at least one users template")
+    return out
+
+
 class MemLensStore(BaseStore):
-    """A ``BaseStore`` over the MemLens service (see the module docstring for the namespace rule)."""
+    """A ``BaseStore`` over the MemLens service (see the module docstring for namespaces and users)."""
 
     supports_ttl = False
 
-    def __init__(self, memory: Memory | None = None, *, infer: bool = False, threshold: float | None = None) -> None:
+    def __init__(
+        self,
+        memory: Memory | None = None,
+        *,
+        users: Template | Sequence[Template] = (USER,),
+        shared_user: str = "langgraph",
+        index: IndexConfig | None = None,
+        infer: bool = False,
+        threshold: float | None = None,
+    ) -> None:
         self.memory = memory or Memory(via="langgraph", name="langgraph-store")
         self.service = self.memory.service
+        self.templates = check_templates(users)
+        self.shared_user = shared_user
+        #: LangGraph's ``index=``: its ``fields`` choose the text embedded; MemLens embeds with its own model
+        self.index_config = dict(index) if index else None
+        self.index_fields: list[str] | None = list((index or {}).get("fields") or []) or None
         self.infer = infer
         self.threshold = threshold
+
+    # -- users -------------------------------------------------------------------------------------------------
+    def user_of(self, namespace: tuple[str, ...]) -> str:
+        """The MemLens user a namespace belongs to (the first template it fits, else ``shared_user``)."""
+        for t in self.templates:
+            if len(namespace) >= len(t) and all(p in ("*", USER) or p == n for p, n in zip(t, namespace, strict=False)):
+                return namespace[t.index(USER)]
+        return self.shared_user
+
+    def _users_under(self, prefix: tuple[str, ...]) -> list[str] | None:
+        """The users a namespace prefix can reach: one when the prefix decides it, else None (all users)."""
+        candidates: set[str] = set()
+        for t in self.templates:
+            pos = t.index(USER)
+            if len(prefix) <= pos:
+                return None  # the prefix stops before the user label: any user
+            if all(p in ("*", USER) or p == n for p, n in zip(t, prefix, strict=False)):
+                candidates.add(prefix[pos])
+        candidates.add(self.shared_user)  # a namespace fitting no template
+        return sorted(candidates)
+
+    def _home(self, user_id: str, row: MemoryRow) -> tuple[str, ...]:
+        """The namespace of a memory another door wrote: the first template with its user, + (agent, type)."""
+        t = self.templates[0]
+        return (*(user_id if p == USER else p for p in t), row.agent_id, str((row.meta or {}).get("kind") or row.type))
 
     # -- BaseStore -----------------------------------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         out: list[Result] = []
         for op in ops:
             if isinstance(op, GetOp):
-                out.append(self._get(op.namespace, op.key))
+                out.append(self._get(tuple(op.namespace), op.key))
             elif isinstance(op, PutOp):
-                self._put(op.namespace, op.key, dict(op.value) if op.value is not None else None)
+                value = dict(op.value) if op.value is not None else None
+                self._put(tuple(op.namespace), op.key, value, op.index)
                 out.append(None)
             elif isinstance(op, SearchOp):
                 out.append(self._search(op))
@@ -89,97 +165,207 @@ class MemLensStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
-    # -- operations ------------------------------------------------------------------------------------------------
+    # -- reading -------------------------------------------------------------------------------------------------
+    def _parts(self, row: MemoryRow, user_id: str) -> Parts:
+        """(namespace, key, value, created_at) of a memory as the store shows it."""
+        meta = row.meta or {}
+        if isinstance(meta.get("store_ns"), str):
+            namespace = tuple(json.loads(meta["store_ns"]))
+            value: dict[str, Any] = meta["value"] if isinstance(meta.get("value"), dict) else {"content": row.content}
+            created = meta.get("store_created_at")
+            born = datetime.fromisoformat(created) if isinstance(created, str) else row.created_at
+            return namespace, str(meta.get("store_key") or row.id), value, born
+        value = {"content": row.content, "type": row.type, "source_type": row.source_type}
+        return self._home(user_id, row), row.id, value, row.created_at
+
     def _find(self, namespace: tuple[str, ...], key: str) -> MemoryRow | None:
-        """The active memory stored under ``key`` in the namespace (a put's key, or a memory id)."""
-        user_id, agent, kind = parse_namespace(namespace)
+        """The active memory stored under ``key`` in the namespace (a put's key, or another door's memory id)."""
         try:
-            user = self.service.get_user(user_id)
+            user = self.service.get_user(self.user_of(namespace))
         except NotFound:
             return None
-        agent = agent or self.service.settings.default_agent_id
-        row = self.service.memory_by_store_key(user, agent, key)
-        if row is None or row.user_key != user.key or row.agent_id != agent or row.status != MemoryStatus.ACTIVE:
+        row = self.service.memory_by_store_key(user, key, _ns_json(namespace))
+        if row is not None:
+            return row
+        with_id = self.service.memories_by_id([key]).get(key)
+        if (
+            with_id is None
+            or with_id.user_key != user.key
+            or with_id.status != MemoryStatus.ACTIVE
+            or "store_ns" in (with_id.meta or {})
+        ):
             return None
-        return row if self._kind_ok(row, kind) else None
-
-    @staticmethod
-    def _kind_ok(row: MemoryRow, kind: str | None) -> bool:
-        return kind is None or (row.meta or {}).get("kind") == kind or row.type == kind
-
-    @staticmethod
-    def _parts(row: MemoryRow, user_id: str) -> tuple[tuple[str, ...], str, dict[str, Any]]:
-        """(namespace, key, value) of a stored memory as the store shows it."""
-        meta = row.meta or {}
-        value = meta.get("value") if isinstance(meta.get("value"), dict) else None
-        value = value or {"content": row.content, "type": row.type, "source_type": row.source_type}
-        return (user_id, row.agent_id, meta.get("kind") or row.type), meta.get("store_key") or row.id, value
+        return with_id if self._home(user.external_id, with_id) == namespace else None
 
     def _item(self, row: MemoryRow, user_id: str) -> Item:
-        namespace, key, value = self._parts(row, user_id)
-        return Item(value=value, key=key, namespace=namespace, created_at=row.created_at, updated_at=row.updated_at)
-
-    def _search_item(self, row: MemoryRow, user_id: str, score: float | None) -> SearchItem:
-        namespace, key, value = self._parts(row, user_id)
-        return SearchItem(namespace, key, value, row.created_at, row.updated_at, score=score)
+        namespace, key, value, born = self._parts(row, user_id)
+        return Item(value=value, key=key, namespace=namespace, created_at=born, updated_at=row.updated_at)
 
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         row = self._find(namespace, key)
-        return self._item(row, namespace[0]) if row else None
+        return self._item(row, self.user_of(namespace)) if row else None
 
-    def _put(self, namespace: tuple[str, ...], key: str, value: dict[str, Any] | None) -> None:
-        user_id, agent, kind = parse_namespace(namespace)
-        old = self._find(namespace, key)
-        if value is None:
-            if old is not None:
-                self.memory.delete(old.id)
-            return
-        if not isinstance(value, dict):
+    # -- writing -------------------------------------------------------------------------------------------------
+    def _put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: dict[str, Any] | None,
+        index: Literal[False] | list[str] | None = None,
+    ) -> None:
+        """The store's one write: put, replace or (``None``) delete the item, under the user's write lock."""
+        if not namespace:
+            raise InvalidInput("a namespace needs at least one label")
+        if value is not None and not isinstance(value, dict):
             raise InvalidInput("a store value must be a dict")
-        text = value_text(value)
-        with self.memory._acting(kind=kind):
-            if self.infer:
-                self.memory.add(text, user_id=user_id, agent_id=agent, run_id="langgraph")
+        user_id = self.user_of(namespace)
+        with self.service.user_writes(user_id):
+            old = self._find(namespace, key)
+            if value is None:
+                if old is not None:
+                    self.memory.delete(old.id)
                 return
-            row = self.service.remember_verbatim(
-                user_id, text, session_id="langgraph", agent_id=agent, meta={"store_key": key, "value": value}
-            )
-        if old is not None:
+            fields = None if index is False else (index or self.index_fields)
+            text = value_text(value, fields)
+            if self.infer:
+                self.memory.add(text, user_id=user_id, run_id="langgraph")
+                return
+            meta: dict[str, Any] = {"store_key": key, "store_ns": _ns_json(namespace), "value": value}
+            if index is False:
+                meta["store_index"] = False
+            if old is not None:
+                born = (old.meta or {}).get("store_created_at") or old.created_at.isoformat()
+                meta["store_created_at"] = born
             with self.memory._acting():
-                self.service.set_status(
-                    old.id, MemoryStatus.SUPERSEDED, reason=f"put {key!r} again", superseded_by=row.id
-                )
+                row = self.service.remember_verbatim(user_id, text, session_id="langgraph", meta=meta)
+                if old is not None:
+                    self.service.set_status(
+                        old.id, MemoryStatus.SUPERSEDED, reason=f"put {key!r} again", superseded_by=row.id
+                    )
 
+    # -- searching -----------------------------------------------------------------------------------------------
     def _search(self, op: SearchOp) -> list[SearchItem]:
-        user_id, agent, kind = parse_namespace(op.namespace_prefix)
-        limit, offset = max(1, min(op.limit, 100)), max(0, op.offset)
-        try:
-            user = self.service.get_user(user_id)
-        except NotFound:
+        prefix = tuple(op.namespace_prefix)
+        limit, offset = _page(op.limit, op.offset)
+        users = self._users_under(prefix)
+        if op.query and users is not None:
+            return self._by_meaning(op, prefix, users, limit, offset)
+        keys = None if users is None else self._user_keys(users)
+        found: list[tuple[MemoryRow, str, Parts]] = []
+        for row, user_id in self.service.store_rows(keys):
+            parts = self._parts(row, user_id)
+            if self._fits(row, parts, prefix, op):
+                found.append((row, user_id, parts))
+        if not op.query:
+            page = found[offset : offset + limit]
+            return [SearchItem(p[0], p[1], p[2], p[3], r.updated_at) for r, _u, p in page]
+        indexed = [(r, u) for r, u, _p in found if (r.meta or {}).get("store_index") is not False]
+        scored = self._rank(op.query, indexed, offset + limit)
+        by_id = {r.id: (r, p) for r, _u, p in found}
+        ranked = [(by_id[i][0], by_id[i][1], s) for i, s in scored][offset : offset + limit]
+        return [SearchItem(p[0], p[1], p[2], p[3], r.updated_at, score=s) for r, p, s in ranked]
+
+    def _fits(self, row: MemoryRow, parts: Parts, prefix: tuple[str, ...], op: SearchOp) -> bool:
+        return parts[0][: len(prefix)] == prefix and docfilters.matches(parts[2], op.filter)
+
+    def _by_meaning(
+        self, op: SearchOp, prefix: tuple[str, ...], users: list[str], limit: int, offset: int
+    ) -> list[SearchItem]:
+        """A query search whose prefix names its users: MemLens recall over each user, then namespace and value
+        filters on the hits; the pool grows (x4, up to the whole user) only while the page is short."""
+        need = offset + limit
+        cut = self.threshold if self.threshold is not None else -1.0
+        ranked: list[tuple[float, MemoryRow, Parts]] = []
+        for user_id in users:
+            try:
+                self.service.get_user(user_id)
+            except (NotFound, MemLensError):
+                continue
+            k = min(MAX_LIMIT, max(need * 4, 40))
+            while True:
+                with self.memory._acting():
+                    result = self.service.recall(user_id, op.query or "", any_agent=True, k=k, threshold=cut)
+                hits = result.selected if self.threshold is not None else [h for h in result.hits if not h.flagged]
+                rows = self.service.memories_by_id([h.memory_id for h in hits])
+                mine = []
+                for h in hits:
+                    row = rows.get(h.memory_id)
+                    if row is None or row.status != MemoryStatus.ACTIVE:
+                        continue
+                    if (row.meta or {}).get("store_index") is False:
+                        continue
+                    parts = self._parts(row, user_id)
+                    if self._fits(row, parts, prefix, op):
+                        mine.append((_score(h), row, parts))
+                if len(mine) >= need or k >= MAX_LIMIT or len(result.hits) < k:
+                    break
+                k = min(MAX_LIMIT, k * 4)
+            ranked += mine
+        ranked.sort(key=lambda t: -t[0])
+        return [
+            SearchItem(p[0], p[1], p[2], p[3], r.updated_at, score=s) for s, r, p in ranked[offset : offset + limit]
+        ]
+
+    def _user_keys(self, users: list[str]) -> list[str]:
+        keys = []
+        for u in users:
+            try:
+                keys.append(self.service.get_user(u).key)
+            except (NotFound, MemLensError):
+                continue
+        return keys
+
+    def _rank(self, query: str, rows: list[tuple[MemoryRow, str]], need: int) -> list[tuple[str, float]]:
+        """(memory id, score) of the candidates, best first, by MemLens recall over each user's memories: a pool a
+        few times the page first, the whole candidate set only when filtering left the page short."""
+        if not rows:
             return []
-        if op.query:
-            with self.memory._acting():
-                result = self.service.recall(
-                    user_id, op.query, agent_id=agent, k=min(100, (limit + offset) * 3), threshold=self.threshold
-                )
-            ids = [(h.memory_id, h.relevance or h.similarity) for h in result.selected]
-            by_id = self.service.memories_by_id([i for i, _ in ids])
-            scored: list[tuple[MemoryRow, float | None]] = [(by_id[i], s) for i, s in ids if i in by_id]
-        else:
-            rows = self.service.list_memories(user, agent_id=agent, limit=(limit + offset) * 3)
-            scored = [(r, None) for r in rows]
-        items = [self._search_item(r, user_id, s) for r, s in scored if self._kind_ok(r, kind)]
-        items = [i for i in items if all(i.value.get(k) == v for k, v in (op.filter or {}).items())]
-        return items[offset : offset + limit]
+        wanted: dict[str, set[str]] = {}
+        for r, u in rows:
+            wanted.setdefault(u, set()).add(r.id)
+        out: list[tuple[str, float]] = []
+        cut = self.threshold if self.threshold is not None else -1.0
+        for user_id, ids in wanted.items():
+            k = min(MAX_LIMIT, max(need * 4, 40))
+            while True:
+                with self.memory._acting():
+                    result = self.service.recall(user_id, query, any_agent=True, k=k, threshold=cut)
+                hits = result.selected if self.threshold is not None else [h for h in result.hits if not h.flagged]
+                found = [(h.memory_id, _score(h)) for h in hits if h.memory_id in ids]
+                if len(found) >= min(need, len(ids)) or k >= MAX_LIMIT or len(result.hits) < k:
+                    break
+                k = min(MAX_LIMIT, k * 4)
+            out += found
+        return sorted(out, key=lambda p: -p[1])
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        conds = op.match_conditions or ()
-        users = [c.path[0] for c in conds if c.match_type == "prefix" and c.path and c.path[0] != "*"]
-        found: list[tuple[str, ...]] = list(self.service.store_namespaces(users))
+        conds = tuple(op.match_conditions or ())
+        prefix = next((c.path for c in conds if c.match_type == "prefix" and "*" not in c.path), ())
+        users = self._users_under(tuple(prefix))
+        keys = None if users is None else self._user_keys(users)
+        found = {self._parts(row, u)[0] for row, u in self.service.store_rows(keys)}
         if op.max_depth is not None:
-            found = sorted({ns[: op.max_depth] for ns in found})
-        found = [ns for ns in found if all(_matches(ns, c) for c in op.match_conditions or ())]
-        return found[op.offset : op.offset + op.limit]
+            found = {ns[: op.max_depth] for ns in found}
+        listed = sorted(ns for ns in found if all(_matches(ns, c) for c in conds))
+        limit, offset = _page(op.limit, op.offset)
+        return listed[offset : offset + limit]
+
+
+def _ns_json(namespace: tuple[str, ...]) -> str:
+    return json.dumps(list(namespace), ensure_ascii=False)
+
+
+def _score(hit: Any) -> float:
+    return float(hit.relevance if hit.relevance is not None else (hit.similarity or 0.0))
+
+
+def _page(limit: int, offset: int) -> tuple[int, int]:
+    """A page's bounds, refused clearly when hostile (a huge offset would overflow SQL's integers)."""
+    if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(f"limit must be an integer from 1 to {MAX_LIMIT}")
+    if not isinstance(offset, int) or not 0 <= offset <= MAX_OFFSET:
+        raise InvalidInput(f"offset must be an integer from 0 to {MAX_OFFSET:,}")
+    return limit, offset
 
 
 def _matches(ns: tuple[str, ...], cond: MatchCondition) -> bool:
@@ -192,27 +378,34 @@ def _matches(ns: tuple[str, ...], cond: MatchCondition) -> bool:
 
 def memlens_tools(memory: Memory | None = None, *, user_id: str | None = None, agent_id: str | None = None) -> list:
     """``remember`` and ``recall`` LangChain tools. The user is ``user_id`` or the run's
-    ``config["configurable"]["user_id"]`` (so one tool set can serve every user of a graph)."""
+    ``config["configurable"]["user_id"]`` (so one tool set can serve every user of a graph). A refused call (no
+    user, empty text) comes back to the model as the tool's error message; the run goes on."""
     mem = memory or Memory(via="langgraph", name="langgraph-tools")
 
     def _user(config: RunnableConfig) -> str:
         found = user_id or (config.get("configurable") or {}).get("user_id")
-        if not found:
+        if not found or not str(found).strip():
             raise InvalidInput("no user: pass user_id to memlens_tools or configurable.user_id to the run")
-        return found
+        return str(found)
 
     @tool
     def remember(fact: str, config: RunnableConfig) -> str:
         """Save one thing worth remembering about the user (a fact, preference or plan), in their own words.
         Use it when the user states something durable about themselves; not for small talk."""
-        done = mem.add(fact, user_id=_user(config), agent_id=agent_id)["results"]
+        try:
+            done = mem.add(fact, user_id=_user(config), agent_id=agent_id)["results"]
+        except MemLensError as exc:
+            return f"error: {exc}"
         return "; ".join(f"{r['event']}: {r['memory']}" for r in done) or "nothing new to remember"
 
     @tool
     def recall(query: str, config: RunnableConfig) -> str:
         """Look up what is remembered about the user that is relevant to QUERY (a short question or topic).
         Returns one memory per line, best first, or says nothing relevant is remembered."""
-        hits = mem.search(query, user_id=_user(config), agent_id=agent_id)["results"]
+        try:
+            hits = mem.search(query, user_id=_user(config), agent_id=agent_id)["results"]
+        except MemLensError as exc:
+            return f"error: {exc}"
         return "\n".join(f"- {h['memory']}" for h in hits) or "nothing relevant is remembered"
 
     return [remember, recall]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -132,13 +133,19 @@ class MemoryService:
     def memories_by_id(self, ids: Sequence[str]) -> dict[str, Memory]:
         return keyed.by_ids(self.storage, ids)
 
-    def memory_by_store_key(self, user: User, agent_id: str, key: str) -> Memory | None:
-        """The LangGraph store's read: the active memory put under ``key`` (else the row with that id, unchecked)."""
-        return keyed.by_key(self.storage, user.key, agent_id, key)
+    def memory_by_store_key(self, user: User, key: str, namespace: str) -> Memory | None:
+        """The LangGraph store's read: the active memory put under ``key`` in ``namespace`` (its JSON form)."""
+        return keyed.by_key(self.storage, user.key, key, namespace)
 
-    def store_namespaces(self, users: Sequence[str] = ()) -> list[tuple[str, str, str]]:
-        """(user id, agent, kind) namespaces holding active memories, for the LangGraph store's list."""
-        return keyed.namespaces(self.storage, users)
+    def store_rows(self, user_keys: Sequence[str] | None = None) -> list[tuple[Memory, str]]:
+        """(row, user id) of these users' active memories (every user when None), most recently changed first."""
+        return keyed.active_rows(self.storage, user_keys)
+
+    def user_writes(self, user_id: str) -> AbstractContextManager[None]:
+        """Hold this user's write lock (threads, processes, PostgreSQL clients): see ``memory.storage.userlock``."""
+        from memory.storage.userlock import user_writes
+
+        return user_writes(self.storage, user_id)
 
     def user_id_of(self, user_key: str | None) -> str | None:
         """The external id behind an internal user key (None when unknown or erased)."""
@@ -408,16 +415,20 @@ class MemoryService:
         retrieval_query: str | None = None,
         log: bool = True,
         filters: RecallFilters | None = None,
+        any_agent: bool = False,
         **overrides: Any,
     ) -> RecallResult:
         """Search a user's active memories; every candidate comes back with its scores and verdict.
 
         ``filters`` (:meth:`RecallFilters.build`: memory types, source types, since/until on event time, ``as_of``
         for the query's date words) narrow and re-rank the candidates. ``session_key`` (the internal ``Session.id``)
-        and ``turn_id`` tie the logged retrieval to a conversation turn."""
+        and ``turn_id`` tie the logged retrieval to a conversation turn. ``any_agent`` searches every agent of the
+        user (mem0's ``search(user_id=)``, the LangGraph store's namespaces) instead of one."""
         query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))  # before embedding/logging
         user = self.get_user(user_id)
-        agent = validate.agent_id(agent_id, self.settings.default_agent_id)
+        agent: str | None = validate.agent_id(agent_id, self.settings.default_agent_id)
+        if any_agent and not agent_id:
+            agent = None
         params, calibration = self.recall_setup(**overrides)
         rq = mask_pii(retrieval_query) if retrieval_query else query
         hits, ms = timed_search(

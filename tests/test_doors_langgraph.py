@@ -8,7 +8,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.graph import START, MessagesState, StateGraph
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, PutOp
 
 from memory import Memory, views
 from memory.errors import InvalidInput
@@ -69,13 +69,18 @@ def test_store_operations_and_isolation(store):
     assert all(h.namespace[0] == "alice" for h in store.search(("alice",)))
     assert store.search(ns, filter={"level": 3}) == []
     assert store.list_namespaces(prefix=("alice",)) == [ns]
-    bob_id = store.memory.get_all(user_id="bob")["results"][0]["id"]  # a memory id is a key too, in its namespace
-    assert store.get(("bob", "bot", "prefs"), bob_id) is not None and store.get(ns, bob_id) is None
+    store.memory.add("bob likes tea", user_id="bob", infer=False)  # another door's memory: keyed by its id
+    other = next(r for r in store.memory.get_all(user_id="bob")["results"] if r["key"] is None)
+    home = ("bob", "default", other["type"])  # the user's template + (agent, type)
+    assert store.get(home, other["id"]).value["content"] == "bob likes tea" and store.get(ns, other["id"]) is None
     store.delete(ns, "food")
     assert store.get(ns, "food") is None
     assert asyncio.run(store.asearch(("bob", "bot"), query="rice"))[0].value["content"] == "bob likes rice"
+    deep = ("alice", "a", "b", "c", "d")  # any depth round-trips
+    store.put(deep, "k", {"content": "x"})
+    assert store.get(deep, "k").namespace == deep
     with pytest.raises(InvalidInput):
-        store.put(("a", "b", "c", "d"), "k", {"content": "x"})
+        store.batch([PutOp((), "k", {"content": "x"})])
 
 
 def test_infer_put_goes_through_the_pipeline(plumbing_svc):
@@ -93,3 +98,24 @@ def test_tools_remember_and_recall_per_user(plumbing_svc):
     assert "ADD" in remember.invoke({"fact": "I am allergic to peanuts"}, cfg)
     assert "peanuts" in recall.invoke({"query": "allergies peanuts"}, cfg)
     assert recall.invoke({"query": "allergies peanuts"}, {"configurable": {"user_id": "frank"}}).startswith("nothing")
+
+
+def test_tool_errors_go_back_to_the_model_and_the_run_goes_on(plumbing_svc):
+    from langgraph.prebuilt import ToolNode
+
+    remember, recall = memlens_tools(Memory(plumbing_svc, via="langgraph"))
+    calls = AIMessage(
+        "",
+        tool_calls=[
+            {"name": "remember", "args": {"fact": "   "}, "id": "c1"},  # an empty fact
+            {"name": "recall", "args": {"query": "tea"}, "id": "c2"},  # no user in the run's config
+        ],
+    )
+    builder = StateGraph(MessagesState)
+    builder.add_node("tools", ToolNode([remember, recall]))
+    builder.add_edge(START, "tools")
+    out = builder.compile().invoke({"messages": [calls]}, {"configurable": {}})
+    texts = {m.tool_call_id: m.content for m in out["messages"][1:]}
+    assert texts["c1"].startswith("error:") and texts["c2"].startswith("error:") and "no user" in texts["c2"]
+    ok = remember.invoke({"fact": "I like tea"}, {"configurable": {"user_id": "ivy"}})
+    assert "ADD" in ok

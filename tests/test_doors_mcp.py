@@ -15,6 +15,7 @@ from doors_helpers import free_port, serve_in_thread
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server.fastmcp.exceptions import ToolError
 
 from agent.serve.mcp import create_server
 from memory import apikeys, views
@@ -106,3 +107,14 @@ def test_http_transport_needs_a_key_and_respects_its_users(http_server, plumbing
     assert refused.isError and "may not act for user" in refused.content[0].text
     rows = views.write_log(plumbing_svc.storage, plumbing_svc.get_user("alice").key)[0]
     assert len(rows) == 2 and {r["via"] for r in rows} == {"mcp:desktop"}  # the episode and the fact
+
+
+def test_an_empty_user_id_and_hostile_paging_are_tool_errors(plumbing_svc):
+    server = create_server(plumbing_svc, default_user="alice")
+    for args in ({"user_id": ""}, {"user_id": "   "}, {"offset": 2**63}, {"limit": -1}):
+        with pytest.raises(ToolError) as err:
+            asyncio.run(server.call_tool("list_memories", args))
+        assert "Traceback" not in str(err.value)
+    with pytest.raises(ToolError, match="user_id is empty"):
+        asyncio.run(server.call_tool("add_memory", {"text": "I like tea", "user_id": ""}))
+    assert plumbing_svc.list_users() == []  # nothing was written for the default user

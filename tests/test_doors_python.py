@@ -24,7 +24,7 @@ def test_add_runs_the_pipeline_and_search_is_logged(mem, plumbing_svc):
     assert added["event"] == "ADD" and "Hangzhou" in added["memory"]
     again = mem.add("I moved to Hangzhou last month", user_id="alice")["results"]
     assert [r["event"] for r in again] == ["NONE"] and again[0]["id"] == added["id"]  # reinforced, not doubled
-    found = mem.search("where does she live? Hangzhou", user_id="alice", threshold=-1.0, limit=3)
+    found = mem.search("where does she live? Hangzhou", user_id="alice", cut="calibrated", threshold=-1.0, limit=3)
     assert found["results"][0]["id"] == added["id"]
     hit = found["results"][0]
     assert hit["metadata"] == {"app": "trip"} and hit["via"] == "python" and hit["similarity"] is not None
@@ -43,7 +43,7 @@ TALK = [
 
 def test_search_hits_bring_their_source_context(mem):
     mem.add(TALK, user_id="alice")
-    [hit] = mem.search("Hangzhou", user_id="alice", threshold=-1.0, limit=1)["results"]
+    [hit] = mem.search("Hangzhou", user_id="alice", cut="calibrated", threshold=-1.0, limit=1)["results"]
     assert "Hangzhou" in hit["memory"]
     assert [(r["speaker"], r["text"]) for r in hit["context"]] == [
         ("assistant", "Where are you based these days?"),
@@ -57,7 +57,7 @@ def test_verbatim_update_delete_history_with_provenance(mem):
     mem.update(row["id"], "a corrected note")
     assert mem.get(row["id"])["memory"] == "a corrected note"
     mem.delete(row["id"])
-    assert mem.get(row["id"])["status"] == "deleted"
+    assert mem.get(row["id"]) is None  # mem0: deleted means gone (the write log keeps it)
     events = mem.history(row["id"])
     assert [e["event"] for e in events] == ["ADD", "EDIT", "DELETE"]
     assert {e["via"] for e in events} == {"python"} and events[1]["old_memory"] == "a note the rules cannot parse ~~"
@@ -66,7 +66,7 @@ def test_verbatim_update_delete_history_with_provenance(mem):
 def test_two_users_never_cross(mem):
     mem.add("I love green tea", user_id="alice")
     [bob] = mem.add("I love green tea", user_id="bob")["results"]
-    alice_hits = mem.search("green tea", user_id="alice", threshold=-1.0)["results"]
+    alice_hits = mem.search("green tea", user_id="alice", cut="calibrated", threshold=-1.0)["results"]
     assert alice_hits and all(h["user_id"] == "alice" and h["id"] != bob["id"] for h in alice_hits)
     assert {r["user_id"] for r in mem.get_all(user_id="alice")["results"]} == {"alice"}
     assert mem.get(bob["id"], user_id="alice") is None  # by id, scoped: another user's memory is not found
@@ -85,7 +85,7 @@ def test_bad_input_is_refused_and_reset_is_guarded(mem):
     with pytest.raises(InvalidInput):
         mem.add([{"role": "user"}], user_id="alice")
     with pytest.raises(InvalidInput):
-        mem.search("tea", user_id="alice", limit=0)
+        mem.search("tea", user_id="alice", limit=-1)
     assert mem.search("tea", user_id="nobody")["results"] == []
     with pytest.raises(Conflict):
         mem.reset()
@@ -99,7 +99,7 @@ def test_async_memory(plumbing_svc):
 
     async def run():
         [r] = (await amem.add("I live in Beijing", user_id="carol"))["results"]
-        hits = await amem.search("Beijing", user_id="carol", threshold=-1.0)
+        hits = await amem.search("Beijing", user_id="carol", cut="calibrated", threshold=-1.0)
         return r, hits, await amem.history(r["id"])
 
     r, hits, events = asyncio.run(run())
@@ -140,4 +140,14 @@ def test_memories_page_shows_and_filters_the_door(monkeypatch, plumbing_svc):
 def test_an_update_names_what_it_replaced(mem):
     [old] = mem.add("I live in Beijing", user_id="gao")["results"]
     [new] = [r for r in mem.add("I moved to Shanghai", user_id="gao")["results"] if r["event"] == "UPDATE"]
-    assert new["previous_memory"] == old["memory"] and mem.get(old["id"])["status"] == "superseded"
+    assert new["previous_memory"] == old["memory"] and new["id"] == old["id"]  # mem0: the id is stable
+    assert "Shanghai" in mem.get(old["id"])["memory"]
+    assert [e["event"] for e in mem.history(old["id"])][:2] == ["ADD", "UPDATE"]
+
+
+@pytest.mark.parametrize("offset", [2**63, 10**12, -1])
+def test_hostile_paging_is_a_clear_value_error(mem, offset):
+    mem.add("I love tea", user_id="alice", infer=False)
+    with pytest.raises(InvalidInput, match="offset") as err:
+        mem.get_all(user_id="alice", offset=offset)
+    assert isinstance(err.value, ValueError)

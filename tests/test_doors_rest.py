@@ -33,12 +33,17 @@ def test_memories_round_trip_with_provenance(server, keys, plumbing_svc):
         added = c.post("/v1/memories", json={"messages": "I moved to Hangzhou last month", "user_id": "alice"})
         assert added.status_code == 200, added.text
         [row] = added.json()["results"]
-        found = c.post("/v1/memories/search", json={"query": "Hangzhou", "user_id": "alice", "threshold": -1})
+        found = c.post(
+            "/v1/memories/search", json={"query": "Hangzhou", "user_id": "alice", "threshold": -1, "cut": "calibrated"}
+        )
         assert found.json()["results"][0]["id"] == row["id"]
         assert found.json()["results"][0]["context"] == []  # a single message: no conversation around it
         talk = [{"role": "user", "content": "我养了一只猫"}, {"role": "assistant", "content": "它叫什么名字？"}]
         c.post("/v1/memories", json={"messages": talk, "user_id": "carol"})
-        cat = c.post("/v1/memories/search", json={"query": "猫", "user_id": "carol", "threshold": -1, "limit": 1})
+        cat = c.post(
+            "/v1/memories/search",
+            json={"query": "猫", "user_id": "carol", "threshold": -1, "cut": "calibrated", "limit": 1},
+        )
         assert [r["text"] for r in cat.json()["results"][0]["context"]] == ["它叫什么名字？"]
         assert c.get("/v1/memories", params={"user_id": "alice"}).json()["results"][0]["via"] == "api:backend"
         assert c.get("/v1/users/alice/profile").json()["profile"]["city"] == "Hangzhou"
@@ -75,8 +80,8 @@ def test_keys_and_errors(server, keys, plumbing_svc):
         assert c.get("/v1/memories", params={"user_id": "bob"}).status_code == 403
         assert c.post("/v1/chat", json={"user_id": "bob", "session_id": "s", "message": "hi"}).status_code == 403
         empty = c.post("/v1/memories", json={"messages": "   ", "user_id": "alice"})
-        assert empty.status_code == 400 and "empty" in empty.json()["error"]
-        wrong = c.post("/v1/memories/search", json={"query": "x", "user_id": "alice", "limit": 0, "extra": 1})
+        assert empty.status_code == 422 and empty.json()["detail"][0]["where"].startswith("body.messages")
+        wrong = c.post("/v1/memories/search", json={"query": "x", "user_id": "alice", "limit": -1, "extra": 1})
         assert wrong.status_code == 422 and {d["where"] for d in wrong.json()["detail"]} == {"body.limit", "body.extra"}
         big = c.post("/v1/memories", json={"messages": "x" * 1_100_000, "user_id": "alice"})
         assert big.status_code == 413 and "error" in big.json()
@@ -93,7 +98,9 @@ def test_two_users_never_cross(server, keys):
         c.post("/v1/memories", json={"messages": "I love green tea", "user_id": "alice"})
         [bob] = c.post("/v1/memories", json={"messages": "I love green tea", "user_id": "bob"}).json()["results"]
     with client(server, keys["alice"]) as c:
-        hits = c.post("/v1/memories/search", json={"query": "green tea", "user_id": "alice", "threshold": -1}).json()
+        hits = c.post(
+            "/v1/memories/search", json={"query": "green tea", "user_id": "alice", "threshold": -1, "cut": "calibrated"}
+        ).json()
         assert hits["results"] and all(h["user_id"] == "alice" for h in hits["results"])
         for call in (c.get, c.delete):
             assert call(f"/v1/memories/{bob['id']}").status_code == 404  # another user's memory: not even confirmed

@@ -2,8 +2,9 @@
 
 Every route but ``/v1/health`` needs ``Authorization: Bearer <key>`` (``memlens apikey create``): missing or unknown
 → 401; a key restricted to some users asking about another → 403 (by memory id: 404, so ids of other users' memories
-are not confirmed). Bodies over ``MEMLENS_API_MAX_BODY_BYTES`` → 413. Every error is one JSON object
-``{"error": "...", "detail": ...}`` — never a traceback. Writes are tagged ``via=api:<key name>``.
+are not confirmed). Bodies over ``MEMLENS_API_MAX_BODY_BYTES`` → 413. Every error — unknown routes and methods
+included — is one JSON object, ``ErrorBody`` (``{"error": "...", "detail": [{"where", "problem"}]}``), never a
+traceback, and the OpenAPI schema documents each one. Writes are tagged ``via=api:<key name>``.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agent.serve import limits
 from agent.serve.refusals import RefusalAudit
-from agent.serve.schemas import AddRequest, ChatRequest, SearchRequest, UpdateRequest
+from agent.serve.schemas import AddRequest, ChatRequest, ErrorBody, SearchRequest, UpdateRequest
 from memory import provenance
 from memory.apikeys import KeyInfo
 from memory.client import Memory
@@ -33,6 +35,27 @@ if TYPE_CHECKING:  # the agent (LangGraph) loads on the first chat, not when the
     from agent.runtime import Agent
 
 STATUS = {InvalidInput: 400, NotFound: 404, Conflict: 409, Forbidden: 403}
+#: the largest page offset a listing accepts (a bigger one would overflow SQL's integers: a clean 422 instead)
+MAX_OFFSET = 1_000_000
+
+
+def _documented(*codes: int) -> dict[int | str, dict[str, Any]]:
+    why = {
+        400: "Refused input (empty text, bad filter, a value out of range).",
+        401: "Missing, unknown or revoked API key.",
+        403: "The API key may not act for this user.",
+        404: "No such memory (or not one this key may see), or no such route.",
+        405: "Method not allowed on this route.",
+        409: "A concurrent change won, or the operation is not allowed now.",
+        413: "Request body too large (MEMLENS_API_MAX_BODY_BYTES).",
+        422: "The request does not match the schema (detail says where).",
+        500: "An unexpected error (the body names its type, never a traceback).",
+    }
+    return {c: {"model": ErrorBody, "description": why[c]} for c in codes}
+
+
+#: what every authenticated route may answer besides its 200
+ERRORS = _documented(400, 401, 403, 404, 409, 413, 422, 500)
 _bearer = HTTPBearer(auto_error=False, description="An API key made with `memlens apikey create`.")
 
 
@@ -114,9 +137,12 @@ def _errors(app: FastAPI) -> None:
         code = next((c for t, c in STATUS.items() if isinstance(exc, t)), 400)
         return JSONResponse({"error": str(exc)}, status_code=code)
 
-    @app.exception_handler(HTTPException)
-    async def http_error(_request: Request, exc: HTTPException) -> JSONResponse:
-        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+    @app.exception_handler(StarletteHTTPException)  # FastAPI's own, and the router's 404 / 405 for unknown routes
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:  # Starlette names only the first route's methods; a path may have several routes
+            headers["Allow"] = ", ".join(_methods(request))
+        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code, headers=headers or None)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -126,6 +152,32 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": f"internal error ({type(exc).__name__})"}, status_code=500)
+
+
+def _methods(request: Request) -> list[str]:
+    """Every method some route serves at this request's path."""
+    path = request.url.path
+    found = {
+        m
+        for r in request.app.routes
+        if getattr(r, "path_regex", None) is not None and r.path_regex.match(path)
+        for m in getattr(r, "methods", None) or ()
+    }
+    return sorted(found)
+
+
+def known_query(request: Request) -> None:
+    """Refuse query parameters the route does not declare (422, like an unknown body field): a typo such as
+    ``?ofset=`` must not silently list the first page."""
+    route = request.scope.get("route")
+    declared = {p.alias for p in getattr(getattr(route, "dependant", None), "query_params", [])}
+    for dep in getattr(getattr(route, "dependant", None), "dependencies", []):
+        declared |= {p.alias for p in dep.query_params}
+    unknown = sorted(set(request.query_params) - declared)
+    if unknown:
+        raise RequestValidationError(
+            [{"loc": ("query", name), "msg": "unknown query parameter", "type": "extra_forbidden"} for name in unknown]
+        )
 
 
 def doors_of(request: Request) -> Doors:
@@ -142,7 +194,7 @@ def key_of(request: Request, creds: Annotated[HTTPAuthorizationCredentials | Non
 
 Key = Annotated[KeyInfo, Depends(key_of)]
 Service = Annotated[Doors, Depends(doors_of)]
-router = APIRouter(prefix="/v1")
+router = APIRouter(prefix="/v1", responses=ERRORS, dependencies=[Depends(known_query)])
 
 
 def allowed(key: KeyInfo, user_id: str) -> None:
@@ -158,7 +210,7 @@ def owned(doors: Doors, key: KeyInfo, memory_id: str) -> dict[str, Any]:
     return found
 
 
-@router.get("/health", tags=["meta"])
+@router.get("/health", tags=["meta"], responses=_documented(404, 405, 413, 500))
 def health() -> dict[str, str]:
     """Liveness: no key needed."""
     return {"status": "ok"}
@@ -188,9 +240,12 @@ def search(body: SearchRequest, key: Key, doors: Service) -> dict[str, Any]:
         body.query,
         user_id=body.user_id,
         agent_id=body.agent_id,
+        run_id=body.run_id,
         limit=body.limit,
+        top_k=body.top_k,
         threshold=body.threshold,
         filters=body.filters,
+        cut=body.cut,
     )
 
 
@@ -200,12 +255,13 @@ def list_memories(
     doors: Service,
     user_id: Annotated[str, Query(min_length=1, max_length=10_000)],
     agent_id: str | None = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    run_id: str | None = None,
+    limit: Annotated[int, Query(ge=0, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
-    """A user's active memories, newest first."""
+    """A user's active memories over every agent unless one is named, newest first."""
     allowed(key, user_id)
-    return doors.memory(key).get_all(user_id=user_id, agent_id=agent_id, limit=limit, offset=offset)
+    return doors.memory(key).get_all(user_id=user_id, agent_id=agent_id, run_id=run_id, limit=limit, offset=offset)
 
 
 @router.get("/memories/{memory_id}", tags=["memories"])

@@ -66,16 +66,20 @@ class MemoryTools:
         self.service, self.default_user = service, default_user
 
     def _scope(self, user_id: str | None) -> tuple[Memory, str]:
-        user = user_id or self.default_user
+        """The door (a ``Memory`` with MemLens's calibrated cut: a model should hear "nothing relevant" rather than
+        get weak matches) and the user. An explicit but empty ``user_id`` is refused, never read as the default."""
+        if user_id is not None and not user_id.strip():
+            raise ToolError("user_id is empty: name the user, or leave it out to act for this server's default user")
+        user = user_id if user_id is not None else self.default_user
         if not user:
             raise ToolError("user_id is required (this server has no default user)")
         token = get_access_token()
         if token is None:  # stdio: the local client started us
-            return Memory(self.service, via="mcp", name="mcp"), user
+            return Memory(self.service, via="mcp", name="mcp", cut="calibrated"), user
         users = (token.claims or {}).get("users") or []
         if users and user not in users:
             raise ToolError(f"this API key may not act for user {user[:80]!r}")
-        return Memory(self.service, via=f"mcp:{token.client_id}", name=token.client_id), user
+        return Memory(self.service, via=f"mcp:{token.client_id}", name=token.client_id, cut="calibrated"), user
 
     def add_memory(self, text: str, user_id: str | None = None, agent_id: str | None = None) -> dict[str, Any]:
         """Remember something the user said about themselves (a fact, preference, plan or correction), in their

@@ -93,7 +93,7 @@ def build(
         Memory.user_key == user_key,
         col(Memory.status).in_(list(statuses)),
         col(Memory.predicate).is_not(None),
-        Memory.type != MemoryType.TURN,
+        Memory.type != MemoryType.EPISODE,
     )
     if agent_id is not None:
         query = query.where(Memory.agent_id == agent_id)

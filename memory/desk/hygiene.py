@@ -83,7 +83,7 @@ ACTIONS = {
 DEFAULT_ACTIONS = ("flag", "delete", "keep")
 NEVER_RECALLED_DAYS = 90.0
 #: memory types that are evidence, not knowledge: only the PII and instruction checks apply to them
-EVIDENCE_TYPES = frozenset({MemoryType.TURN.value, MemoryType.SUMMARY.value})
+EVIDENCE_TYPES = frozenset({MemoryType.EPISODE.value, MemoryType.SUMMARY.value})
 #: share of a memory's words its source message must hold
 SUPPORT_SHARE = 0.34
 #: two similar memories are duplicates only when more than this share of the shorter one's words are in the other
@@ -248,13 +248,11 @@ def restate_evidence(
     if m.source_type == SourceType.USER_STATED and roles and "user" not in roles:
         return f"kept as the user's words but learnt from a {'/'.join(sorted(roles))} message"
     mine = words(m.content)
-    if len(mine) < 3:
+    if len(mine) < 3 or m.type == MemoryType.EPISODE:  # an episode is what was said, by whoever said it
         return None
     for sentence in system:
         if share_in(mine, sentence) >= RESTATE_SHARE:
             return "restates the system prompt"
-    if m.type == MemoryType.TURN:
-        return None
     made = _aware(m.created_at)
     for reply, text, said_at in replies:  # the agent said it first; an agent echoing a memory back is no evidence
         if _aware(said_at) <= made and share_in(mine, reply) >= RESTATE_SHARE:
