@@ -13,6 +13,7 @@ to the merged record, which states the same value (no change-log entry: the valu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import col, select
@@ -275,6 +276,18 @@ def retracted_statements(store: Database, user_key: str, limit: int = 1000) -> s
             if isinstance(pair, list) and len(pair) == 2 and (old := retracted_key(str(pair[0]), str(pair[1]))):
                 gone.add(old)
     return gone - holding
+
+
+def retracted_reader(store: Database, user_key: str) -> Callable[[str], str] | None:
+    """Episode text without the sentences stating what no longer holds for this user (flagged, deleted,
+    superseded or edited-away memories): what was said stays in the conversation, but is not recalled as true.
+    None when nothing was retracted (the usual case: no work per recall)."""
+    retracted = retracted_statements(store, user_key)
+    if not retracted:
+        return None
+    from memory.sessions.consistency import consistent_text
+
+    return lambda text: consistent_text(text, {}, retracted)
 
 
 # -- maintenance: forgetting and compaction ----------------------------------------------------------------------

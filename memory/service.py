@@ -439,7 +439,7 @@ class MemoryService:
             params=params,
             calibration=calibration,
             filters=filters,
-            retracted=self._retracted_reader(user),
+            retracted=profile_sync.retracted_reader(self.storage, user.key),
         )
         result = RecallResult(
             query=query,
@@ -456,17 +456,6 @@ class MemoryService:
                 result, user_key=user.key, agent_id=agent, session_key=session_key, turn_id=turn_id
             )
         return result
-
-    def _retracted_reader(self, user: User) -> Callable[[str], str] | None:
-        """Episode text without the sentences stating what no longer holds for this user (flagged, deleted or
-        superseded memories): what was said stays in the conversation, but is not recalled as true. None when
-        nothing was retracted (the usual case: no work per recall)."""
-        retracted = profile_sync.retracted_statements(self.storage, user.key)
-        if not retracted:
-            return None
-        from memory.sessions.consistency import consistent_text
-
-        return lambda text: consistent_text(text, {}, retracted)
 
     def fill_context(self, user: User, hits: list[Hit], span: int | None = None) -> None:
         """Source context for the selected ``hits`` of this user (after a re-cut, e.g. the retrieval lab's slider);

@@ -18,9 +18,19 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import select
 
+from memory import profile_sync
 from memory.errors import InvalidInput, NotFound
 from memory.retrieval.filters import RecallFilters
-from memory.retrieval.recall import Hit, RecallParams, gather, rank_signals
+from memory.retrieval.recall import (
+    IN_CONVERSATION,
+    RETRACTED,
+    SAME_SOURCE,
+    Hit,
+    RecallParams,
+    gather,
+    rank_signals,
+    without_retracted,
+)
 from memory.retrieval.relevance import FEATURES, Calibration
 from memory.storage.models import Memory, Retrieval, RetrievalHit, User
 from memory.vocab import MemoryStatus
@@ -166,6 +176,8 @@ def _signal_stages(
         ),
     ]
     hits = rank_signals(sig, params=params, calibration=calibration, filters=filters)
+    if (reader := profile_sync.retracted_reader(store, user.key)) is not None:  # as recall does
+        hits = without_retracted(sig, hits, params, calibration, filters, reader)
     found = any(h.memory_id == memory_id for h in hits)
     words = "; ".join(t for t, used in ((vtext, uses_vec), (ftext, uses_fts)) if used)
     stages.append(
@@ -242,6 +254,17 @@ def _ranking_stages(hit: Hit, hits: list[Hit], params: RecallParams, calibration
         out.append(Stage("relative cut", ok, f"within {params.relative_cut:g} of the best similarity: {ok}"))
         if not ok:
             return out
+    if hit.drop_reason == RETRACTED:
+        out.append(Stage("retracted", False, "every sentence of it states what a person retracted"))
+        return out
+    if hit.drop_reason == IN_CONVERSATION:
+        out.append(Stage("one copy per message", False, "its message is among the recent turns the prompt shows"))
+        return out
+    if hit.drop_reason and hit.drop_reason.startswith(SAME_SOURCE):
+        twin = hit.drop_reason[len(SAME_SOURCE) :].strip()
+        said = f"a better-ranked memory from the same message ({twin}) reaches the prompt instead"
+        out.append(Stage("one copy per message", False, said))
+        return out
     passed = [h for h in hits if h.passed]
     place = next(n for n, h in enumerate(passed, 1) if h.memory_id == hit.memory_id)
     out.append(

@@ -417,13 +417,16 @@ def review(
         findings += _orphans(store, user_key, users)
     kept = kept_keys(store)
     shown = [f for f in findings if f.key not in kept]
+    # the junk rate is over the semantic layer: an episode is what was said (its findings are still listed)
+    semantic = {m.id for m in rows if m.type != MemoryType.EPISODE}
     active: dict[str, int] = defaultdict(int)
     for m in rows:
-        active[users.get(m.user_key, "?")] += 1
+        if m.id in semantic:
+            active[users.get(m.user_key, "?")] += 1
     accused_ids: dict[str, set[str]] = defaultdict(set)
     for f in shown:
         if f.kind != "orphan_profile":
-            accused_ids[f.user_id].update(f.memory_ids)
+            accused_ids[f.user_id].update(i for i in f.memory_ids if i in semantic)
     return Review(
         findings=shown,
         active=dict(active),
