@@ -11,7 +11,8 @@ for DDL, maintenance and deletes.
 Not masked (identifiers and machine values, never a person's words): ids, keys and hashes, statuses, types,
 operations, roles, sources, field and section names, models, modes, the user's and session's external ids (the
 host application's identifiers, looked up by hash), account and actor names (sign-in and the throttle match them),
-the audit's user id (erasure clears it), password hashes, and a LangGraph store key inside ``meta``.
+the audit's user id (erasure clears it), the user ids an API key may touch, password hashes, and a LangGraph store
+key inside ``meta``.
 
 Write paths for new kinds of rows need nothing more than writing through the engine; code that must mask a row
 itself before it leaves the process (a log line, a file) calls :func:`mask_row` or
@@ -32,7 +33,7 @@ from sqlalchemy.sql.elements import BindParameter
 #: columns that hold identifiers or machine values, never a person's words
 NOT_TEXT = re.compile(
     r"(^|_)(id|ids|key|hash|status|type|op|role|source|field|mode|name|model|via|action|actor|by)$"
-    r"|^(external_id|user_id|password_hash|prefix|labeled_by|version)$"
+    r"|^(external_id|user_id|users|password_hash|prefix|labeled_by|version)$"
 )
 #: keys inside JSON values that are machine values (a LangGraph store key is looked up as given)
 _JSON_KEEP = frozenset({"store_key"})
