@@ -202,3 +202,12 @@ def test_identifiers_are_not_masked_by_the_choke_point(plumbing_svc):
     secret = apikeys.create(plumbing_svc.storage, "lin-app", [uid])[0]
     info = plumbing_svc.people.verify_key(secret)
     assert info is not None and info.allows(uid)
+
+
+def test_memlens_log_lines_are_masked(plumbing_svc, caplog):
+    import logging
+
+    assert plumbing_svc.storage.engine is not None  # the storage (its engine) is what installs the masking
+    with caplog.at_level(logging.WARNING, logger="memory.test"):
+        logging.getLogger("memory.test").warning("row %s failed for %s", 7, "lin at example dot com, 139 0144 0461")
+    assert "0144" not in caplog.text and "example dot com" not in caplog.text and "[phone ***0461]" in caplog.text

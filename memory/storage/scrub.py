@@ -118,5 +118,37 @@ def _before_execute(_conn: Any, clause: Any, multiparams: Any, params: Any, _opt
 
 
 def install(engine: Engine) -> None:
-    """Mask every INSERT/UPDATE this engine runs (see the module docstring)."""
+    """Mask every INSERT/UPDATE this engine runs (see the module docstring), and MemLens's log lines."""
     event.listen(engine, "before_execute", _before_execute, retval=True)
+    install_log_masking()
+
+
+_LOG_PREFIXES = ("memory", "agent", "pages")
+_log_masking: list[bool] = []
+
+
+def install_log_masking() -> None:
+    """MemLens's own log records (loggers ``memory.*``, ``agent.*``, ``pages.*``) have their message masked when
+    they are created, whatever handler later writes them: an exception text quoting a row cannot log raw PII."""
+    import logging
+
+    if _log_masking:
+        return
+    _log_masking.append(True)
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if record.name.startswith(_LOG_PREFIXES):
+            from memory.text.privacy import mask_pii
+
+            try:
+                message = record.getMessage()
+            except (TypeError, ValueError):
+                return record
+            masked = mask_pii(message)
+            if masked != message:
+                record.msg, record.args = masked, ()
+        return record
+
+    logging.setLogRecordFactory(factory)
