@@ -81,3 +81,24 @@ def test_a_killed_erasure_is_finished_by_a_rerun_or_repair(backend_settings, poi
     blob = _disk(backend_settings)
     assert b"I like tea" in blob, "the scan must see the stored text"
     assert b"zqcrash" not in blob
+
+
+def test_two_erasures_of_one_user_at_once_both_end_well(plumbing_svc):
+    """Two admins press delete at the same moment: one journal row, both calls return, nothing is left."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    _seed(plumbing_svc)
+    results: list[object] = []
+
+    def erase() -> None:
+        try:
+            results.append(plumbing_svc.delete_user("gone", actor=ADMIN))
+        except NotFound as exc:  # the other call finished first
+            results.append(exc)
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda _: erase(), range(2)))
+    assert len(results) == 2 and any(isinstance(r, dict) for r in results)
+    with plumbing_svc.storage.db() as db:
+        assert db.exec(ErasureJob.__table__.select()).first() is None
+    assert "gone" not in [u["user_id"] for u in plumbing_svc.list_users()]

@@ -189,3 +189,25 @@ def test_the_choke_point_masks_a_core_update_nobody_masked(plumbing_svc):
     with plumbing_svc.storage.db() as db:
         row = db.exec(select(MemoryRow)).one()
     assert row.content == "call [phone ***0461]" and row.meta == {"n": "[email]"}
+
+
+def test_identifiers_are_not_masked_by_the_choke_point(plumbing_svc):
+    """User ids are the host's identifiers (looked up by hash): an id that looks like an address stays usable, in
+    the user row and in an API key's list of users."""
+    from memory import apikeys
+
+    uid = "lin@example.com"
+    plumbing_svc.remember(uid, "I live in Porto.")
+    assert plumbing_svc.get_user(uid).external_id == uid
+    secret = apikeys.create(plumbing_svc.storage, "lin-app", [uid])[0]
+    info = plumbing_svc.people.verify_key(secret)
+    assert info is not None and info.allows(uid)
+
+
+def test_memlens_log_lines_are_masked(plumbing_svc, caplog):
+    import logging
+
+    assert plumbing_svc.storage.engine is not None  # the storage (its engine) is what installs the masking
+    with caplog.at_level(logging.WARNING, logger="memory.test"):
+        logging.getLogger("memory.test").warning("row %s failed for %s", 7, "lin at example dot com, 139 0144 0461")
+    assert "0144" not in caplog.text and "example dot com" not in caplog.text and "[phone ***0461]" in caplog.text

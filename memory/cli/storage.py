@@ -11,9 +11,15 @@ cli = typer.Typer()
 
 @cli.command()
 def repair(json_out: JsonOpt = False) -> None:
-    """Index unindexed memories, drop vectors without an active row (and doubles); SQL is the truth."""
+    """Finish erasures a crash interrupted, index unindexed memories, drop vectors without an active row (and
+    doubles); SQL is the truth."""
     report = service().repair()
     if json_out:
         emit(report)
     else:
-        typer.echo(f"indexed {report['indexed']} memories · removed {report['orphans_removed']} orphan vectors")
+        finished = (
+            f" · finished {report['erasures_finished']} interrupted erasures" if "erasures_finished" in report else ""
+        )
+        typer.echo(
+            f"indexed {report['indexed']} memories · removed {report['orphans_removed']} orphan vectors{finished}"
+        )

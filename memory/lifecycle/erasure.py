@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, delete, insert, text, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
 from memory.prompts import fence_line
@@ -63,8 +64,11 @@ def pending_jobs(store: Database) -> list[ErasureJob]:
 def open_job(store: Database, user_key: str, user_hash: str, thread_ids: Sequence[str]) -> ErasureJob:
     """Record the erasure before anything is deleted (committed on return)."""
     job = ErasureJob(erased_key=user_key, user_hash=user_hash, thread_ids=list(thread_ids), step=ROWS)
-    with store.engine.begin() as conn:
-        conn.execute(insert(ErasureJob).values(**job.model_dump()))
+    try:
+        with store.engine.begin() as conn:
+            conn.execute(insert(ErasureJob).values(**job.model_dump()))
+    except IntegrityError:  # another process opened the same erasure a moment ago: finish that one
+        return pending_job(store, user_hash) or job
     return job
 
 

@@ -11,7 +11,8 @@ for DDL, maintenance and deletes.
 Not masked (identifiers and machine values, never a person's words): ids, keys and hashes, statuses, types,
 operations, roles, sources, field and section names, models, modes, the user's and session's external ids (the
 host application's identifiers, looked up by hash), account and actor names (sign-in and the throttle match them),
-the audit's user id (erasure clears it), password hashes, and a LangGraph store key inside ``meta``.
+the audit's user id (erasure clears it), a LangGraph store key inside ``meta``, and the configuration tables (live
+settings — a model URL may hold an IP address —, accounts, API keys, migrations, the erasure journal).
 
 Write paths for new kinds of rows need nothing more than writing through the engine; code that must mask a row
 itself before it leaves the process (a log line, a file) calls :func:`mask_row` or
@@ -32,8 +33,10 @@ from sqlalchemy.sql.elements import BindParameter
 #: columns that hold identifiers or machine values, never a person's words
 NOT_TEXT = re.compile(
     r"(^|_)(id|ids|key|hash|status|type|op|role|source|field|mode|name|model|via|action|actor|by)$"
-    r"|^(external_id|user_id|password_hash|prefix|labeled_by|version)$"
+    r"|^(external_id|user_id|users|password_hash|prefix|labeled_by|version)$"
 )
+#: tables of configuration, not of people's words (a live setting may be a URL with an IP address in it)
+_SKIP_TABLES = frozenset({"setting", "schemamigration", "account", "apikey", "erasurejob"})
 #: keys inside JSON values that are machine values (a LangGraph store key is looked up as given)
 _JSON_KEEP = frozenset({"store_key"})
 
@@ -41,7 +44,10 @@ _JSON_KEEP = frozenset({"store_key"})
 @cache
 def _columns(table: Table) -> tuple[frozenset[str], frozenset[str]]:
     """(text columns, JSON columns) of a table that may hold a person's words."""
-    texts, jsons = set(), set()
+    texts: set[str] = set()
+    jsons: set[str] = set()
+    if table.name in _SKIP_TABLES:
+        return frozenset(), frozenset()
     for col in table.c:
         if NOT_TEXT.search(col.name):
             continue
@@ -112,5 +118,37 @@ def _before_execute(_conn: Any, clause: Any, multiparams: Any, params: Any, _opt
 
 
 def install(engine: Engine) -> None:
-    """Mask every INSERT/UPDATE this engine runs (see the module docstring)."""
+    """Mask every INSERT/UPDATE this engine runs (see the module docstring), and MemLens's log lines."""
     event.listen(engine, "before_execute", _before_execute, retval=True)
+    install_log_masking()
+
+
+_LOG_PREFIXES = ("memory", "agent", "pages")
+_log_masking: list[bool] = []
+
+
+def install_log_masking() -> None:
+    """MemLens's own log records (loggers ``memory.*``, ``agent.*``, ``pages.*``) have their message masked when
+    they are created, whatever handler later writes them: an exception text quoting a row cannot log raw PII."""
+    import logging
+
+    if _log_masking:
+        return
+    _log_masking.append(True)
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        if record.name.startswith(_LOG_PREFIXES):
+            from memory.text.privacy import mask_pii
+
+            try:
+                message = record.getMessage()
+            except (TypeError, ValueError):
+                return record
+            masked = mask_pii(message)
+            if masked != message:
+                record.msg, record.args = masked, ()
+        return record
+
+    logging.setLogRecordFactory(factory)
