@@ -353,3 +353,79 @@ def lines(report: dict[str, Any], *, pairs: bool = True) -> list[str]:
             out.append(f"    memory:      {p['memory']}")
             out.append(f"    observation: {p['observation']}")
     return out
+
+
+# -- labelled sets (fresh utterances, the frozen LoCoMo turns) ---------------------------------------------------
+@dataclass(frozen=True)
+class Labelled:
+    """One utterance and the facts a careful reader would keep from it (sentences about ``speaker``)."""
+
+    text: str
+    speaker: str
+    expected: tuple[str, ...]
+    at: datetime
+
+
+def score_labelled(
+    items: list[Labelled],
+    embedder: Embedder,
+    extractor: Callable[[str, datetime], list[str]],
+) -> dict[str, Any]:
+    """Recall (expected facts with an agreeing memory), precision (memories agreeing with an expected fact of their
+    utterance; any memory from an utterance that states nothing counts against it) and readability."""
+    found: list[tuple[Labelled, list[str], list[str]]] = []
+    for item in items:
+        raws = extractor(item.text, item.at)
+        found.append((item, raws, [as_speaker(r, item.speaker) for r in raws]))
+    texts = [m for _, _, mems in found for m in mems] + [e for it, _, _ in found for e in it.expected]
+    vecs = embedder.embed_passages(texts)
+    vec = dict(zip(texts, vecs, strict=False))
+    hit_exp = n_exp = hit_mem = n_mem = readable = 0
+    misses: list[dict[str, Any]] = []
+    for item, raws, mems in found:
+        names = (item.speaker,)
+        ok = [[_agree(float(vec[m] @ vec[e]), len(content_words(m, names) & content_words(e, names))) for e in
+               item.expected] for m in mems]
+        got_exp = [any(row[j] for row in ok) for j in range(len(item.expected))]
+        got_mem = [any(row) for row in ok]
+        hit_exp += sum(got_exp)
+        n_exp += len(item.expected)
+        hit_mem += sum(got_mem)
+        n_mem += len(mems)
+        readable += sum(not readability(r) for r in raws)
+        if not all(got_exp) or not all(got_mem):
+            misses.append({"text": item.text, "expected": list(item.expected), "got": mems})
+    return {
+        "items": len(items),
+        "expected": n_exp,
+        "recall": round(hit_exp / n_exp, 4) if n_exp else None,
+        "memories": n_mem,
+        "precision": round(hit_mem / n_mem, 4) if n_mem else None,
+        "readable": round(readable / n_mem, 4) if n_mem else None,
+        "misses": misses,
+    }
+
+
+def fresh_items(path: str | Path, at: datetime) -> dict[str, list[Labelled]]:
+    """The fresh-utterance set by language ('en', 'zh')."""
+    import json
+
+    raw = json.loads(Path(path).read_text(encoding="utf-8"))["items"]
+    out: dict[str, list[Labelled]] = {"en": [], "zh": []}
+    for it in raw:
+        lang = "zh" if _CJK.search(it["text"]) else "en"
+        out[lang].append(Labelled(it["text"], "User" if lang == "en" else "用户", tuple(it["expected"]), at))
+    return out
+
+
+def frozen_items(path: str | Path, locomo_path: str | Path) -> list[Labelled]:
+    """The frozen LoCoMo turns with their hand-written facts (the turn text comes from the LoCoMo file)."""
+    import json
+
+    raw = json.loads(Path(path).read_text(encoding="utf-8"))["items"]
+    turns = {(t.conversation, t.dia_id): t for c in load(locomo_path) for t in c.turns}
+    out = []
+    for it in raw:
+        t = turns[(it["conversation"], it["dia_id"])]
+        out.append(Labelled(t.text, t.speaker, tuple(it["facts"]), t.at))
+    return out
