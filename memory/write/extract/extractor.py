@@ -28,6 +28,7 @@ from memory.write.extract.base import (
 )
 from memory.write.extract.clauses import Person, about_person, split_clauses
 from memory.write.extract.events import dated_statements
+from memory.write.extract.general import later_person, self_disclosure
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -155,6 +156,11 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
             if not cands and hedge:
                 orphan = orphan or hedge
             found += [(c, hedge) for c in cands]
+        found = [(c, h) for c, h in found if _speaker_resolved(c, lang)]
+        if not found and role == "user":
+            general = self_disclosure(sentence, lang, at)
+            if general is not None:
+                found = [(general, hedge_of(sentence, lang))]
         for c, hedge in found:
             marker = (c.subject, c.predicate, c.key()[2], c.evidence, c.negated)
             if marker in seen:
@@ -163,6 +169,17 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
             _grade(c, sentence, lang, hedge or orphan, role)
             out.append(c)
     return out
+
+
+def _speaker_resolved(c: Candidate, lang: str) -> bool:
+    """A rule's content in the user's words: first person left in an object ("keep me calm") becomes they/them;
+    a statement that still addresses the other person ("took your advice") is not a fact about the user."""
+    if lang == "zh":
+        c.content = c.content.replace("我", "用户")
+        return not re.search(r"[你您]", c.content)
+    head, _, rest = c.content.partition(" ")
+    c.content = head + " " + later_person(rest) if rest else c.content
+    return not re.search(r"\b(?:you|your|yours|yourself)\b", c.content, re.IGNORECASE)
 
 
 #: what may be said about someone else; names, budgets, reply style and language are only ever the user's

@@ -1,0 +1,221 @@
+"""The general path: a self-disclosure no rule was written for, kept in the speaker's own words.
+
+"I went to a support group yesterday and it was so powerful" matches no predicate, yet it is exactly what a person
+remembers about a friend. When no specific rule claims a sentence, the sentence itself becomes a plain ``fact``:
+its first person resolved to the user ("User went to a support group … and it was so powerful", "用户最近迷上了攀岩"),
+a leading time phrase moved behind it, its resolved date attached. Left out: questions (upstream), sentences
+addressed to the other person ("you", "你"), reactions and small talk ("I totally agree", "I'm so happy for you",
+"我也是"), and sentences with too little content to be a fact ("I love it!").
+
+:func:`third_person` is also the one place that turns "I / my / me / we" into the user's words, for the rules'
+templates as well (no "User likes my garden" or "you regularly does").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from memory.text.dates import resolve
+from memory.write.extract.base import Candidate, make
+
+# -- English: first person → third person -------------------------------------------------------------------
+_BE = {"am": "is", "'m": "is", "was": "was", "have": "has", "'ve": "has", "do": "does", "don't": "doesn't"}
+_BE |= {"'d": "would", "'ll": "will", "haven't": "hasn't", "ain't": "isn't", "wasn't": "wasn't", "go": "goes"}
+_UNCHANGED = frozenset(
+    "can could will would shall should may might must can't cannot couldn't won't wouldn't shouldn't didn't did had "
+    "hadn't was wasn't went got made took saw met bought flew won grew ran began came found felt kept left lost "
+    "thought told gave heard knew led put read said sent sat spent stood taught wrote drove ate fell held "
+    "paid rode sang sold swam threw understood woke wore built brought caught chose dealt dug drew drank forgot "
+    "fought hung hid hit hurt let lit meant quit rang rose shook shot shut slept spoke stole stuck struck swore "
+    "tore became began broke used".split()
+)
+_ADVERB = (
+    r"(?:really|also|just|still|now|currently|totally|actually|always|never|usually|recently|finally|already|"
+    r"often|sometimes|even|definitely|absolutely|truly|honestly|seriously|literally|kinda|pretty much|only|"
+    r"mostly|rarely|generally|especially|sure|gradually|regularly|eventually|once|first|later)"
+)
+_LATER_I = {"am": "are", "'m": "'re", "was": "were", "wasn't": "weren't"}
+
+
+def conjugate(verb: str) -> str:
+    """The third-person singular of a first-person verb ("love" → "loves", "am" → "is", "went" → "went")."""
+    v = verb.lower()
+    if v in _BE:
+        return _BE[v]
+    if v in _UNCHANGED or v.endswith("ed") or "'" in v:
+        return verb
+    if re.search(r"(?:ss|sh|ch|x|z|o)$", v):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", v):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def later_person(text: str) -> str:
+    """Every first-person word after the subject, as they/them/their (verbs agree: 'I was' → 'they were')."""
+    text = re.sub(r"\bI'm\b", "they're", text)
+    text = re.sub(r"\bI('ve|'d|'ll)\b", r"they\1", text)
+    text = re.sub(r"\bI (am|was|wasn't)\b", lambda m: "they " + _LATER_I[m.group(1)], text)
+    text = re.sub(r"\bI\b", "they", text)
+    subs = [
+        (r"\bmyself\b", "themself"),
+        (r"\bourselves\b", "themselves"),
+        (r"\b(?:mine|ours)\b", "theirs"),
+        (r"\b(?:my|our)\b", "their"),
+        (r"\b(?:me|us)\b", "them"),
+        (r"\bwe('re|'ve|'ll|'d)\b", r"they\1"),
+        (r"\bwe\b", "they"),
+    ]
+    for pattern, repl in subs:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    return text
+
+
+_SUBJECT_EN = re.compile(
+    r"^(?P<subj>I(?:'m|'ve|'d|'ll)?|[Mm]y|[Ww]e(?:'re|'ve|'ll|'d)?|[Oo]ur)\b\s*(?P<rest>.*)$", re.DOTALL
+)
+
+
+def third_person(text: str) -> str | None:
+    """A first-person English statement as a statement about 'User' (None when it is not about the speaker)."""
+    s = text.replace("’", "'").strip()
+    m = _SUBJECT_EN.match(s)
+    if not m:
+        # the speaker is not the grammatical subject ("The group made me feel accepted"): first mention → User
+        first = re.search(r"\b(?:me|my|myself|I)\b", s)
+        if not first:
+            return None
+        word = first.group()
+        head = s[: first.start()]
+        tail = later_person(s[first.end() :])
+        if word == "my":
+            return head + "User's" + tail
+        if word == "I":  # "When I was a kid, …": keep 'User' and a third-person verb
+            vm = re.match(r"(\s+)(\w+'?\w*)", tail)
+            if vm:
+                return head + "User" + vm.group(1) + conjugate(vm.group(2)) + tail[vm.end() :]
+        return head + "User" + tail
+    subj, rest = m.group("subj"), m.group("rest")
+    low = subj.lower()
+    if low == "my":
+        return "User's " + later_person(rest)
+    if low == "our":
+        return "User's " + later_person(rest)
+    if low.startswith("we"):
+        verb = {"we're": " are", "we've": " have", "we'll": " will", "we'd": " would"}.get(low, "")
+        return "User and others" + verb + " " + later_person(rest)
+    if low in ("i'm", "i've", "i'd", "i'll"):
+        return "User " + conjugate(low[1:]) + " " + later_person(rest)
+    vm = re.match(r"((?:" + _ADVERB + r"\s+)*)([\w']+)(.*)$", rest, re.IGNORECASE | re.DOTALL)
+    if not vm:
+        return None
+    adverbs, verb, tail = vm.groups()
+    return "User " + adverbs + conjugate(verb) + later_person(tail)
+
+
+# -- which sentences are self-disclosures --------------------------------------------------------------------
+_OPENER_EN = re.compile(
+    r"^(?:(?:yeah|yes|yep|yup|oh|ooh|wow|well|haha|hah|lol|hey|hi|hello|thanks|thank you|so|and|but|plus|also|"
+    r"actually|honestly|totally|absolutely|sure|ok|okay|aww|aw|ah|omg|cool|great|nice|right|true|exactly|"
+    r"definitely|indeed|anyway|anyways|btw|by the way|you know|guess what|no way|oh man|man|dude|to be honest|"
+    r"speaking of which|funny you (?:should )?(?:mention|ask)(?: that)?|hmm|um|uh|ugh|yikes|gosh|geez)\b[\s,!.:-]*)+",
+    re.IGNORECASE,
+)
+_TIME_LEAD = re.compile(r"^(?P<lead>[^,]{3,40}?),\s+(?=(?:I|I'm|I've|I'd|my|we|We|My|our|Our)\b)")
+_YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.IGNORECASE)
+_REACTION_EN = re.compile(
+    r"^(?:I|I'm|I am|I've|I'd|I'll|we)\s+(?:(?:really|totally|completely|so|just|also|definitely|too|very)\s+)*"
+    r"(?:agree|know|knew|see|understand|bet|guess|suppose|think so|can imagine|can't imagine|appreciate|"
+    r"hope|wish|mean|meant|feel you|hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
+    r"your|grateful for your|thought so|was wondering|wonder|can relate|relate|will (?:do|try|keep|check|let)|"
+    r"'ll (?:do|try|keep|check|let)|would love to (?:hear|see|know)|'d love to (?:hear|see|know)|"
+    r"love (?:that|it|this|those|these)|like (?:that|it|this)|loved (?:that|it|this))\b",
+    re.IGNORECASE,
+)
+_DANGLING_EN = re.compile(r"\b(?:it|that|this|them|those|these|one|so)\s*[.!]*$", re.IGNORECASE)
+_CONTENT_STOP = frozenset(
+    "a an the and or but of to in on at for with from is am are was were be been have has had do does did it this "
+    "that so very really just too also user they them their i me my we our some any all lot lots much more most "
+    "such feel felt think thought get got go going gonna make made thing things way well like love".split()
+)
+MAX_WORDS = 40
+_PRONOUN_SUBJECT = re.compile(
+    r"^(?:it|it's|that|that's|this|this's|they|they're|they've|he|he's|she|she's|there|there's|here|here's|these|"
+    r"those|what|which|everything|something|nothing|anything|everyone|someone|one|both|all)\b",
+    re.IGNORECASE,
+)
+
+
+def _content_count(text: str) -> int:
+    return sum(1 for w in re.findall(r"[a-z']+", text.lower()) if w not in _CONTENT_STOP and len(w) > 2)
+
+
+def _en(sentence: str, at: datetime) -> Candidate | None:
+    s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,")
+    s = re.sub(r"^[A-Z][a-z]+[,!]\s+(?=(?:I|my|My|we|We)\b)", "", s)  # a vocative: "Mel, I …"
+    if not s or _YOU.search(s):
+        return None
+    if not re.search(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", s, re.IGNORECASE):
+        return None
+    body = s.rstrip(".!~ ")
+    lead = ""
+    tm = _TIME_LEAD.match(body)
+    if tm and not re.search(r"\b(?:I|me|my|we)\b", tm.group("lead")):
+        lead, body = tm.group("lead"), body[tm.end() :]
+    if _REACTION_EN.match(body) or _DANGLING_EN.search(body):
+        return None
+    if len(body.split()) > MAX_WORDS:
+        return None
+    if _PRONOUN_SUBJECT.match(body):
+        return None  # "It's special to me", "They motivate me": what 'it' is lives in another sentence
+    third = third_person(body)
+    if third is None or _content_count(third) < 2:
+        return None
+    third = third[:1].upper() + third[1:]
+    when = resolve(lead + " " + body if lead else body, at, prefer="past")
+    content = third + (" " + lead[:1].lower() + lead[1:] if lead else "")
+    if when:
+        day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
+        content += f" ({day})" if when.phrase.lower() in content.lower() else f" ({when.phrase}, {day})"
+    c = make("fact", _object_of(third), content + ".", lang="en", evidence=sentence, event_time=when.when if when
+             else None)
+    c.extractor = "rules:general"
+    return c
+
+
+def _object_of(third: str) -> str:
+    """The statement without its subject: what the planner compares."""
+    return re.sub(r"^User(?:'s| and others)?\s+", "", third).strip()
+
+
+# -- Chinese -------------------------------------------------------------------------------------------------
+_OPENER_ZH = re.compile(r"^(?:嗯+|哦+|噢|啊|哈哈+|对|是啊|是的|好的|好吧|其实|说实话|另外|还有|而且|然后|对了|话说|不过)[，,！!。\s]*")
+_REACTION_ZH = re.compile(r"^我(?:也是|也这么|同意|知道|明白|理解|觉得你|觉得这|希望你|相信你|猜|想问|想知道|谢谢)")
+
+
+def _zh(sentence: str, at: datetime) -> Candidate | None:
+    s = _OPENER_ZH.sub("", sentence.strip()).strip("，,。！!~～ ")
+    if not s or re.search(r"[你您]", s) or "我" not in s or _REACTION_ZH.match(s):
+        return None
+    if len(re.findall(r"[\u4e00-\u9fff]", s.replace("我", ""))) < 4 or len(s) > 80:
+        return None
+    content = s.replace("我们", "用户一家").replace("我", "用户")
+    if not content.startswith("用户"):
+        lead = re.match(r"^(?P<lead>[^，,]{1,8})[，,]\s*(?=用户)", content)
+        content = content[lead.end() :] if lead else content
+        if not content.startswith("用户"):
+            return None
+    when = resolve(s, at, prefer="past")
+    if when:
+        day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
+        content += f"（{when.phrase}，{day}）"
+    c = make("fact", re.sub(r"^用户(?:的|一家)?", "", s.replace("我", "用户")), content + "。", lang="zh",
+             evidence=sentence, event_time=when.when if when else None)
+    c.extractor = "rules:general"
+    return c
+
+
+def self_disclosure(sentence: str, lang: str, at: datetime) -> Candidate | None:
+    """The sentence as a fact about the speaker, in their own words, or None (not a self-disclosure)."""
+    return _zh(sentence, at) if lang == "zh" else _en(sentence, at)
