@@ -28,7 +28,7 @@ from memory.write.extract.base import (
 )
 from memory.write.extract.clauses import Person, about_person, split_clauses
 from memory.write.extract.events import dated_statements
-from memory.write.extract.general import later_person, self_disclosure
+from memory.write.extract.general import continuation, later_person, self_disclosure
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -142,8 +142,10 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
     """
     out: list[Candidate] = []
     seen: set[tuple[str, str, str, str, bool]] = set()
+    last_general: Candidate | None = None  # a general fact the next sentence may go on with ("It's special to me")
     for sentence in sentences(text):
         if is_question(sentence):
+            last_general = None
             continue
         lang = "zh" if has_cjk(sentence) else "en"
         source = _second_to_first(sentence, lang) if role == "assistant" else sentence
@@ -159,8 +161,16 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
         found = [(c, h) for c, h in found if _speaker_resolved(c, lang)]
         if not found and role == "user":
             general = self_disclosure(sentence, lang, at)
-            if general is not None:
-                found = [(general, hedge_of(sentence, lang))]
+            if general is None and last_general is not None:
+                more = continuation(sentence, lang)
+                if more:
+                    last_general.content = last_general.content.rstrip(".。") + "; " + more + "."
+                    last_general.evidence += " " + sentence.strip()
+                last_general = None
+                continue
+            if general is not None and not hedge_of(sentence, lang):  # a hedged aside is not a fact to keep
+                found = [(general, None)]
+        last_general = found[0][0] if len(found) == 1 and found[0][0].extractor == "rules:general" else None
         for c, hedge in found:
             marker = (c.subject, c.predicate, c.key()[2], c.evidence, c.negated)
             if marker in seen:

@@ -21,7 +21,7 @@ from memory.write.extract.base import Candidate, make
 
 # -- English: first person → third person -------------------------------------------------------------------
 _BE = {"am": "is", "'m": "is", "was": "was", "have": "has", "'ve": "has", "do": "does", "don't": "doesn't"}
-_BE |= {"'d": "would", "'ll": "will", "haven't": "hasn't", "ain't": "isn't", "wasn't": "wasn't", "go": "goes"}
+_BE |= {"wanna": "wants to", "gotta": "has to", "'d": "would", "'ll": "will", "haven't": "hasn't", "ain't": "isn't", "wasn't": "wasn't", "go": "goes"}
 _UNCHANGED = frozenset(
     "can could will would shall should may might must can't cannot couldn't won't wouldn't shouldn't didn't did had "
     "hadn't was wasn't went got made took saw met bought flew won grew ran began came found felt kept left lost "
@@ -92,6 +92,10 @@ def third_person(text: str) -> str | None:
         if word == "my":
             return head + "User's" + tail
         if word == "I":  # "When I was a kid, …": keep 'User' and a third-person verb
+            contracted = re.match(r"('m|'ve|'d|'ll)\b", s[first.end() :])
+            if contracted:
+                rest = later_person(s[first.end() + len(contracted.group()) :])
+                return head + "User " + conjugate(contracted.group()) + rest
             vm = re.match(r"(\s+)(\w+'?\w*)", tail)
             if vm:
                 return head + "User" + vm.group(1) + conjugate(vm.group(2)) + tail[vm.end() :]
@@ -140,6 +144,70 @@ _CONTENT_STOP = frozenset(
     "such feel felt think thought get got go going gonna make made thing things way well like love".split()
 )
 MAX_WORDS = 40
+#: resolutions and wishes ("User will keep working hard"): intentions without a plan, rarely worth a memory
+_WISHFUL = re.compile(r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b")
+_HERES = re.compile(r"^(?:here's|here is|this is|check out)\s+(an? (?:photo|pic|picture|snap|shot)) of my\s+", re.I)
+_DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
+_TRAILING = re.compile(r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though))+$",
+                       re.IGNORECASE)
+_TIME_WORD = re.compile(
+    r"^(?P<lead>(?:lately|recently|yesterday|today|tonight|last (?:week|weekend|month|year|night|\w+day)|"
+    r"this (?:week|weekend|morning|month|year)|a few (?:days|weeks|months) ago|the other day))\s+(?=I\b|I'|we\b)",
+    re.IGNORECASE,
+)
+#: pep talk, wishes and requests: said in chat all the time, never a fact about the speaker
+_NOT_A_FACT = re.compile(
+    r"^(?:check|glad|so glad|for|thanks|thank|wish|hope|hoping|can't wait|cannot wait|let's|let me|gotta|"
+    r"appreciate|take care|talk|see|cheers|congrats|good luck|keep|love|miss|sounds|looks|feels|must be|"
+    r"what|how|why|who|where|when|if|as|because|since|just like|same|me too|not sure)\b"
+    r"|\b(?:(?:make|made|making) (?:my|our) dreams?|stay(?:ing)? positive|never (?:quit|give up)|give up|quit|hang(?:ing)? in there|"
+    r"keep (?:going|pushing|on|it up|at it)|pushing (?:forward|through|on)|we got this|make it happen|"
+    r"can't thank|means? (?:a lot|so much)|proud of how far|so much to me|chase|chasing)\b",
+    re.IGNORECASE,
+)
+_GENERIC_WE = re.compile(
+    r"^(?:we|we're|we'll|we'd)\s+(?:all\s+|really\s+|just\s+|both\s+|can|could|should|will|must|need|want|'ll|"
+    r"are all|have to|gotta)\b",
+    re.IGNORECASE,
+)
+#: "Lost my job yesterday", "Gonna continue my edu", "Been busy painting": chat drops the 'I'
+_DROPPED = re.compile(
+    r"^(?P<adv>(?:just|finally|recently|also|still|actually)\s+)?(?P<verb>gonna|going to|been(?= \w+ing\b)|"
+    r"(?:lost|got|went|started|finished|bought|moved|joined|quit|took|made|met|found|tried|visited|ran|"
+    r"learned|learnt|signed|adopted|won|had|spent|painted|finished|decided|booked|picked|saw|watched|read|"
+    r"researching|working|planning|thinking|looking|heading|trying|learning|training|preparing|volunteering|"
+    r"taking|getting|doing|reading|writing|painting|starting)\b)(?P<rest>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+_SINCE = re.compile(r"^(?:since|after|because|ever since|now that)\s+(?P<clause>(?:I|I'm|I've|my|we)\b[^,]{5,}),\s*(?P<rest>.+)$", re.I)
+
+
+def _main_clause(body: str) -> str:
+    """"Since I lost my job at Door Dash, things have been tough" → "I lost my job at Door Dash; things have been
+    tough": the news is in the subordinate clause."""
+    m = _SINCE.match(body)
+    return f"{m.group('clause')}; {m.group('rest')}" if m else body
+
+
+def _subject_dropped(body: str) -> str:
+    """A sentence whose 'I' chat left out, with it put back (a gerund that is the subject stays as it is)."""
+    m = _DROPPED.match(body)
+    if not m:
+        return body
+    verb, rest = m.group("verb").lower(), m.group("rest")
+    adv = m.group("adv") or ""
+    if verb.endswith("ing"):
+        if re.search(r"\b(?:is|was|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest):
+            return body  # "Taking care of ourselves is vital": the gerund is the subject
+        return f"I'm {adv}{verb}{rest}"
+    if verb in ("gonna", "going to"):
+        return f"I'm {adv}{verb}{rest}"
+    if verb == "been":
+        return f"I've {adv}been{rest}"
+    return f"I {adv}{verb}{rest}"
 _PRONOUN_SUBJECT = re.compile(
     r"^(?:it|it's|that|that's|this|this's|they|they're|they've|he|he's|she|she's|there|there's|here|here's|these|"
     r"those|what|which|everything|something|nothing|anything|everyone|someone|one|both|all)\b",
@@ -156,11 +224,17 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     s = re.sub(r"^[A-Z][a-z]+[,!]\s+(?=(?:I|my|My|we|We)\b)", "", s)  # a vocative: "Mel, I …"
     if not s or _YOU.search(s):
         return None
-    if not re.search(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", s, re.IGNORECASE):
+    if not _FIRST_PERSON.search(s):
         return None
-    body = s.rstrip(".!~ ")
+    s = _HERES.sub(lambda m: "I shared " + m.group(1) + " of my ", s)
+    parts = [p for p in _DASH.split(s.rstrip(".!~ ")) if p.strip()]
+    s = next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
+    s = _TRAILING.sub("", s)
+    body = _subject_dropped(_main_clause(s.strip(" ,")))
+    if _NOT_A_FACT.search(body) or _GENERIC_WE.match(body):
+        return None
     lead = ""
-    tm = _TIME_LEAD.match(body)
+    tm = _TIME_LEAD.match(body) or _TIME_WORD.match(body)
     if tm and not re.search(r"\b(?:I|me|my|we)\b", tm.group("lead")):
         lead, body = tm.group("lead"), body[tm.end() :]
     if _REACTION_EN.match(body) or _DANGLING_EN.search(body):
@@ -170,7 +244,10 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if _PRONOUN_SUBJECT.match(body):
         return None  # "It's special to me", "They motivate me": what 'it' is lives in another sentence
     third = third_person(body)
-    if third is None or _content_count(third) < 2:
+    if third is None or _WISHFUL.match(third):
+        return None
+    past = re.match(r"User (?:\w+ )?(?:\w+ed|" + "|".join(_UNCHANGED) + r")\b", third)
+    if _content_count(third) < (2 if past else 3):
         return None
     third = third[:1].upper() + third[1:]
     when = resolve(lead + " " + body if lead else body, at, prefer="past")
@@ -214,6 +291,22 @@ def _zh(sentence: str, at: datetime) -> Candidate | None:
              evidence=sentence, event_time=when.when if when else None)
     c.extractor = "rules:general"
     return c
+
+
+def continuation(sentence: str, lang: str) -> str | None:
+    """A sentence that goes on about the fact before it ("It's special to me", "They keep me motivated"), in the
+    user's words, to be appended to that fact; None when it is not one."""
+    if lang == "zh":
+        return None
+    s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,").rstrip(".!~ ")
+    if not _PRONOUN_SUBJECT.match(s) or _YOU.search(s) or len(s.split()) > 20 or _NOT_A_FACT.search(s):
+        return None
+    if re.match(r"^(?:here|there|what|which|everything|something|nothing|anything|everyone|someone)", s, re.I):
+        return None
+    if _content_count(s) < 2:
+        return None
+    out = later_person(s)
+    return out[:1].lower() + out[1:]
 
 
 def self_disclosure(sentence: str, lang: str, at: datetime) -> Candidate | None:

@@ -56,6 +56,13 @@ _STOP_OBJECTS = {
     "so",
     "too",
     "what you",
+    "me",
+    "us",
+    "myself",
+    "a few",
+    "something",
+    "one",
+    "some",
 }
 _STYLE_WORDS = {
     "concise": r"short|brief|concise|to the point|succinct|bullet points?|just the conclusion|less verbose",
