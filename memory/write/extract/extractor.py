@@ -28,7 +28,7 @@ from memory.write.extract.base import (
 )
 from memory.write.extract.clauses import Person, about_person, split_clauses
 from memory.write.extract.events import dated_statements
-from memory.write.extract.general import continuation, later_person, self_disclosure
+from memory.write.extract.general import conjugate, continuation, later_person, self_disclosure
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -95,7 +95,10 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             display = cleaned if lang == "zh" or rule.predicate == "budget" else obj
             art = "an" if display[:1].lower() in "aeiou" else "a"
             cat = re.sub(r"favorite", "favourite", m.groupdict().get("cat") or "", flags=re.IGNORECASE)
-            content = rule.template.format(obj=display, cat=cat, art=art)
+            verb = m.groupdict().get("verb") or ""
+            if lang == "en" and verb:
+                verb = conjugate(verb.lower()) if "{verb} {obj}" in rule.template and "n't" not in rule.template else verb
+            content = rule.template.format(obj=display, cat=cat, art=art, verb=verb.lower())
             if lang == "en" and rule.predicate in ("likes", "dislikes", "prefers"):
                 content = re.sub(r"\bmy\b", "their", content)
             claimed.append((s, e))
@@ -103,15 +106,35 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             c.meta["display"] = display or c.object
             _annotate(c, rule.predicate, cat, raw)
             out.append(c)
+            if lang == "en" and rule.predicate in _COORDINATED and not rule.negated:
+                more = _COORDINATION.match(sentence[e:])
+                if more and not _NOT_AN_OBJECT.match(more.group("more")):
+                    extra = mod.clean_object(more.group("more"))
+                    if extra:
+                        claimed.append((e, e + more.end()))
+                        d = make(rule.predicate, extra, rule.template.format(obj=extra, cat=cat, art=art, verb=verb),
+                                 lang=lang, evidence=m.group() + more.group(), negated=rule.negated)
+                        d.meta["display"] = extra
+                        out.append(d)
     out += _styles(sentence, lang, claimed)
     out += dated_statements(sentence, lang, at, claimed)
     return out
 
 
+#: "I love basketball and gaming": two tastes, one memory each
+_COORDINATED = frozenset({"likes", "dislikes"})
+_COORDINATION = re.compile(r"^\s*,?\s*(?:and|&|or)\s+(?P<more>[^,.;!?]{2,40}?)(?=\s*(?:[,.;!?]|$))", re.IGNORECASE)
+_NOT_AN_OBJECT = re.compile(
+    r"^(?:i|i'm|i’m|my|me|we|you|it|it's|that|this|they|he|she|also|then|so|now|really|just|not|am|is|are|was|"
+    r"have|has|do|don't|can|will|would|love|like|hate|enjoy)\b",
+    re.IGNORECASE,
+)
+
+
 def _annotate(c: Candidate, predicate: str, cat: str, raw: str) -> None:
     """The attribute an attribute statement names; the currency a budget is in."""
     if predicate == "attribute":
-        c.meta["attribute"] = cat.lower() if cat.isascii() else cat
+        c.meta["attribute"] = "age" if re.match(r"years?|yrs?", cat, re.I) else cat.lower() if cat.isascii() else cat
     elif predicate == "budget":
         amount = find_amount(raw)
         if amount and amount.currency:

@@ -247,7 +247,8 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if third is None or _WISHFUL.match(third):
         return None
     past = re.match(r"User (?:\w+ )?(?:\w+ed|" + "|".join(_UNCHANGED) + r")\b", third)
-    if _content_count(third) < (2 if past else 3):
+    specific = past or re.search(r"\b[A-Z][a-z]+|\d", third[5:]) or re.match(r"User is \w+ing\b", third)
+    if _content_count(third) < (2 if specific else 3):
         return None
     third = third[:1].upper() + third[1:]
     when = resolve(lead + " " + body if lead else body, at, prefer="past")
