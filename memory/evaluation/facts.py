@@ -8,8 +8,10 @@ that turn, and its candidates are compared with the observations:
 - **recall**: observations with at least one *agreeing* memory extracted from a turn they cite;
 - **precision**: memories that agree with an observation (of their speaker) citing their source turn; a memory from a
   turn no observation cites counts against precision (LoCoMo's annotators judged it not worth noting);
-- **memories per turn**, and **readability**: no dangling pronoun as object ("User likes it."), no "does <verb>"
-  template ("User regularly does the violin"), the subject resolved to the speaker (no first or second person left).
+- **memories per turn**, and **readability**: no dangling pronoun as object (a memory ending in it / this / that, or
+  in them / him / her with nothing else it could stand for: "User likes it.", "User likes them."), no "does <verb>"
+  template ("User regularly does the violin"), the speaker resolved (the memory names the user, and no I / my / we /
+  you is left outside quotes).
 
 *Agreement* (one definition, both signals): a memory agrees with an observation when they share at least
 ``MIN_SHARED`` content words (lower case, light stemming, stop words and the speakers' names left out) **and** their
@@ -79,25 +81,27 @@ def content_words(text: str, names: Iterable[str] = ()) -> set[str]:
 
 
 # -- readability -------------------------------------------------------------------------------------------------
-_DANGLING = re.compile(r"\b(?:it|them|this|that|these|those|him|her|one)\s*[.!。]?\s*(?:\(|$)", re.IGNORECASE)
+_DANGLING = re.compile(r"\b(?:it|this|that|these|those|one)\s*[.!。]?\s*(?:\([^)]*\)\s*\.?\s*)?$", re.IGNORECASE)
+_DANGLING_PERSON = re.compile(r"\b(?:them|him|her)\s*[.!。]?\s*(?:\([^)]*\)\s*\.?\s*)?$", re.IGNORECASE)
 _DOES = re.compile(
     r"\b(?:you|they|user|[A-Z][a-z]+) (?:regularly |also |usually )?does (?!not\b|n't\b)"
     r"(?:the|a|an|my|their|his|her|\w+ (?:it|them|this|that))\b|\byou (?:regularly |also )?does\b",
     re.IGNORECASE,
 )
 _FIRST_SECOND = re.compile(r"\b(?:I|me|my|mine|myself|I'm|I've|I'd|I'll|we|our|ours|us|you|your|yours)\b|[我咱你您]")
-_SUBJECT_START = re.compile(r"^(?:\(assistant's inference\) |（助手推测）)?(?:Possibly: |可能：)?(?:user|用户)", re.I)
+_SPEAKER = re.compile(r"\bUser\b|用户", re.IGNORECASE)
 
 
 def readability(content: str) -> list[str]:
     """What makes a memory hard to read or to trust, as short labels (empty when it reads well)."""
     problems = []
-    if _DANGLING.search(content.strip()):
-        problems.append("dangling pronoun")
+    text = content.strip()
+    if _DANGLING.search(text) or (_DANGLING_PERSON.search(text) and len(content_words(text)) < 3):
+        problems.append("dangling pronoun")  # "User likes it.", "User regularly does play them."
     if _DOES.search(content):
         problems.append("does-template")
-    if not _SUBJECT_START.match(content.strip()) or _FIRST_SECOND.search(_unquoted(content)):
-        problems.append("subject not resolved")
+    if not _SPEAKER.search(text) or _FIRST_SECOND.search(_unquoted(content)):
+        problems.append("subject not resolved")  # the speaker is named, no I / my / you is left
     return problems
 
 

@@ -28,7 +28,13 @@ from memory.write.extract.base import (
 )
 from memory.write.extract.clauses import Person, about_person, split_clauses
 from memory.write.extract.events import dated_statements
-from memory.write.extract.general import conjugate, continuation, later_person, self_disclosure
+from memory.write.extract.general import (
+    conjugate,
+    continuation,
+    later_person,
+    self_disclosure,
+    without_tag_question,
+)
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -167,6 +173,7 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
     seen: set[tuple[str, str, str, str, bool]] = set()
     last_general: Candidate | None = None  # a general fact the next sentence may go on with ("It's special to me")
     for sentence in sentences(text):
+        sentence = without_tag_question(sentence) if role == "user" else sentence
         if is_question(sentence):
             last_general = None
             continue

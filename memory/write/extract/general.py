@@ -81,7 +81,7 @@ def third_person(text: str) -> str | None:
     """A first-person English statement as a statement about 'User' (None when it is not about the speaker)."""
     s = text.replace("’", "'").strip()
     m = _SUBJECT_EN.match(s)
-    if not m:
+    if not m and not s.startswith("User and their "):
         # the speaker is not the grammatical subject ("The group made me feel accepted"): first mention → User
         first = re.search(r"\b(?:me|my|myself|I)\b", s)
         if not first:
@@ -100,6 +100,8 @@ def third_person(text: str) -> str | None:
             if vm:
                 return head + "User" + vm.group(1) + conjugate(vm.group(2)) + tail[vm.end() :]
         return head + "User" + tail
+    if s.startswith("User and their "):
+        return s[:16] + later_person(s[16:])
     subj, rest = m.group("subj"), m.group("rest")
     low = subj.lower()
     if low == "my":
@@ -144,6 +146,12 @@ _CONTENT_STOP = frozenset(
     "such feel felt think thought get got go going gonna make made thing things way well like love".split()
 )
 MAX_WORDS = 40
+#: subject-less fragments: "Really made me think …", "Gives me a visual …", "Almost as silly as …"
+_FRAGMENT = re.compile(
+    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b)|gives|makes|made|reminds|reminded|helps|helped|keeps|kept|"
+    r"brings|brought|means|meant|almost|as|such|what a|so much|too)\b",
+    re.IGNORECASE,
+)
 #: resolutions and wishes ("User will keep working hard"): intentions without a plan, rarely worth a memory
 _WISHFUL = re.compile(r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b")
 _HERES = re.compile(r"^(?:here's|here is|this is|check out)\s+(an? (?:photo|pic|picture|snap|shot)) of my\s+", re.I)
@@ -185,6 +193,11 @@ _DROPPED = re.compile(
 _SINCE = re.compile(r"^(?:since|after|because|ever since|now that)\s+(?P<clause>(?:I|I'm|I've|my|we)\b[^,]{5,}),\s*(?P<rest>.+)$", re.I)
 
 
+_ASIDE = re.compile(r"^(?P<lead>[^,]{3,40}),\s+(?=(?:I|I'm|I've|I'd|my|My|we|We)\b)")
+#: "My kids and I just finished …" → "User and their kids just finished …"
+_WITH_OTHERS = re.compile(r"^(?:my|our)\s+(?P<who>[\w' ]{2,25}?)\s+and\s+(?:I|me)\s+", re.IGNORECASE)
+
+
 def _main_clause(body: str) -> str:
     """"Since I lost my job at Door Dash, things have been tough" → "I lost my job at Door Dash; things have been
     tough": the news is in the subordinate clause."""
@@ -221,21 +234,25 @@ def _content_count(text: str) -> int:
 
 def _en(sentence: str, at: datetime) -> Candidate | None:
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,")
-    s = re.sub(r"^[A-Z][a-z]+[,!]\s+(?=(?:I|my|My|we|We)\b)", "", s)  # a vocative: "Mel, I …"
-    if not s or _YOU.search(s):
-        return None
-    if not _FIRST_PERSON.search(s):
+    s = re.sub(r"^[A-Z][a-z]+[,!]\s+", "", s)  # a vocative: "Mel, I …"
+    aside = _ASIDE.match(s)  # "Taking your advice, I'm …", "I totally get it, I had …": the news follows the comma
+    if aside and (_YOU.search(aside.group("lead")) or _REACTION_EN.match(aside.group("lead"))):
+        s = s[aside.end() :]
+    if not s or _FRAGMENT.match(s) or _YOU.search(s):
         return None
     s = _HERES.sub(lambda m: "I shared " + m.group(1) + " of my ", s)
     parts = [p for p in _DASH.split(s.rstrip(".!~ ")) if p.strip()]
     s = next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
     s = _TRAILING.sub("", s)
     body = _subject_dropped(_main_clause(s.strip(" ,")))
+    if not _FIRST_PERSON.search(body):
+        return None
+    body = _WITH_OTHERS.sub(lambda m: f"User and their {m.group('who')} ", body)
     if _NOT_A_FACT.search(body) or _GENERIC_WE.match(body):
         return None
     lead = ""
     tm = _TIME_LEAD.match(body) or _TIME_WORD.match(body)
-    if tm and not re.search(r"\b(?:I|me|my|we)\b", tm.group("lead")):
+    if tm and not _FIRST_PERSON.search(tm.group("lead")):
         lead, body = tm.group("lead"), body[tm.end() :]
     if _REACTION_EN.match(body) or _DANGLING_EN.search(body):
         return None
@@ -250,6 +267,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     specific = past or re.search(r"\b[A-Z][a-z]+|\d", third[5:]) or re.match(r"User is \w+ing\b", third)
     if _content_count(third) < (2 if specific else 3):
         return None
+    third = later_person(third)  # anything the subject rewrite left ("by sharing our stories")
     third = third[:1].upper() + third[1:]
     when = resolve(lead + " " + body if lead else body, at, prefer="past")
     content = third + (" " + lead[:1].lower() + lead[1:] if lead else "")
@@ -294,6 +312,20 @@ def _zh(sentence: str, at: datetime) -> Candidate | None:
     return c
 
 
+_TAG_QUESTION = re.compile(
+    r"^(?P<stmt>.*\b(?:I|I'm|I've|my|we)\b.{8,}?)(?:\s+[-–—]+\s+|,\s*)(?:(?:pretty|so|really|super) \w+,?\s*)?"
+    r"(?:huh|right|eh|isn't it|don't you think|you know|want to see(?: it| a pic| a photo)?|wanna see(?: it| a pic)?|"
+    r"(?:do )?you wanna see(?: it| a pic)?)\s*\?+$",
+    re.IGNORECASE,
+)
+
+
+def without_tag_question(sentence: str) -> str:
+    """"I started my own store not so long ago - pretty cool, huh?" is a statement with a tag, not a question."""
+    m = _TAG_QUESTION.match(sentence.replace("’", "'").strip())
+    return m.group("stmt") + "." if m else sentence
+
+
 def continuation(sentence: str, lang: str) -> str | None:
     """A sentence that goes on about the fact before it ("It's special to me", "They keep me motivated"), in the
     user's words, to be appended to that fact; None when it is not one."""
@@ -301,6 +333,8 @@ def continuation(sentence: str, lang: str) -> str | None:
         return None
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,").rstrip(".!~ ")
     if not _PRONOUN_SUBJECT.match(s) or _YOU.search(s) or len(s.split()) > 20 or _NOT_A_FACT.search(s):
+        return None
+    if _DANGLING_EN.search(s) or not re.search(r"\b(?:is|was|has|had|makes|made|helps|keeps|means|brings|been)\b", s):
         return None
     if re.match(r"^(?:here|there|what|which|everything|something|nothing|anything|everyone|someone)", s, re.I):
         return None
