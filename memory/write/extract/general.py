@@ -43,7 +43,7 @@ def conjugate(verb: str) -> str:
     v = verb.lower()
     if v in _BE:
         return _BE[v]
-    if v in _UNCHANGED or v.endswith("ed") or "'" in v:
+    if v in _UNCHANGED or (v.endswith("ed") and not v.endswith("eed")) or "'" in v:
         return verb
     if re.search(r"(?:ss|sh|ch|x|z|o)$", v):
         return verb + "es"
@@ -152,6 +152,21 @@ _FRAGMENT = re.compile(
     r"brings|brought|means|meant|almost|as|such|what a|so much|too)\b",
     re.IGNORECASE,
 )
+#: a request to the assistant is not a fact about the user: "Give me three ideas", "I need a recipe for pancakes"
+_REQUEST_EN = re.compile(
+    r"^(?:please\s+)?(?:tell|give|show|translate|explain|help|write|find|remind|send|book|recommend|suggest|list|"
+    r"teach|describe|summari[sz]e|calculate|draw|create|draft|fix|check|compare|convert|generate|pick|choose)\b"
+    r"|^I(?:'d| would)? (?:really )?(?:need|want|like|have) (?:a |an |some |your |to know|to learn about|to "
+    r"understand|help|info|information|advice|(?:a |an )?(?:quick )?question)",
+    re.IGNORECASE,
+)
+#: the moment, not the person: "I'm tired today", "I'm going to bed now", "I'll be right back"
+_MOMENT_EN = re.compile(
+    r"^I(?:'m| am) (?:so |really |very |a bit |kind of |pretty )?(?:tired|hungry|sleepy|bored|back|here|off|"
+    r"leaving|going to (?:bed|sleep)|heading (?:out|off|to bed)|going offline|done for (?:today|now))\b"
+    r"|^I(?:'ll| will) be (?:right )?back\b",
+    re.IGNORECASE,
+)
 #: resolutions and wishes ("User will keep working hard"): intentions without a plan, rarely worth a memory
 _WISHFUL = re.compile(r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b")
 _HERES = re.compile(r"^(?:here's|here is|this is|check out)\s+(an? (?:photo|pic|picture|snap|shot)) of my\s+", re.I)
@@ -238,7 +253,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     aside = _ASIDE.match(s)  # "Taking your advice, I'm …", "I totally get it, I had …": the news follows the comma
     if aside and (_YOU.search(aside.group("lead")) or _REACTION_EN.match(aside.group("lead"))):
         s = s[aside.end() :]
-    if not s or _FRAGMENT.match(s) or _YOU.search(s):
+    if not s or _FRAGMENT.match(s) or _YOU.search(s) or _REQUEST_EN.match(s) or _MOMENT_EN.match(s):
         return None
     s = _HERES.sub(lambda m: "I shared " + m.group(1) + " of my ", s)
     parts = [p for p in _DASH.split(s.rstrip(".!~ ")) if p.strip()]
@@ -287,7 +302,11 @@ def _object_of(third: str) -> str:
 
 # -- Chinese -------------------------------------------------------------------------------------------------
 _OPENER_ZH = re.compile(r"^(?:嗯+|哦+|噢|啊|哈哈+|对|是啊|是的|好的|好吧|其实|说实话|另外|还有|而且|然后|对了|话说|不过)[，,！!。\s]*")
-_REACTION_ZH = re.compile(r"^我(?:也是|也这么|同意|知道|明白|理解|觉得你|觉得这|希望你|相信你|猜|想问|想知道|谢谢)")
+_REACTION_ZH = re.compile(
+    r"^我(?:也是|也这么|同意|知道|明白|理解|觉得你|觉得这|希望你|相信你|猜|想问|想知道|想了解|想请教|有个问题|谢谢|看看再说)"
+    r"|^我(?:今天|现在)?(?:好|很|有点|太)?(?:累|困|饿|无聊)"
+    r"|^我(?:先|马上|这就|要)?(?:去)?(?:睡觉|睡了|吃饭|回来|走了|下了|撤了|下线)"
+)
 
 
 def _zh(sentence: str, at: datetime) -> Candidate | None:
