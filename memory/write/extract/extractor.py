@@ -65,7 +65,7 @@ def classify(text: str, role: str = "user") -> tuple[bool, str]:
         return False, "small talk"
     if not _SELF_REF.search(stripped) and not (role == "assistant" and re.search(r"\byou\b|你|您", stripped)):
         return False, "no statement about the speaker"
-    if all(is_question(s) for s in sentences(stripped)):
+    if all(is_question(without_tag_question(s)) for s in sentences(stripped)):
         return False, "only questions"
     return True, "may state something about the user"
 

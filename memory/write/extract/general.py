@@ -120,6 +120,14 @@ def third_person(text: str) -> str | None:
     return "User " + adverbs + conjugate(verb) + later_person(tail)
 
 
+#: "every weekend", "每周末": a habit; its date phrase names no one day
+HABIT = re.compile(
+    r"\b(?:every|each) (?:day|morning|evening|night|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)\b|\bon (?:weekends|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b"
+    r"|每(?:个|一)?(?:天|周|星期|月|年|晚|早)",
+    re.IGNORECASE,
+)
+
 # -- which sentences are self-disclosures --------------------------------------------------------------------
 _OPENER_EN = re.compile(
     r"^(?:(?:yeah|yes|yep|yup|oh|ooh|wow|well|haha|hah|lol|hey|hi|hello|thanks|thank you|so|and|but|plus|also|"
@@ -284,7 +292,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         return None
     third = later_person(third)  # anything the subject rewrite left ("by sharing our stories")
     third = third[:1].upper() + third[1:]
-    when = resolve(lead + " " + body if lead else body, at, prefer="past")
+    when = None if HABIT.search(body) else resolve(lead + " " + body if lead else body, at, prefer="past")
     content = third + (" " + lead[:1].lower() + lead[1:] if lead else "")
     if when:
         day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
@@ -321,7 +329,7 @@ def _zh(sentence: str, at: datetime) -> Candidate | None:
         content = content[lead.end() :] if lead else content
         if not content.startswith("用户"):
             return None
-    when = resolve(s, at, prefer="past")
+    when = None if HABIT.search(s) else resolve(s, at, prefer="past")
     if when:
         day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
         content += f"（{when.phrase}，{day}）"
@@ -353,7 +361,7 @@ def continuation(sentence: str, lang: str) -> str | None:
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,").rstrip(".!~ ")
     if not _PRONOUN_SUBJECT.match(s) or _YOU.search(s) or len(s.split()) > 20 or _NOT_A_FACT.search(s):
         return None
-    if _DANGLING_EN.search(s) or not re.search(r"\b(?:is|was|has|had|makes|made|helps|keeps|means|brings|been)\b", s):
+    if _DANGLING_EN.search(s) or not re.search(r"\b(?:is|was|has|had|makes|made|helps|keeps|means|brings|been)\b|'s\b", s):
         return None
     if re.match(r"^(?:here|there|what|which|everything|something|nothing|anything|everyone|someone)", s, re.I):
         return None
