@@ -64,9 +64,13 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 def stem(word: str) -> str:
     """A light suffix stripper: enough for 'paintings'/'painting'/'painted' to meet, nothing clever."""
     w = re.sub(r"'s$", "", word)
-    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", "")):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)] + repl
+    for _ in range(2):  # "paintings" → "painting" → "paint"
+        for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", "")):
+            if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+                w = w[: -len(suffix)] + repl
+                break
+        else:
+            break
     return w
 
 
