@@ -263,7 +263,24 @@ def compare(a: dict, b: dict, name_a: str, name_b: str) -> None:
     st.plotly_chart(fig, key="ev_compare")
 
 
+def facts_section() -> None:
+    """Fact extraction beside retrieval: the newest `memlens eval facts` report per extractor (LoCoMo observations)."""
+    from memory.evaluation.facts import latest_reports, table_rows
+
+    rows = table_rows(latest_reports(folder))
+    if not rows:
+        return
+    st.subheader("Fact extraction", anchor=False)
+    st.caption(
+        "LoCoMo observations as gold facts: recall = observations with an agreeing memory from a turn they cite; "
+        "precision = memories agreeing with an observation of their turn; readable = no dangling pronoun, no "
+        "'does <verb>' template, the speaker resolved. From `memlens eval facts`."
+    )
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="ev_facts")
+
+
 run_form()
+facts_section()
 reports = list_reports(folder)
 if not reports:
     st.info("No report yet: run one above, or `memlens eval locomo PATH` in a terminal.")

@@ -338,7 +338,7 @@ def facts_cmd(
 
     report["created_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     stamp = datetime.fromisoformat(report["created_at"]).strftime("%Y%m%d-%H%M%S")
-    saved = save_report(report, reports_dir(svc) / "facts", f"facts-{report['extractor']}-{stamp}.json")
+    saved = save_report(report, facts.reports_folder(reports_dir(svc)), f"facts-{report['extractor']}-{stamp}.json")
     if out is not None:
         save_report(report, out.parent if str(out.parent) else Path("."), out.name)
     if json_out:

@@ -437,3 +437,47 @@ def frozen_items(path: str | Path, locomo_path: str | Path) -> list[Labelled]:
         t = turns[(it["conversation"], it["dia_id"])]
         out.append(Labelled(t.text, t.speaker, tuple(it["facts"]), t.at))
     return out
+
+
+# -- saved reports (the Evaluation page) -------------------------------------------------------------------------
+def reports_folder(eval_dir: Path) -> Path:
+    """Where ``memlens eval facts`` saves its reports: ``<data_dir>/eval/facts/`` (apart from the retrieval ones)."""
+    return Path(eval_dir) / "facts"
+
+
+def latest_reports(eval_dir: Path) -> dict[str, dict[str, Any]]:
+    """The newest saved report per extractor ('offline', 'llm'), so the two are read on one table."""
+    import json
+
+    folder = reports_folder(eval_dir)
+    out: dict[str, dict[str, Any]] = {}
+    paths = sorted(folder.glob("facts-*.json"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
+    for path in paths:
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        out.setdefault(str(report.get("extractor", "offline")), report)
+    return out
+
+
+def table_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per extractor and split: the figures README and the Evaluation page show."""
+    rows = []
+    for extractor, report in reports.items():
+        for split, v in report.get("splits", {}).items():
+            pct = lambda x: round(100 * x, 1) if x is not None else None  # noqa: E731
+            rows.append(
+                {
+                    "extractor": extractor,
+                    "conversations": "left out of tuning" if split == "left_out" else "tuned on",
+                    "observations": v["observations"],
+                    "recall %": pct(v["recall"]),
+                    "memories": v["memories"],
+                    "precision %": pct(v["precision"]),
+                    "memories per turn": v["memories_per_turn"],
+                    "readable %": pct(v["readable"]),
+                    "saved": report.get("created_at", ""),
+                }
+            )
+    return rows
