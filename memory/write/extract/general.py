@@ -176,8 +176,13 @@ _MOMENT_EN = re.compile(
     re.IGNORECASE,
 )
 #: resolutions and wishes ("User will keep working hard"): intentions without a plan, rarely worth a memory
-_WISHFUL = re.compile(r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b")
-_HERES = re.compile(r"^(?:here's|here is|this is|check out)\s+(an? (?:photo|pic|picture|snap|shot)) of my\s+", re.I)
+_WISHFUL = re.compile(
+    r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b"
+    r"|^User is (?:so |really |super |very |totally |pretty |just )?\w+ (?:to|about|that|for|with)\b"
+)  # … and a mood about something ("User is thrilled to …", "User is excited about …")
+#: "Here's one of my trophies from a dance contest" → "I shared one of my trophies …"
+_HERES = re.compile(r"^(?:here's|here is|check out|check this out:?)\s+(?=.*\b(?:my|I)\b)", re.I)
+_SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
 _TRAILING = re.compile(r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though))+$",
@@ -194,7 +199,7 @@ _NOT_A_FACT = re.compile(
     r"what|how|why|who|where|when|if|as|because|since|just like|same|me too|not sure)\b"
     r"|\b(?:(?:make|made|making) (?:my|our) dreams?|stay(?:ing)? positive|never (?:quit|give up)|give up|quit|hang(?:ing)? in there|"
     r"keep (?:going|pushing|on|it up|at it)|pushing (?:forward|through|on)|we got this|make it happen|"
-    r"can't thank|means? (?:a lot|so much)|proud of how far|so much to me|chase|chasing)\b",
+    r"can't thank|means? (?:a lot|so much)|proud of how far|so much to me)\b",
     re.IGNORECASE,
 )
 _GENERIC_WE = re.compile(
@@ -245,10 +250,13 @@ def _subject_dropped(body: str) -> str:
         return f"I've {adv}been{rest}"
     return f"I {adv}{verb}{rest}"
 _PRONOUN_SUBJECT = re.compile(
-    r"^(?:it|it's|that|that's|this|this's|they|they're|they've|he|he's|she|she's|there|there's|here|here's|these|"
-    r"those|what|which|everything|something|nothing|anything|everyone|someone|one|both|all)\b",
+    r"^(?:it|it's|that's|this's|they|they're|they've|he|he's|she|she's|there|there's|here|here's|"
+    r"what|which|everything|something|nothing|anything|everyone|someone|one|both|all)\b"
+    r"|^(?:this|that|these|those)(?:\s+(?:is|was|are|were|has|have|had|makes|made|means|helps|gives|really|just|one|"
+    r"so|too|reminds|keeps)\b|\s*$)",  # "this design reminds me …" names its subject; "this is …" does not
     re.IGNORECASE,
 )
+
 
 
 def _content_count(text: str) -> int:
@@ -263,9 +271,10 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         s = s[aside.end() :]
     if not s or _FRAGMENT.match(s) or _YOU.search(s) or _REQUEST_EN.match(s) or _MOMENT_EN.match(s):
         return None
-    s = _HERES.sub(lambda m: "I shared " + m.group(1) + " of my ", s)
-    parts = [p for p in _DASH.split(s.rstrip(".!~ ")) if p.strip()]
-    s = next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
+    s = _HERES.sub("I shared ", s)
+    parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ")) if p.strip()]
+    said = [p for p in parts if _SUBJECT_FIRST.match(p)]  # "I had a day out with the gang - we went biking"
+    s = "; ".join(said[:2]) if said else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
     s = _TRAILING.sub("", s)
     body = _subject_dropped(_main_clause(s.strip(" ,")))
     if not _FIRST_PERSON.search(body):
@@ -286,7 +295,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     third = third_person(body)
     if third is None or _WISHFUL.match(third):
         return None
-    past = re.match(r"User (?:\w+ )?(?:\w+ed|" + "|".join(_UNCHANGED) + r")\b", third)
+    past = re.match(r"User (?:\w+ ){0,2}(?:\w+ed|" + "|".join(_UNCHANGED) + r")\b", third)
     specific = past or re.search(r"\b[A-Z][a-z]+|\d", third[5:]) or re.match(r"User is \w+ing\b", third)
     if _content_count(third) < (2 if specific else 3):
         return None
