@@ -95,22 +95,36 @@ class _Stub(BaseHTTPRequestHandler):
         prompt = json.dumps(body["messages"])
         found = []
         if "pottery" in prompt:
-            found.append({"predicate": "event", "object": "pottery class", "content": "User went to a pottery class "
-                          "and made their first bowl."})
+            found.append(
+                {
+                    "predicate": "event",
+                    "object": "pottery class",
+                    "content": "User went to a pottery class and made their first bowl.",
+                }
+            )
         if "puppy" in prompt:
-            found.append({"predicate": "fact", "object": "sister's puppy", "content": "User's sister adopted a puppy "
-                          "named Max."})
+            found.append(
+                {"predicate": "fact", "object": "sister's puppy", "content": "User's sister adopted a puppy named Max."}
+            )
         content = json.dumps({"facts": found})
         message: dict = {"role": "assistant", "content": content}
         if body.get("tools"):  # function calling: the same answer as a tool call
             name = body["tools"][0]["function"]["name"]
-            message = {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "call_1", "type": "function", "function": {"name": name, "arguments": content}}]}
-        payload = json.dumps({
-            "id": "c1", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        }).encode()
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": content}}],
+            }
+        payload = json.dumps(
+            {
+                "id": "c1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))

@@ -83,8 +83,16 @@ def test_page_without_reports_offers_a_run(page):
 def test_page_shows_the_fact_extraction_figures_beside_retrieval(page):
     folder = Path(Settings().data_dir) / "eval" / "facts"
     folder.mkdir(parents=True)
-    split = {"observations": 857, "recall": 0.5, "memories": 900, "precision": 0.55, "turns": 1972,
-             "memories_per_turn": 0.46, "readable": 0.99, "unreadable_by_check": {}}
+    split = {
+        "observations": 857,
+        "recall": 0.5,
+        "memories": 900,
+        "precision": 0.55,
+        "turns": 1972,
+        "memories_per_turn": 0.46,
+        "readable": 0.99,
+        "unreadable_by_check": {},
+    }
     for extractor in ("offline", "llm"):
         report = {"extractor": extractor, "splits": {"tune": split, "left_out": split}, "created_at": "2026-12-02"}
         (folder / f"facts-{extractor}-1.json").write_text(json.dumps(report))

@@ -116,8 +116,12 @@ def test_numbers_names_and_dates_keep_statements_apart():
     assert objects_match("apple tree", "the apple tree")
     (c,) = extract_rules("I planted apple tree number 2 today.", at=AT)
     c.neighbours = {"m1": 0.99}  # as alike as embeddings get
-    first = Existing(id="m1", content="User planted apple tree number 1 (2025-04-30).", predicate="fact",
-                     object="planted apple tree number 1")
+    first = Existing(
+        id="m1",
+        content="User planted apple tree number 1 (2025-04-30).",
+        predicate="fact",
+        object="planted apple tree number 1",
+    )
     (op,) = plan_writes([c], [first], Settings(dedupe_threshold=0.9))
     assert op.op == "ADD", op.reason
     same = Existing(id="m2", content=c.content, predicate="fact", object=c.object)

@@ -315,7 +315,9 @@ def facts_cmd(
     conversations: Annotated[
         str | None, typer.Option("--conversations", help="Comma-separated sample ids (default: all).")
     ] = None,
-    pairs: Annotated[bool, typer.Option("--pairs/--no-pairs", help="Print the random memory/observation pairs.")] = True,
+    pairs: Annotated[
+        bool, typer.Option("--pairs/--no-pairs", help="Print the random memory/observation pairs.")
+    ] = True,
     out: OutOpt = None,
     json_out: JsonOpt = False,
 ) -> None:

@@ -49,13 +49,163 @@ STRONG_COSINE = 0.90
 PAIRS_SHOWN = 50
 
 _STOP = frozenset(
-    """a an the and or but if so of to in on at by for with from about as into onto over under up down out off
-    is am are was were be been being do does did done doing have has had having will would shall should can could may
-    might must i me my mine we us our you your he him his she her it its they them their this that these those
-    there here what which who whom whose when where why how not no yes very really just also too still even
-    some any all each every more most much many such than then now only own same other another again ever
-    user user's possibly assistant's inference s t don didn doesn isn wasn aren can't won't it's i'm i've
-    get got getting go going went gone make made one thing things lot lots bit kind sort way well like""".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "so",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "about",
+        "as",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "up",
+        "down",
+        "out",
+        "off",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "do",
+        "does",
+        "did",
+        "done",
+        "doing",
+        "have",
+        "has",
+        "had",
+        "having",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "we",
+        "us",
+        "our",
+        "you",
+        "your",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "not",
+        "no",
+        "yes",
+        "very",
+        "really",
+        "just",
+        "also",
+        "too",
+        "still",
+        "even",
+        "some",
+        "any",
+        "all",
+        "each",
+        "every",
+        "more",
+        "most",
+        "much",
+        "many",
+        "such",
+        "than",
+        "then",
+        "now",
+        "only",
+        "own",
+        "same",
+        "other",
+        "another",
+        "again",
+        "ever",
+        "user",
+        "user's",
+        "possibly",
+        "assistant's",
+        "inference",
+        "s",
+        "t",
+        "don",
+        "didn",
+        "doesn",
+        "isn",
+        "wasn",
+        "aren",
+        "can't",
+        "won't",
+        "it's",
+        "i'm",
+        "i've",
+        "get",
+        "got",
+        "getting",
+        "go",
+        "going",
+        "went",
+        "gone",
+        "make",
+        "made",
+        "one",
+        "thing",
+        "things",
+        "lot",
+        "lots",
+        "bit",
+        "kind",
+        "sort",
+        "way",
+        "well",
+        "like",
+    ]
 )
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -159,9 +309,7 @@ def load(path: str | Path) -> list[Conversation]:
     out = []
     for raw in data:
         sample = parse_sample(raw)
-        turns = [
-            Turn(sample.sample_id, t.dia_id, t.speaker, t.text, t.at) for s in sample.sessions for t in s.turns
-        ]
+        turns = [Turn(sample.sample_id, t.dia_id, t.speaker, t.text, t.at) for s in sample.sessions for t in s.turns]
         obs = []
         for per_session in (raw.get("observation") or {}).values():
             for speaker, items in (per_session or {}).items():
@@ -235,7 +383,8 @@ def score_conversation(
     vecs = embedder.embed_passages([m.content for m in mems] + [o.text for o in obs])
     vec = {id(x): vecs[i] for i, x in enumerate([*mems, *obs])}
     names = conv.speakers
-    words = {id(x): content_words(x.content if isinstance(x, Memory) else x.text, names) for x in [*mems, *obs]}
+    words = {id(m): content_words(m.content, names) for m in mems}
+    words |= {id(o): content_words(o.text, names) for o in obs}
     hit: set[int] = set()
     for m, o in pairs:
         cos = float(vec[id(m)] @ vec[id(o)])
@@ -392,8 +541,13 @@ def score_labelled(
     misses: list[dict[str, Any]] = []
     for item, raws, mems in found:
         names = (item.speaker,)
-        ok = [[_agree(float(vec[m] @ vec[e]), len(content_words(m, names) & content_words(e, names))) for e in
-               item.expected] for m in mems]
+        ok = [
+            [
+                _agree(float(vec[m] @ vec[e]), len(content_words(m, names) & content_words(e, names)))
+                for e in item.expected
+            ]
+            for m in mems
+        ]
         got_exp = [any(row[j] for row in ok) for j in range(len(item.expected))]
         got_mem = [any(row) for row in ok]
         hit_exp += sum(got_exp)
@@ -451,7 +605,9 @@ def latest_reports(eval_dir: Path) -> dict[str, dict[str, Any]]:
 
     folder = reports_folder(eval_dir)
     out: dict[str, dict[str, Any]] = {}
-    paths = sorted(folder.glob("facts-*.json"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
+    paths = (
+        sorted(folder.glob("facts-*.json"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
+    )
     for path in paths:
         try:
             report = json.loads(path.read_text(encoding="utf-8"))

@@ -79,8 +79,11 @@ class Operation:
         }
 
 
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*|[零〇一二两三四五六七八九十百千万亿]+|\b(?:one|two|three|four|five|six|seven|eight|"
-                     r"nine|ten|eleven|twelve|first|second|third|fourth|fifth)\b", re.IGNORECASE)
+_NUMBER = re.compile(
+    r"\d+(?:[.,:]\d+)*|[零〇一二两三四五六七八九十百千万亿]+|\b(?:one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve|first|second|third|fourth|fifth)\b",
+    re.IGNORECASE,
+)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _NAME = re.compile(r"(?<![.!?。]\s)(?<!^)\b(?!User\b)[A-Z][a-z]+")
 

@@ -103,7 +103,9 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             cat = re.sub(r"favorite", "favourite", m.groupdict().get("cat") or "", flags=re.IGNORECASE)
             verb = m.groupdict().get("verb") or ""
             if lang == "en" and verb:
-                verb = conjugate(verb.lower()) if "{verb} {obj}" in rule.template and "n't" not in rule.template else verb
+                verb = (
+                    conjugate(verb.lower()) if "{verb} {obj}" in rule.template and "n't" not in rule.template else verb
+                )
             content = rule.template.format(obj=display, cat=cat, art=art, verb=verb.lower())
             if lang == "en" and rule.predicate in ("likes", "dislikes", "prefers"):
                 content = re.sub(r"\bmy\b", "their", content)
@@ -118,8 +120,14 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
                     extra = mod.clean_object(more.group("more"))
                     if extra:
                         claimed.append((e, e + more.end()))
-                        d = make(rule.predicate, extra, rule.template.format(obj=extra, cat=cat, art=art, verb=verb),
-                                 lang=lang, evidence=m.group() + more.group(), negated=rule.negated)
+                        d = make(
+                            rule.predicate,
+                            extra,
+                            rule.template.format(obj=extra, cat=cat, art=art, verb=verb),
+                            lang=lang,
+                            evidence=m.group() + more.group(),
+                            negated=rule.negated,
+                        )
                         d.meta["display"] = extra
                         out.append(d)
     out += _styles(sentence, lang, claimed)

@@ -21,14 +21,120 @@ from memory.write.extract.base import Candidate, make
 
 # -- English: first person → third person -------------------------------------------------------------------
 _BE = {"am": "is", "'m": "is", "was": "was", "have": "has", "'ve": "has", "do": "does", "don't": "doesn't"}
-_BE |= {"wanna": "wants to", "gotta": "has to", "'d": "would", "'ll": "will", "haven't": "hasn't", "ain't": "isn't", "wasn't": "wasn't", "go": "goes"}
+_BE |= {
+    "wanna": "wants to",
+    "gotta": "has to",
+    "'d": "would",
+    "'ll": "will",
+    "haven't": "hasn't",
+    "ain't": "isn't",
+    "wasn't": "wasn't",
+    "go": "goes",
+}
 _UNCHANGED = frozenset(
-    "can could will would shall should may might must can't cannot couldn't won't wouldn't shouldn't didn't did had "
-    "hadn't was wasn't went got made took saw met bought flew won grew ran began came found felt kept left lost "
-    "thought told gave heard knew led put read said sent sat spent stood taught wrote drove ate fell held "
-    "paid rode sang sold swam threw understood woke wore built brought caught chose dealt dug drew drank forgot "
-    "fought hung hid hit hurt let lit meant quit rang rose shook shot shut slept spoke stole stuck struck swore "
-    "tore became began broke used".split()
+    [
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "can't",
+        "cannot",
+        "couldn't",
+        "won't",
+        "wouldn't",
+        "shouldn't",
+        "didn't",
+        "did",
+        "had",
+        "hadn't",
+        "was",
+        "wasn't",
+        "went",
+        "got",
+        "made",
+        "took",
+        "saw",
+        "met",
+        "bought",
+        "flew",
+        "won",
+        "grew",
+        "ran",
+        "began",
+        "came",
+        "found",
+        "felt",
+        "kept",
+        "left",
+        "lost",
+        "thought",
+        "told",
+        "gave",
+        "heard",
+        "knew",
+        "led",
+        "put",
+        "read",
+        "said",
+        "sent",
+        "sat",
+        "spent",
+        "stood",
+        "taught",
+        "wrote",
+        "drove",
+        "ate",
+        "fell",
+        "held",
+        "paid",
+        "rode",
+        "sang",
+        "sold",
+        "swam",
+        "threw",
+        "understood",
+        "woke",
+        "wore",
+        "built",
+        "brought",
+        "caught",
+        "chose",
+        "dealt",
+        "dug",
+        "drew",
+        "drank",
+        "forgot",
+        "fought",
+        "hung",
+        "hid",
+        "hit",
+        "hurt",
+        "let",
+        "lit",
+        "meant",
+        "quit",
+        "rang",
+        "rose",
+        "shook",
+        "shot",
+        "shut",
+        "slept",
+        "spoke",
+        "stole",
+        "stuck",
+        "struck",
+        "swore",
+        "tore",
+        "became",
+        "began",
+        "broke",
+        "used",
+    ]
 )
 _ADVERB = (
     r"(?:really|also|just|still|now|currently|totally|actually|always|never|usually|recently|finally|already|"
@@ -100,7 +206,7 @@ def third_person(text: str) -> str | None:
             if vm:
                 return head + "User" + vm.group(1) + conjugate(vm.group(2)) + tail[vm.end() :]
         return head + "User" + tail
-    if s.startswith("User and their "):
+    if m is None:  # "User and their kids …" (rewritten from "My kids and I …")
         return s[:16] + later_person(s[16:])
     subj, rest = m.group("subj"), m.group("rest")
     low = subj.lower()
@@ -149,15 +255,85 @@ _REACTION_EN = re.compile(
 )
 _DANGLING_EN = re.compile(r"\b(?:it|that|this|them|those|these|one|so)\s*[.!]*$", re.IGNORECASE)
 _CONTENT_STOP = frozenset(
-    "a an the and or but of to in on at for with from is am are was were be been have has had do does did it this "
-    "that so very really just too also user they them their i me my we our some any all lot lots much more most "
-    "such feel felt think thought get got go going gonna make made thing things way well like love".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "it",
+        "this",
+        "that",
+        "so",
+        "very",
+        "really",
+        "just",
+        "too",
+        "also",
+        "user",
+        "they",
+        "them",
+        "their",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "some",
+        "any",
+        "all",
+        "lot",
+        "lots",
+        "much",
+        "more",
+        "most",
+        "such",
+        "feel",
+        "felt",
+        "think",
+        "thought",
+        "get",
+        "got",
+        "go",
+        "going",
+        "gonna",
+        "make",
+        "made",
+        "thing",
+        "things",
+        "way",
+        "well",
+        "like",
+        "love",
+    ]
 )
 MAX_WORDS = 40
 #: subject-less fragments: "Really made me think …", "Gives me a visual …", "Almost as silly as …"
 _FRAGMENT = re.compile(
-    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b)|gives|makes|made|reminds|reminded|helps|helped|keeps|kept|"
-    r"brings|brought|means|meant|almost|as|such|what a|so much|too)\b",
+    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b)|gives|makes|made|reminds|reminded|"
+    r"helps|helped|keeps|kept|brings|brought|means|meant|almost|as|such|what a|so much|too)\b",
     re.IGNORECASE,
 )
 #: a request to the assistant is not a fact about the user: "Give me three ideas", "I need a recipe for pancakes"
@@ -185,8 +361,10 @@ _HERES = re.compile(r"^(?:here's|here is|check out|check this out:?)\s+(?=.*\b(?
 _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
-_TRAILING = re.compile(r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though))+$",
-                       re.IGNORECASE)
+_TRAILING = re.compile(
+    r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though))+$",
+    re.IGNORECASE,
+)
 _TIME_WORD = re.compile(
     r"^(?P<lead>(?:lately|recently|yesterday|today|tonight|last (?:week|weekend|month|year|night|\w+day)|"
     r"this (?:week|weekend|morning|month|year)|a few (?:days|weeks|months) ago|the other day))\s+(?=I\b|I'|we\b)",
@@ -197,7 +375,8 @@ _NOT_A_FACT = re.compile(
     r"^(?:check|glad|so glad|for|thanks|thank|wish|hope|hoping|can't wait|cannot wait|let's|let me|gotta|"
     r"appreciate|take care|talk|see|cheers|congrats|good luck|keep|love|miss|sounds|looks|feels|must be|"
     r"what|how|why|who|where|when|if|as|because|since|just like|same|me too|not sure)\b"
-    r"|\b(?:(?:make|made|making) (?:my|our) dreams?|stay(?:ing)? positive|never (?:quit|give up)|give up|quit|hang(?:ing)? in there|"
+    r"|\b(?:(?:make|made|making) (?:my|our) dreams?|stay(?:ing)? positive|never (?:quit|give up)|give up|quit|"
+    r"hang(?:ing)? in there|"
     r"keep (?:going|pushing|on|it up|at it)|pushing (?:forward|through|on)|we got this|make it happen|"
     r"can't thank|means? (?:a lot|so much)|proud of how far|so much to me)\b",
     re.IGNORECASE,
@@ -218,7 +397,9 @@ _DROPPED = re.compile(
 )
 
 
-_SINCE = re.compile(r"^(?:since|after|because|ever since|now that)\s+(?P<clause>(?:I|I'm|I've|my|we)\b[^,]{5,}),\s*(?P<rest>.+)$", re.I)
+_SINCE = re.compile(
+    r"^(?:since|after|because|ever since|now that)\s+(?P<clause>(?:I|I'm|I've|my|we)\b[^,]{5,}),\s*(?P<rest>.+)$", re.I
+)
 
 
 _ASIDE = re.compile(r"^(?P<lead>[^,]{3,40}),\s+(?=(?:I|I'm|I've|I'd|my|My|we|We)\b)")
@@ -227,7 +408,7 @@ _WITH_OTHERS = re.compile(r"^(?:my|our)\s+(?P<who>[\w' ]{2,25}?)\s+and\s+(?:I|me
 
 
 def _main_clause(body: str) -> str:
-    """"Since I lost my job at Door Dash, things have been tough" → "I lost my job at Door Dash; things have been
+    """ "Since I lost my job at Door Dash, things have been tough" → "I lost my job at Door Dash; things have been
     tough": the news is in the subordinate clause."""
     m = _SINCE.match(body)
     return f"{m.group('clause')}; {m.group('rest')}" if m else body
@@ -249,6 +430,8 @@ def _subject_dropped(body: str) -> str:
     if verb == "been":
         return f"I've {adv}been{rest}"
     return f"I {adv}{verb}{rest}"
+
+
 _PRONOUN_SUBJECT = re.compile(
     r"^(?:it|it's|that's|this's|they|they're|they've|he|he's|she|she's|there|there's|here|here's|"
     r"what|which|everything|something|nothing|anything|everyone|someone|one|both|all)\b"
@@ -256,7 +439,6 @@ _PRONOUN_SUBJECT = re.compile(
     r"so|too|reminds|keeps)\b|\s*$)",  # "this design reminds me …" names its subject; "this is …" does not
     re.IGNORECASE,
 )
-
 
 
 def _content_count(text: str) -> int:
@@ -306,8 +488,9 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if when:
         day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
         content += f" ({day})" if when.phrase.lower() in content.lower() else f" ({when.phrase}, {day})"
-    c = make("fact", _object_of(third), content + ".", lang="en", evidence=sentence, event_time=when.when if when
-             else None)
+    c = make(
+        "fact", _object_of(third), content + ".", lang="en", evidence=sentence, event_time=when.when if when else None
+    )
     c.extractor = "rules:general"
     return c
 
@@ -318,7 +501,9 @@ def _object_of(third: str) -> str:
 
 
 # -- Chinese -------------------------------------------------------------------------------------------------
-_OPENER_ZH = re.compile(r"^(?:嗯+|哦+|噢|啊|哈哈+|对|是啊|是的|好的|好吧|其实|说实话|另外|还有|而且|然后|对了|话说|不过)[，,！!。\s]*")
+_OPENER_ZH = re.compile(
+    r"^(?:嗯+|哦+|噢|啊|哈哈+|对|是啊|是的|好的|好吧|其实|说实话|另外|还有|而且|然后|对了|话说|不过)[，,！!。\s]*"
+)
 _REACTION_ZH = re.compile(
     r"^我(?:也是|也这么|同意|知道|明白|理解|觉得你|觉得这|希望你|相信你|猜|想问|想知道|想了解|想请教|有个问题|谢谢|看看再说)"
     r"|^我(?:今天|现在)?(?:好|很|有点|太)?(?:累|困|饿|无聊)"
@@ -342,8 +527,14 @@ def _zh(sentence: str, at: datetime) -> Candidate | None:
     if when:
         day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
         content += f"（{when.phrase}，{day}）"
-    c = make("fact", re.sub(r"^用户(?:的|一家)?", "", s.replace("我", "用户")), content + "。", lang="zh",
-             evidence=sentence, event_time=when.when if when else None)
+    c = make(
+        "fact",
+        re.sub(r"^用户(?:的|一家)?", "", s.replace("我", "用户")),
+        content + "。",
+        lang="zh",
+        evidence=sentence,
+        event_time=when.when if when else None,
+    )
     c.extractor = "rules:general"
     return c
 
@@ -357,7 +548,7 @@ _TAG_QUESTION = re.compile(
 
 
 def without_tag_question(sentence: str) -> str:
-    """"I started my own store not so long ago - pretty cool, huh?" is a statement with a tag, not a question."""
+    """ "I started my own store not so long ago - pretty cool, huh?" is a statement with a tag, not a question."""
     m = _TAG_QUESTION.match(sentence.replace("’", "'").strip())
     return m.group("stmt") + "." if m else sentence
 
@@ -370,7 +561,9 @@ def continuation(sentence: str, lang: str) -> str | None:
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,").rstrip(".!~ ")
     if not _PRONOUN_SUBJECT.match(s) or _YOU.search(s) or len(s.split()) > 20 or _NOT_A_FACT.search(s):
         return None
-    if _DANGLING_EN.search(s) or not re.search(r"\b(?:is|was|has|had|makes|made|helps|keeps|means|brings|been)\b|'s\b", s):
+    if _DANGLING_EN.search(s) or not re.search(
+        r"\b(?:is|was|has|had|makes|made|helps|keeps|means|brings|been)\b|'s\b", s
+    ):
         return None
     if re.match(r"^(?:here|there|what|which|everything|something|nothing|anything|everyone|someone)", s, re.I):
         return None

@@ -119,7 +119,7 @@ def configured_model(settings: Settings) -> BaseChatModel:
     return ChatOpenAI(
         model=settings.llm_model or "gpt-4o-mini",
         base_url=settings.llm_base_url,
-        api_key=key or "not-needed",  # type: ignore[arg-type]
+        api_key=key or "not-needed",
         temperature=0,
         max_retries=1,
         timeout=120,
