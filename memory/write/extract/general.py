@@ -362,7 +362,8 @@ _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
 _TRAILING = re.compile(
-    r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though))+$",
+    r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though|"
+    r"take a look|check it out|have a look|see))+$",
     re.IGNORECASE,
 )
 _TIME_WORD = re.compile(
@@ -388,7 +389,7 @@ _GENERIC_WE = re.compile(
 )
 #: "Lost my job yesterday", "Gonna continue my edu", "Been busy painting": chat drops the 'I'
 _DROPPED = re.compile(
-    r"^(?P<adv>(?:just|finally|recently|also|still|actually)\s+)?(?P<verb>gonna|going to|been(?= \w+ing\b)|"
+    r"^(?P<adv>(?:just|finally|recently|also|still|actually)\s+)?(?P<verb>(?:gonna|going to)(?! be\b)|been(?= \w+ing\b)|"
     r"(?:lost|got|went|started|finished|bought|moved|joined|quit|took|made|met|found|tried|visited|ran|"
     r"learned|learnt|signed|adopted|won|had|spent|painted|finished|decided|booked|picked|saw|watched|read|"
     r"researching|working|planning|thinking|looking|heading|trying|learning|training|preparing|volunteering|"
@@ -411,6 +412,8 @@ def _main_clause(body: str) -> str:
     """ "Since I lost my job at Door Dash, things have been tough" → "I lost my job at Door Dash; things have been
     tough": the news is in the subordinate clause."""
     m = _SINCE.match(body)
+    if m and re.search(r"\blast (?:chatted|chat|talked|spoke|saw|met|caught up)\b", m.group("clause"), re.I):
+        return m.group("rest")  # "Since we last chatted, I've …": the news is after the comma
     return f"{m.group('clause')}; {m.group('rest')}" if m else body
 
 
@@ -565,7 +568,8 @@ def continuation(sentence: str, lang: str) -> str | None:
         r"\b(?:is|was|has|had|makes|made|helps|keeps|means|brings|been)\b|'s\b", s
     ):
         return None
-    if re.match(r"^(?:here|there|what|which|everything|something|nothing|anything|everyone|someone)", s, re.I):
+    if re.match(r"^(?:here|there|what|which|everything|something|nothing|anything|everyone|someone)|"
+                r"^(?:that|this|it)(?:'s| is) (?:the|a|an|my|our)\b", s, re.I):
         return None
     if _content_count(s) < 2:
         return None

@@ -359,6 +359,9 @@ def style_of(sentence: str) -> str | None:
     return None
 
 
+_NOT_OBJECT_START = r"^(?:it|that|this|you|your|how|what|when|where|why|who|which|it's|it’s)\b"
+
+
 def clean_object(obj: str) -> str | None:
     """Trim filler; refuse pronouns and empty objects (those are small talk, not facts)."""
     o = re.sub(
@@ -368,6 +371,6 @@ def clean_object(obj: str) -> str | None:
         flags=re.IGNORECASE,
     )
     o = o.strip(" '\"“”.,")
-    if len(o) < 2 or o.lower() in _STOP_OBJECTS or re.match(r"^(?:it|that|this|you|your)\b", o, re.IGNORECASE):
+    if len(o) < 2 or o.lower() in _STOP_OBJECTS or re.match(_NOT_OBJECT_START, o, re.IGNORECASE):
         return None
     return o
