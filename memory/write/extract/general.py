@@ -248,7 +248,8 @@ _REACTION_EN = re.compile(
     r"^(?:I|I'm|I am|I've|I'd|I'll|we)\s+(?:(?:really|totally|completely|so|just|also|definitely|too|very)\s+)*"
     r"(?:agree|know|knew|see|understand|bet|guess|suppose|think so|can imagine|can't imagine|appreciate|"
     r"hope|wish|mean|meant|feel you|hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
-    r"your|grateful for your|thought so|was wondering|wonder|can relate|relate|will (?:do|try|keep|check|let)|"
+    r"your|can't believe|cannot believe|couldn't believe|grateful for your|thought so|was wondering|wonder|"
+    r"can relate|relate|will (?:do|try|keep|check|let)|"
     r"'ll (?:do|try|keep|check|let)|would love to (?:hear|see|know)|'d love to (?:hear|see|know)|"
     r"love (?:that|it|this|those|these)|like (?:that|it|this)|loved (?:that|it|this))\b",
     re.IGNORECASE,
@@ -389,7 +390,8 @@ _GENERIC_WE = re.compile(
 )
 #: "Lost my job yesterday", "Gonna continue my edu", "Been busy painting": chat drops the 'I'
 _DROPPED = re.compile(
-    r"^(?P<adv>(?:just|finally|recently|also|still|actually)\s+)?(?P<verb>(?:gonna|going to)(?! be\b)|been(?= \w+ing\b)|"
+    r"^(?P<adv>(?:just|finally|recently|also|still|actually)\s+)?"
+    r"(?P<verb>(?:gonna|going to)(?! be\b)|been(?= \w+ing\b)|"
     r"(?:lost|got|went|started|finished|bought|moved|joined|quit|took|made|met|found|tried|visited|ran|"
     r"learned|learnt|signed|adopted|won|had|spent|painted|finished|decided|booked|picked|saw|watched|read|"
     r"researching|working|planning|thinking|looking|heading|trying|learning|training|preparing|volunteering|"
@@ -520,7 +522,7 @@ def _zh(sentence: str, at: datetime) -> Candidate | None:
         return None
     if len(re.findall(r"[\u4e00-\u9fff]", s.replace("我", ""))) < 4 or len(s) > 80:
         return None
-    content = s.replace("我们", "用户一家").replace("我", "用户")
+    content = s.replace("我们家", "用户家").replace("我们", "用户一家").replace("我", "用户")
     if not content.startswith("用户"):
         lead = re.match(r"^(?P<lead>[^，,]{1,8})[，,]\s*(?=用户)", content)
         content = content[lead.end() :] if lead else content
@@ -568,8 +570,12 @@ def continuation(sentence: str, lang: str) -> str | None:
         r"\b(?:is|was|has|had|makes|made|helps|keeps|means|brings|been)\b|'s\b", s
     ):
         return None
-    if re.match(r"^(?:here|there|what|which|everything|something|nothing|anything|everyone|someone)|"
-                r"^(?:that|this|it)(?:'s| is) (?:the|a|an|my|our)\b", s, re.I):
+    if re.match(
+        r"^(?:here|there|what|which|everything|something|nothing|anything|everyone|someone)|"
+        r"^(?:that|this|it)(?:'s| is) (?:the|a|an|my|our)\b",
+        s,
+        re.I,
+    ):
         return None
     if _content_count(s) < 2:
         return None
