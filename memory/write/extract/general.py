@@ -194,6 +194,10 @@ def third_person(text: str) -> str | None:
             return None
         word = first.group()
         head = s[: first.start()]
+        if re.search(
+            r"\b(?:since|because|cause|when|if|as|while|although|though|after|before|until|unless)\s*$", head, re.I
+        ):
+            return None  # the speaker only appears in a subordinate clause: "From a distance, since I'm allergic"
         tail = later_person(s[first.end() :])
         if word == "my":
             return head + "User's" + tail
@@ -251,7 +255,8 @@ _REACTION_EN = re.compile(
     r"your|can't believe|cannot believe|couldn't believe|grateful for your|thought so|was wondering|wonder|"
     r"can relate|relate|will (?:do|try|keep|check|let)|"
     r"'ll (?:do|try|keep|check|let)|would love to (?:hear|see|know)|'d love to (?:hear|see|know)|"
-    r"love (?:that|it|this|those|these)|like (?:that|it|this)|loved (?:that|it|this))\b",
+    r"love (?:that|it|this|those|these)|like (?:that|it|this)|loved (?:that|it|this)|couldn't agree|could not agree|"
+    r"feel the same|felt the same|thought I should|doing (?:ok|okay|fine|good|great|well|alright|better))\b",
     re.IGNORECASE,
 )
 _DANGLING_EN = re.compile(r"\b(?:it|that|this|them|those|these|one|so)\s*[.!]*$", re.IGNORECASE)
@@ -453,6 +458,7 @@ def _content_count(text: str) -> int:
 def _en(sentence: str, at: datetime) -> Candidate | None:
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,")
     s = re.sub(r"^[A-Z][a-z]+[,!]\s+", "", s)  # a vocative: "Mel, I …"
+    s = re.sub(r"(?:,\s*)?\bI mean\b,?\s*", " ", s).strip()  # a filler, not a statement
     aside = _ASIDE.match(s)  # "Taking your advice, I'm …", "I totally get it, I had …": the news follows the comma
     if aside and (_YOU.search(aside.group("lead")) or _REACTION_EN.match(aside.group("lead"))):
         s = s[aside.end() :]
