@@ -95,6 +95,11 @@ def test_a_leading_time_phrase_moves_behind_and_resolves():
         "我也是这么想的。",
         "你今天过得怎么样？",
         "我先去吃饭了。",
+        "I couldn't agree more.",
+        "Yeah, I'm doing OK, thanks.",
+        "I feel the same way with my team.",
+        "I can't believe it's already May!",
+        "Since we last chatted, a lot has happened.",
     ],
 )
 def test_questions_small_talk_requests_and_remarks_to_the_other_are_left_out(text):
