@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from memory.cli import app
 from memory.cli import evaluate as cli_eval
 from memory.evaluation import facts
+from memory.prompts import DATA_OPEN
 
 DATA = Path(__file__).parent / "data"
 TINY = DATA / "tiny_locomo_observations.json"
@@ -92,7 +93,8 @@ class _Stub(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.requests.append(body)
-        prompt = json.dumps(body["messages"])
+        prompt = json.dumps(body["messages"], ensure_ascii=False)
+        prompt = prompt.rsplit(DATA_OPEN, 1)[-1]  # only the fenced message, not the instructions' examples
         found = []
         if "pottery" in prompt:
             found.append(
