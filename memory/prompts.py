@@ -82,9 +82,12 @@ CONTEXT_MARKS = ("↑", "↓")
 # -- LLM extraction (memory.write.extract.llm) -----------------------------------------------------------------------
 EXTRACTION = """Extract durable facts about the USER from one chat message (English or Chinese).
 Only what the user states about themself: preferences, diet, name / how to be addressed, city and moves, job,
-plans and events with dates, budget, communication style. Ignore small talk, questions and requests.
+plans and events with dates, budget, communication style, and any other self-disclosure (what they did, do, have,
+feel about something in their life, the people in it) as predicate "fact" in close to their own words. Ignore small
+talk, questions, requests, reactions and remarks about the other person.
 Predicates: {predicates}. Set negated=true for "I no longer ..." / "不再 ...", hedged=true for "maybe" / "可能" /
-"还没决定". content: one short third-person sentence in the message's language ("User lives in Hangzhou.").
+"还没决定". content: one short third-person sentence in the message's language whose subject is "User" / "用户"
+("User lives in Hangzhou.", "User went to a pottery class yesterday."), never "I" or "you".
 Message role: {role}. Message time: {at}.
 Reply with JSON: {{"facts": [{{"predicate": ..., "object": ..., "content": ..., "hedged": false, "negated": false,
 "event_time": null}}]}}

@@ -280,8 +280,25 @@ def labels_suite() -> None:
             st.plotly_chart(px.line(frame.iloc[::-1], x="at", y=["precision", "recall"], markers=True, height=240))
 
 
+def facts_section() -> None:
+    """Fact extraction beside retrieval: the newest `memlens eval facts` report per extractor (LoCoMo observations)."""
+    from memory.evaluation.facts import latest_reports, table_rows
+
+    rows = table_rows(latest_reports(folder))
+    if not rows:
+        return
+    st.subheader("Fact extraction", anchor=False)
+    st.caption(
+        "LoCoMo observations as gold facts: recall = observations with an agreeing memory from a turn they cite; "
+        "precision = memories agreeing with an observation of their turn; readable = no dangling pronoun, no "
+        "'does <verb>' template, the speaker resolved. From `memlens eval facts`."
+    )
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="ev_facts")
+
+
 run_form()
 labels_suite()
+facts_section()
 reports = list_reports(folder)
 if not reports:
     st.info("No report yet: run one above, or `memlens eval locomo PATH` in a terminal.")

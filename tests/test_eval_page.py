@@ -78,3 +78,27 @@ def test_page_without_reports_offers_a_run(page):
     assert not page.exception
     assert page.info and "No report yet" in page.info[0].value
     assert page.button(key="ev_run").disabled
+
+
+def test_page_shows_the_fact_extraction_figures_beside_retrieval(page):
+    folder = Path(Settings().data_dir) / "eval" / "facts"
+    folder.mkdir(parents=True)
+    split = {
+        "observations": 857,
+        "recall": 0.5,
+        "memories": 900,
+        "precision": 0.55,
+        "turns": 1972,
+        "memories_per_turn": 0.46,
+        "readable": 0.99,
+        "unreadable_by_check": {},
+    }
+    for extractor in ("offline", "llm"):
+        report = {"extractor": extractor, "splits": {"tune": split, "left_out": split}, "created_at": "2026-12-02"}
+        (folder / f"facts-{extractor}-1.json").write_text(json.dumps(report))
+    page.run()
+    assert not page.exception
+    assert any(s.value == "Fact extraction" for s in page.subheader)
+    table = next(df.value for df in page.dataframe if "precision %" in df.value.columns)
+    assert set(table["extractor"]) == {"offline", "llm"} and len(table) == 4
+    assert set(table["conversations"]) == {"tuned on", "left out of tuning"} and table["recall %"].iloc[0] == 50.0

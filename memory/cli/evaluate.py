@@ -316,3 +316,48 @@ def longmemeval_cmd(
 
 def _pct(value: float | None) -> str:
     return "  —  " if value is None else f"{value:5.1f}"
+
+
+@cli.command("facts")
+def facts_cmd(
+    path: Annotated[Path, typer.Argument(help="A LoCoMo-format JSON file with `observation`s.")],
+    extractor: Annotated[
+        str, typer.Option("--extractor", help="offline (the rules) | llm (the configured OpenAI-compatible model)")
+    ] = "offline",
+    conversations: Annotated[
+        str | None, typer.Option("--conversations", help="Comma-separated sample ids (default: all).")
+    ] = None,
+    pairs: Annotated[
+        bool, typer.Option("--pairs/--no-pairs", help="Print the random memory/observation pairs.")
+    ] = True,
+    out: OutOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Score fact extraction against LoCoMo's observations: recall, precision, memories per turn and readability,
+    on the conversations the rules were tuned on and on the left-out ones (memory.evaluation.facts)."""
+    if extractor not in ("offline", "llm"):
+        raise InvalidInput(f"--extractor must be offline or llm, not {extractor!r}")
+    from memory.evaluation import facts
+    from memory.evaluation.runner import reports_dir, save_report
+
+    svc = service()
+    model = None
+    if extractor == "llm":
+        from memory.write.extract.llm import configured_model
+
+        model = configured_model(svc.settings)
+    names = [c.strip() for c in conversations.split(",") if c.strip()] if conversations else None
+    report = facts.run(path, embedder=svc.storage.embedder, model=model, conversations=names)
+    from datetime import UTC, datetime
+
+    report["created_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    stamp = datetime.fromisoformat(report["created_at"]).strftime("%Y%m%d-%H%M%S")
+    saved = save_report(report, facts.reports_folder(reports_dir(svc)), f"facts-{report['extractor']}-{stamp}.json")
+    if out is not None:
+        save_report(report, out.parent if str(out.parent) else Path("."), out.name)
+    if json_out:
+        emit(report)
+        return
+    for line in facts.lines(report, pairs=pairs):
+        typer.echo(line)
+    typer.echo(f"report: {saved}")

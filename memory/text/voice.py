@@ -54,13 +54,15 @@ def _you_en(text: str) -> str:
     text = re.sub(r"^Possibly:\s*u", "U", text)
     text = re.sub(r"\bUser's\b", "your", text)
     text = re.sub(
-        r"\bUser (no longer|also|still|now|often|usually|always|never|really) (\S+)",
+        r"\bUser (no longer|also|still|now|often|usually|always|never|really|regularly|just|recently|finally|already|"
+        r"even|definitely|currently|sometimes) (\S+)",
         lambda m: f"you {m.group(1)} {_base_verb(m.group(2))}",
         text,
     )
     text = re.sub(r"\bUser (\S+)", lambda m: f"you {_base_verb(m.group(1))}", text)
     text = re.sub(r"\b(and|but) (lives|works|likes|has|is) ", lambda m: f"{m.group(1)} {_base_verb(m.group(2))} ", text)
     text = re.sub(r"\btheir\b", "your", text)
+    text = re.sub(r"\bthemself\b", "yourself", text)
     text = _DATED.sub(lambda m: f"({_day(m, 'en')})", text)
     return ("Possibly " if possibly else "") + (text if possibly else text[:1].upper() + text[1:])
 

@@ -79,10 +79,36 @@ class Operation:
         }
 
 
+_NUMBER = re.compile(
+    r"\d+(?:[.,:]\d+)*|[零〇一二两三四五六七八九十百千万亿]+|\b(?:one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve|first|second|third|fourth|fifth)\b",
+    re.IGNORECASE,
+)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_NAME = re.compile(r"(?<![.!?。]\s)(?<!^)\b(?!User\b)[A-Z][a-z]+")
+
+
+def differ_in_specifics(a: str | None, b: str | None) -> bool:
+    """Two statements that name different numbers, names, places or dates are two facts, however alike the rest
+    ("apple tree number 2" is not "apple tree number 1"; "moved to Lyon (2024-03)" is not "… (2025-03)")."""
+    x, y = a or "", b or ""
+    if bool(_CJK.search(x)) != bool(_CJK.search(y)):
+        return False  # the same fact in two languages ("杭州" / "Hangzhou"): the structured object decides
+    for pattern in (_NUMBER, _NAME):
+        fx = {m.lower() for m in pattern.findall(x)}
+        fy = {m.lower() for m in pattern.findall(y)}
+        if fx != fy:
+            return True
+    return False
+
+
 def objects_match(a: str | None, b: str | None) -> bool:
-    """Same thing named twice: equal normal forms, one inside the other, or half the words shared."""
+    """Same thing named twice: equal normal forms, one inside the other, or half the words shared — never two
+    objects that differ in a number or a name."""
     x, y = norm_object(a or ""), norm_object(b or "")
     if not x or not y:
+        return False
+    if x != y and differ_in_specifics(a, b):
         return False
     if x == y or (min(len(x), len(y)) >= 2 and (x in y or y in x)):
         return True
@@ -92,7 +118,7 @@ def objects_match(a: str | None, b: str | None) -> bool:
 
 def _is_duplicate(c: Candidate, e: Existing, threshold: float) -> tuple[bool, float | None]:
     sim = c.neighbours.get(e.id)
-    if c.negated != e.negated:
+    if c.negated != e.negated or differ_in_specifics(c.content, e.content):
         return False, sim
     structured = c.predicate not in STRUCTURED_SKIP and e.predicate not in STRUCTURED_SKIP
     if structured:

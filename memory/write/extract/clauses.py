@@ -138,6 +138,6 @@ def _with_subject(part: str, previous: str, lang: str) -> str:
     not_x = re.match(r"not (.+)$", part, re.IGNORECASE)
     if not_x and _LIKE_VERB.search(previous):  # "I like cats but not dogs"
         return f"I don't like {not_x.group(1)}"
-    if _VERB_START_EN.match(part):
-        return "I " + part
+    if _VERB_START_EN.match(part) and re.match(r"(?:and |but |also )?(?:i|i'm|i’m|i've|i’ve)\b", previous, re.I):
+        return "I " + part  # "I love my job and hate commuting"; never "hope and love exist"
     return part

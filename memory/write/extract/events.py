@@ -13,6 +13,7 @@ from datetime import datetime
 from memory.text.dates import DateMatch, resolve
 from memory.write.extract import rules_en, rules_zh
 from memory.write.extract.base import Candidate, make
+from memory.write.extract.general import HABIT
 
 _PLAN_EN = {
     "cancel": "User cancelled plans: {obj}",
@@ -47,6 +48,8 @@ def dated_statements(sentence: str, lang: str, at: datetime, claimed: list[tuple
             out = _emit(sentence, lang, found, [(m, "event") for m in events.finditer(sentence)], claimed)
             if out:
                 return out
+    if HABIT.search(sentence):
+        return []  # "every weekend", "每周末": a habit, not one dated plan (the general path keeps it as said)
     found = resolve(sentence, at)
     phrase = found.phrase if found else None
     matches = _plan_matches_zh(sentence, phrase) if lang == "zh" else _plan_matches_en(sentence, phrase)

@@ -28,6 +28,13 @@ from memory.write.extract.base import (
 )
 from memory.write.extract.clauses import Person, about_person, split_clauses
 from memory.write.extract.events import dated_statements
+from memory.write.extract.general import (
+    conjugate,
+    continuation,
+    later_person,
+    self_disclosure,
+    without_tag_question,
+)
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -58,7 +65,7 @@ def classify(text: str, role: str = "user") -> tuple[bool, str]:
         return False, "small talk"
     if not _SELF_REF.search(stripped) and not (role == "assistant" and re.search(r"\byou\b|你|您", stripped)):
         return False, "no statement about the speaker"
-    if all(is_question(s) for s in sentences(stripped)):
+    if all(is_question(without_tag_question(s)) for s in sentences(stripped)):
         return False, "only questions"
     return True, "may state something about the user"
 
@@ -94,7 +101,12 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             display = cleaned if lang == "zh" or rule.predicate == "budget" else obj
             art = "an" if display[:1].lower() in "aeiou" else "a"
             cat = re.sub(r"favorite", "favourite", m.groupdict().get("cat") or "", flags=re.IGNORECASE)
-            content = rule.template.format(obj=display, cat=cat, art=art)
+            verb = m.groupdict().get("verb") or ""
+            if lang == "en" and verb:
+                verb = (
+                    conjugate(verb.lower()) if "{verb} {obj}" in rule.template and "n't" not in rule.template else verb
+                )
+            content = rule.template.format(obj=display, cat=cat, art=art, verb=verb.lower())
             if lang == "en" and rule.predicate in ("likes", "dislikes", "prefers"):
                 content = re.sub(r"\bmy\b", "their", content)
             claimed.append((s, e))
@@ -102,15 +114,41 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             c.meta["display"] = display or c.object
             _annotate(c, rule.predicate, cat, raw)
             out.append(c)
+            if lang == "en" and rule.predicate in _COORDINATED and not rule.negated:
+                more = _COORDINATION.match(sentence[e:])
+                if more and not _NOT_AN_OBJECT.match(more.group("more")):
+                    extra = mod.clean_object(more.group("more"))
+                    if extra:
+                        claimed.append((e, e + more.end()))
+                        d = make(
+                            rule.predicate,
+                            extra,
+                            rule.template.format(obj=extra, cat=cat, art=art, verb=verb),
+                            lang=lang,
+                            evidence=m.group() + more.group(),
+                            negated=rule.negated,
+                        )
+                        d.meta["display"] = extra
+                        out.append(d)
     out += _styles(sentence, lang, claimed)
     out += dated_statements(sentence, lang, at, claimed)
     return out
 
 
+#: "I love basketball and gaming": two tastes, one memory each
+_COORDINATED = frozenset({"likes", "dislikes"})
+_COORDINATION = re.compile(r"^\s*,?\s*(?:and|&|or)\s+(?P<more>[^,.;!?]{2,40}?)(?=\s*(?:[,.;!?]|$))", re.IGNORECASE)
+_NOT_AN_OBJECT = re.compile(
+    r"^(?:i|i'm|i’m|my|me|we|you|it|it's|that|this|they|he|she|also|then|so|now|really|just|not|am|is|are|was|"
+    r"have|has|do|don't|can|will|would|love|like|hate|enjoy)\b",
+    re.IGNORECASE,
+)
+
+
 def _annotate(c: Candidate, predicate: str, cat: str, raw: str) -> None:
     """The attribute an attribute statement names; the currency a budget is in."""
     if predicate == "attribute":
-        c.meta["attribute"] = cat.lower() if cat.isascii() else cat
+        c.meta["attribute"] = "age" if re.match(r"years?|yrs?", cat, re.I) else cat.lower() if cat.isascii() else cat
     elif predicate == "budget":
         amount = find_amount(raw)
         if amount and amount.currency:
@@ -141,8 +179,11 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
     """
     out: list[Candidate] = []
     seen: set[tuple[str, str, str, str, bool]] = set()
+    last_general: Candidate | None = None  # a general fact the next sentence may go on with ("It's special to me")
     for sentence in sentences(text):
+        sentence = without_tag_question(sentence) if role == "user" else sentence
         if is_question(sentence):
+            last_general = None
             continue
         lang = "zh" if has_cjk(sentence) else "en"
         source = _second_to_first(sentence, lang) if role == "assistant" else sentence
@@ -155,6 +196,19 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
             if not cands and hedge:
                 orphan = orphan or hedge
             found += [(c, hedge) for c in cands]
+        found = [(c, h) for c, h in found if _speaker_resolved(c, lang)]
+        if not found and role == "user":
+            general = self_disclosure(sentence, lang, at)
+            if general is None and last_general is not None:
+                more = continuation(sentence, lang)
+                if more:
+                    last_general.content = last_general.content.rstrip(".。") + "; " + more + "."
+                    last_general.evidence += " " + sentence.strip()
+                last_general = None
+                continue
+            if general is not None and not hedge_of(sentence, lang):  # a hedged aside is not a fact to keep
+                found = [(general, None)]
+        last_general = found[0][0] if len(found) == 1 and found[0][0].extractor == "rules:general" else None
         for c, hedge in found:
             marker = (c.subject, c.predicate, c.key()[2], c.evidence, c.negated)
             if marker in seen:
@@ -163,6 +217,17 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
             _grade(c, sentence, lang, hedge or orphan, role)
             out.append(c)
     return out
+
+
+def _speaker_resolved(c: Candidate, lang: str) -> bool:
+    """A rule's content in the user's words: first person left in an object ("keep me calm") becomes they/them;
+    a statement that still addresses the other person ("took your advice") is not a fact about the user."""
+    if lang == "zh":
+        c.content = c.content.replace("我", "用户")
+        return not re.search(r"[你您]", c.content)
+    head, _, rest = c.content.partition(" ")
+    c.content = head + " " + later_person(rest) if rest else c.content
+    return not re.search(r"\b(?:you|your|yours|yourself)\b", c.content, re.IGNORECASE)
 
 
 #: what may be said about someone else; names, budgets, reply style and language are only ever the user's

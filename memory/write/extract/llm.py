@@ -23,6 +23,8 @@ from memory.write.extract.base import CONF_HEDGED, CONF_INFERRED, PREDICATES, Ca
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+    from memory.config import Settings
+
 
 class Fact(BaseModel):
     predicate: str = Field(description="one of the listed predicates, or 'fact'")
@@ -102,3 +104,23 @@ def extract_llm(model: BaseChatModel, text: str, *, role: str = "user", at: date
         c.meta["display"] = f.object
         out.append(c)
     return out
+
+
+def configured_model(settings: Settings) -> BaseChatModel:
+    """The OpenAI-compatible chat model the settings name (``MEMLENS_LLM_BASE_URL`` and/or an API key), for
+    extraction with structured output; a clear error when none is configured (the rules need no model)."""
+    from langchain_openai import ChatOpenAI
+
+    from memory.errors import ConfigError
+
+    key = settings.api_key()
+    if not key and not settings.llm_base_url:
+        raise ConfigError("LLM extraction needs MEMLENS_LLM_BASE_URL or MEMLENS_LLM_API_KEY (or OPENAI_API_KEY)")
+    return ChatOpenAI(
+        model=settings.llm_model or "gpt-4o-mini",
+        base_url=settings.llm_base_url,
+        api_key=key or "not-needed",
+        temperature=0,
+        max_retries=1,
+        timeout=120,
+    )

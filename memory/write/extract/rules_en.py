@@ -56,6 +56,13 @@ _STOP_OBJECTS = {
     "so",
     "too",
     "what you",
+    "me",
+    "us",
+    "myself",
+    "a few",
+    "something",
+    "one",
+    "some",
 }
 _STYLE_WORDS = {
     "concise": r"short|brief|concise|to the point|succinct|bullet points?|just the conclusion|less verbose",
@@ -65,6 +72,13 @@ _STYLE_WORDS = {
     "casual": r"casual|informal",
 }
 ATTRIBUTES = "birthday|blood type|shoe size|star sign|zodiac sign|height|lucky number|middle name|nickname"
+#: capitalised words that follow "I'm" without being a name ("I'm Sorry", "I'm English", "I'm Back")
+_NOT_NAMES = (
+    "Sorry|Fine|Good|Great|Okay|Ok|OK|Back|Done|Ready|Here|Home|Happy|Sad|Tired|Busy|Sure|Not|So|Just|Also|Still|"
+    "Really|Very|The|A|An|In|On|At|From|Going|Glad|Excited|Single|Married|Vegan|Vegetarian|Fine|Well|Alright|"
+    "English|Chinese|American|British|French|German|Spanish|Japanese|Korean|Italian|Canadian|Australian|Indian|"
+    "Christian|Muslim|Jewish|Catholic|Buddhist|Hindu|Atheist|Gay|Straight|Bi|Trans|Lol|Haha|Yes|No|Nope|Yeah"
+)
 _LANGS = "English|Chinese|Mandarin|Japanese|French|German|Spanish|Korean|Cantonese|Italian|Portuguese"
 
 
@@ -124,6 +138,19 @@ RULES: list[Rule] = [
         obj=_title,
     ),
     _r("preferred_name", r"\bi go by " + _NAME, "User wants to be called {obj}.", obj=_title),
+    _r(
+        "name",
+        r"(?:^|(?<=[,.!] ))(?i:(?:hi|hello|hey)[,!]? )?(?i:i'm|i am|i’m|im) (?P<obj>(?!(?:"
+        + _NOT_NAMES
+        + r")\b)[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?=\s*(?:[,.!;]|$| and\b| here\b| from\b| by the way\b))",
+        "User's name is {obj}.",
+        flags=0,
+    ),
+    _r(
+        "attribute",
+        _I_AM + r" (?P<obj>\d{1,3}) (?P<cat>(?:years?|yrs?)) old\b",
+        "User is {obj} years old.",
+    ),
     # places (moves supersede; negation drops the old one)
     _r(
         "lives_in",
@@ -223,8 +250,8 @@ RULES: list[Rule] = [
     ),
     _r(
         "diet",
-        r"\bi (?:don'?t|do not|can'?t|cannot|never|no longer|won'?t) (?:eat|drink|touch) " + _OBJ,
-        "User doesn't eat {obj}.",
+        r"\bi (?:don'?t|do not|can'?t|cannot|never|no longer|won'?t) (?P<verb>eat|drink|touch) " + _OBJ,
+        "User doesn't {verb} {obj}.",
         obj=lambda o: re.sub(r"\s+(?:anymore|any more|at all)$", "", o),
     ),
     _r("diet", _I_AM + r" (?:severely |very |highly )?allergic to " + _OBJ, "User is allergic to {obj}."),
@@ -260,8 +287,9 @@ RULES: list[Rule] = [
     _r("likes", r"\bi (?:also )?collect " + _OBJ, "User collects {obj}."),
     _r(
         "likes",
-        r"\bi (?:also |regularly )?(?:play|practi[cs]e|do) (?!it\b|that\b|this\b|so\b|not\b|my\b)" + _OBJ,
-        "User regularly does {obj}.",
+        r"\bi (?:also |regularly |often |usually )?(?P<verb>play|practi[cs]e|do) "
+        r"(?!it\b|that\b|this\b|so\b|not\b|my\b|them\b|what\b|some\b|a lot\b|well\b|too\b|the same\b)" + _OBJ,
+        "User {verb} {obj}.",  # "User plays the violin on weekends", never "User regularly does the violin"
     ),
     _r(
         "prefers", r"\bi (?:usually |always |generally )?prefer (?!(?:" + _LANGS + r")\b)" + _OBJ, "User prefers {obj}."
@@ -332,6 +360,9 @@ def style_of(sentence: str) -> str | None:
     return None
 
 
+_NOT_OBJECT_START = r"^(?:it|that|this|you|your|how|what|when|where|why|who|which|it's|it’s)\b"
+
+
 def clean_object(obj: str) -> str | None:
     """Trim filler; refuse pronouns and empty objects (those are small talk, not facts)."""
     o = re.sub(
@@ -341,6 +372,6 @@ def clean_object(obj: str) -> str | None:
         flags=re.IGNORECASE,
     )
     o = o.strip(" '\"“”.,")
-    if len(o) < 2 or o.lower() in _STOP_OBJECTS or re.match(r"^(?:it|that|this|you|your)\b", o, re.IGNORECASE):
+    if len(o) < 2 or o.lower() in _STOP_OBJECTS or re.match(_NOT_OBJECT_START, o, re.IGNORECASE):
         return None
     return o

@@ -1,0 +1,594 @@
+"""The general path: a self-disclosure no rule was written for, kept in the speaker's own words.
+
+"I went to a support group yesterday and it was so powerful" matches no predicate, yet it is exactly what a person
+remembers about a friend. When no specific rule claims a sentence, the sentence itself becomes a plain ``fact``:
+its first person resolved to the user ("User went to a support group … and it was so powerful", "用户最近迷上了攀岩"),
+a leading time phrase moved behind it, its resolved date attached. Left out: questions (upstream), sentences
+addressed to the other person ("you", "你"), reactions and small talk ("I totally agree", "I'm so happy for you",
+"我也是"), and sentences with too little content to be a fact ("I love it!").
+
+:func:`third_person` is also the one place that turns "I / my / me / we" into the user's words, for the rules'
+templates as well (no "User likes my garden" or "you regularly does").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from memory.text.dates import resolve
+from memory.write.extract.base import Candidate, make
+
+# -- English: first person → third person -------------------------------------------------------------------
+_BE = {"am": "is", "'m": "is", "was": "was", "have": "has", "'ve": "has", "do": "does", "don't": "doesn't"}
+_BE |= {
+    "wanna": "wants to",
+    "gotta": "has to",
+    "'d": "would",
+    "'ll": "will",
+    "haven't": "hasn't",
+    "ain't": "isn't",
+    "wasn't": "wasn't",
+    "go": "goes",
+}
+_UNCHANGED = frozenset(
+    [
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "can't",
+        "cannot",
+        "couldn't",
+        "won't",
+        "wouldn't",
+        "shouldn't",
+        "didn't",
+        "did",
+        "had",
+        "hadn't",
+        "was",
+        "wasn't",
+        "went",
+        "got",
+        "made",
+        "took",
+        "saw",
+        "met",
+        "bought",
+        "flew",
+        "won",
+        "grew",
+        "ran",
+        "began",
+        "came",
+        "found",
+        "felt",
+        "kept",
+        "left",
+        "lost",
+        "thought",
+        "told",
+        "gave",
+        "heard",
+        "knew",
+        "led",
+        "put",
+        "read",
+        "said",
+        "sent",
+        "sat",
+        "spent",
+        "stood",
+        "taught",
+        "wrote",
+        "drove",
+        "ate",
+        "fell",
+        "held",
+        "paid",
+        "rode",
+        "sang",
+        "sold",
+        "swam",
+        "threw",
+        "understood",
+        "woke",
+        "wore",
+        "built",
+        "brought",
+        "caught",
+        "chose",
+        "dealt",
+        "dug",
+        "drew",
+        "drank",
+        "forgot",
+        "fought",
+        "hung",
+        "hid",
+        "hit",
+        "hurt",
+        "let",
+        "lit",
+        "meant",
+        "quit",
+        "rang",
+        "rose",
+        "shook",
+        "shot",
+        "shut",
+        "slept",
+        "spoke",
+        "stole",
+        "stuck",
+        "struck",
+        "swore",
+        "tore",
+        "became",
+        "began",
+        "broke",
+        "used",
+    ]
+)
+_ADVERB = (
+    r"(?:really|also|just|still|now|currently|totally|actually|always|never|usually|recently|finally|already|"
+    r"often|sometimes|even|definitely|absolutely|truly|honestly|seriously|literally|kinda|pretty much|only|"
+    r"mostly|rarely|generally|especially|sure|gradually|regularly|eventually|once|first|later)"
+)
+_LATER_I = {"am": "are", "'m": "'re", "was": "were", "wasn't": "weren't"}
+
+
+def conjugate(verb: str) -> str:
+    """The third-person singular of a first-person verb ("love" → "loves", "am" → "is", "went" → "went")."""
+    v = verb.lower()
+    if v in _BE:
+        return _BE[v]
+    if v in _UNCHANGED or (v.endswith("ed") and not v.endswith("eed")) or "'" in v:
+        return verb
+    if re.search(r"(?:ss|sh|ch|x|z|o)$", v):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", v):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def later_person(text: str) -> str:
+    """Every first-person word after the subject, as they/them/their (verbs agree: 'I was' → 'they were')."""
+    text = re.sub(r"\bI'm\b", "they're", text)
+    text = re.sub(r"\bI('ve|'d|'ll)\b", r"they\1", text)
+    text = re.sub(r"\bI (am|was|wasn't)\b", lambda m: "they " + _LATER_I[m.group(1)], text)
+    text = re.sub(r"\bI\b", "they", text)
+    subs = [
+        (r"\bmyself\b", "themself"),
+        (r"\bourselves\b", "themselves"),
+        (r"\b(?:mine|ours)\b", "theirs"),
+        (r"\b(?:my|our)\b", "their"),
+        (r"\b(?:me|us)\b", "them"),
+        (r"\bwe('re|'ve|'ll|'d)\b", r"they\1"),
+        (r"\bwe\b", "they"),
+    ]
+    for pattern, repl in subs:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    return text
+
+
+_SUBJECT_EN = re.compile(
+    r"^(?P<subj>I(?:'m|'ve|'d|'ll)?|[Mm]y|[Ww]e(?:'re|'ve|'ll|'d)?|[Oo]ur)\b\s*(?P<rest>.*)$", re.DOTALL
+)
+
+
+def third_person(text: str) -> str | None:
+    """A first-person English statement as a statement about 'User' (None when it is not about the speaker)."""
+    s = text.replace("’", "'").strip()
+    m = _SUBJECT_EN.match(s)
+    if not m and not s.startswith("User and their "):
+        # the speaker is not the grammatical subject ("The group made me feel accepted"): first mention → User
+        first = re.search(r"\b(?:me|my|myself|I)\b", s)
+        if not first:
+            return None
+        word = first.group()
+        head = s[: first.start()]
+        if re.search(
+            r"\b(?:since|because|cause|when|if|as|while|although|though|after|before|until|unless)\s*$", head, re.I
+        ):
+            return None  # the speaker only appears in a subordinate clause: "From a distance, since I'm allergic"
+        tail = later_person(s[first.end() :])
+        if word == "my":
+            return head + "User's" + tail
+        if word == "I":  # "When I was a kid, …": keep 'User' and a third-person verb
+            contracted = re.match(r"('m|'ve|'d|'ll)\b", s[first.end() :])
+            if contracted:
+                rest = later_person(s[first.end() + len(contracted.group()) :])
+                return head + "User " + conjugate(contracted.group()) + rest
+            vm = re.match(r"(\s+)(\w+'?\w*)", tail)
+            if vm:
+                return head + "User" + vm.group(1) + conjugate(vm.group(2)) + tail[vm.end() :]
+        return head + "User" + tail
+    if m is None:  # "User and their kids …" (rewritten from "My kids and I …")
+        return s[:16] + later_person(s[16:])
+    subj, rest = m.group("subj"), m.group("rest")
+    low = subj.lower()
+    if low == "my":
+        return "User's " + later_person(rest)
+    if low == "our":
+        return "User's " + later_person(rest)
+    if low.startswith("we"):
+        verb = {"we're": " are", "we've": " have", "we'll": " will", "we'd": " would"}.get(low, "")
+        return "User and others" + verb + " " + later_person(rest)
+    if low in ("i'm", "i've", "i'd", "i'll"):
+        return "User " + conjugate(low[1:]) + " " + later_person(rest)
+    vm = re.match(r"((?:" + _ADVERB + r"\s+)*)([\w']+)(.*)$", rest, re.IGNORECASE | re.DOTALL)
+    if not vm:
+        return None
+    adverbs, verb, tail = vm.groups()
+    return "User " + adverbs + conjugate(verb) + later_person(tail)
+
+
+#: "every weekend", "每周末": a habit; its date phrase names no one day
+HABIT = re.compile(
+    r"\b(?:every|each) (?:day|morning|evening|night|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)\b|\bon (?:weekends|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b"
+    r"|每(?:个|一)?(?:天|周|星期|月|年|晚|早)",
+    re.IGNORECASE,
+)
+
+# -- which sentences are self-disclosures --------------------------------------------------------------------
+_OPENER_EN = re.compile(
+    r"^(?:(?:yeah|yes|yep|yup|oh|ooh|wow|well|haha|hah|lol|hey|hi|hello|thanks|thank you|so|and|but|plus|also|"
+    r"actually|honestly|totally|absolutely|sure|ok|okay|aww|aw|ah|omg|cool|great|nice|right|true|exactly|"
+    r"definitely|indeed|anyway|anyways|btw|by the way|you know|guess what|no way|oh man|man|dude|to be honest|"
+    r"speaking of which|funny you (?:should )?(?:mention|ask)(?: that)?|hmm|um|uh|ugh|yikes|gosh|geez)\b[\s,!.:-]*)+",
+    re.IGNORECASE,
+)
+_TIME_LEAD = re.compile(r"^(?P<lead>[^,]{3,40}?),\s+(?=(?:I|I'm|I've|I'd|my|we|We|My|our|Our)\b)")
+_YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.IGNORECASE)
+_REACTION_EN = re.compile(
+    r"^(?:I|I'm|I am|I've|I'd|I'll|we)\s+(?:(?:really|totally|completely|so|just|also|definitely|too|very)\s+)*"
+    r"(?:agree|know|knew|see|understand|bet|guess|suppose|think so|can imagine|can't imagine|appreciate|"
+    r"hope|wish|mean|meant|feel you|hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
+    r"your|can't believe|cannot believe|couldn't believe|grateful for your|thought so|was wondering|wonder|"
+    r"can relate|relate|will (?:do|try|keep|check|let)|"
+    r"'ll (?:do|try|keep|check|let)|would love to (?:hear|see|know)|'d love to (?:hear|see|know)|"
+    r"love (?:that|it|this|those|these)|like (?:that|it|this)|loved (?:that|it|this)|couldn't agree|could not agree|"
+    r"feel the same|felt the same|thought I should|doing (?:ok|okay|fine|good|great|well|alright|better))\b",
+    re.IGNORECASE,
+)
+_DANGLING_EN = re.compile(r"\b(?:it|that|this|them|those|these|one|so)\s*[.!]*$", re.IGNORECASE)
+_CONTENT_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "it",
+        "this",
+        "that",
+        "so",
+        "very",
+        "really",
+        "just",
+        "too",
+        "also",
+        "user",
+        "they",
+        "them",
+        "their",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "some",
+        "any",
+        "all",
+        "lot",
+        "lots",
+        "much",
+        "more",
+        "most",
+        "such",
+        "feel",
+        "felt",
+        "think",
+        "thought",
+        "get",
+        "got",
+        "go",
+        "going",
+        "gonna",
+        "make",
+        "made",
+        "thing",
+        "things",
+        "way",
+        "well",
+        "like",
+        "love",
+    ]
+)
+MAX_WORDS = 40
+#: subject-less fragments: "Really made me think …", "Gives me a visual …", "Almost as silly as …"
+_FRAGMENT = re.compile(
+    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b)|gives|makes|made|reminds|reminded|"
+    r"helps|helped|keeps|kept|brings|brought|means|meant|almost|as|such|what a|so much|too)\b",
+    re.IGNORECASE,
+)
+#: a request to the assistant is not a fact about the user: "Give me three ideas", "I need a recipe for pancakes"
+_REQUEST_EN = re.compile(
+    r"^(?:please\s+)?(?:tell|give|show|translate|explain|help|write|find|remind|send|book|recommend|suggest|list|"
+    r"teach|describe|summari[sz]e|calculate|draw|create|draft|fix|check|compare|convert|generate|pick|choose)\b"
+    r"|^I(?:'d| would)? (?:really )?(?:need|want|like|have) (?:a |an |some |your |to know|to learn about|to "
+    r"understand|help|info|information|advice|(?:a |an )?(?:quick )?question)",
+    re.IGNORECASE,
+)
+#: the moment, not the person: "I'm tired today", "I'm going to bed now", "I'll be right back"
+_MOMENT_EN = re.compile(
+    r"^I(?:'m| am) (?:so |really |very |a bit |kind of |pretty )?(?:tired|hungry|sleepy|bored|back|here|off|"
+    r"leaving|going to (?:bed|sleep)|heading (?:out|off|to bed)|going offline|done for (?:today|now))\b"
+    r"|^I(?:'ll| will) be (?:right )?back\b",
+    re.IGNORECASE,
+)
+#: resolutions and wishes ("User will keep working hard"): intentions without a plan, rarely worth a memory
+_WISHFUL = re.compile(
+    r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b"
+    r"|^User is (?:so |really |super |very |totally |pretty |just )?\w+ (?:to|about|that|for|with)\b"
+)  # … and a mood about something ("User is thrilled to …", "User is excited about …")
+#: "Here's one of my trophies from a dance contest" → "I shared one of my trophies …"
+_HERES = re.compile(r"^(?:here's|here is|check out|check this out:?)\s+(?=.*\b(?:my|I)\b)", re.I)
+_SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
+_DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
+_TRAILING = re.compile(
+    r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though|"
+    r"take a look|check it out|have a look|see))+$",
+    re.IGNORECASE,
+)
+_TIME_WORD = re.compile(
+    r"^(?P<lead>(?:lately|recently|yesterday|today|tonight|last (?:week|weekend|month|year|night|\w+day)|"
+    r"this (?:week|weekend|morning|month|year)|a few (?:days|weeks|months) ago|the other day))\s+(?=I\b|I'|we\b)",
+    re.IGNORECASE,
+)
+#: pep talk, wishes and requests: said in chat all the time, never a fact about the speaker
+_NOT_A_FACT = re.compile(
+    r"^(?:check|glad|so glad|for|thanks|thank|wish|hope|hoping|can't wait|cannot wait|let's|let me|gotta|"
+    r"appreciate|take care|talk|see|cheers|congrats|good luck|keep|love|miss|sounds|looks|feels|must be|"
+    r"what|how|why|who|where|when|if|as|because|since|just like|same|me too|not sure)\b"
+    r"|\b(?:(?:make|made|making) (?:my|our) dreams?|stay(?:ing)? positive|never (?:quit|give up)|give up|quit|"
+    r"hang(?:ing)? in there|"
+    r"keep (?:going|pushing|on|it up|at it)|pushing (?:forward|through|on)|we got this|make it happen|"
+    r"can't thank|means? (?:a lot|so much)|proud of how far|so much to me)\b",
+    re.IGNORECASE,
+)
+_GENERIC_WE = re.compile(
+    r"^(?:we|we're|we'll|we'd)\s+(?:all\s+|really\s+|just\s+|both\s+|can|could|should|will|must|need|want|'ll|"
+    r"are all|have to|gotta)\b",
+    re.IGNORECASE,
+)
+#: "Lost my job yesterday", "Gonna continue my edu", "Been busy painting": chat drops the 'I'
+_DROPPED = re.compile(
+    r"^(?P<adv>(?:just|finally|recently|also|still|actually)\s+)?"
+    r"(?P<verb>(?:gonna|going to)(?! be\b)|been(?= \w+ing\b)|"
+    r"(?:lost|got|went|started|finished|bought|moved|joined|quit|took|made|met|found|tried|visited|ran|"
+    r"learned|learnt|signed|adopted|won|had|spent|painted|finished|decided|booked|picked|saw|watched|read|"
+    r"researching|working|planning|thinking|looking|heading|trying|learning|training|preparing|volunteering|"
+    r"taking|getting|doing|reading|writing|painting|starting)\b)(?P<rest>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+_SINCE = re.compile(
+    r"^(?:since|after|because|ever since|now that)\s+(?P<clause>(?:I|I'm|I've|my|we)\b[^,]{5,}),\s*(?P<rest>.+)$", re.I
+)
+
+
+_ASIDE = re.compile(r"^(?P<lead>[^,]{3,40}),\s+(?=(?:I|I'm|I've|I'd|my|My|we|We)\b)")
+#: "My kids and I just finished …" → "User and their kids just finished …"
+_WITH_OTHERS = re.compile(r"^(?:my|our)\s+(?P<who>[\w' ]{2,25}?)\s+and\s+(?:I|me)\s+", re.IGNORECASE)
+
+
+def _main_clause(body: str) -> str:
+    """ "Since I lost my job at Door Dash, things have been tough" → "I lost my job at Door Dash; things have been
+    tough": the news is in the subordinate clause."""
+    m = _SINCE.match(body)
+    if m and re.search(r"\blast (?:chatted|chat|talked|spoke|saw|met|caught up)\b", m.group("clause"), re.I):
+        return m.group("rest")  # "Since we last chatted, I've …": the news is after the comma
+    return f"{m.group('clause')}; {m.group('rest')}" if m else body
+
+
+def _subject_dropped(body: str) -> str:
+    """A sentence whose 'I' chat left out, with it put back (a gerund that is the subject stays as it is)."""
+    m = _DROPPED.match(body)
+    if not m:
+        return body
+    verb, rest = m.group("verb").lower(), m.group("rest")
+    adv = m.group("adv") or ""
+    if verb.endswith("ing"):
+        if re.search(r"\b(?:is|was|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest):
+            return body  # "Taking care of ourselves is vital": the gerund is the subject
+        return f"I'm {adv}{verb}{rest}"
+    if verb in ("gonna", "going to"):
+        return f"I'm {adv}{verb}{rest}"
+    if verb == "been":
+        return f"I've {adv}been{rest}"
+    return f"I {adv}{verb}{rest}"
+
+
+_PRONOUN_SUBJECT = re.compile(
+    r"^(?:it|it's|that's|this's|they|they're|they've|he|he's|she|she's|there|there's|here|here's|"
+    r"what|which|everything|something|nothing|anything|everyone|someone|one|both|all)\b"
+    r"|^(?:this|that|these|those)(?:\s+(?:is|was|are|were|has|have|had|makes|made|means|helps|gives|really|just|one|"
+    r"so|too|reminds|keeps)\b|\s*$)",  # "this design reminds me …" names its subject; "this is …" does not
+    re.IGNORECASE,
+)
+
+
+def _content_count(text: str) -> int:
+    return sum(1 for w in re.findall(r"[a-z']+", text.lower()) if w not in _CONTENT_STOP and len(w) > 2)
+
+
+def _en(sentence: str, at: datetime) -> Candidate | None:
+    s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,")
+    s = re.sub(r"^[A-Z][a-z]+[,!]\s+", "", s)  # a vocative: "Mel, I …"
+    s = re.sub(r"(?:,\s*)?\bI mean\b,?\s*", " ", s).strip()  # a filler, not a statement
+    aside = _ASIDE.match(s)  # "Taking your advice, I'm …", "I totally get it, I had …": the news follows the comma
+    if aside and (_YOU.search(aside.group("lead")) or _REACTION_EN.match(aside.group("lead"))):
+        s = s[aside.end() :]
+    if not s or _FRAGMENT.match(s) or _YOU.search(s) or _REQUEST_EN.match(s) or _MOMENT_EN.match(s):
+        return None
+    s = _HERES.sub("I shared ", s)
+    parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ")) if p.strip()]
+    said = [p for p in parts if _SUBJECT_FIRST.match(p)]  # "I had a day out with the gang - we went biking"
+    s = "; ".join(said[:2]) if said else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
+    s = _TRAILING.sub("", s)
+    body = _subject_dropped(_main_clause(s.strip(" ,")))
+    if not _FIRST_PERSON.search(body):
+        return None
+    body = _WITH_OTHERS.sub(lambda m: f"User and their {m.group('who')} ", body)
+    if _NOT_A_FACT.search(body) or _GENERIC_WE.match(body):
+        return None
+    lead = ""
+    tm = _TIME_LEAD.match(body) or _TIME_WORD.match(body)
+    if tm and not _FIRST_PERSON.search(tm.group("lead")):
+        lead, body = tm.group("lead"), body[tm.end() :]
+    if _REACTION_EN.match(body) or _DANGLING_EN.search(body):
+        return None
+    if len(body.split()) > MAX_WORDS:
+        return None
+    if _PRONOUN_SUBJECT.match(body):
+        return None  # "It's special to me", "They motivate me": what 'it' is lives in another sentence
+    third = third_person(body)
+    if third is None or _WISHFUL.match(third):
+        return None
+    past = re.match(r"User (?:\w+ ){0,2}(?:\w+ed|" + "|".join(_UNCHANGED) + r")\b", third)
+    specific = past or re.search(r"\b[A-Z][a-z]+|\d", third[5:]) or re.match(r"User is \w+ing\b", third)
+    if _content_count(third) < (2 if specific else 3):
+        return None
+    third = later_person(third)  # anything the subject rewrite left ("by sharing our stories")
+    third = third[:1].upper() + third[1:]
+    when = None if HABIT.search(body) else resolve(lead + " " + body if lead else body, at, prefer="past")
+    content = third + (" " + lead[:1].lower() + lead[1:] if lead else "")
+    if when:
+        day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
+        content += f" ({day})" if when.phrase.lower() in content.lower() else f" ({when.phrase}, {day})"
+    c = make(
+        "fact", _object_of(third), content + ".", lang="en", evidence=sentence, event_time=when.when if when else None
+    )
+    c.extractor = "rules:general"
+    return c
+
+
+def _object_of(third: str) -> str:
+    """The statement without its subject: what the planner compares."""
+    return re.sub(r"^User(?:'s| and others)?\s+", "", third).strip()
+
+
+# -- Chinese -------------------------------------------------------------------------------------------------
+_OPENER_ZH = re.compile(
+    r"^(?:嗯+|哦+|噢|啊|哈哈+|对|是啊|是的|好的|好吧|其实|说实话|另外|还有|而且|然后|对了|话说|不过)[，,！!。\s]*"
+)
+_REACTION_ZH = re.compile(
+    r"^我(?:也是|也这么|同意|知道|明白|理解|觉得你|觉得这|希望你|相信你|猜|想问|想知道|想了解|想请教|有个问题|谢谢|看看再说)"
+    r"|^我(?:今天|现在)?(?:好|很|有点|太)?(?:累|困|饿|无聊)"
+    r"|^我(?:先|马上|这就|要)?(?:去)?(?:睡觉|睡了|吃饭|回来|走了|下了|撤了|下线)"
+)
+
+
+def _zh(sentence: str, at: datetime) -> Candidate | None:
+    s = _OPENER_ZH.sub("", sentence.strip()).strip("，,。！!~～ ")
+    if not s or re.search(r"[你您]", s) or "我" not in s or _REACTION_ZH.match(s):
+        return None
+    if len(re.findall(r"[\u4e00-\u9fff]", s.replace("我", ""))) < 4 or len(s) > 80:
+        return None
+    content = s.replace("我们家", "用户家").replace("我们", "用户一家").replace("我", "用户")
+    if not content.startswith("用户"):
+        lead = re.match(r"^(?P<lead>[^，,]{1,8})[，,]\s*(?=用户)", content)
+        content = content[lead.end() :] if lead else content
+        if not content.startswith("用户"):
+            return None
+    when = None if HABIT.search(s) else resolve(s, at, prefer="past")
+    if when:
+        day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
+        content += f"（{when.phrase}，{day}）"
+    c = make(
+        "fact",
+        re.sub(r"^用户(?:的|一家)?", "", s.replace("我", "用户")),
+        content + "。",
+        lang="zh",
+        evidence=sentence,
+        event_time=when.when if when else None,
+    )
+    c.extractor = "rules:general"
+    return c
+
+
+_TAG_QUESTION = re.compile(
+    r"^(?P<stmt>.*\b(?:I|I'm|I've|my|we)\b.{8,}?)(?:\s+[-–—]+\s+|,\s*)(?:(?:pretty|so|really|super) \w+,?\s*)?"
+    r"(?:huh|right|eh|isn't it|don't you think|you know|want to see(?: it| a pic| a photo)?|wanna see(?: it| a pic)?|"
+    r"(?:do )?you wanna see(?: it| a pic)?)\s*\?+$",
+    re.IGNORECASE,
+)
+
+
+def without_tag_question(sentence: str) -> str:
+    """ "I started my own store not so long ago - pretty cool, huh?" is a statement with a tag, not a question."""
+    m = _TAG_QUESTION.match(sentence.replace("’", "'").strip())
+    return m.group("stmt") + "." if m else sentence
+
+
+def continuation(sentence: str, lang: str) -> str | None:
+    """A sentence that goes on about the fact before it ("It's special to me", "They keep me motivated"), in the
+    user's words, to be appended to that fact; None when it is not one."""
+    if lang == "zh":
+        return None
+    s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,").rstrip(".!~ ")
+    if not _PRONOUN_SUBJECT.match(s) or _YOU.search(s) or len(s.split()) > 20 or _NOT_A_FACT.search(s):
+        return None
+    if _DANGLING_EN.search(s) or not re.search(
+        r"\b(?:is|was|has|had|makes|made|helps|keeps|means|brings|been)\b|'s\b", s
+    ):
+        return None
+    if re.match(
+        r"^(?:here|there|what|which|everything|something|nothing|anything|everyone|someone)|"
+        r"^(?:that|this|it)(?:'s| is) (?:the|a|an|my|our)\b",
+        s,
+        re.I,
+    ):
+        return None
+    if _content_count(s) < 2:
+        return None
+    out = later_person(s)
+    return out[:1].lower() + out[1:]
+
+
+def self_disclosure(sentence: str, lang: str, at: datetime) -> Candidate | None:
+    """The sentence as a fact about the speaker, in their own words, or None (not a self-disclosure)."""
+    return _zh(sentence, at) if lang == "zh" else _en(sentence, at)

@@ -1,0 +1,135 @@
+"""The general path and the readable templates (issue 26): self-disclosures no rule covers are kept in the
+speaker's words with the first person resolved; questions, small talk, requests and remarks to the other person
+are left out; no "does <verb>" template; dedupe keeps statements that differ in a number, name or date apart.
+
+The quickstart message is mem0's own example (docs.mem0.ai, open-source quickstart: "Hi, I'm Alex. I love
+basketball and gaming.").
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.config import Settings
+from memory.evaluation.facts import readability
+from memory.text.voice import you
+from memory.write.extract.extractor import classify, extract_rules
+from memory.write.plan import Existing, differ_in_specifics, objects_match, plan_writes
+
+AT = datetime(2025, 5, 1, 9, 0, tzinfo=UTC)  # a Thursday
+
+
+def _extract(text: str) -> list:
+    ok, _ = classify(text, "user")
+    return extract_rules(text, at=AT) if ok else []
+
+
+def _contents(text: str) -> list[str]:
+    return [c.content for c in _extract(text)]
+
+
+def test_the_issue_examples_are_understood():
+    assert [(c.predicate, c.object) for c in _extract("I'm Alice.")] == [("name", "Alice")]
+    assert _contents("I'm learning Spanish.") == ["User is learning Spanish."]
+    assert _contents("我最近迷上了攀岩。") == ["用户最近迷上了攀岩。"]
+    mem0 = {(c.predicate, c.object) for c in _extract("Hi, I'm Alex. I love basketball and gaming.")}
+    assert mem0 == {("name", "Alex"), ("likes", "basketball"), ("likes", "gaming")}
+
+
+def test_no_does_template_and_the_bridge_reads_it_back():
+    (violin,) = _extract("I play the violin on weekends.")
+    assert violin.content == "User plays the violin on weekends." and violin.predicate == "likes"
+    assert readability(violin.content) == []
+    assert you(violin.content, "en") == "You play the violin on weekends."
+    assert _contents("I also practise yoga.") == ["User practises yoga."]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I went to a pottery workshop with my sister and it was so relaxing.",
+            "User went to a pottery workshop with their sister",
+        ),
+        (
+            "The support group has made me feel accepted and given me courage.",
+            "The support group has made User feel accepted and given them courage.",
+        ),
+        ("My kids are so excited about summer break!", "User's kids are so excited about summer break."),
+        ("Gonna continue my edu and check out career options.", "User is gonna continue their edu"),
+        ("Yeah, I painted that lake sunrise last year! It's special to me.", "it's special to them"),
+        ("Taking your advice, I'm sprucing up my business plan.", "User is sprucing up their business plan."),
+        ("Since I lost my job at the bakery, things have been tough.", "User lost their job at the bakery"),
+        ("I started my own clothing store last month - pretty cool, huh?", "User started their own clothing store"),
+        ("我每周末都去游泳。", "用户每周末都去游泳。"),
+    ],
+)
+def test_self_disclosures_are_kept_in_the_speakers_words(text, expected):
+    got = _contents(text)
+    assert len(got) == 1 and expected in got[0], got
+    assert readability(got[0]) == [], got
+
+
+def test_a_leading_time_phrase_moves_behind_and_resolves():
+    (c,) = _extract("Last Friday, I had a milestone moment at the gym.")
+    assert c.content.startswith("User had a milestone moment at the gym last Friday")
+    assert c.event_time is not None and c.event_time.date().isoformat() == "2025-04-25"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm so happy for you!",
+        "I totally agree with you.",
+        "Thanks, that was really helpful!",
+        "What do you do on weekends?",
+        "I love it!",
+        "Give me three ideas for dinner.",
+        "I need a recipe for pancakes.",
+        "I'm tired today.",
+        "I'll keep pushing and make my dreams come true!",
+        "It's special to me.",
+        "Wow, that's so cool, Mel!",
+        "我也是这么想的。",
+        "你今天过得怎么样？",
+        "我先去吃饭了。",
+        "I couldn't agree more.",
+        "Yeah, I'm doing OK, thanks.",
+        "I feel the same way with my team.",
+        "I can't believe it's already May!",
+        "Since we last chatted, a lot has happened.",
+    ],
+)
+def test_questions_small_talk_requests_and_remarks_to_the_other_are_left_out(text):
+    assert _extract(text) == []
+
+
+def test_first_person_left_in_a_rule_object_is_resolved():
+    for text in ["I love having my dog around to keep me calm.", "I went hiking with my brother yesterday."]:
+        for content in _contents(text):
+            assert readability(content) == [], content
+
+
+def test_numbers_names_and_dates_keep_statements_apart():
+    assert differ_in_specifics("User planted apple tree number 2.", "User planted apple tree number 1.")
+    assert differ_in_specifics("User moved to Lyon (2024-03).", "User moved to Lyon (2025-03).")
+    assert differ_in_specifics("User met Anna at the gym.", "User met Maria at the gym.")
+    assert not differ_in_specifics("User planted an apple tree.", "User planted an apple tree!")
+    assert not objects_match("apple tree number 2", "apple tree number 1")
+    assert objects_match("apple tree", "the apple tree")
+    (c,) = extract_rules("I planted apple tree number 2 today.", at=AT)
+    c.neighbours = {"m1": 0.99}  # as alike as embeddings get
+    first = Existing(
+        id="m1",
+        content="User planted apple tree number 1 (2025-04-30).",
+        predicate="fact",
+        object="planted apple tree number 1",
+    )
+    (op,) = plan_writes([c], [first], Settings(dedupe_threshold=0.9))
+    assert op.op == "ADD", op.reason
+    same = Existing(id="m2", content=c.content, predicate="fact", object=c.object)
+    c.neighbours = {"m2": 0.99}
+    (again,) = plan_writes([c], [same], Settings(dedupe_threshold=0.9))
+    assert again.op == "REINFORCE"
