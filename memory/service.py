@@ -32,7 +32,7 @@ from memory.storage.records import MemoryDraft
 from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
 from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role
-from memory.write import single
+from memory.write import behind, single
 from memory.write.behind import WriteBehind, unwritten_turns
 
 if TYPE_CHECKING:  # the embedder loads numpy: never at import
@@ -532,7 +532,8 @@ class MemoryService:
         return self.writes.submit(user.key, lambda: self._write_turn(user, session, message, turn_id, model))
 
     def _write_turn(self, user: User, session: Session, message: Message, turn_id: int, model: Any) -> Any:
-        """Earlier turns a crashed process left unwritten first (in order), then this one; nothing once erased."""
+        """Earlier turns a crashed process left unwritten first (in order), then this one; nothing once erased.
+        A write that fails is set aside with its error (memory/write/behind.py) and the next one still runs."""
         if self.erased(session.user_key, session.id):
             return None
         try:
@@ -540,10 +541,36 @@ class MemoryService:
                 with self.storage.db() as db:
                     earlier = db.get(Session, key)
                 if earlier is not None:
-                    self.write_from_message(user, earlier, message_id, turn_id=earlier_turn, model=model)
-            return self.write_from_message(user, session, message, turn_id=turn_id, model=model)
+                    self._write_or_set_aside(user, earlier, message_id, earlier_turn, model, reraise=False)
+            return self._write_or_set_aside(user, session, message, turn_id, model, reraise=True)
         finally:
             self.sweep_erased(session.user_key, session.id)  # erased while writing: leave nothing behind
+
+    def _write_or_set_aside(
+        self, user: User, session: Session, message: Message | int, turn_id: int | None, model: Any, *, reraise: bool
+    ) -> Any:
+        try:
+            return self.write_from_message(user, session, message, turn_id=turn_id, model=model)
+        except Exception as exc:  # noqa: BLE001 - one bad message never stops the next: set aside, seen, retryable
+            message_id = message.id if isinstance(message, Message) else message
+            if message_id is not None:
+                behind.set_aside(self.storage, user.key, message_id, exc, turn_id=turn_id)
+            if reraise:
+                raise
+            return None
+
+    def set_aside_writes(self, user_id: str) -> list[dict[str, Any]]:
+        """The user's messages whose write failed and was set aside (message, error), newest first."""
+        return behind.set_aside_messages(self.storage, self.get_user(user_id).key)
+
+    def retry_write(self, user_id: str, message_id: int, *, actor: Actor) -> Any:
+        """A person retries a set-aside message's write (curator; audited). A new failure sets it aside again,
+        with the new error, and is raised."""
+        check(self.storage, actor, Role.CURATOR, "retry a set-aside write")
+        user = self.get_user(user_id)
+        message, session, turn_id = behind.release(self.storage, user.key, message_id)
+        audit.record(self.storage, actor, AuditAction.RETRY_WRITE, user_id=user_id, target_ids=[message_id])
+        return self._write_or_set_aside(user, session, message, turn_id, None, reraise=True)
 
     def wait_writes(self, user: User | str | None = None, timeout: float | None = 60) -> bool:
         """Wait for the background writes of one user (everyone's when None); False on timeout."""

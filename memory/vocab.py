@@ -34,6 +34,8 @@ class EventOp(StrEnum):
     PURGE = "PURGE"
     COMPACT = "COMPACT"
     MERGE = "MERGE"
+    #: a message whose write failed: set aside with its error (no memory), retried only by a person
+    SET_ASIDE = "SET_ASIDE"
 
 
 class SourceType(StrEnum):
@@ -115,6 +117,8 @@ class AuditAction(StrEnum):
     ACCOUNT_ADD = "account-add"
     ACCOUNT_PASSWORD = "account-password"
     ACCOUNT_REMOVE = "account-remove"
+    RETRY_WRITE = "retry-write"
+    EVALUATE = "evaluate"
 
 
 @dataclass(frozen=True, slots=True)

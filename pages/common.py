@@ -42,6 +42,7 @@ OP_COLORS: dict[EventOp, str] = {
     EventOp.PURGE: "#4e342e",
     EventOp.COMPACT: "#5d4037",
     EventOp.MERGE: "#8d6e63",
+    EventOp.SET_ASIDE: "#b71c1c",
 }
 SECTION_COLORS = {
     "system": "#90a4ae",
@@ -69,6 +70,7 @@ OP_BADGE: dict[EventOp, str] = {
     EventOp.PURGE: "red",
     EventOp.COMPACT: "blue",
     EventOp.MERGE: "blue",
+    EventOp.SET_ASIDE: "red",
 }
 EMPTY_HINT = "Run `memlens seed-demo` in a terminal, or chat with the agent first."
 
