@@ -13,6 +13,7 @@ to the merged record, which states the same value (no change-log entry: the valu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import col, select
@@ -271,6 +272,19 @@ def retracted_statements(store: Database, user_key: str, limit: int = 1000) -> s
         live = status == MemoryStatus.ACTIVE and not flagged
         (holding if live else gone).add(key)
     return gone - holding
+
+
+def text_filter(store: Database, user_key: str) -> Callable[[str], str]:
+    """The one status helper for composed text (bridges, summaries) outside a turn: the user's profile and
+    retracted statements read once, and :func:`memory.sessions.consistency.consistent_text` applied with them.
+    A bridge a page shows, one being written, and one a turn injects are filtered alike."""
+    from memory.sessions.consistency import consistent_text
+
+    with store.db() as db:
+        rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key)).all()
+    current = {row.field: row.value for row in rows}
+    gone = retracted_statements(store, user_key)
+    return lambda text: consistent_text(text, current, gone) if text else text
 
 
 # -- maintenance: forgetting and compaction ----------------------------------------------------------------------
