@@ -27,8 +27,8 @@ from agent.llm import make_chat_model, make_summariser
 from agent.state import CompiledTurnGraph, TurnContext, TurnState
 from memory.errors import NotFound
 from memory.retrieval.recall import RecallResult
-from memory.sessions.consistency import consistent_text
 from memory.service import MemoryService
+from memory.sessions.consistency import consistent_text
 from memory.write.pipeline import WriteReport
 
 
