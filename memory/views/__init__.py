@@ -17,7 +17,7 @@ from memory.views.labels import (
 )
 from memory.views.profile import profile_changes, profile_fields
 from memory.views.sessions import bridge_into, context_snapshots, sessions_overview
-from memory.views.turns import recent_retrievals, retrieval_hits, retrieval_params, turn_details
+from memory.views.turns import recent_retrievals, retrieval_hits, retrieval_params, turn_composed, turn_details
 from memory.views.writes import (
     BUILT_IN,
     WriteFilter,
@@ -49,6 +49,7 @@ __all__ = [
     "retrieval_params",
     "sessions_overview",
     "set_label",
+    "turn_composed",
     "turn_details",
     "write_log",
 ]
