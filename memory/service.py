@@ -311,7 +311,7 @@ class MemoryService:
         expected_version (see memory.lifecycle.profile_edit)."""
         from memory.lifecycle import profile_edit
 
-        check(self.storage, actor, Role.CURATOR, "edit a profile")
+        actor = check(self.storage, actor, Role.CURATOR, "edit a profile")
         user = self._user(user)
         result = profile_edit.edit_field(
             self.storage, user, field, value, actor=actor, reason=reason, expected_version=expected_version
@@ -325,7 +325,7 @@ class MemoryService:
         """A person's verdict on one retrieval hit (None clears it; curator); feeds the lab's precision/recall."""
         from memory import views
 
-        check(self.storage, actor, Role.CURATOR, "label a retrieval hit")
+        actor = check(self.storage, actor, Role.CURATOR, "label a retrieval hit")
         owner = self.get_memory(memory_id).user_key
         views.set_label(self.storage, owner, retrieval_id, memory_id, relevant, labeled_by=actor.name)
         verdict = {True: "relevant", False: "not relevant", None: "cleared"}[relevant]
@@ -362,7 +362,7 @@ class MemoryService:
 
     def set_live_settings(self, values: dict[str, Any], *, actor: Actor) -> Settings:
         """Change live settings (admin): every process's agent uses them from its next turn."""
-        check(self.storage, actor, Role.ADMIN, "change live settings")
+        actor = check(self.storage, actor, Role.ADMIN, "change live settings")
         result = self.storage.set_live_settings(values)
         changed = {k: getattr(result, k) for k in values}
         audit.record(self.storage, actor, AuditAction.SETTINGS, target_ids=sorted(values), detail=changed)
@@ -566,7 +566,7 @@ class MemoryService:
     def retry_write(self, user_id: str, message_id: int, *, actor: Actor) -> Any:
         """A person retries a set-aside message's write (curator; audited). A new failure sets it aside again,
         with the new error, and is raised."""
-        check(self.storage, actor, Role.CURATOR, "retry a set-aside write")
+        actor = check(self.storage, actor, Role.CURATOR, "retry a set-aside write")
         user = self.get_user(user_id)
         message, session, turn_id = behind.release(self.storage, user.key, message_id)
         audit.record(self.storage, actor, AuditAction.RETRY_WRITE, user_id=user_id, target_ids=[message_id])
@@ -605,7 +605,7 @@ class MemoryService:
         """Expire, fade, cap and purge (rules in memory/lifecycle/retention.py); ``user_id=None`` = every user.
         Applying it (not a dry run) is a curator's action."""
         if not dry_run:  # a dry run only reads
-            check(self.storage, actor, Role.CURATOR, "apply the forgetting policy")
+            actor = check(self.storage, actor, Role.CURATOR, "apply the forgetting policy")
         retrieval_log.flush(self.storage)  # access counts and logged hits of recalls still being written
         report = lifecycle.forget(self.storage, user_key=self._user_key(user_id), dry_run=dry_run, now=now, actor=actor)
         self._maintain(actor, dry_run, AuditAction.FORGET, user_id, (a.memory_id for a in report.actions))
@@ -629,18 +629,37 @@ class MemoryService:
         from memory.storage.embed import embed_threads
 
         if not dry_run:
-            check(self.storage, actor, Role.CURATOR, "merge memories")
+            actor = check(self.storage, actor, Role.CURATOR, "merge memories")
         retrieval_log.flush(self.storage)  # access counts and logged hits of recalls still being written
         with embed_threads(self.settings.embed_threads):
             report = compact.compact(self.storage, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
         self._maintain(actor, dry_run, AuditAction.COMPACT, user_id, (m.record["id"] for m in report.merges))
         return report
 
+    def evaluation_inputs(self, *, actor: Actor) -> list[str]:
+        """The evaluation data files an admin may run (names in ``<data_dir>/eval/inputs``)."""
+        from memory.evaluation.inputs import list_inputs
+
+        check(self.storage, actor, Role.ADMIN, "list evaluation inputs")
+        return list_inputs(self.settings.data_dir)
+
+    def run_evaluation(self, name: str, opts: Any, *, actor: Actor, bar: Any = None) -> Any:
+        """Run LoCoMo evidence recall on one file of the inputs folder and save its report (admin; audited before
+        it starts: a long CPU job). Returns the saved report's path."""
+        from memory.evaluation import eval_service, reports_dir, run_locomo, save_report
+        from memory.evaluation.inputs import resolve_input
+
+        actor = check(self.storage, actor, Role.ADMIN, "run an evaluation")
+        path = resolve_input(self.settings.data_dir, name)
+        detail = {"input": name, "mode": str(opts.mode), "ks": list(opts.ks), "extract": bool(opts.extract)}
+        audit.record(self.storage, actor, AuditAction.EVALUATE, target_ids=[name], detail=detail)
+        return save_report(run_locomo(eval_service(self), path, opts, bar=bar), reports_dir(self))
+
     def export_user(self, user_id: str, *, actor: Actor) -> dict[str, Any]:
         """Everything about a user as JSON (admin: it is all their personal data at once)."""
         from memory.lifecycle import export
 
-        check(self.storage, actor, Role.ADMIN, "export a user")
+        actor = check(self.storage, actor, Role.ADMIN, "export a user")
         self.wait_writes(user_id)  # a turn's write still running in the background belongs in the export
         retrieval_log.flush(self.storage)
         data = export.export_user(self.storage, user_id)
@@ -650,7 +669,7 @@ class MemoryService:
     def import_user(self, data: dict[str, Any], *, actor: Actor) -> dict[str, int]:
         from memory.lifecycle import export
 
-        check(self.storage, actor, Role.ADMIN, "import a user")
+        actor = check(self.storage, actor, Role.ADMIN, "import a user")
         counts = export.import_user(self.storage, data)
         user = data.get("user") if isinstance(data, dict) else None
         user_id = user.get("external_id") if isinstance(user, dict) else None
@@ -662,7 +681,7 @@ class MemoryService:
         rows stay, with the id and any free text cleared in the same transaction."""
         from memory.lifecycle import export
 
-        check(self.storage, actor, Role.ADMIN, "delete a user")
+        actor = check(self.storage, actor, Role.ADMIN, "delete a user")
         retrieval_log.flush(self.storage)
         counts = export.delete_user(self.storage, user_id)
         rows = {"rows": sum(counts.values())}
@@ -674,7 +693,7 @@ class MemoryService:
     ) -> dict[str, int]:
         from memory.lifecycle import export
 
-        check(self.storage, actor, Role.ADMIN, "delete a session")
+        actor = check(self.storage, actor, Role.ADMIN, "delete a session")
         retrieval_log.flush(self.storage)
         counts = export.delete_session(self.storage, user_id, session_id, agent_id=agent_id)
         ids = [f"session:{id_hash(session_id)[:16]}"]  # a session id is caller text: only its hash is kept
@@ -685,7 +704,7 @@ class MemoryService:
         """Delete one memory for good, history included (admin)."""
         from memory.lifecycle import export
 
-        check(self.storage, actor, Role.ADMIN, "purge a memory")
+        actor = check(self.storage, actor, Role.ADMIN, "purge a memory")
         retrieval_log.flush(self.storage)
         owner = audit.user_id_of(self.storage, self.get_memory(memory_id).user_key)
         counts = export.purge_memory(self.storage, memory_id)

@@ -132,3 +132,6 @@ class Actor:
     name: str
     role: Role = Role.VIEWER
     via: str = "ui"
+    #: a person signed in with a back-office account: every guarded call re-reads the account (its role now, and
+    #: whether it still exists), so a demotion or removal applies to the very next click
+    account: bool = False

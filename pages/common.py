@@ -18,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 from memory.config import Settings
+from memory.errors import Forbidden
 from memory.service import MemoryService
 from memory.storage.models import Session, User
 from memory.vocab import Actor, EventOp, Role
@@ -193,7 +194,15 @@ def current_actor() -> Actor:
     """Who acts in this browser session: the person the gate let in (``ml_actor``; without sign-in, on loopback
     only, the local developer). Passed to every service call that changes something."""
     service()  # stops the run when nobody is signed in
-    return st.session_state[ACTOR_KEY]
+    actor: Actor = st.session_state[ACTOR_KEY]
+    if actor.account:  # a handler runs before the gate re-reads the account: read it here too (the service does too)
+        role = unchecked_service().people.role_of(actor.name)
+        if role is None:
+            st.session_state.pop(ACTOR_KEY, None)
+            raise Forbidden(f"refused: the account {actor.name!r} no longer exists")
+        actor = Actor(name=actor.name, role=role, via=actor.via, account=True)
+        st.session_state[ACTOR_KEY] = actor
+    return actor
 
 
 def can(role: Role) -> bool:

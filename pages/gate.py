@@ -13,6 +13,7 @@ import streamlit as st
 from memory.access import Gate, decide_gate, oidc_role, open_actor
 from memory.errors import SignInFailed
 from memory.vocab import Actor
+from pages import registry
 from pages.common import ACTOR_KEY, unchecked_service
 
 OPEN_BADGE = "no sign-in: local only"
@@ -36,8 +37,12 @@ def admit() -> Actor:
 
 
 def _alone(render, title: str) -> None:
-    """Show only ``render`` (a one-page, hidden navigation: no page list, whatever path was asked), then stop."""
-    st.navigation([st.Page(render, title=title, url_path="sign-in")], position="hidden").run()
+    """Show only ``render`` (a hidden navigation: no page list), then stop. Every page's address answers with it,
+    so a deep link opened before sign-in shows this (not "Page not found") and keeps its address: once signed in,
+    the rerun lands on the page that was asked for."""
+    first = st.Page(render, title=title, url_path="sign-in", default=True)
+    others = [st.Page(render, title=title, url_path=p.url_path) for p in registry.PAGES]
+    st.navigation([first, *others], position="hidden").run()
     st.stop()
 
 
@@ -54,10 +59,10 @@ def _refuse(gate: Gate) -> None:
 def _local() -> Actor:
     svc = unchecked_service()
     actor = st.session_state.get(ACTOR_KEY)
-    if isinstance(actor, Actor) and actor.via == "ui":
+    if isinstance(actor, Actor) and (actor.account or actor.via == "ui"):
         role = svc.people.role_of(actor.name)
         if role is not None:
-            return Actor(name=actor.name, role=role, via="ui")  # the stored role, fresh
+            return Actor(name=actor.name, role=role, via=actor.via, account=True)  # the stored role, fresh
     st.session_state.pop(ACTOR_KEY, None)
     _alone(_sign_in_form, "Sign in")
     raise AssertionError("unreachable")  # pragma: no cover

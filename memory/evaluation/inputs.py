@@ -1,0 +1,36 @@
+"""The one folder the back office may read evaluation data from: ``<data_dir>/eval/inputs``.
+
+The Evaluation page used to take any server path, so a viewer could make the server read any file (and learn from
+the error whether ``/etc/passwd`` exists). Now a person picks a file *name* among those an operator put in this
+folder (copy or symlink LoCoMo-format JSON there); a name that is not one of them gets the same answer whether or
+not such a file exists anywhere. The CLI (``memlens eval locomo PATH``) still reads any path: its caller already
+has the server's shell.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory.errors import NotFound
+
+SUFFIXES = (".json",)
+
+
+def inputs_dir(data_dir: str | Path) -> Path:
+    return Path(data_dir) / "eval" / "inputs"
+
+
+def list_inputs(data_dir: str | Path) -> list[str]:
+    """The file names a person may evaluate, sorted."""
+    folder = inputs_dir(data_dir)
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if p.suffix in SUFFIXES and p.is_file())
+
+
+def resolve_input(data_dir: str | Path, name: str) -> Path:
+    """The path of ``name`` in the inputs folder; NotFound (one message, naming nothing else) for any other name:
+    a path, ``..``, a missing file."""
+    if not isinstance(name, str) or name not in list_inputs(data_dir):
+        raise NotFound("no such evaluation input: pick one of the files in the evaluation inputs folder")
+    return inputs_dir(data_dir) / name
