@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
-import re
 import threading
 from datetime import datetime
 from typing import Any
@@ -22,6 +21,7 @@ from memory.errors import Forbidden
 from memory.service import MemoryService
 from memory.storage.models import Session, User
 from memory.vocab import Actor, EventOp, Role
+from pages.safe import plain, text_block  # noqa: F401 (re-exported: pages import them from here)
 
 USER_KEY = "ml_user"
 ACTOR_KEY = "ml_actor"  # set by sign-in when there is one
@@ -228,25 +228,7 @@ def current_user() -> User | None:
     return user
 
 
-# -- user text is shown as text ------------------------------------------------------------------------------------
-#: every character Markdown (and Streamlit's directives :color[…], :material/…:, $LaTeX$) could read as syntax
-_MARKDOWN_SYNTAX = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~:$&=^\"'])")
-
-
-def plain(text: Any) -> str:
-    """``text`` made inert inside Markdown (titles, captions, badges): every syntax character is backslash-escaped
-    and line breaks become spaces, so user text can never become a heading, a colour, a link or a remote image.
-    Use it for every piece of user-provided text (messages, memories, ids, reasons, names) put into Markdown; where
-    no Markdown is needed, :func:`text_block` (``st.text``) shows it as is."""
-    flat = " ".join(str("" if text is None else text).split())
-    return _MARKDOWN_SYNTAX.sub(r"\\\1", flat)
-
-
-def text_block(text: Any) -> None:
-    """A user-provided text on its own line, never interpreted (no Markdown, no HTML)."""
-    st.text(str("" if text is None else text))
-
-
+# -- user text is shown as text: pages.safe.plain / text_block (re-exported here for the pages) -----------------
 def context_lines(rows: list[dict[str, Any]]) -> str:
     """A hit's source context as lines of plain text (date, speaker, what was said), for :func:`text_block`."""
     out = []

@@ -20,6 +20,7 @@ from memory.errors import MemLensError
 from memory.evaluation import EvalOptions, list_reports, load_report, reports_dir
 from memory.vocab import Role, SearchMode
 from pages.common import THRESHOLD_COLOR, can, current_actor, service
+from pages.safe import plain
 
 svc = service()
 folder = reports_dir(svc)
@@ -67,7 +68,7 @@ def run_form() -> None:
                 saved = svc.run_evaluation(name, opts, actor=current_actor(), bar=make_bar)
                 st.success(f"saved {saved.name}")
             except (MemLensError, ValueError) as exc:
-                st.error(str(exc))
+                st.error(plain(exc))
 
 
 def label(path: Path) -> str:

@@ -15,6 +15,7 @@ from memory.errors import SignInFailed
 from memory.vocab import Actor
 from pages import registry
 from pages.common import ACTOR_KEY, unchecked_service
+from pages.safe import plain
 
 OPEN_BADGE = "no sign-in: local only"
 OPEN_KEY = "ml_gate_open"
@@ -81,7 +82,7 @@ def _sign_in_form() -> None:
     try:
         actor = svc.people.sign_in(name, password)
     except SignInFailed as exc:
-        st.error(str(exc), icon=":material/block:")
+        st.error(plain(exc), icon=":material/block:")
         return
     st.session_state[ACTOR_KEY] = actor
     st.rerun()
@@ -103,7 +104,9 @@ def _oidc() -> Actor:
 
         def no_role() -> None:
             st.title("MemLens")
-            st.error(f"{email or 'This account'} has no role here. Ask an admin to add it to MEMLENS_OIDC_ROLES.")
+            st.error(
+                f"{plain(email) or 'This account'} has no role here. Ask an admin to add it to MEMLENS_OIDC_ROLES."
+            )
             st.button("Sign out", on_click=st.logout)
 
         _alone(no_role, "MemLens")

@@ -13,6 +13,7 @@ from memory.errors import MemLensError
 from memory.retrieval import tuning
 from memory.vocab import Role
 from pages.common import THRESHOLD_COLOR, can, current_actor, empty, fmt
+from pages.safe import plain
 
 
 def _use_suggested(value: float) -> None:
@@ -94,7 +95,7 @@ def _apply_fit(svc, data: dict) -> None:
         values = {"relevance_calibration": data, "relevance_threshold": data["threshold"]}
         svc.set_live_settings(values, actor=current_actor())
     except MemLensError as exc:
-        st.toast(str(exc), icon=":material/error:")
+        st.toast(plain(exc), icon=":material/error:")
         return
     st.session_state["lab_threshold"] = round(data["threshold"], 2)
     st.session_state.pop("lab_search", None)
@@ -105,7 +106,7 @@ def _revert(svc) -> None:
     try:
         svc.set_live_settings({"relevance_calibration": None, "relevance_threshold": None}, actor=current_actor())
     except MemLensError as exc:
-        st.toast(str(exc), icon=":material/error:")
+        st.toast(plain(exc), icon=":material/error:")
         return
     st.session_state.pop("lab_search", None)
     st.session_state.pop("lab_threshold", None)

@@ -67,7 +67,7 @@ if aside:
                 try:
                     svc.retry_write(user.external_id, int(retry_id), actor=current_actor())
                 except MemLensError as exc:
-                    st.error(str(exc))
+                    st.error(plain(exc))
                 except Exception as exc:  # noqa: BLE001 - the write failed again: it is set aside with the new error
                     st.error(f"The write failed again and stays set aside: {type(exc).__name__}")
                 else:

@@ -82,7 +82,7 @@ def _apply() -> None:
     try:
         svc.set_live_settings(values, actor=current_actor())
     except MemLensError as exc:
-        st.toast(str(exc), icon=":material/error:")
+        st.toast(plain(exc), icon=":material/error:")
         return
     st.toast("Applied: the agent uses these from its next turn.", icon=":material/check_circle:")
 

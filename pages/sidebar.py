@@ -24,6 +24,7 @@ from pages.common import (
     service,
     short,
 )
+from pages.safe import plain
 
 LIVE_WIDGETS = {"relevance_threshold": "ml_live_threshold", "top_k": "ml_live_k", "search_mode": "ml_live_mode"}
 MODES = [SearchMode.HYBRID, SearchMode.VECTOR, SearchMode.FULLTEXT]
@@ -54,7 +55,7 @@ def _save_live(name: str) -> None:
         st.session_state[f"{key}__shown"] = value
         st.toast(f"{name.replace('_', ' ')} → {value} (from the next turn)", icon=":material/tune:")
     except MemLensError as exc:
-        st.toast(str(exc), icon=":material/error:")
+        st.toast(plain(exc), icon=":material/error:")
 
 
 PICK_KEY = "ml_user_pick"
@@ -87,7 +88,7 @@ def _new_session() -> None:
         try:  # the agent's own end-session (its summariser writes the bridge), as `memlens end-session` does
             agent().end_session(user.external_id, previous)
         except MemLensError as exc:
-            st.toast(f"could not close {previous}: {exc}", icon=":material/warning:")
+            st.toast(f"could not close {plain(previous)}: {plain(exc)}", icon=":material/warning:")
     session = svc.ensure_session(user, new_session_id())
     st.session_state[SESSION_KEY] = session.external_id
 
@@ -177,7 +178,7 @@ def _add_user() -> None:
     try:
         user = service().ensure_user(name)
     except MemLensError as exc:
-        st.toast(str(exc), icon=":material/error:")
+        st.toast(plain(exc), icon=":material/error:")
         return
     st.session_state[USER_KEY] = user.key
     st.session_state.pop(SESSION_KEY, None)
