@@ -55,6 +55,8 @@ SECTION_COLORS = {
     "input": "#66bb6a",
 }
 PASS_COLOR, FAIL_COLOR, NEAR_COLOR = "#2e7d32", "#bdbdbd", "#ef6c00"
+#: a candidate the cut dropped for another reason than the threshold (flagged, similarity floor, relative cut)
+DROP_COLOR = "#ad1457"
 THRESHOLD_COLOR = "#c62828"
 OP_BADGE: dict[EventOp, str] = {
     EventOp.ADD: "green",

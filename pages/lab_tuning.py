@@ -17,7 +17,7 @@ from pages.safe import plain
 
 
 def _use_suggested(value: float) -> None:
-    st.session_state["lab_threshold"] = round(value, 2)
+    st.session_state["lab_threshold"] = round(value, 3)  # the slider's own step: 0.019 stays 0.019
 
 
 def _curve_figure(curve, threshold: float, best) -> go.Figure:
@@ -80,7 +80,7 @@ def tuning_tab(svc, user, threshold: float, calibration) -> None:
     st.plotly_chart(_curve_figure(curve, threshold, best), key="lab_pr")
     if best:
         st.button(
-            f"Use suggested threshold {best.threshold:.2f}",
+            f"Use suggested threshold {best.threshold:.3g}",
             icon=":material/auto_fix_high:",
             on_click=_use_suggested,
             args=(best.threshold,),
@@ -97,7 +97,7 @@ def _apply_fit(svc, data: dict) -> None:
     except MemLensError as exc:
         st.toast(plain(exc), icon=":material/error:")
         return
-    st.session_state["lab_threshold"] = round(data["threshold"], 2)
+    st.session_state["lab_threshold"] = round(data["threshold"], 3)
     st.session_state.pop("lab_search", None)
     st.toast("Own calibration applied: the agent uses it from its next turn.", icon=":material/check_circle:")
 
