@@ -299,7 +299,9 @@ def fmt(value: Any, digits: int = 3) -> str:
 
 
 def when(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M") if value else "—"
+    from memory.text.display import when_text
+
+    return when_text(value)
 
 
 def op_badge(op: str) -> str:

@@ -298,3 +298,22 @@ def resolve(text: str, now: datetime, *, prefer: Prefer = None) -> DateMatch | N
     """
     found = find_dates(text, now, prefer=prefer)
     return found[0] if found else None
+
+
+#: the date a memory's content carries: "(next month, 2026-12)" / "（下个月，2026-12）", as the extractor writes it
+_STAMPED = re.compile(
+    r"(?P<open>[(（])(?P<phrase>[^()（），,]+)(?P<sep>, |，)(?P<day>\d{4}-\d{2}(?:-\d{2})?)(?P<close>[)）])"
+)
+
+
+def restamp(content: str, said_at: datetime, *, prefer: Prefer = None) -> tuple[str, datetime | None]:
+    """``content`` with its stamped date resolved again against ``said_at`` (the message's time), and that day:
+    a conversation moved in time (a demo's history, an import) means what its speaker meant on the day they spoke.
+    Unchanged (and None) when the content carries no stamped date or its phrase no longer resolves."""
+    m = _STAMPED.search(content)
+    found = resolve(m.group("phrase"), said_at, prefer=prefer) if m else None
+    if m is None or found is None:
+        return content, None
+    day = f"{found.when:%Y-%m}" if found.granularity != "day" else f"{found.when:%Y-%m-%d}"
+    stamped = f"{m.group('open')}{m.group('phrase')}{m.group('sep')}{day}{m.group('close')}"
+    return content[: m.start()] + stamped + content[m.end() :], found.when
