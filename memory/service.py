@@ -636,25 +636,6 @@ class MemoryService:
         self._maintain(actor, dry_run, AuditAction.COMPACT, user_id, (m.record["id"] for m in report.merges))
         return report
 
-    def evaluation_inputs(self, *, actor: Actor) -> list[str]:
-        """The evaluation data files an admin may run (names in ``<data_dir>/eval/inputs``)."""
-        from memory.evaluation.inputs import list_inputs
-
-        check(self.storage, actor, Role.ADMIN, "list evaluation inputs")
-        return list_inputs(self.settings.data_dir)
-
-    def run_evaluation(self, name: str, opts: Any, *, actor: Actor, bar: Any = None) -> Any:
-        """Run LoCoMo evidence recall on one file of the inputs folder and save its report (admin; audited before
-        it starts: a long CPU job). Returns the saved report's path."""
-        from memory.evaluation import eval_service, reports_dir, run_locomo, save_report
-        from memory.evaluation.inputs import resolve_input
-
-        actor = check(self.storage, actor, Role.ADMIN, "run an evaluation")
-        path = resolve_input(self.settings.data_dir, name)
-        detail = {"input": name, "mode": str(opts.mode), "ks": list(opts.ks), "extract": bool(opts.extract)}
-        audit.record(self.storage, actor, AuditAction.EVALUATE, target_ids=[name], detail=detail)
-        return save_report(run_locomo(eval_service(self), path, opts, bar=bar), reports_dir(self))
-
     def export_user(self, user_id: str, *, actor: Actor) -> dict[str, Any]:
         """Everything about a user as JSON (admin: it is all their personal data at once)."""
         from memory.lifecycle import export

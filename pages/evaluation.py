@@ -18,6 +18,7 @@ import streamlit as st
 
 from memory.errors import MemLensError
 from memory.evaluation import EvalOptions, list_reports, load_report, reports_dir
+from memory.evaluation.inputs import allowed_inputs, run_input
 from memory.vocab import Role, SearchMode
 from pages.common import THRESHOLD_COLOR, can, current_actor, service
 from pages.safe import plain
@@ -36,7 +37,7 @@ st.caption(
 
 def run_form() -> None:
     """Admin only (the page is): a file of the inputs folder, never a typed server path; the service audits it."""
-    inputs = svc.evaluation_inputs(actor=current_actor())
+    inputs = allowed_inputs(svc, actor=current_actor())
     with st.expander("Run an evaluation", expanded=not list_reports(folder)):
         if not inputs:
             st.caption(
@@ -65,7 +66,7 @@ def run_form() -> None:
                 opts = EvalOptions(
                     ks=tuple(sorted({int(x) for x in ks.split(",") if x.strip()})), mode=mode, extract=extract
                 )
-                saved = svc.run_evaluation(name, opts, actor=current_actor(), bar=make_bar)
+                saved = run_input(svc, name, opts, actor=current_actor(), bar=make_bar)
                 st.success(f"saved {saved.name}")
             except (MemLensError, ValueError) as exc:
                 st.error(plain(exc))

@@ -13,6 +13,7 @@ from sqlmodel import select
 
 from memory.errors import Forbidden, NotFound
 from memory.evaluation import EvalOptions
+from memory.evaluation.inputs import allowed_inputs, run_input
 from memory.service import MemoryService
 from memory.storage.people import AuditEvent
 
@@ -26,9 +27,9 @@ def _audit(svc: MemoryService) -> list[AuditEvent]:
 
 def test_a_viewer_may_not_list_or_run_and_is_audited_as_denied(plumbing_svc: MemoryService):
     with pytest.raises(Forbidden):
-        plumbing_svc.run_evaluation("tiny.json", EvalOptions(ks=(1,)), actor=VIEWER)
+        run_input(plumbing_svc, "tiny.json", EvalOptions(ks=(1,)), actor=VIEWER)
     with pytest.raises(Forbidden):
-        plumbing_svc.evaluation_inputs(actor=VIEWER)
+        allowed_inputs(plumbing_svc, actor=VIEWER)
     assert [e.action for e in _audit(plumbing_svc)] == ["denied", "denied"]
 
 
@@ -38,7 +39,7 @@ def test_any_other_name_gets_one_answer_naming_nothing(plumbing_svc: MemoryServi
     inputs.mkdir(parents=True)
     shutil.copy(TINY, inputs / "tiny.json")
     with pytest.raises(NotFound) as err:
-        plumbing_svc.run_evaluation(name, EvalOptions(ks=(1,)), actor=ADMIN)
+        run_input(plumbing_svc, name, EvalOptions(ks=(1,)), actor=ADMIN)
     assert str(err.value) == "no such evaluation input: pick one of the files in the evaluation inputs folder"
     assert not (Path(plumbing_svc.settings.data_dir) / "eval" / "store").exists()  # nothing started, nothing written
     assert [e.action for e in _audit(plumbing_svc)] == []
@@ -48,8 +49,8 @@ def test_an_admin_runs_a_file_of_the_inputs_folder_audited_once(plumbing_svc: Me
     inputs = Path(plumbing_svc.settings.data_dir) / "eval" / "inputs"
     inputs.mkdir(parents=True)
     shutil.copy(TINY, inputs / "tiny.json")
-    assert plumbing_svc.evaluation_inputs(actor=ADMIN) == ["tiny.json"]
-    saved = plumbing_svc.run_evaluation("tiny.json", EvalOptions(ks=(1, 3), baselines=False), actor=ADMIN)
+    assert allowed_inputs(plumbing_svc, actor=ADMIN) == ["tiny.json"]
+    saved = run_input(plumbing_svc, "tiny.json", EvalOptions(ks=(1, 3), baselines=False), actor=ADMIN)
     assert saved.exists() and saved.parent == Path(plumbing_svc.settings.data_dir) / "eval"
     runs = [e for e in _audit(plumbing_svc) if e.action == "evaluate"]
     assert len(runs) == 1 and runs[0].actor == ADMIN.name and runs[0].target_ids == ["tiny.json"]

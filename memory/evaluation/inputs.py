@@ -9,9 +9,17 @@ has the server's shell.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from memory.access import check
 from memory.errors import NotFound
+from memory.vocab import Actor, AuditAction, Role
+
+if TYPE_CHECKING:
+    from memory.evaluation.runner import EvalOptions
+    from memory.service import MemoryService
 
 SUFFIXES = (".json",)
 
@@ -34,3 +42,24 @@ def resolve_input(data_dir: str | Path, name: str) -> Path:
     if not isinstance(name, str) or name not in list_inputs(data_dir):
         raise NotFound("no such evaluation input: pick one of the files in the evaluation inputs folder")
     return inputs_dir(data_dir) / name
+
+
+def allowed_inputs(svc: MemoryService, *, actor: Actor) -> list[str]:
+    """The evaluation data files an admin may run (the back office's list; admin only)."""
+    check(svc.storage, actor, Role.ADMIN, "list evaluation inputs")
+    return list_inputs(svc.settings.data_dir)
+
+
+def run_input(
+    svc: MemoryService, name: str, opts: EvalOptions, *, actor: Actor, bar: Callable[..., Any] | None = None
+) -> Path:
+    """Run LoCoMo evidence recall on one file of the inputs folder and save its report (admin; audited before it
+    starts: a long CPU job). Returns the saved report's path."""
+    from memory import audit
+    from memory.evaluation.runner import eval_service, reports_dir, run_locomo, save_report
+
+    actor = check(svc.storage, actor, Role.ADMIN, "run an evaluation")
+    path = resolve_input(svc.settings.data_dir, name)
+    detail = {"input": name, "mode": str(opts.mode), "ks": list(opts.ks), "extract": bool(opts.extract)}
+    audit.record(svc.storage, actor, AuditAction.EVALUATE, target_ids=[name], detail=detail)
+    return save_report(run_locomo(eval_service(svc), path, opts, bar=bar), reports_dir(svc))
