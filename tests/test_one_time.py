@@ -99,3 +99,20 @@ def test_a_moved_session_moves_its_dates_profile_and_change_log(svc: MemoryServi
     assert "杭州" in reply and "今天告诉我的" not in reply
     assert f"{said.month}月{said.day}日告诉我的" in reply
     bot.close()
+
+
+def test_a_value_said_a_week_ago_is_dated_by_its_message(svc: MemoryService):
+    """An imported (or caught-up) message: its profile value and change-log row carry the day it was said, and the
+    reply says that day, not "earlier today"."""
+    user = svc.ensure_user("t-import")
+    session = svc.ensure_session(user, "s1")
+    week_ago = datetime.now(UTC) - timedelta(days=7)
+    message = svc.add_message(session, "user", "I live in Porto.", created_at=week_ago)
+    svc.write_from_message(user, session, message)
+    field = svc.profile_fields(user)["city"]
+    at = field.updated_at if field.updated_at.tzinfo else field.updated_at.replace(tzinfo=UTC)
+    assert abs(at - week_ago) < timedelta(seconds=1)
+    bot = Agent(svc)
+    reply = bot.chat("t-import", "s2", "Where do I live?").reply
+    assert "Porto" in reply and "earlier today" not in reply and f"{week_ago.day} {week_ago:%B}" in reply
+    bot.close()
