@@ -9,6 +9,7 @@ flagged, deleted or superseded (:func:`consistent_text`).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -55,6 +56,7 @@ def retracted_key(predicate: str | None, obj: str | None) -> tuple[str, str] | N
 
 #: the fixed leads of bridges and summaries ("Last time you told me that …", "Facts: …", "上次你告诉我：…"): a clause
 #: is read without them, never by splitting at its first colon (a fact may hold a colon of its own: "a pet: dog")
+@functools.cache
 def _leads() -> tuple[str, ...]:
     from memory.prompts import BRIDGE_WORDS, SUMMARY_LABELS
 
@@ -77,25 +79,55 @@ def _core(clause: str) -> str:
     return text.strip().strip("\"'“”‘’「」")
 
 
+@functools.lru_cache(maxsize=4096)
+def _object_words(obj: str) -> frozenset[str]:
+    return frozenset(_words(obj))
+
+
 def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(_FILLER.sub(" ", text.lower()))}
 
 
-def _mentions(clause: str, obj: str) -> bool:
-    """Does ``clause`` name every content word of the retracted object ("dog named Biscuit" → dog, biscuit), as
-    whole words (English) or as runs (Chinese)?"""
-    wanted = _words(obj)
+def _mentions(have: set[str], joined: str, obj: str) -> bool:
+    """Do a clause's words (``have``; ``joined``: its Chinese runs) name every content word of the retracted object
+    ("dog named Biscuit" → dog, biscuit), as whole words (English) or as runs (Chinese)?"""
+    wanted = _object_words(obj)
     if not wanted:
         return False
-    have = _words(clause)
-    joined = "".join(w for w in have if _CJK.match(w))
     return all(w in have or (_CJK.match(w) and w in joined) for w in wanted)
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
-def _stale(sentence: str, profile: dict[str, Any], retracted: set[tuple[str, str]]) -> bool:
+class _Retracted:
+    """The retracted objects indexed by their content words, built once per text (a clause only checks the objects
+    that share a word with it; Chinese objects, matched as runs, are always checked)."""
+
+    def __init__(self, retracted: set[tuple[str, str]]) -> None:
+        self.keys = retracted
+        self.by_word: dict[str, list[str]] = {}
+        self.chinese: list[str] = []
+        for _, obj in retracted:
+            words = _object_words(obj)
+            if any(_CJK.match(w) for w in words):
+                self.chinese.append(obj)
+            elif words:
+                self.by_word.setdefault(min(words), []).append(obj)
+
+    def named_in(self, have: set[str]) -> bool:
+        joined = "".join(w for w in have if _CJK.match(w))
+        objects = [o for w in have for o in self.by_word.get(w, ())] + self.chinese
+        return any(_mentions(have, joined, obj) for obj in objects)
+
+
+@functools.lru_cache(maxsize=8)
+def _indexed(retracted: frozenset[tuple[str, str]]) -> _Retracted:
+    """One index per retracted set (a turn filters many lines with the same set)."""
+    return _Retracted(set(retracted))
+
+
+def _stale(sentence: str, profile: dict[str, Any], retracted: _Retracted) -> bool:
     from memory.storage.models import utcnow
     from memory.text.privacy import mask_pii
     from memory.write.extract.extractor import extract_rules
@@ -110,15 +142,14 @@ def _stale(sentence: str, profile: dict[str, Any], retracted: set[tuple[str, str
         if _conflicts(profile, c.predicate, c.meta.get("display") or c.object):
             return True
         key = retracted_key(c.predicate, mask_pii(c.object))
-        if key in retracted:
+        if key in retracted.keys:
             return True
         if key is not None:
             keys.add(key)
     if keys:  # read, and what it states still holds ("you like jazz: the early years" once "likes jazz" went)
         return False
     # whatever the wording it could not be read in: a clause naming a retracted statement's object says it
-    masked = mask_pii(probe)
-    return any(_mentions(masked, obj) for _, obj in retracted)
+    return retracted.named_in(_words(mask_pii(probe)))
 
 
 def holds(text: str, profile: dict[str, Any], retracted: set[tuple[str, str]]) -> str:
@@ -134,10 +165,11 @@ def consistent_text(text: str, profile: dict[str, Any], retracted: set[tuple[str
     if not text or not (profile or retracted):
         return text
     parts = sentences(text)
+    gone = _indexed(frozenset(retracted))
     kept: list[str] = []
     carried = ""
     for part in parts:
-        if _stale(part, profile, retracted):
+        if _stale(part, profile, gone):
             lead = next((w for w in _leads() if part.strip().startswith(w)), "")
             carried = carried or (lead + " " if lead and lead[-1].isascii() else lead)
             continue
