@@ -27,8 +27,20 @@ def _warm() -> None:
     warm_process()
 
 
+def _navigation_only() -> None:
+    """The app's pages are ``st.navigation``'s (backoffice.py), never the ``pages/`` folder's. Streamlit runs a
+    process's first script run through its old folder-based navigation while a ``pages/`` folder exists, until
+    ``st.navigation`` is first called; a deep link (``/recent-writes``) opened as that first run was answered with
+    "Page not found" over the sign-in form. This is the switch ``st.navigation`` itself flips, flipped before the
+    first visitor."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
+
+
 @asynccontextmanager
 async def warm_start(_app: Any) -> AsyncIterator[None]:
+    _navigation_only()
     try:
         await asyncio.to_thread(_warm)  # off the event loop: Streamlit's runtime keeps running meanwhile
     except Exception:  # noqa: BLE001 - a cold page is better than no server; the page reports the real error

@@ -13,37 +13,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from memory.vocab import Role
-from pages import common, gate, safe, sidebar
+from pages import common, gate, registry, safe, sidebar
 
 st.set_page_config(page_title="MemLens", page_icon=str(Path(__file__).parent / "static" / "favicon.png"), layout="wide")
 
 actor = gate.admit()  # the sign-in form or a refusal, then st.stop(), when nobody may see anything yet
 
 PAGES = {
-    "Talk": [
-        st.Page("pages/chat.py", title="Chat", icon=":material/chat:", default=True, url_path="talk"),
-    ],
-    "Inspect": [
-        st.Page("pages/profile.py", title="Profile", icon=":material/badge:", url_path="user-profile"),
-        st.Page("pages/memories.py", title="Memories", icon=":material/history_edu:", url_path="recent-writes"),
-        st.Page(
-            "pages/sessions.py", title="Sessions & bridges", icon=":material/timeline:", url_path="session-timeline"
-        ),
-        st.Page("pages/lifecycle.py", title="Lifecycle", icon=":material/auto_delete:", url_path="memory-lifecycle"),
-        st.Page("pages/desk.py", title="Audit desk", icon=":material/fact_check:", url_path="audit-desk"),
-    ],
-    "Tune": [
-        st.Page("pages/retrieval_lab.py", title="Retrieval lab", icon=":material/science:", url_path="lab"),
-        st.Page("pages/context_budget.py", title="Context budget", icon=":material/data_usage:", url_path="budget"),
-        st.Page("pages/evaluation.py", title="Evaluation", icon=":material/leaderboard:", url_path="eval-reports"),
-    ],
+    section: [st.Page(p.file, title=p.title, icon=p.icon, url_path=p.url_path, default=p.default) for p in specs]
+    for section, specs in registry.visible(actor.role).items()
 }
-if Role(actor.role).allows(Role.ADMIN):
-    PAGES["Govern"] = [
-        st.Page("pages/audit.py", title="Audit", icon=":material/policy:", url_path="audit-trail"),
-    ]
-
 page = st.navigation(PAGES)
 with safe.boundary(page.url_path or "talk"):  # an unexpected error: a short message with an id, details in the log
     sidebar.render(actor)

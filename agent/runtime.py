@@ -29,6 +29,7 @@ from agent.state import CompiledTurnGraph, TurnContext, TurnState
 from memory.errors import NotFound
 from memory.retrieval.recall import RecallResult
 from memory.service import MemoryService
+from memory.sessions.consistency import consistent_text
 from memory.write.pipeline import WriteReport
 
 
@@ -225,7 +226,7 @@ class Agent:
             session_key=ctx.session.id,
             recall=s.recall,
             context=s.composition.allocation if s.composition else {},
-            bridge=s.bridge,
+            bridge=consistent_text(s.bridge, s.profile, s.retracted) if s.bridge else None,  # as the prompt got it
             write_job=s.write_job,
             model=g._model_name(ctx.model),
             state=TurnState(**state),

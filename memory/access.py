@@ -13,7 +13,7 @@ import getpass
 import inspect
 import ipaddress
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from memory.errors import Forbidden
@@ -40,11 +40,28 @@ def require(actor: object, role: Role, action: str = "do this") -> Actor:
     return actor
 
 
+def current(store: Database, actor: object) -> object:
+    """``actor`` as it stands now: a person signed in with an account gets the account's role read at this call
+    (:class:`Forbidden` when the account was removed meanwhile); other actors (CLI, API keys, OIDC, the agent) as
+    given. The page's copy of who signed in may be one click old; this is not."""
+    if not (isinstance(actor, Actor) and actor.account):
+        return actor
+    from memory.storage.people import Account
+
+    with store.db() as db:
+        row = db.get(Account, actor.name)
+    if row is None:
+        raise Forbidden(f"refused: the account {actor.name!r} no longer exists")
+    return replace(actor, role=Role(row.role))
+
+
 def check(store: Database, actor: object, role: Role, action: str) -> Actor:
-    """:func:`require`, and a ``denied`` row in the audit trail when it refuses (who tried what)."""
+    """:func:`require` on the actor as it stands now (:func:`current`), and a ``denied`` row in the audit trail when
+    it refuses (who tried what, with the role they have now). Returns the current actor: audit with it."""
     from memory import audit
 
     try:
+        actor = current(store, actor)
         return require(actor, role, action)
     except Forbidden as exc:
         who = actor if isinstance(actor, Actor) else Actor(name="(no actor)", role=Role.VIEWER, via="unknown")
@@ -63,7 +80,7 @@ def guarded(role: Role, action: AuditAction, what: str) -> Callable[[F], F]:
         def run(store: Database, memory_id: str, *args: Any, actor: Actor, **kwargs: Any) -> Any:
             from memory import audit
 
-            check(store, actor, role, what)
+            actor = check(store, actor, role, what)  # the role now, not the one the page remembered
             result = fn(store, memory_id, *args, actor=actor, **kwargs)
             ids = list(dict.fromkeys([memory_id, result.id]))
             user = audit.user_id_of(store, result.user_key)

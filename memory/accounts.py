@@ -18,7 +18,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlmodel import col, select
 
 from memory import audit, validate
-from memory.access import require
+from memory.access import current, require
 from memory.errors import Conflict, InvalidInput, NotFound, SignInFailed
 from memory.storage.models import utcnow
 from memory.storage.people import Account, AuditEvent
@@ -80,7 +80,7 @@ def list_accounts(store: Database) -> list[AccountInfo]:
 
 def add(store: Database, name: str, role: Role | str, password: str, *, actor: Actor) -> AccountInfo:
     """Create an account (admin only); refuses an existing name."""
-    require(actor, Role.ADMIN, "add an account")
+    actor = require(current(store, actor), Role.ADMIN, "add an account")
     name, password = check_name(name), check_password(password)
     try:
         role = Role(role)
@@ -99,7 +99,7 @@ def add(store: Database, name: str, role: Role | str, password: str, *, actor: A
 
 def set_password(store: Database, name: str, password: str, *, actor: Actor) -> None:
     """Replace an account's password (admin only)."""
-    require(actor, Role.ADMIN, "change a password")
+    actor = require(current(store, actor), Role.ADMIN, "change a password")
     name, password = check_name(name), check_password(password)
     with store.db() as db:
         row = db.get(Account, name)
@@ -113,7 +113,7 @@ def set_password(store: Database, name: str, password: str, *, actor: Actor) -> 
 
 def remove(store: Database, name: str, *, actor: Actor) -> None:
     """Delete an account (admin only); its audit rows stay."""
-    require(actor, Role.ADMIN, "remove an account")
+    actor = require(current(store, actor), Role.ADMIN, "remove an account")
     name = check_name(name)
     with store.db() as db:
         row = db.get(Account, name)
@@ -143,7 +143,7 @@ def sign_in(store: Database, name: str, password: str, *, per_minute: int = 5, v
     if row is None or not _verify(row.password_hash, password):
         _settle(store, slot, reason="wrong username or password")
         raise SignInFailed(GENERIC_FAILURE)
-    actor = Actor(name=row.name, role=Role(row.role), via=via)
+    actor = Actor(name=row.name, role=Role(row.role), via=via, account=True)
     _settle(store, slot, success=actor)
     return actor
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Connection, insert, update
 from sqlalchemy.exc import IntegrityError
@@ -24,7 +24,7 @@ from sqlmodel import Session as DBSession
 from sqlmodel import select
 
 from memory.errors import Conflict, InvalidInput
-from memory.storage.models import ProfileChange, ProfileField, User, stored_id, utcnow
+from memory.storage.models import Message, ProfileChange, ProfileField, User, stored_id, utcnow
 from memory.text.privacy import mask_value
 from memory.vocab import EventOp, SourceType
 
@@ -265,7 +265,7 @@ def links_for(value: Any, old_links: dict[str, str] | None, memory_id: str | Non
     return out
 
 
-_PF, _PC = ProfileField.__table__, ProfileChange.__table__
+_PF, _PC, _MSG = ProfileField.__table__, ProfileChange.__table__, Message.__table__
 
 
 def touches(ops: Sequence[Operation]) -> bool:
@@ -327,6 +327,7 @@ def write_changes(conn: Connection, user_key: str, changes: list[Change], ids: d
     if not changes:
         return
     now = utcnow()
+    said = _said_at(conn, [ch.source_message_id for ch in changes])
     for ch in changes:
         values = {
             "value": mask_value(ch.new),
@@ -334,7 +335,7 @@ def write_changes(conn: Connection, user_key: str, changes: list[Change], ids: d
             "source": "user-stated",
             "source_message_id": ch.source_message_id,
             "memory_ids": ch.links or {},
-            "updated_at": now,
+            "updated_at": said.get(ch.source_message_id, now),
             "version": ch.version + 1,
         }
         if ch.version == 0:
@@ -356,11 +357,25 @@ def write_changes(conn: Connection, user_key: str, changes: list[Change], ids: d
                 "source_message_id": ch.source_message_id,
                 "memory_id": ch.memory_id,
                 "reason": mask_value(ch.reason),
-                "at": now,
+                "at": said.get(ch.source_message_id, now),
             }
             for ch in changes
         ],
     )
+
+
+def _said_at(conn: Connection, message_ids: Sequence[int | None]) -> dict[int | None, Any]:
+    """When each message was said: a stated value is dated by its message (one notion of time: "you told me on …",
+    the change log's chart), not by when its write ran (an import, a catch-up, a write set aside and retried)."""
+    ids = sorted({i for i in message_ids if i is not None})
+    if not ids:
+        return {}
+    rows = conn.execute(select(_MSG.c.id, _MSG.c.created_at).where(_MSG.c.id.in_(ids))).all()
+    out: dict[int | None, Any] = {}
+    for message_id, at in rows:
+        if at is not None:
+            out[cast(int, message_id)] = at
+    return out
 
 
 def apply_in(

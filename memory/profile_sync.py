@@ -290,6 +290,19 @@ def retracted_reader(store: Database, user_key: str) -> Callable[[str], str] | N
     return lambda text: consistent_text(text, {}, retracted)
 
 
+def text_filter(store: Database, user_key: str) -> Callable[[str], str]:
+    """The one status helper for composed text (bridges, summaries) outside a turn: the user's profile and
+    retracted statements read once, and :func:`memory.sessions.consistency.consistent_text` applied with them.
+    A bridge a page shows, one being written, and one a turn injects are filtered alike."""
+    from memory.sessions.consistency import consistent_text
+
+    with store.db() as db:
+        rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key)).all()
+    current = {row.field: row.value for row in rows}
+    gone = retracted_statements(store, user_key)
+    return lambda text: consistent_text(text, current, gone) if text else text
+
+
 # -- maintenance: forgetting and compaction ----------------------------------------------------------------------
 #: who forgetting and compaction act as when no person applied them (a scheduled run)
 MAINTENANCE = Actor(name="maintenance", via="lifecycle")

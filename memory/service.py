@@ -33,7 +33,7 @@ from memory.storage.records import MemoryDraft
 from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
 from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role
-from memory.write import single
+from memory.write import behind, single
 from memory.write.behind import WriteBehind, unwritten_turns
 
 if TYPE_CHECKING:  # the embedder loads numpy: never at import
@@ -328,7 +328,7 @@ class MemoryService:
         expected_version (see memory.lifecycle.profile_edit)."""
         from memory.lifecycle import profile_edit
 
-        check(self.storage, actor, Role.CURATOR, "edit a profile")
+        actor = check(self.storage, actor, Role.CURATOR, "edit a profile")
         user = self._user(user)
         result = profile_edit.edit_field(
             self.storage, user, field, value, actor=actor, reason=reason, expected_version=expected_version
@@ -342,7 +342,7 @@ class MemoryService:
         """A person's verdict on one retrieval hit (None clears it; curator); feeds the lab's precision/recall."""
         from memory import views
 
-        check(self.storage, actor, Role.CURATOR, "label a retrieval hit")
+        actor = check(self.storage, actor, Role.CURATOR, "label a retrieval hit")
         owner = self.get_memory(memory_id).user_key
         views.set_label(self.storage, owner, retrieval_id, memory_id, relevant, labeled_by=actor.name)
         verdict = {True: "relevant", False: "not relevant", None: "cleared"}[relevant]
@@ -379,7 +379,7 @@ class MemoryService:
 
     def set_live_settings(self, values: dict[str, Any], *, actor: Actor) -> Settings:
         """Change live settings (admin): every process's agent uses them from its next turn."""
-        check(self.storage, actor, Role.ADMIN, "change live settings")
+        actor = check(self.storage, actor, Role.ADMIN, "change live settings")
         result = self.storage.set_live_settings(values)
         changed = {k: getattr(result, k) for k in values}
         audit.record(self.storage, actor, AuditAction.SETTINGS, target_ids=sorted(values), detail=changed)
@@ -728,7 +728,8 @@ class MemoryService:
     def _write_turn(
         self, user: User, session: Session, message: Message, turn_id: int, model: Any, reply: Message | int | None
     ) -> Any:
-        """Earlier turns a crashed process left unwritten first (in order), then this one; nothing once erased."""
+        """Earlier turns a crashed process left unwritten first (in order), then this one; nothing once erased.
+        A write that fails is set aside with its error (memory/write/behind.py) and the next one still runs."""
         if self.erased(session.user_key, session.id):
             return None
         try:
@@ -736,9 +737,9 @@ class MemoryService:
                 with self.storage.db() as db:
                     earlier = db.get(Session, key)
                 if earlier is not None:
-                    self.write_turn(user, earlier, message_ids, earlier_turn, model)
+                    self._write_or_set_aside(user, earlier, message_ids, earlier_turn, model, reraise=False)
             said = [message] if reply is None else [message, reply]
-            return self.write_turn(user, session, said, turn_id, model)[0]
+            return self._write_or_set_aside(user, session, said, turn_id, model, reraise=True)
         finally:
             self.sweep_erased(session.user_key, session.id)  # erased while writing: leave nothing behind
 
@@ -754,6 +755,43 @@ class MemoryService:
         # would store recalled memories again as the agent's inferences
         infer = [i == 0 for i in range(len(said))]
         return write_messages(self.storage, user, session, said, turn_id=turn_id, model=model, infer=infer)
+
+    def _write_or_set_aside(
+        self,
+        user: User,
+        session: Session,
+        said: Sequence[Message | int],
+        turn_id: int | None,
+        model: Any,
+        *,
+        reraise: bool,
+    ) -> Any:
+        """A turn's write; when it fails, the user's message is set aside with its error and the next one still
+        runs (one bad message never stops the next). Returns the message's ``WriteReport``."""
+        try:
+            return self.write_turn(user, session, said, turn_id, model)[0]
+        except Exception as exc:  # noqa: BLE001 - one bad message never stops the next: set aside, seen, retryable
+            first = said[0]
+            message_id = first.id if isinstance(first, Message) else first
+            if message_id is not None:
+                behind.set_aside(self.storage, user.key, message_id, exc, turn_id=turn_id)
+            if reraise:
+                raise
+            return None
+
+    def set_aside_writes(self, user_id: str) -> list[dict[str, Any]]:
+        """The user's messages whose write failed and was set aside (message, error), newest first."""
+        return behind.set_aside_messages(self.storage, self.get_user(user_id).key)
+
+    def retry_write(self, user_id: str, message_id: int, *, actor: Actor) -> Any:
+        """A person retries a set-aside message's write, with the agent's reply to it (curator; audited). A new
+        failure sets it aside again, with the new error, and is raised."""
+        actor = check(self.storage, actor, Role.CURATOR, "retry a set-aside write")
+        user = self.get_user(user_id)
+        message, session, turn_id = behind.release(self.storage, user.key, message_id)
+        audit.record(self.storage, actor, AuditAction.RETRY_WRITE, user_id=user_id, target_ids=[message_id])
+        said: list[Message | int] = [message, *behind.reply_to(self.storage, turn_id)]
+        return self._write_or_set_aside(user, session, said, turn_id, None, reraise=True)
 
     def wait_writes(self, user: User | str | None = None, timeout: float | None = 60) -> bool:
         """Wait for the background writes of one user (everyone's when None); False on timeout."""
@@ -788,7 +826,7 @@ class MemoryService:
         """Expire, fade, cap and purge (rules in memory/lifecycle/retention.py); ``user_id=None`` = every user.
         Applying it (not a dry run) is a curator's action."""
         if not dry_run:  # a dry run only reads
-            check(self.storage, actor, Role.CURATOR, "apply the forgetting policy")
+            actor = check(self.storage, actor, Role.CURATOR, "apply the forgetting policy")
         retrieval_log.flush(self.storage)  # access counts and logged hits of recalls still being written
         report = lifecycle.forget(self.storage, user_key=self._user_key(user_id), dry_run=dry_run, now=now, actor=actor)
         self._maintain(actor, dry_run, AuditAction.FORGET, user_id, (a.memory_id for a in report.actions))
@@ -812,7 +850,7 @@ class MemoryService:
         from memory.storage.embed import embed_threads
 
         if not dry_run:
-            check(self.storage, actor, Role.CURATOR, "merge memories")
+            actor = check(self.storage, actor, Role.CURATOR, "merge memories")
         retrieval_log.flush(self.storage)  # access counts and logged hits of recalls still being written
         with embed_threads(self.settings.embed_threads):
             report = compact.compact(self.storage, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
@@ -823,7 +861,7 @@ class MemoryService:
         """Everything about a user as JSON (admin: it is all their personal data at once)."""
         from memory.lifecycle import export
 
-        check(self.storage, actor, Role.ADMIN, "export a user")
+        actor = check(self.storage, actor, Role.ADMIN, "export a user")
         self.wait_writes(user_id)  # a turn's write still running in the background belongs in the export
         retrieval_log.flush(self.storage)
         data = export.export_user(self.storage, user_id)
@@ -833,7 +871,7 @@ class MemoryService:
     def import_user(self, data: dict[str, Any], *, actor: Actor) -> dict[str, int]:
         from memory.lifecycle import export
 
-        check(self.storage, actor, Role.ADMIN, "import a user")
+        actor = check(self.storage, actor, Role.ADMIN, "import a user")
         from memory.errors import Conflict, InvalidInput
 
         try:
@@ -859,7 +897,7 @@ class MemoryService:
         from memory.desk import receipt
         from memory.lifecycle import export
 
-        check(self.storage, actor, Role.ADMIN, "delete a user")
+        actor = check(self.storage, actor, Role.ADMIN, "delete a user")
         retrieval_log.flush(self.storage)
         user = self.get_user(user_id)
         before = receipt.inventory(self.storage, user)
@@ -881,7 +919,7 @@ class MemoryService:
     ) -> dict[str, int]:
         from memory.lifecycle import export
 
-        check(self.storage, actor, Role.ADMIN, "delete a session")
+        actor = check(self.storage, actor, Role.ADMIN, "delete a session")
         retrieval_log.flush(self.storage)
         counts = export.delete_session(self.storage, user_id, session_id, agent_id=agent_id)
         ids = [f"session:{id_hash(session_id)[:16]}"]  # a session id is caller text: only its hash is kept
@@ -892,7 +930,7 @@ class MemoryService:
         """Delete one memory for good, history included (admin)."""
         from memory.lifecycle import export
 
-        check(self.storage, actor, Role.ADMIN, "purge a memory")
+        actor = check(self.storage, actor, Role.ADMIN, "purge a memory")
         retrieval_log.flush(self.storage)
         owner = audit.user_id_of(self.storage, self.get_memory(memory_id).user_key)
         counts = export.purge_memory(self.storage, memory_id)

@@ -34,6 +34,8 @@ class EventOp(StrEnum):
     PURGE = "PURGE"
     COMPACT = "COMPACT"
     MERGE = "MERGE"
+    #: a message whose write failed: set aside with its error (no memory), retried only by a person
+    SET_ASIDE = "SET_ASIDE"
 
 
 class SourceType(StrEnum):
@@ -123,6 +125,8 @@ class AuditAction(StrEnum):
     ACCOUNT_ADD = "account-add"
     ACCOUNT_PASSWORD = "account-password"
     ACCOUNT_REMOVE = "account-remove"
+    RETRY_WRITE = "retry-write"
+    EVALUATE = "evaluate"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,3 +140,6 @@ class Actor:
     name: str
     role: Role = Role.VIEWER
     via: str = "ui"
+    #: a person signed in with a back-office account: every guarded call re-reads the account (its role now, and
+    #: whether it still exists), so a demotion or removal applies to the very next click
+    account: bool = False

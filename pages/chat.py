@@ -8,6 +8,7 @@ import streamlit as st
 
 from memory import views
 from memory.errors import MemLensError
+from memory.views.composed import TITLES, Composed
 from memory.vocab import Role
 from pages import why
 from pages.common import (
@@ -22,7 +23,6 @@ from pages.common import (
     require_user,
     service,
     short,
-    source_context,
     text_block,
 )
 
@@ -49,13 +49,13 @@ def memory_panel(
     hits: list[dict[str, Any]],
     budget: dict[str, Any] | None,
     writes: list[dict[str, Any]],
-    bridge: str | None = None,
+    composed: Composed | None = None,
     params: dict[str, Any] | None = None,
     retrieval_id: int | None = None,
 ) -> None:
-    """The expander under a reply: the knobs that turn used, recalled hits with their scores, the budget bar, and
-    what was written (and, for a logged turn, why (not) for any of its memories). Every user text in it is plain
-    text."""
+    """The expander under a reply: the knobs that turn used, recalled hits with their scores, the budget bar, what
+    the prompt received (the turn's composition snapshot, section by section, never a recomputation), what was
+    written and, for a logged turn, why (not) for any of its memories. Every user text in it is plain text."""
     if budget and budget.get("total_budget"):
         used, total = int(budget.get("total_used") or 0), int(budget["total_budget"])
         st.progress(min(1.0, used / total), text=f"context {used:,} / {total:,} tokens")
@@ -69,15 +69,13 @@ def memory_panel(
                 + (f" ({params['fusion']})" if params.get("fusion") else "")
                 + " · flagged memories excluded"
             )
-        if bridge:
-            st.markdown(f":material/link: **From last session:** {plain(bridge)}")
         if hits:
             _hit_table(hits)
-            source_context([h for h in hits if h.get("injected")])
             if retrieval_id is not None:
                 why.picker(svc, user, hits, retrieval_id, key=f"chat_why_{retrieval_id}")
         else:
             st.caption("No memory matched this message.")
+        prompt_sections(composed)
         if writes:
             st.markdown("**What I wrote down**")
             for w in writes:
@@ -85,6 +83,17 @@ def memory_panel(
                     f"{op_badge(w['op'])} {plain(short(w.get('content') or '', 120))} · "
                     f":gray[{plain(short(w.get('reason') or '', 80))}]"
                 )
+
+
+def prompt_sections(composed: Composed | None) -> None:
+    """The turn's composition snapshot: each section the prompt received, its lines exactly (plain text)."""
+    if composed is None or not composed.sections:
+        st.caption("The prompt carried no profile, bridge, summary or memory this turn.")
+        return
+    st.markdown("**What the prompt received** · from this turn's snapshot, personal data masked")
+    for name, lines in composed.sections:
+        st.caption(TITLES.get(name, name))
+        text_block("\n".join(lines))
 
 
 def _hit_table(hits: list[dict[str, Any]]) -> None:
@@ -128,7 +137,6 @@ def live_details(result: TurnResult) -> tuple[list[dict], dict | None, list[dict
             "selected": h.selected,
             "injected": h.injected,
             "why": h.drop_reason,
-            "context": [row.to_dict() for row in h.context],
         }
         for h in (result.recall.hits if result.recall else [])
     ]
@@ -158,7 +166,12 @@ if session is not None:
             if msg.role == "assistant" and msg.id in details:
                 d = details[msg.id]
                 memory_panel(
-                    d["hits"], d["budget"], d["writes"], params=d.get("params"), retrieval_id=d.get("retrieval_id")
+                    d["hits"],
+                    d["budget"],
+                    d["writes"],
+                    d.get("composed"),
+                    d.get("params"),
+                    retrieval_id=d.get("retrieval_id"),
                 )
 else:
     st.info("No session yet: your first message starts one.", icon=":material/waving_hand:")
@@ -183,6 +196,6 @@ if prompt:
             st.stop()
         if stream.result is not None:
             hits, budget, writes, params = live_details(stream.result)
-            memory_panel(hits, budget, writes, stream.result.bridge, params)
+            memory_panel(hits, budget, writes, views.turn_composed(svc.storage, stream.result.turn_id), params)
     if session is None:
         st.rerun()  # the sidebar picks the new session up as the newest one

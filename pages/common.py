@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
-import re
 import threading
 from datetime import datetime
 from typing import Any
@@ -18,9 +17,11 @@ from typing import Any
 import streamlit as st
 
 from memory.config import Settings
+from memory.errors import Forbidden
 from memory.service import MemoryService
 from memory.storage.models import Session, User
 from memory.vocab import Actor, EventOp, Role
+from pages.safe import plain, text_block  # noqa: F401 (re-exported: pages import them from here)
 
 USER_KEY = "ml_user"
 ACTOR_KEY = "ml_actor"  # set by sign-in when there is one
@@ -42,6 +43,7 @@ OP_COLORS: dict[EventOp, str] = {
     EventOp.PURGE: "#4e342e",
     EventOp.COMPACT: "#5d4037",
     EventOp.MERGE: "#8d6e63",
+    EventOp.SET_ASIDE: "#b71c1c",
 }
 SECTION_COLORS = {
     "system": "#90a4ae",
@@ -53,6 +55,8 @@ SECTION_COLORS = {
     "input": "#66bb6a",
 }
 PASS_COLOR, FAIL_COLOR, NEAR_COLOR = "#2e7d32", "#bdbdbd", "#ef6c00"
+#: a candidate the cut dropped for another reason than the threshold (flagged, similarity floor, relative cut)
+DROP_COLOR = "#ad1457"
 THRESHOLD_COLOR = "#c62828"
 OP_BADGE: dict[EventOp, str] = {
     EventOp.ADD: "green",
@@ -69,6 +73,7 @@ OP_BADGE: dict[EventOp, str] = {
     EventOp.PURGE: "red",
     EventOp.COMPACT: "blue",
     EventOp.MERGE: "blue",
+    EventOp.SET_ASIDE: "red",
 }
 EMPTY_HINT = "Run `memlens seed-demo` in a terminal, or chat with the agent first."
 
@@ -191,7 +196,15 @@ def current_actor() -> Actor:
     """Who acts in this browser session: the person the gate let in (``ml_actor``; without sign-in, on loopback
     only, the local developer). Passed to every service call that changes something."""
     service()  # stops the run when nobody is signed in
-    return st.session_state[ACTOR_KEY]
+    actor: Actor = st.session_state[ACTOR_KEY]
+    if actor.account:  # a handler runs before the gate re-reads the account: read it here too (the service does too)
+        role = unchecked_service().people.role_of(actor.name)
+        if role is None:
+            st.session_state.pop(ACTOR_KEY, None)
+            raise Forbidden(f"refused: the account {actor.name!r} no longer exists")
+        actor = Actor(name=actor.name, role=role, via=actor.via, account=True)
+        st.session_state[ACTOR_KEY] = actor
+    return actor
 
 
 def can(role: Role) -> bool:
@@ -217,25 +230,7 @@ def current_user() -> User | None:
     return user
 
 
-# -- user text is shown as text ------------------------------------------------------------------------------------
-#: every character Markdown (and Streamlit's directives :color[…], :material/…:, $LaTeX$) could read as syntax
-_MARKDOWN_SYNTAX = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~:$&=^\"'])")
-
-
-def plain(text: Any) -> str:
-    """``text`` made inert inside Markdown (titles, captions, badges): every syntax character is backslash-escaped
-    and line breaks become spaces, so user text can never become a heading, a colour, a link or a remote image.
-    Use it for every piece of user-provided text (messages, memories, ids, reasons, names) put into Markdown; where
-    no Markdown is needed, :func:`text_block` (``st.text``) shows it as is."""
-    flat = " ".join(str("" if text is None else text).split())
-    return _MARKDOWN_SYNTAX.sub(r"\\\1", flat)
-
-
-def text_block(text: Any) -> None:
-    """A user-provided text on its own line, never interpreted (no Markdown, no HTML)."""
-    st.text(str("" if text is None else text))
-
-
+# -- user text is shown as text: pages.safe.plain / text_block (re-exported here for the pages) -----------------
 def context_lines(rows: list[dict[str, Any]]) -> str:
     """A hit's source context as lines of plain text (date, speaker, what was said), for :func:`text_block`."""
     out = []
@@ -304,7 +299,9 @@ def fmt(value: Any, digits: int = 3) -> str:
 
 
 def when(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M") if value else "—"
+    from memory.text.display import when_text
+
+    return when_text(value)
 
 
 def op_badge(op: str) -> str:

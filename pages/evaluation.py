@@ -17,27 +17,40 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from memory.errors import MemLensError
-from memory.evaluation import EvalOptions, eval_service, list_reports, load_report, reports_dir, run_locomo, save_report
-from memory.vocab import SearchMode
-from pages.common import THRESHOLD_COLOR, service
+from memory.evaluation import EvalOptions, list_reports, load_report, reports_dir
+from memory.evaluation.inputs import allowed_inputs, run_input
+from memory.vocab import Role, SearchMode
+from pages.common import THRESHOLD_COLOR, can, current_actor, service
+from pages.safe import plain
 
 svc = service()
 folder = reports_dir(svc)
 st.title("Evaluation", anchor=False)
+if not can(Role.ADMIN):  # the navigation lists it for admins only; a page opened another way still refuses
+    st.error("The Evaluation page needs the admin role.", icon=":material/lock:")
+    st.stop()
 st.caption(
     "LoCoMo evidence recall: do the memories MemLens retrieves come from the dialogue turns that answer the "
-    "question? Reports are saved under " + str(folder) + "."
+    "question? Reports are saved in the data folder's eval/ folder; runs read the eval/inputs folder."
 )
 
 
 def run_form() -> None:
+    """Admin only (the page is): a file of the inputs folder, never a typed server path; the service audits it."""
+    inputs = allowed_inputs(svc, actor=current_actor())
     with st.expander("Run an evaluation", expanded=not list_reports(folder)):
-        path = st.text_input("LoCoMo-format JSON file", key="ev_path", placeholder="/path/to/locomo.json")
+        if not inputs:
+            st.caption(
+                "No evaluation data yet: put LoCoMo-format JSON files in the evaluation inputs folder "
+                "(`<data folder>/eval/inputs`) on the server, or run `memlens eval locomo PATH` in a terminal."
+            )
+            return
+        name = st.selectbox("LoCoMo-format JSON file (evaluation inputs folder)", inputs, key="ev_path")
         cols = st.columns(3)
         ks = cols[0].text_input("k values", "5,10,25", key="ev_ks")
         mode = cols[1].selectbox("mode", [SearchMode.HYBRID, SearchMode.VECTOR, SearchMode.FULLTEXT], key="ev_mode")
         extract = cols[2].checkbox("run fact extraction", True, key="ev_extract")
-        if st.button("Run", key="ev_run", disabled=not path):
+        if st.button("Run", key="ev_run", disabled=not name):
             bar = st.progress(0.0, text="starting")
 
             def make_bar(desc: str, total: int):
@@ -53,10 +66,10 @@ def run_form() -> None:
                 opts = EvalOptions(
                     ks=tuple(sorted({int(x) for x in ks.split(",") if x.strip()})), mode=mode, extract=extract
                 )
-                saved = save_report(run_locomo(eval_service(svc), path, opts, bar=make_bar), folder)
+                saved = run_input(svc, name, opts, actor=current_actor(), bar=make_bar)
                 st.success(f"saved {saved.name}")
             except (MemLensError, ValueError) as exc:
-                st.error(str(exc))
+                st.error(plain(exc))
 
 
 def label(path: Path) -> str:

@@ -13,7 +13,9 @@ import streamlit as st
 from memory.access import Gate, decide_gate, oidc_role, open_actor
 from memory.errors import SignInFailed
 from memory.vocab import Actor
+from pages import registry
 from pages.common import ACTOR_KEY, unchecked_service
+from pages.safe import plain
 
 OPEN_BADGE = "no sign-in: local only"
 OPEN_KEY = "ml_gate_open"
@@ -36,8 +38,12 @@ def admit() -> Actor:
 
 
 def _alone(render, title: str) -> None:
-    """Show only ``render`` (a one-page, hidden navigation: no page list, whatever path was asked), then stop."""
-    st.navigation([st.Page(render, title=title, url_path="sign-in")], position="hidden").run()
+    """Show only ``render`` (a hidden navigation: no page list), then stop. Every page's address answers with it,
+    so a deep link opened before sign-in shows this (not "Page not found") and keeps its address: once signed in,
+    the rerun lands on the page that was asked for."""
+    first = st.Page(render, title=title, url_path="sign-in", default=True)
+    others = [st.Page(render, title=title, url_path=p.url_path) for p in registry.PAGES]
+    st.navigation([first, *others], position="hidden").run()
     st.stop()
 
 
@@ -54,10 +60,10 @@ def _refuse(gate: Gate) -> None:
 def _local() -> Actor:
     svc = unchecked_service()
     actor = st.session_state.get(ACTOR_KEY)
-    if isinstance(actor, Actor) and actor.via == "ui":
+    if isinstance(actor, Actor) and (actor.account or actor.via == "ui"):
         role = svc.people.role_of(actor.name)
         if role is not None:
-            return Actor(name=actor.name, role=role, via="ui")  # the stored role, fresh
+            return Actor(name=actor.name, role=role, via=actor.via, account=True)  # the stored role, fresh
     st.session_state.pop(ACTOR_KEY, None)
     _alone(_sign_in_form, "Sign in")
     raise AssertionError("unreachable")  # pragma: no cover
@@ -76,7 +82,7 @@ def _sign_in_form() -> None:
     try:
         actor = svc.people.sign_in(name, password)
     except SignInFailed as exc:
-        st.error(str(exc), icon=":material/block:")
+        st.error(plain(exc), icon=":material/block:")
         return
     st.session_state[ACTOR_KEY] = actor
     st.rerun()
@@ -98,7 +104,9 @@ def _oidc() -> Actor:
 
         def no_role() -> None:
             st.title("MemLens")
-            st.error(f"{email or 'This account'} has no role here. Ask an admin to add it to MEMLENS_OIDC_ROLES.")
+            st.error(
+                f"{plain(email) or 'This account'} has no role here. Ask an admin to add it to MEMLENS_OIDC_ROLES."
+            )
             st.button("Sign out", on_click=st.logout)
 
         _alone(no_role, "MemLens")

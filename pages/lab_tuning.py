@@ -13,10 +13,11 @@ from memory.errors import MemLensError
 from memory.retrieval import tuning
 from memory.vocab import Role
 from pages.common import THRESHOLD_COLOR, can, current_actor, empty, fmt
+from pages.safe import plain
 
 
 def _use_suggested(value: float) -> None:
-    st.session_state["lab_threshold"] = round(value, 2)
+    st.session_state["lab_threshold"] = round(value, 3)  # the slider's own step: 0.019 stays 0.019
 
 
 def _curve_figure(curve, threshold: float, best) -> go.Figure:
@@ -79,7 +80,7 @@ def tuning_tab(svc, user, threshold: float, calibration) -> None:
     st.plotly_chart(_curve_figure(curve, threshold, best), key="lab_pr")
     if best:
         st.button(
-            f"Use suggested threshold {best.threshold:.2f}",
+            f"Use suggested threshold {best.threshold:.3g}",
             icon=":material/auto_fix_high:",
             on_click=_use_suggested,
             args=(best.threshold,),
@@ -94,9 +95,9 @@ def _apply_fit(svc, data: dict) -> None:
         values = {"relevance_calibration": data, "relevance_threshold": data["threshold"]}
         svc.set_live_settings(values, actor=current_actor())
     except MemLensError as exc:
-        st.toast(str(exc), icon=":material/error:")
+        st.toast(plain(exc), icon=":material/error:")
         return
-    st.session_state["lab_threshold"] = round(data["threshold"], 2)
+    st.session_state["lab_threshold"] = round(data["threshold"], 3)
     st.session_state.pop("lab_search", None)
     st.toast("Own calibration applied: the agent uses it from its next turn.", icon=":material/check_circle:")
 
@@ -105,7 +106,7 @@ def _revert(svc) -> None:
     try:
         svc.set_live_settings({"relevance_calibration": None, "relevance_threshold": None}, actor=current_actor())
     except MemLensError as exc:
-        st.toast(str(exc), icon=":material/error:")
+        st.toast(plain(exc), icon=":material/error:")
         return
     st.session_state.pop("lab_search", None)
     st.session_state.pop("lab_threshold", None)

@@ -14,6 +14,7 @@ import streamlit as st
 from memory.errors import MemLensError
 from memory.vocab import Role
 from pages.common import USER_KEY, can, current_actor, page_title, require_user, service
+from pages.safe import plain
 
 
 def _table(rows: list[dict], columns: list[str]) -> None:
@@ -103,7 +104,7 @@ with st.form("lc_delete"):
             try:
                 receipt = svc.erase_user(user, actor=who)
             except MemLensError as exc:
-                st.error(str(exc))
+                st.error(plain(exc))
             else:
                 st.session_state.pop(USER_KEY, None)
                 st.success(

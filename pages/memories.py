@@ -54,6 +54,33 @@ m[4].metric("Deleted", counts.get("deleted", 0), border=True)
 m[5].metric("All active", counts.get("active", 0), border=True)
 
 
+aside = svc.set_aside_writes(user.external_id)
+if aside:
+    with st.expander(f"Set aside · {len(aside)} message(s) whose write failed", expanded=True):
+        st.caption(
+            "The write of these messages failed; they were set aside so the user's later messages still write. "
+            "Retry one once the cause is fixed (curator; audited)."
+        )
+        st.dataframe(
+            pd.DataFrame(aside)[["message_id", "said_at", "text", "error"]],
+            hide_index=True,
+            key="mem_aside",
+            column_config={"said_at": st.column_config.DatetimeColumn("said", format="YYYY-MM-DD HH:mm")},
+        )
+        if can(Role.CURATOR):
+            retry_id = st.selectbox("Message", [a["message_id"] for a in aside], key="mem_aside_pick")
+            if st.button("Retry its write", key="mem_aside_retry", icon=":material/replay:"):
+                try:
+                    svc.retry_write(user.external_id, int(retry_id), actor=current_actor())
+                except MemLensError as exc:
+                    st.error(plain(exc))
+                except Exception as exc:  # noqa: BLE001 - the write failed again: it is set aside with the new error
+                    st.error(f"The write failed again and stays set aside: {type(exc).__name__}")
+                else:
+                    st.toast("Written.")
+                    st.rerun()
+
+
 def _reset_page() -> None:
     st.session_state["mem_page"] = 1
 

@@ -101,7 +101,7 @@ if changes:
         y="field",
         color="source",
         color_discrete_map=SOURCE_COLORS,
-        hover_data={"old": True, "new": True, "reason": True},
+        hover_data={"old": True, "new": True, "reason": True, "by": True},
         height=260,
     )
     fig.update_traces(marker={"size": 12, "line": {"width": 1, "color": "white"}})
@@ -110,9 +110,10 @@ if changes:
     )
     st.plotly_chart(fig, key="pf_timeline")
     for c in changes[:30]:
+        by = f" · by {plain(short(c['by'], 60))}" if c.get("by") else ""
         st.markdown(
             f"`{when(c['at'])}` **{c['field']}**: ~~{plain(short(fmt(c['old']), 60))}~~ → "
-            f"**{plain(short(fmt(c['new']), 80))}** · :gray-badge[{c['source']}] {plain(short(c['reason'], 120))}"
+            f"**{plain(short(fmt(c['new']), 80))}** · :gray-badge[{c['source']}]{by} {plain(short(c['reason'], 120))}"
         )
 else:
     empty("No profile changes logged yet.")

@@ -17,10 +17,11 @@ import streamlit as st
 from memory import views
 from memory.errors import MemLensError
 from memory.retrieval import tuning
-from memory.retrieval.recall import NEAR_MISS_BAND, Hit, rank_and_cut
+from memory.retrieval.recall import Hit, is_near_miss, near_miss_floor, rank_and_cut
 from memory.vocab import Role, SearchMode
 from pages import lab_tuning, why
 from pages.common import (
+    DROP_COLOR,
     FAIL_COLOR,
     NEAR_COLOR,
     PASS_COLOR,
@@ -82,7 +83,7 @@ def _apply() -> None:
     try:
         svc.set_live_settings(values, actor=current_actor())
     except MemLensError as exc:
-        st.toast(str(exc), icon=":material/error:")
+        st.toast(plain(exc), icon=":material/error:")
         return
     st.toast("Applied: the agent uses these from its next turn.", icon=":material/check_circle:")
 
@@ -153,19 +154,38 @@ def cut(hits: list[Hit]) -> list[Hit]:
     return rank_and_cut(fresh, params)
 
 
+#: the histogram's groups, from the cut's own verdicts (never from relevance alone): a flagged hit, or one cut by the
+#: similarity floor or the relative cut, is drawn as dropped whatever its relevance
+GROUPS = (
+    ("passed", PASS_COLOR),
+    ("dropped (flagged, floor, cut)", DROP_COLOR),
+    ("near miss", NEAR_COLOR),
+    ("below", FAIL_COLOR),
+)
+
+
+def group_of(h: Hit) -> str:
+    if h.passed:
+        return "passed"
+    if is_near_miss(h, threshold):
+        return "near miss"
+    if h.drop_reason == "below threshold":
+        return "below"
+    return "dropped (flagged, floor, cut)"
+
+
 def histogram(hits: list[Hit]) -> go.Figure:
-    sims = [h.relevance for h in hits if h.relevance is not None]
-    groups = {
-        "passed": [s for s in sims if s >= threshold],
-        "near miss": [s for s in sims if threshold - NEAR_MISS_BAND <= s < threshold],
-        "below": [s for s in sims if s < threshold - NEAR_MISS_BAND],
-    }
+    groups: dict[str, list[float]] = {name: [] for name, _ in GROUPS}
+    for h in hits:
+        if h.relevance is not None:
+            groups[group_of(h)].append(h.relevance)
     lo, hi = 0.0, 1.0
     fig = go.Figure()
-    for name, color in (("passed", PASS_COLOR), ("near miss", NEAR_COLOR), ("below", FAIL_COLOR)):
+    for name, color in GROUPS:
         fig.add_histogram(
             x=groups[name], name=name, marker_color=color, xbins={"start": lo, "end": hi, "size": (hi - lo) / 30}
         )
+    fig.add_vrect(x0=near_miss_floor(threshold), x1=threshold, fillcolor=NEAR_COLOR, opacity=0.12, line_width=0)
     fig.add_vline(
         x=threshold, line_color=THRESHOLD_COLOR, line_dash="dash", annotation_text=f"threshold {threshold:.3g}"
     )
@@ -255,7 +275,7 @@ def search_tab() -> None:
         return
     hits = cut(raw)
     svc.fill_context(user, hits)  # the slider's selection, with the conversation around each selected memory
-    near = [h for h in hits if not h.passed and h.relevance is not None and h.relevance >= threshold - NEAR_MISS_BAND]
+    near = [h for h in hits if is_near_miss(h, threshold)]
     m = st.columns(5)
     m[0].metric("Candidates", len(hits), border=True)
     m[1].metric("Passed", sum(h.passed for h in hits), border=True)
@@ -271,7 +291,10 @@ def search_tab() -> None:
     else:
         st.caption("Nothing passes this threshold.")
     source_context([{"content": h.content, "context": [r.to_dict() for r in h.context]} for h in hits if h.selected])
-    st.markdown(f":orange[**Near misses**] — relevance within {NEAR_MISS_BAND} under the threshold")
+    st.markdown(
+        f":orange[**Near misses**] — cut by the threshold alone, relevance from {near_miss_floor(threshold):.3g} "
+        f"(half the threshold) up to {threshold:.3g}"
+    )
     if near:
         st.dataframe(hit_table(near, labels), hide_index=True, column_config=SCORE_COLS, key="lab_near")
     else:

@@ -7,6 +7,8 @@ the retrieval lab (or another browser tab) shows up here at once.
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from memory.config import Settings
@@ -24,6 +26,7 @@ from pages.common import (
     service,
     short,
 )
+from pages.safe import plain
 
 LIVE_WIDGETS = {"relevance_threshold": "ml_live_threshold", "top_k": "ml_live_k", "search_mode": "ml_live_mode"}
 MODES = [SearchMode.HYBRID, SearchMode.VECTOR, SearchMode.FULLTEXT]
@@ -46,15 +49,31 @@ def sync(key: str, value) -> None:
         st.session_state[marker] = value
 
 
-def _save_live(name: str) -> None:
-    key = LIVE_WIDGETS[name]
-    value = st.session_state[key]
+def _staged(live: dict[str, Any]) -> dict[str, Any]:
+    """The live settings the person changed in the sidebar and has not applied yet."""
+    out = {}
+    for name, key in LIVE_WIDGETS.items():
+        value = st.session_state.get(key, live[name])
+        same = abs(float(value) - float(live[name])) < 1e-9 if name == "relevance_threshold" else value == live[name]
+        if not same:
+            out[name] = value
+    return out
+
+
+def _apply_live(live: dict[str, Any]) -> None:
+    """Apply the staged changes at once: one service call, one audit row (moving the slider applies nothing)."""
+    changed = _staged(live)
+    if not changed:
+        return
     try:
-        service().set_live_settings({name: value}, actor=current_actor())
-        st.session_state[f"{key}__shown"] = value
-        st.toast(f"{name.replace('_', ' ')} → {value} (from the next turn)", icon=":material/tune:")
+        service().set_live_settings(changed, actor=current_actor())
     except MemLensError as exc:
-        st.toast(str(exc), icon=":material/error:")
+        st.toast(plain(exc), icon=":material/error:")
+        return
+    for name, value in changed.items():
+        st.session_state[f"{LIVE_WIDGETS[name]}__shown"] = value
+    shown = ", ".join(f"{name.replace('_', ' ')} → {value}" for name, value in changed.items())
+    st.toast(f"{shown} (from the next turn)", icon=":material/tune:")
 
 
 PICK_KEY = "ml_user_pick"
@@ -87,7 +106,7 @@ def _new_session() -> None:
         try:  # the agent's own end-session (its summariser writes the bridge), as `memlens end-session` does
             agent().end_session(user.external_id, previous)
         except MemLensError as exc:
-            st.toast(f"could not close {previous}: {exc}", icon=":material/warning:")
+            st.toast(f"could not close {plain(previous)}: {plain(exc)}", icon=":material/warning:")
     session = svc.ensure_session(user, new_session_id())
     st.session_state[SESSION_KEY] = session.external_id
 
@@ -124,9 +143,9 @@ def _live_settings(eff: Settings, threshold: float) -> None:
         st.caption(f"Relevance threshold {threshold:.3g} · top k {eff.top_k} · mode {eff.search_mode}")
         st.caption("Changing them needs the admin role.")
         return
-    sync(LIVE_WIDGETS["relevance_threshold"], float(threshold))
-    sync(LIVE_WIDGETS["top_k"], int(eff.top_k))
-    sync(LIVE_WIDGETS["search_mode"], eff.search_mode)
+    live = {"relevance_threshold": float(threshold), "top_k": int(eff.top_k), "search_mode": eff.search_mode}
+    for name, value in live.items():
+        sync(LIVE_WIDGETS[name], value)
     st.slider(
         "Relevance threshold",
         0.0,
@@ -134,14 +153,25 @@ def _live_settings(eff: Settings, threshold: float) -> None:
         step=0.001,
         format="%.3f",
         key=LIVE_WIDGETS["relevance_threshold"],
-        on_change=_save_live,
-        args=("relevance_threshold",),
         help="Keep a memory when its calibrated relevance (estimated probability that it is relevant) is at least "
         "this.",
     )
-    st.number_input("Top k", 1, 50, step=1, key=LIVE_WIDGETS["top_k"], on_change=_save_live, args=("top_k",))
-    st.selectbox("Mode", MODES, key=LIVE_WIDGETS["search_mode"], on_change=_save_live, args=("search_mode",))
-    st.caption("Saved for the agent's next turn; the retrieval lab has the rest.")
+    st.number_input("Top k", 1, 50, step=1, key=LIVE_WIDGETS["top_k"])
+    st.selectbox("Mode", MODES, key=LIVE_WIDGETS["search_mode"])
+    staged = _staged(live)
+    st.button(
+        "Apply to the agent",
+        key="ml_live_apply",
+        icon=":material/tune:",
+        on_click=_apply_live,
+        args=(live,),
+        disabled=not staged,
+        width="stretch",
+    )
+    if staged:
+        st.caption("Not applied yet: the agent keeps its settings until you press Apply (audited once).")
+    else:
+        st.caption("The agent's settings now; the retrieval lab has the rest.")
 
 
 def render(who: Actor) -> None:
@@ -177,7 +207,7 @@ def _add_user() -> None:
     try:
         user = service().ensure_user(name)
     except MemLensError as exc:
-        st.toast(str(exc), icon=":material/error:")
+        st.toast(plain(exc), icon=":material/error:")
         return
     st.session_state[USER_KEY] = user.key
     st.session_state.pop(SESSION_KEY, None)

@@ -83,7 +83,11 @@ def test_apply_stores_the_settings_and_the_agent_uses_them_next_turn(seeded):
 
 def test_sidebar_knob_is_live(seeded):
     at = open_page("pages/profile.py")
+    before = seeded.effective_settings().search_mode
     at.sidebar.selectbox(key="ml_live_mode").set_value("vector").run()
+    no_exception(at)
+    assert seeded.effective_settings().search_mode == before  # staged: nothing applies until Apply (issue #28)
+    at.sidebar.button(key="ml_live_apply").click().run()
     no_exception(at)
     assert seeded.effective_settings().search_mode == "vector"
 

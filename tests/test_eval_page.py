@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from actors import VIEWER
+from actors import ADMIN, VIEWER
 from streamlit.testing.v1 import AppTest
 
 from memory.config import Settings
@@ -45,8 +45,18 @@ def page(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
     monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
     at = AppTest.from_file(PAGE, default_timeout=60)
-    at.session_state["ml_actor"] = VIEWER  # opened without the frame: say who is signed in
+    at.session_state["ml_actor"] = ADMIN  # opened without the frame: say who is signed in (the page is admin-only)
     return at
+
+
+def test_a_viewer_gets_no_evaluation_page_nor_its_run_form(page):
+    """Issue #28: a viewer could run an evaluation on any server path; the page is admin-only now."""
+    save_report(fake_report(0.0), Path(Settings().data_dir) / "eval", "a.json")
+    page.session_state["ml_actor"] = VIEWER
+    page.run()
+    assert not page.exception
+    assert page.error and "admin role" in page.error[0].value
+    assert not page.metric and not page.text_input and not page.selectbox and not page.button
 
 
 def test_page_shows_reports_and_compares_two(page):
@@ -77,7 +87,14 @@ def test_page_without_reports_offers_a_run(page):
     page.run()
     assert not page.exception
     assert page.info and "No report yet" in page.info[0].value
-    assert page.button(key="ev_run").disabled
+    assert "ev_path" not in [t.key for t in page.text_input]
+    assert any("eval/inputs" in c.value for c in page.caption)  # nothing to run yet: where to put data
+    inputs = Path(Settings().data_dir) / "eval" / "inputs"
+    inputs.mkdir(parents=True)
+    (inputs / "tiny.json").write_text("[]")
+    page.run()
+    assert page.selectbox(key="ev_path").options == ["tiny.json"]  # a file of the folder, never a typed path
+    assert not page.button(key="ev_run").disabled
 
 
 def test_page_shows_the_fact_extraction_figures_beside_retrieval(page):

@@ -7,7 +7,7 @@ from actors import ADMIN
 from sqlmodel import select
 
 from memory.errors import InvalidInput, NotFound
-from memory.retrieval.recall import NEAR_MISS_BAND
+from memory.retrieval.recall import near_miss_floor
 from memory.storage.models import Retrieval, RetrievalHit
 
 HOSTILE_IDS = [
@@ -116,7 +116,8 @@ def test_threshold_semantics(svc):
     assert all(h.drop_reason == "below threshold" for h in result.hits if not h.passed)
     assert not svc.recall("t", q, threshold=1.0, mode="vector").selected
     near = svc.recall("t", q, threshold=min(1.0, rels[-1] + 0.01), mode="vector").near_misses
-    assert near and all(h.relevance >= rels[-1] + 0.01 - NEAR_MISS_BAND for h in near)
+    t = min(1.0, rels[-1] + 0.01)
+    assert near and all(near_miss_floor(t) <= h.relevance < t and h.drop_reason == "below threshold" for h in near)
     floor = sorted(h.similarity for h in everything)[-1]  # raw similarity floor: only the closest survives
     floored = svc.recall("t", q, threshold=0.0, similarity_floor=floor, k=5, mode="vector")
     assert [h.similarity for h in floored.selected] == [floor]

@@ -120,3 +120,59 @@ def test_one_users_jobs_run_in_order_and_others_do_not_wait():
     assert not writer.wait("u1", 0.05)
     slow.set()
     assert writer.wait(None, 5) and order == ["u2-a", "u1-a", "u1-b"]
+
+
+def test_a_message_whose_write_fails_is_set_aside_and_later_turns_write(svc: MemoryService, monkeypatch):
+    """Issue #28: a crashing message was retried before every later turn, failed again and the new message was
+    never written (three later turns wrote 0 memories). Now it is set aside with its error, once; later turns write
+    normally; a person sees it and retries it (curator, audited)."""
+    from memory.errors import Forbidden
+    from memory.storage.integrity import CLAIM_LEASE
+    from memory.storage.models import Message
+    from memory.storage.people import AuditEvent
+    from tests.actors import CURATOR, VIEWER
+
+    bot = Agent(svc)
+    real = svc.write_from_message
+    bad = "I love cycling. I went to Paris on 2024-02-31."
+    tries: list[int] = []
+
+    def crashes_on_paris(user, session, message, **kwargs):
+        with svc.storage.db() as db:
+            text = db.get(Message, message if isinstance(message, int) else message.id).content
+        if text == bad:
+            tries.append(1)
+            raise ValueError("day is out of range for month")
+        return real(user, session, message, **kwargs)
+
+    monkeypatch.setattr(svc, "write_from_message", crashes_on_paris)
+    first = bot.chat("wb-aside", "s1", bad)
+    with pytest.raises(ValueError):
+        _ = first.writes
+    with svc.storage.db() as db:  # old enough for a catch-up, its claim (if any) abandoned
+        turn = db.exec(select(Turn)).one()
+        turn.created_at = turn.created_at - behind.CATCH_UP_GRACE - timedelta(seconds=1)
+        message = db.get(Message, turn.user_message_id)
+        if message.write_claimed_at is not None:
+            message.write_claimed_at = message.write_claimed_at - CLAIM_LEASE - timedelta(seconds=1)
+        db.add(turn)
+        db.add(message)
+        db.commit()
+    for text in ("I live in Oslo.", "I am vegetarian.", "I work as a nurse."):
+        assert bot.chat("wb-aside", "s1", text).writes.added, text
+    assert tries == [1]  # tried once, never again on its own
+    assert {"User lives in Oslo.", "User is vegetarian.", "User works as a nurse."} <= set(_contents(svc, "wb-aside"))
+    aside = svc.set_aside_writes("wb-aside")
+    assert [(a["text"], a["message_id"]) for a in aside] == [(bad, turn.user_message_id)]
+    assert "ValueError: day is out of range for month" in aside[0]["error"]
+
+    with pytest.raises(Forbidden):
+        svc.retry_write("wb-aside", turn.user_message_id, actor=VIEWER)
+    monkeypatch.undo()
+    report = svc.retry_write("wb-aside", turn.user_message_id, actor=CURATOR)
+    assert report.added and svc.set_aside_writes("wb-aside") == []
+    assert any("cycling" in c for c in _contents(svc, "wb-aside"))
+    with svc.storage.db() as db:
+        audited = db.exec(select(AuditEvent).where(AuditEvent.action == "retry-write")).all()
+    assert [(a.actor, a.target_ids) for a in audited] == [("test-curator", [str(turn.user_message_id)])]
+    bot.close()

@@ -53,7 +53,22 @@ if TYPE_CHECKING:
     from memory.storage.db import Database
     from memory.storage.store import Storage
 
-NEAR_MISS_BAND = 0.10  # in relevance (probability)
+#: a near miss is a candidate cut only by the threshold whose relevance is at least this fraction of the threshold
+#: (threshold 0.019 → 0.0095 … 0.019; 0.6 → 0.3 … 0.6). Relative: a fixed band of 0.1 under a calibrated threshold
+#: of 0.019 made every candidate a near miss. A flagged hit, or one cut by the similarity floor or the relative cut,
+#: is dropped, never a near miss.
+NEAR_MISS_RATIO = 0.5
+
+
+def near_miss_floor(threshold: float) -> float:
+    """The lower edge of the near-miss band under ``threshold``."""
+    return threshold * NEAR_MISS_RATIO
+
+
+def is_near_miss(hit: Hit, threshold: float) -> bool:
+    """Cut by the threshold alone, and within the band under it: what a slightly lower threshold would let in."""
+    rel = hit.relevance
+    return hit.drop_reason == "below threshold" and rel is not None and near_miss_floor(threshold) <= rel < threshold
 
 
 @dataclass
@@ -177,8 +192,7 @@ class RecallResult:
     @property
     def near_misses(self) -> list[Hit]:
         """Candidates just under the threshold: what a slightly lower threshold would let in."""
-        t = self.params.threshold
-        return [h for h in self.hits if not h.passed and h.relevance is not None and h.relevance >= t - NEAR_MISS_BAND]
+        return [h for h in self.hits if is_near_miss(h, self.params.threshold)]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -9,6 +9,8 @@ flagged, deleted or superseded (:func:`consistent_text`).
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
 from memory.write.extract.base import PREDICATES, SINGLE_VALUED, amount_key, norm_object, sentences
@@ -52,27 +54,129 @@ def retracted_key(predicate: str | None, obj: str | None) -> tuple[str, str] | N
     return (predicate, norm_object(obj)) if predicate and obj else None
 
 
-def _stale(sentence: str, profile: dict[str, Any], retracted: set[tuple[str, str]]) -> bool:
+#: the fixed leads of bridges and summaries ("Last time you told me that …", "Facts: …", "上次你告诉我：…"): a clause
+#: is read without them, never by splitting at its first colon (a fact may hold a colon of its own: "a pet: dog")
+@functools.cache
+def _leads() -> tuple[str, ...]:
+    from memory.prompts import BRIDGE_WORDS, SUMMARY_LABELS
+
+    words = [w for lang in BRIDGE_WORDS.values() for k, w in lang.items() if not k.endswith("sep") and k != "nothing"]
+    words += [w for lang in SUMMARY_LABELS.values() for k, w in lang.items() if k != "sep"]
+    return tuple(sorted({w.strip() for w in words if w.strip()}, key=len, reverse=True))
+
+
+_FILLER = re.compile(r"\b(?:a|an|the|my|your|named|called|is|are|of|and|with)\b|叫做|名叫|叫|名字是|一只|一条|一个|的")
+_WORD = re.compile(r"[\u3400-\u9fff]+|[^\W_]+", re.UNICODE)
+
+
+def _core(clause: str) -> str:
+    """The clause without its bridge or summary lead and the quotes around it."""
+    text = clause.strip()
+    for lead in _leads():
+        if text.startswith(lead):
+            text = text[len(lead) :]
+            break
+    return text.strip().strip("\"'“”‘’「」")
+
+
+@functools.lru_cache(maxsize=4096)
+def _object_words(obj: str) -> frozenset[str]:
+    return frozenset(_words(obj))
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(_FILLER.sub(" ", text.lower()))}
+
+
+def _mentions(have: set[str], joined: str, obj: str) -> bool:
+    """Do a clause's words (``have``; ``joined``: its Chinese runs) name every content word of the retracted object
+    ("dog named Biscuit" → dog, biscuit), as whole words (English) or as runs (Chinese)?"""
+    wanted = _object_words(obj)
+    if not wanted:
+        return False
+    return all(w in have or (_CJK.match(w) and w in joined) for w in wanted)
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+class _Retracted:
+    """The retracted objects indexed by their content words, built once per text (a clause only checks the objects
+    that share a word with it; Chinese objects, matched as runs, are always checked)."""
+
+    def __init__(self, retracted: set[tuple[str, str]]) -> None:
+        self.keys = retracted
+        self.by_word: dict[str, list[str]] = {}
+        self.chinese: list[str] = []
+        for _, obj in retracted:
+            words = _object_words(obj)
+            if any(_CJK.match(w) for w in words):
+                self.chinese.append(obj)
+            elif words:
+                self.by_word.setdefault(min(words), []).append(obj)
+
+    def named_in(self, have: set[str]) -> bool:
+        joined = "".join(w for w in have if _CJK.match(w))
+        objects = [o for w in have for o in self.by_word.get(w, ())] + self.chinese
+        return any(_mentions(have, joined, obj) for obj in objects)
+
+
+@functools.lru_cache(maxsize=8)
+def _indexed(retracted: frozenset[tuple[str, str]]) -> _Retracted:
+    """One index per retracted set (a turn filters many lines with the same set)."""
+    return _Retracted(set(retracted))
+
+
+def _stale(sentence: str, profile: dict[str, Any], retracted: _Retracted) -> bool:
     from memory.storage.models import utcnow
     from memory.text.privacy import mask_pii
     from memory.write.extract.extractor import extract_rules
 
-    probe = sentence.split(":", 1)[-1].split("：", 1)[-1]  # "Last time you told me: I live in …"
+    probe = _core(sentence)
     # bridges speak to the user ("you live in Berlin", "你住在杭州"): read them the way assistant text is read
-    for c in extract_rules(probe, at=utcnow()) or extract_rules(probe, role="assistant", at=utcnow()):
+    stated = extract_rules(probe, at=utcnow()) or extract_rules(probe, role="assistant", at=utcnow())
+    keys = set()
+    for c in stated:
         if c.hedged:
             continue
         if _conflicts(profile, c.predicate, c.meta.get("display") or c.object):
             return True
-        if retracted_key(c.predicate, mask_pii(c.object)) in retracted:
+        key = retracted_key(c.predicate, mask_pii(c.object))
+        if key in retracted.keys:
             return True
-    return False
+        if key is not None:
+            keys.add(key)
+    if keys:  # read, and what it states still holds ("you like jazz: the early years" once "likes jazz" went)
+        return False
+    # whatever the wording it could not be read in: a clause naming a retracted statement's object says it
+    return retracted.named_in(_words(mask_pii(probe)))
+
+
+def holds(text: str, profile: dict[str, Any], retracted: set[tuple[str, str]]) -> str:
+    """The one status helper for composed text: ``text`` (a bridge, a summary, a context line) with every clause
+    that states a retracted statement or a value the profile contradicts left out. The prompt, the offline reply,
+    the chat banner and panel and the Sessions page all read bridges through it."""
+    return consistent_text(text, profile, retracted)
 
 
 def consistent_text(text: str, profile: dict[str, Any], retracted: set[tuple[str, str]]) -> str:
-    """``text`` without the sentences stating a value the profile contradicts or a retracted statement."""
+    """``text`` without the sentences stating a value the profile contradicts or a retracted statement. A bridge's
+    lead ("Last time you told me that") moves to the next kept clause when its own clause goes."""
     if not text or not (profile or retracted):
         return text
     parts = sentences(text)
-    kept = [s for s in parts if not _stale(s, profile, retracted)]
-    return text if len(kept) == len(parts) else " ".join(kept)
+    gone = _indexed(frozenset(retracted))
+    kept: list[str] = []
+    carried = ""
+    for part in parts:
+        if _stale(part, profile, gone):
+            lead = next((w for w in _leads() if part.strip().startswith(w)), "")
+            carried = carried or (lead + " " if lead and lead[-1].isascii() else lead)
+            continue
+        if carried and not any(part.startswith(w) for w in _leads()):
+            part = carried + part
+        carried = ""
+        kept.append(part)
+    if len(kept) == len(parts):
+        return text
+    return " ".join(kept)

@@ -101,6 +101,7 @@ def _write_anchor(
         summariser.summarise([(m.role, m.content) for m in fold], previous, settings.summary_max_tokens),
         settings.summary_max_tokens,
     )
+    text = without_retracted(store, fold[0].user_key, text)
     row = SummaryAnchor(
         session_id=session_key,
         user_key=fold[0].user_key,
@@ -115,6 +116,21 @@ def _write_anchor(
         db.add(row)
         db.commit()
     return row
+
+
+# -- retraction: what a person flagged, deleted or superseded never enters a new summary or bridge -----------------
+def without_retracted(store: Database, user_key: str, text: str) -> str:
+    """``text`` through the one status filter (``memory.profile_sync.text_filter``) before it is stored: a summary
+    or bridge written after a flag no longer says the flagged fact, whatever its wording (readers filter again)."""
+    from memory.profile_sync import text_filter  # the profile's module graph loads only when something is folded
+
+    return text_filter(store, user_key)(text)
+
+
+def _nothing(text: str) -> str:
+    from memory.prompts import BRIDGE_WORDS
+
+    return BRIDGE_WORDS["zh" if is_chinese(text) else "en"]["nothing"]
 
 
 # -- sessions and bridges ----------------------------------------------------------------------------------------
@@ -145,6 +161,7 @@ def end_session_row(
         (summariser or ExtractiveSummariser()).bridge(recent, summary, settings.summary_max_tokens),
         settings.summary_max_tokens,
     )
+    text = without_retracted(store, session.user_key, text) or _nothing(text)
     bridge = SessionBridge(
         user_key=session.user_key,
         agent_id=session.agent_id,

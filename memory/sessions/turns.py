@@ -18,6 +18,8 @@ from memory.storage.models import (
     Memory,
     MemoryEvent,
     Message,
+    ProfileChange,
+    ProfileField,
     Retrieval,
     Session,
     SessionBridge,
@@ -28,6 +30,8 @@ from memory.storage.models import (
 from memory.vocab import EventOp
 
 if TYPE_CHECKING:
+    from sqlmodel import Session as DBSession
+
     from memory.storage.db import Database
 
 #: the rows a session produced, each with its own ``created_at``
@@ -79,12 +83,53 @@ def shift_session(store: Database, user_key: str, session_id: str, days: int) ->
         events = db.exec(select(MemoryEvent).where(col(MemoryEvent.turn_id).in_(turn_ids))).all()
         added = {e.memory_id for e in events if e.memory_id and e.op in (EventOp.ADD, EventOp.UPDATE)}
         memories = db.exec(select(Memory).where(col(Memory.id).in_(list(added)))).all()
+        said = {m.id: m for m in rows if isinstance(m, Message)}
         db.add(s)
         rows += [*events, *memories]
         for row in rows:
             row.created_at -= shift
             if isinstance(row, Memory):
                 row.updated_at -= shift
+                _redate(row, said, shift)
             db.add(row)
+        _shift_profile(db, user_key, list(said), shift)
         db.commit()
     return True
+
+
+def _redate(memory: Memory, said: dict[int | None, Message], shift: timedelta) -> None:
+    """One notion of time: a memory's relative date ("next month") is resolved again against its message's (moved)
+    time, and its event time with it; without a stamped date the event time moves with the session."""
+    from memory.text.dates import restamp
+
+    source = next((said[i] for i in memory.source_message_ids or [] if i in said), None)
+    if memory.event_time is None:
+        return
+    if source is not None:
+        content, when = restamp(
+            memory.content, source.created_at, prefer="past" if memory.predicate == "event" else None
+        )
+        if when is not None:
+            memory.content, memory.event_time = content, when
+            return
+    memory.event_time -= shift
+
+
+def _shift_profile(db: DBSession, user_key: str, message_ids: list[int | None], shift: timedelta) -> None:
+    """The profile fields and change-log rows these messages set move with them (the change log's chart, and "you
+    told me on …", read the day it was said)."""
+    ids = [i for i in message_ids if i is not None]
+    if not ids:
+        return
+    changes = db.exec(
+        select(ProfileChange).where(ProfileChange.user_key == user_key, col(ProfileChange.source_message_id).in_(ids))
+    ).all()
+    fields = db.exec(
+        select(ProfileField).where(ProfileField.user_key == user_key, col(ProfileField.source_message_id).in_(ids))
+    ).all()
+    for change in changes:
+        change.at -= shift
+        db.add(change)
+    for row in fields:
+        row.updated_at -= shift
+        db.add(row)

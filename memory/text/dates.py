@@ -140,7 +140,8 @@ def _count(word: str) -> int | None:
 
 
 def _shift(base: datetime, unit: str, n: int) -> datetime:
-    return base + relativedelta(**{unit: n})
+    step = {"days": relativedelta(days=n), "weeks": relativedelta(weeks=n), "months": relativedelta(months=n)}
+    return base + step.get(unit, relativedelta(years=n))
 
 
 def _resolve_en(p: str, base: datetime, prefer: Prefer) -> tuple[datetime, str] | None:
@@ -179,7 +180,8 @@ def _resolve_en(p: str, base: datetime, prefer: Prefer) -> tuple[datetime, str] 
 def _absolute_en(p: str, base: datetime, prefer: Prefer) -> tuple[datetime, str] | None:
     m = re.fullmatch(r"in (\d{4})", p)
     if m:
-        return base.replace(year=int(m.group(1)), month=1, day=1), "year"
+        year = _safe(base, int(m.group(1)), 1, 1)  # "in 0000" (a door code) is no year
+        return (year, "year") if year else None
     month_only = p.startswith("in ")
     text = p[3:] if month_only else p
     has_year = bool(re.search(r"\d{4}", text))
@@ -235,7 +237,8 @@ def _absolute_zh(p: str, base: datetime, prefer: Prefer) -> tuple[datetime, str]
     m = re.fullmatch(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", p)
     if m:
         y, mo, d = map(int, m.groups())
-        return _safe(base, y, mo, d), "day"
+        when = _safe(base, y, mo, d)  # 2024-02-31 is no day: no date, never a None where a date is promised
+        return (when, "day") if when else None
     m = re.fullmatch(r"(?:(.{2,4})年)?(.{1,2})月(?:(.{1,3})[日号])?", p)
     if not m:
         return None
@@ -265,9 +268,10 @@ def _zh_year(text: str) -> int | None:
 
 
 def _safe(base: datetime, year: int, month: int, day: int) -> datetime | None:
+    """That day, or None when there is no such day (2024-02-31, year 0)."""
     try:
         return base.replace(year=year, month=month, day=day)
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
 
 
@@ -278,7 +282,10 @@ def find_dates(text: str, now: datetime, *, prefer: Prefer = None) -> list[DateM
         for m in pattern.finditer(text):
             if _MODAL.match(m.group()):
                 continue  # "I may 2 …", "we march 5 miles": verbs, not months
-            got = resolver(m.group(), now, prefer)
+            try:
+                got = resolver(m.group(), now, prefer)
+            except (ValueError, OverflowError):  # "9999年后", an impossible day: not a date, never a crash
+                got = None
             if got:
                 out.append(DateMatch(m.group(), m.start(), m.end(), got[0], got[1]))
     return sorted(out, key=lambda d: d.start)
@@ -291,3 +298,22 @@ def resolve(text: str, now: datetime, *, prefer: Prefer = None) -> DateMatch | N
     """
     found = find_dates(text, now, prefer=prefer)
     return found[0] if found else None
+
+
+#: the date a memory's content carries: "(next month, 2026-12)" / "（下个月，2026-12）", as the extractor writes it
+_STAMPED = re.compile(
+    r"(?P<open>[(（])(?P<phrase>[^()（），,]+)(?P<sep>, |，)(?P<day>\d{4}-\d{2}(?:-\d{2})?)(?P<close>[)）])"
+)
+
+
+def restamp(content: str, said_at: datetime, *, prefer: Prefer = None) -> tuple[str, datetime | None]:
+    """``content`` with its stamped date resolved again against ``said_at`` (the message's time), and that day:
+    a conversation moved in time (a demo's history, an import) means what its speaker meant on the day they spoke.
+    Unchanged (and None) when the content carries no stamped date or its phrase no longer resolves."""
+    m = _STAMPED.search(content)
+    found = resolve(m.group("phrase"), said_at, prefer=prefer) if m else None
+    if m is None or found is None:
+        return content, None
+    day = f"{found.when:%Y-%m}" if found.granularity != "day" else f"{found.when:%Y-%m-%d}"
+    stamped = f"{m.group('open')}{m.group('phrase')}{m.group('sep')}{day}{m.group('close')}"
+    return content[: m.start()] + stamped + content[m.end() :], found.when

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from datetime import UTC, datetime
 
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
 _BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -59,3 +60,12 @@ def show_id(value: str) -> str:
     if len(_scripts(value) - {"DIGIT"}) > 1:
         shown += " ⚠ mixed scripts"
     return shown
+
+
+def when_text(value: datetime | None) -> str:
+    """The one way the back office writes a moment: ``2026-11-18 10:00`` in UTC (stored times are UTC; SQLite gives
+    them back without a zone), ``—`` for none. Replies say the same day in words (``memory.text.voice.told_on``)."""
+    if value is None:
+        return "—"
+    moment = value.astimezone(UTC) if value.tzinfo else value
+    return moment.strftime("%Y-%m-%d %H:%M")

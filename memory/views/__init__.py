@@ -17,7 +17,7 @@ from memory.views.labels import (
 )
 from memory.views.profile import profile_changes, profile_fields
 from memory.views.sessions import bridge_into, context_snapshots, conversation, sessions_overview
-from memory.views.turns import recent_retrievals, retrieval_hits, retrieval_params, turn_details
+from memory.views.turns import recent_retrievals, retrieval_hits, retrieval_params, turn_composed, turn_details
 from memory.views.writes import (
     BUILT_IN,
     WriteFilter,
@@ -50,6 +50,7 @@ __all__ = [
     "sessions_overview",
     "conversation",
     "set_label",
+    "turn_composed",
     "turn_details",
     "write_log",
 ]

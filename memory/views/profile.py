@@ -47,6 +47,7 @@ def profile_changes(store: Database, user_key: str, limit: int = 200) -> list[di
             "new": r.new_value,
             "source": r.source,
             "reason": r.reason,
+            "by": r.actor,  # the person (name · door) when a person made the change
             "message_id": r.source_message_id,
         }
         for r in rows

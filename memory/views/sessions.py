@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func
 from sqlmodel import Session as DBSession
 from sqlmodel import col, select
 
+from memory.profile_sync import text_filter
 from memory.storage.models import (
     ContextSection,
     ContextSnapshot,
@@ -42,12 +44,13 @@ def sessions_overview(store: Database, user_key: str, limit: int = 200) -> list[
             select(SessionBridge).where(SessionBridge.user_key == user_key).order_by(col(SessionBridge.id))
         ).all()
     names = {s.id: s.external_id for s in sessions}
+    holds = text_filter(store, user_key)  # what a person retracted is gone from every bridge and summary shown
     return [
         {
             **_session_row(s, counts.get(s.id, 0)),
-            "anchors": [_anchor(a) for a in anchors if a.session_id == s.id],
-            "bridge_out": [_bridge(b, names) for b in bridges if b.from_session_id == s.id],
-            "bridge_in": [_bridge(b, names) for b in bridges if b.to_session_id == s.id],
+            "anchors": [_anchor(a, holds) for a in anchors if a.session_id == s.id],
+            "bridge_out": [_bridge(b, names, holds) for b in bridges if b.from_session_id == s.id],
+            "bridge_in": [_bridge(b, names, holds) for b in bridges if b.to_session_id == s.id],
         }
         for s in sessions
     ]
@@ -77,15 +80,16 @@ def _session_row(s: Session, messages: int) -> dict[str, Any]:
     }
 
 
-def _anchor(a: SummaryAnchor) -> dict[str, Any]:
-    return {"from": a.from_message_id, "to": a.to_message_id, "text": a.text, "tokens": a.tokens, "at": a.created_at}
+def _anchor(a: SummaryAnchor, holds: Callable[[str], str]) -> dict[str, Any]:
+    text = holds(a.text)
+    return {"from": a.from_message_id, "to": a.to_message_id, "text": text, "tokens": a.tokens, "at": a.created_at}
 
 
-def _bridge(b: SessionBridge, names: dict[str, str]) -> dict[str, Any]:
+def _bridge(b: SessionBridge, names: dict[str, str], holds: Callable[[str], str]) -> dict[str, Any]:
     return {
         "from": names.get(b.from_session_id, b.from_session_id),
         "to": names.get(b.to_session_id, b.to_session_id) if b.to_session_id else None,
-        "text": b.text,
+        "text": holds(b.text),
         "tokens": b.tokens,
         "at": b.created_at,
         "injected_at": b.injected_at,
@@ -100,7 +104,7 @@ def bridge_into(store: Database, session_key: str) -> str | None:
             .where(SessionBridge.to_session_id == session_key)
             .order_by(col(SessionBridge.id).desc())
         ).first()
-    return row.text if row else None
+    return text_filter(store, row.user_key)(row.text) if row else None
 
 
 def context_snapshots(store: Database, session_key: str, limit: int = 200) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from memory.storage.models import (
     Turn,
     stored_id,
 )
+from memory.views.composed import Composed, composed
 from memory.views.writes import BUILT_IN
 
 if TYPE_CHECKING:
@@ -159,6 +160,18 @@ def turn_details(store: Storage, session_key: str, limit: int = 30) -> dict[int,
                 if r and h.retrieval_id == r.id
             ],
             "budget": {"total_budget": snap.total_budget, "total_used": snap.total_used} if snap else None,
+            "composed": composed(snap.prompt) if snap else None,
             "writes": [{"op": e.op, "content": e.content, "reason": e.reason} for e in events if e.turn_id == t.id],
         }
     return out
+
+
+def turn_composed(store: Storage, turn_id: int | None) -> Composed | None:
+    """What the turn's prompt received, from its saved snapshot (None before the turn composed one)."""
+    if turn_id is None:
+        return None
+    with store.db() as db:
+        snap = db.exec(
+            select(ContextSnapshot).where(ContextSnapshot.turn_id == turn_id).order_by(col(ContextSnapshot.id).desc())
+        ).first()
+    return composed(snap.prompt) if snap else None

@@ -98,7 +98,7 @@ def _write_row(e: MemoryEvent, m: Memory | None) -> dict[str, Any]:
         "flagged": bool(m and (m.meta or {}).get("flagged")),
         "source": m.source_type if m else detail.get("source_type"),
         "via": detail.get("via") or BUILT_IN,
-        "by": detail.get("by"),
+        "by": detail.get("by") or detail.get("actor"),  # a door's caller, or the person who made the change
         "agent": e.agent_id,
         "message_id": e.message_id or ((m.source_message_ids or [None])[0] if m else None),
         "turn_id": e.turn_id,
@@ -119,7 +119,7 @@ def memory_events(store: Database, memory_id: str, limit: int = 500) -> list[dic
             "new_memory": e.content,
             "reason": e.reason,
             "via": (e.detail or {}).get("via"),
-            "by": (e.detail or {}).get("by"),
+            "by": (e.detail or {}).get("by") or (e.detail or {}).get("actor"),
             "created_at": e.created_at.isoformat(),
         }
         for e in events

@@ -18,8 +18,11 @@ Guarantees:
 - **exactly once**: the write claims its message (``claim_for_write``) as before, so a job racing a catch-up in
   another process writes nothing twice.
 
-A job that fails is logged and its future holds the error (``TurnResult.writes`` re-raises it); its message keeps
-its claim until the lease ends, after which a later catch-up retries it.
+A write that fails (its own message or a caught-up earlier one) is **set aside** (:func:`set_aside`): a
+``SET_ASIDE`` write-log event records the error, so neither the catch-up nor the write claim ever runs that message
+again on its own, and the turn goes on to the next message. One bad message never stops the next; a person sees it
+in the back office (:func:`set_aside_messages`) and retries it (``MemoryService.retry_write``, audited). The job's
+future still holds the error (``TurnResult.writes`` re-raises it).
 """
 
 from __future__ import annotations
@@ -32,11 +35,13 @@ from concurrent import futures
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import exists, or_, select
+from sqlalchemy import delete, exists, or_, select, update
 from sqlmodel import col
 
+from memory.errors import NotFound
 from memory.storage.integrity import CLAIM_LEASE
-from memory.storage.models import MemoryEvent, Message, Turn, utcnow
+from memory.storage.models import MemoryEvent, Message, Session, Turn, utcnow
+from memory.vocab import EventOp
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage
@@ -120,3 +125,85 @@ def unwritten_turns(store: Storage, user_key: str, *, before: int | None = None)
     with store.engine.connect() as conn:
         rows = conn.execute(query).all()
     return [([a] if r is None else [a, r], b, c) for a, b, c, r in rows if a is not None and b is not None]
+
+
+#: the error text kept with a set-aside message (enough to see what broke; the traceback is in the server log)
+ERROR_CHARS = 500
+
+
+def set_aside(
+    store: Storage, user_key: str, message_id: int, error: BaseException, *, turn_id: int | None = None
+) -> None:
+    """Record that ``message_id``'s write failed: a ``SET_ASIDE`` event with the error, and the claim released.
+
+    The event makes :func:`unwritten_turns` and ``claim_for_write`` pass the message by (never retried forever);
+    :func:`release` removes it when a person retries."""
+    text = f"{type(error).__name__}: {error}"[:ERROR_CHARS]
+    with store.db() as db:
+        db.add(
+            MemoryEvent(
+                user_key=user_key,
+                agent_id=store.settings.default_agent_id,
+                op=EventOp.SET_ASIDE,
+                reason=text,
+                message_id=message_id,
+                turn_id=turn_id,
+                detail={"error": text, "error_type": type(error).__name__},
+            )
+        )
+        db.commit()
+    with store.engine.begin() as conn:
+        conn.execute(update(Message).where(col(Message.id) == message_id).values(write_claimed_at=None))
+
+
+def set_aside_messages(store: Storage, user_key: str) -> list[dict[str, Any]]:
+    """The user's set-aside messages, newest first: message id, session, when, the message text and the error."""
+    event, message = MemoryEvent, Message
+    query = (
+        select(
+            col(message.id),
+            col(message.session_id),
+            col(event.created_at),
+            col(message.created_at),
+            col(message.content),
+            col(event.reason),
+            col(event.turn_id),
+        )
+        .join(message, col(message.id) == col(event.message_id))
+        .where(col(event.user_key) == user_key, col(event.op) == EventOp.SET_ASIDE)
+        .order_by(col(event.id).desc())
+    )
+    with store.engine.connect() as conn:
+        rows = conn.execute(query).all()
+    keys = ("message_id", "session_key", "at", "said_at", "text", "error", "turn_id")
+    return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def release(store: Storage, user_key: str, message_id: int) -> tuple[Message, Session, int | None]:
+    """Take ``message_id`` out of the set-aside pile so its write can run again: (the message, its session, its
+    turn id). NotFound when it is not set aside for this user."""
+    with store.db() as db:
+        message = db.get(Message, message_id)
+        session = db.get(Session, message.session_id) if message is not None else None
+    with store.engine.connect() as conn:
+        turn_id = conn.execute(select(col(Turn.id)).where(col(Turn.user_message_id) == message_id)).scalar()
+    with store.engine.begin() as conn:
+        gone = conn.execute(
+            delete(MemoryEvent).where(
+                col(MemoryEvent.message_id) == message_id,
+                col(MemoryEvent.user_key) == user_key,
+                col(MemoryEvent.op) == EventOp.SET_ASIDE,
+            )
+        )
+    if not gone.rowcount or message is None or session is None:
+        raise NotFound(f"message {message_id} is not set aside for this user")
+    return message, session, turn_id
+
+
+def reply_to(store: Storage, turn_id: int | None) -> list[int]:
+    """The agent's reply of a turn, as a one-item list (empty when there is none): written with its message."""
+    if turn_id is None:
+        return []
+    with store.engine.connect() as conn:
+        reply = conn.execute(select(col(Turn.reply_message_id)).where(col(Turn.id) == turn_id)).scalar()
+    return [] if reply is None else [int(reply)]

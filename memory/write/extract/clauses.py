@@ -128,8 +128,15 @@ def split_clauses(sentence: str, lang: str) -> list[str]:
         return [sentence]
     out = [parts[0]]
     for part in parts[1:]:
+        if lang == "zh" and _NAMES_IT_ZH.match(part):  # "我养了一只猫，叫咪咪": the cat's name, never the user's
+            out[-1] = f"{out[-1]}，{part}"
+            continue
         out.append(_with_subject(part, out[-1], lang))
     return out
+
+
+#: a subject-less clause that names what the clause before it mentioned (a pet, a person), not the speaker
+_NAMES_IT_ZH = re.compile(r"^(?:它|他|她)?(?:叫做|名叫|叫|名字叫|名字是)")
 
 
 def _with_subject(part: str, previous: str, lang: str) -> str:

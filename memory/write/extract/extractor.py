@@ -215,6 +215,8 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
                 continue
             seen.add(marker)
             _grade(c, sentence, lang, hedge or orphan, role)
+            if c.evidence not in sentence:  # a clause given back its subject ("…，叫咪咪" → "我叫咪咪") was not said:
+                c.evidence = sentence  # provenance quotes what was said, the sentence as it is
             out.append(c)
     return out
 

@@ -298,7 +298,7 @@ RULES: list[Rule] = [
     _r(
         "pet",
         r"(?i:\bi have )(?:a|an|two|three) (?P<obj>(?:\w+ )?(?:dog|cat|puppy|kitten|parrot|rabbit|hamster|fish)"
-        r"(?:s)?(?: named [A-Z]\w+)?)",
+        r"(?:s)?(?: (?:named|called) [A-Z]\w+)?)",
         "User has a pet: {obj}.",
         flags=0,
     ),

@@ -1,0 +1,112 @@
+"""Roles, deep links and the Evaluation page in a real Chromium over `streamlit run app.py` (issue #28, item 5).
+
+Before: a curator demoted to viewer while signed in still flagged on the next click (audited as a curator); a viewer
+opened the Evaluation page and could run a job on any server path; a page opened by its address while signed out
+covered the sign-in form with "Page not found" and, after sign-in, landed on Chat.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from actors import ADMIN
+from browser_helpers import CHROMIUM
+from browser_helpers import settle as _settle
+from browser_helpers import streamlit_server as streamlit
+
+from memory import accounts, audit
+from memory.storage.people import Account
+from memory.vocab import AuditAction, Role
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+PASSWORD = "long-enough-pw"
+USER = "rb-user"
+
+
+@pytest.fixture
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    playwright = pytest.importorskip("playwright.sync_api")
+    args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        yield chromium
+        chromium.close()
+
+
+def _fill_sign_in(page, name: str) -> None:
+    page.get_by_label("Username", exact=True).fill(name)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("button", name="Sign out").wait_for(timeout=60_000)
+    _settle(page)
+
+
+def _nav(page) -> list[str]:
+    return [a.inner_text().splitlines()[-1].strip() for a in page.locator('[data-testid="stSidebarNavLink"]').all()]
+
+
+def _set_role(svc, name: str, role: Role) -> None:
+    with svc.storage.db() as db:
+        row = db.get(Account, name)
+        row.role = str(role)
+        db.add(row)
+        db.commit()
+
+
+def test_deep_links_roles_at_once_and_the_admin_only_evaluation(browser, plumbing_svc, tmp_path):
+    svc = plumbing_svc
+    svc.remember(USER, "I live in Porto and I love jazz")
+    for name, role in [("vi", "viewer"), ("cu", "curator"), ("ada", "admin")]:
+        accounts.add(svc.storage, name, role, PASSWORD, actor=ADMIN)
+    memory_id = svc.list_memories(svc.get_user(USER))[0].id
+    with streamlit(svc.settings.data_dir, tmp_path / "streamlit.log", address="127.0.0.1") as server:
+        # a deep link while signed out: the sign-in form, no "Page not found"; after sign-in, the page asked for
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(f"{server}/recent-writes")
+        page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
+        page.wait_for_timeout(1500)
+        assert "Page not found" not in page.locator("body").inner_text()
+        assert page.get_by_label("Username", exact=True).is_visible()
+        _fill_sign_in(page, "cu")
+        assert page.locator("h1").first.inner_text().startswith("Memories"), page.locator("h1").first.inner_text()
+        assert page.url.rstrip("/").endswith("/recent-writes")
+
+        # the curator is demoted while signed in: the very next click is refused, audited with the role now
+        page.get_by_role("tab", name=re.compile("Correct")).click()
+        page.get_by_label("Reason (logged)").fill("demoted meanwhile")
+        page.get_by_label("Reason (logged)").press("Enter")
+        _settle(page)
+        _set_role(svc, "cu", Role.VIEWER)
+        page.get_by_role("button", name="Flag as wrong").click()
+        page.get_by_text("is a viewer").first.wait_for(timeout=30_000)
+        assert not svc.get_memory(memory_id).meta.get("flagged")
+        assert audit.events(svc.storage, action=AuditAction.FLAG) == []
+        denied = audit.events(svc.storage, action=AuditAction.DENIED)
+        assert [(e.actor, e.role) for e in denied] == [("cu", "viewer")]
+        _settle(page)
+        assert "Flag as wrong" not in [b.inner_text() for b in page.get_by_role("button").all()]  # controls follow
+
+        # a viewer has no Evaluation page: not in the navigation, and its address does not open it
+        page.get_by_role("button", name="Sign out").click()
+        page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
+        _fill_sign_in(page, "vi")
+        assert "Chat" in _nav(page) and "Evaluation" not in _nav(page) and "Audit" not in _nav(page)
+        page.goto(f"{server}/eval-reports")  # a new browser session: sign in again at that address
+        page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
+        _fill_sign_in(page, "vi")
+        page.wait_for_timeout(1000)
+        assert not page.locator("h1").first.inner_text().startswith("Evaluation")
+        assert page.get_by_label("LoCoMo-format JSON file", exact=False).count() == 0
+
+        # an admin has it, and its run form offers the inputs folder's files only
+        page.goto(f"{server}/eval-reports")
+        page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
+        _fill_sign_in(page, "ada")
+        assert page.locator("h1").first.inner_text().startswith("Evaluation")
+        assert "Evaluation" in _nav(page)
+        assert "eval/inputs" in page.locator("body").inner_text()
+        page.close()
