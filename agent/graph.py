@@ -33,6 +33,7 @@ from memory.sessions import prompt, summary
 from memory.sessions.consistency import consistent_text
 from memory.sessions.extractive import Summariser
 from memory.storage.models import stored_id
+from memory.vocab import MemoryType
 
 __all__ = ["TurnContext", "TurnScratch", "TurnState", "build_graph"]
 log = logging.getLogger(__name__)
@@ -105,6 +106,7 @@ def _memory_item(h: Hit) -> prompt.MemoryItem:
         h.object,
         context=h.context,
         source_message_ids=h.source_message_ids,
+        speaker=h.subject if h.type == MemoryType.EPISODE else None,
     )
 
 

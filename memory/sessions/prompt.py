@@ -48,7 +48,7 @@ from memory.sessions.consistency import consistent_text, one_value_each
 from memory.storage.models import ContextSection, ContextSnapshot, RetrievalHit, stored_id
 from memory.text.privacy import mask_pii
 from memory.text.tokens import count_tokens, truncate_to_tokens
-from memory.vocab import SourceType
+from memory.vocab import MemoryType, SourceType
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -80,6 +80,8 @@ class MemoryItem:
     #: source context (conversation order): the turns around the message this memory was learnt from
     context: list[ContextRow] = field(default_factory=list)
     source_message_ids: list = field(default_factory=list)
+    #: who said it, for an episode (what was said): the line reads "speaker: words"
+    speaker: str | None = None
 
 
 @dataclass
@@ -275,7 +277,8 @@ def _fill_summary(sec: _Section, req: ContextRequest) -> None:
 def _memory_line(m: MemoryItem) -> str:
     day = m.created_at.date().isoformat() if m.created_at else "undated"
     source = "correction by a person, not the user's words" if m.source_type == PERSON_EDIT else m.source_type
-    return f"\n- [{day} · {fence_line(source)} · {fence_line(m.type)}] {fence_line(m.content)}"
+    said = f"{fence_line(m.speaker)}: " if m.type == MemoryType.EPISODE and m.speaker else ""
+    return f"\n- [{day} · {fence_line(source)} · {fence_line(m.type)}] {said}{fence_line(m.content)}"
 
 
 def context_line(row: ContextRow, before: bool, memory_day: str | None = None) -> str:
