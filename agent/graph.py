@@ -27,13 +27,11 @@ from agent.offline import OfflineContext, Recalled, is_about_me
 from agent.state import TurnContext, TurnGraph, TurnScratch, TurnState
 from memory.config import Settings
 from memory.retrieval.filters import RecallFilters
-from memory.retrieval.recall import Hit
 from memory.service import MemoryService
 from memory.sessions import prompt, summary
 from memory.sessions.consistency import consistent_text
 from memory.sessions.extractive import Summariser
 from memory.storage.models import stored_id
-from memory.vocab import MemoryType
 
 __all__ = ["TurnContext", "TurnScratch", "TurnState", "build_graph"]
 log = logging.getLogger(__name__)
@@ -95,26 +93,11 @@ def recall(state: TurnState, runtime: Rt) -> TurnState:
     return {}  # result.retrieval_id would wait for the log's writer; the turn's result reads it at the end
 
 
-def _memory_item(h: Hit) -> prompt.MemoryItem:
-    return prompt.MemoryItem(
-        h.memory_id,
-        h.content,
-        h.created_at,
-        h.source_type,
-        h.type,
-        h.predicate,
-        h.object,
-        context=h.context,
-        source_message_ids=h.source_message_ids,
-        speaker=h.subject if h.type == MemoryType.EPISODE else None,
-    )
-
-
 def compose(state: TurnState, runtime: Rt) -> TurnState:
     c = runtime.context
     s, result = c.scratch, c.scratch.recalled()
     chat = [m for m in s.history if m.role in ("user", "assistant")]
-    memories = [_memory_item(h) for h in result.selected]
+    memories = [prompt.MemoryItem.from_hit(h) for h in result.selected]
     s.importance = {h.memory_id: h.importance for h in result.selected}
     if is_about_me(c.text):  # "what do you remember about me?": the most important memories, relevant or not
         memories += _most_important(c, exclude={m.memory_id for m in memories})

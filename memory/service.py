@@ -898,11 +898,17 @@ class MemoryService:
         from memory.lifecycle import export
 
         actor = check(self.storage, actor, Role.ADMIN, "delete a user")
+        from memory.lifecycle import erasure
+
         retrieval_log.flush(self.storage)
-        user = self.get_user(user_id)
-        before = receipt.inventory(self.storage, user)
+        job = erasure.pending_job(self.storage, id_hash(user_id))
+        if job is None:  # a new erasure: what the user has now, for the receipt
+            user = self.get_user(user_id)
+            key, before = user.key, receipt.inventory(self.storage, user)
+        else:  # a rerun finishing a crashed erasure: its rows are (partly) gone, the receipt counts what is left
+            key, before = job.erased_key, receipt.NOTHING_READ | {"vectors": self.storage.index.count(job.erased_key)}
         counts = export.delete_user(self.storage, user_id)
-        paper = receipt.make(self.storage, user_id, user.key, before, counts, actor)
+        paper = receipt.make(self.storage, user_id, key, before, counts, actor)
         detail = {"rows": sum(counts.values()), "receipt": paper}
         audit.record(self.storage, actor, AuditAction.DELETE_USER, user_hash=id_hash(user_id), detail=detail)
         return paper

@@ -73,7 +73,8 @@ def _seed(svc) -> None:
 
 def _open(page, title: str) -> None:
     """Go to a page through the sidebar, as a person does (a reload is a new session: it asks for sign-in again)."""
-    page.locator('[data-testid="stSidebarNavLink"]', has_text=title).first.click()
+    links = page.locator('[data-testid="stSidebarNavLink"]')  # exactly this title ("Audit", not "Audit desk")
+    links.filter(has=page.get_by_text(title, exact=True)).first.click()
     page.wait_for_function(
         "t => document.querySelector('h1') && document.querySelector('h1').innerText.includes(t)",
         arg=title,

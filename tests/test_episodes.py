@@ -92,7 +92,7 @@ def test_the_next_sessions_bridge_says_what_was_mentioned_when_no_rule_understoo
     agent.wait()
     bridge = agent.end_session("ep-bridge", "s1")
     agent.close()
-    assert bridge and "you mentioned that dinner at your in-laws" in bridge.lower() and "anything new" not in bridge
+    assert bridge and "dinner at your in-laws" in bridge.lower() and "anything new" not in bridge
 
 
 def test_a_long_message_is_kept_as_several_episodes_with_their_offsets(svc):

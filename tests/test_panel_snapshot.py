@@ -14,6 +14,7 @@ from memory.config import Settings
 from memory.prompts import HEADERS
 from memory.service import MemoryService
 from memory.views.composed import composed
+from memory.vocab import SEMANTIC_TYPES
 from tests.actors import CURATOR
 
 
@@ -48,7 +49,7 @@ def test_context_cut_for_budget_is_not_shown(settings: Settings, e5):
     details = views.turn_details(svc.storage, result.session_key)
     shown = next(d for d in details.values() if d["turn_id"] == result.turn_id)
     recomputed = [row["text"] for h in shown["hits"] if h["injected"] for row in h["context"]]
-    panel = "\n".join(line for _, lines in shown["composed"].sections for line in lines)
+    panel = "\n".join(shown["composed"].lines("memories"))  # (the bridge may say back what was said last time)
     assert "Biscuit" in panel
     assert recomputed and any("timetables" in t for t in recomputed)  # the hit's context has the long lines …
     assert "timetables" not in panel  # … the prompt did not, and neither does the panel
@@ -62,7 +63,8 @@ def test_a_retracted_bridge_clause_is_not_in_the_panel(svc: MemoryService):
     bot.chat("ps-br", "s1", "I have a dog named Biscuit.")
     bot.chat("ps-br", "s1", "I like jazz.")
     bot.wait()
-    dog = next(m for m in svc.list_memories(svc.get_user("ps-br")) if "Biscuit" in m.content)
+    facts = svc.list_memories(svc.get_user("ps-br"), types=SEMANTIC_TYPES)
+    dog = next(m for m in facts if "Biscuit" in m.content)
     svc.flag_memory(dog.id, actor=CURATOR)
     result = bot.chat("ps-br", "s2", "hello")
     got = views.turn_composed(svc.storage, result.turn_id)

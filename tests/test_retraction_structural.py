@@ -25,6 +25,7 @@ from memory.sessions.consistency import consistent_text, retracted_key
 from memory.sessions.extractive import ExtractiveSummariser
 from memory.storage.models import ContextSnapshot, SessionBridge
 from memory.text.privacy import mask_pii
+from memory.vocab import SEMANTIC_TYPES
 from memory.write.extract.extractor import extract_rules
 from tests.actors import CURATOR
 
@@ -105,7 +106,7 @@ def test_the_issues_dog_is_gone_from_reply_bridge_banner_sessions_page_and_promp
     bot.chat("rt-user", "s1", "I like jazz.")
     bot.wait()
     user = svc.get_user("rt-user")
-    dog = next(m for m in svc.list_memories(user) if "Biscuit" in m.content)
+    dog = next(m for m in svc.list_memories(user, types=SEMANTIC_TYPES) if "Biscuit" in m.content)
     _retract(svc, how, dog.id)
     result = bot.chat("rt-user", "s2", "What's my dog's name?")  # the bridge from s1 is written and injected now
     s2 = svc.find_session(user, "s2", "default")
@@ -136,7 +137,7 @@ def test_a_bridge_written_before_the_flag_is_filtered_when_read(svc: MemoryServi
     user = svc.get_user("rt-zh")
     s2 = svc.find_session(user, "s2", "default")
     assert "爵士乐" in (views.bridge_into(svc.storage, s2.id) or "")
-    jazz = next(m for m in svc.list_memories(user) if "爵士乐" in m.content)
+    jazz = next(m for m in svc.list_memories(user, types=SEMANTIC_TYPES) if "爵士乐" in m.content)
     svc.flag_memory(jazz.id, actor=CURATOR)
     banner = views.bridge_into(svc.storage, s2.id) or ""
     assert "爵士乐" not in banner and "杭州" in banner

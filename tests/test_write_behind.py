@@ -70,6 +70,7 @@ def test_a_write_lost_in_a_crash_is_caught_up_by_the_next_one(svc: MemoryService
 
     def crash(*args, **kwargs):  # the process "dies" before the write: nothing is claimed, nothing written
         lost.set()
+        return [None]
 
     monkeypatch.setattr(svc, "write_turn", crash)
     bot.chat("wb-crash", "s1", "I am vegetarian.")
@@ -133,19 +134,20 @@ def test_a_message_whose_write_fails_is_set_aside_and_later_turns_write(svc: Mem
     from tests.actors import CURATOR, VIEWER
 
     bot = Agent(svc)
-    real = svc.write_from_message
+    real = svc.write_turn
     bad = "I love cycling. I went to Paris on 2024-02-31."
     tries: list[int] = []
 
-    def crashes_on_paris(user, session, message, **kwargs):
+    def crashes_on_paris(user, session, said, *args, **kwargs):  # a turn's write: the message, then the reply
+        first = said[0]
         with svc.storage.db() as db:
-            text = db.get(Message, message if isinstance(message, int) else message.id).content
+            text = db.get(Message, first if isinstance(first, int) else first.id).content
         if text == bad:
             tries.append(1)
             raise ValueError("day is out of range for month")
-        return real(user, session, message, **kwargs)
+        return real(user, session, said, *args, **kwargs)
 
-    monkeypatch.setattr(svc, "write_from_message", crashes_on_paris)
+    monkeypatch.setattr(svc, "write_turn", crashes_on_paris)
     first = bot.chat("wb-aside", "s1", bad)
     with pytest.raises(ValueError):
         _ = first.writes

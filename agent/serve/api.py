@@ -127,7 +127,7 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
     app.include_router(router)
     from agent.serve import desk_api  # the audit desk's routes (they import this module's key check)
 
-    app.include_router(desk_api.router)
+    app.include_router(desk_api.router, responses=ERRORS, dependencies=[Depends(known_query)])
     return app
 
 

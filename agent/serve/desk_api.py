@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from agent.serve.api import Key, Service, allowed
+from agent.serve.schemas import whole
 from memory.apikeys import KeyInfo
 from memory.vocab import Actor, Role
 
@@ -18,16 +19,20 @@ router = APIRouter(prefix="/v1", tags=["audit desk"])
 
 
 class ExplainRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
     memory_id: str = Field(min_length=1, max_length=64)
     query: str | None = Field(default=None, max_length=100_000, description="A typed query (or give retrieval_id).")
-    retrieval_id: int | None = Field(default=None, description="Explain a logged retrieval instead.")
+    retrieval_id: Annotated[int, Field(ge=1, le=2**53 - 1), BeforeValidator(whole)] | None = Field(
+        default=None, description="Explain a logged retrieval instead."
+    )
     agent_id: str | None = None
-    k: int | None = Field(default=None, ge=1, le=1000)
+    k: Annotated[int, Field(ge=1, le=1000), BeforeValidator(whole)] | None = None
     threshold: float | None = Field(default=None, ge=-1.0, le=1.0)
     mode: str | None = None
 
 
 class HygieneAction(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
     action: str = Field(description="merge | flag | delete | clear | keep")
     user_id: str | None = Field(default=None, description="The finding's user (needed by user-restricted keys).")
     target: str | None = Field(default=None, description="Which of its memories (merge: the one kept).")
@@ -66,7 +71,7 @@ def hygiene(
     key: Key,
     doors: Service,
     user_id: Annotated[str | None, Query(max_length=10_000)] = None,
-    days: Annotated[float | None, Query(ge=0)] = None,
+    days: Annotated[float | None, Query(ge=0, le=36_500)] = None,
 ) -> dict[str, Any]:
     """The memory-hygiene review queue (one user's, or everyone's for an unrestricted key)."""
     _scope(key, user_id)
@@ -83,16 +88,20 @@ def hygiene_action(finding_key: str, body: HygieneAction, key: Key, doors: Servi
 
 
 class LabelsRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
     user_id: str | None = Field(default=None, description="One user's labelled queries (default: all).")
     set: dict[str, Any] = Field(default_factory=dict, description="Recall settings to change, e.g. {'k': 3}.")
     baseline: dict[str, Any] | None = Field(default=None, description="A previous run to gate against.")
-    tolerance: int = Field(default=0, ge=0)
+    tolerance: Annotated[int, BeforeValidator(whole)] = Field(default=0, ge=0, le=1_000_000)
 
 
 class ReplayRequest(BaseModel):
-    set: dict[str, Any] = Field(description="Setting B: recall settings to change, e.g. {'k': 3, 'mode': 'vector'}.")
+    model_config = ConfigDict(extra="forbid", strict=True)
+    set: dict[str, Any] = Field(
+        min_length=1, description="Setting B: recall settings to change, e.g. {'k': 3, 'mode': 'vector'}."
+    )
     user_id: str | None = None
-    last: int = Field(default=20, ge=1, le=500)
+    last: Annotated[int, BeforeValidator(whole)] = Field(default=20, ge=1, le=500)
 
 
 def _changes(values: dict[str, Any]) -> dict[str, Any]:
@@ -119,7 +128,7 @@ def replay(body: ReplayRequest, key: Key, doors: Service) -> dict[str, Any]:
     _scope(key, body.user_id)
     changes = _changes(body.set)
     if not changes:
-        raise HTTPException(422, "set at least one recall setting")
+        raise HTTPException(400, "set at least one recall setting")
     return doors.service.replay(changes, user_id=body.user_id, last=body.last)
 
 

@@ -16,13 +16,13 @@ AgentId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.:-]{1,64}$")]
 Id = Field(min_length=1, max_length=10_000, pattern=VISIBLE)
 
 
-def _whole(value: Any) -> Any:
+def whole(value: Any) -> Any:
     """JSON Schema counts 5.0 as an integer; strict pydantic would not (and must still refuse true and "5")."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 #: a result count (mem0's top_k / limit)
-Count = Annotated[int, Field(ge=0, le=1000), BeforeValidator(_whole)]
+Count = Annotated[int, Field(ge=0, le=1000), BeforeValidator(whole)]
 
 
 class Message(BaseModel):

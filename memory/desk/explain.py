@@ -289,20 +289,7 @@ def _budget_stage(hit: Hit, hits: list[Hit], query: str, profile: dict[str, Any]
     from memory.sessions import prompt  # LangChain's message types: only when a selected memory is explained
 
     selected = [h for h in hits if h.selected]
-    items = [
-        prompt.MemoryItem(
-            h.memory_id,
-            h.content,
-            h.created_at,
-            h.source_type,
-            h.type,
-            h.predicate,
-            h.object,
-            context=h.context,
-            source_message_ids=h.source_message_ids,
-        )
-        for h in selected
-    ]
+    items = [prompt.MemoryItem.from_hit(h) for h in selected]
     comp = prompt.compose(prompt.ContextRequest(input=query, profile=profile, memories=items), settings)
     if hit.memory_id in comp.injected:
         used = comp.allocation.get("total_used")

@@ -27,6 +27,10 @@ def hashed(value: object) -> str:
     return hashlib.sha256(str(value).encode()).hexdigest()[:16]
 
 
+#: the inventory of an erasure resumed after a crash: its rows were read by the run that died
+NOTHING_READ: dict[str, Any] = {"memories": [], "sessions": [], "messages": [], "vectors": 0}
+
+
 def inventory(store: Storage, user: User) -> dict[str, Any]:
     """What the user has now, by store (read just before the erasure)."""
     with store.db() as db:

@@ -27,12 +27,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sqlmodel import select
+
 from memory.errors import InvalidInput
 from memory.evaluation.ingest import INGEST_PATH, _mark_ended
 from memory.retrieval import context
 from memory.retrieval.filters import RecallFilters
 from memory.service import MemoryService
-from memory.storage.models import utcnow
+from memory.storage.models import Message, utcnow
 from memory.vocab import SessionStatus
 
 if TYPE_CHECKING:
@@ -140,41 +142,61 @@ def ingest(svc: MemoryService, q: LmeQuestion, *, user_turns_only: bool) -> int:
     return added
 
 
-def _session_ranking(hits: Sequence[Hit]) -> list[str]:
-    named = (h.meta.get("session") for h in hits)
+@dataclass(frozen=True)
+class Truth:
+    """Where the answers are, by message: the ``has_answer`` messages and each message's haystack session. A hit
+    counts through its source messages, so an episode and a fact read from the same message count alike."""
+
+    answers: frozenset[int]
+    session_of: dict[int, str]
+
+
+def truth(svc: MemoryService, q: LmeQuestion) -> Truth:
+    user = svc.get_user(q.user_id)
+    with svc.storage.db() as db:
+        rows = db.exec(select(Message.id, Message.meta).where(Message.user_key == user.key)).all()
+    metas = {int(i): m for i, m in rows if i is not None and isinstance(m, dict)}
+    return Truth(
+        answers=frozenset(i for i, m in metas.items() if m.get("has_answer")),
+        session_of={i: str(m["session"]) for i, m in metas.items() if m.get("session") is not None},
+    )
+
+
+def _sources(h: Hit) -> set[int]:
+    return set(context.source_ids(h.source_message_ids))
+
+
+def _session_ranking(hits: Sequence[Hit], t: Truth) -> list[str]:
+    named = (t.session_of.get(i) for h in hits for i in sorted(_sources(h)))
     return list(dict.fromkeys(s for s in named if s is not None))
 
 
-def _windows(svc: MemoryService, q: LmeQuestion, hits: Sequence[Hit], span: int) -> tuple[set[int], list[set[int]]]:
-    """The question's answer messages, and each hit's source messages with the source-context window around them
-    (one statement; the windows are not deduplicated, so the top k of any k is counted right)."""
+def _windows(svc: MemoryService, q: LmeQuestion, hits: Sequence[Hit], span: int) -> list[set[int]]:
+    """Each hit's source messages with the source-context window around them (one statement; the windows are not
+    deduplicated, so the top k of any k is counted right)."""
     user = svc.get_user(q.user_id)
-    answers = {int(i) for m in svc.list_memories(user) if m.meta.get("has_answer") for i in m.source_message_ids}
     wanted = [i for h in hits for i in context.source_ids(h.source_message_ids)]
     placement, _ = context.read(svc.storage.engine, user.key, wanted, span)
-    return answers, [
-        set(context.source_ids(h.source_message_ids)) | set(placement.window(h.source_message_ids, span)) for h in hits
-    ]
+    return [_sources(h) | set(placement.window(h.source_message_ids, span)) for h in hits]
 
 
 def score(
-    q: LmeQuestion, hits: Sequence[Hit], ks: Sequence[int], shown: tuple[set[int], list[set[int]]] | None = None
+    q: LmeQuestion, hits: Sequence[Hit], ks: Sequence[int], t: Truth, windows: list[set[int]] | None = None
 ) -> dict:
-    """Session recall_any/all@k and turn recall@k for one question's ranked hits (with ``shown``, from
+    """Session recall_any/all@k and turn recall@k for one question's ranked hits (with ``windows``, from
     :func:`_windows`, also turn recall with source context)."""
-    sessions = _session_ranking(hits)
-    answer_turns = sum(1 for _, _, turns in q.sessions for t in turns if t.has_answer)
+    sessions = _session_ranking(hits, t)
+    answer_turns = sum(1 for _, _, turns in q.sessions for t_ in turns if t_.has_answer)
     out: dict = {}
     for k in ks:
         top = set(sessions[:k])
         out[f"session_recall_any@{k}"] = float(bool(q.answer_sessions & top))
         out[f"session_recall_all@{k}"] = float(bool(q.answer_sessions) and q.answer_sessions <= top)
-        found = sum(1 for h in hits[:k] if h.meta.get("has_answer"))
-        out[f"turn_recall@{k}"] = found / answer_turns if answer_turns else None
-        if shown is not None:
-            answers, windows = shown
+        found = t.answers & set().union(*(_sources(h) for h in hits[:k]))
+        out[f"turn_recall@{k}"] = len(found) / answer_turns if answer_turns else None
+        if windows is not None:
             covered = set().union(*windows[:k]) if windows[:k] else set()
-            out[f"turn_recall_context@{k}"] = len(answers & covered) / answer_turns if answer_turns else None
+            out[f"turn_recall_context@{k}"] = len(t.answers & covered) / answer_turns if answer_turns else None
     return out
 
 
@@ -232,7 +254,8 @@ def run(
         filters = RecallFilters.build(as_of=q.date) if q.date else None
         res = svc.recall(q.user_id, q.question, threshold=-1.0, k=max(ks), log=False, filters=filters)
         shown = _windows(svc, q, res.hits[: max(ks)], res.params.context_span)
-        rows.append({"type": q.question_type, "latency_ms": res.latency_ms, **score(q, res.hits, ks, shown)})
+        found = score(q, res.hits, ks, truth(svc, q), shown)
+        rows.append({"type": q.question_type, "latency_ms": res.latency_ms, **found})
         if step:
             step(1)
     return {

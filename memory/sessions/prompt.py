@@ -51,6 +51,7 @@ from memory.text.tokens import count_tokens, truncate_to_tokens
 from memory.vocab import MemoryType, SourceType
 
 if TYPE_CHECKING:
+    from memory.retrieval.recall import Hit
     from memory.storage.db import Database
 
 PERSON_EDIT = SourceType.PERSON_EDIT.value
@@ -82,6 +83,22 @@ class MemoryItem:
     source_message_ids: list = field(default_factory=list)
     #: who said it, for an episode (what was said): the line reads "speaker: words"
     speaker: str | None = None
+
+    @classmethod
+    def from_hit(cls, h: Hit) -> MemoryItem:
+        """A selected recall hit as the composer reads it (the agent's turn and the desk's budget stage alike)."""
+        return cls(
+            h.memory_id,
+            h.content,
+            h.created_at,
+            h.source_type,
+            h.type,
+            h.predicate,
+            h.object,
+            context=h.context,
+            source_message_ids=h.source_message_ids,
+            speaker=h.subject if h.type == MemoryType.EPISODE else None,
+        )
 
 
 @dataclass

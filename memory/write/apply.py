@@ -114,7 +114,7 @@ def new_row(
         meta["supersedes"] = list(op.target_ids)
     obj = mask_pii(c.object)
     now = utcnow()
-    return {
+    return new_lifecycle(now) | {
         "id": new_id(),
         "user_key": user.key,
         "agent_id": agent_id,
@@ -127,10 +127,17 @@ def new_row(
         "source_message_ids": [message_id] if message_id is not None else [],
         "confidence": float(op.confidence),
         "importance": float(op.importance),
-        "status": MemoryStatus.ACTIVE,
-        "superseded_by": None,
         "event_time": c.event_time,
         "created_at": created_at or now,
+        "meta": provenance.stamp_meta(meta),
+    }
+
+
+def new_lifecycle(now: datetime) -> dict[str, Any]:
+    """The lifecycle columns of a memory row written just now (active, unindexed, never recalled, version 1)."""
+    return {
+        "status": MemoryStatus.ACTIVE,
+        "superseded_by": None,
         "updated_at": now,
         "last_accessed_at": None,
         "access_count": 0,
@@ -138,7 +145,6 @@ def new_row(
         "expires_at": None,
         "indexed": False,
         "version": 1,
-        "meta": provenance.stamp_meta(meta),
     }
 
 

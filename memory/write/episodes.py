@@ -24,7 +24,8 @@ from memory.storage.models import Message, User, new_id, utcnow
 from memory.storage.passages import passage
 from memory.text.privacy import mask_value
 from memory.text.tokens import count_tokens, truncate_to_tokens
-from memory.vocab import MemoryStatus, MemoryType, SourceType
+from memory.vocab import MemoryType, SourceType
+from memory.write.apply import new_lifecycle
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage
@@ -35,6 +36,8 @@ EPISODE_ROLES = ("user", "assistant")
 ROLE_SPEAKER = {"user": "User", "assistant": "Assistant"}
 #: message metadata that is bookkeeping of the write path, not provenance worth copying onto an episode
 _SKIP_META = frozenset({"idempotency_key"})
+#: an episode is worth less than a fact drawn from it when a summary or the forgetting policy must choose
+EPISODE_IMPORTANCE = 0.3
 # a paragraph break, or whitespace after a sentence end (English or Chinese punctuation)
 _BREAKS = re.compile(r"\n\s*\n|(?<=[.!?。！？；;])\s+|(?<=[。！？；])")
 
@@ -118,8 +121,7 @@ def build(store: Storage, user: User, agent_id: str, message: Message, text: str
 def _row(
     user: User, agent_id: str, message: Message, who: str, text: str, at: datetime, meta: dict[str, Any]
 ) -> dict[str, Any]:
-    now = utcnow()
-    return {
+    return new_lifecycle(utcnow()) | {
         "id": new_id(),
         "user_key": user.key,
         "agent_id": agent_id,
@@ -132,23 +134,10 @@ def _row(
         "source_message_ids": [message.id],
         "confidence": 1.0,
         "importance": EPISODE_IMPORTANCE,
-        "status": MemoryStatus.ACTIVE,
-        "superseded_by": None,
         "event_time": at,
         "created_at": at,
-        "updated_at": now,
-        "last_accessed_at": None,
-        "access_count": 0,
-        "reinforce_count": 0,
-        "expires_at": None,
-        "indexed": False,
-        "version": 1,
         "meta": provenance.stamp_meta(meta),
     }
-
-
-#: an episode is worth less than a fact drawn from it when a summary or the forgetting policy must choose
-EPISODE_IMPORTANCE = 0.3
 
 
 def episode_for(episodes: list[Episode], evidence: str) -> str | None:
