@@ -31,7 +31,8 @@ def test_desk_explains_reviews_and_acts_through_the_audited_path(desk):
     at = open_page(PAGE)
     no_exception(at)
     assert at.title[0].value.startswith("Audit desk")
-    porto = next(m.id for m in svc.list_memories(svc.get_user("alice")) if "Porto" in m.content)
+    hits = svc.recall("alice", "Where do I live?", log=False).hits  # the turn's candidates: fact and episode
+    porto = next(h.memory_id for h in hits if "Porto" in h.content)
     at.text_input(key="dk_why_query").set_value("where does she live?").run()
     at.selectbox(key="dk_why_memory").set_value(porto).run()
     no_exception(at)
@@ -106,7 +107,8 @@ def test_chat_panel_explains_a_memory_of_a_logged_turn(monkeypatch, plumbing_svc
     no_exception(at)
     pickers = [s for s in at.selectbox if s.key and s.key.startswith("chat_why_")]
     assert pickers and pickers[-1].value is None  # nothing runs until a memory is picked
-    porto = next(m.id for m in svc.list_memories(svc.get_user("alice")) if "Porto" in m.content)
+    hits = svc.recall("alice", "Where do I live?", log=False).hits  # the turn's candidates: fact and episode
+    porto = next(h.memory_id for h in hits if "Porto" in h.content)
     pickers[-1].set_value(porto).run()
     no_exception(at)
     assert any("logged then" in c.value for c in at.caption)
