@@ -93,8 +93,20 @@ def test_no_distinctive_string_of_the_user_is_left_in_any_file(backend_plumbing_
 
 
 def _where_in(settings, strings) -> list[str]:
-    return [
+    """The files (and, on PostgreSQL, the tables) still holding any of ``strings``: the failure says where."""
+    found = [
         str(p)
         for p in settings.data_dir.rglob("*")
         if p.is_file() and any(s.encode() in p.read_bytes() for s in strings)
     ]
+    if settings.database_url and settings.database_url.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(settings.database_url.replace("+psycopg", ""), autocommit=True) as conn:
+            data_dir = conn.execute("SHOW data_directory").fetchone()[0]
+            oid = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
+            tables = dict(conn.execute("SELECT relfilenode::text, relname FROM pg_class").fetchall())
+        for p in (Path(data_dir) / "base" / str(oid)).iterdir():
+            if p.is_file() and any(s.encode() in p.read_bytes() for s in strings):
+                found.append(f"{tables.get(p.name.split('_')[0].split('.')[0], p.name)} ({p.name})")
+    return found

@@ -38,7 +38,7 @@ NOT_TEXT = re.compile(
 #: tables of configuration, not of people's words (a live setting may be a URL with an IP address in it)
 _SKIP_TABLES = frozenset({"setting", "schemamigration", "account", "apikey", "erasurejob"})
 #: keys inside JSON values that are machine values (a LangGraph store key is looked up as given)
-_JSON_KEEP = frozenset({"store_key"})
+_JSON_KEEP = frozenset({"store_key", "hashed_ids", "receipt_id"})  # + an erasure receipt's hashes
 
 
 @cache
