@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import bindparam, insert, update
+from sqlmodel import col
 
 from memory import profile_sync
 from memory.lifecycle.retention import MemInfo, chunks, load, value
@@ -200,7 +201,7 @@ def merged_record(group: Sequence[MemInfo], now: datetime) -> dict[str, Any]:
         "last_accessed_at": max(accessed) if accessed else None,
         "access_count": sum(m.access_count for m in group),
         "reinforce_count": sum(m.reinforce_count for m in group) + len(group) - 1,
-        "expires_at": None if None in expires else max(expires),
+        "expires_at": None if any(e is None for e in expires) else max(e for e in expires if e is not None),
         "indexed": False,
         "version": 1,
         "meta": {**lead.meta, "merged_from": [m.id for m in group], "compacted_at": now.isoformat()},
@@ -261,7 +262,7 @@ def _apply(store: Storage, merges: Sequence[Merge], vectors: dict[str, np.ndarra
         conn.execute(insert(Memory), [m.record for m in merges])
         conn.execute(
             update(Memory)
-            .where(Memory.id == bindparam("b_id"))
+            .where(col(Memory.id) == bindparam("b_id"))
             .values(
                 status=MemoryStatus.SUPERSEDED,
                 superseded_by=bindparam("b_sup"),
@@ -350,4 +351,4 @@ def _index_merged(store: Storage, merges: Sequence[Merge], vectors: dict[str, np
     ids = [m.record["id"] for m in merges]
     with store.engine.begin() as conn:
         for chunk in chunks(ids):
-            conn.execute(update(Memory).where(Memory.id.in_(chunk)).values(indexed=True))
+            conn.execute(update(Memory).where(col(Memory.id).in_(chunk)).values(indexed=True))

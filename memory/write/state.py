@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Row, and_, exists, or_, select
+from sqlmodel import SQLModel
 
 from memory.storage.models import Memory
 from memory.vocab import MemoryStatus, MemoryType
@@ -36,7 +37,7 @@ SLACK = 5
 _RECALLED = ("fact", "preference", "event")
 #: episodes (what was said) are never a fact's duplicate or contradiction: the planner neither loads nor searches them
 _NOT_EPISODE = f"type != '{MemoryType.EPISODE}'"
-_T = Memory.__table__
+_T = SQLModel.metadata.tables[str(Memory.__tablename__)]  # Core columns: the hot loop of a batch ingest
 _COLS = [
     _T.c.id,
     _T.c.content,
@@ -186,8 +187,9 @@ class PlanState:
         if fresh:
             import numpy as np  # on use: commands that never write start without it
 
-            sims = np.vstack([k.vector for k in fresh]) @ np.asarray(c.vector, dtype=np.float32)
-            norms = np.linalg.norm(np.vstack([k.vector for k in fresh]), axis=1) * np.linalg.norm(c.vector)
+            stacked = np.vstack([v for k in fresh if (v := k.vector) is not None])  # once for both products
+            sims = stacked @ np.asarray(c.vector, dtype=np.float32)
+            norms = np.linalg.norm(stacked, axis=1) * np.linalg.norm(c.vector)
             found += [(k.existing.id, float(1.0 - s / n)) for k, s, n in zip(fresh, sims, norms, strict=True)]
             found.sort(key=lambda h: h[1])
         return found[:NEIGHBOURS]
