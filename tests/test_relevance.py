@@ -4,6 +4,7 @@ and the live-setting migration (pure or on a tmp SQLite file; no model)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -190,3 +191,57 @@ def test_fit_from_labels_needs_enough_labels_then_is_judged_against_the_shipped_
     assert plumbing_svc.recall("lab", "tennis", threshold=-1.0, log=False).calibration == own.version
     with pytest.raises(InvalidInput):
         plumbing_svc.set_live_settings({"relevance_calibration": {"format": 99}}, actor=ADMIN)
+
+
+def _with_early_stores(outs: list[Outcome]) -> list[Outcome]:
+    """Each conversation also as an early store ("a@s1"): its first questions, and the next one's asked of it."""
+    early = []
+    for o in outs:
+        if o.index < 5 and not o.foreign:
+            early.append(replace(o, sample_id=f"{o.sample_id}@s1"))
+        elif o.index < 5:
+            early.append(replace(o, asked_of=f"{o.asked_of}@s1"))
+    return outs + early
+
+
+def test_an_early_store_goes_with_its_conversation_into_one_fold():
+    outs = _with_early_stores(_outcomes())
+    train, test = crossval.held_out(outs, "a")
+    assert {o.sample_id for o in test} == {"a", "a@s1"}
+    assert not any(o.sample_id.startswith("a") or (o.asked_of or "").startswith("a") for o in train)
+    assert crossval.conversations(outs) == ["a", "b", "c"]
+    nested = crossval.nested(outs, embedder="e", k=5)
+    assert set(nested["folds"]) == {"a", "b", "c"}
+    stores = nested["by_store"]
+    assert list(stores) == ["full", "first 1 session"]
+    assert stores["first 1 session"]["answerable"] == 15 and stores["first 1 session"]["foreign"] == 15
+    assert stores["full"]["answerable"] + 15 == nested["at_threshold"]["answerable"]
+
+
+def test_first_sessions_keeps_the_questions_its_store_can_already_answer():
+    from datetime import UTC, datetime
+
+    from memory.evaluation.locomo import DialogTurn, LocomoSession, Question, Sample, conversation_of, store_label
+
+    at = datetime(2023, 5, 8, tzinfo=UTC)
+    sessions = [
+        LocomoSession(n, at, [DialogTurn(f"D{n}:{i}", "Ann", f"line {n}.{i}", None, at) for i in (1, 2)])
+        for n in (1, 2, 3)
+    ]
+    qs = [
+        Question(0, 4, "q0", frozenset({"D1:1"})),
+        Question(1, 1, "q1", frozenset({"D1:2", "D2:1"})),
+        Question(2, 5, "q2", frozenset()),
+        Question(3, 2, "q3", frozenset({"D1:2"})),
+    ]
+    sample = Sample("conv-9", ("Ann", "Bo"), sessions, qs, {t.dia_id for s in sessions for t in s.turns})
+    first = sample.first_sessions(1)
+    assert first.sample_id == "conv-9@s1" and first.user_id == "locomo:conv-9@s1"
+    assert [q.index for q in first.questions] == [0, 3] and first.turn_count == 2
+    assert [q.index for q in sample.first_sessions(2).questions] == [0, 1, 3]
+    assert conversation_of("conv-9@s2") == conversation_of("conv-9") == "conv-9"
+    assert (store_label("conv-9"), store_label("conv-9@s1"), store_label("conv-9@s3")) == (
+        "full",
+        "first 1 session",
+        "first 3 sessions",
+    )

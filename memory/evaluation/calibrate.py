@@ -61,6 +61,8 @@ def calibrate(
         },
         "before_raw_similarity_0.80": metrics.at_threshold(raw, 0.80, k),
         "left_out_at_shipped_threshold": metrics.at_threshold(held, chosen["threshold"], k),
+        # the same cut per store size: full conversations and early stores (a new user's few memories)
+        "left_out_at_shipped_threshold_by_store": crossval.at_threshold_by_store(held, chosen["threshold"], k),
         "coefficients": cal.to_dict(),
     }
     return report, cal

@@ -14,6 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from memory.evaluation import metrics
+from memory.evaluation.locomo import conversation_of, store_label
 from memory.evaluation.metrics import Outcome
 from memory.retrieval.fit import brier, expected_calibration_error, fit_calibration, reliability
 from memory.retrieval.relevance import FEATURES, Calibration
@@ -93,16 +94,53 @@ def fit_fold(train: Sequence[Outcome], *, embedder: str, l2: float = 1.0) -> Cal
     return fit_calibration(x, y, embedder=embedder, threshold=0.5, version="cv", source="cv fold", l2=l2)
 
 
+def conversations(outcomes: Sequence[Outcome]) -> list[str]:
+    """The folds: one per conversation (its early stores go with it)."""
+    return sorted({conversation_of(o.sample_id) for o in outcomes})
+
+
 def held_out(outcomes: Sequence[Outcome], conv: str) -> tuple[list[Outcome], list[Outcome]]:
-    """(training, left-out): training holds no question *and* no user of the left-out conversation."""
-    train = [o for o in outcomes if o.sample_id != conv and o.asked_of != conv]
-    return train, [o for o in outcomes if o.sample_id == conv]
+    """(training, left-out): training holds no question *and* no user (full or early store) of the left-out
+    conversation."""
+    train = [
+        o
+        for o in outcomes
+        if conversation_of(o.sample_id) != conv and (o.asked_of is None or conversation_of(o.asked_of) != conv)
+    ]
+    return train, [o for o in outcomes if conversation_of(o.sample_id) == conv]
+
+
+def store_of(o: Outcome) -> str:
+    """The store a question was asked of: ``full`` or ``first <n> sessions`` (:func:`store_label`)."""
+    return store_label(o.asked_of or o.sample_id)
+
+
+def split_by_store(outcomes: Sequence[Outcome]) -> dict[str, list[Outcome]]:
+    """Outcomes grouped by the store they were asked of (full conversations first, then early stores by size)."""
+    groups: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        groups.setdefault(store_of(o), []).append(o)
+    return {name: groups[name] for name in sorted(groups, key=lambda n: (n != "full", len(n), n))}
+
+
+def at_threshold_by_store(outcomes: Sequence[Outcome], threshold: float, k: int) -> dict[str, dict]:
+    """:func:`metrics.at_threshold` per store size."""
+    return {name: metrics.at_threshold(outs, threshold, k) for name, outs in split_by_store(outcomes).items()}
+
+
+def by_store(scored: Sequence[tuple[Outcome, float]], k: int) -> dict[str, dict]:
+    """:func:`pooled_rates` per store size, each outcome at its own fold's threshold."""
+    cut = {id(o): t for o, t in scored}
+    return {
+        name: pooled_rates([(o, cut[id(o)]) for o in outs], k)
+        for name, outs in split_by_store([o for o, _ in scored]).items()
+    }
 
 
 def left_out_predictions(outcomes: Sequence[Outcome], *, embedder: str, l2: float = 1.0) -> list[Outcome]:
     """Every conversation's outcomes scored by a fit on the others (ranked by that relevance)."""
     held: list[Outcome] = []
-    for conv in sorted({o.sample_id for o in outcomes}):
+    for conv in conversations(outcomes):
         train, test = held_out(outcomes, conv)
         held += rescored(test, fit_fold(train, embedder=embedder, l2=l2))
     return held
@@ -114,16 +152,16 @@ def nested(outcomes: Sequence[Outcome], *, embedder: str, k: int, l2: float = 1.
     predictions (an inner leave-one-out), then applied to the outer left-out conversation. The shipped threshold is
     chosen by the same rule on every conversation's left-out predictions."""
     folds, pooled = {}, []
-    for conv in sorted({o.sample_id for o in outcomes}):
+    for conv in conversations(outcomes):
         train, test = held_out(outcomes, conv)
-        if len({o.sample_id for o in train}) < 2:
+        if len(conversations(train)) < 2:
             raise ValueError("nested cross-validation needs at least three conversations")
         inner = left_out_predictions(train, embedder=embedder, l2=l2)
         chosen = chosen_threshold(inner, k)["threshold"]
         scored = rescored(test, fit_fold(train, embedder=embedder, l2=l2))
         folds[conv] = metrics.at_threshold(scored, chosen, k)
         pooled += [(o, chosen) for o in scored]
-    return {"folds": folds, "at_threshold": pooled_rates(pooled, k)}
+    return {"folds": folds, "at_threshold": pooled_rates(pooled, k), "by_store": by_store(pooled, k)}
 
 
 def pooled_rates(scored: Sequence[tuple[Outcome, float]], k: int) -> dict:
@@ -148,7 +186,7 @@ def loco(outcomes: Sequence[Outcome], *, embedder: str, k: int, ks: Sequence[int
     """Leave-one-conversation-out: fit on the others (excluding any question *or* user of the left-out one), score
     the left-out conversation's own and foreign questions (ranked by that relevance, as recall ranks them), and pool
     the left-out predictions."""
-    convs = sorted({o.sample_id for o in outcomes})
+    convs = conversations(outcomes)
     held: list[Outcome] = []
     folds = {}
     for conv in convs:

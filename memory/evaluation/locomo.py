@@ -17,6 +17,8 @@ from memory.errors import InvalidInput
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _SESSION_RE = re.compile(r"^session_(\d+)$")
+#: marks an early store's sample id: ``conv-26@s3`` is conv-26 as its user's store stood after its first 3 sessions
+EARLY = "@s"
 _EVIDENCE_RE = re.compile(r"D:?(\d+):(\d+)")
 _DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%d %B, %Y", "%d %B %Y")
 
@@ -73,6 +75,29 @@ class Sample:
     @property
     def turn_count(self) -> int:
         return sum(len(s.turns) for s in self.sessions)
+
+    def first_sessions(self, n: int) -> Sample:
+        """The conversation as a new user's store stands after its first ``n`` sessions (its own user, ``…@s<n>``),
+        with the questions it can already answer (all their evidence said by then).
+
+        Why: a product store starts small (a few facts, a few episodes) and the relevance calibration must hold there
+        as well as on a year of chat; fitted and measured on full conversations only, it learned that a lone good
+        match in a tiny store is weak evidence."""
+        sessions = self.sessions[:n]
+        known = {t.dia_id for s in sessions for t in s.turns}
+        questions = [q for q in self.questions if q.evidence and q.evidence <= known]
+        return Sample(f"{self.sample_id}{EARLY}{n}", self.speakers, sessions, questions, known)
+
+
+def conversation_of(sample_id: str) -> str:
+    """The conversation a sample id belongs to (an early store belongs to its conversation: one fold)."""
+    return sample_id.split(EARLY, 1)[0]
+
+
+def store_label(sample_id: str) -> str:
+    """Which store a sample id names: ``full``, or ``first <n> sessions`` for an early store."""
+    _, sep, n = sample_id.partition(EARLY)
+    return f"first {n} session{'s' if n != '1' else ''}" if sep else "full"
 
 
 def parse_date(text: str) -> datetime:

@@ -19,7 +19,7 @@ from typing import Any
 from memory.errors import InvalidInput
 from memory.evaluation import crossval, metrics, tune
 from memory.evaluation.ingest import IngestStats, conversation, dia_ids_by_message, ingest_sample, memory_counts
-from memory.evaluation.locomo import CATEGORIES, Sample, load
+from memory.evaluation.locomo import CATEGORIES, EARLY, Sample, load
 from memory.evaluation.metrics import Outcome
 from memory.evaluation.tune import Probe
 from memory.retrieval.recall import MemoryRow, RecallParams, rank_signals
@@ -42,6 +42,10 @@ class EvalOptions:
     limit: int | None = None  # questions per sample (quick runs)
     foreign: bool = True  # also ask each conversation's questions of the next conversation's user
     cache: Path | None = None  # asked outcomes saved here and reused by later runs (fit / eval iterations)
+    #: early stores: each conversation also as its user's store stood after its first n sessions (its own user,
+    #: main mode only), asked the questions it can already answer and the next conversation's questions (foreign);
+    #: they join the calibration and the threshold's answerable / foreign rates, never the recall@k figures
+    early: tuple[int, ...] = (1, 3)
 
     @property
     def modes(self) -> list[str]:
@@ -115,6 +119,7 @@ def assemble(
     source: str,
     configured_k: int = 5,
     foreign: Sequence[Outcome] = (),
+    early: Sequence[Outcome] = (),
     probes: Sequence[Probe] = (),
     base: RecallParams | None = None,
 ) -> dict:
@@ -122,7 +127,8 @@ def assemble(
     with ``foreign`` outcomes also the answerable/foreign rates at the configured cut, their curves against the
     threshold, and leave-one-conversation-out figures beside the in-sample ones — with ``probes`` (the main mode's
     own and foreign questions) and ``base`` (the params they were asked with) the fusion weights are tuned per fold
-    too (:func:`memory.evaluation.tune.nested`), else only the calibration is left out."""
+    too (:func:`memory.evaluation.tune.nested`), else only the calibration is left out. ``early``: the outcomes of
+    early stores (:attr:`EvalOptions.early`), reported apart at the configured cut (``early_stores``)."""
     runs = {m: metrics.summarise(o, opts.ks, opts.threshold, configured_threshold) for m, o in outcomes.items()}
     main = runs[opts.mode]
     report = {
@@ -153,6 +159,8 @@ def assemble(
         report["threshold_curves"] = metrics.threshold_curves(both, configured_k)
         raw = crossval.rescored(both, Calibration(embedder="raw"))
         report["raw_similarity_at_0.80"] = metrics.at_threshold(raw, 0.80, configured_k)
+        if early:
+            report["early_stores"] = crossval.at_threshold_by_store(early, configured_threshold, configured_k)
         if len(samples) > 1:
             embedder = settings["embedder"]
             if probes and base is not None:
@@ -169,8 +177,9 @@ def build_report(
 ) -> dict:
     users = {s.sample_id: memory_counts(svc.storage, svc.get_user(s.user_id).key) for s in samples}
     params = svc.recall_params()
+    full = {mode: [o for o in outs if not _early(o)] for mode, outs in asked.outcomes.items()}
     return assemble(
-        asked.outcomes,
+        full,
         opts,
         configured_threshold=params.threshold,
         configured_k=params.k,
@@ -178,10 +187,16 @@ def build_report(
         ingest={**asdict(ingest), "memories": users},
         samples=[s.sample_id for s in samples],
         source=source,
-        foreign=asked.foreign,
+        foreign=[o for o in asked.foreign if not _early(o)],
+        early=[o for o in [*asked.outcomes.get(opts.mode, []), *asked.foreign] if _early(o)],
         probes=[*asked.probes.get(opts.mode, []), *asked.foreign_probes],
         base=svc.recall_setup(mode=opts.mode, k=max(opts.ks), threshold=-1.0)[0],
     )
+
+
+def _early(o: Outcome) -> bool:
+    """Asked of an early store (its answerable or a foreign question)."""
+    return crossval.store_of(o) != "full"
 
 
 @dataclass
@@ -195,10 +210,19 @@ class Asked:
 
 
 def ask_all(
-    svc: MemoryService, samples: Sequence[Sample], opts: EvalOptions, bar: Callable[[str, int], Progress] | None
+    svc: MemoryService,
+    samples: Sequence[Sample],
+    opts: EvalOptions,
+    bar: Callable[[str, int], Progress] | None,
+    early: Sequence[Sample] = (),
 ) -> Asked:
-    """Every question in every mode, plus (main mode) each conversation's questions asked of the next one's user."""
-    n = sum(len(s.questions[: opts.limit] if opts.limit else s.questions) for s in samples)
+    """Every question in every mode, plus (main mode) each conversation's questions asked of the next one's user;
+    each early store (main mode) is asked its answerable questions and the next conversation's questions."""
+
+    def count(group: Sequence[Sample]) -> int:
+        return sum(len(s.questions[: opts.limit] if opts.limit else s.questions) for s in group)
+
+    n = count(samples)
     probes: dict[str, list[Probe]] = {}
     for mode in opts.modes:
         ask_progress = bar(f"recall ({mode})", n) if bar else None
@@ -209,6 +233,15 @@ def ask_all(
         for i, s in enumerate(samples):
             other = samples[(i + 1) % len(samples)]
             foreign += ask_sample(svc, s, opts.mode, opts, ask_progress, asked_of=other)
+    if early:
+        ask_progress = bar("recall (early stores)", count(early)) if bar else None
+        probes[opts.mode] += [p for s in early for p in ask_sample(svc, s, opts.mode, opts, ask_progress)]
+        if opts.foreign and len(samples) > 1:
+            ids = [s.sample_id for s in samples]
+            for store in early:
+                at = ids.index(store.sample_id.split(EARLY, 1)[0])
+                other = samples[(at + 1) % len(samples)]
+                foreign += ask_sample(svc, other, opts.mode, opts, asked_of=store)
     return Asked(probes, foreign)
 
 
@@ -224,13 +257,17 @@ class _CacheUnpickler(pickle.Unpickler):
 _CACHE_FORMAT = 2  # probes (raw signals), not ranked outcomes
 
 
+def _cache_key(opts: EvalOptions) -> list:
+    return [_CACHE_FORMAT, opts.modes, opts.limit, opts.foreign, list(opts.early)]
+
+
 def _cached(opts: EvalOptions) -> Asked | None:
     """Probes asked by an earlier run with the same modes and limit (a private pickle of our own dataclasses)."""
     if opts.cache is None or not Path(opts.cache).exists():
         return None
     with open(opts.cache, "rb") as fh:
         data = _CacheUnpickler(fh).load()  # a file this command wrote
-    if data.get("key") != [_CACHE_FORMAT, opts.modes, opts.limit, opts.foreign]:
+    if data.get("key") != _cache_key(opts):
         return None
     return Asked(data["probes"], data["foreign_probes"])
 
@@ -249,18 +286,23 @@ def gather(
     """Samples, ingest statistics, and the asked probes with their outcomes ranked under the current settings and
     calibration (so a cached run reflects a change of weights, calibration or ranking code)."""
     samples = load(path)
+    early = [s.first_sessions(n) for n in opts.early for s in samples if n < len(s.sessions)]
     turns = sum(s.turn_count for s in samples)
     ingest_progress = bar("ingest", turns) if bar else None
     stats = IngestStats()
     for sample in samples:
         stats.add(ingest_sample(svc, sample, extract=opts.extract, progress=ingest_progress))
+    if early:  # the same path; counted apart (the ingest figures describe the conversations)
+        early_progress = bar("ingest (early stores)", sum(s.turn_count for s in early)) if bar else None
+        for sample in early:
+            ingest_sample(svc, sample, extract=opts.extract, progress=early_progress)
     asked = _cached(opts)
     if asked is None:
-        asked = ask_all(svc, samples, opts, bar)
+        asked = ask_all(svc, samples, opts, bar, early)
         if opts.cache is not None:
             with open(opts.cache, "wb") as fh:
-                key = [_CACHE_FORMAT, opts.modes, opts.limit, opts.foreign]
-                pickle.dump({"key": key, "probes": asked.probes, "foreign_probes": asked.foreign_probes}, fh)
+                data = {"key": _cache_key(opts), "probes": asked.probes, "foreign_probes": asked.foreign_probes}
+                pickle.dump(data, fh)
     attach_conversations(svc, [p for ps in asked.probes.values() for p in ps] + asked.foreign_probes)
     tokens: dict[str, int] = {}
     for mode, probes in asked.probes.items():

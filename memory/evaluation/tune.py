@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from memory.evaluation import crossval, metrics
+from memory.evaluation.locomo import conversation_of
 from memory.evaluation.metrics import Outcome, RankedRecord
 from memory.retrieval.context import Placement, source_ids
 from memory.retrieval.recall import Hit, RecallParams, Signals, fused_scores, rank_signals
@@ -163,7 +164,7 @@ def nested(
     settings = settings_grid(grid)
     answerable = [p for p in probes if not p.foreign and p.gold]
     scores = grid_recall(answerable, base, settings, tune_k)
-    convs = sorted({p.sample_id for p in probes})
+    convs = sorted({conversation_of(p.sample_id) for p in probes})
     tokens: dict[str, int] = {}
     cache: dict[int, list[Outcome]] = {}
 
@@ -176,7 +177,7 @@ def nested(
     pooled: list[tuple[Outcome, float]] = []
     folds = {}
     for conv in convs:
-        train_q = np.array([p.sample_id != conv for p in answerable])
+        train_q = np.array([conversation_of(p.sample_id) != conv for p in answerable])
         best = int(np.argmax(scores[:, train_q].mean(axis=1)))
         scored, threshold = _fold(outcomes(best), conv, embedder, k)
         folds[conv] = {"weights": settings[best], "train_recall": round(100 * float(scores[best, train_q].mean()), 2)}
@@ -197,6 +198,7 @@ def nested(
         "nested": {
             "folds": {c: f["at_threshold"] for c, f in folds.items()},
             "at_threshold": crossval.pooled_rates(pooled, k),
+            "by_store": crossval.by_store(pooled, k),
         },
         "recall": by_category(held, ks),
         "in_sample": {"weights": settings[best_all], **by_category(in_sample, ks)},
@@ -213,7 +215,7 @@ def nested(
 def _inner_threshold(train: Sequence[Outcome], embedder: str, k: int) -> float:
     """The relevance threshold chosen on the training conversations' own left-out predictions (an inner
     leave-one-out; :func:`memory.evaluation.crossval.chosen_threshold`), or 0.5 with fewer than two."""
-    if len({o.sample_id for o in train}) < 2:
+    if len(crossval.conversations(train)) < 2:
         return 0.5
     inner = crossval.left_out_predictions(train, embedder=embedder)
     return float(crossval.chosen_threshold(inner, k)["threshold"])
