@@ -32,7 +32,7 @@ from memory.storage.models import Memory, Message, ProfileField, Session, Sessio
 from memory.storage.records import MemoryDraft
 from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
-from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role
+from memory.vocab import STATUS_OP, Actor, AuditAction, MemoryStatus, Role
 from memory.write import behind, single
 from memory.write.behind import WriteBehind, unwritten_turns
 
@@ -173,14 +173,24 @@ class MemoryService:
     def set_status(
         self,
         memory_id: str,
-        status: MemoryStatus,
+        to: MemoryStatus,
         *,
         reason: str,
         superseded_by: str | None = None,
-        op: EventOp | None = None,
+        actor: Actor | None = None,
     ) -> Memory:
-        """Change a memory's lifecycle state; anything not active leaves the index (SQL keeps the history)."""
-        return records.set_status(self.storage, memory_id, status, reason=reason, superseded_by=superseded_by, op=op)
+        """Change a memory's lifecycle state through the one status change (``memory.write.status``: version, index,
+        profile, write log). With an ``actor`` (a door acting for someone) the role is checked (curator) and the
+        change audited; without one it is the engine's own maintenance."""
+        from memory.write import status
+
+        op = STATUS_OP[MemoryStatus(to)]
+        action = None
+        if actor is not None:
+            actor = check(self.storage, actor, Role.CURATOR, "change a memory's status")
+            action = status.AUDIT[op]
+        change = status.Change(memory_id, op, reason, superseded_by)
+        return status.one(self.storage, change, actor=actor or status.MAINTENANCE, audit=action)
 
     def index_memories(self, rows: Sequence[Memory], *, vectors: Any = None) -> None:
         indexing.index_memories(self.storage, rows, vectors=vectors)
