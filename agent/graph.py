@@ -235,7 +235,8 @@ def _summarise_quietly(
 
 
 def end_session(state: TurnState, runtime: Rt) -> TurnState:
-    """Ending a session writes its bridge (2–3 sentences), which the user's next session receives on turn 1."""
+    """Ending a session writes its bridge (2–3 sentences), which the user's next session receives on turn 1 — the
+    one session end (``MemoryService.end_session_row``: the user's background writes first)."""
     c = runtime.context
     bridge = c.scratch.bridge_written = c.service.end_session_row(c.session, c.settings, c.summariser)
     return {"ended": True, "bridge_id": bridge.id if bridge else None}
