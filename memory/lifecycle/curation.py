@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from memory.storage.db import Database
     from memory.storage.store import Storage
 
-FLAGGED_CONFIDENCE = status.FLAGGED_CONFIDENCE
 PERSON = SourceType.PERSON_EDIT.value
 _PERSON = {"source_type": PERSON}  # the write-log detail of a person's status change
 

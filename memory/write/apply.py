@@ -61,7 +61,7 @@ class Decided:
 
 @dataclass(frozen=True, slots=True)
 class Superseded:
-    """The old row's own line when an UPDATE replaces it (as ``set_status`` logs a person's supersede)."""
+    """The old row's own line when an UPDATE replaces it (its shape: ``memory.write.status.event``)."""
 
     old_id: str
     by: Operation
