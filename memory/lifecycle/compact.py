@@ -183,7 +183,7 @@ def merged_record(group: Sequence[MemInfo], now: datetime) -> dict[str, Any]:
     sources = sorted({i for m in group for i in m.source_message_ids}, key=lambda x: (str(type(x)), x))
     accessed = [m.last_accessed_at for m in group if m.last_accessed_at]
     expires = [m.expires_at for m in group]
-    return {
+    return status.new_lifecycle(now) | {
         "id": new_id(),
         "user_key": lead.user_key,
         "agent_id": lead.agent_id,
@@ -196,16 +196,12 @@ def merged_record(group: Sequence[MemInfo], now: datetime) -> dict[str, Any]:
         "source_message_ids": sources,
         "confidence": max(m.confidence for m in group),
         "importance": round(1.0 - math.prod(1.0 - min(1.0, max(0.0, m.importance)) for m in group), 6),
-        "status": MemoryStatus.ACTIVE,
         "event_time": lead.event_time,
         "created_at": min(m.created_at for m in group),
-        "updated_at": now,
         "last_accessed_at": max(accessed) if accessed else None,
         "access_count": sum(m.access_count for m in group),
         "reinforce_count": sum(m.reinforce_count for m in group) + len(group) - 1,
         "expires_at": None if any(e is None for e in expires) else max(e for e in expires if e is not None),
-        "indexed": False,
-        "version": 1,
         "meta": {**lead.meta, "merged_from": [m.id for m in group], "compacted_at": now.isoformat()},
     }
 

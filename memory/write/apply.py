@@ -118,7 +118,7 @@ def new_row(
         meta["supersedes"] = list(op.target_ids)
     obj = mask_pii(c.object)
     now = utcnow()
-    return new_lifecycle(now) | {
+    return status.new_lifecycle(now) | {
         "id": new_id(),
         "user_key": user.key,
         "agent_id": agent_id,
@@ -142,21 +142,6 @@ def _candidate(op: Operation) -> Candidate:
     if op.candidate is None:
         raise InvalidInput(f"a {op.op} operation needs a candidate")
     return op.candidate
-
-
-def new_lifecycle(now: datetime) -> dict[str, Any]:
-    """The lifecycle columns of a memory row written just now (active, unindexed, never recalled, version 1)."""
-    return {
-        "status": MemoryStatus.ACTIVE,
-        "superseded_by": None,
-        "updated_at": now,
-        "last_accessed_at": None,
-        "access_count": 0,
-        "reinforce_count": 0,
-        "expires_at": None,
-        "indexed": False,
-        "version": 1,
-    }
 
 
 def keep_episodes(w: Writes, episodes: list[Any], turn_id: int | None, vectors: list[Any]) -> None:

@@ -105,6 +105,22 @@ PIPELINE = Actor(name="write-pipeline", via="agent")
 _ENGINE = (MAINTENANCE, PIPELINE)
 
 
+def new_lifecycle(now: datetime) -> dict[str, Any]:
+    """The lifecycle columns of a memory row written just now (active, unindexed, never recalled, version 1): where
+    every state change starts (the write pipeline's facts, the episodes, a compaction's merged record)."""
+    return {
+        "status": MemoryStatus.ACTIVE,
+        "superseded_by": None,
+        "updated_at": now,
+        "last_accessed_at": None,
+        "access_count": 0,
+        "reinforce_count": 0,
+        "expires_at": None,
+        "indexed": False,
+        "version": 1,
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class Change:
     """One status change of one memory: ``op`` (a key of :data:`TARGET`), the reason logged, the row that replaces
