@@ -32,6 +32,7 @@ from memory.sessions import prompt, summary
 from memory.sessions.consistency import consistent_text
 from memory.sessions.extractive import Summariser
 from memory.storage.models import stored_id
+from memory.vocab import is_flagged
 
 __all__ = ["TurnContext", "TurnScratch", "TurnState", "build_graph"]
 log = logging.getLogger(__name__)
@@ -137,7 +138,7 @@ ABOUT_ME_LIMIT = 5
 def _most_important(c: TurnContext, exclude: set[str]) -> list[prompt.MemoryItem]:
     """The user's active memories with the highest importance (flagged ones never), for a "tell me about me"."""
     rows = c.service.list_memories(c.user, agent_id=c.session.agent_id, limit=500)
-    rows = [m for m in rows if m.id not in exclude and not (m.meta or {}).get("flagged")]
+    rows = [m for m in rows if m.id not in exclude and not is_flagged(m.meta)]
     rows.sort(key=lambda m: (-m.importance, m.source_type == "inferred"))
     top = rows[:ABOUT_ME_LIMIT]
     c.scratch.importance.update({m.id: m.importance for m in top})
@@ -235,7 +236,8 @@ def _summarise_quietly(
 
 
 def end_session(state: TurnState, runtime: Rt) -> TurnState:
-    """Ending a session writes its bridge (2–3 sentences), which the user's next session receives on turn 1."""
+    """Ending a session writes its bridge (2–3 sentences), which the user's next session receives on turn 1 — the
+    one session end (``MemoryService.end_session_row``: the user's background writes first)."""
     c = runtime.context
     bridge = c.scratch.bridge_written = c.service.end_session_row(c.session, c.settings, c.summariser)
     return {"ended": True, "bridge_id": bridge.id if bridge else None}

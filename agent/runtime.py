@@ -241,7 +241,6 @@ class Agent:
         session = svc.find_session(user, session_id, agent)
         if session is None:
             raise NotFound(f"no session {session_id[:80]!r} for this user")
-        svc.wait_writes(user)  # the last turn's write (in the background) before the session's bridge
         ctx = TurnContext(
             service=svc,
             model=self.model,

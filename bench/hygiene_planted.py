@@ -214,7 +214,8 @@ def plant(svc: MemoryService, per_kind: int, rng: random.Random) -> dict[str, li
         orphan = f"orphan-{n:02d}"
         svc.remember(orphan, f"I live in {CITIES[n % len(CITIES)]}")
         gone = [x for x in _rows(svc, orphan) if x.predicate == "lives_in"][0]
-        records.set_status(store, gone.id, MemoryStatus.DELETED, reason="lost")
+        with store.engine.begin() as conn:  # the status changed, the profile's part never ran
+            conn.execute(update(Memory).where(col(Memory.id) == gone.id).values(status=MemoryStatus.DELETED))
         planted["orphan_profile"].append(gone.id)
         # a memory nobody recalled in half a year
         m = records.add_memory(store, user, f"User visited {CITIES[(n + 3) % len(CITIES)]} in {1990 + n}.")

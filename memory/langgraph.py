@@ -240,7 +240,11 @@ class MemLensStore(BaseStore):
                 row = self.service.remember_verbatim(user_id, text, session_id="langgraph", meta=meta)
                 if old is not None:
                     self.service.set_status(
-                        old.id, MemoryStatus.SUPERSEDED, reason=f"put {key!r} again", superseded_by=row.id
+                        old.id,
+                        MemoryStatus.SUPERSEDED,
+                        reason=f"put {key!r} again",
+                        superseded_by=row.id,
+                        actor=self.memory.actor,
                     )
 
     # -- searching -----------------------------------------------------------------------------------------------

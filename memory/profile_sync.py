@@ -21,7 +21,7 @@ from sqlmodel import col, select
 from memory import profile
 from memory.errors import NotFound
 from memory.storage.models import Memory, ProfileChange, ProfileField, User, utcnow
-from memory.vocab import Actor, MemoryStatus, SourceType
+from memory.vocab import Actor, MemoryStatus, SourceType, is_flagged
 from memory.write.extract.base import PREDICATES, Candidate, amount_key, has_cjk, norm_object
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def _usable(store: Database, memory_id: str | None, but: str) -> bool:
         return False
     with store.db() as db:
         m = db.get(Memory, memory_id)
-    return m is not None and m.status == MemoryStatus.ACTIVE and not (m.meta or {}).get("flagged")
+    return m is not None and m.status == MemoryStatus.ACTIVE and not is_flagged(m.meta)
 
 
 def _previous(store: Database, row: ProfileField, memory_id: str) -> tuple[Any, str] | None:
@@ -269,8 +269,7 @@ def retracted_statements(store: Database, user_key: str, limit: int = 1000) -> s
         key = retracted_key(str(predicate), None if obj is None else str(obj))
         if key is None:
             continue
-        flagged = isinstance(meta, dict) and meta.get("flagged")
-        live = status == MemoryStatus.ACTIVE and not flagged
+        live = status == MemoryStatus.ACTIVE and not is_flagged(meta)
         (holding if live else gone).add(key)
         for pair in (meta or {}).get("retracts", []) if isinstance(meta, dict) else []:
             if isinstance(pair, list) and len(pair) == 2 and (old := retracted_key(str(pair[0]), str(pair[1]))):
@@ -323,7 +322,7 @@ def _fields_linking(store: Database, user_key: str, ids: set[str]) -> list[tuple
 def _restating(store: Database, row: ProfileField, value: Any, gone: set[str]) -> str | None:
     """An active, unflagged memory (not among ``gone``) that states ``value`` for this field."""
     for m in stating(store, row.user_key, row.field):
-        if m.id in gone or (m.meta or {}).get("flagged"):
+        if m.id in gone or is_flagged(m.meta):
             continue
         c = statement(m.content)
         if c is not None and c.profile_field == row.field and _same(row.field, _display(c), value):

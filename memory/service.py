@@ -9,6 +9,7 @@ which receives the storage object — never this facade.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from memory import audit, keyed, profile_sync, provenance, validate, views  # noqa: F401  (provenance registers its write listeners)
 from memory.access import check
 from memory.config import Settings
+from memory.errors import NotFound
 from memory.lifecycle import curation, export
 from memory.lifecycle import retention as lifecycle
 from memory.people import People
@@ -32,7 +34,7 @@ from memory.storage.models import Memory, Message, ProfileField, Session, Sessio
 from memory.storage.records import MemoryDraft
 from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
-from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role
+from memory.vocab import STATUS_OP, Actor, AuditAction, MemoryStatus, Role
 from memory.write import behind, single
 from memory.write.behind import WriteBehind, unwritten_turns
 
@@ -42,6 +44,8 @@ if TYPE_CHECKING:  # the embedder loads numpy: never at import
     from memory.sessions.prompt import Composition
     from memory.storage.embed import Embedder
     from memory.write.pipeline import WriteReport
+
+log = logging.getLogger(__name__)
 
 
 class MemoryService:
@@ -173,14 +177,24 @@ class MemoryService:
     def set_status(
         self,
         memory_id: str,
-        status: MemoryStatus,
+        to: MemoryStatus,
         *,
         reason: str,
         superseded_by: str | None = None,
-        op: EventOp | None = None,
+        actor: Actor | None = None,
     ) -> Memory:
-        """Change a memory's lifecycle state; anything not active leaves the index (SQL keeps the history)."""
-        return records.set_status(self.storage, memory_id, status, reason=reason, superseded_by=superseded_by, op=op)
+        """Change a memory's lifecycle state through the one status change (``memory.write.status``: version, index,
+        profile, write log). With an ``actor`` (a door acting for someone) the role is checked (curator) and the
+        change audited; without one it is the engine's own maintenance."""
+        from memory.write import status
+
+        op = STATUS_OP[MemoryStatus(to)]
+        action = None
+        if actor is not None:
+            actor = check(self.storage, actor, Role.CURATOR, "change a memory's status")
+            action = status.AUDIT[op]
+        change = status.Change(memory_id, op, reason, superseded_by)
+        return status.one(self.storage, change, actor=actor or status.MAINTENANCE, audit=action)
 
     def index_memories(self, rows: Sequence[Memory], *, vectors: Any = None) -> None:
         indexing.index_memories(self.storage, rows, vectors=vectors)
@@ -545,7 +559,6 @@ class MemoryService:
         """Apply ``action`` (merge, flag, delete, clear, keep) to the queue's finding ``key``, through the curation
         operations (role checked, logged, audited)."""
         from memory.desk import hygiene
-        from memory.errors import NotFound
 
         check(self.storage, actor, Role.CURATOR, "act on a hygiene finding")
         queue = self.hygiene_review(user_id, never_recalled_days=never_recalled_days)
@@ -637,20 +650,47 @@ class MemoryService:
         return graph.build(self.storage, self.get_user(user_id).key, agent_id=agent_id, limit=limit)
 
     # -- sessions: summaries and bridges (memory/sessions/summary.py) ------------------------------------------------
-    def end_session(self, user_id: str, session_id: str, agent_id: str | None = None):
-        """End a session and write its bridge (extractive; the agent passes its LLM summariser when it has one)."""
-        from memory.sessions import summary
+    def end_session(
+        self,
+        user_id: str,
+        session_id: str,
+        agent_id: str | None = None,
+        *,
+        settings: Settings | None = None,
+        summariser: Summariser | None = None,
+    ) -> SessionBridge | None:
+        """End a session named by its external ids (:meth:`end_session_row`); NotFound when there is none."""
+        user = self.get_user(user_id)
+        agent = validate.agent_id(agent_id, self.settings.default_agent_id)
+        session = self.find_session(user, validate.external_id(session_id, "session id"), agent)
+        if session is None:
+            raise NotFound(f"no session {session_id[:80]!r} for this user")
+        return self.end_session_row(session, settings, summariser)
 
-        return summary.end_session(self.storage, user_id, session_id, agent_id)
+    def end_session_row(
+        self,
+        session: Session,
+        settings: Settings | None = None,
+        summariser: Summariser | None = None,
+        *,
+        timeout: float | None = 60,
+    ) -> SessionBridge | None:
+        """The one session end — the agent's end node, a new or idle session closing the others, the CLI, the demo,
+        the back office and the evaluation's ingest all come here: wait for the user's background writes (the last
+        turn's memories and profile), mark the session ended, write its bridge once (an ended session returns its
+        existing one; an empty one has none). The extractive summariser unless the agent passes its LLM one."""
+        if not self.writes.wait(session.user_key, timeout):
+            log.warning("session %s ends before its user's background writes finished", session.id)
+        return summary.end_session_row(self.storage, session, settings or self.effective_settings(), summariser)
 
     # -- the agent's turn (agent/graph.py), in the order a turn calls them (memory/sessions/) -------------------
     def close_other_sessions(
         self, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
     ) -> list[SessionBridge]:
-        """A new session ends the user's other active ones (writing their bridges); otherwise the idle ones end."""
-        return summary.close_other_sessions(
-            self.storage, session, settings, first_turn=first_turn, summariser=summariser
-        )
+        """A new session ends the user's other active ones (writing their bridges); otherwise the idle ones end —
+        each through :meth:`end_session_row`."""
+        ending = summary.sessions_to_end(self.storage, session, settings, first_turn=first_turn)
+        return [b for s in ending if (b := self.end_session_row(s, settings, summariser)) is not None]
 
     def reopen_session(self, session: Session) -> None:
         summary.reopen(self.storage, session)
@@ -690,12 +730,6 @@ class MemoryService:
         self, session_key: str, settings: Settings, summariser: Summariser | None = None
     ) -> SummaryAnchor | None:
         return summary.maybe_summarise(self.storage, session_key, settings, summariser)
-
-    def end_session_row(
-        self, session: Session, settings: Settings, summariser: Summariser | None = None
-    ) -> SessionBridge | None:
-        """End ``session`` and write its bridge (an ended session returns its existing one)."""
-        return summary.end_session_row(self.storage, session, settings, summariser)
 
     def find_session(self, user: User, session_id: str, agent_id: str) -> Session | None:
         return summary.find_session(self.storage, user.key, session_id, agent_id)

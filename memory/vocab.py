@@ -72,7 +72,17 @@ class MemoryType(StrEnum):
 SEMANTIC_TYPES = tuple(t for t in MemoryType if t != MemoryType.EPISODE)
 
 
-#: the event an ``set_status`` change is logged as, when the caller names none
+#: the meta key a flag is stored under (its value: the masked reason); written only by ``memory.write.status``
+FLAG_KEY = "flagged"
+
+
+def is_flagged(meta: object) -> bool:
+    """Was this memory flagged as wrong by a person? ``meta``: the row's ``meta`` (a dict, or None / anything else
+    for a row without one). The one reader of the flag: kept and visible, never injected, its profile value dropped."""
+    return isinstance(meta, dict) and bool(meta.get(FLAG_KEY))
+
+
+#: the event a status change (``memory.write.status``) is logged as by default
 STATUS_OP: dict[MemoryStatus, EventOp] = {
     MemoryStatus.ACTIVE: EventOp.RESTORE,
     MemoryStatus.SUPERSEDED: EventOp.SUPERSEDE,

@@ -357,15 +357,17 @@ def test_cli_recall_explain_beside_the_search(alice):
 
 
 def test_an_orphaned_profile_value_is_found_and_cleared_through_the_profile_edit(plumbing_svc):
-    from memory.storage import records
+    from sqlalchemy import update
+    from sqlmodel import col
+
+    from memory.storage.models import Memory
 
     svc = plumbing_svc
     svc.remember("ann", "I live in Porto")
     assert svc.get_profile("ann")["city"] == "Porto"
     lost = next(m for m in svc.list_memories(svc.get_user("ann")) if m.predicate == "lives_in")
-    records.set_status(
-        svc.storage, lost.id, MemoryStatus.DELETED, reason="lost in a crash"
-    )  # the profile did not follow
+    with svc.storage.engine.begin() as conn:  # a crash between the status change and the profile's part
+        conn.execute(update(Memory).where(col(Memory.id) == lost.id).values(status=MemoryStatus.DELETED))
     [orphan] = [f for f in svc.hygiene_review("ann").findings if f.kind == "orphan_profile"]
     assert orphan.memory_ids == [lost.id] and "Porto" in orphan.evidence
     svc.hygiene_act(orphan.key, "clear", actor=CURATOR, user_id="ann")

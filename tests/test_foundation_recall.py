@@ -189,7 +189,6 @@ def test_repair_indexes_unindexed_rows_and_drops_orphans(plumbing_svc):
     with svc.storage.db() as db:  # a row written to SQL whose indexing never happened (crash between the two)
         db.add(Memory(user_key=user.key, content="never indexed chess opening"))
         db.commit()
-    svc.set_status(kept.id, "active", reason="test")
     with svc.storage.db() as db:
         row = db.get(Memory, kept.id)
         db.delete(row)

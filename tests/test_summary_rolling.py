@@ -82,18 +82,18 @@ def test_a_new_session_ends_the_open_one_and_idle_sessions_end_after_the_timeout
     s1 = svc.ensure_session(user, "s1")
     _turns(svc, s1, [("我打算下个月去成都旅游。", "好的。")])
     s2 = svc.ensure_session(user, "s2")
-    written = summary.close_other_sessions(svc.storage, s2, settings, first_turn=True)
+    written = svc.close_other_sessions(s2, settings, first_turn=True)
     assert [b.from_session_id for b in written] == [s1.id] and "成都" in written[0].text
     # s3 stays open while fresh; once idle past the timeout, any turn elsewhere ends it
     s3 = svc.ensure_session(user, "s3")
     _turns(svc, s3, [("Remind me to call Anna.", "Will do.")])
-    assert summary.close_other_sessions(svc.storage, s2, settings, first_turn=False) == []
+    assert svc.close_other_sessions(s2, settings, first_turn=False) == []
     with svc.storage.db() as db:
         row = db.get(Session, s3.id)
         row.last_activity_at = utcnow() - timedelta(minutes=settings.session_idle_minutes + 1)
         db.add(row)
         db.commit()
-    ended = summary.close_other_sessions(svc.storage, s2, settings, first_turn=False)
+    ended = svc.close_other_sessions(s2, settings, first_turn=False)
     assert [b.from_session_id for b in ended] == [s3.id]
     with svc.storage.db() as db:
         assert db.get(SessionBridge, ended[0].id).text.count("Anna") == 1

@@ -33,7 +33,7 @@ from memory.retrieval.recall import (
 )
 from memory.retrieval.relevance import FEATURES, Calibration
 from memory.storage.models import Memory, Retrieval, RetrievalHit, User
-from memory.vocab import MemoryStatus
+from memory.vocab import FLAG_KEY, MemoryStatus
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage
@@ -222,7 +222,7 @@ def _ranking_stages(hit: Hit, hits: list[Hit], params: RecallParams, calibration
         Stage(
             "flag",
             not flagged,
-            f"flagged as wrong by a person: {hit.meta.get('flagged')}" if flagged else "not flagged",
+            f"flagged as wrong by a person: {hit.meta.get(FLAG_KEY)}" if flagged else "not flagged",
         )
     )
     if flagged:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import col, select
 
 from memory.storage.models import Memory
-from memory.vocab import MemoryStatus, MemoryType
+from memory.vocab import MemoryStatus, MemoryType, is_flagged
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -119,7 +119,7 @@ def build(
         if not obj or kind == "name":
             continue
         target = node(obj[:60], kind)
-        flagged = bool((m.meta or {}).get("flagged"))
+        flagged = is_flagged(m.meta)
         edges.append(
             Edge(src, target, m.predicate or "", m.id, m.content, m.status, flagged, m.agent_id, m.source_message_ids)
         )

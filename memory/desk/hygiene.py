@@ -47,7 +47,8 @@ from memory.storage import records
 from memory.storage.models import Memory, Message, ProfileField, User, utcnow
 from memory.storage.people import AuditEvent
 from memory.text.privacy import find_pii
-from memory.vocab import Actor, AuditAction, MemoryStatus, MemoryType, Role, SourceType
+from memory.vocab import Actor, AuditAction, MemoryStatus, MemoryType, Role, SourceType, is_flagged
+from memory.write import status
 from memory.write.extract.base import OPPOSITES, SINGLE_VALUED
 
 if TYPE_CHECKING:
@@ -270,7 +271,7 @@ def contradictions(rows: Sequence[MemInfo]) -> list[tuple[list[MemInfo], str]]:
     single: dict[tuple[str, str, str, str], list[MemInfo]] = defaultdict(list)
     polar: dict[tuple[str, str, str, str], dict[str, list[MemInfo]]] = defaultdict(lambda: defaultdict(list))
     for m in rows:
-        if m.type in EVIDENCE_TYPES or not m.predicate or (m.meta or {}).get("flagged"):
+        if m.type in EVIDENCE_TYPES or not m.predicate or is_flagged(m.meta):
             continue
         base = (m.user_key, m.agent_id, _norm(m.subject))
         if m.predicate in SINGLE_VALUED and m.object:
@@ -528,8 +529,7 @@ def merge_into(
             raise NotFound(f"no memory {other!r} for this user")
         if m.status != MemoryStatus.ACTIVE:
             continue
-        m = curation.retire(store, m, keep.id, actor=actor, reason=f"merged into {keep.id}: {reason}")
-        profile_sync.drop(store, m, actor=actor, why=f"merged into {keep.id}", note=reason)
+        status.supersede(store, m.id, keep.id, reason=f"merged into {keep.id}: {reason}", actor=actor)
     profile_sync.put(store, keep, actor=actor, why="kept in a merge", note=reason, only_if_empty=True)
     return keep
 

@@ -22,7 +22,7 @@ from memory.retrieval.context import TURN_ROLES, Placement, row_of
 from memory.service import MemoryService
 from memory.sessions.prompt import context_line
 from memory.storage.db import Database
-from memory.storage.models import Memory, Message, Session, User, utcnow
+from memory.storage.models import Memory, Message, Session, User
 from memory.text.tokens import count_tokens
 from memory.vocab import EventOp, MemoryStatus, SessionStatus
 
@@ -94,18 +94,9 @@ def ingest_session(
             progress(1)
     if msgs:
         _write(svc, user, session, msgs, extract, stats)
-    _mark_ended(svc.storage, session)
+    svc.end_session_row(session)  # the one session end: as the agent's, with its bridge
     stats.sessions += 1
     return stats
-
-
-def _mark_ended(store: Database, session: Session) -> None:
-    with store.db() as db:
-        row = db.get(Session, session.id)
-        if row is not None:
-            row.status, row.ended_at = SessionStatus.ENDED, utcnow()
-            db.add(row)
-            db.commit()
 
 
 def ingest_sample(

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from sqlmodel import select
 
 from memory.errors import InvalidInput
-from memory.evaluation.ingest import INGEST_PATH, _mark_ended
+from memory.evaluation.ingest import INGEST_PATH
 from memory.retrieval import context
 from memory.retrieval.filters import RecallFilters
 from memory.service import MemoryService
@@ -138,7 +138,7 @@ def ingest(svc: MemoryService, q: LmeQuestion, *, user_turns_only: bool) -> int:
             msgs.append(svc.add_message(session, role, t.content, created_at=when or utcnow(), meta=meta))
         if msgs:
             added += sum(len(r.episodes) for r in svc.write_from_messages(user, session, msgs))
-        _mark_ended(svc.storage, session)
+        svc.end_session_row(session)  # the one session end
     return added
 
 

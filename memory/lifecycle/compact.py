@@ -23,14 +23,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import insert, update
 from sqlmodel import col
 
-from memory import profile_sync
+from memory import provenance
 from memory.lifecycle.retention import MemInfo, chunks, load, value
+from memory.storage.db import retrying
 from memory.storage.models import Memory, MemoryEvent, new_id, utcnow
 from memory.storage.vectors import IndexRow, sql_literal
-from memory.vocab import EventOp, MemoryStatus, MemoryType
+from memory.vocab import Actor, EventOp, MemoryStatus, MemoryType
+from memory.write import status
 from memory.write.extract.base import SINGLE_VALUED
 
 if TYPE_CHECKING:
@@ -181,7 +183,7 @@ def merged_record(group: Sequence[MemInfo], now: datetime) -> dict[str, Any]:
     sources = sorted({i for m in group for i in m.source_message_ids}, key=lambda x: (str(type(x)), x))
     accessed = [m.last_accessed_at for m in group if m.last_accessed_at]
     expires = [m.expires_at for m in group]
-    return {
+    return status.new_lifecycle(now) | {
         "id": new_id(),
         "user_key": lead.user_key,
         "agent_id": lead.agent_id,
@@ -194,16 +196,12 @@ def merged_record(group: Sequence[MemInfo], now: datetime) -> dict[str, Any]:
         "source_message_ids": sources,
         "confidence": max(m.confidence for m in group),
         "importance": round(1.0 - math.prod(1.0 - min(1.0, max(0.0, m.importance)) for m in group), 6),
-        "status": MemoryStatus.ACTIVE,
         "event_time": lead.event_time,
         "created_at": min(m.created_at for m in group),
-        "updated_at": now,
         "last_accessed_at": max(accessed) if accessed else None,
         "access_count": sum(m.access_count for m in group),
         "reinforce_count": sum(m.reinforce_count for m in group) + len(group) - 1,
         "expires_at": None if any(e is None for e in expires) else max(e for e in expires if e is not None),
-        "indexed": False,
-        "version": 1,
         "meta": {**lead.meta, "merged_from": [m.id for m in group], "compacted_at": now.isoformat()},
     }
 
@@ -242,74 +240,61 @@ def plan_compact(rows: Sequence[MemInfo], vectors: dict[str, np.ndarray], s: Set
 
 
 def compact(
-    store: Storage, *, user_key: str | None = None, dry_run: bool = False, now: datetime | None = None
+    store: Storage,
+    *,
+    user_key: str | None = None,
+    dry_run: bool = False,
+    now: datetime | None = None,
+    actor: Actor | None = None,
 ) -> CompactReport:
-    """Plan and (unless ``dry_run``) apply compaction for one user or everyone."""
+    """Plan and (unless ``dry_run``) apply compaction for one user or everyone (``actor``: who asked, else the
+    scheduled maintenance)."""
     now = now or utcnow()
     rows = load(store, user_key=user_key, statuses=(MemoryStatus.ACTIVE,))
     vectors = _vectors(store, user_key) if len(rows) > 1 else {}
     report = CompactReport(now=now, dry_run=dry_run, merges=plan_compact(rows, vectors, store.settings, now))
     if not dry_run and report.merges:
-        _apply(store, report.merges, vectors, now)
+        _apply(store, report.merges, vectors, now, actor or status.MAINTENANCE)
     return report
 
 
-def _apply(store: Storage, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: datetime) -> None:
-    """SQL first (merged rows unindexed, sources superseded, events), then LanceDB, then mark indexed."""
-    sources = [{"b_id": sid, "b_sup": m.record["id"]} for m in merges for sid in m.source_ids]
-    events = _merge_events(merges, now)
-    with store.engine.begin() as conn:
-        conn.execute(insert(Memory), [m.record for m in merges])
-        conn.execute(
-            update(Memory)
-            .where(col(Memory.id) == bindparam("b_id"))
-            .values(
-                status=MemoryStatus.SUPERSEDED,
-                superseded_by=bindparam("b_sup"),
-                updated_at=now,
-                version=Memory.version + 1,
-            ),
-            sources,
-        )
-        conn.execute(insert(MemoryEvent), events)
-    store.index.delete([s["b_id"] for s in sources])
+def _apply(
+    store: Storage, merges: Sequence[Merge], vectors: dict[str, np.ndarray], now: datetime, actor: Actor
+) -> None:
+    """SQL first (merged rows unindexed, COMPACT on each, the sources superseded through the one status change:
+    MERGE on each), then the index and the profile's links (moved to the merged records), then the merged vectors."""
+    changes = [
+        status.Change(sid, EventOp.MERGE, f"merged into {m.record['id']}: {m.reason}", m.record["id"])
+        for m in merges
+        for sid in m.source_ids
+    ]
+
+    @retrying
+    def write() -> list[status.Done]:
+        with store.engine.begin() as conn:
+            conn.execute(insert(Memory), [m.record for m in merges])
+            conn.execute(insert(MemoryEvent), _compact_events(merges, now))
+            return status.stage(conn, changes, actor=actor, strict=False, now=now)
+
+    status.follow(store, write(), actor=actor)
     _index_merged(store, merges, vectors)
-    profile_sync.merged(
-        store, {s["b_id"]: s["b_sup"] for s in sources}, {sid: m.user_key for m in merges for sid in m.source_ids}
-    )
 
 
-def _merge_events(merges: Sequence[Merge], now: datetime) -> list[dict[str, Any]]:
-    """The write log of a compaction: COMPACT on each merged row, MERGE on each of its sources."""
-    events: list[dict[str, Any]] = []
-    for m in merges:
-        rec = m.record
-        events.append(
-            {
-                "user_key": m.user_key,
-                "agent_id": m.agent_id,
-                "memory_id": rec["id"],
-                "op": EventOp.COMPACT,
-                "reason": f"merged {len(m.source_ids)} memories: {m.reason}",
-                "content": rec["content"],
-                "detail": {"merged_from": m.source_ids},
-                "created_at": now,
-            }
-        )
-        events += [
-            {
-                "user_key": m.user_key,
-                "agent_id": m.agent_id,
-                "memory_id": sid,
-                "op": EventOp.MERGE,
-                "reason": f"merged into {rec['id']}: {m.reason}",
-                "content": "",
-                "detail": {"merged_into": rec["id"]},
-                "created_at": now,
-            }
-            for sid in m.source_ids
-        ]
-    return events
+def _compact_events(merges: Sequence[Merge], now: datetime) -> list[dict[str, Any]]:
+    """The write log of the merged rows: COMPACT on each (its sources' MERGE lines are the status change's)."""
+    return [
+        {
+            "user_key": m.user_key,
+            "agent_id": m.agent_id,
+            "memory_id": m.record["id"],
+            "op": EventOp.COMPACT,
+            "reason": f"merged {len(m.source_ids)} memories: {m.reason}",
+            "content": m.record["content"],
+            "detail": provenance.stamp_detail({"merged_from": m.source_ids}),
+            "created_at": now,
+        }
+        for m in merges
+    ]
 
 
 def _merged_vector(merge: Merge, vectors: dict[str, np.ndarray]) -> np.ndarray | None:

@@ -25,15 +25,16 @@ from memory.storage import indexing, records
 from memory.storage.db import retrying
 from memory.storage.models import Memory, MemoryEvent, User, utcnow
 from memory.text.privacy import mask_pii, mask_value
-from memory.vocab import Actor, AuditAction, EventOp, MemoryStatus, Role, SourceType
+from memory.vocab import FLAG_KEY, Actor, AuditAction, EventOp, MemoryStatus, Role, SourceType
+from memory.write import status
 from memory.write.extract.base import PREDICATES
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
     from memory.storage.store import Storage
 
-FLAGGED_CONFIDENCE = 0.2
 PERSON = SourceType.PERSON_EDIT.value
+_PERSON = {"source_type": PERSON}  # the write-log detail of a person's status change
 
 
 def _clean(store: Storage, text: str) -> str:
@@ -73,13 +74,6 @@ def _load(db: DBSession, memory_id: str) -> Memory:
 def _active(m: Memory, what: str) -> None:
     if m.status != MemoryStatus.ACTIVE:
         raise Conflict(f"memory {m.id} is {m.status}; only active memories can be {what}")
-
-
-def _reindex(store: Storage, m: Memory) -> None:
-    if m.status == MemoryStatus.ACTIVE:
-        indexing.index_memories(store, [m])
-    else:
-        store.index.delete([m.id])
 
 
 def _change(
@@ -127,7 +121,7 @@ def show_memory(store: Database, memory_id: str) -> dict[str, Any]:
         "predicate": m.predicate,
         "object": m.object,
         "status": m.status,
-        "flagged": meta.get("flagged"),
+        "flagged": meta.get(FLAG_KEY),
         "superseded_by": m.superseded_by,
         "confidence": m.confidence,
         "importance": m.importance,
@@ -227,21 +221,6 @@ def person_memory(
     return new
 
 
-def retire(store: Storage, memory: Memory, replaced_by: str | None, *, actor: Actor, reason: str) -> Memory:
-    """Take a memory out of use: superseded by ``replaced_by``, or deleted (restorable) when there is none.
-    The profile is the caller's business (used by the profile's own edits)."""
-    status = MemoryStatus.SUPERSEDED if replaced_by else MemoryStatus.DELETED
-    op = EventOp.SUPERSEDE if replaced_by else EventOp.DELETE
-
-    def change(m: Memory) -> dict[str, Any]:
-        m.status, m.superseded_by = status.value, replaced_by or m.superseded_by
-        return {"superseded_by": replaced_by} if replaced_by else {}
-
-    m = _change(store, memory.id, change, op, reason, actor)
-    _reindex(store, m)
-    return m
-
-
 @guarded(Role.CURATOR, AuditAction.SUPERSEDE, "supersede a memory")
 def supersede_memory(
     store: Storage, memory_id: str, content: str, *, actor: Actor, reason: str = "superseded by a person"
@@ -264,78 +243,34 @@ def supersede_memory(
         type=old.type,
         extra={"supersedes": old.id},
     )
-    old = retire(store, old, new.id, actor=actor, reason=reason)
-    profile_sync.put(store, new, actor=actor, why="supersedes the old value", note=reason)
-    profile_sync.drop(store, old, actor=actor, why="superseded", note=reason)
+    profile_sync.put(store, new, actor=actor, why="supersedes the old value", note=reason)  # first: no revert
+    status.supersede(store, old.id, new.id, reason=reason, actor=actor, detail=_PERSON)
     return new
 
 
 @guarded(Role.CURATOR, AuditAction.FLAG, "flag a memory")
 def flag_memory(
-    store: Database, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person"
+    store: Storage, memory_id: str, *, actor: Actor, reason: str = "flagged as wrong by a person"
 ) -> Memory:
     """Mark a memory as wrong: kept and visible, never injected (recall drops it), confidence lowered; the profile
-    value it set is reverted or cleared."""
-
-    def change(m: Memory) -> None:
-        if (m.meta or {}).get("flagged"):
-            raise Conflict(f"memory {m.id} is already flagged")
-        m.meta = {
-            **(m.meta or {}),
-            "flagged": mask_pii(reason) or "flagged",
-            "flag": provenance(actor, reason),
-            "confidence_before_flag": m.confidence,
-        }
-        m.confidence = min(m.confidence, FLAGGED_CONFIDENCE)
-
-    m = _change(store, memory_id, change, EventOp.FLAG, reason, actor)
-    profile_sync.drop(store, m, actor=actor, why="flagged as wrong", note=reason)
-    return m
+    value it set is reverted or cleared (``memory.write.status.flag``)."""
+    return status.flag(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
 
 
 @guarded(Role.CURATOR, AuditAction.UNFLAG, "unflag a memory")
-def unflag_memory(store: Database, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
+def unflag_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
     """Undo a flag: the memory is recalled again with its earlier confidence; an empty profile field it states is
     set again."""
-
-    def change(m: Memory) -> None:
-        meta = dict(m.meta or {})
-        if not meta.get("flagged"):
-            raise Conflict(f"memory {m.id} is not flagged")
-        m.confidence = float(meta.pop("confidence_before_flag", m.confidence))
-        meta.pop("flagged", None)
-        meta.pop("flag", None)
-        m.meta = meta
-
-    m = _change(store, memory_id, change, EventOp.UNFLAG, reason, actor)
-    if m.status == MemoryStatus.ACTIVE:
-        profile_sync.put(store, m, actor=actor, why="unflagged", note=reason, only_if_empty=True)
-    return m
+    return status.unflag(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
 
 
 @guarded(Role.CURATOR, AuditAction.DELETE, "delete a memory")
 def delete_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
     """Take a memory out of use (restorable with :func:`restore_memory` until it is purged)."""
-    m = records.get_memory(store, memory_id)
-    _active(m, "deleted")
-    m = retire(store, m, None, actor=actor, reason=reason)
-    profile_sync.drop(store, m, actor=actor, why="deleted", note=reason)
-    return m
+    return status.delete_(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
 
 
 @guarded(Role.CURATOR, AuditAction.RESTORE, "restore a memory")
 def restore_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "restored by a person") -> Memory:
     """Bring a deleted or archived memory back into use (re-indexed; an empty profile field it states is set)."""
-
-    def change(m: Memory) -> dict[str, Any]:
-        if m.status not in (MemoryStatus.DELETED, MemoryStatus.ARCHIVED):
-            raise Conflict(f"memory {m.id} is {m.status}; only deleted or archived memories can be restored")
-        was = m.status
-        m.status, m.indexed = MemoryStatus.ACTIVE.value, False
-        return {"previous_status": was}
-
-    m = _change(store, memory_id, change, EventOp.RESTORE, reason, actor)
-    _reindex(store, m)
-    if not (m.meta or {}).get("flagged"):
-        profile_sync.put(store, m, actor=actor, why="restored", note=reason, only_if_empty=True)
-    return m
+    return status.restore(store, memory_id, reason=reason, actor=actor, detail=_PERSON)

@@ -46,6 +46,7 @@ from memory.storage.models import (
     id_hash,
 )
 from memory.vocab import MemoryStatus
+from memory.write import status
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -213,8 +214,7 @@ def delete_session(store: Storage, user_id: str, session_id: str, *, agent_id: s
         raise NotFound(f"no session {session_id[:80]!r} for this user and agent {agent!r}")
     said = records.messages(store, found[0].id)
     episodes = erasure.episodes_of(store, user.key, [m.id for m in said if m.id is not None])
-    purged = lifecycle.purge_rows(store, episodes, reasons={e: "its conversation was deleted" for e in episodes})
-    store.index.delete(episodes)
+    purged = status.purge(store, episodes, reasons={e: "its conversation was deleted" for e in episodes})
     with store.engine.begin() as conn:
         counts = _delete_session_rows(conn, found[0].id)
     counts["episodes"] = purged
@@ -286,8 +286,7 @@ def purge_memory(store: Storage, memory_id: str) -> dict[str, int]:
     memory = records.get_memory(store, memory_id)  # NotFound if absent
     orphaned = erasure.orphaned_sources(store, memory)  # the words that stated it go too: message and episode
     ids = [memory_id, *(e for e in erasure.episodes_of(store, memory.user_key, orphaned) if e != memory_id)]
-    n = lifecycle.purge_rows(store, ids, reasons={i: "purged by a person" for i in ids})
-    store.index.delete(ids)
+    n = status.purge(store, ids, reasons={i: "purged by a person" for i in ids})
     erasure.forget_sources(store, memory, orphaned)
     reclaim(store)
     return {"memory": n}

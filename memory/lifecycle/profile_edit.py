@@ -15,6 +15,7 @@ from memory.lifecycle import curation
 from memory.storage.models import Memory, ProfileField, User
 from memory.text.privacy import mask_value
 from memory.vocab import Actor, SourceType
+from memory.write import status
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage
@@ -31,6 +32,15 @@ def _new_memory(store: Storage, user: User, field: str, value: Any, *, actor: Ac
         reason=reason,
         agent_id=agent_id,
     )
+
+
+def _retire(store: Storage, m: Memory, by: str | None, *, actor: Actor, reason: str) -> None:
+    """A memory the person's edit replaces (``by``) or removes: the one status change, profile left to this edit."""
+    detail = {"source_type": SourceType.PERSON_EDIT.value}
+    if by:
+        status.supersede(store, m.id, by, reason=reason, actor=actor, detail=detail, profile=False)
+    else:
+        status.delete_(store, m.id, reason=reason, actor=actor, detail=detail, profile=False)
 
 
 def edit_field(
@@ -63,7 +73,7 @@ def edit_field(
         links, new_id = {str(mask_value(value)): new.id}, new.id
     for m in olds:
         if m.id != new_id:
-            curation.retire(store, m, new_id, actor=actor, reason=f"profile {field} edited: {reason}")
+            _retire(store, m, new_id, actor=actor, reason=f"profile {field} edited: {reason}")
     return profile.set_field(
         store,
         user,
@@ -89,7 +99,7 @@ def _edit_list(store: Storage, user: User, field: str, items: list, olds: list[M
         gone_item = any(links.get(str(i)) == m.id for i in removed)
         gone_stmt = c is not None and any(profile_sync._same(field, profile_sync._display(c), i) for i in removed)
         if gone_item or gone_stmt:
-            curation.retire(store, m, None, actor=actor, reason=f"profile {field} edited: {reason}")
+            _retire(store, m, None, actor=actor, reason=f"profile {field} edited: {reason}")
     links = {k: v for k, v in links.items() if not any(profile_sync._same(field, k, i) for i in removed)}
     for item in added:
         links[str(mask_value(item))] = _new_memory(store, user, field, item, **kw).id

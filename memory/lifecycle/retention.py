@@ -35,12 +35,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import String, delete, insert, select, type_coerce, update
+from sqlalchemy import String, select, type_coerce, update
 
-from memory import profile_sync
 from memory.config import Settings
-from memory.storage.models import HitLabel, Memory, MemoryEvent, RetrievalHit, utcnow
+from memory.storage.models import Memory, MemoryEvent, utcnow
 from memory.vocab import Actor, EventOp, MemoryStatus, MemoryType
+from memory.write import status
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -309,89 +309,20 @@ def forget(
     rows = load(store, user_key=user_key, statuses=(MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED), full=False)
     report = ForgetReport(now=now, dry_run=dry_run, actions=plan_forget(rows, store.settings, now))
     if not dry_run and report.actions:
+        who = actor or status.MAINTENANCE
         archive = [a for a in report.actions if a.action == "archive"]
-        _archive(store, archive, now)
-        purge_rows(
+        status.archive(
             store,
-            [a.memory_id for a in report.actions if a.action == "delete"],
-            reasons={a.memory_id: a.reason for a in report.actions},
+            {a.memory_id: a.reason for a in archive},
+            actor=who,
+            details={a.memory_id: {"rule": a.rule, "value": a.value} for a in archive},
             now=now,
         )
-        profile_sync.forgotten(
-            store,
-            {a.memory_id: a.user_key for a in report.actions},
-            {a.memory_id: a.reason for a in report.actions},
-            actor=actor,
+        gone = [a for a in report.actions if a.action == "delete"]
+        status.purge(
+            store, [a.memory_id for a in gone], reasons={a.memory_id: a.reason for a in gone}, now=now, actor=who
         )
     return report
-
-
-def _archive(store: Storage, actions: Sequence[Action], now: datetime) -> None:
-    if not actions:
-        return
-    ids = [a.memory_id for a in actions]
-    with store.engine.begin() as conn:
-        for chunk in chunks(ids):
-            conn.execute(
-                update(Memory)
-                .where(Memory.id.in_(chunk), Memory.status == MemoryStatus.ACTIVE)
-                .values(status=MemoryStatus.ARCHIVED, updated_at=now, version=Memory.version + 1)
-            )
-        conn.execute(
-            insert(MemoryEvent),
-            [
-                {
-                    "user_key": a.user_key,
-                    "agent_id": a.agent_id,
-                    "memory_id": a.memory_id,
-                    "op": EventOp.ARCHIVE,
-                    "reason": a.reason,
-                    "content": "",
-                    "detail": {"rule": a.rule, "value": a.value},
-                    "created_at": now,
-                }
-                for a in actions
-            ],
-        )
-    store.index.delete(ids)
-
-
-def purge_rows(
-    store: Database, ids: Sequence[str], *, reasons: dict[str, str] | None = None, now: datetime | None = None
-) -> int:
-    """Delete memories for good from SQL (row, write log, hits, labels), leaving a content-free PURGE event."""
-    ids = list(ids)
-    if not ids:
-        return 0
-    now = now or utcnow()
-    with store.engine.begin() as conn:
-        owners: list[Any] = []
-        for chunk in chunks(ids):
-            who = select(Memory.id, Memory.user_key, Memory.agent_id).where(Memory.id.in_(chunk))
-            owners += conn.execute(who).all()
-            conn.execute(delete(MemoryEvent).where(MemoryEvent.memory_id.in_(chunk)))
-            conn.execute(delete(RetrievalHit).where(RetrievalHit.memory_id.in_(chunk)))
-            conn.execute(delete(HitLabel).where(HitLabel.memory_id.in_(chunk)))
-            conn.execute(update(Memory).where(Memory.superseded_by.in_(chunk)).values(superseded_by=None))
-            conn.execute(delete(Memory).where(Memory.id.in_(chunk)))
-        if owners:
-            conn.execute(
-                insert(MemoryEvent),
-                [
-                    {
-                        "user_key": uk,
-                        "agent_id": ag,
-                        "memory_id": mid,
-                        "op": EventOp.PURGE,
-                        "content": "",
-                        "created_at": now,
-                        "reason": (reasons or {}).get(mid, "purged"),
-                        "detail": {},
-                    }
-                    for mid, uk, ag in owners
-                ],
-            )
-    return len(owners)
 
 
 # -- what the lifecycle view shows -------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from sqlmodel import SQLModel
 
 from memory.lifecycle.erasure import PLACEHOLDER as PURGED
 from memory.storage.models import Memory, MemoryEvent, Message
-from memory.vocab import MemoryStatus, MemoryType
+from memory.vocab import MemoryStatus, MemoryType, is_flagged
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -150,11 +150,7 @@ def retracted_sources(engine: Engine, user_key: str, message_ids: Sequence[int])
     )
     with engine.connect() as conn:
         found = conn.execute(query).all()
-    return {
-        r.message_id
-        for r in found
-        if r.status == MemoryStatus.DELETED or (isinstance(r.meta, dict) and r.meta.get("flagged"))
-    }
+    return {r.message_id for r in found if r.status == MemoryStatus.DELETED or is_flagged(r.meta)}
 
 
 def read(engine: Engine, user_key: str, wanted: Iterable[int], span: int) -> tuple[Placement, dict[int, ContextRow]]:

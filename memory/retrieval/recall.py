@@ -47,7 +47,7 @@ from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.lance import import_lancedb
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
 from memory.text.privacy import mask_pii
-from memory.vocab import MemoryStatus, MemoryType
+from memory.vocab import MemoryStatus, MemoryType, is_flagged
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -149,7 +149,7 @@ class Hit:
 
     @property
     def flagged(self) -> bool:
-        return bool(self.meta.get("flagged"))
+        return is_flagged(self.meta)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

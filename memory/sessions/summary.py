@@ -37,7 +37,6 @@ from memory.vocab import SessionStatus
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
-    from memory.storage.store import Storage
 
 _session_locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -137,7 +136,9 @@ def _nothing(text: str) -> str:
 def end_session_row(
     store: Database, session: Session, settings: Settings, summariser: Summariser | None = None
 ) -> SessionBridge | None:
-    """Mark the session ended and write its bridge (once; an ended session returns its existing bridge)."""
+    """Mark the session ended and write its bridge (once; an ended session returns its existing bridge). The SQL
+    half of the one session end: callers go through :meth:`memory.service.MemoryService.end_session_row`, which
+    first waits for the user's background writes (the last turn's memories and profile belong in the bridge)."""
     with store.db() as db:
         existing = db.exec(select(SessionBridge).where(SessionBridge.from_session_id == session.id)).first()
         row = db.get(Session, session.id)
@@ -175,10 +176,10 @@ def end_session_row(
     return bridge
 
 
-def close_other_sessions(
-    store: Database, session: Session, settings: Settings, *, first_turn: bool, summariser: Summariser | None = None
-) -> list[SessionBridge]:
-    """A new session ends the user's other active ones; otherwise only those idle past the timeout end."""
+def sessions_to_end(store: Database, session: Session, settings: Settings, *, first_turn: bool) -> list[Session]:
+    """The user's other active sessions a turn of ``session`` ends: all of them on its first turn, else those idle
+    past the timeout; oldest activity first, so the most recent one's bridge is written last (it is taken next).
+    Ending them is :meth:`memory.service.MemoryService.end_session_row`, the one session end."""
     idle = settings.session_idle_minutes
     cutoff = utcnow() - timedelta(minutes=idle) if idle else None
     with store.db() as db:
@@ -191,9 +192,8 @@ def close_other_sessions(
                 Session.id != session.id,
             )
             .order_by(col(Session.last_activity_at))
-        ).all()  # the most recent one's bridge is written last: it is taken next
-    ending = [s for s in others if first_turn or (cutoff is not None and _aware(s.last_activity_at) < cutoff)]
-    return [b for s in ending if (b := end_session_row(store, s, settings, summariser)) is not None]
+        ).all()
+    return [s for s in others if first_turn or (cutoff is not None and _aware(s.last_activity_at) < cutoff)]
 
 
 def _aware(value: datetime) -> datetime:
@@ -240,18 +240,3 @@ def find_session(store: Database, user_key: str, session_id: str, agent_id: str)
                 Session.user_key == user_key, Session.agent_id == agent_id, Session.external_id == session_id
             )
         ).first()
-
-
-def end_session(
-    store: Storage, user_id: str, session_id: str, agent_id: str | None = None, summariser: Summariser | None = None
-) -> SessionBridge | None:
-    """End a session by its external ids (``memlens end-session``); returns its bridge, None when it was empty."""
-    from memory import validate
-    from memory.errors import NotFound
-
-    user = records.get_user(store, user_id)
-    agent = validate.agent_id(agent_id, store.settings.default_agent_id)
-    session = find_session(store, user.key, validate.external_id(session_id, "session id"), agent)
-    if session is None:
-        raise NotFound(f"no session {session_id[:80]!r} for this user")
-    return end_session_row(store, session, store.settings, summariser)

@@ -17,12 +17,11 @@ from sqlmodel.sql.expression import SelectOfScalar
 from memory import validate
 from memory.errors import InvalidInput, NotFound
 from memory.storage import indexing
-from memory.storage.db import Database, retrying
+from memory.storage.db import Database
 from memory.storage.models import (
     MEMORY_TYPES,
     SOURCE_TYPES,
     Memory,
-    MemoryEvent,
     Message,
     Session,
     User,
@@ -32,7 +31,7 @@ from memory.storage.models import (
 from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
 from memory.text.tokens import count_tokens
-from memory.vocab import STATUS_OP, EventOp, MemoryStatus
+from memory.vocab import MemoryStatus
 
 
 @dataclass
@@ -292,45 +291,3 @@ def list_memories(
     query = query.order_by(col(Memory.created_at).desc(), Memory.id).offset(offset)
     with storage.db() as db:
         return list(db.exec(query.limit(limit) if limit else query).all())
-
-
-def set_status(
-    storage: Storage,
-    memory_id: str,
-    status: MemoryStatus,
-    *,
-    reason: str,
-    superseded_by: str | None = None,
-    op: EventOp | None = None,
-) -> Memory:
-    """Change a memory's lifecycle state; anything not active leaves the index (SQL keeps the history).
-
-    Optimistic: the row's version guards the UPDATE, and a lost race re-reads and re-applies (``retrying``)."""
-
-    @retrying
-    def write() -> Memory:
-        with storage.db() as db:
-            m = db.get(Memory, memory_id)
-            if m is None:
-                raise NotFound(f"no memory {memory_id!r}")
-            m.status, m.superseded_by, m.updated_at = status, superseded_by or m.superseded_by, utcnow()
-            db.add(m)
-            db.add(
-                MemoryEvent(
-                    user_key=m.user_key,
-                    agent_id=m.agent_id,
-                    memory_id=m.id,
-                    op=op or STATUS_OP[MemoryStatus(status)],
-                    reason=reason,
-                    content=m.content,
-                )
-            )
-            db.commit()
-            return m
-
-    m = write()
-    if status != MemoryStatus.ACTIVE:
-        storage.index.delete([memory_id])
-    else:
-        indexing.index_memories(storage, [m])
-    return m

@@ -17,7 +17,7 @@ from memory.storage.models import (
     Message,
     Session,
 )
-from memory.vocab import MemoryStatus
+from memory.vocab import MemoryStatus, is_flagged
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -95,7 +95,7 @@ def _write_row(e: MemoryEvent, m: Memory | None) -> dict[str, Any]:
         "confidence": m.confidence if m else detail.get("confidence"),
         "importance": m.importance if m else detail.get("importance"),
         "status": m.status if m else None,
-        "flagged": bool(m and (m.meta or {}).get("flagged")),
+        "flagged": bool(m and is_flagged(m.meta)),
         "source": m.source_type if m else detail.get("source_type"),
         "via": detail.get("via") or BUILT_IN,
         "by": detail.get("by") or detail.get("actor"),  # a door's caller, or the person who made the change

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
 from memory import profile, provenance, validate
@@ -25,6 +25,8 @@ from memory.storage.passages import passage
 from memory.storage.vectors import IndexRow
 from memory.text.privacy import mask_pii, mask_value
 from memory.vocab import EventOp, MemoryStatus
+from memory.write import status
+from memory.write.extract.base import Candidate
 from memory.write.plan import Existing, Operation
 from memory.write.state import PlanState
 
@@ -34,7 +36,8 @@ if TYPE_CHECKING:
     from memory.storage.db import Database
     from memory.storage.store import Storage
 
-_M, _E = Memory.__table__, MemoryEvent.__table__
+_M, _E = cast(Any, Memory).__table__, cast(Any, MemoryEvent).__table__
+PIPELINE = status.PIPELINE
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +61,7 @@ class Decided:
 
 @dataclass(frozen=True, slots=True)
 class Superseded:
-    """The old row's own line when an UPDATE replaces it (as ``set_status`` logs a person's supersede)."""
+    """The old row's own line when an UPDATE replaces it (its shape: ``memory.write.status.event``)."""
 
     old_id: str
     by: Operation
@@ -85,7 +88,8 @@ class Writes:
     new: dict[str, dict[str, Any]] = field(default_factory=dict)  # id → row in ``inserts``
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     reinforce: list[tuple[Operation, int | None]] = field(default_factory=list)  # of stored rows: (op, message id)
-    supersede: dict[str, str] = field(default_factory=dict)  # stored id → superseded by
+    supersede: dict[str, status.Change] = field(default_factory=dict)  # stored id → its change (applied at commit)
+    superseded: list[status.Done] = field(default_factory=list)  # by ``commit``: what index and profile follow
     contents: dict[str, str] = field(default_factory=dict)  # superseded id → its content (for the log)
     events: list[Event] = field(default_factory=list)  # the write log, in order
     profile: list[tuple[list[Operation], int | None]] = field(default_factory=list)  # each message's ops, in order
@@ -96,11 +100,11 @@ def new_row(
     store: Storage, user: User, agent_id: str, op: Operation, message_id: int | None, created_at: datetime | None
 ) -> dict[str, Any]:
     """The Memory row an ADD / UPDATE stores (the same validation and masking as ``MemoryService.add_memories``)."""
-    c = op.candidate
+    c = _candidate(op)
     content = mask_pii(validate.text(c.content, store.settings.max_message_chars, "memory"))
-    if c.type not in MEMORY_TYPES:
+    if str(c.type) not in MEMORY_TYPES:
         raise InvalidInput(f"memory type must be one of {', '.join(MEMORY_TYPES)}")
-    if c.source_type not in SOURCE_TYPES:
+    if str(c.source_type) not in SOURCE_TYPES:
         raise InvalidInput(f"source type must be one of {', '.join(SOURCE_TYPES)}")
     meta = {
         "extractor": c.extractor,
@@ -114,7 +118,7 @@ def new_row(
         meta["supersedes"] = list(op.target_ids)
     obj = mask_pii(c.object)
     now = utcnow()
-    return new_lifecycle(now) | {
+    return status.new_lifecycle(now) | {
         "id": new_id(),
         "user_key": user.key,
         "agent_id": agent_id,
@@ -133,19 +137,11 @@ def new_row(
     }
 
 
-def new_lifecycle(now: datetime) -> dict[str, Any]:
-    """The lifecycle columns of a memory row written just now (active, unindexed, never recalled, version 1)."""
-    return {
-        "status": MemoryStatus.ACTIVE,
-        "superseded_by": None,
-        "updated_at": now,
-        "last_accessed_at": None,
-        "access_count": 0,
-        "reinforce_count": 0,
-        "expires_at": None,
-        "indexed": False,
-        "version": 1,
-    }
+def _candidate(op: Operation) -> Candidate:
+    """The candidate an ADD / UPDATE stores (the planner gives every one of them a candidate)."""
+    if op.candidate is None:
+        raise InvalidInput(f"a {op.op} operation needs a candidate")
+    return op.candidate
 
 
 def keep_episodes(w: Writes, episodes: list[Any], turn_id: int | None, vectors: list[Any]) -> None:
@@ -192,10 +188,11 @@ def record(
         op.memory_id = row["id"]
         w.inserts.append(row)
         w.new[row["id"]] = row
-        if op.candidate.vector is not None:
-            w.vectors[row["id"]] = op.candidate.vector
+        c = _candidate(op)
+        if c.vector is not None:
+            w.vectors[row["id"]] = c.vector
         if state is not None:
-            state.added(_as_existing(row, op), op.candidate.type, row["created_at"], op.candidate.vector)
+            state.added(_as_existing(row, op), c.type, row["created_at"], c.vector)
     for op in ops:
         if op.op == EventOp.REINFORCE:
             _reinforce(w, op, message_id)
@@ -209,7 +206,7 @@ def record(
 
 def _as_existing(row: dict[str, Any], op: Operation) -> Existing:
     """A row added by this batch as the planner sees stored memories (so later messages can match it)."""
-    c = op.candidate
+    c = _candidate(op)
     return Existing(
         id=row["id"],
         content=row["content"],
@@ -223,20 +220,19 @@ def _as_existing(row: dict[str, Any], op: Operation) -> Existing:
 
 
 def _supersede(w: Writes, op: Operation, state: PlanState | None) -> None:
-    """An UPDATE's targets: a row of this batch is stored already superseded, a stored one is marked at commit."""
+    """An UPDATE's targets, through the one status change: a row of this batch is stored already superseded (the
+    same values), a stored one is changed at commit."""
+    by = op.memory_id
+    assert by is not None  # set by ``record`` for every ADD / UPDATE
     for old in op.target_ids:
+        change = status.Change(old, EventOp.SUPERSEDE, f"superseded by {by}: {op.reason}", by)
         if state is not None and old in state.known:
             w.contents[old] = state.known[old].existing.content
         if old in w.new:  # added earlier in this batch: stored already superseded
-            w.new[old].update(
-                status=MemoryStatus.SUPERSEDED,
-                superseded_by=op.memory_id,
-                updated_at=utcnow(),
-                version=w.new[old]["version"] + 1,
-            )
+            w.new[old].update(status.values(change, w.new[old], PIPELINE))
             w.contents[old] = w.new[old]["content"]
         else:
-            w.supersede[old] = op.memory_id
+            w.supersede[old] = change
         w.events.append(Superseded(old, op))
     if state is not None:
         state.supersede(list(op.target_ids))
@@ -259,18 +255,8 @@ def commit(store: Database, user: User, agent_id: str, w: Writes) -> None:
         if w.inserts:
             conn.execute(insert(_M), w.inserts)  # first: on SQLite the write lock is held from here on
         _reinforce_stored(conn, w)
-        if w.supersede:
-            conn.execute(
-                update(_M)
-                .where(_M.c.id == bindparam("b_id"))
-                .values(
-                    status=MemoryStatus.SUPERSEDED,
-                    updated_at=utcnow(),
-                    superseded_by=bindparam("b_by"),
-                    version=_M.c.version + 1,
-                ),
-                [{"b_id": i, "b_by": by} for i, by in w.supersede.items()],
-            )
+        # the one status change; its log lines are this batch's own (``Superseded``), in plan order
+        w.superseded = status.stage(conn, list(w.supersede.values()), actor=PIPELINE, strict=False, log=False)
         events = _events(user, agent_id, w)
         if events:
             conn.execute(insert(_E), events)
@@ -299,14 +285,20 @@ def _reinforce_stored(conn: Connection, w: Writes) -> None:
 
 
 def _events(user: User, agent_id: str, w: Writes) -> list[dict[str, Any]]:
-    base = {"user_key": user.key, "agent_id": agent_id, "turn_id": None, "message_id": None, "detail": {}}
-    rows = [{**base, "created_at": utcnow(), **_event_values(e, w)} for e in w.events]
+    base: dict[str, Any] = {
+        "user_key": user.key,
+        "agent_id": agent_id,
+        "turn_id": None,
+        "message_id": None,
+        "detail": {},
+    }
+    rows = [{**base, "created_at": utcnow(), **_event_values(e, w, user.key, agent_id)} for e in w.events]
     for row in rows:
         row["detail"] = provenance.stamp_detail(row["detail"])
     return rows
 
 
-def _event_values(e: Event, w: Writes) -> dict[str, Any]:
+def _event_values(e: Event, w: Writes, user_key: str, agent_id: str) -> dict[str, Any]:
     if isinstance(e, Skipped):
         return {
             "memory_id": None,
@@ -330,7 +322,7 @@ def _event_values(e: Event, w: Writes) -> dict[str, Any]:
     if isinstance(e, Decided):
         op = e.op
         return {
-            "memory_id": op.memory_id or (op.target_ids or [None])[0],
+            "memory_id": op.memory_id or next(iter(op.target_ids), None),
             "op": op.op,
             "reason": mask_pii(op.reason),
             "content": mask_pii(op.candidate.content if op.candidate else ""),
@@ -338,12 +330,10 @@ def _event_values(e: Event, w: Writes) -> dict[str, Any]:
             "turn_id": e.turn_id,
             "detail": _detail(op),
         }
-    return {
-        "memory_id": e.old_id,
-        "op": EventOp.SUPERSEDE,
-        "reason": f"superseded by {e.by.memory_id}: {e.by.reason}",
-        "content": w.contents.get(e.old_id, ""),
-    }
+    by = e.by.memory_id or ""
+    change = status.Change(e.old_id, EventOp.SUPERSEDE, f"superseded by {by}: {e.by.reason}", by)
+    row = {"user_key": user_key, "agent_id": agent_id, "content": w.contents.get(e.old_id, "")}
+    return status.event(change, row, PIPELINE)
 
 
 def _detail(op: Operation) -> dict[str, Any]:
@@ -372,13 +362,12 @@ def index(store: Storage, w: Writes) -> None:
     ]
     if rows:
         store.index.add(rows)
-    if w.supersede:
-        store.index.delete(sorted(w.supersede))
-    if rows:
         ids = [r.id for r in rows]
         with store.engine.begin() as conn:
             for start in range(0, len(ids), 500):
                 conn.execute(update(_M).where(_M.c.id.in_(ids[start : start + 500])).values(indexed=True))
+    # the superseded stored rows: out of the index, and the profile values they still state dropped
+    status.follow(store, w.superseded, actor=PIPELINE)
 
 
 def apply_plan(

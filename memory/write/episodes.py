@@ -25,7 +25,7 @@ from memory.storage.passages import passage
 from memory.text.privacy import mask_value
 from memory.text.tokens import count_tokens, truncate_to_tokens
 from memory.vocab import MemoryType, SourceType
-from memory.write.apply import new_lifecycle
+from memory.write.status import new_lifecycle
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage
