@@ -26,10 +26,10 @@ from agent.llm import is_offline
 from agent.offline import OfflineContext, Recalled, is_about_me
 from agent.state import TurnContext, TurnGraph, TurnScratch, TurnState
 from memory.config import Settings
+from memory.consistency import consistent_text
 from memory.retrieval.filters import RecallFilters
 from memory.service import MemoryService
 from memory.sessions import prompt, summary
-from memory.sessions.consistency import consistent_text
 from memory.sessions.extractive import Summariser
 from memory.storage.models import stored_id
 

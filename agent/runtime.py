@@ -26,10 +26,10 @@ from agent import checkpoint
 from agent import graph as g
 from agent.llm import make_chat_model, make_summariser
 from agent.state import CompiledTurnGraph, TurnContext, TurnState
+from memory.consistency import consistent_text
 from memory.errors import NotFound
 from memory.retrieval.recall import RecallResult
 from memory.service import MemoryService
-from memory.sessions.consistency import consistent_text
 from memory.write.pipeline import WriteReport
 
 

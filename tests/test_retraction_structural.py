@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from agent.runtime import Agent
 from memory import views
+from memory.consistency import consistent_text, retracted_key
 from memory.service import MemoryService
-from memory.sessions.consistency import consistent_text, retracted_key
 from memory.sessions.extractive import ExtractiveSummariser
 from memory.storage.models import ContextSnapshot, SessionBridge
 from memory.text.privacy import mask_pii

@@ -112,10 +112,10 @@ def show_memory(store: Database, memory_id: str) -> dict[str, Any]:
     """Content, status, provenance and the full event history of one memory (``memlens memory show``)."""
     with store.db() as db:
         m = _load(db, memory_id)
-        user = db.get(User, m.user_key)
         events = db.exec(
             select(MemoryEvent).where(MemoryEvent.memory_id == memory_id).order_by(col(MemoryEvent.id))
         ).all()
+    user = records.user_by_key(store, m.user_key)
     meta = dict(m.meta or {})
     return {
         "memory_id": m.id,
@@ -250,8 +250,7 @@ def supersede_memory(
     content = _clean(store, content)
     old = records.get_memory(store, memory_id)
     _active(old, "superseded")
-    with store.db() as db:
-        user = db.get(User, old.user_key)
+    user = records.user_by_key(store, old.user_key)
     if user is None:  # erased meanwhile
         raise NotFound(f"no memory {memory_id!r}")
     new = person_memory(

@@ -2,8 +2,9 @@
 
 A memory that only grows becomes noise, so every rule here is explicit, configurable and explained per memory:
 
-- **Access tracking**: each recall bumps ``last_accessed_at`` / ``access_count`` of the selected hits in one batched
-  UPDATE (no ``version`` bump: reading is not an edit, and it must not break optimistic edits).
+- **Access tracking** (``memory.retrieval.log.touch``, the retrieval log's writer): each recall bumps
+  ``last_accessed_at`` / ``access_count`` of the selected hits in one batched UPDATE (no ``version`` bump: reading
+  is not an edit, and it must not break optimistic edits).
 - **Value** of an active memory = decayed importance × confidence × (1 + ``reinforce_boost`` · ln(1 + reinforcements)),
   where decayed importance = importance · 0.5^(days since last access, else creation / ``decay_half_life_days``).
 - **Forgetting** (``forget``), per user, in this order:
@@ -81,23 +82,6 @@ def aware(dt: datetime | None) -> datetime | None:
 def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-# -- access tracking ---------------------------------------------------------------------------------------------
-def touch(store: Database, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
-    """Mark memories as used by a retrieval: one UPDATE per 900 ids, counters bumped in SQL (no read-modify-write)."""
-    ids = list(dict.fromkeys(memory_ids))
-    if not ids:
-        return 0
-    when = now or utcnow()
-    with store.engine.begin() as conn:
-        for chunk in chunks(ids):
-            conn.execute(
-                update(Memory)
-                .where(Memory.id.in_(chunk))
-                .values(last_accessed_at=when, access_count=Memory.access_count + 1)
-            )
-    return len(ids)
 
 
 # -- value -------------------------------------------------------------------------------------------------------

@@ -26,12 +26,11 @@ from memory.sessions.extractive import (  # noqa: F401 (re-exported: callers imp
     _cap,
     bridge_text,
     current_goal,
-    is_chinese,
     retrieval_query,
-    sentences,
 )
 from memory.storage import records
 from memory.storage.models import Message, Session, SessionBridge, SummaryAnchor, stored_id, utcnow
+from memory.text.language import is_chinese
 from memory.text.tokens import count_tokens
 from memory.vocab import SessionStatus
 

@@ -122,6 +122,11 @@ class Session(SQLModel, table=True):
     ended_at: datetime | None = None
 
 
+#: what a message reads once the memory it was the source of is purged (memory.lifecycle.erasure writes it; the
+#: source context reads it)
+PURGED_MESSAGE = "[removed: its memory was purged]"
+
+
 class Message(SQLModel, table=True):
     __table_args__ = (
         Index("ix_message_session_id_id", "session_id", "id"),
