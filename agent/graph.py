@@ -1,4 +1,4 @@
-"""The memory loop as a LangGraph StateGraph (README, "Architecture").
+"""The memory loop as a LangGraph StateGraph (docs/overview.md, "Architecture").
 
     START ─┬─ load_context → recall → compose → respond → write_memory → maybe_summarise → END
            └─ end_session (action == "end": write the session bridge) → END

@@ -618,7 +618,7 @@ def latest_reports(eval_dir: Path) -> dict[str, dict[str, Any]]:
 
 
 def table_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per extractor and split: the figures README and the Evaluation page show."""
+    """One row per extractor and split: the figures docs/extraction.md and the Evaluation page show."""
     rows = []
     for extractor, report in reports.items():
         for split, v in report.get("splits", {}).items():

@@ -15,7 +15,7 @@ rewriting PostgreSQL's table files.
   them and unlinks the old files. Cost: each table is copied whole under an exclusive lock (readers and writers of
   that table wait), so an erasure costs about one full copy of those tables — seconds for a few hundred MB; on a
   large deployment schedule erasures off-peak. What stays until it rotates: the write-ahead log (``max_wal_size``
-  / ``wal_keep_size``, plus any WAL archive) and backups — see the README's erasure section.
+  / ``wal_keep_size``, plus any WAL archive) and backups — see docs/lifecycle.md's erasure section.
 """
 
 from __future__ import annotations

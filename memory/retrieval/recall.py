@@ -1,7 +1,7 @@
 """Retrieval: vector and full-text candidates, fused, cut by the similarity threshold, and logged.
 
-Scores (see README): *similarity* = 1 − cosine distance, for every candidate (full-text-only candidates get theirs
-from their stored vector), so the threshold means the same in every mode. *fts_score* is LanceDB's raw BM25.
+Scores (see docs/retrieval.md): *similarity* = 1 − cosine distance, for every candidate (full-text-only candidates get
+theirs from their stored vector), so the threshold means the same in every mode. *fts_score* is LanceDB's raw BM25.
 *fused* depends on the mode:
 
 - vector: fused = similarity
