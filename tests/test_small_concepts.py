@@ -117,6 +117,8 @@ def test_one_splitter_for_both_languages():
         "你呢？",
     ]
     assert clause("我住在杭州。") == "我住在杭州" and clause("Really?!") == "Really"
+    assert sentences("Be brief; be kind. Done") == ["Be brief;", "be kind.", "Done"]
+    assert sentences("Be brief; be kind. Done", semicolons=False) == ["Be brief; be kind.", "Done"]
 
 
 # -- a memory rendered as a line ---------------------------------------------------------------------------------

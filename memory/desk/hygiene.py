@@ -195,7 +195,7 @@ def share_in(part: set[str], whole: set[str]) -> float:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in sentences(text) if len(s.split()) >= 3 or len(s) >= 8]
+    return [s for s in sentences(text, semicolons=False) if len(s.split()) >= 3 or len(s) >= 8]
 
 
 # -- the checks (pure) -------------------------------------------------------------------------------------------
