@@ -53,7 +53,8 @@ class RetrievalLog:
     """A bounded FIFO of logging jobs and the one daemon thread that writes them (started on first use)."""
 
     def __init__(self, store: Storage, *, background: bool = True, capacity: int = CAPACITY) -> None:
-        self._store = store
+        #: weak: the writer is kept by storage in ``_writers`` (a weak-keyed map), so it must not keep its storage alive
+        self._store = weakref.ref(store)
         self.background = background
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=capacity)
         self._thread: threading.Thread | None = None
@@ -102,8 +103,11 @@ class RetrievalLog:
         from memory.retrieval.recall import log_retrieval
 
         try:
-            result.logged_id = retrying(log_retrieval)(self._store, result, **scope)
-            retrying(touch)(self._store, [h.memory_id for h in result.selected])
+            store = self._store()
+            if store is None:  # the service is gone: nothing left to log into
+                raise RuntimeError("its storage was closed and released")
+            result.logged_id = retrying(log_retrieval)(store, result, **scope)
+            retrying(touch)(store, [h.memory_id for h in result.selected])
             self.written += 1
         except Exception as exc:  # noqa: BLE001 - the writer must outlive a bad entry; the loss is counted and said
             self.dropped += 1
