@@ -2,7 +2,7 @@
 
 Served by ``streamlit run app.py`` (after ``memlens seed-demo`` for demo users), which warms the process first (see
 app.py); ``streamlit run backoffice.py`` serves the same frame without that. Nothing is read before
-``gate.admit()`` lets someone in (see README, "Deploying the back office").
+``gate.admit()`` lets someone in (see docs/back_office.md, "Deploying the back office").
 
 Give every page a ``url_path`` that differs from its file name: because a ``pages/`` folder exists, Streamlit (and
 AppTest on every run) first routes through its old folder-based navigation, which would otherwise open

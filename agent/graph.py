@@ -1,4 +1,4 @@
-"""The memory loop as a LangGraph StateGraph (README, "Architecture").
+"""The memory loop as a LangGraph StateGraph (docs/overview.md, "Architecture").
 
     START ─┬─ load_context → recall → compose → respond → write_memory → maybe_summarise → END
            └─ end_session (action == "end": write the session bridge) → END
@@ -29,10 +29,10 @@ from memory.config import Settings
 from memory.retrieval.filters import RecallFilters
 from memory.service import MemoryService
 from memory.sessions import prompt, summary
-from memory.sessions.consistency import consistent_text
 from memory.sessions.extractive import Summariser
 from memory.storage.models import stored_id
 from memory.vocab import is_flagged
+from memory.write.consistency import consistent_text
 
 __all__ = ["TurnContext", "TurnScratch", "TurnState", "build_graph"]
 log = logging.getLogger(__name__)

@@ -23,8 +23,9 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from memory.prompts import OFFLINE_REPLIES
-from memory.sessions.summary import is_chinese
-from memory.text.voice import profile_sentence, said_to_you, sentence_end, told_on, you
+from memory.text.language import is_chinese
+from memory.text.lines import corrected, spoken_line
+from memory.text.voice import profile_sentence, sentence_end, told_on
 from memory.vocab import MemoryType, SourceType
 from memory.write.extract.base import PREDICATES, is_question
 
@@ -125,17 +126,10 @@ def _profile_lines(ctx: OfflineContext, lang: str, names: list[str] | None = Non
         said = profile_sentence(name, value, lang)
         if said:
             if ctx.profile_sources.get(name) == PERSON_EDIT:
-                out.append(sentence_end(said + _corrected(ctx.profile_dates.get(name), lang), lang))
+                out.append(sentence_end(said + corrected(ctx.profile_dates.get(name), lang), lang))
             else:
                 out.append(sentence_end(said + told_on(ctx.profile_dates.get(name), lang, ctx.now), lang))
     return out
-
-
-def _corrected(when: datetime | None, lang: str) -> str:
-    t = OFFLINE_REPLIES[lang]
-    return (
-        t["corrected_on"].format(day=when.day, month=f"{when:%B}", month_number=when.month) if when else t["corrected"]
-    )
 
 
 def speakable(memories: list[Recalled]) -> list[Recalled]:
@@ -145,19 +139,6 @@ def speakable(memories: list[Recalled]) -> list[Recalled]:
         for m in memories
         if m.type != MemoryType.EPISODE or (m.source_type == SourceType.USER_STATED and not is_question(m.content))
     ]
-
-
-def _memory_line(m: Recalled, lang: str, now: datetime | None) -> str:
-    said, told = you(m.content, lang).rstrip("。."), told_on(m.created_at, lang, now)
-    if m.type == MemoryType.EPISODE:  # what the user said, read back in the second person
-        said = OFFLINE_REPLIES[lang]["mentioned"].format(said=said_to_you(m.content, lang).rstrip("。.!！"))
-    if m.source_type == PERSON_EDIT:
-        told = _corrected(m.created_at, lang)
-    elif m.source_type == "inferred":
-        told = OFFLINE_REPLIES[lang]["guess"]
-    if said.endswith("）") and told.startswith("（"):  # "（2027年1月）（今天告诉我的）" → "（2027年1月；今天告诉我的）"
-        said, told = said[:-1], "；" + told[1:]
-    return sentence_end(said + told, lang)
 
 
 _FILLER = frozenset(
@@ -187,7 +168,7 @@ def _add_new(lines: list[str], extra: list[str]) -> list[str]:
 def _about_me(ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
     top = sorted(_unsaid(speakable(ctx.important), set(ctx.profile)), key=lambda m: -m.importance)
     top = top[:ABOUT_ME_MEMORIES]
-    lines = _add_new(_profile_lines(ctx, lang), [_memory_line(m, lang, ctx.now) for m in top])
+    lines = _add_new(_profile_lines(ctx, lang), [spoken_line(m, lang, ctx.now) for m in top])
     if not lines:
         return t["nothing"]
     return t["about_me"] + "".join(f"\n- {line}" for line in lines)
@@ -197,7 +178,7 @@ def _answer(user: str, ctx: OfflineContext, lang: str, t: dict[str, str]) -> str
     wanted = [name for name, hint in _FIELD_HINTS.items() if re.search(hint, user, re.IGNORECASE)]
     said = {name for name in wanted if ctx.profile.get(name) not in (None, "", [])}
     shown = _unsaid(speakable(ctx.memories), said)[:SHOWN_MEMORIES]
-    memories = [_memory_line(m, lang, ctx.now) for m in shown]
+    memories = [spoken_line(m, lang, ctx.now) for m in shown]
     lines = _add_new(_profile_lines(ctx, lang, wanted), memories)
     if not lines:
         return t["unknown"]

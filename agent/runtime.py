@@ -29,7 +29,7 @@ from agent.state import CompiledTurnGraph, TurnContext, TurnState
 from memory.errors import NotFound
 from memory.retrieval.recall import RecallResult
 from memory.service import MemoryService
-from memory.sessions.consistency import consistent_text
+from memory.write.consistency import consistent_text
 from memory.write.pipeline import WriteReport
 
 

@@ -1,9 +1,11 @@
 """The project's import graph, computed from the source with ``ast``: used by tests/test_import_graph.py (no cycles
-in ``memory/``, arrows point down) and by bench/structure.py (the figures).
+in ``memory/`` between modules or between subpackages, arrows point down) and by bench/structure.py (the figures).
 
-Every import statement counts, including those inside functions (a function-local import that closes a cycle is
-still a cycle, only hidden); imports under ``if TYPE_CHECKING:`` are left out, since they never run.
-``from package import name`` is an edge to ``package.name`` when that is a module, else to ``package`` itself.
+Every import statement counts: those inside functions (a function-local import that closes a cycle is still a
+cycle, only hidden) and those under ``if TYPE_CHECKING:`` (a type that needs a module above is a layer leaking
+upwards, even if it never runs; type with a ``Protocol`` of the lower layer instead). ``runtime_only=True`` leaves
+the ``TYPE_CHECKING`` ones out. ``from package import name`` is an edge to ``package.name`` when that is a module,
+else to ``package`` itself.
 """
 
 from __future__ import annotations
@@ -38,11 +40,12 @@ def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+def imports_of(name: str, path: Path, known: set[str], *, runtime_only: bool = False) -> set[str]:
     """Absolute names this module imports (resolved against ``known`` modules where possible)."""
     out: set[str] = set()
     is_package = path.name == "__init__.py"
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in _runtime_nodes(tree) if runtime_only else ast.walk(tree):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -58,11 +61,48 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
     return out
 
 
-def graph(package: str, root: Path = ROOT) -> dict[str, set[str]]:
-    """module → the modules of the same package it imports at run time."""
+def graph(package: str, root: Path = ROOT, *, runtime_only: bool = False) -> dict[str, set[str]]:
+    """module → the modules of the same package it imports (every import; ``runtime_only``: those that run)."""
     mods = modules(package, root)
     known = set(mods)
-    return {m: {t for t in imports_of(m, p, known) if t in known and t != m} for m, p in mods.items()}
+    return {
+        m: {t for t in imports_of(m, p, known, runtime_only=runtime_only) if t in known and t != m}
+        for m, p in mods.items()
+    }
+
+
+def unit_of(module: str, package: str = "memory", root: Path = ROOT) -> str:
+    """The layer a module belongs to: its top-level subpackage (``memory.write.extract.base`` → ``memory.write``), or
+    the module itself when it sits directly in ``package`` (``memory.profile``)."""
+    parts = module.split(".")
+    if len(parts) > 2 and parts[0] == package and (root / package / parts[1]).is_dir():
+        return ".".join(parts[:2])
+    return module
+
+
+def package_graph(g: dict[str, set[str]], package: str = "memory", root: Path = ROOT) -> dict[str, set[str]]:
+    """The module graph folded onto subpackages (and top-level modules): ``a → b`` when a module of ``a`` imports
+    one of ``b``."""
+    out: dict[str, set[str]] = {}
+    for m, targets in g.items():
+        a = unit_of(m, package, root)
+        out.setdefault(a, set())
+        for t in targets:
+            b = unit_of(t, package, root)
+            out.setdefault(b, set())
+            if a != b:
+                out[a].add(b)
+    return out
+
+
+def edges_between(g: dict[str, set[str]], a: str, b: str, package: str = "memory", root: Path = ROOT) -> list[str]:
+    """``module → module`` imports that make the package edge ``a → b`` (to say which line to move)."""
+    return sorted(
+        f"{m} → {t}"
+        for m, targets in g.items()
+        for t in targets
+        if unit_of(m, package, root) == a and unit_of(t, package, root) == b
+    )
 
 
 def cycles(g: dict[str, set[str]]) -> list[list[str]]:

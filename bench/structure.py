@@ -7,8 +7,9 @@ bench/results/structure_before.json``.
 
 Figures: modules per folder; the largest modules (lines); the longest functions (lines, ``def`` to last line) and
 every function over 50 lines; parameters without a type annotation in ``memory/`` and ``agent/`` (``self``/``cls``
-left out); import cycles inside ``memory/`` (the same graph tests/test_import_graph.py checks); mypy override
-entries still in pyproject.toml (the type-checking baseline left to pay down).
+left out); import cycles inside ``memory/``, between modules and between subpackages (the same graphs
+tests/test_import_graph.py checks); mypy override entries still in pyproject.toml (the type-checking baseline left to
+pay down).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # `python bench/structure.py` from anywhere
 
-from bench.import_graph import cycles, graph  # noqa: E402
+from bench.import_graph import cycles, graph, package_graph  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the product's code: the engine, the agent, the back office
@@ -104,7 +105,9 @@ def measure(root: Path) -> dict[str, Any]:
     long_fns = sorted((f for f in fns if f.lines > LONG_FUNCTION), key=lambda f: -f.lines)
     sizes = sorted(((str(p.relative_to(root)), line_count(p)) for p in files), key=lambda s: -s[1])
     untyped = [(f.path, f.name, p) for f in typed_fns for p in f.untyped]
-    found = cycles(graph("memory", root))
+    imports = graph("memory", root)
+    found = cycles(imports)
+    layers = cycles(package_graph(imports, "memory", root))
     return {
         "modules_total": sum(1 for p in files if p.name != "__init__.py"),
         "modules_per_folder": modules_per_folder(root),
@@ -120,6 +123,8 @@ def measure(root: Path) -> dict[str, Any]:
         "untyped_parameter_list": [f"{p}:{fn}({name})" for p, fn, name in untyped],
         "memory_import_cycles": len(found),
         "memory_import_cycle_members": found,
+        "memory_subpackage_import_cycles": len(layers),
+        "memory_subpackage_import_cycle_members": layers,
         "mypy_overrides": mypy_overrides(root),
     }
 
@@ -141,6 +146,7 @@ def report(figures: dict[str, Any]) -> str:
         f"{figures['untyped_parameters_by_package']} (store/svc/service: {figures['untyped_store_parameters']})"
     )
     lines.append(f"import cycles in memory/: {figures['memory_import_cycles']}")
+    lines.append(f"import cycles between memory/'s subpackages: {figures['memory_subpackage_import_cycles']}")
     lines.append(f"mypy overrides: {figures['mypy_overrides']}")
     return "\n".join(lines)
 

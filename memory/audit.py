@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, update
 from sqlmodel import col, func, select
 
-from memory.storage.models import User, id_hash, utcnow
+from memory.storage import records
+from memory.storage.models import id_hash, utcnow
 from memory.storage.people import AuditEvent
-from memory.text.privacy import mask_pii
 from memory.vocab import Actor, AuditAction
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def record(
         user_hash=id_hash(user_id) if user_id is not None else user_hash,
         user_id=user_id,
         target_ids=[str(t) for t in target_ids],
-        reason=mask_pii((reason or "")[:2000]),  # a person's reason may quote a phone number or an address
+        reason=(reason or "")[:2000],  # may quote a phone number: masked on the way in (memory.storage.scrub)
         detail=detail or {},
     )
     with store.db() as db:
@@ -111,10 +111,7 @@ def erase_user_hash(conn: Connection, user_hash: str) -> int:
 
 def user_id_of(store: Database, user_key: str | None) -> str | None:
     """The external id behind an internal user key (None when unknown or already erased)."""
-    if not user_key:
-        return None
-    with store.db() as db:
-        user = db.get(User, user_key)
+    user = records.user_by_key(store, user_key) if user_key else None
     return user.external_id if user is not None else None
 
 

@@ -19,7 +19,7 @@ mem0's behaviour is the default (its contract, rebuilt from mem0's documentation
   cut="calibrated")`` applies MemLens's calibrated relevance cut instead, as the back office shows it.
 
 Writes for one user are serialised with every other door's (``service.user_writes``); each door's write goes through
-one helper here (``Memory._write``), so the write path can be re-routed in one place. Differences: the README.
+one helper here (``Memory._write``), so the write path can be re-routed in one place. Differences: docs/doors.md.
 """
 
 from __future__ import annotations

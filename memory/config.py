@@ -1,6 +1,6 @@
 """One Settings object for the whole engine.
 
-Every knob has an env var (prefix ``MEMLENS_``) and a line in README's configuration table; a test keeps the two in
+Every knob has an env var (prefix ``MEMLENS_``) and a line in docs/configuration.md's table; a test keeps the two in
 step. Fields marked *live* can also be overridden at run time from the back office: those overrides are stored in
 the ``setting`` table and read by :meth:`memory.service.MemoryService.effective_settings`.
 """
@@ -294,7 +294,7 @@ class Settings(BaseSettings):
         None, description="User the MCP server's tools act for when a call names none (else user_id is required)."
     )
 
-    # back office: sign-in (see README, "Deploying the back office")
+    # back office: sign-in (see docs/back_office.md, "Deploying the back office")
     auth: Literal["local", "oidc", "none"] | None = Field(
         None,
         description="Back-office sign-in: local (accounts from `memlens account add`), oidc (st.login, provider in "

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from memory import audit, keyed, profile_sync, provenance, validate, views  # noqa: F401  (provenance registers its write listeners)
+from memory import audit, keyed, provenance, validate, views  # noqa: F401  (provenance registers its write listeners)
 from memory.access import check
 from memory.config import Settings
 from memory.errors import NotFound
@@ -24,6 +24,7 @@ from memory.lifecycle import curation, export
 from memory.lifecycle import retention as lifecycle
 from memory.people import People
 from memory.retrieval import log as retrieval_log
+from memory.retrieval import setup
 from memory.retrieval.filters import RecallFilters
 from memory.retrieval.recall import Hit, RecallParams, RecallResult, Signals, add_context, gather, timed_search
 from memory.retrieval.relevance import Calibration
@@ -35,7 +36,7 @@ from memory.storage.records import MemoryDraft
 from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
 from memory.vocab import STATUS_OP, Actor, AuditAction, MemoryStatus, Role
-from memory.write import behind, single
+from memory.write import behind, profile_sync, single
 from memory.write.behind import WriteBehind, unwritten_turns
 
 if TYPE_CHECKING:  # the embedder loads numpy: never at import
@@ -216,18 +217,18 @@ class MemoryService:
         """True when the caller may run the write pipeline on this message (nobody did or is doing it already)."""
         return integrity.claim_for_write(self.storage, message_id)
 
-    # -- live settings and the recall set-up (memory.storage.store) -------------------------------------------
+    # -- live settings (memory.storage.store) and the recall set-up (memory.retrieval.setup) ------------------
     def effective_settings(self) -> Settings:
         return self.storage.effective_settings()
 
     def relevance_model(self, settings: Settings | None = None) -> Calibration:
-        return self.storage.relevance_model(settings)
+        return setup.relevance_model(self.storage, settings)
 
     def recall_setup(self, **overrides: Any) -> tuple[RecallParams, Calibration]:
-        return self.storage.recall_setup(**overrides)
+        return setup.recall_setup(self.storage, **overrides)
 
     def recall_params(self, **overrides: Any) -> RecallParams:
-        return self.storage.recall_params(**overrides)
+        return setup.recall_setup(self.storage, **overrides)[0]
 
     # -- write pipeline and profile (memory.write, memory.profile) ------------------------------------------
     def _user(self, user: User | str) -> User:
@@ -394,6 +395,7 @@ class MemoryService:
     def set_live_settings(self, values: dict[str, Any], *, actor: Actor) -> Settings:
         """Change live settings (admin): every process's agent uses them from its next turn."""
         actor = check(self.storage, actor, Role.ADMIN, "change live settings")
+        setup.check_live_values(values)
         result = self.storage.set_live_settings(values)
         changed = {k: getattr(result, k) for k in values}
         audit.record(self.storage, actor, AuditAction.SETTINGS, target_ids=sorted(values), detail=changed)
@@ -415,7 +417,7 @@ class MemoryService:
                 entry["user_id"], q, agent_id=entry["agent_id"], mode=entry["mode"], threshold=-1.0, log=False
             )
 
-        return refit.fit_from_labels(self.storage, replay, self.embedder_name, user_key)
+        return refit.fit_from_labels(views.labelled_queries(self.storage, user_key), replay, self.embedder_name)
 
     # -- recall ----------------------------------------------------------------------------------------------
     def recall(

@@ -2,7 +2,7 @@
 
 Only long-lived resources are cached (``st.cache_resource``: the service, which owns the engine, the index and the
 embedder; the agent). Never a DB session and never data: every page reads fresh rows, so several Streamlit
-processes can share one database (README). Global keys start with ``ml_``; page keys with the page's prefix.
+processes can share one database (docs/scaling.md). Global keys start with ``ml_``; page keys with the page's prefix.
 """
 
 from __future__ import annotations

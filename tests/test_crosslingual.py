@@ -9,6 +9,7 @@ import pytest
 
 from bench.crosslingual import DATA, answer_ranks, direction, store_texts, summary
 from memory.retrieval import crosslingual
+from memory.text.language import has_cjk
 
 #: measured on the held-out half with the lexicon (e5-small-q4, hybrid): 20 of 26, 10 of 13 each way (without it:
 #: 19 of 26; bench/results/crosslingual.json); a drop below these floors is a regression
@@ -27,7 +28,7 @@ def test_the_pair_file_has_both_directions_in_both_halves_and_topics_never_cross
     for p in pairs:  # every store holds the answer and same-topic distractors, all in the other language
         texts = store_texts(p)
         assert len(p["distractors"]) >= 2 and len(set(texts)) == len(texts)
-        assert all(crosslingual.is_chinese(t) != crosslingual.is_chinese(p["query"]) for t in texts)
+        assert all(has_cjk(t) != has_cjk(p["query"]) for t in texts)
 
 
 def test_the_lexicon_turns_a_query_into_the_other_languages_words():

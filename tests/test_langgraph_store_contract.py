@@ -10,8 +10,8 @@ test's MemLens service (real SQLite or PostgreSQL, real LanceDB, the real offlin
 ``index=`` config through. Class-based tests are module functions (``test_class_*``), PostgreSQL's and
 InMemoryStore's carry ``test_pg_`` / ``test_inmemory_`` prefixes, async tests run under ``asyncio.run``.
 
-The tests that cannot pass by design are marked ``xfail(strict=True)`` at the end of the file with the reason; the
-README lists them.
+The tests that cannot pass by design are marked ``xfail(strict=True)`` at the end of the file with the reason;
+docs/doors.md lists them.
 """
 # ruff: noqa  (the test bodies are LangGraph's, kept as written)
 
@@ -1664,8 +1664,8 @@ def test_inmemory_cannot_put_empty_namespace() -> None:
     asyncio.run(_async_test_inmemory_cannot_put_empty_namespace())
 
 
-# ---- by design: MemLens's differences from LangGraph's stores (README lists them) -------------------------------
-#: test name → why it cannot pass; also the source of the README's list
+# ---- by design: MemLens's differences from LangGraph's stores (docs/doors.md lists them) -------------------------------
+#: test name → why it cannot pass; also the source of docs/doors.md's list
 BY_DESIGN = {
     "test_embed_with_path": "MemLens embeds one vector per memory with its own model (the index fields joined), not one "
     "vector per field with the config's embed function, and scores by calibrated relevance, not raw cosine",
@@ -1678,8 +1678,8 @@ for _name, _why in BY_DESIGN.items():
     globals()[_name] = pytest.mark.xfail(reason=f"by design: {_why}", strict=True)(globals()[_name])
 
 
-def test_readme_lists_every_by_design_difference() -> None:
+def test_docs_list_every_by_design_difference() -> None:
     from pathlib import Path
 
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    assert all(f"`{name}`" in readme for name in BY_DESIGN)
+    doors = (Path(__file__).parent.parent / "docs" / "doors.md").read_text(encoding="utf-8")
+    assert all(f"`{name}`" in doors for name in BY_DESIGN)

@@ -1,6 +1,6 @@
-"""Forgetting and compaction keep the profile and its memories one truth (memory.profile_sync): a value whose memory
-is archived or purged moves to another memory stating it or is dropped with a change-log entry; a value whose memory
-is merged follows it to the merged record. Real SQLite + LanceDB + e5."""
+"""Forgetting and compaction keep the profile and its memories one truth (memory.write.profile_sync): a value whose
+memory is archived or purged moves to another memory stating it or is dropped with a change-log entry; a value whose
+memory is merged follows it to the merged record. Real SQLite + LanceDB + e5."""
 
 from __future__ import annotations
 

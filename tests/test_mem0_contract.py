@@ -1,5 +1,5 @@
 """mem0's documented behaviour (``tests/contracts/mem0.py``, 53 items) on the mem0-shaped door, real offline
-embedder; the deliberate differences are strict xfails and the README table is generated from them."""
+embedder; the deliberate differences are strict xfails and the table in docs/doors.md is generated from them."""
 
 from __future__ import annotations
 
@@ -29,5 +29,5 @@ def test_mem0_documented_behaviour(entry, svc, tmp_path):
 
 
 def test_docs_table_is_generated_from_the_contract():
-    doc = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    assert table() in doc, "README.md is stale: paste `python -m tests.contracts.mem0` into it"
+    doc = (Path(__file__).parent.parent / "docs" / "doors.md").read_text(encoding="utf-8")
+    assert table() in doc, "docs/doors.md is stale: paste `python -m tests.contracts.mem0` into it"

@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from agent.runtime import Agent
 from memory import views
 from memory.service import MemoryService
-from memory.sessions.consistency import consistent_text, retracted_key
 from memory.sessions.extractive import ExtractiveSummariser
 from memory.storage.models import ContextSnapshot, SessionBridge
 from memory.text.privacy import mask_pii
 from memory.vocab import SEMANTIC_TYPES
+from memory.write.consistency import consistent_text, retracted_key
 from memory.write.extract.extractor import extract_rules
 from tests.actors import CURATOR
 

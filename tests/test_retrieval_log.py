@@ -77,7 +77,7 @@ def test_bounded_queue_blocks_instead_of_dropping(plumbing_svc):
     svc = plumbing_svc
     _seed(svc)
     writer = retrieval_log.RetrievalLog(svc.storage, capacity=2)
-    svc.storage.retrieval_log = writer
+    retrieval_log.attach(svc.storage, writer)
     gate = threading.Event()
     writer.then(gate.wait)
     done = threading.Event()

@@ -99,7 +99,7 @@ def test_flag_reverts_to_the_earlier_value_whose_memory_still_holds(svc):
     svc.remember("bob", "I live in Lisbon")
     svc.remember("bob", "I like hiking. I like chess.")
     person = curation.person_memory(svc.storage, svc.get_user("bob"), "User lives in Porto.", actor=ANA, reason="phone")
-    from memory import profile_sync
+    from memory.write import profile_sync
 
     profile_sync.put(svc.storage, person, actor=ANA, why="added")
     assert svc.get_profile("bob")["city"] == "Porto"

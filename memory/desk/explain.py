@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import select
 
-from memory import profile_sync
 from memory.errors import InvalidInput, NotFound
 from memory.retrieval.filters import RecallFilters
 from memory.retrieval.recall import (
@@ -34,6 +33,7 @@ from memory.retrieval.recall import (
 from memory.retrieval.relevance import FEATURES, Calibration
 from memory.storage.models import Memory, Retrieval, RetrievalHit, User
 from memory.vocab import FLAG_KEY, MemoryStatus
+from memory.write import profile_sync
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage

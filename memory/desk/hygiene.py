@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import col, select
 
-from memory import audit, profile_sync
+from memory import audit
 from memory.access import check, guarded
 from memory.errors import InvalidInput, NotFound
 from memory.lifecycle import curation
@@ -46,9 +46,11 @@ from memory.prompts import SYSTEM
 from memory.storage import records
 from memory.storage.models import Memory, Message, ProfileField, User, utcnow
 from memory.storage.people import AuditEvent
+from memory.text.language import CJK_RUN
 from memory.text.privacy import find_pii
+from memory.text.sentences import sentences
 from memory.vocab import Actor, AuditAction, MemoryStatus, MemoryType, Role, SourceType, is_flagged
-from memory.write import status
+from memory.write import profile_sync, status
 from memory.write.extract.base import OPPOSITES, SINGLE_VALUED
 
 if TYPE_CHECKING:
@@ -120,7 +122,6 @@ SOFT = [re.compile(p, re.IGNORECASE) for p in _SOFT]
 STYLE_PREDICATES = frozenset({"communication_style", "language", "prefers"})
 
 _EN = re.compile(r"[a-z0-9][a-z0-9'’-]*")
-_CJK = re.compile(r"[\u3400-\u9fff]+")
 _STOP_WORDS = """the a an and or of to in on at for with from by is are was were be been am has have had do does did it
 its this that user user's users i me my mine we our you your he she his her they their them as about"""
 _STOP = frozenset(_STOP_WORDS.split())
@@ -183,7 +184,7 @@ def words(text: str | None) -> set[str]:
     pairs)."""
     t = (text or "").casefold()
     out = {w.strip("'’-")[:4] for w in _EN.findall(t) if w.strip("'’-") not in _STOP}
-    for run in _CJK.findall(t):
+    for run in CJK_RUN.findall(t):
         run = run.removeprefix("用户")
         out |= {run[i : i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
     out.discard("")
@@ -195,7 +196,7 @@ def share_in(part: set[str], whole: set[str]) -> float:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?。！？])\s*|\n+", text) if len(s.split()) >= 3 or len(s) >= 8]
+    return [s for s in sentences(text, semicolons=False) if len(s.split()) >= 3 or len(s) >= 8]
 
 
 # -- the checks (pure) -------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory.errors import InvalidInput
 from memory.evaluation.locomo import _EVIDENCE_RE, parse_sample
+from memory.text.language import CJK
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -208,7 +209,6 @@ _STOP = frozenset(
     ]
 )
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def stem(word: str) -> str:
@@ -227,8 +227,8 @@ def stem(word: str) -> str:
 def content_words(text: str, names: Iterable[str] = ()) -> set[str]:
     """Stemmed content words of ``text`` (Chinese: its characters' bigrams), without the speakers' names."""
     low = text.lower()
-    if _CJK.search(low):
-        chars = [c for c in low if _CJK.match(c) and c not in "的了是我你他她用户在和也很都就"]
+    if CJK.search(low):
+        chars = [c for c in low if CJK.match(c) and c not in "的了是我你他她用户在和也很都就"]
         return {a + b for a, b in zip(chars, chars[1:], strict=False)}
     drop = {n.lower() for n in names}
     return {stem(w) for w in _WORD.findall(low) if w not in _STOP and w not in drop and len(w) > 1}
@@ -575,7 +575,7 @@ def fresh_items(path: str | Path, at: datetime) -> dict[str, list[Labelled]]:
     raw = json.loads(Path(path).read_text(encoding="utf-8"))["items"]
     out: dict[str, list[Labelled]] = {"en": [], "zh": []}
     for it in raw:
-        lang = "zh" if _CJK.search(it["text"]) else "en"
+        lang = "zh" if CJK.search(it["text"]) else "en"
         out[lang].append(Labelled(it["text"], "User" if lang == "en" else "用户", tuple(it["expected"]), at))
     return out
 
@@ -618,7 +618,7 @@ def latest_reports(eval_dir: Path) -> dict[str, dict[str, Any]]:
 
 
 def table_rows(reports: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per extractor and split: the figures README and the Evaluation page show."""
+    """One row per extractor and split: the figures docs/extraction.md and the Evaluation page show."""
     rows = []
     for extractor, report in reports.items():
         for split, v in report.get("splits", {}).items():

@@ -7,7 +7,7 @@ points the old one at it, a flag keeps the row (visible, never injected: recall 
 "flagged"``), a delete can be restored until the row is purged. Whatever a person writes is stored with
 ``source_type="person-edit"`` and the actor, reason and time (``meta["person"]``), never as the user's own words; every
 action is a ``MemoryEvent`` from the closed list :class:`~memory.vocab.EventOp`. The profile field a memory states
-follows it (``memory.profile_sync``).
+follows it (``memory.write.profile_sync``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import Session as DBSession
 from sqlmodel import col, select
 
-from memory import profile_sync, validate
+from memory import validate
 from memory.access import guarded
 from memory.errors import Conflict, NotFound
 from memory.storage import indexing, records
@@ -26,7 +26,7 @@ from memory.storage.db import retrying
 from memory.storage.models import Memory, MemoryEvent, User, utcnow
 from memory.text.privacy import mask_pii, mask_value
 from memory.vocab import FLAG_KEY, Actor, AuditAction, EventOp, MemoryStatus, Role, SourceType
-from memory.write import status
+from memory.write import profile_sync, status
 from memory.write.extract.base import PREDICATES
 
 if TYPE_CHECKING:
@@ -106,10 +106,10 @@ def show_memory(store: Database, memory_id: str) -> dict[str, Any]:
     """Content, status, provenance and the full event history of one memory (``memlens memory show``)."""
     with store.db() as db:
         m = _load(db, memory_id)
-        user = db.get(User, m.user_key)
         events = db.exec(
             select(MemoryEvent).where(MemoryEvent.memory_id == memory_id).order_by(col(MemoryEvent.id))
         ).all()
+    user = records.user_by_key(store, m.user_key)
     meta = dict(m.meta or {})
     return {
         "memory_id": m.id,
@@ -229,8 +229,7 @@ def supersede_memory(
     content = _clean(store, content)
     old = records.get_memory(store, memory_id)
     _active(old, "superseded")
-    with store.db() as db:
-        user = db.get(User, old.user_key)
+    user = records.user_by_key(store, old.user_key)
     if user is None:  # erased meanwhile
         raise NotFound(f"no memory {memory_id!r}")
     new = person_memory(

@@ -15,12 +15,11 @@ rewriting PostgreSQL's table files.
   them and unlinks the old files. Cost: each table is copied whole under an exclusive lock (readers and writers of
   that table wait), so an erasure costs about one full copy of those tables — seconds for a few hundred MB; on a
   large deployment schedule erasures off-peak. What stays until it rotates: the write-ahead log (``max_wal_size``
-  / ``wal_keep_size``, plus any WAL archive) and backups — see the README's erasure section.
+  / ``wal_keep_size``, plus any WAL archive) and backups — see docs/lifecycle.md's erasure section.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +29,7 @@ from sqlmodel import col, select
 
 from memory.prompts import fence_line
 from memory.storage.models import (
+    PURGED_MESSAGE,
     ContextSnapshot,
     ErasureJob,
     Memory,
@@ -38,6 +38,8 @@ from memory.storage.models import (
     SessionBridge,
     SummaryAnchor,
 )
+from memory.text.language import has_cjk
+from memory.text.sentences import clause, sentences
 from memory.vocab import MemoryType
 
 if TYPE_CHECKING:
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
 
 ROWS, INDEX, RECLAIM = "rows", "index", "reclaim"
 
-PLACEHOLDER = "[removed: its memory was purged]"
+PLACEHOLDER = PURGED_MESSAGE
 #: tables beyond the user's own that hold something of them (rewritten after an erasure on PostgreSQL)
 OTHER_TABLES = ("auditevent", "checkpoints", "checkpoint_blobs", "checkpoint_writes", "writes", "erasurejob")
 
@@ -158,8 +160,8 @@ def said_back(content: str) -> list[str]:
     person (:func:`memory.text.voice.said_to_you`), longest first so a long clause is replaced before its parts."""
     from memory.text.voice import said_to_you
 
-    lang = "zh" if re.search(r"[\u4e00-\u9fff]", content) else "en"
-    clauses = [c.strip() for c in re.split(r"[\n.!?。！？；;]+", content) if len(c.strip()) >= _MIN_CLAUSE_CHARS]
+    lang = "zh" if has_cjk(content) else "en"
+    clauses = [c for c in map(clause, sentences(content)) if len(c) >= _MIN_CLAUSE_CHARS]
     out = {v for c in clauses for v in (c, said_to_you(c, lang))}
     return sorted(out, key=len, reverse=True)
 

@@ -245,9 +245,9 @@ def _delete_session_rows(conn: Connection, session_key: str) -> dict[str, int]:
 
 def erased(store: Database, user_key: str, session_key: str | None = None) -> bool:
     """Has this user (or this session) been erased since a turn started? (A cheap primary-key read.)"""
+    if records.user_by_key(store, user_key) is None:
+        return True
     with store.db() as db:
-        if db.get(User, user_key) is None:
-            return True
         return session_key is not None and db.get(Session, session_key) is None
 
 
@@ -256,9 +256,7 @@ def sweep_erased(store: Storage, user_key: str, session_key: str) -> bool:
     rows, the session's checkpoint, vectors — and reclaim the space. Returns True when it swept."""
     if not erased(store, user_key, session_key):
         return False
-    with store.db() as db:
-        user_gone = db.get(User, user_key) is None
-    if user_gone:
+    if records.user_by_key(store, user_key) is None:
         _delete_user_rows(store, user_key, [session_key])
         store.index.delete_user(user_key)
         reclaim(store)

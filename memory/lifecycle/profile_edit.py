@@ -1,21 +1,21 @@
 """A person edits a profile field: the memories stating the old value are retired and one stating the new value is
 written, through the same curation operations the Memories page uses, then the field is set and linked to them.
 
-Above both :mod:`memory.lifecycle.curation` (memory operations) and :mod:`memory.profile_sync` (keeping the profile
-in step with memories), so neither has to import the other's caller.
+Above both :mod:`memory.lifecycle.curation` (memory operations) and :mod:`memory.write.profile_sync` (keeping the
+profile in step with memories), so neither has to import the other's caller.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memory import profile, profile_sync
+from memory import profile
 from memory.errors import Conflict, InvalidInput
 from memory.lifecycle import curation
 from memory.storage.models import Memory, ProfileField, User
 from memory.text.privacy import mask_value
 from memory.vocab import Actor, SourceType
-from memory.write import status
+from memory.write import profile_sync, status
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage

@@ -2,8 +2,9 @@
 
 A memory that only grows becomes noise, so every rule here is explicit, configurable and explained per memory:
 
-- **Access tracking**: each recall bumps ``last_accessed_at`` / ``access_count`` of the selected hits in one batched
-  UPDATE (no ``version`` bump: reading is not an edit, and it must not break optimistic edits).
+- **Access tracking** (``memory.retrieval.log.touch``, the retrieval log's writer): each recall bumps
+  ``last_accessed_at`` / ``access_count`` of the selected hits in one batched UPDATE (no ``version`` bump: reading
+  is not an edit, and it must not break optimistic edits).
 - **Value** of an active memory = decayed importance × confidence × (1 + ``reinforce_boost`` · ln(1 + reinforcements)),
   where decayed importance = importance · 0.5^(days since last access, else creation / ``decay_half_life_days``).
 - **Forgetting** (``forget``), per user, in this order:
@@ -17,8 +18,8 @@ A memory that only grows becomes noise, so every rule here is explicit, configur
   4. *retention*: archived more than ``archive_retention_days`` ago (``updated_at`` of the archived row) → purged
      for good (row, its write log and retrieval hits; a content-free ``PURGE`` event records why).
   Archiving removes the vector from LanceDB; SQL keeps the row, so an archived memory can still be read and restored.
-  A profile value that an archived or purged memory stated follows it (``memory.profile_sync.forgotten``): it moves
-  to another active memory stating the same value, else it is dropped with a change-log entry giving the rule.
+  A profile value that an archived or purged memory stated follows it (``memory.write.profile_sync.forgotten``): it
+  moves to another active memory stating the same value, else it is dropped with a change-log entry giving the rule.
 - **Compaction** lives in :mod:`memory.lifecycle.compact` (near-duplicate
   / same-topic memories merge, keeping provenance).
 
@@ -35,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import String, select, type_coerce, update
+from sqlalchemy import String, select, type_coerce
 
 from memory.config import Settings
 from memory.storage.models import Memory, MemoryEvent, utcnow
@@ -81,23 +82,6 @@ def aware(dt: datetime | None) -> datetime | None:
 def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-# -- access tracking ---------------------------------------------------------------------------------------------
-def touch(store: Database, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
-    """Mark memories as used by a retrieval: one UPDATE per 900 ids, counters bumped in SQL (no read-modify-write)."""
-    ids = list(dict.fromkeys(memory_ids))
-    if not ids:
-        return 0
-    when = now or utcnow()
-    with store.engine.begin() as conn:
-        for chunk in chunks(ids):
-            conn.execute(
-                update(Memory)
-                .where(Memory.id.in_(chunk))
-                .values(last_accessed_at=when, access_count=Memory.access_count + 1)
-            )
-    return len(ids)
 
 
 # -- value -------------------------------------------------------------------------------------------------------

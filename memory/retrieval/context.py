@@ -11,7 +11,7 @@ evaluation). Only user and assistant messages count as turns.
 window function over the sessions the sources sit in), filtered by the user's key and with every id bound as a
 parameter. Message text is masked when it is stored (``memory.storage.records.add_message``); a purged memory's
 blanked source message is left out here, and a context line stating what a person retracted is left out by the
-prompt composer (``memory.sessions.consistency.consistent_text``), like older bridges and summaries.
+prompt composer (``memory.write.consistency.consistent_text``), like older bridges and summaries.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, select, union_all
 from sqlmodel import SQLModel
 
-from memory.lifecycle.erasure import PLACEHOLDER as PURGED
+from memory.storage.models import PURGED_MESSAGE as PURGED
 from memory.storage.models import Memory, MemoryEvent, Message
 from memory.vocab import MemoryStatus, MemoryType, is_flagged
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from memory.text.language import CJK
+
 LEXICON = Path(__file__).with_name("lexicon") / "en_zh.txt"
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _EN_WORD = re.compile(r"[a-z][a-z'’-]*|\d+")
 _SUFFIXES = ("", "s", "es", "ed", "d", "ing")
 #: texts whose concepts each lexicon remembers (the same memories come back as candidates query after query)
@@ -77,7 +78,7 @@ def parse(text: str) -> Lexicon:
             raise ValueError(f"lexicon line {n}: expected 'topic | english, … | 中文, …'")
         en = [tuple(_EN_WORD.findall(e.lower())) for e in parts[1].split(",") if e.strip()]
         zh = [z.strip() for z in parts[2].split(",") if z.strip()]
-        if any(_CJK.search(" ".join(e)) for e in en) or not all(e for e in en) or not all(_CJK.search(z) for z in zh):
+        if any(CJK.search(" ".join(e)) for e in en) or not all(e for e in en) or not all(CJK.search(z) for z in zh):
             raise ValueError(f"lexicon line {n}: English forms first, then Chinese ones")
         group = len(english)
         for e in en:
@@ -98,11 +99,6 @@ def parse(text: str) -> Lexicon:
 def lexicon() -> Lexicon:
     """The shipped lexicon (static data, read once per process)."""
     return parse(LEXICON.read_text(encoding="utf-8"))
-
-
-def is_chinese(text: str) -> bool:
-    """Whether the text holds any CJK ideograph."""
-    return bool(_CJK.search(text))
 
 
 def _base_forms(word: str) -> list[str]:
@@ -149,7 +145,7 @@ def english_groups(text: str, lex: Lexicon) -> set[int]:
 
 def chinese_groups(text: str, lex: Lexicon) -> set[int]:
     """Groups whose Chinese words occur in ``text``: greedy longest match (自行车 is a bicycle, not a 车)."""
-    if not _CJK.search(text):
+    if not CJK.search(text):
         return set()
     return _longest_first(len(text), lex.longest_zh, lambda i, j: lex.zh_index.get(text[i:j]))
 

@@ -25,12 +25,18 @@ import logging
 import queue
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import update
+from sqlmodel import col
+
 from memory.storage.db import retrying
+from memory.storage.models import Memory, utcnow
 
 if TYPE_CHECKING:
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 log = logging.getLogger(__name__)
@@ -39,13 +45,16 @@ log = logging.getLogger(__name__)
 CAPACITY = 1024
 _STOP = object()
 _live: weakref.WeakSet[RetrievalLog] = weakref.WeakSet()
+#: each storage's writer, kept here rather than on the storage (the floor knows nothing of the log)
+_writers: weakref.WeakKeyDictionary[Storage, RetrievalLog] = weakref.WeakKeyDictionary()
 
 
 class RetrievalLog:
     """A bounded FIFO of logging jobs and the one daemon thread that writes them (started on first use)."""
 
     def __init__(self, store: Storage, *, background: bool = True, capacity: int = CAPACITY) -> None:
-        self._store = store
+        #: weak: the writer is kept by storage in ``_writers`` (a weak-keyed map), so it must not keep its storage alive
+        self._store = weakref.ref(store)
         self.background = background
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=capacity)
         self._thread: threading.Thread | None = None
@@ -91,12 +100,14 @@ class RetrievalLog:
                 self._queue.task_done()
 
     def _write_entry(self, result: Any, scope: dict[str, Any]) -> None:
-        from memory.lifecycle import retention
         from memory.retrieval.recall import log_retrieval
 
         try:
-            result.logged_id = retrying(log_retrieval)(self._store, result, **scope)
-            retrying(retention.touch)(self._store, [h.memory_id for h in result.selected])
+            store = self._store()
+            if store is None:  # the service is gone: nothing left to log into
+                raise RuntimeError("its storage was closed and released")
+            result.logged_id = retrying(log_retrieval)(store, result, **scope)
+            retrying(touch)(store, [h.memory_id for h in result.selected])
             self.written += 1
         except Exception as exc:  # noqa: BLE001 - the writer must outlive a bad entry; the loss is counted and said
             self.dropped += 1
@@ -147,27 +158,54 @@ class RetrievalLog:
         }
 
 
+def attach(store: Storage, found: RetrievalLog) -> RetrievalLog:
+    """Make ``found`` the storage's writer; the storage's close drains it (before its engine goes)."""
+    _writers[store] = found
+    store.on_close(lambda: close(store))
+    return found
+
+
 def writer(store: Storage) -> RetrievalLog:
     """The storage's retrieval-log writer (one per storage object, created on first use)."""
-    found = store.retrieval_log
+    found = _writers.get(store)
     if found is None:
         with _create_lock:
-            found = store.retrieval_log
+            found = _writers.get(store)
             if found is None:
-                found = RetrievalLog(store, background=store.settings.retrieval_log_background)
-                store.retrieval_log = found
+                found = attach(store, RetrievalLog(store, background=store.settings.retrieval_log_background))
     return found
 
 
 def flush(store: Storage, timeout: float | None = 30.0) -> bool:
     """Let a reader see every retrieval this process logged so far (no-op when nothing is pending)."""
-    found = store.retrieval_log
+    found = _writers.get(store)
     return found.flush(timeout) if found is not None else True
 
 
 def close(store: Storage) -> int:
-    found, store.retrieval_log = store.retrieval_log, None
+    found = _writers.pop(store, None)
     return found.close() if found is not None else 0
+
+
+# -- access tracking ---------------------------------------------------------------------------------------------
+#: ids per UPDATE (SQLite's bound-parameter limit is 999)
+CHUNK = 900
+
+
+def touch(store: Database, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
+    """Mark memories as used by a retrieval: one UPDATE per 900 ids, counters bumped in SQL (no read-modify-write)."""
+    ids = list(dict.fromkeys(memory_ids))
+    if not ids:
+        return 0
+    when = now or utcnow()
+    with store.engine.begin() as conn:
+        for start in range(0, len(ids), CHUNK):
+            conn.execute(
+                update(Memory)
+                .where(col(Memory.id).in_(ids[start : start + CHUNK]))
+                .values(last_accessed_at=when, access_count=Memory.access_count + 1)
+            )
+    return len(ids)
 
 
 _create_lock = threading.Lock()

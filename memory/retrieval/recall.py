@@ -1,7 +1,7 @@
 """Retrieval: vector and full-text candidates, fused, cut by the similarity threshold, and logged.
 
-Scores (see README): *similarity* = 1 − cosine distance, for every candidate (full-text-only candidates get theirs
-from their stored vector), so the threshold means the same in every mode. *fts_score* is LanceDB's raw BM25.
+Scores (see docs/retrieval.md): *similarity* = 1 − cosine distance, for every candidate (full-text-only candidates get
+theirs from their stored vector), so the threshold means the same in every mode. *fts_score* is LanceDB's raw BM25.
 *fused* depends on the mode:
 
 - vector: fused = similarity
@@ -46,7 +46,6 @@ from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.lance import import_lancedb
 from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
-from memory.text.privacy import mask_pii
 from memory.vocab import MemoryStatus, MemoryType, is_flagged
 
 if TYPE_CHECKING:
@@ -618,8 +617,8 @@ def log_retrieval(
         "agent_id": agent_id or "*",
         "session_id": session_key,  # the column holds the internal key
         "turn_id": turn_id,
-        "query": mask_pii(result.query),
-        "retrieval_query": mask_pii(result.retrieval_query),
+        "query": result.query,  # masked by the engine on the way in (memory.storage.scrub), like every text column
+        "retrieval_query": result.retrieval_query,
         "mode": result.params.mode,
         "k": result.params.k,
         "threshold": result.params.threshold,

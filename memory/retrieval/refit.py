@@ -9,12 +9,11 @@ labels are few.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from memory import views
 from memory.retrieval import relevance, tuning
 from memory.retrieval.fit import brier, fit_calibration
 
@@ -23,19 +22,16 @@ L2 = 5.0
 
 if TYPE_CHECKING:
     from memory.retrieval.recall import RecallResult
-    from memory.storage.db import Database
 
 #: searches one labelled query again, unlogged, at threshold -1 (every candidate comes back with its features)
 Replay = Callable[[dict[str, Any]], "RecallResult"]
 
 
-def _examples(
-    store: Database, replay: Replay, user_key: str | None
-) -> tuple[list[list[float]], list[float], list[int]]:
+def _examples(labelled: Iterable[dict[str, Any]], replay: Replay) -> tuple[list[list[float]], list[float], list[int]]:
     rows: list[list[float]] = []
     labels: list[float] = []
     groups: list[int] = []
-    for entry in views.labelled_queries(store, user_key):
+    for entry in labelled:
         res = replay(entry)
         by_id = {h.memory_id: h for h in res.hits}
         for memory_id, relevant in entry["labels"].items():
@@ -70,12 +66,13 @@ def _held_out(x: np.ndarray, y: np.ndarray, groups: np.ndarray, embedder: str) -
     return out
 
 
-def fit_from_labels(store: Database, replay: Replay, embedder: str, user_key: str | None = None) -> dict:
+def fit_from_labels(labelled: Iterable[dict[str, Any]], replay: Replay, embedder: str) -> dict:
     """{examples, positives, shipped: {...}, own: {...}, calibration: dict | None, reason: str | None}.
 
-    ``MemoryService.refit_relevance`` passes its storage, its own unlogged recall and the embedder's name."""
+    ``MemoryService.refit_relevance`` passes the lab's labelled queries (``memory.views.labelled_queries``), its own
+    unlogged recall and the embedder's name."""
     name = embedder
-    rows, labels, groups = _examples(store, replay, user_key)
+    rows, labels, groups = _examples(labelled, replay)
     y = np.asarray(labels)
     pos, neg = int(y.sum()), int(len(y) - y.sum())
     out: dict = {"examples": len(y), "positives": pos, "calibration": None, "reason": None}

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from memory.retrieval.crosslingual import overlap as other_language_overlap
+from memory.text.language import CJK
 from memory.vocab import MemoryType
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,7 @@ def terms(text: str) -> frozenset[str]:
     Cached: the same memories come back as candidates query after query."""
     out: set[str] = set()
     for tok in _WORD.findall(text):
-        if "\u3400" <= tok[0] <= "\u9fff":
+        if CJK.match(tok[0]):
             out.update(tok[i : i + 2] for i in range(max(1, len(tok) - 1)))
         elif (low := tok.lower()) not in _STOP and (len(low) >= 3 or low.isdigit()):
             out.add(low)

@@ -4,8 +4,9 @@ Nothing here touches a database; the lab page feeds it rows and draws what comes
 has a unit test.
 
 A *labelled hit* is (similarity, relevant). At threshold ``t`` the retriever keeps every hit with similarity ≥ t
-(see README), so ``precision(t)`` = relevant kept / kept and ``recall(t)`` = relevant kept / all relevant labelled.
-Recall is relative to what the team labelled (the only ground truth there is), not to every memory in the store.
+(see docs/retrieval.md), so ``precision(t)`` = relevant kept / kept and ``recall(t)`` = relevant kept / all relevant
+labelled. Recall is relative to what the team labelled (the only ground truth there is), not to every memory in the
+store.
 """
 
 from __future__ import annotations

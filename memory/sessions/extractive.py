@@ -14,10 +14,10 @@ from typing import Protocol
 
 from memory.prompts import BRIDGE_WORDS, SUMMARY_LABELS
 from memory.storage.models import utcnow
+from memory.text.language import is_chinese
+from memory.text.sentences import sentences
 from memory.text.tokens import count_tokens, truncate_to_tokens
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_SENTENCE = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s+|\n+")
 _GOAL_LINE = re.compile(r"^(?:Goal:|目标[:：])\s*(.+)$", re.MULTILINE)
 _GOAL_WORDS = re.compile(
     r"\b(plan|planning|trip|travel|visit|book|looking for|want to|need|help me|going to|itinerary|organi[sz]e)\b|"
@@ -30,16 +30,6 @@ class Summariser(Protocol):
     def summarise(self, lines: list[tuple[str, str]], previous_goal: str | None, max_tokens: int) -> str: ...
 
     def bridge(self, lines: list[tuple[str, str]], summary: str | None, max_tokens: int) -> str: ...
-
-
-def is_chinese(text: str) -> bool:
-    """Mostly-CJK text gets Chinese labels and sentences."""
-    letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(bool(_CJK.match(c)) for c in letters) / len(letters) > 0.3
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
 _QUESTION = re.compile(

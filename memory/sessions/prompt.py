@@ -44,11 +44,11 @@ from memory.prompts import (
     neutralise,
 )
 from memory.retrieval.context import ContextRow
-from memory.sessions.consistency import consistent_text, one_value_each
 from memory.storage.models import ContextSection, ContextSnapshot, RetrievalHit, stored_id
-from memory.text.privacy import mask_pii
+from memory.text.lines import prompt_line
 from memory.text.tokens import count_tokens, truncate_to_tokens
 from memory.vocab import MemoryType, SourceType
+from memory.write.consistency import consistent_text, one_value_each
 
 if TYPE_CHECKING:
     from memory.retrieval.recall import Hit
@@ -291,13 +291,6 @@ def _fill_summary(sec: _Section, req: ContextRequest) -> None:
     sec.lines = sec.lines[:1] + sec.lines[:0:-1]  # back to oldest → newest
 
 
-def _memory_line(m: MemoryItem) -> str:
-    day = m.created_at.date().isoformat() if m.created_at else "undated"
-    source = "correction by a person, not the user's words" if m.source_type == PERSON_EDIT else m.source_type
-    said = f"{fence_line(m.speaker)}: " if m.type == MemoryType.EPISODE and m.speaker else ""
-    return f"\n- [{day} · {fence_line(source)} · {fence_line(m.type)}] {said}{fence_line(m.content)}"
-
-
 def context_line(row: ContextRow, before: bool, memory_day: str | None = None) -> str:
     """One source-context line: before ↑ / after ↓ the memory's message, the speaker, and the date when it is not
     the memory's own day (the memory line above carries that one)."""
@@ -327,7 +320,7 @@ def _fill_memories(sec: _Section, req: ContextRequest) -> None:
     """A memory and its source context are one item, but context never pushes a memory out: the memory lines are
     fitted first (as any item: the lowest-ranked go, one may be truncated), then the kept memories' context lines
     share what is left, nearest to their source first (so the farthest lines, then the newest, are cut first)."""
-    items = [(m.memory_id, _memory_line(m), _context_lines(m, req)) for m in req.memories]
+    items = [(m.memory_id, prompt_line(m, m.speaker), _context_lines(m, req)) for m in req.memories]
     _add_lines(sec, HEADERS["memories"], [(key, line) for key, line, _ in items])
     if not sec.kept:
         return
@@ -427,8 +420,8 @@ def save_snapshot(
             user_key=user_key,
             total_budget=alloc["total_budget"],
             total_used=alloc["total_used"],
-            prompt=mask_pii(comp.prompt_text),
-        )  # the input is raw here: never store PII
+            prompt=comp.prompt_text,
+        )  # the input is raw here: the engine masks it on the way in (memory.storage.scrub)
         db.add(snap)
         db.flush()
         db.add_all(

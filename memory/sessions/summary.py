@@ -26,12 +26,11 @@ from memory.sessions.extractive import (  # noqa: F401 (re-exported: callers imp
     _cap,
     bridge_text,
     current_goal,
-    is_chinese,
     retrieval_query,
-    sentences,
 )
 from memory.storage import records
 from memory.storage.models import Message, Session, SessionBridge, SummaryAnchor, stored_id, utcnow
+from memory.text.language import is_chinese
 from memory.text.tokens import count_tokens
 from memory.vocab import SessionStatus
 
@@ -119,9 +118,9 @@ def _write_anchor(
 
 # -- retraction: what a person flagged, deleted or superseded never enters a new summary or bridge -----------------
 def without_retracted(store: Database, user_key: str, text: str) -> str:
-    """``text`` through the one status filter (``memory.profile_sync.text_filter``) before it is stored: a summary
+    """``text`` through the one status filter (``memory.write.profile_sync.text_filter``) before it is stored: a summary
     or bridge written after a flag no longer says the flagged fact, whatever its wording (readers filter again)."""
-    from memory.profile_sync import text_filter  # the profile's module graph loads only when something is folded
+    from memory.write.profile_sync import text_filter  # the profile's module graph loads only when something is folded
 
     return text_filter(store, user_key)(text)
 

@@ -9,7 +9,7 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine.interfaces import DBAPIConnection
@@ -24,6 +24,10 @@ from memory.errors import Conflict
 from memory.storage import scrub
 from memory.storage.migrations import apply_pending
 
+if TYPE_CHECKING:
+    from memory.storage.embed import Embedder
+    from memory.storage.vectors import VectorIndex
+
 T = TypeVar("T")
 
 
@@ -35,6 +39,20 @@ class Database(Protocol):
     def engine(self) -> Engine: ...
 
     def db(self) -> DBSession: ...
+
+
+class Indexed(Database, Protocol):
+    """What keeping SQL and the index in step needs (``indexing``, ``integrity``): the SQL side, the index, the
+    embedder and the settings. The :class:`~memory.storage.store.Storage` is one; typing with this rather than the
+    class keeps those modules below the storage object that calls them (no import circle, not even for a type)."""
+
+    settings: Settings
+
+    @property
+    def index(self) -> VectorIndex: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
 
 
 #: PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock, lock not available

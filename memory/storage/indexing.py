@@ -18,10 +18,10 @@ from memory.storage.vectors import IndexRow
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.storage.db import Indexed
 
 
-def index_memories(storage: Storage, rows: Sequence[Memory], *, vectors: Any = None, fresh: bool = False) -> None:
+def index_memories(storage: Indexed, rows: Sequence[Memory], *, vectors: Any = None, fresh: bool = False) -> None:
     """Embed and index active rows, then mark them indexed; safe to repeat (upsert by id).
 
     ``vectors`` (one per row, of its content) saves the embedding; ``fresh`` rows were created just now with new ids,
@@ -60,7 +60,7 @@ def index_memories(storage: Storage, rows: Sequence[Memory], *, vectors: Any = N
     mark_indexed(storage, [m.id for m in active])
 
 
-def mark_indexed(storage: Storage, ids: Iterable[str]) -> None:
+def mark_indexed(storage: Indexed, ids: Iterable[str]) -> None:
     """A plain UPDATE: the flag is idempotent, so it neither reads the rows nor bumps their optimistic version."""
     ids = list(ids)
     with storage.engine.begin() as conn:
@@ -68,7 +68,7 @@ def mark_indexed(storage: Storage, ids: Iterable[str]) -> None:
             conn.execute(update(Memory).where(col(Memory.id).in_(ids[start : start + 500])).values(indexed=True))
 
 
-def reindex(storage: Storage, batch: int = 256, progress: Callable[[int], Any] | None = None) -> int:
+def reindex(storage: Indexed, batch: int = 256, progress: Callable[[int], Any] | None = None) -> int:
     """Drop the LanceDB table and rebuild it from the active SQL rows."""
     storage.index.drop()
     total = 0

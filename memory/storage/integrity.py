@@ -29,8 +29,7 @@ from memory.storage.models import Memory, MemoryEvent, Message, utcnow
 from memory.vocab import MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
-    from memory.storage.db import Database
-    from memory.storage.store import Storage
+    from memory.storage.db import Database, Indexed
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +54,7 @@ def _pending(store: Database, limit: int | None = None, grace: timedelta | None 
 INDEX_DAMAGE = (OSError, RuntimeError, ValueError)
 
 
-def readable(store: Storage) -> bool:
+def readable(store: Indexed) -> bool:
     """True when every file of the index can be read: the id column of every fragment is scanned."""
     try:
         store.index.id_list()
@@ -71,14 +70,14 @@ def readable(store: Storage) -> bool:
         return False
 
 
-def repair(store: Storage, *, grace: timedelta | None = None) -> dict[str, int]:
+def repair(store: Indexed, *, grace: timedelta | None = None) -> dict[str, int]:
     """A damaged index (a data file or the version folder gone) is rebuilt from SQL; otherwise :func:`settle`."""
     if not readable(store):
         return {"indexed": reindex(store), "orphans_removed": 0, "rebuilt": 1}
     return settle(store, grace=grace)
 
 
-def _sql_owners(store: Storage) -> tuple[dict[str, str], set[str]]:
+def _sql_owners(store: Indexed) -> tuple[dict[str, str], set[str]]:
     """({id: user key} of the active memories, ids of those marked indexed), read from the covering index
     ``ix_memory_status_indexed_id`` through a plain DB-API cursor (at 100,000 ids SQLAlchemy's row handling costs
     more than the query itself)."""
@@ -114,7 +113,7 @@ class IndexDiff:
         return any(vars(self).values())
 
 
-def compare(store: Storage) -> tuple[IndexDiff, dict[str, str]]:
+def compare(store: Indexed) -> tuple[IndexDiff, dict[str, str]]:
     """The index's (id, owner) pairs against SQL's active memories: (the difference, SQL's {id: owner}).
 
     The index is read BEFORE SQL: a vector present at that moment had its row committed earlier, so a writer running
@@ -135,7 +134,7 @@ def compare(store: Storage) -> tuple[IndexDiff, dict[str, str]]:
 RECORD = 64
 
 
-def _sql_records(store: Storage) -> Any:
+def _sql_records(store: Indexed) -> Any:
     """The active, indexed memories' id + user key records (numpy ``S64``, unordered); None when some id or key is
     not 32 characters. The database joins them into one string (a scan of the covering index
     ``ix_memory_status_indexed_id``, in C): no Python object per row."""
@@ -184,7 +183,7 @@ _WEIGHTS = (
 )
 
 
-def agrees(store: Storage) -> bool:
+def agrees(store: Indexed) -> bool:
     """Does the index hold exactly the active, indexed memories, each under its own user? Fast path: both sides as
     fixed-width records, compared by count and :func:`digest` (``bench/startup_check.py``); ids of another shape fall
     back to :func:`compare`. Raises ``INDEX_DAMAGE`` when the index cannot be read."""
@@ -194,7 +193,7 @@ def agrees(store: Storage) -> bool:
     return digest(ours) == digest(theirs)
 
 
-def settle(store: Storage, *, grace: timedelta | None = None) -> dict[str, int]:
+def settle(store: Indexed, *, grace: timedelta | None = None) -> dict[str, int]:
     """Index what is unindexed (or marked indexed but missing), drop vectors without an active row, doubles and
     vectors filed under the wrong user (those are indexed again from SQL). ``grace`` leaves unindexed rows younger
     than that to the writer still busy with them."""
@@ -217,7 +216,7 @@ def settle(store: Storage, *, grace: timedelta | None = None) -> dict[str, int]:
     return {"indexed": len(todo), "orphans_removed": len(orphans)}
 
 
-def startup_repair(store: Storage) -> dict[str, Any]:
+def startup_repair(store: Indexed) -> dict[str, Any]:
     """The cheap check run when a process first opens the index: bounded work unless something is wrong."""
     with contextlib.suppress(*INDEX_DAMAGE):  # an unreadable index is found and rebuilt below
         store.index.retype("turn", MemoryType.EPISODE)  # migration 0011 renamed the type in SQL

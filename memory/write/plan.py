@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memory.config import Settings
+from memory.text.language import has_cjk
 from memory.vocab import EventOp
 from memory.write import importance
 from memory.write.extract.base import OPPOSITES, Candidate, norm_object
@@ -84,7 +85,6 @@ _NUMBER = re.compile(
     r"nine|ten|eleven|twelve|first|second|third|fourth|fifth)\b",
     re.IGNORECASE,
 )
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 _NAME = re.compile(r"(?<![.!?。]\s)(?<!^)\b(?!User\b)[A-Z][a-z]+")
 
 
@@ -92,7 +92,7 @@ def differ_in_specifics(a: str | None, b: str | None) -> bool:
     """Two statements that name different numbers, names, places or dates are two facts, however alike the rest
     ("apple tree number 2" is not "apple tree number 1"; "moved to Lyon (2024-03)" is not "… (2025-03)")."""
     x, y = a or "", b or ""
-    if bool(_CJK.search(x)) != bool(_CJK.search(y)):
+    if has_cjk(x) != has_cjk(y):
         return False  # the same fact in two languages ("杭州" / "Hangzhou"): the structured object decides
     for pattern in (_NUMBER, _NAME):
         fx = {m.lower() for m in pattern.findall(x)}

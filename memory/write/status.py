@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 from sqlalchemy.orm.exc import StaleDataError
 
-from memory import profile_sync, provenance
+from memory import provenance
 from memory.errors import Conflict, NotFound
 from memory.storage import indexing
 from memory.storage.db import retrying
 from memory.storage.models import HitLabel, Memory, MemoryEvent, RetrievalHit, utcnow
 from memory.text.privacy import mask_pii, mask_value
 from memory.vocab import FLAG_KEY, Actor, AuditAction, EventOp, MemoryStatus, SourceType, is_flagged
+from memory.write import profile_sync
 
 if TYPE_CHECKING:
     from memory.storage.db import Database

@@ -7,7 +7,7 @@ documented contract of ``mem0/memory/main.py`` (the docstrings of ``add``, ``sea
 ``update``, ``delete``, ``delete_all``, ``history``: defaults, shapes, the ``ValueError`` s they raise).
 
 Each item is one documented behaviour. ``BY_DESIGN`` items are deliberate differences: the test expects them to
-fail (strict xfail) and ``python -m tests.contracts.mem0`` prints the README table of them, which
+fail (strict xfail) and ``python -m tests.contracts.mem0`` prints the table of them in docs/doors.md, which
 ``tests/test_mem0_contract.py`` checks is current, so the table cannot drift from the contract.
 """
 
@@ -524,7 +524,7 @@ def async_from_config(m: Memory, tmp_path: Any, **_: Any) -> None:
 
 
 def table() -> str:
-    """The README table of the deliberate differences (generated: ``python -m tests.contracts.mem0``)."""
+    """The table of the deliberate differences in docs/doors.md (generated: ``python -m tests.contracts.mem0``)."""
     rows = [i for i in ITEMS if i.by_design]
     lines = [
         f"mem0 contract: {len(ITEMS)} items from mem0's documentation, {len(ITEMS) - len(rows)} behave as documented, "

@@ -212,19 +212,6 @@ def explicitness(text: str, lang: str, hedged: bool) -> float:
     return 1.0 if intense else 0.85
 
 
-# -- clause splitting ----------------------------------------------------------------------------------------
-_SENTENCE = re.compile(r"(?:[^.!?;。！？；\n]|(?<=\d)\.(?=\d))+[.!?;。！？；]*")  # "2.5k", "3.5万" stay whole
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences with their end mark (questions keep their '?', so callers can skip them)."""
-    return [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
-
-
 def is_question(sentence: str) -> bool:
     s = sentence.strip()
     return s.endswith(("?", "？")) or bool(re.search(r"[吗呢嘛]\s*[?？。]?$", s))
-
-
-def has_cjk(text: str) -> bool:
-    return bool(re.search(r"[\u4e00-\u9fff]", text))

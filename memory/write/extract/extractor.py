@@ -12,7 +12,9 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from memory.text.language import has_cjk
 from memory.text.numerals import find_amount
+from memory.text.sentences import sentences
 from memory.write.extract import rules_en, rules_zh
 from memory.write.extract.base import (
     CONF_EXPLICIT,
@@ -20,11 +22,9 @@ from memory.write.extract.base import (
     CONF_INFERRED,
     Candidate,
     explicitness,
-    has_cjk,
     hedge_of,
     is_question,
     make,
-    sentences,
 )
 from memory.write.extract.clauses import Person, about_person, split_clauses
 from memory.write.extract.events import dated_statements

@@ -17,6 +17,7 @@ import re
 from datetime import datetime
 
 from memory.text.dates import resolve
+from memory.text.language import CJK
 from memory.write.extract.base import Candidate, make
 
 # -- English: first person → third person -------------------------------------------------------------------
@@ -526,7 +527,7 @@ def _zh(sentence: str, at: datetime) -> Candidate | None:
     s = _OPENER_ZH.sub("", sentence.strip()).strip("，,。！!~～ ")
     if not s or re.search(r"[你您]", s) or "我" not in s or _REACTION_ZH.match(s):
         return None
-    if len(re.findall(r"[\u4e00-\u9fff]", s.replace("我", ""))) < 4 or len(s) > 80:
+    if len(CJK.findall(s.replace("我", ""))) < 4 or len(s) > 80:
         return None
     content = s.replace("我们家", "用户家").replace("我们", "用户一家").replace("我", "用户")
     if not content.startswith("用户"):

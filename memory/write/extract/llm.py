@@ -18,6 +18,7 @@ from langchain_core.exceptions import OutputParserException
 from pydantic import BaseModel, Field, ValidationError
 
 from memory.prompts import extraction_prompt
+from memory.text.language import has_cjk
 from memory.write.extract.base import CONF_HEDGED, CONF_INFERRED, PREDICATES, Candidate, make
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def extract_llm(model: BaseChatModel, text: str, *, role: str = "user", at: date
         if not f.object.strip() or not f.content.strip():
             continue
         predicate = f.predicate if f.predicate in PREDICATES else "fact"
-        lang = "zh" if re.search(r"[\u4e00-\u9fff]", f.content) else "en"
+        lang = "zh" if has_cjk(f.content) else "en"
         c = make(
             predicate,
             f.object,

@@ -1,6 +1,6 @@
 """One value per single-valued fact in the prompt: what the profile says wins, and what a person retracted is gone.
 
-The profile (kept in step with the memories that state it, see ``memory.profile_sync``) is the truth for its
+The profile (kept in step with the memories that state it, see ``memory.write.profile_sync``) is the truth for its
 single-valued fields. A retrieved memory stating another value of such a field — or a second value of a
 single-valued fact the profile does not hold — is left out (:func:`one_value_each`); so are the sentences of older
 text (session bridges, rolling summaries) that state a value the profile contradicts or a statement a person
@@ -13,7 +13,9 @@ import functools
 import re
 from typing import Any
 
-from memory.write.extract.base import PREDICATES, SINGLE_VALUED, amount_key, norm_object, sentences
+from memory.text.language import CJK
+from memory.text.sentences import sentences
+from memory.write.extract.base import PREDICATES, SINGLE_VALUED, amount_key, norm_object
 
 
 def same_value(a: Any, b: Any, amount: bool = False) -> bool:
@@ -94,10 +96,7 @@ def _mentions(have: set[str], joined: str, obj: str) -> bool:
     wanted = _object_words(obj)
     if not wanted:
         return False
-    return all(w in have or (_CJK.match(w) and w in joined) for w in wanted)
-
-
-_CJK = re.compile(r"[\u3400-\u9fff]")
+    return all(w in have or (CJK.match(w) and w in joined) for w in wanted)
 
 
 class _Retracted:
@@ -110,13 +109,13 @@ class _Retracted:
         self.chinese: list[str] = []
         for _, obj in retracted:
             words = _object_words(obj)
-            if any(_CJK.match(w) for w in words):
+            if any(CJK.match(w) for w in words):
                 self.chinese.append(obj)
             elif words:
                 self.by_word.setdefault(min(words), []).append(obj)
 
     def named_in(self, have: set[str]) -> bool:
-        joined = "".join(w for w in have if _CJK.match(w))
+        joined = "".join(w for w in have if CJK.match(w))
         objects = [o for w in have for o in self.by_word.get(w, ())] + self.chinese
         return any(_mentions(have, joined, obj) for obj in objects)
 

@@ -20,9 +20,11 @@ from sqlmodel import col, select
 
 from memory import profile
 from memory.errors import NotFound
+from memory.storage import records
 from memory.storage.models import Memory, ProfileChange, ProfileField, User, utcnow
+from memory.text.language import has_cjk
 from memory.vocab import Actor, MemoryStatus, SourceType, is_flagged
-from memory.write.extract.base import PREDICATES, Candidate, amount_key, has_cjk, norm_object
+from memory.write.extract.base import PREDICATES, Candidate, amount_key, norm_object
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -90,9 +92,9 @@ def statement(text: str) -> Candidate | None:
 
 
 def _display(c: Candidate) -> Any:
-    from memory.profile import _item
+    from memory.write.profile_step import item
 
-    return _item(c) if c.profile_field in profile.LIST_FIELDS else (c.meta.get("display") or c.object)
+    return item(c) if c.profile_field in profile.LIST_FIELDS else (c.meta.get("display") or c.object)
 
 
 def _same(field: str, a: Any, b: Any) -> bool:
@@ -109,8 +111,7 @@ def _row(store: Database, user_key: str, field: str) -> ProfileField | None:
 
 
 def _user(store: Database, key: str) -> User:
-    with store.db() as db:
-        user = db.get(User, key)
+    user = records.user_by_key(store, key)
     if user is None:
         raise NotFound(f"no user with key {key!r}")
     return user
@@ -253,7 +254,7 @@ def retracted_statements(store: Database, user_key: str, limit: int = 1000) -> s
     """(predicate, object) of the user's statements that no longer hold — flagged, deleted, superseded or edited
     away by a person (``meta.retracts``) — unless an active, unflagged memory still states them (older bridges,
     summaries and episodes quoting them are then left out)."""
-    from memory.sessions.consistency import retracted_key
+    from memory.write.consistency import retracted_key
 
     query = (
         select(Memory.predicate, Memory.object, Memory.status, Memory.meta)
@@ -284,16 +285,16 @@ def retracted_reader(store: Database, user_key: str) -> Callable[[str], str] | N
     retracted = retracted_statements(store, user_key)
     if not retracted:
         return None
-    from memory.sessions.consistency import consistent_text
+    from memory.write.consistency import consistent_text
 
     return lambda text: consistent_text(text, {}, retracted)
 
 
 def text_filter(store: Database, user_key: str) -> Callable[[str], str]:
     """The one status helper for composed text (bridges, summaries) outside a turn: the user's profile and
-    retracted statements read once, and :func:`memory.sessions.consistency.consistent_text` applied with them.
+    retracted statements read once, and :func:`memory.write.consistency.consistent_text` applied with them.
     A bridge a page shows, one being written, and one a turn injects are filtered alike."""
-    from memory.sessions.consistency import consistent_text
+    from memory.write.consistency import consistent_text
 
     with store.db() as db:
         rows = db.exec(select(ProfileField).where(ProfileField.user_key == user_key)).all()

@@ -1,0 +1,30 @@
+"""Sentence splitting, once: the extractor reads a message sentence by sentence, the extractive summariser picks
+whole sentences, the retraction filter drops them, erasure finds a purged message's clauses in the text that
+repeated them, and the desk compares replies with the system prompt — all through :func:`sentences`
+(``tests/test_small_concepts.py`` fails on a second splitter).
+
+A sentence ends at ``. ! ? ;`` or their full-width forms, or at a line break; its end marks stay with it (a
+question keeps its ``?``, so callers can skip it). A point between two digits is not an end ("2.5k", "3.5万").
+``semicolons=False`` keeps a sentence whole across its semicolons (the desk compares whole sentences of the system
+prompt).
+"""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE = re.compile(r"(?:[^.!?;。！？；\n]|(?<=\d)\.(?=\d))+[.!?;。！？；]*")
+_SENTENCE_WHOLE = re.compile(r"(?:[^.!?。！？\n]|(?<=\d)\.(?=\d))+[.!?。！？]*")
+#: what :func:`clause` strips: a sentence's end marks
+END_MARKS = ".!?;。！？；"
+
+
+def sentences(text: str, *, semicolons: bool = True) -> list[str]:
+    """Sentences with their end mark, stripped, empty ones left out."""
+    pattern = _SENTENCE if semicolons else _SENTENCE_WHOLE
+    return [s.strip() for s in pattern.findall(text) if s.strip()]
+
+
+def clause(sentence: str) -> str:
+    """A sentence without its end marks."""
+    return sentence.rstrip(END_MARKS).strip()
