@@ -231,29 +231,32 @@ def fuse(
     import_lancedb()  # first, so that the `lancedb.` import below skips the REST client (memory.storage.lance)
     from lancedb.rerankers import RRFReranker
 
-    ids = {i: n for n, i in enumerate(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))}
-    vt = pa.table({"_rowid": pa.array([ids[i] for i, _ in vec], pa.uint64())})
-    ft = pa.table({"_rowid": pa.array([ids[i] for i, _ in fts], pa.uint64())})
+    row_of = {i: n for n, i in enumerate(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))}
+    vt = pa.table({"_rowid": pa.array([row_of[i] for i, _ in vec], pa.uint64())})
+    ft = pa.table({"_rowid": pa.array([row_of[i] for i, _ in fts], pa.uint64())})
     fused = RRFReranker(K=params.rrf_k).rerank_hybrid("", vt, ft)
-    back = {n: i for i, n in ids.items()}
+    back = {n: i for i, n in row_of.items()}
     return dict(zip((back[r] for r in fused["_rowid"].to_pylist()), fused["_relevance_score"].to_pylist(), strict=True))
 
 
-HIT_COLUMNS = (
-    Memory.id,
-    Memory.agent_id,
-    Memory.content,
-    Memory.type,
-    Memory.source_type,
-    Memory.created_at,
-    Memory.event_time,
-    Memory.confidence,
-    Memory.importance,
-    Memory.source_message_ids,
-    Memory.meta,
-    Memory.predicate,
-    Memory.object,
-    Memory.subject,
+HIT_COLUMNS = tuple(
+    col(c)
+    for c in (
+        Memory.id,
+        Memory.agent_id,
+        Memory.content,
+        Memory.type,
+        Memory.source_type,
+        Memory.created_at,
+        Memory.event_time,
+        Memory.confidence,
+        Memory.importance,
+        Memory.source_message_ids,
+        Memory.meta,
+        Memory.predicate,
+        Memory.object,
+        Memory.subject,
+    )
 )
 
 
@@ -451,7 +454,9 @@ def gather(
     # Plain rows, not ORM objects: ~10× cheaper for a hundred candidates.
     n = len(HIT_COLUMNS)
     with store.engine.connect() as conn:
-        found = conn.execute(select(*HIT_COLUMNS, Memory.user_key, Memory.status).where(col(Memory.id).in_(ids))).all()
+        found = conn.execute(
+            select(*HIT_COLUMNS, col(Memory.user_key), col(Memory.status)).where(col(Memory.id).in_(ids))
+        ).all()
     rows = [
         MemoryRow(*m[:n])
         for m in found
@@ -628,7 +633,7 @@ def log_retrieval(
         "created_at": utcnow(),
     }
     with store.engine.begin() as conn:
-        retrieval_id: int = conn.execute(insert(Retrieval).values(row).returning(Retrieval.id)).scalar_one()
+        retrieval_id: int = conn.execute(insert(Retrieval).values(row).returning(col(Retrieval.id))).scalar_one()
         if result.hits:
             conn.execute(
                 insert(RetrievalHit),
