@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Connection, insert, update
+from sqlalchemy import Connection, CursorResult, insert, update
+from sqlalchemy import select as core_select  # Core statements over table columns (sqlmodel's takes ≤ 4)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session as DBSession
-from sqlmodel import select
+from sqlmodel import SQLModel, col, select
 
 from memory.errors import Conflict, InvalidInput
 from memory.storage.models import Message, ProfileChange, ProfileField, User, stored_id, utcnow
@@ -68,7 +69,7 @@ def get_profile(store: Database, user: User) -> dict[str, Any]:
 
 
 def history(store: Database, user: User) -> list[ProfileChange]:
-    query = select(ProfileChange).where(ProfileChange.user_key == user.key).order_by(ProfileChange.id)
+    query = select(ProfileChange).where(col(ProfileChange.user_key) == user.key).order_by(col(ProfileChange.id))
     with store.db() as db:
         return list(db.exec(query).all())
 
@@ -172,9 +173,10 @@ def _compare_and_set(
     now, version = utcnow(), row.version  # read first: the UPDATE below also refreshes a session-bound ``row``
     done = db.execute(
         update(ProfileField)
-        .where(ProfileField.id == row.id, ProfileField.version == version)
+        .where(col(ProfileField.id) == row.id, col(ProfileField.version) == version)
         .values(**stated, updated_at=now, version=version + 1)
     )
+    assert isinstance(done, CursorResult)  # a DML statement's result: it has a row count
     if done.rowcount != 1:
         raise Conflict(f"profile field {name!r} changed concurrently: reload and retry")
     return ProfileField(id=row.id, user_key=user.key, field=name, **stated, updated_at=now, version=version + 1)
@@ -265,7 +267,7 @@ def links_for(value: Any, old_links: dict[str, str] | None, memory_id: str | Non
     return out
 
 
-_PF, _PC, _MSG = ProfileField.__table__, ProfileChange.__table__, Message.__table__
+_PF, _PC, _MSG = (SQLModel.metadata.tables[str(m.__tablename__)] for m in (ProfileField, ProfileChange, Message))
 
 
 def touches(ops: Sequence[Operation]) -> bool:
@@ -280,7 +282,7 @@ def touches(ops: Sequence[Operation]) -> bool:
 
 
 def read_states(conn: Connection, user_key: str) -> dict[str, FieldState]:
-    query = select(_PF.c.field, _PF.c.value, _PF.c.confidence, _PF.c.version, _PF.c.id, _PF.c.memory_ids)
+    query = core_select(_PF.c.field, _PF.c.value, _PF.c.confidence, _PF.c.version, _PF.c.id, _PF.c.memory_ids)
     query = query.where(_PF.c.user_key == user_key)
     return {
         r.field: FieldState(r.value, r.confidence, r.version, r.id, dict(r.memory_ids or {}))
@@ -298,8 +300,8 @@ def plan_changes(ops: Sequence[Operation], rows: dict[str, FieldState], source_m
         weak = c.meta.get("weak_field")
         if c.hedged or weak:
             change = _weaken(c, rows, weak, source_message_id)
-        elif c.profile_field and c.profile_field in FIELDS:
-            change = _explicit(c, rows, source_message_id)
+        elif (name := c.profile_field) and name in FIELDS:
+            change = _explicit(c, name, rows, source_message_id)
         else:
             continue
         if change:
@@ -370,7 +372,7 @@ def _said_at(conn: Connection, message_ids: Sequence[int | None]) -> dict[int | 
     ids = sorted({i for i in message_ids if i is not None})
     if not ids:
         return {}
-    rows = conn.execute(select(_MSG.c.id, _MSG.c.created_at).where(_MSG.c.id.in_(ids))).all()
+    rows = conn.execute(core_select(_MSG.c.id, _MSG.c.created_at).where(_MSG.c.id.in_(ids))).all()
     out: dict[int | None, Any] = {}
     for message_id, at in rows:
         if at is not None:
@@ -395,8 +397,8 @@ def apply_in(
     return out
 
 
-def _explicit(c: Candidate, rows: dict[str, FieldState], msg: int | None) -> Change | None:
-    row = rows.get(c.profile_field)
+def _explicit(c: Candidate, name: str, rows: dict[str, FieldState], msg: int | None) -> Change | None:
+    row = rows.get(name)
     current = row.value if row else None
     new = _target(c, current)
     conf = max(c.confidence, row.confidence if row and new == current else 0.0)
@@ -406,13 +408,13 @@ def _explicit(c: Candidate, rows: dict[str, FieldState], msg: int | None) -> Cha
         return None
     verb = "takes back" if c.negated else "states"
     reason = f"user {verb}: {c.evidence!r}" if new != current else f"user confirms: {c.evidence!r}"
-    return Change(c.profile_field, current, new, conf, reason, msg, row.version if row else 0)
+    return Change(name, current, new, conf, reason, msg, row.version if row else 0)
 
 
 def _weaken(c: Candidate, rows: dict[str, FieldState], weak: Sequence[Any] | None, msg: int | None) -> Change | None:
     name, value = (weak[0], weak[1]) if weak else (c.profile_field, c.meta.get("display") or c.object)
     row = rows.get(name) if name else None
-    if row is None or name in LIST_FIELDS or norm_object(str(row.value)) == norm_object(str(value)):
+    if not name or row is None or name in LIST_FIELDS or norm_object(str(row.value)) == norm_object(str(value)):
         return None
     conf = round(max(WEAK_FLOOR, row.confidence * WEAK_FACTOR), 4)
     if conf >= row.confidence:

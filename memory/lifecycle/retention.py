@@ -33,9 +33,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from sqlalchemy import String, delete, insert, select, type_coerce, update
+from sqlmodel import SQLModel, col
 
 from memory import profile_sync
 from memory.config import Settings
@@ -73,6 +74,10 @@ _ALL_COLUMNS = (
 )
 
 
+@overload
+def aware(dt: datetime) -> datetime: ...
+@overload
+def aware(dt: None) -> None: ...
 def aware(dt: datetime | None) -> datetime | None:
     """SQLite hands datetimes back naive; they were stored as UTC."""
     return dt.replace(tzinfo=UTC) if dt is not None and dt.tzinfo is None else dt
@@ -94,7 +99,7 @@ def touch(store: Database, memory_ids: Iterable[str], *, now: datetime | None = 
         for chunk in chunks(ids):
             conn.execute(
                 update(Memory)
-                .where(Memory.id.in_(chunk))
+                .where(col(Memory.id).in_(chunk))
                 .values(last_accessed_at=when, access_count=Memory.access_count + 1)
             )
     return len(ids)
@@ -146,7 +151,7 @@ def load(store: Database, *, user_key: str | None, statuses: Sequence[str], full
     Times and JSON are read raw and parsed here: SQLAlchemy's per-value processors dominate at 100k rows.
     """
     names = _ALL_COLUMNS if full else _RULE_COLUMNS
-    table = Memory.__table__
+    table = SQLModel.metadata.tables[str(Memory.__tablename__)]
     cols = [
         type_coerce(table.c[n], String) if n in _TIMES or n in ("meta", "source_message_ids") else table.c[n]
         for n in names
@@ -157,7 +162,7 @@ def load(store: Database, *, user_key: str | None, statuses: Sequence[str], full
     out = []
     with store.engine.connect() as conn:
         for row in conn.execute(query.order_by(table.c.user_key, table.c.id)):
-            values = dict(zip(names, row, strict=True))
+            values: dict[str, Any] = dict(zip(names, row, strict=True))  # raw column values, parsed below
             for n in _TIMES:
                 values[n] = _time(values[n])
             if full:
@@ -334,7 +339,7 @@ def _archive(store: Storage, actions: Sequence[Action], now: datetime) -> None:
         for chunk in chunks(ids):
             conn.execute(
                 update(Memory)
-                .where(Memory.id.in_(chunk), Memory.status == MemoryStatus.ACTIVE)
+                .where(col(Memory.id).in_(chunk), col(Memory.status) == MemoryStatus.ACTIVE)
                 .values(status=MemoryStatus.ARCHIVED, updated_at=now, version=Memory.version + 1)
             )
         conn.execute(
@@ -367,13 +372,13 @@ def purge_rows(
     with store.engine.begin() as conn:
         owners: list[Any] = []
         for chunk in chunks(ids):
-            who = select(Memory.id, Memory.user_key, Memory.agent_id).where(Memory.id.in_(chunk))
+            who = select(col(Memory.id), col(Memory.user_key), col(Memory.agent_id)).where(col(Memory.id).in_(chunk))
             owners += conn.execute(who).all()
-            conn.execute(delete(MemoryEvent).where(MemoryEvent.memory_id.in_(chunk)))
-            conn.execute(delete(RetrievalHit).where(RetrievalHit.memory_id.in_(chunk)))
-            conn.execute(delete(HitLabel).where(HitLabel.memory_id.in_(chunk)))
-            conn.execute(update(Memory).where(Memory.superseded_by.in_(chunk)).values(superseded_by=None))
-            conn.execute(delete(Memory).where(Memory.id.in_(chunk)))
+            conn.execute(delete(MemoryEvent).where(col(MemoryEvent.memory_id).in_(chunk)))
+            conn.execute(delete(RetrievalHit).where(col(RetrievalHit.memory_id).in_(chunk)))
+            conn.execute(delete(HitLabel).where(col(HitLabel.memory_id).in_(chunk)))
+            conn.execute(update(Memory).where(col(Memory.superseded_by).in_(chunk)).values(superseded_by=None))
+            conn.execute(delete(Memory).where(col(Memory.id).in_(chunk)))
         if owners:
             conn.execute(
                 insert(MemoryEvent),
@@ -406,13 +411,14 @@ def overview(store: Storage, *, user_key: str, now: datetime | None = None, limi
     with store.engine.connect() as conn:
         for chunk in chunks([m.id for m in archived]):
             query = (
-                select(MemoryEvent.memory_id, MemoryEvent.reason)
-                .where(MemoryEvent.memory_id.in_(chunk), MemoryEvent.op == EventOp.ARCHIVE)
-                .order_by(MemoryEvent.id)
+                select(col(MemoryEvent.memory_id), col(MemoryEvent.reason))
+                .where(col(MemoryEvent.memory_id).in_(chunk), col(MemoryEvent.op) == EventOp.ARCHIVE)
+                .order_by(col(MemoryEvent.id))
             )
-            reasons.update(conn.execute(query).all())  # the latest archive decision wins
+            # the latest archive decision wins (the filter on memory_id leaves no event without one)
+            reasons.update((mid, why) for mid, why in conn.execute(query) if mid is not None)
     retention = timedelta(days=s.archive_retention_days)
-    expiring = []
+    expiring: list[dict[str, Any]] = []  # one row of the view each (heterogeneous values, as the view shows them)
     for m in rows:
         when, why = expiry(m, s) if m.status == MemoryStatus.ACTIVE else (None, "")
         if when is not None:

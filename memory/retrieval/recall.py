@@ -35,8 +35,8 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert
-from sqlmodel import col, select
+from sqlalchemy import insert, select
+from sqlmodel import col
 
 from memory import provenance
 from memory.config import Settings
@@ -45,7 +45,7 @@ from memory.retrieval.context import ContextRow
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.lance import import_lancedb
-from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
+from memory.storage.models import Memory, Retrieval, RetrievalHit, stored_id, utcnow
 from memory.text.privacy import mask_pii
 from memory.vocab import MemoryStatus, MemoryType
 
@@ -633,7 +633,8 @@ def log_retrieval(
         "created_at": utcnow(),
     }
     with store.engine.begin() as conn:
-        retrieval_id: int = conn.execute(insert(Retrieval).values(row).returning(col(Retrieval.id))).scalar_one()
+        inserted = conn.execute(insert(Retrieval).values(row).returning(col(Retrieval.id))).scalar_one()
+        retrieval_id = stored_id(inserted, "retrieval")
         if result.hits:
             conn.execute(
                 insert(RetrievalHit),
