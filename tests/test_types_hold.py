@@ -68,3 +68,20 @@ def test_openai_embedder_calls_the_configured_endpoint_with_the_configured_key(e
     assert {r["path"] for r in _Embeddings.seen} == {"/v1/embeddings"}
     assert {r["auth"] for r in _Embeddings.seen} == {"Bearer sk-test-123"}
     assert {r["model"] for r in _Embeddings.seen} == {"stub-embed"}
+
+
+def test_a_message_never_stored_is_refused_not_reported_as_already_written(plumbing_svc):
+    """Its id is None (mypy: ``int | None`` where an id was needed): before, the claim found no row for it and the
+    report said "already written (repeated message)", a false account of a message nobody wrote."""
+    from memory.errors import InvalidInput
+    from memory.storage.models import Message
+
+    svc = plumbing_svc
+    user = svc.ensure_user("ana")
+    session = svc.ensure_session(user, "s1")
+    stored = svc.add_message(session, "user", "我住在杭州。")
+    loose = Message(session_id=session.id, user_key=user.key, role="user", content="I live in Porto.")
+    with pytest.raises(InvalidInput, match="not been stored"):
+        svc.write_from_messages(user, session, [stored, loose])
+    reports = svc.write_from_messages(user, session, [stored])  # nothing was claimed by the refused call
+    assert [r.message_id for r in reports] == [stored.id] and reports[0].reason != "already written (repeated message)"
