@@ -9,6 +9,7 @@ keep. Each search is logged like an agent's, so its hits can be labelled and rep
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -54,8 +55,6 @@ LABELS = {"relevant": True, "not relevant": False}
 
 svc = service()
 user = require_user()
-if user is None:
-    st.stop()
 eff = svc.effective_settings()
 calibration = svc.relevance_model(eff)
 
@@ -201,7 +200,11 @@ def histogram(hits: list[Hit]) -> go.Figure:
     return fig
 
 
-def hit_table(hits: list[Hit], labels: dict[str, bool | None]) -> pd.DataFrame:
+#: a hit's label in the lab (None: not labelled)
+LABEL_TEXT: dict[bool | None, str] = {True: "✔ relevant", False: "✘ not relevant", None: ""}
+
+
+def hit_table(hits: list[Hit], labels: Mapping[str, bool]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
@@ -214,7 +217,7 @@ def hit_table(hits: list[Hit], labels: dict[str, bool | None]) -> pd.DataFrame:
                 "passed": h.passed,
                 "selected": h.selected,
                 "why not": h.drop_reason or "",
-                "label": {True: "✔ relevant", False: "✘ not relevant"}.get(labels.get(h.memory_id), ""),
+                "label": LABEL_TEXT[labels.get(h.memory_id)],
             }
             for h in hits
         ]

@@ -62,7 +62,12 @@ def picker(svc: MemoryService, user: User, hits: list[dict[str, Any]], retrieval
         return
     label = {i: short(h.get("content") or i, 90) for i, h in by_id.items()}
     pick = st.selectbox(
-        "Why (not)?", list(by_id), index=None, key=key, format_func=label.get, placeholder="Why (not)? pick a memory"
+        "Why (not)?",
+        list(by_id),
+        index=None,
+        key=key,
+        format_func=lambda i: label.get(i, str(i)),
+        placeholder="Why (not)? pick a memory",
     )
     if pick:
         show(svc, user, pick, None, key=f"{key}_stages", retrieval_id=retrieval_id)

@@ -53,7 +53,9 @@ def explain(user_id: str, body: ExplainRequest, key: Key, doors: Service) -> dic
         body.query,
         retrieval_id=body.retrieval_id,
         agent_id=body.agent_id,
-        policy=doors.service.recall_policy(k=body.k, threshold=body.threshold, mode=body.mode),
+        k=body.k,
+        threshold=body.threshold,
+        mode=body.mode,
     )
 
 

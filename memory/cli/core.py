@@ -65,9 +65,9 @@ def recall(
     from memory.retrieval.filters import RecallFilters
 
     filters = RecallFilters.build(types=type_, source_types=source, since=since, until=until, as_of=as_of)
-    svc = service()
-    policy = svc.recall_policy(k=k, threshold=threshold, similarity_floor=floor, mode=mode)
-    result = svc.recall(user, query, agent_id=agent, policy=policy, filters=filters)
+    result = service().recall(
+        user, query, agent_id=agent, filters=filters, k=k, threshold=threshold, similarity_floor=floor, mode=mode
+    )
     if result.notice:
         say(f"note: {result.notice}", err=True)
     if json_out:

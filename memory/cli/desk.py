@@ -30,9 +30,9 @@ def explain(
     json_out: JsonOpt = False,
 ) -> None:
     """Why (not)? Every stage one memory went through for a query, and the first one it fell out at."""
-    svc = service()
-    policy = svc.recall_policy(k=k, threshold=threshold, mode=mode)
-    data = svc.explain_recall(user, memory, query, retrieval_id=retrieval, agent_id=agent, policy=policy)
+    data = service().explain_recall(
+        user, memory, query, retrieval_id=retrieval, agent_id=agent, k=k, threshold=threshold, mode=mode
+    )
     if json_out:
         emit(data)
         return
