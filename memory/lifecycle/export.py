@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Table, delete, insert, inspect, select, text, update
+from sqlalchemy import ColumnElement, Connection, Table, delete, insert, inspect, select, text, update
 from sqlmodel import SQLModel, col
 
 from memory import audit
@@ -75,7 +75,7 @@ def user_tables() -> list[tuple[Table, str, Table | None, str | None]]:
     return out
 
 
-def _where(table: Table, column: str, parent: Table | None, parent_col: str | None, key: str):
+def _where(table: Table, column: str, parent: Table | None, parent_col: str | None, key: str) -> ColumnElement[bool]:
     if parent is None or parent_col is None:
         return table.c[column] == key
     return table.c[column].in_(select(parent.c[parent_col]).where(parent.c.user_key == key))

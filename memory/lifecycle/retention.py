@@ -129,8 +129,8 @@ class MemInfo:
     predicate: str | None = None
     object: str | None = None
     source_type: str = "user-stated"
-    source_message_ids: list = field(default_factory=list)
-    meta: dict = field(default_factory=dict)
+    source_message_ids: list[Any] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
     indexed: bool = False
 
 
@@ -175,7 +175,7 @@ def load(store: Database, *, user_key: str | None, statuses: Sequence[str], full
 def decayed_importance(m: MemInfo, now: datetime, s: Settings) -> float:
     ref = m.last_accessed_at or m.created_at
     days = max(0.0, (now - ref).total_seconds() / 86400)
-    return m.importance * 0.5 ** (days / s.decay_half_life_days)
+    return m.importance * math.pow(0.5, days / s.decay_half_life_days)
 
 
 def value(m: MemInfo, now: datetime, s: Settings) -> float:

@@ -91,11 +91,11 @@ class Hit:
     selected: bool = False
     injected: bool | None = None
     drop_reason: str | None = None
-    source_message_ids: list = field(default_factory=list)
-    meta: dict = field(default_factory=dict)
+    source_message_ids: list[Any] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
     predicate: str | None = None
     object: str | None = None
-    features: list = field(default_factory=list)
+    features: list[float] = field(default_factory=list)
     #: source context (selected hits only): the conversation around the message it came from (:mod:`.context`)
     context: list[ContextRow] = field(default_factory=list)
     subject: str | None = None
@@ -122,11 +122,11 @@ class RecallResult:
     latency_ms: float = 0.0
     calibration: str = "fallback"
     notice: str | None = None
-    filters: dict | None = None
+    filters: dict[str, Any] | None = None
     logged_id: int | None = None
     #: where the query came from (``via`` / ``by`` of ``memory.provenance``), captured before the log is written
     #: in the background, so the retrieval lab can tell the doors apart
-    provenance: dict = field(default_factory=provenance.stamp_detail, repr=False, compare=False)
+    provenance: dict[str, Any] = field(default_factory=provenance.stamp_detail, repr=False, compare=False)
     #: set by the retrieval log's writer once this result's entry is written (memory/retrieval/log.py)
     written: threading.Event | None = field(default=None, repr=False, compare=False)
 
@@ -311,7 +311,12 @@ def score_relevance(
         h.relevance = rel[h.memory_id]
 
 
-def _contextualise(vec, fts, sims, rows, params: RecallPolicy):
+Pairs = list[tuple[str, float]]  # (memory id, score) of one signal, best first
+
+
+def _contextualise(
+    vec: Pairs, fts: Pairs, sims: dict[str, float], rows: list[MemoryRow], params: RecallPolicy
+) -> tuple[Pairs, Pairs, dict[str, float]]:
     """Neighbour-smoothed signals (see :mod:`memory.retrieval.neighbours`), re-ranked per signal."""
     # every memory drawn from one message sits at that message's place in the conversation (a turn, or a fact
     # extracted from it); its neighbours are the raw turns around that place. Others only get the floor, so every
@@ -337,7 +342,9 @@ def _contextualise(vec, fts, sims, rows, params: RecallPolicy):
     return vec_s, fts_s, sims_s
 
 
-def _signals(store: Storage, user_key: str, agent_id: str | None, query: str, params: RecallPolicy, where: str | None):
+def _signals(
+    store: Storage, user_key: str, agent_id: str | None, query: str, params: RecallPolicy, where: str | None
+) -> tuple[Pairs, Pairs, dict[str, float]]:
     """(vector hits, BM25 hits, similarity per candidate) from the index, prefiltered to the user (and ``where``)."""
     import numpy as np  # imported on use, like LanceDB: SQL-only commands start without them
 
@@ -367,8 +374,8 @@ class MemoryRow:
     event_time: datetime | None
     confidence: float
     importance: float
-    source_message_ids: list
-    meta: dict
+    source_message_ids: list[Any]
+    meta: dict[str, Any]
     predicate: str | None
     object: str | None
     subject: str | None = None
