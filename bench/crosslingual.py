@@ -46,7 +46,9 @@ def answer_ranks(svc, variants: dict[str, bool] = VARIANTS, keep=lambda pair: Tr
         for text in store_texts(pair):
             svc.add_memory(user, text, type="fact")
         for name, on in variants.items():
-            hits = svc.recall(user.external_id, pair["query"], threshold=-1.0, log=False, crosslingual=on).hits
+            hits = svc.recall(
+                user.external_id, pair["query"], policy=svc.recall_policy(threshold=-1.0, crosslingual=on), log=False
+            ).hits
             rank = next(r for r, h in enumerate(hits, 1) if h.content == pair["answer"])
             out[name].append(
                 {"split": pair["split"], "direction": direction(pair["query"]), "topic": pair["topic"], "rank": rank}

@@ -160,7 +160,7 @@ def measure_recall(svc: MemoryService, user: str, mode: str, n_queries: int) -> 
         log_mode = "background" if i % 2 == 0 else "inline"
         writer.background = log_mode == "background"
         t0 = time.perf_counter()
-        res = svc.recall(user, q, mode=mode, k=10, threshold=0.0, log=True)
+        res = svc.recall(user, q, policy=svc.recall_policy(mode=mode, k=10, threshold=0.0), log=True)
         lat[log_mode].append((time.perf_counter() - t0) * 1000)
         sims = [h.similarity for h in res.hits if h.similarity is not None]
         if sims:
@@ -272,7 +272,7 @@ def main() -> None:
             user = bulk_load(svc, size, users, pool_vecs, rng)
             load_s = time.perf_counter() - t0
             for mode in ("vector", "hybrid"):
-                svc.recall(user, "warm up", mode=mode, log=False)
+                svc.recall(user, "warm up", policy=svc.recall_policy(mode=mode), log=False)
                 for row in measure_recall(svc, user, mode, args.queries):
                     row = {"memories_per_user": size, "users": users, "load_s": round(load_s, 1), **row}
                     results["runs"].append(row)

@@ -43,7 +43,8 @@ def _ms(fn, *args, **kwargs):
 
 def stages(svc: MemoryService, user: str, n_queries: int) -> tuple[dict, list]:
     """Per query: embed alone, gather (embed + both searches + SQL join), rank_signals; p50/p95 of each."""
-    params, calibration = svc.recall_setup(mode="hybrid", k=10, threshold=0.0)
+    params = svc.recall_policy(mode="hybrid", k=10, threshold=0.0)
+    calibration = params.calibration
     key = svc.get_user(user).key
     out: dict[str, list[float]] = {"embed": [], "gather": [], "rank": [], "candidates": []}
     gathered = []
@@ -90,7 +91,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             svc = MemoryService(Settings(data_dir=Path(tmp)), embedder=embedder)
             user = bulk_load(svc, size, args.users, pool_vecs, rng)
-            svc.recall(user, "warm up", mode="hybrid", log=False)
+            svc.recall(user, "warm up", policy=svc.recall_policy(mode="hybrid"), log=False)
             summary, gathered = stages(svc, user, args.queries)
             rank_ms = [_ms(recall_mod.rank_signals, s, params=p, calibration=c)[1] for s, p, c in gathered]
             summary["rank_again"] = {"p50": round(pct(rank_ms, 50), 2), "p95": round(pct(rank_ms, 95), 2)}

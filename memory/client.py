@@ -336,7 +336,7 @@ class Memory:
         try:
             user = self.service.get_user(user_id)
         except NotFound:
-            self.service.recall_params(threshold=threshold)  # still refuse bad parameters
+            self.service.recall_policy(threshold=threshold)  # still refuse bad parameters
             return {"results": []}
         if n == 0:
             return {"results": []}
@@ -344,10 +344,12 @@ class Memory:
         k = MAX_RESULTS if wide else min(MAX_RESULTS, max(n * 4, 60))
         with self._acting():
             if mode == "calibrated":
-                result = self.service.recall(user_id, query, agent_id=agent, any_agent=True, k=k, threshold=threshold)
+                policy = self.service.recall_policy(k=k, threshold=threshold)
+                result = self.service.recall(user_id, query, agent_id=agent, any_agent=True, policy=policy)
                 hits = [h for h in result.hits if h.passed]
             else:
-                result = self.service.recall(user_id, query, agent_id=agent, any_agent=True, k=k, threshold=-1.0)
+                policy = self.service.recall_policy(k=k, threshold=-1.0)
+                result = self.service.recall(user_id, query, agent_id=agent, any_agent=True, policy=policy)
                 floor = MEM0_THRESHOLD if threshold is None else threshold
                 hits = [h for h in result.hits if not h.flagged and (h.similarity or 0.0) >= floor]
         rows = self.service.memories_by_id([h.memory_id for h in hits])

@@ -288,7 +288,8 @@ class MemLensStore(BaseStore):
             k = min(MAX_LIMIT, max(need * 4, 40))
             while True:
                 with self.memory._acting():
-                    result = self.service.recall(user_id, op.query or "", any_agent=True, k=k, threshold=cut)
+                    policy = self.service.recall_policy(k=k, threshold=cut)
+                    result = self.service.recall(user_id, op.query or "", any_agent=True, policy=policy)
                 hits = result.selected if self.threshold is not None else [h for h in result.hits if not h.flagged]
                 rows = self.service.memories_by_id([h.memory_id for h in hits])
                 mine = []
@@ -333,7 +334,8 @@ class MemLensStore(BaseStore):
             k = min(MAX_LIMIT, max(need * 4, 40))
             while True:
                 with self.memory._acting():
-                    result = self.service.recall(user_id, query, any_agent=True, k=k, threshold=cut)
+                    policy = self.service.recall_policy(k=k, threshold=cut)
+                    result = self.service.recall(user_id, query, any_agent=True, policy=policy)
                 hits = result.selected if self.threshold is not None else [h for h in result.hits if not h.flagged]
                 found = [(h.memory_id, _score(h)) for h in hits if h.memory_id in ids]
                 if len(found) >= min(need, len(ids)) or k >= MAX_LIMIT or len(result.hits) < k:

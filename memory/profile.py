@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import update
+from sqlalchemy import CursorResult, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session as DBSession
-from sqlmodel import select
+from sqlmodel import col, select
 
 from memory.errors import Conflict, InvalidInput
 from memory.storage.models import ProfileChange, ProfileField, User, utcnow
@@ -52,7 +52,7 @@ def get_profile(store: Database, user: User) -> dict[str, Any]:
 
 
 def history(store: Database, user: User) -> list[ProfileChange]:
-    query = select(ProfileChange).where(ProfileChange.user_key == user.key).order_by(ProfileChange.id)
+    query = select(ProfileChange).where(col(ProfileChange.user_key) == user.key).order_by(col(ProfileChange.id))
     with store.db() as db:
         return list(db.exec(query).all())
 
@@ -156,9 +156,10 @@ def _compare_and_set(
     now, version = utcnow(), row.version  # read first: the UPDATE below also refreshes a session-bound ``row``
     done = db.execute(
         update(ProfileField)
-        .where(ProfileField.id == row.id, ProfileField.version == version)
+        .where(col(ProfileField.id) == row.id, col(ProfileField.version) == version)
         .values(**stated, updated_at=now, version=version + 1)
     )
+    assert isinstance(done, CursorResult)  # a DML statement's result: it has a row count
     if done.rowcount != 1:
         raise Conflict(f"profile field {name!r} changed concurrently: reload and retry")
     return ProfileField(id=row.id, user_key=user.key, field=name, **stated, updated_at=now, version=version + 1)

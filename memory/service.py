@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from memory import audit, keyed, provenance, validate, views  # noqa: F401  (provenance registers its write listeners)
 from memory.access import check
@@ -24,9 +24,11 @@ from memory.lifecycle import curation, export
 from memory.lifecycle import retention as lifecycle
 from memory.people import People
 from memory.retrieval import log as retrieval_log
+from memory.retrieval import policy as recall_policy
 from memory.retrieval import setup
 from memory.retrieval.filters import RecallFilters
-from memory.retrieval.recall import Hit, RecallParams, RecallResult, Signals, add_context, gather, timed_search
+from memory.retrieval.policy import PolicyChanges, RecallPolicy
+from memory.retrieval.recall import Hit, RecallResult, Signals, add_context, gather, timed_search
 from memory.retrieval.relevance import Calibration
 from memory.sessions import summary, turns
 from memory.sessions.extractive import Summariser
@@ -224,11 +226,18 @@ class MemoryService:
     def relevance_model(self, settings: Settings | None = None) -> Calibration:
         return setup.relevance_model(self.storage, settings)
 
-    def recall_setup(self, **overrides: Any) -> tuple[RecallParams, Calibration]:
-        return setup.recall_setup(self.storage, **overrides)
+    def recall_policy(self, **changes: Unpack[PolicyChanges]) -> RecallPolicy:
+        """The recall policy in force (live settings, the calibration for this embedder and mode) with ``changes``
+        on top; a name that is not a recall setting is refused (``memory.retrieval.policy``)."""
+        s = self.effective_settings()
+        return recall_policy.resolve(s, self.relevance_model(s), changes)
 
-    def recall_params(self, **overrides: Any) -> RecallParams:
-        return setup.recall_setup(self.storage, **overrides)[0]
+    def _policy(self, policy: RecallPolicy | None, changes: PolicyChanges) -> RecallPolicy:
+        """``policy`` (None: the one in force) with ``changes`` on top (None values: not given)."""
+        if policy is None:
+            return self.recall_policy(**changes)
+        given = {k: v for k, v in changes.items() if v is not None}
+        return policy.replace(**given) if given else policy
 
     # -- write pipeline and profile (memory.write, memory.profile) ------------------------------------------
     def _user(self, user: User | str) -> User:
@@ -413,9 +422,8 @@ class MemoryService:
 
         def replay(entry: dict[str, Any]) -> RecallResult:
             q = entry["retrieval_query"]
-            return self.recall(
-                entry["user_id"], q, agent_id=entry["agent_id"], mode=entry["mode"], threshold=-1.0, log=False
-            )
+            wide = self.recall_policy(mode=entry["mode"], threshold=-1.0)
+            return self.recall(entry["user_id"], q, agent_id=entry["agent_id"], policy=wide, log=False)
 
         return refit.fit_from_labels(views.labelled_queries(self.storage, user_key), replay, self.embedder_name)
 
@@ -432,20 +440,24 @@ class MemoryService:
         log: bool = True,
         filters: RecallFilters | None = None,
         any_agent: bool = False,
-        **overrides: Any,
+        policy: RecallPolicy | None = None,
+        **changes: Unpack[PolicyChanges],
     ) -> RecallResult:
         """Search a user's active memories; every candidate comes back with its scores and verdict.
 
         ``filters`` (:meth:`RecallFilters.build`: memory types, source types, since/until on event time, ``as_of``
         for the query's date words) narrow and re-rank the candidates. ``session_key`` (the internal ``Session.id``)
         and ``turn_id`` tie the logged retrieval to a conversation turn. ``any_agent`` searches every agent of the
-        user (mem0's ``search(user_id=)``, the LangGraph store's namespaces) instead of one."""
+        user (mem0's ``search(user_id=)``, the LangGraph store's namespaces) instead of one. ``policy`` (from
+        :meth:`recall_policy`) sets the knobs, None = the live settings'; ``changes`` (typed; a name that is not a
+        recall setting is refused) change some on top of it."""
         query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))  # before embedding/logging
         user = self.get_user(user_id)
         agent: str | None = validate.agent_id(agent_id, self.settings.default_agent_id)
         if any_agent and not agent_id:
             agent = None
-        params, calibration = self.recall_setup(**overrides)
+        params = self._policy(policy, changes)
+        calibration = params.calibration
         rq = mask_pii(retrieval_query) if retrieval_query else query
         hits, ms = timed_search(
             self.storage,
@@ -479,15 +491,17 @@ class MemoryService:
         span = self.effective_settings().context_span if span is None else span
         add_context(self.storage.engine, user.key, hits, span)
 
-    def recall_signals(self, user_id: str, query: str, **overrides: Any) -> tuple[Signals, RecallParams, Calibration]:
-        """What a search finds before it is ranked, with the params and calibration ``recall`` would rank it with
-        (the evaluation replays :func:`memory.retrieval.recall.rank_signals` under other weights; not logged)."""
+    def recall_signals(
+        self, user_id: str, query: str, policy: RecallPolicy | None = None
+    ) -> tuple[Signals, RecallPolicy]:
+        """What a search finds before it is ranked, with the policy ``recall`` would rank it with (the evaluation
+        replays :func:`memory.retrieval.recall.rank_signals` under other weights; not logged)."""
         query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))
         user = self.get_user(user_id)
         agent = validate.agent_id(None, self.settings.default_agent_id)
-        params, calibration = self.recall_setup(**overrides)
+        params = policy or self.recall_policy()
         sig = gather(self.storage, user_key=user.key, agent_id=agent, query=query, params=params)
-        return sig, params, calibration
+        return sig, params
 
     # -- the audit desk (memory/desk/): why (not), hygiene, the labels gate, A/B replay, the graph --------------
     def explain_recall(
@@ -499,7 +513,8 @@ class MemoryService:
         retrieval_id: int | None = None,
         agent_id: str | None = None,
         filters: RecallFilters | None = None,
-        **overrides: Any,
+        policy: RecallPolicy | None = None,
+        **changes: Unpack[PolicyChanges],
     ) -> dict[str, Any]:
         """Why a memory was (not) recalled for a typed query or a logged retrieval: every stage of the real recall
         and the first one it fell out at (memory.desk.explain). Not logged."""
@@ -509,7 +524,7 @@ class MemoryService:
         if query is not None:
             query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))
         agent = validate.agent_id(agent_id, self.settings.default_agent_id)
-        params, calibration = self.recall_setup(**overrides)
+        params = self._policy(policy, changes)
         retrieval_log.flush(self.storage)  # a logged retrieval may still be queued
         profile = {name: f.value for name, f in self.profile_fields(user).items()}
         result = explain.explain(
@@ -520,7 +535,7 @@ class MemoryService:
             retrieval_id=retrieval_id,
             agent_id=agent,
             params=params,
-            calibration=calibration,
+            calibration=params.calibration,
             filters=filters,
             profile=profile,
         )
@@ -573,10 +588,16 @@ class MemoryService:
         return done
 
     def eval_labels(
-        self, user_id: str | None = None, *, record: bool = False, actor: Actor | None = None, **overrides: Any
+        self,
+        user_id: str | None = None,
+        *,
+        record: bool = False,
+        actor: Actor | None = None,
+        policy: RecallPolicy | None = None,
+        **changes: Unpack[PolicyChanges],
     ) -> dict[str, Any]:
         """Precision / recall of what recall would select for every labelled query under the current settings
-        (plus ``overrides``), each searched again unlogged (memory.desk.labels_gate). ``record`` keeps the run in
+        (or under ``policy``), each searched again unlogged (memory.desk.labels_gate). ``record`` keeps the run in
         the audit trail: the suite's history, and the gate's next baseline."""
         from memory.desk import labels_gate
         from memory.storage.models import utcnow
@@ -586,10 +607,10 @@ class MemoryService:
 
         def search(entry: dict[str, Any]) -> RecallResult:
             q = entry["retrieval_query"]
-            return self.recall(entry["user_id"], q, agent_id=entry["agent_id"], log=False, **overrides)
+            return self.recall(entry["user_id"], q, agent_id=entry["agent_id"], log=False, policy=p)
 
+        p = self._policy(policy, changes)
         run = labels_gate.evaluate(suite, search)
-        p = self.recall_params(**overrides)
         run["settings"] = {
             k: getattr(p, k) for k in ("mode", "k", "threshold", "fusion", "vector_weight", "rrf_k", "context_span")
         }
@@ -636,11 +657,14 @@ class MemoryService:
         from memory.desk import replay
 
         retrieval_log.flush(self.storage)
-        self.recall_params(**changes)  # refuses a bad value before anything runs
+        s = self.effective_settings()
+        calibration = self.relevance_model(s)
+        recall_policy.resolve(s, calibration, changes)  # refuses a bad name or value before anything runs
         logged = replay.logged_queries(self.storage, self._user_key(user_id), last)
 
         def search(entry: dict[str, Any], knobs: dict[str, Any]) -> RecallResult:
-            return self.recall(entry["user_id"], entry["query"], agent_id=entry["agent_id"], log=False, **knobs)
+            p = recall_policy.resolve(s, calibration, knobs)
+            return self.recall(entry["user_id"], entry["query"], agent_id=entry["agent_id"], log=False, policy=p)
 
         return replay.compare(logged, search, changes)
 

@@ -33,8 +33,6 @@ HISTORY = 40
 
 svc = service()
 user = require_user()
-if user is None:
-    st.stop()
 session = current_session(user)
 
 page_title("Chat", user)

@@ -58,7 +58,7 @@ PASS_COLOR, FAIL_COLOR, NEAR_COLOR = "#2e7d32", "#bdbdbd", "#ef6c00"
 #: a candidate the cut dropped for another reason than the threshold (flagged, similarity floor, relative cut)
 DROP_COLOR = "#ad1457"
 THRESHOLD_COLOR = "#c62828"
-OP_BADGE: dict[EventOp, str] = {
+OP_BADGE: dict[str, str] = {  # by EventOp (a str): a logged op is read back as text
     EventOp.ADD: "green",
     EventOp.REINFORCE: "blue",
     EventOp.UPDATE: "orange",
@@ -276,11 +276,12 @@ def new_session_id() -> str:
     return "session-" + datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
-def require_user() -> User | None:
-    """The picked user, or an empty-state note (and None) when there is none."""
+def require_user() -> User:
+    """The picked user; when there is none, an empty-state note and the page stops there."""
     user = current_user()
     if user is None:
         st.info(f"No user yet. {EMPTY_HINT}", icon=":material/person_off:")
+        st.stop()
     return user
 
 

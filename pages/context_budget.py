@@ -11,8 +11,6 @@ from pages.common import SECTION_COLORS, current_session, empty, page_title, pla
 
 svc = service()
 user = require_user()
-if user is None:
-    st.stop()
 
 page_title("Context budget", user)
 st.caption(

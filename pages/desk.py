@@ -23,8 +23,6 @@ from pages.common import can, current_actor, empty, page_title, plain, require_u
 
 svc = service()
 user = require_user()
-if user is None:
-    st.stop()
 page_title("Audit desk", user)
 st.caption(
     "Why a memory was (not) recalled, what in the store looks like junk, whether labelled queries still get their "
@@ -73,7 +71,9 @@ def hygiene_tab() -> None:
     c = st.columns([2, 2, 4])
     everyone = c[0].toggle("All users", key="dk_hy_all")
     days = c[1].number_input("Never recalled in (days)", 1, 3650, 90, key="dk_hy_days")
-    kinds = c[2].multiselect("Checks", KINDS, default=list(KINDS), key="dk_hy_kinds", format_func=KIND_TITLES.get)
+    kinds = c[2].multiselect(
+        "Checks", KINDS, default=list(KINDS), key="dk_hy_kinds", format_func=lambda kind: KIND_TITLES.get(kind, kind)
+    )
     review = svc.hygiene_review(None if everyone else user.external_id, never_recalled_days=float(days), kinds=kinds)
     counts = review.counts()
     rate = review.junk_rate(user.external_id)
@@ -295,7 +295,8 @@ def graph_tab() -> None:
         "click a fact's dot for its memory and source message"
     )
     event = st.plotly_chart(graph_figure(g), key="dk_gr_chart", on_select="rerun", selection_mode="points")
-    points = (event or {}).get("selection", {}).get("points", []) if isinstance(event, dict) else []
+    selection = event.get("selection") if isinstance(event, dict) else None
+    points = selection.get("points", []) if selection else []
     chosen = [p.get("customdata") for p in points if p.get("customdata")]
     if chosen:
         data = svc.show_memory(chosen[0])

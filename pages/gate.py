@@ -8,6 +8,9 @@ re-checked against its account on every run (a removed account or changed role t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NoReturn
+
 import streamlit as st
 
 from memory.access import Gate, decide_gate, oidc_role, open_actor
@@ -37,7 +40,7 @@ def admit() -> Actor:
     return actor
 
 
-def _alone(render, title: str) -> None:
+def _alone(render: Callable[[], None], title: str) -> NoReturn:
     """Show only ``render`` (a hidden navigation: no page list), then stop. Every page's address answers with it,
     so a deep link opened before sign-in shows this (not "Page not found") and keeps its address: once signed in,
     the rerun lands on the page that was asked for."""

@@ -27,8 +27,6 @@ def _table(rows: list[dict], columns: list[str]) -> None:
 svc = service()
 picked = require_user()
 page_title("Lifecycle", picked)
-if picked is None:
-    st.stop()
 user = picked.external_id
 st.caption("What is remembered, what will be forgotten and why; take everything out, or delete it for good.")
 

@@ -31,8 +31,6 @@ OPS = tuple(EventOp)
 
 svc = service()
 user = require_user()
-if user is None:
-    st.stop()
 
 page_title("Memories", user)
 st.caption(

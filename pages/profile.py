@@ -18,8 +18,6 @@ SOURCE_COLORS = {"user-stated": "#2e7d32", "person-edit": "#6a1b9a", "inferred":
 
 svc = service()
 user = require_user()
-if user is None:
-    st.stop()
 
 page_title("Profile", user)
 st.caption(

@@ -9,6 +9,7 @@ keep. Each search is logged like an agent's, so its hits can be labelled and rep
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -17,6 +18,7 @@ import streamlit as st
 from memory import views
 from memory.errors import MemLensError
 from memory.retrieval import tuning
+from memory.retrieval.policy import PolicyChanges
 from memory.retrieval.recall import Hit, is_near_miss, near_miss_floor, rank_and_cut
 from memory.vocab import Role, SearchMode
 from pages import lab_tuning, why
@@ -53,8 +55,6 @@ LABELS = {"relevant": True, "not relevant": False}
 
 svc = service()
 user = require_user()
-if user is None:
-    st.stop()
 eff = svc.effective_settings()
 calibration = svc.relevance_model(eff)
 
@@ -123,7 +123,7 @@ with st.container(border=True):
     if calibration.notice:
         b[2].warning(calibration.notice, icon=":material/info:")
 
-knobs = {
+knobs: PolicyChanges = {
     "mode": mode,
     "fusion": fusion,
     "vector_weight": float(weight),
@@ -131,8 +131,8 @@ knobs = {
     "k": int(k),
     "threshold": float(threshold),
 }
-params = svc.recall_params(**knobs)  # the agent's own mapping from settings, with the lab's knobs on top
-params.similarity_floor = None if floor is None else float(floor)  # "no floor" is a choice too
+searched = svc.recall_policy(**knobs)  # the agent's own mapping from settings, with the lab's knobs on top
+params = searched.replace(similarity_floor=None if floor is None else float(floor))  # "no floor" is a choice too
 
 
 def search(query: str) -> tuple[list[Hit], int | None, float]:
@@ -141,7 +141,7 @@ def search(query: str) -> tuple[list[Hit], int | None, float]:
     cached = st.session_state.get("lab_search")
     if cached and cached[0] == sig:
         return cached[1], cached[2], cached[3]
-    res = svc.recall(user.external_id, query, **knobs)
+    res = svc.recall(user.external_id, query, policy=searched)
     retrieval_id = res.retrieval_id  # logged after recall returns: this waits for that entry (labels need its id)
     st.session_state["lab_search"] = (sig, res.hits, retrieval_id, res.latency_ms)
     return res.hits, retrieval_id, res.latency_ms
@@ -200,7 +200,11 @@ def histogram(hits: list[Hit]) -> go.Figure:
     return fig
 
 
-def hit_table(hits: list[Hit], labels: dict[str, bool | None]) -> pd.DataFrame:
+#: a hit's label in the lab (None: not labelled)
+LABEL_TEXT: dict[bool | None, str] = {True: "✔ relevant", False: "✘ not relevant", None: ""}
+
+
+def hit_table(hits: list[Hit], labels: Mapping[str, bool]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
@@ -213,7 +217,7 @@ def hit_table(hits: list[Hit], labels: dict[str, bool | None]) -> pd.DataFrame:
                 "passed": h.passed,
                 "selected": h.selected,
                 "why not": h.drop_reason or "",
-                "label": {True: "✔ relevant", False: "✘ not relevant"}.get(labels.get(h.memory_id), ""),
+                "label": LABEL_TEXT[labels.get(h.memory_id)],
             }
             for h in hits
         ]
@@ -311,7 +315,7 @@ def search_tab() -> None:
             format_func=lambda i: f"#{by_id[i].rank} {short(by_id[i].content, 90)}",
         )
         if pick:
-            why.show(svc, user, pick, query, key="lab_why_stages", **knobs, similarity_floor=params.similarity_floor)
+            why.show(svc, user, pick, query, key="lab_why_stages", policy=params)
 
 
 def _replay_one(r: dict) -> dict:
@@ -323,10 +327,7 @@ def _replay_one(r: dict) -> dict:
             r["query"],
             retrieval_query=r["retrieval_query"],
             log=False,
-            mode=mode,
-            fusion=fusion,
-            vector_weight=weight,
-            rrf_k=int(rrf_k),
+            policy=svc.recall_policy(mode=mode, fusion=fusion, vector_weight=weight, rrf_k=int(rrf_k)),
         )
         then = views.retrieval_hits(svc.storage, r["id"])
         cache[sig] = (res.hits, then)

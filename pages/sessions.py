@@ -16,8 +16,6 @@ STATUS_COLORS = {SessionStatus.ACTIVE: "#3949ab", SessionStatus.ENDED: "#90a4ae"
 
 svc = service()
 user = require_user()
-if user is None:
-    st.stop()
 
 page_title("Sessions & bridges", user)
 st.caption(

@@ -196,7 +196,7 @@ def render(who: Actor) -> None:
             f":material/smart_toy: **Model** · {model_label(eff)}  \n"
             f":material/scatter_plot: **Embedder** · {eff.embedder}"
         )
-        _live_settings(eff, svc.recall_params().threshold)
+        _live_settings(eff, svc.recall_policy().threshold)
 
 
 def _add_user() -> None:

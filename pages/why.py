@@ -12,6 +12,7 @@ from memory.errors import MemLensError
 from pages.common import plain, short
 
 if TYPE_CHECKING:
+    from memory.retrieval.policy import RecallPolicy
     from memory.service import MemoryService
     from memory.storage.models import User
 
@@ -26,14 +27,14 @@ def show(
     key: str,
     *,
     retrieval_id: int | None = None,
-    **knobs: Any,
+    policy: RecallPolicy | None = None,
 ) -> None:
     """The verdict in one sentence, then every stage (a gate: ✔ / ✘; a description: ·). With ``retrieval_id``: that
     logged retrieval's query and knobs, and what the log recorded then."""
     import pandas as pd  # only when something is explained: the chat page's first load skips it
 
     try:
-        e = svc.explain_recall(user.external_id, memory_id, query, retrieval_id=retrieval_id, **knobs)
+        e = svc.explain_recall(user.external_id, memory_id, query, retrieval_id=retrieval_id, policy=policy)
     except MemLensError as exc:
         st.error(plain(exc))
         return
@@ -61,7 +62,12 @@ def picker(svc: MemoryService, user: User, hits: list[dict[str, Any]], retrieval
         return
     label = {i: short(h.get("content") or i, 90) for i, h in by_id.items()}
     pick = st.selectbox(
-        "Why (not)?", list(by_id), index=None, key=key, format_func=label.get, placeholder="Why (not)? pick a memory"
+        "Why (not)?",
+        list(by_id),
+        index=None,
+        key=key,
+        format_func=lambda i: label.get(i, str(i)),
+        placeholder="Why (not)? pick a memory",
     )
     if pick:
         show(svc, user, pick, None, key=f"{key}_stages", retrieval_id=retrieval_id)

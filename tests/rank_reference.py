@@ -16,7 +16,8 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from memory.retrieval.recall import MemoryRow, RecallParams, Signals, rank_signals
+from memory.retrieval.policy import RecallPolicy
+from memory.retrieval.recall import MemoryRow, Signals, rank_signals
 from memory.retrieval.relevance import FEATURES, Calibration
 
 DATA = Path(__file__).parent / "data"
@@ -122,7 +123,7 @@ def signals(case: dict, texts: list[str]) -> Signals:
 
 def ranked(case: dict, texts: list[str], coef: dict[str, float]) -> dict:
     """What rank_signals makes of a case: hits in order with their scores, verdicts and features (by name)."""
-    hits = rank_signals(signals(case, texts), params=RecallParams(**case["params"]), calibration=calibration(coef))
+    hits = rank_signals(signals(case, texts), params=RecallPolicy(**case["params"]), calibration=calibration(coef))
     return {
         "order": [h.memory_id for h in hits],
         "score": [h.score for h in hits],

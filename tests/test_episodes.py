@@ -18,7 +18,8 @@ from memory.evaluation import load
 from memory.evaluation.ingest import ingest_session
 from memory.lifecycle.retention import MemInfo, plan_forget
 from memory.retrieval.filters import RecallFilters
-from memory.retrieval.recall import IN_CONVERSATION, SAME_SOURCE, Hit, RecallParams, rank_and_cut
+from memory.retrieval.policy import RecallPolicy
+from memory.retrieval.recall import IN_CONVERSATION, SAME_SOURCE, Hit, rank_and_cut
 from memory.service import MemoryService
 from memory.storage.models import Memory, MemoryEvent, Message
 from memory.storage.passages import passage
@@ -173,7 +174,7 @@ def _hit(mid: str, kind: str, source: int, relevance: float) -> Hit:
 
 
 def test_the_cut_spends_no_place_on_a_fact_and_its_own_episode_or_on_the_recent_turns(settings):
-    params = replace(RecallParams.from_settings(settings, threshold=0.1), k=2)
+    params = replace(RecallPolicy.from_settings(settings, threshold=0.1), k=2)
     hits = [
         _hit("fact-1", MemoryType.FACT, 1, 0.9),
         _hit("episode-1", MemoryType.EPISODE, 1, 0.8),  # the same message as the fact above

@@ -8,7 +8,8 @@ import pytest
 
 from memory.config import Settings
 from memory.retrieval import neighbours as context
-from memory.retrieval.recall import RecallParams, fuse
+from memory.retrieval.policy import RecallPolicy
+from memory.retrieval.recall import fuse
 from memory.service import MemoryDraft
 
 
@@ -36,7 +37,7 @@ def test_day_boost_lifts_turns_from_the_top_days_only():
 
 def test_linear_fusion_standardises_similarity():
     vec = [("a", 0.1), ("b", 0.2)]
-    params = RecallParams.from_settings(Settings(fusion="linear", vector_weight=1.0), threshold=0.5)
+    params = RecallPolicy.from_settings(Settings(fusion="linear", vector_weight=1.0), threshold=0.5)
     fused = fuse(vec, [], {"a": 0.86, "b": 0.84}, params)
     assert fused["a"] == pytest.approx(1.0) and fused["b"] == pytest.approx(-1.0)
 

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from memory.config import Settings
 from memory.evaluation.tune import Probe, nested, settings_grid
-from memory.retrieval.recall import MemoryRow, RecallParams, Signals
+from memory.retrieval.policy import RecallPolicy
+from memory.retrieval.recall import MemoryRow, Signals
 
 
 def row(mid: str, message: int) -> MemoryRow:
@@ -32,7 +33,7 @@ def test_weights_are_chosen_without_the_left_out_conversation():
     # a, b, c want the vector signal (one question each); d wants BM25 (four questions): the majority of all
     # questions (in-sample) wants BM25, but every fold is tuned on the others only
     probes = [probe(c, 0, False) for c in "abc"] + [probe("d", i, True) for i in range(4)]
-    base = replace(RecallParams.from_settings(Settings(), threshold=0.0), mode="hybrid", fusion="linear")
+    base = replace(RecallPolicy.from_settings(Settings(), threshold=0.0), mode="hybrid", fusion="linear")
     grid = {"vector_weight": (0.1, 0.9)}
     assert len(settings_grid(grid)) == 2
     report = nested(probes, base, embedder="test", k=1, ks=(1,), grid=grid, tune_k=1)

@@ -67,7 +67,7 @@ def test_live_settings_override_and_validate(plumbing_svc):
     plumbing_svc.set_live_settings({"relevance_threshold": 0.9, "similarity_floor": 0.2, "top_k": 3}, actor=ADMIN)
     eff = plumbing_svc.effective_settings()
     assert (eff.relevance_threshold, eff.similarity_floor, eff.top_k) == (0.9, 0.2, 3)
-    assert (plumbing_svc.recall_params().threshold, plumbing_svc.recall_params().similarity_floor) == (0.9, 0.2)
+    assert (plumbing_svc.recall_policy().threshold, plumbing_svc.recall_policy().similarity_floor) == (0.9, 0.2)
     with pytest.raises(InvalidInput):
         plumbing_svc.set_live_settings({"data_dir": "/tmp"}, actor=ADMIN)
     with pytest.raises(ValueError):

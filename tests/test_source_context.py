@@ -10,7 +10,7 @@ from actors import ADMIN
 
 from memory.config import Settings
 from memory.retrieval.context import ContextRow, Placement, contexts, load
-from memory.retrieval.recall import RecallParams
+from memory.retrieval.policy import RecallPolicy
 from memory.service import MemoryDraft
 from memory.sessions.prompt import ContextRequest, MemoryItem, compose
 
@@ -218,7 +218,7 @@ def test_eval_records_count_context_evidence_and_dedupe_its_tokens():
     from memory.evaluation import crossval, metrics, tune
 
     probe = _eval_probe({"s": [1, 2, 3, 4, 5, 6]}, {"D1:1", "D1:6"})
-    params = replace(RecallParams.from_settings(Settings(), threshold=-1.0), mode="vector", k=5)
+    params = replace(RecallPolicy.from_settings(Settings(), threshold=-1.0), mode="vector", k=5)
     [out] = tune.replay([probe], params, {})
     a, b = out.ranked
     assert (a.own, a.dia_ids) == ({"D1:3"}, {"D1:1", "D1:2", "D1:3", "D1:4", "D1:5"})

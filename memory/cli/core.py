@@ -66,7 +66,7 @@ def recall(
 
     filters = RecallFilters.build(types=type_, source_types=source, since=since, until=until, as_of=as_of)
     result = service().recall(
-        user, query, agent_id=agent, k=k, threshold=threshold, similarity_floor=floor, mode=mode, filters=filters
+        user, query, agent_id=agent, filters=filters, k=k, threshold=threshold, similarity_floor=floor, mode=mode
     )
     if result.notice:
         say(f"note: {result.notice}", err=True)

@@ -13,19 +13,20 @@ verdict, whether it reached the prompt) is shown beside what the same search doe
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import select
 
 from memory.errors import InvalidInput, NotFound
+from memory.retrieval import policy
 from memory.retrieval.filters import RecallFilters
+from memory.retrieval.policy import RecallPolicy
 from memory.retrieval.recall import (
     IN_CONVERSATION,
     RETRACTED,
     SAME_SOURCE,
     Hit,
-    RecallParams,
     gather,
     rank_signals,
     without_retracted,
@@ -80,11 +81,11 @@ class Explanation:
         return asdict(self)
 
 
-def _params_of(row: Retrieval, now: RecallParams) -> RecallParams:
+def _params_of(row: Retrieval, now: RecallPolicy) -> RecallPolicy:
     """The knobs a logged retrieval ran with (keys the log lacks keep today's values)."""
-    logged = row.params or {}
-    names = {f.name for f in fields(RecallParams)}
-    return replace(now, **{k: v for k, v in logged.items() if k in names and v is not None})
+    logged = {k: v for k, v in (row.params or {}).items() if k in policy.KNOBS and v is not None}
+    mode = logged.get("mode", now.mode)
+    return replace(now, calibration=policy.calibration_for(now.calibration, mode), **logged)
 
 
 def _rank(pairs: list[tuple[str, float]], memory_id: str) -> int | None:
@@ -132,7 +133,7 @@ def _signal_stages(
     user: User,
     agent_id: str | None,
     query: str,
-    params: RecallParams,
+    params: RecallPolicy,
     filters: RecallFilters,
     memory_id: str,
     calibration: Calibration,
@@ -193,7 +194,7 @@ def _signal_stages(
     return stages, hits
 
 
-def _ranking_stages(hit: Hit, hits: list[Hit], params: RecallParams, calibration: Calibration) -> list[Stage]:
+def _ranking_stages(hit: Hit, hits: list[Hit], params: RecallPolicy, calibration: Calibration) -> list[Stage]:
     """Fusion, features, flag, relevance vs threshold, the floors, the k cut: read off the ranked hit."""
     by_fused = sorted(hits, key=lambda h: (-h.score, h.memory_id))
     fused_rank = next(n for n, h in enumerate(by_fused, 1) if h.memory_id == hit.memory_id)
@@ -307,7 +308,7 @@ def explain(
     query: str | None = None,
     retrieval_id: int | None = None,
     agent_id: str | None,
-    params: RecallParams,
+    params: RecallPolicy,
     calibration: Calibration,
     filters: RecallFilters | None = None,
     profile: dict[str, Any] | None = None,
@@ -352,7 +353,7 @@ def explain(
         stages=stages,
         fell_out_at=failed.name if failed else None,
         summary=_summary(stages, failed),
-        params=asdict(params),
+        params=params.to_dict(),
         calibration=calibration.version,
         retrieval_id=retrieval_id,
         logged=logged,

@@ -4,7 +4,7 @@ gains or loses — memories and injected tokens — with a summary a stakeholder
 
 Both sides run the real recall (unlogged) on the logged retrieval query; injected tokens are counted as the prompt
 counts them (each selected memory's line plus its source-context lines, :func:`memory.text.tokens.count_tokens`).
-Knob names are :class:`memory.retrieval.recall.RecallParams` fields, or the settings they come from
+Knob names are :class:`memory.retrieval.recall.RecallPolicy` fields, or the settings they come from
 (``top_k`` → ``k``, ``search_mode`` → ``mode``, ``relevance_threshold`` → ``threshold``).
 """
 
@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import col, select
 
 from memory.errors import InvalidInput
-from memory.retrieval.recall import Hit, RecallParams, RecallResult
+from memory.retrieval import policy
+from memory.retrieval.policy import RecallPolicy
+from memory.retrieval.recall import Hit, RecallResult
 from memory.retrieval.tuning import replay_diff
 from memory.storage.models import Retrieval, User
 from memory.text.tokens import count_tokens
@@ -28,11 +30,11 @@ if TYPE_CHECKING:
 #: settings names → the recall knob they set
 ALIASES = {"top_k": "k", "search_mode": "mode", "relevance_threshold": "threshold", "candidate_pool": "pool"}
 #: what a replay may change (the rest are not knobs a person tunes)
-KNOBS = frozenset(f.name for f in fields(RecallParams)) - {"order"}
+KNOBS = policy.KNOBS - {"order"}
 
 
 def _convert(name: str, raw: str) -> Any:
-    kind = {f.name: str(f.type) for f in fields(RecallParams)}[name]
+    kind = {f.name: str(f.type) for f in fields(RecallPolicy)}[name]
     text = raw.strip()
     if "None" in kind and text.casefold() in ("none", "null", ""):
         return None

@@ -30,7 +30,7 @@ def calibrate(
         raise ValueError("calibration needs at least two conversations (one is asked of the other's user)")
     both = [*asked.outcomes[opts.mode], *asked.foreign]
     embedder = svc.embedder_name
-    k = svc.recall_params().k
+    k = svc.recall_policy().k
     cv = crossval.loco(both, embedder=embedder, k=k, ks=opts.ks)
     held = cv.pop("outcomes")
     chosen = cv["chosen"]

@@ -243,6 +243,7 @@ def run(
     step = bar("longmemeval", len(asked)) if bar else None
     rows, turns, start = [], 0, time.perf_counter()
     refused: list[dict] = []
+    wide = svc.recall_policy(threshold=-1.0, k=max(ks))
     for q in asked:
         try:
             turns += ingest(svc, q, user_turns_only=user_turns_only)
@@ -252,7 +253,7 @@ def run(
                 step(1)
             continue
         filters = RecallFilters.build(as_of=q.date) if q.date else None
-        res = svc.recall(q.user_id, q.question, threshold=-1.0, k=max(ks), log=False, filters=filters)
+        res = svc.recall(q.user_id, q.question, policy=wide, log=False, filters=filters)
         shown = _windows(svc, q, res.hits[: max(ks)], res.params.context_span)
         found = score(q, res.hits, ks, truth(svc, q), shown)
         rows.append({"type": q.question_type, "latency_ms": res.latency_ms, **found})

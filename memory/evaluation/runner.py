@@ -22,7 +22,8 @@ from memory.evaluation.ingest import IngestStats, conversation, dia_ids_by_messa
 from memory.evaluation.locomo import CATEGORIES, EARLY, Sample, load
 from memory.evaluation.metrics import Outcome
 from memory.evaluation.tune import Probe
-from memory.retrieval.recall import MemoryRow, RecallParams, rank_signals
+from memory.retrieval.policy import RecallPolicy
+from memory.retrieval.recall import MemoryRow, rank_signals
 from memory.retrieval.relevance import Calibration
 from memory.service import MemoryService
 from memory.storage.models import utcnow
@@ -71,11 +72,12 @@ def ask_sample(
     dia_of = dia_ids_by_message(svc.storage, user.key)
     rows: dict[str, MemoryRow] = {}  # one object per memory, so a cache pickles each row once
     questions = sample.questions[: opts.limit] if opts.limit else sample.questions
+    wide = svc.recall_policy(mode=mode, k=max(opts.ks), threshold=-1.0)
     out = []
     for q in questions:
         start = time.perf_counter()
-        sig, params, cal = svc.recall_signals(target.user_id, q.question, mode=mode, k=max(opts.ks), threshold=-1.0)
-        rank_signals(sig, params=params, calibration=cal)
+        sig, params = svc.recall_signals(target.user_id, q.question, wide)
+        rank_signals(sig, params=params, calibration=params.calibration)
         sig.rows = [rows.setdefault(r.id, r) for r in sig.rows]
         out.append(
             Probe(
@@ -95,14 +97,14 @@ def ask_sample(
 
 
 def _settings_block(svc: MemoryService, opts: EvalOptions) -> dict:
-    p = svc.recall_params(mode=opts.mode, k=max(opts.ks))
+    p = svc.recall_policy(mode=opts.mode, k=max(opts.ks))
     return {
         "ks": list(opts.ks),
         "mode": opts.mode,
         "threshold": opts.threshold,
-        "configured_threshold": svc.recall_params().threshold,
+        "configured_threshold": svc.recall_policy().threshold,
         "calibration": svc.relevance_model().version,
-        "params": {k: v for k, v in asdict(p).items() if k not in ("k", "threshold")},
+        "params": {k: v for k, v in p.to_dict().items() if k not in ("k", "threshold")},
         "embedder": svc.embedder_name,
         "extract": opts.extract,
     }
@@ -121,7 +123,7 @@ def assemble(
     foreign: Sequence[Outcome] = (),
     early: Sequence[Outcome] = (),
     probes: Sequence[Probe] = (),
-    base: RecallParams | None = None,
+    base: RecallPolicy | None = None,
 ) -> dict:
     """The report dict from per-mode outcomes (pure): the main mode's blocks on top, every mode under ``runs``;
     with ``foreign`` outcomes also the answerable/foreign rates at the configured cut, their curves against the
@@ -176,7 +178,7 @@ def build_report(
     svc: MemoryService, samples: Sequence[Sample], asked: Asked, opts: EvalOptions, ingest: IngestStats, source: str
 ) -> dict:
     users = {s.sample_id: memory_counts(svc.storage, svc.get_user(s.user_id).key) for s in samples}
-    params = svc.recall_params()
+    params = svc.recall_policy()
     full = {mode: [o for o in outs if not _early(o)] for mode, outs in asked.outcomes.items()}
     return assemble(
         full,
@@ -190,7 +192,7 @@ def build_report(
         foreign=[o for o in asked.foreign if not _early(o)],
         early=[o for o in [*asked.outcomes.get(opts.mode, []), *asked.foreign] if _early(o)],
         probes=[*asked.probes.get(opts.mode, []), *asked.foreign_probes],
-        base=svc.recall_setup(mode=opts.mode, k=max(opts.ks), threshold=-1.0)[0],
+        base=svc.recall_policy(mode=opts.mode, k=max(opts.ks), threshold=-1.0),
     )
 
 
@@ -306,10 +308,10 @@ def gather(
     attach_conversations(svc, [p for ps in asked.probes.values() for p in ps] + asked.foreign_probes)
     tokens: dict[str, int] = {}
     for mode, probes in asked.probes.items():
-        params, cal = svc.recall_setup(mode=mode, k=max(opts.ks), threshold=-1.0)
-        asked.outcomes[mode] = tune.replay(probes, params, tokens, calibration=cal)
-    params, cal = svc.recall_setup(mode=opts.mode, k=max(opts.ks), threshold=-1.0)
-    asked.foreign = tune.replay(asked.foreign_probes, params, tokens, calibration=cal)
+        params = svc.recall_policy(mode=mode, k=max(opts.ks), threshold=-1.0)
+        asked.outcomes[mode] = tune.replay(probes, params, tokens, calibration=params.calibration)
+    params = svc.recall_policy(mode=opts.mode, k=max(opts.ks), threshold=-1.0)
+    asked.foreign = tune.replay(asked.foreign_probes, params, tokens, calibration=params.calibration)
     return samples, stats, asked
 
 

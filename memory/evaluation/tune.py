@@ -22,7 +22,8 @@ from memory.evaluation import crossval, metrics
 from memory.evaluation.locomo import conversation_of
 from memory.evaluation.metrics import Outcome, RankedRecord
 from memory.retrieval.context import Placement, source_ids
-from memory.retrieval.recall import Hit, RecallParams, Signals, fused_scores, rank_signals
+from memory.retrieval.policy import RecallPolicy
+from memory.retrieval.recall import Hit, Signals, fused_scores, rank_signals
 from memory.retrieval.relevance import Calibration
 from memory.text.tokens import count_tokens
 
@@ -74,7 +75,7 @@ def settings_grid(grid: Mapping[str, Sequence[float]] = GRID) -> list[dict[str, 
     return [dict(zip(names, values, strict=True)) for values in itertools.product(*(grid[n] for n in names))]
 
 
-def top_recall(probe: Probe, params: RecallParams, k: int = TUNE_K) -> float:
+def top_recall(probe: Probe, params: RecallPolicy, k: int = TUNE_K) -> float:
     """Evidence recall of the first k candidates by fused score (what the weights decide; cheap, no features)."""
     fused, _ = fused_scores(probe.signals, params)
     rows = {r.id: r for r in probe.signals.rows}
@@ -84,14 +85,14 @@ def top_recall(probe: Probe, params: RecallParams, k: int = TUNE_K) -> float:
 
 
 def grid_recall(
-    probes: Sequence[Probe], base: RecallParams, grid: Sequence[dict[str, Any]], k: int = TUNE_K
+    probes: Sequence[Probe], base: RecallPolicy, grid: Sequence[dict[str, Any]], k: int = TUNE_K
 ) -> np.ndarray:
     """recall@k per (setting, question): one replay of every answerable own question per setting."""
     return np.array([[top_recall(p, replace(base, **g), k) for p in probes] for g in grid])
 
 
 def replay(
-    probes: Sequence[Probe], params: RecallParams, tokens: dict[str, int], calibration: Calibration | None = None
+    probes: Sequence[Probe], params: RecallPolicy, tokens: dict[str, int], calibration: Calibration | None = None
 ) -> list[Outcome]:
     """Outcomes as the evaluation records them: every candidate with its features. With ``calibration`` ranked and
     scored as recall ranks them (``params.order``); without, in fused order (for fitting a calibration)."""
@@ -151,7 +152,7 @@ def by_category(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict:
 
 def nested(
     probes: Sequence[Probe],
-    base: RecallParams,
+    base: RecallPolicy,
     *,
     embedder: str,
     k: int,

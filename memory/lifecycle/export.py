@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Table, delete, insert, inspect, select, text, update
-from sqlmodel import SQLModel
+from sqlalchemy import ColumnElement, Connection, Table, delete, insert, inspect, select, text, update
+from sqlmodel import SQLModel, col
 
 from memory import audit
 from memory.errors import Conflict, InvalidInput, NotFound
@@ -76,8 +76,8 @@ def user_tables() -> list[tuple[Table, str, Table | None, str | None]]:
     return out
 
 
-def _where(table: Table, column: str, parent: Table | None, parent_col: str | None, key: str):
-    if parent is None:
+def _where(table: Table, column: str, parent: Table | None, parent_col: str | None, key: str) -> ColumnElement[bool]:
+    if parent is None or parent_col is None:
         return table.c[column] == key
     return table.c[column].in_(select(parent.c[parent_col]).where(parent.c.user_key == key))
 
@@ -113,11 +113,11 @@ def import_user(store: Storage, data: dict[str, Any]) -> dict[str, int]:
     checked = import_check.checked_rows(data, known, max_chars=store.settings.max_message_chars)
     external_id = checked.rows["user"][0]["external_id"]
     with store.engine.begin() as conn:
-        if conn.execute(select(User.key).where(User.external_hash == id_hash(external_id))).first():
+        if conn.execute(select(col(User.key)).where(col(User.external_hash) == id_hash(external_id))).first():
             raise Conflict("import refused: a user with this id already exists; delete it first")
         counts = import_check.insert_all(conn, known, checked, lambda t, rows: _insert(conn, t, rows))
     with store.db() as db:
-        query = select(Memory).where(Memory.user_key == checked.key, Memory.status == MemoryStatus.ACTIVE)
+        query = select(Memory).where(col(Memory.user_key) == checked.key, col(Memory.status) == MemoryStatus.ACTIVE)
         active = list(db.scalars(query).all())
     indexing.index_memories(store, active)
     return counts
@@ -225,21 +225,23 @@ def delete_session(store: Storage, user_id: str, session_id: str, *, agent_id: s
 def _delete_session_rows(conn: Connection, session_key: str) -> dict[str, int]:
     counts = {"checkpoints": _delete_checkpoints(conn, [session_key])}
     _unlink_session(conn, session_key)
-    retrievals = select(Retrieval.id).where(Retrieval.session_id == session_key)
-    counts["hitlabel"] = conn.execute(delete(HitLabel).where(HitLabel.retrieval_id.in_(retrievals))).rowcount
+    retrievals = select(col(Retrieval.id)).where(col(Retrieval.session_id) == session_key)
+    counts["hitlabel"] = conn.execute(delete(HitLabel).where(col(HitLabel.retrieval_id).in_(retrievals))).rowcount
     counts["sessionbridge"] = conn.execute(
-        delete(SessionBridge).where(SessionBridge.from_session_id == session_key)
+        delete(SessionBridge).where(col(SessionBridge.from_session_id) == session_key)
     ).rowcount
-    conn.execute(update(SessionBridge).where(SessionBridge.to_session_id == session_key).values(to_session_id=None))
+    conn.execute(
+        update(SessionBridge).where(col(SessionBridge.to_session_id) == session_key).values(to_session_id=None)
+    )
     for table, _column, parent, parent_col in reversed(user_tables()):
         if "session_id" in table.c:
             where = table.c.session_id == session_key
-        elif parent is not None and "session_id" in parent.c:
+        elif parent is not None and parent_col is not None and "session_id" in parent.c:
             where = table.c[_column].in_(select(parent.c[parent_col]).where(parent.c.session_id == session_key))
         else:
             continue
         counts[table.name] = conn.execute(delete(table).where(where)).rowcount
-    counts["session"] = conn.execute(delete(Session.__table__).where(Session.id == session_key)).rowcount
+    counts["session"] = conn.execute(delete(Session).where(col(Session.id) == session_key)).rowcount
     return counts
 
 
@@ -273,10 +275,10 @@ def _unlink_session(conn: Connection, session_key: str) -> None:
     messages = select(tables["message"].c.id).where(tables["message"].c.session_id == session_key)
     turns = select(tables["turn"].c.id).where(tables["turn"].c.session_id == session_key)
     # a decision that made no memory holds a copy of the message itself: it goes with the message
-    no_memory = MemoryEvent.message_id.in_(messages) & MemoryEvent.memory_id.is_(None)
+    no_memory = col(MemoryEvent.message_id).in_(messages) & col(MemoryEvent.memory_id).is_(None)
     conn.execute(delete(MemoryEvent).where(no_memory))
-    conn.execute(update(MemoryEvent).where(MemoryEvent.message_id.in_(messages)).values(message_id=None))
-    conn.execute(update(MemoryEvent).where(MemoryEvent.turn_id.in_(turns)).values(turn_id=None))
+    conn.execute(update(MemoryEvent).where(col(MemoryEvent.message_id).in_(messages)).values(message_id=None))
+    conn.execute(update(MemoryEvent).where(col(MemoryEvent.turn_id).in_(turns)).values(turn_id=None))
 
 
 def purge_memory(store: Storage, memory_id: str) -> dict[str, int]:

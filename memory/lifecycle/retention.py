@@ -34,9 +34,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from sqlalchemy import String, select, type_coerce
+from sqlmodel import SQLModel, col
 
 from memory.config import Settings
 from memory.storage.models import Memory, MemoryEvent, utcnow
@@ -74,6 +75,10 @@ _ALL_COLUMNS = (
 )
 
 
+@overload
+def aware(dt: datetime) -> datetime: ...
+@overload
+def aware(dt: None) -> None: ...
 def aware(dt: datetime | None) -> datetime | None:
     """SQLite hands datetimes back naive; they were stored as UTC."""
     return dt.replace(tzinfo=UTC) if dt is not None and dt.tzinfo is None else dt
@@ -108,8 +113,8 @@ class MemInfo:
     predicate: str | None = None
     object: str | None = None
     source_type: str = "user-stated"
-    source_message_ids: list = field(default_factory=list)
-    meta: dict = field(default_factory=dict)
+    source_message_ids: list[Any] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
     indexed: bool = False
 
 
@@ -130,7 +135,7 @@ def load(store: Database, *, user_key: str | None, statuses: Sequence[str], full
     Times and JSON are read raw and parsed here: SQLAlchemy's per-value processors dominate at 100k rows.
     """
     names = _ALL_COLUMNS if full else _RULE_COLUMNS
-    table = Memory.__table__
+    table = SQLModel.metadata.tables[str(Memory.__tablename__)]
     cols = [
         type_coerce(table.c[n], String) if n in _TIMES or n in ("meta", "source_message_ids") else table.c[n]
         for n in names
@@ -141,7 +146,7 @@ def load(store: Database, *, user_key: str | None, statuses: Sequence[str], full
     out = []
     with store.engine.connect() as conn:
         for row in conn.execute(query.order_by(table.c.user_key, table.c.id)):
-            values = dict(zip(names, row, strict=True))
+            values: dict[str, Any] = dict(zip(names, row, strict=True))  # raw column values, parsed below
             for n in _TIMES:
                 values[n] = _time(values[n])
             if full:
@@ -154,7 +159,7 @@ def load(store: Database, *, user_key: str | None, statuses: Sequence[str], full
 def decayed_importance(m: MemInfo, now: datetime, s: Settings) -> float:
     ref = m.last_accessed_at or m.created_at
     days = max(0.0, (now - ref).total_seconds() / 86400)
-    return m.importance * 0.5 ** (days / s.decay_half_life_days)
+    return m.importance * math.pow(0.5, days / s.decay_half_life_days)
 
 
 def value(m: MemInfo, now: datetime, s: Settings) -> float:
@@ -321,13 +326,14 @@ def overview(store: Storage, *, user_key: str, now: datetime | None = None, limi
     with store.engine.connect() as conn:
         for chunk in chunks([m.id for m in archived]):
             query = (
-                select(MemoryEvent.memory_id, MemoryEvent.reason)
-                .where(MemoryEvent.memory_id.in_(chunk), MemoryEvent.op == EventOp.ARCHIVE)
-                .order_by(MemoryEvent.id)
+                select(col(MemoryEvent.memory_id), col(MemoryEvent.reason))
+                .where(col(MemoryEvent.memory_id).in_(chunk), col(MemoryEvent.op) == EventOp.ARCHIVE)
+                .order_by(col(MemoryEvent.id))
             )
-            reasons.update(conn.execute(query).all())  # the latest archive decision wins
+            # the latest archive decision wins (the filter on memory_id leaves no event without one)
+            reasons.update((mid, why) for mid, why in conn.execute(query) if mid is not None)
     retention = timedelta(days=s.archive_retention_days)
-    expiring = []
+    expiring: list[dict[str, Any]] = []  # one row of the view each (heterogeneous values, as the view shows them)
     for m in rows:
         when, why = expiry(m, s) if m.status == MemoryStatus.ACTIVE else (None, "")
         if when is not None:

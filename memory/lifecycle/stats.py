@@ -232,24 +232,24 @@ def _read_history(conn: Connection, key: str) -> tuple[_Found, list[dict[str, An
     JSON and date columns are read as raw text, so one corrupted value fails only its own row."""
     changes = conn.execute(
         select(
-            ProfileChange.id,
-            ProfileChange.field,
+            col(ProfileChange.id),
+            col(ProfileChange.field),
             cast(ProfileChange.old_value, Text).label("old_value"),
             cast(ProfileChange.new_value, Text).label("new_value"),
-            ProfileChange.source_message_id,
+            col(ProfileChange.source_message_id),
             cast(ProfileChange.at, Text).label("at"),
-        ).where(ProfileChange.user_key == key, ProfileChange.field.in_(["interests", "budget"]))
+        ).where(col(ProfileChange.user_key) == key, col(ProfileChange.field).in_(["interests", "budget"]))
     ).all()
     memories = conn.execute(
         select(
-            Memory.id,
-            Memory.predicate,
-            Memory.object,
-            cast(Memory.source_message_ids, Text).label("source_message_ids"),
+            col(Memory.id),
+            col(Memory.predicate),
+            col(Memory.object),
+            cast(col(Memory.source_message_ids), Text).label("source_message_ids"),
             cast(Memory.meta, Text).label("meta"),
             cast(Memory.created_at, Text).label("created_at"),
         ).where(
-            Memory.user_key == key,
+            col(Memory.user_key) == key,
             col(Memory.status).in_([MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.ARCHIVED]),
         )
     ).all()

@@ -35,17 +35,17 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert
-from sqlmodel import col, select
+from sqlalchemy import insert, select
+from sqlmodel import col
 
 from memory import provenance
-from memory.config import Settings
 from memory.retrieval import context, crosslingual, neighbours
 from memory.retrieval.context import ContextRow
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
+from memory.retrieval.policy import RecallPolicy
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.lance import import_lancedb
-from memory.storage.models import Memory, Retrieval, RetrievalHit, utcnow
+from memory.storage.models import Memory, Retrieval, RetrievalHit, stored_id, utcnow
 from memory.vocab import MemoryStatus, MemoryType, is_flagged
 
 if TYPE_CHECKING:
@@ -71,54 +71,6 @@ def is_near_miss(hit: Hit, threshold: float) -> bool:
 
 
 @dataclass
-class RecallParams:
-    """One search's knobs. Built from Settings only (:meth:`from_settings`, or ``MemoryService.recall_params``), so
-    there is one set of defaults: the Settings'."""
-
-    mode: str
-    k: int
-    threshold: float  # on relevance
-    similarity_floor: float | None  # optional second knob, on raw similarity
-    relative_cut: float | None
-    fusion: str
-    vector_weight: float
-    rrf_k: int
-    pool: int
-    neighbor_weight: float
-    neighbor_weight_fts: float
-    neighbor_span: int
-    day_boost: float
-    #: also search the full-text index with the query's words in the other language (:mod:`.crosslingual`)
-    crosslingual: bool = True
-    include_flagged: bool = False
-    #: "relevance" when a fitted calibration applies (it ranks better on left-out LoCoMo conversations), else "fused"
-    order: str = "fused"
-    #: source context: turns within this many positions of a selected memory's source message (0 = off)
-    context_span: int = 2
-
-    @classmethod
-    def from_settings(cls, s: Settings, *, threshold: float) -> RecallParams:
-        """``threshold`` is the relevance cut in force (the setting, or the calibration's own when unset)."""
-        return cls(
-            mode=s.search_mode,
-            k=s.top_k,
-            threshold=threshold,
-            similarity_floor=s.similarity_floor,
-            relative_cut=s.relative_cut,
-            fusion=s.fusion,
-            vector_weight=s.vector_weight,
-            rrf_k=s.rrf_k,
-            pool=s.candidate_pool,
-            neighbor_weight=s.neighbor_weight,
-            neighbor_weight_fts=s.neighbor_weight_fts,
-            neighbor_span=s.neighbor_span,
-            day_boost=s.day_boost,
-            crosslingual=s.crosslingual_lexicon,
-            context_span=s.context_span,
-        )
-
-
-@dataclass
 class Hit:
     memory_id: str
     content: str
@@ -131,17 +83,18 @@ class Hit:
     similarity: float | None
     fts_score: float | None
     score: float
+    #: a calibrated probability or the raw similarity: ``RecallResult.params.relevance`` says which
     relevance: float | None = None
     rank: int = 0
     passed: bool = False
     selected: bool = False
     injected: bool | None = None
     drop_reason: str | None = None
-    source_message_ids: list = field(default_factory=list)
-    meta: dict = field(default_factory=dict)
+    source_message_ids: list[Any] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
     predicate: str | None = None
     object: str | None = None
-    features: list = field(default_factory=list)
+    features: list[float] = field(default_factory=list)
     #: source context (selected hits only): the conversation around the message it came from (:mod:`.context`)
     context: list[ContextRow] = field(default_factory=list)
     subject: str | None = None
@@ -163,16 +116,16 @@ class Hit:
 class RecallResult:
     query: str
     retrieval_query: str
-    params: RecallParams
+    params: RecallPolicy
     hits: list[Hit]
     latency_ms: float = 0.0
     calibration: str = "fallback"
     notice: str | None = None
-    filters: dict | None = None
+    filters: dict[str, Any] | None = None
     logged_id: int | None = None
     #: where the query came from (``via`` / ``by`` of ``memory.provenance``), captured before the log is written
     #: in the background, so the retrieval lab can tell the doors apart
-    provenance: dict = field(default_factory=provenance.stamp_detail, repr=False, compare=False)
+    provenance: dict[str, Any] = field(default_factory=provenance.stamp_detail, repr=False, compare=False)
     #: set by the retrieval log's writer once this result's entry is written (memory/retrieval/log.py)
     written: threading.Event | None = field(default=None, repr=False, compare=False)
 
@@ -198,7 +151,7 @@ class RecallResult:
             "query": self.query,
             "retrieval_query": self.retrieval_query,
             "retrieval_id": self.retrieval_id,
-            "params": asdict(self.params),
+            "params": self.params.to_dict(),
             "latency_ms": round(self.latency_ms, 2),
             "calibration": self.calibration,
             "notice": self.notice,
@@ -208,7 +161,7 @@ class RecallResult:
 
 
 def fuse(
-    vec: list[tuple[str, float]], fts: list[tuple[str, float]], sims: dict[str, float], params: RecallParams
+    vec: list[tuple[str, float]], fts: list[tuple[str, float]], sims: dict[str, float], params: RecallPolicy
 ) -> dict[str, float]:
     """Fused score per candidate id for the given mode (formulas in the module docstring)."""
     if params.mode == "vector":
@@ -230,33 +183,36 @@ def fuse(
     import_lancedb()  # first, so that the `lancedb.` import below skips the REST client (memory.storage.lance)
     from lancedb.rerankers import RRFReranker
 
-    ids = {i: n for n, i in enumerate(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))}
-    vt = pa.table({"_rowid": pa.array([ids[i] for i, _ in vec], pa.uint64())})
-    ft = pa.table({"_rowid": pa.array([ids[i] for i, _ in fts], pa.uint64())})
+    row_of = {i: n for n, i in enumerate(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))}
+    vt = pa.table({"_rowid": pa.array([row_of[i] for i, _ in vec], pa.uint64())})
+    ft = pa.table({"_rowid": pa.array([row_of[i] for i, _ in fts], pa.uint64())})
     fused = RRFReranker(K=params.rrf_k).rerank_hybrid("", vt, ft)
-    back = {n: i for i, n in ids.items()}
+    back = {n: i for i, n in row_of.items()}
     return dict(zip((back[r] for r in fused["_rowid"].to_pylist()), fused["_relevance_score"].to_pylist(), strict=True))
 
 
-HIT_COLUMNS = (
-    Memory.id,
-    Memory.agent_id,
-    Memory.content,
-    Memory.type,
-    Memory.source_type,
-    Memory.created_at,
-    Memory.event_time,
-    Memory.confidence,
-    Memory.importance,
-    Memory.source_message_ids,
-    Memory.meta,
-    Memory.predicate,
-    Memory.object,
-    Memory.subject,
+HIT_COLUMNS = tuple(
+    col(c)
+    for c in (
+        Memory.id,
+        Memory.agent_id,
+        Memory.content,
+        Memory.type,
+        Memory.source_type,
+        Memory.created_at,
+        Memory.event_time,
+        Memory.confidence,
+        Memory.importance,
+        Memory.source_message_ids,
+        Memory.meta,
+        Memory.predicate,
+        Memory.object,
+        Memory.subject,
+    )
 )
 
 
-def _verdict(hit: Hit, params: RecallParams, best: float | None) -> str | None:
+def _verdict(hit: Hit, params: RecallPolicy, best: float | None) -> str | None:
     """Why a candidate does not pass (None = it passes)."""
     rel, sim = hit.relevance, hit.similarity
     if hit.flagged and not params.include_flagged:
@@ -272,7 +228,7 @@ def _verdict(hit: Hit, params: RecallParams, best: float | None) -> str | None:
 
 def rank_and_cut(
     scored: list[Hit],
-    params: RecallParams,
+    params: RecallPolicy,
     shown: frozenset[str] = frozenset(),
 ) -> list[Hit]:
     """Order (by relevance or by fused score, ``params.order``), then mark passed / selected (pure: no I/O). The one
@@ -354,7 +310,12 @@ def score_relevance(
         h.relevance = rel[h.memory_id]
 
 
-def _contextualise(vec, fts, sims, rows, params: RecallParams):
+Pairs = list[tuple[str, float]]  # (memory id, score) of one signal, best first
+
+
+def _contextualise(
+    vec: Pairs, fts: Pairs, sims: dict[str, float], rows: list[MemoryRow], params: RecallPolicy
+) -> tuple[Pairs, Pairs, dict[str, float]]:
     """Neighbour-smoothed signals (see :mod:`memory.retrieval.neighbours`), re-ranked per signal."""
     # every memory drawn from one message sits at that message's place in the conversation (a turn, or a fact
     # extracted from it); its neighbours are the raw turns around that place. Others only get the floor, so every
@@ -380,7 +341,9 @@ def _contextualise(vec, fts, sims, rows, params: RecallParams):
     return vec_s, fts_s, sims_s
 
 
-def _signals(store: Storage, user_key: str, agent_id: str | None, query: str, params: RecallParams, where: str | None):
+def _signals(
+    store: Storage, user_key: str, agent_id: str | None, query: str, params: RecallPolicy, where: str | None
+) -> tuple[Pairs, Pairs, dict[str, float]]:
     """(vector hits, BM25 hits, similarity per candidate) from the index, prefiltered to the user (and ``where``)."""
     import numpy as np  # imported on use, like LanceDB: SQL-only commands start without them
 
@@ -410,8 +373,8 @@ class MemoryRow:
     event_time: datetime | None
     confidence: float
     importance: float
-    source_message_ids: list
-    meta: dict
+    source_message_ids: list[Any]
+    meta: dict[str, Any]
     predicate: str | None
     object: str | None
     subject: str | None = None
@@ -436,7 +399,7 @@ def gather(
     user_key: str,
     agent_id: str | None,
     query: str,
-    params: RecallParams,
+    params: RecallPolicy,
     filters: RecallFilters | None = None,
 ) -> Signals:
     """Query both signals and join with SQL, applying the filters that are not index columns."""
@@ -450,7 +413,9 @@ def gather(
     # Plain rows, not ORM objects: ~10× cheaper for a hundred candidates.
     n = len(HIT_COLUMNS)
     with store.engine.connect() as conn:
-        found = conn.execute(select(*HIT_COLUMNS, Memory.user_key, Memory.status).where(col(Memory.id).in_(ids))).all()
+        found = conn.execute(
+            select(*HIT_COLUMNS, col(Memory.user_key), col(Memory.status)).where(col(Memory.id).in_(ids))
+        ).all()
     rows = [
         MemoryRow(*m[:n])
         for m in found
@@ -485,7 +450,7 @@ def _hit(m: MemoryRow, sims: dict[str, float], bm25: dict[str, float], fused: di
 
 
 def rank_signals(
-    sig: Signals, *, params: RecallParams, calibration: Calibration, filters: RecallFilters | None = None
+    sig: Signals, *, params: RecallPolicy, calibration: Calibration, filters: RecallFilters | None = None
 ) -> list[Hit]:
     """Fuse, score relevance, rank and cut (pure: no I/O)."""
     fused, smoothed = fused_scores(sig, params, filters)
@@ -496,7 +461,7 @@ def rank_signals(
 
 
 def fused_scores(
-    sig: Signals, params: RecallParams, filters: RecallFilters | None = None
+    sig: Signals, params: RecallPolicy, filters: RecallFilters | None = None
 ) -> tuple[dict[str, float], dict[str, float]]:
     """(fused score, neighbour-smoothed similarity) per candidate: in hybrid mode with neighbours and the day boost,
     then the ``as_of`` period lift."""
@@ -520,7 +485,7 @@ def run_search(
     user_key: str,
     agent_id: str | None,
     query: str,
-    params: RecallParams,
+    params: RecallPolicy,
     calibration: Calibration,
     filters: RecallFilters | None = None,
     retracted: Callable[[str], str] | None = None,
@@ -551,7 +516,7 @@ RETRACTION_CHECKS = 3
 def without_retracted(
     sig: Signals,
     hits: list[Hit],
-    params: RecallParams,
+    params: RecallPolicy,
     calibration: Calibration,
     filters: RecallFilters | None,
     retracted: Callable[[str], str],
@@ -622,12 +587,13 @@ def log_retrieval(
         "mode": result.params.mode,
         "k": result.params.k,
         "threshold": result.params.threshold,
-        "params": {**asdict(result.params), **result.provenance},  # + the door it came through
+        "params": {**result.params.to_dict(), **result.provenance},  # + the door it came through
         "latency_ms": result.latency_ms,
         "created_at": utcnow(),
     }
     with store.engine.begin() as conn:
-        retrieval_id: int = conn.execute(insert(Retrieval).values(row).returning(Retrieval.id)).scalar_one()
+        inserted = conn.execute(insert(Retrieval).values(row).returning(col(Retrieval.id))).scalar_one()
+        retrieval_id = stored_id(inserted, "retrieval")
         if result.hits:
             conn.execute(
                 insert(RetrievalHit),

@@ -142,6 +142,7 @@ class OpenAIEmbedder:
 
     def __init__(self, settings: Settings) -> None:
         from langchain_openai import OpenAIEmbeddings
+        from pydantic import SecretStr
 
         key = settings.api_key()
         base_url = settings.embed_base_url or settings.llm_base_url
@@ -149,8 +150,8 @@ class OpenAIEmbedder:
             raise ConfigError("embedder=openai needs MEMLENS_LLM_API_KEY (or OPENAI_API_KEY) or MEMLENS_EMBED_BASE_URL")
         self._client = OpenAIEmbeddings(
             model=settings.embed_model,
-            base_url=base_url,
-            api_key=key or "not-needed",
+            openai_api_base=base_url,  # the field names (``base_url`` / ``api_key`` are their aliases)
+            openai_api_key=SecretStr(key or "not-needed"),
             chunk_size=settings.embed_batch_size,
             check_embedding_ctx_length=False,
         )

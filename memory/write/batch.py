@@ -16,13 +16,13 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from sqlalchemy import or_, update
-from sqlmodel import col, select
+from sqlmodel import SQLModel, col, select
 
 from memory import validate
 from memory.errors import InvalidInput, NotFound
 from memory.storage import records
 from memory.storage.integrity import CLAIM_LEASE
-from memory.storage.models import MemoryEvent, Message, Session, User, utcnow
+from memory.storage.models import MemoryEvent, Message, Session, User, stored_id, utcnow
 from memory.write import apply, episodes
 from memory.write.pipeline import Item, WriteReport, prepare
 from memory.write.plan import plan_writes
@@ -98,7 +98,7 @@ def write_items(
     changes = iter(w.profile_changes)
     units = len(cands) + len(kept)
     for it in items:
-        report = it.report
+        report = _prepared(it)
         report.episodes = [e.id for e in it.episodes]
         if not it.skip:
             report.operations = [op.to_dict() for op in it.ops]
@@ -107,7 +107,14 @@ def write_items(
         report.timings_ms.update(
             embed=round(embed_ms * share, 3), total=round((time.perf_counter() - t0) * 1000, 3), batch=len(items)
         )
-    return [it.report for it in items]
+    return [_prepared(it) for it in items]
+
+
+def _prepared(it: Item) -> WriteReport:
+    """The report :func:`prepare` filled in (every path through it sets one)."""
+    if it.report is None:
+        raise RuntimeError(f"message {it.message.id} was not prepared")
+    return it.report
 
 
 def claim(store: Database, message_ids: list[int], *, lease: timedelta = CLAIM_LEASE) -> set[int]:
@@ -116,11 +123,11 @@ def claim(store: Database, message_ids: list[int], *, lease: timedelta = CLAIM_L
     if not message_ids:
         return set()
     now = utcnow()
-    mt = Message.__table__
+    mt = SQLModel.metadata.tables[str(Message.__tablename__)]
     with store.engine.begin() as conn:
         done = set(
             conn.execute(
-                select(MemoryEvent.__table__.c.message_id).where(MemoryEvent.__table__.c.message_id.in_(message_ids))
+                select(col(MemoryEvent.message_id)).where(col(MemoryEvent.message_id).in_(message_ids))
             ).scalars()
         )
         owned = set()
@@ -160,11 +167,12 @@ def write_messages(
     if any(m.user_key != user.key for m in msgs):
         raise InvalidInput("the message belongs to another user")
     keep, read = _per_message(keep_unparsed, msgs, "keep_unparsed"), _per_message(infer, msgs, "infer")
-    owned = claim(store, [m.id for m in msgs])
+    ids = [stored_id(m.id, "message") for m in msgs]  # _load refuses messages not stored
+    owned = claim(store, ids)
     items: dict[int, Item] = {}
-    for m, k, r in zip(msgs, keep, read, strict=True):
-        if m.id in owned and m.id not in items:  # a message listed twice is written once
-            items[m.id] = Item(m, turn_id=turn_id, keep_unparsed=k, infer=r)
+    for m, mid, k, r in zip(msgs, ids, keep, read, strict=True):
+        if mid in owned and mid not in items:  # a message listed twice is written once
+            items[mid] = Item(m, turn_id=turn_id, keep_unparsed=k, infer=r)
     if items:
         write_items(
             store,
@@ -174,9 +182,9 @@ def write_messages(
             model=model,
         )
     out = []
-    for m in msgs:
-        it = items.pop(m.id, None)
-        out.append(it.report if it else WriteReport(m.id, m.role, False, "already written (repeated message)"))
+    for m, mid in zip(msgs, ids, strict=True):
+        it = items.pop(mid, None)
+        out.append(_prepared(it) if it else WriteReport(mid, m.role, False, "already written (repeated message)"))
     return out
 
 
@@ -192,9 +200,11 @@ def _load(store: Database, messages: Sequence[Message | int]) -> list[Message]:
     found: dict[int, Message] = {}
     if ids:
         with store.db() as db:
-            found = {m.id: m for m in db.exec(select(Message).where(col(Message.id).in_(ids))).all()}
+            found = {stored_id(m.id, "message"): m for m in db.exec(select(Message).where(col(Message.id).in_(ids)))}
     out = []
     for m in messages:
+        if isinstance(m, Message) and m.id is None:
+            raise InvalidInput("the message has not been stored: write_messages takes stored messages")
         if not isinstance(m, Message):
             if m not in found:
                 raise NotFound(f"no message {m!r}")
