@@ -137,7 +137,9 @@ def test_refused_mcp_calls_are_audited_like_rest_refusals(http_server, plumbing_
     assert len(http_rows) == 2 and {r.via for r in http_rows} == {"mcp"}
     assert all("401" in r.reason and "/mcp" in r.reason for r in http_rows)
 
-    ok = asyncio.run(http_call(http_server, only_alice, "add_memory", {"text": "I love jasmine tea", "user_id": "alice"}))
+    ok = asyncio.run(
+        http_call(http_server, only_alice, "add_memory", {"text": "I love jasmine tea", "user_id": "alice"})
+    )
     assert not ok.isError and len(denied()) == 2  # an accepted call is not a refusal
     refusals = [
         ("list_memories", {"user_id": "bob"}, "may not act for user"),
