@@ -104,7 +104,7 @@ def _new_session() -> None:
     previous = st.session_state.get(SESSION_KEY)
     if previous:
         try:  # the agent's own end-session (its summariser writes the bridge), as `memlens end-session` does
-            agent().end_session(user.external_id, previous)
+            agent().end_session(user.external_id, previous, actor=current_actor())
         except MemLensError as exc:
             st.toast(f"could not close {plain(previous)}: {plain(exc)}", icon=":material/warning:")
     session = svc.ensure_session(user, new_session_id())
