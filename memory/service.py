@@ -591,29 +591,53 @@ class MemoryService:
         rows = audit.events(self.storage, action=AuditAction.EVAL_LABELS, limit=limit)
         return [{**(r.detail or {}), "actor": r.actor, "via": r.via, "recorded_at": r.at} for r in rows]
 
-    def import_labels(self, text: str, *, actor: Actor, fmt: str | None = None) -> dict[str, int]:
-        """Labels from JSON or CSV (user_id, query, memory_id, relevant): every row is checked first (nothing is
-        stored when one is wrong), then each query is searched once (logged, as the lab's are) and labelled."""
+    def import_labels(
+        self,
+        labels: str | Sequence[Any],
+        *,
+        actor: Actor,
+        fmt: str | None = None,
+        users: Sequence[str] = (),
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """Labels from JSON or CSV text, or decoded rows (objects with the same four fields): every row is
+        checked first — its fields, its user, and that its memory is that user's — and nothing is stored when one is
+        wrong (the refusal is audited); then each query is searched once (logged, as the lab's are) and labelled.
+        ``users``, when given, are the only users the rows may name (a door's key restricted to some users);
+        ``limit`` bounds the rows (default ``labels_gate.MAX_LABELS``)."""
         from memory.desk import labels_gate
-        from memory.errors import InvalidInput
+        from memory.errors import Forbidden, InvalidInput
 
-        check(self.storage, actor, Role.CURATOR, "import labels")
-        labels = labels_gate.parse_labels(text, fmt)
-        owners = self.memories_by_id(sorted({lb.memory_id for lb in labels}))
-        for n, lb in enumerate(labels, 1):
-            user = self.get_user(lb.user_id)
-            m = owners.get(lb.memory_id)
-            if m is None or m.user_key != user.key:
-                raise InvalidInput(f"label {n}: no memory {lb.memory_id[:40]!r} for user {lb.user_id[:40]!r}")
+        actor = check(self.storage, actor, Role.CURATOR, "import labels")
+        try:
+            most = limit or labels_gate.MAX_LABELS
+            if isinstance(labels, str):
+                rows = labels_gate.parse_labels(labels, fmt, limit=most)
+            else:
+                rows = labels_gate.labels_from_rows(list(labels), limit=most)
+            for n, lb in enumerate(rows, 1):
+                if users and lb.user_id not in users:
+                    raise Forbidden(f"label {n}: this key may not act for user {lb.user_id[:40]!r}")
+            known = {u: self._key_or_none(u) for u in {lb.user_id for lb in rows}}
+            owners = self.memories_by_id(sorted({lb.memory_id for lb in rows}))
+            for n, lb in enumerate(rows, 1):
+                m = owners.get(lb.memory_id)
+                if m is None or known[lb.user_id] is None or m.user_key != known[lb.user_id]:  # one answer for all
+                    raise InvalidInput(f"label {n}: no memory {lb.memory_id[:40]!r} for user {lb.user_id[:40]!r}")
+        except (InvalidInput, Forbidden) as exc:
+            audit.record(self.storage, actor, AuditAction.DENIED, reason=f"labels import refused: {exc}")
+            raise
         queries: dict[tuple[str, str], list[Any]] = {}
-        for lb in labels:
+        for lb in rows:
             queries.setdefault((lb.user_id, lb.query), []).append(lb)
+        retrievals = []
         for (user_id, query), group in queries.items():
             retrieval_id = self.recall(user_id, query).retrieval_id
             assert retrieval_id is not None
+            retrievals.append(retrieval_id)
             for lb in group:
                 self.label_hit(retrieval_id, lb.memory_id, lb.relevant, actor=actor)
-        return {"labels": len(labels), "queries": len(queries)}
+        return {"labels": len(rows), "queries": len(queries), "retrieval_ids": retrievals}
 
     def replay(self, changes: dict[str, Any], *, user_id: str | None = None, last: int = 20) -> dict[str, Any]:
         """A/B replay: the last ``last`` distinct logged queries (one user's or everyone's) under the current
@@ -808,6 +832,15 @@ class MemoryService:
     # -- lifecycle (memory/lifecycle/: retention, compact, export, stats) ---------------------------------------
     def _user_key(self, user_id: str | None) -> str | None:
         return None if user_id is None else self.get_user(user_id).key
+
+    def _key_or_none(self, user_id: str) -> str | None:
+        """The user's key, or None when there is no such user (a check that must not say which it was)."""
+        from memory.errors import NotFound
+
+        try:
+            return self.get_user(user_id).key
+        except NotFound:
+            return None
 
     def _maintain(
         self, actor: Actor | None, dry_run: bool, action: AuditAction, user_id: str | None, ids: Iterable[str]

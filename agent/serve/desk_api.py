@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from agent.serve.api import Key, Service, allowed
-from agent.serve.schemas import whole
+from agent.serve.schemas import VISIBLE, IdText, whole
 from memory.apikeys import KeyInfo
 from memory.vocab import Actor, Role
 
@@ -120,6 +120,77 @@ def eval_labels(body: LabelsRequest, key: Key, doors: Service) -> dict[str, Any]
     run = doors.service.eval_labels(body.user_id, **_changes(body.set))
     verdict = labels_gate.gate(run, body.baseline, body.tolerance) if body.baseline is not None else None
     return {**run, "gate": verdict}
+
+
+#: label rows one request may import (each distinct query is one search)
+MAX_IMPORT = 1_000
+
+
+class LabelRow(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    user_id: IdText
+    query: str = Field(min_length=1, max_length=2_000, pattern=VISIBLE, description="The labelled query.")
+    memory_id: str = Field(min_length=1, max_length=64, pattern=VISIBLE, description="A memory of that user.")
+    relevant: bool = Field(description="True: the memory is relevant to the query; false: it is a wrong hit.")
+
+
+LABELS_EXAMPLES = [
+    {
+        "labels": [
+            {"user_id": "alice", "query": "where does she live?", "memory_id": "3a70…", "relevant": True},
+            {"user_id": "王芳", "query": "她吃辣吗？", "memory_id": "9c1e…", "relevant": False},
+        ]
+    },
+    {"csv": "user_id,query,memory_id,relevant\nalice,where does she live?,3a70…,yes\n"},
+]
+
+
+def _exactly_one_source(schema: dict[str, Any]) -> None:
+    """Say in the schema what the validator says: exactly one of ``labels`` and ``csv``, neither null."""
+    for name in ("labels", "csv"):
+        prop = schema["properties"][name]
+        kinds = prop.pop("anyOf", [])
+        prop.update(next((k for k in kinds if k.get("type") != "null"), {}))
+        prop.pop("default", None)
+    schema["oneOf"] = [{"required": ["labels"]}, {"required": ["csv"]}]
+    schema["examples"] = LABELS_EXAMPLES
+
+
+class LabelsImport(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_exactly_one_source)
+    labels: list[LabelRow] | None = Field(default=None, min_length=1, max_length=MAX_IMPORT, description="Label rows.")
+    csv: str | None = Field(
+        default=None, min_length=1, max_length=500_000, description="Or a CSV file: user_id,query,memory_id,relevant."
+    )
+
+    @model_validator(mode="after")
+    def one_source(self) -> LabelsImport:
+        given = [name for name in ("labels", "csv") if name in self.model_fields_set]
+        if len(given) != 1 or getattr(self, given[0]) is None:
+            raise ValueError("give either labels or csv")
+        return self
+
+
+class LabelsImported(BaseModel):
+    labels: int = Field(description="Labels stored.")
+    queries: int = Field(description="Distinct queries searched (and logged) to carry them.")
+    retrieval_ids: list[int] = Field(description="The logged retrieval of each query, as the retrieval lab shows it.")
+
+
+@router.post("/eval/labels/import", response_model=LabelsImported)
+def import_labels(body: LabelsImport, key: Key, doors: Service) -> dict[str, Any]:
+    """Import relevance labels into the labelled-query suite, as the retrieval lab stores them: each row names a
+    user, a query, one of that user's memories and a verdict. Every row is checked before anything is stored — a
+    row naming a user this key may not act for is a 403, a memory that is not that user's (or does not exist: one
+    answer for both), a malformed, contradictory or over-long row or more than 1,000 rows a 400 naming the row — and
+    a refused import stores nothing and is audited. Then each distinct query is searched once (logged) and its
+    labels are set by this key (``api:<key name>``, curator)."""
+    if body.labels is not None:
+        rows: str | list[dict[str, Any]] = [row.model_dump() for row in body.labels]
+    else:
+        assert body.csv is not None
+        rows = body.csv
+    return doors.service.import_labels(rows, actor=_actor(key), fmt="csv", users=key.users, limit=MAX_IMPORT)
 
 
 @router.post("/replay")
