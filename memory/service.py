@@ -426,6 +426,7 @@ class MemoryService:
         user (mem0's ``search(user_id=)``, the LangGraph store's namespaces) instead of one."""
         query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))  # before embedding/logging
         user = self.get_user(user_id)
+        log = log and not self.storage.read_only  # a read-only data folder: searched, not logged
         agent: str | None = validate.agent_id(agent_id, self.settings.default_agent_id)
         if any_agent and not agent_id:
             agent = None

@@ -181,6 +181,11 @@ def render(who: Actor) -> None:
     with st.sidebar:
         st.markdown("### :material/memory: MemLens")
         who_badge(who)
+        if svc.storage.read_only:
+            st.warning(
+                f"Read-only: {plain(svc.storage.read_only)}. Every page shows what is stored; changes are refused.",
+                icon=":material/lock:",
+            )
         users = svc.list_users()
         if users:
             _pick_user(users)
