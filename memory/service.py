@@ -654,6 +654,41 @@ class MemoryService:
 
         return replay.compare(logged, search, changes)
 
+    def shadow_replay(
+        self,
+        user_id: str,
+        *,
+        embedder: str | None = None,
+        extractor: str | None = None,
+        sample: int = 200,
+        last: int = 20,
+        embedder_b: Embedder | None = None,
+        model_b: Any = None,
+    ) -> dict[str, Any]:
+        """A/B replay of another embedder or extractor (memory.desk.shadow): the user's last ``sample`` messages
+        written again into two throw-away stores (A live configuration, B changed), then their ``last`` logged
+        queries searched in both; what each store kept and what each query would gain or lose. Reads the live store
+        only. ``extractor="model"`` uses ``model_b``, else the chat model the agent gave this service."""
+        from memory.desk import replay, shadow
+
+        retrieval_log.flush(self.storage)
+        logged = replay.logged_queries(self.storage, self.get_user(user_id).key, last)
+
+        def make_model(_settings: Settings) -> Any:
+            return model_b if model_b is not None else self.extraction_model
+
+        return shadow.shadow_replay(
+            self,
+            user_id,
+            embedder=embedder,
+            extractor=extractor,
+            sample=sample,
+            last=last,
+            logged=logged,
+            make_model=make_model,
+            embedder_b=embedder_b,
+        )
+
     def relations_graph(self, user_id: str, *, agent_id: str | None = None, limit: int = 1000) -> dict[str, Any]:
         """What the user's facts say about whom: people, pets, places, organisations as nodes, facts as edges
         (superseded and flagged ones marked), per agent (memory.desk.graph)."""
