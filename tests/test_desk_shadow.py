@@ -96,3 +96,44 @@ def test_a_model_extractor_is_the_fake_model_boundary(lin):
 def test_refusals_are_clear(lin, kwargs, says):
     with pytest.raises(InvalidInput, match=says):
         lin.shadow_replay("lin", **kwargs)
+
+
+def test_cli_and_rest_doors(lin, monkeypatch):
+    import httpx
+    from doors_helpers import free_port, serve_in_thread
+    from typer.testing import CliRunner
+
+    from agent.cli import app as cli_app
+    from agent.serve.api import create_app
+    from memory import apikeys
+
+    keys = {
+        "lin": apikeys.create(lin.storage, "lin-app", ["lin"])[0],
+        "bo": apikeys.create(lin.storage, "bo", ["bo"])[0],
+    }
+    gen = serve_in_thread(create_app(lin), free_port())
+    base = next(gen)
+    try:
+        with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {keys['lin']}"}, timeout=120) as c:
+            r = c.post("/v1/users/lin/replay/shadow", json={"extractor": "rules", "sample": 50})
+            assert r.status_code == 200, r.text
+            assert r.json()["messages"] == len(SAID) and r.json()["changed_queries"] == 0
+            assert c.post("/v1/users/lin/replay/shadow", json={}).status_code == 400
+            assert c.post("/v1/users/lin/replay/shadow", json={"embedder": "bert"}).status_code == 422
+            assert c.post("/v1/users/lin/replay/shadow", json={"extractor": "rules", "sample": 0}).status_code == 422
+        bo = httpx.post(
+            f"{base}/v1/users/lin/replay/shadow",
+            json={"extractor": "rules"},
+            headers={"Authorization": f"Bearer {keys['bo']}"},
+        )
+        assert bo.status_code == 403  # another user's messages are not this key's to replay
+    finally:
+        next(gen, None)
+    lin.close()
+    monkeypatch.setenv("MEMLENS_DATA_DIR", str(lin.settings.data_dir))
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
+    res = CliRunner().invoke(cli_app, ["replay", "--user", "lin", "--extractor", "rules", "--json"])
+    assert res.exit_code == 0, res.output
+    assert '"changed_queries": 0' in res.output
+    bad = CliRunner().invoke(cli_app, ["replay", "--extractor", "rules"])
+    assert bad.exit_code != 0 and "--user" in bad.output

@@ -5,7 +5,7 @@ some users sees only their memories and findings; actions are a curator's, tagge
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -201,6 +201,31 @@ def replay(body: ReplayRequest, key: Key, doors: Service) -> dict[str, Any]:
     if not changes:
         raise HTTPException(400, "set at least one recall setting")
     return doors.service.replay(changes, user_id=body.user_id, last=body.last)
+
+
+class ShadowReplayRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    embedder: Literal["e5", "openai", "hash"] | None = Field(default=None, description="B's embedder.")
+    extractor: Literal["rules", "model"] | None = Field(
+        default=None, description="B's extractor: the rules, or the chat model the server has configured."
+    )
+    sample: Annotated[int, BeforeValidator(whole)] = Field(
+        default=200, ge=1, le=2_000, description="The user's last N messages, written again into both shadows."
+    )
+    last: Annotated[int, BeforeValidator(whole)] = Field(default=20, ge=1, le=500)
+
+
+@router.post("/users/{user_id}/replay/shadow")
+def shadow_replay(user_id: str, body: ShadowReplayRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """A/B replay of another embedder or extractor: the user's recorded messages written again into two
+    throw-away stores (A: the live configuration, B: the one named), their logged queries searched in both; what
+    each store kept, and per query the memories gained or lost and the tokens. The live store is only read."""
+    allowed(key, user_id)
+    if body.embedder is None and body.extractor is None:
+        raise HTTPException(400, "name another embedder or extractor for the shadow store (B)")
+    return doors.service.shadow_replay(
+        user_id, embedder=body.embedder, extractor=body.extractor, sample=body.sample, last=body.last
+    )
 
 
 @router.get("/users/{user_id}/graph")
