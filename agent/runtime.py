@@ -29,6 +29,7 @@ from agent.state import CompiledTurnGraph, TurnContext, TurnState
 from memory.errors import NotFound
 from memory.retrieval.recall import RecallResult
 from memory.service import MemoryService
+from memory.vocab import Actor, Role
 from memory.write.consistency import consistent_text
 from memory.write.pipeline import WriteReport
 
@@ -159,17 +160,28 @@ class Agent:
         idempotency_key: str | None = None,
         speaker: str | None = None,
         at: datetime | None = None,
+        actor: Actor | None = None,
     ) -> TurnStream:
         """Run one turn; iterate the returned object for the reply as it is generated.
+
+        A person chatting through a door (the back office, REST) passes ``actor``: a turn writes the user's message
+        and the memories drawn from it, so it needs the curator role, checked here — a viewer gets
+        :class:`~memory.errors.Forbidden` and a ``denied`` audit row before anything is written, whatever page or
+        request reached this. Without ``actor`` the caller is the program itself (the CLI, a library user).
 
         A client retrying a turn passes the same ``idempotency_key``: the message is stored once and its memories
         are written once (the reply is generated again). ``speaker`` names who said it (a conversation with named
         speakers) and ``at`` when (a client replaying a conversation); both are stored on the message.
         """
+        self._may_chat(actor)
         ctx = self._context(user_id, session_id, text, agent_id, idempotency_key, speaker, at)
         stream = TurnStream(iter(()))
         stream._chunks = self._run(ctx, TurnState(action="turn"), stream)
         return stream
+
+    def _may_chat(self, actor: Actor | None, action: str = "chat as a user (the agent writes memories)") -> None:
+        if actor is not None:
+            self.service.require(actor, Role.CURATOR, action)  # the role now, audited when refused
 
     def _run(self, ctx: TurnContext, state: TurnState, holder: TurnStream) -> Iterator[str]:
         config: RunnableConfig = {"configurable": {"thread_id": ctx.session.id}}
@@ -208,9 +220,17 @@ class Agent:
         idempotency_key: str | None = None,
         speaker: str | None = None,
         at: datetime | None = None,
+        actor: Actor | None = None,
     ) -> TurnResult:
         stream = self.stream(
-            user_id, session_id, text, agent_id=agent_id, idempotency_key=idempotency_key, speaker=speaker, at=at
+            user_id,
+            session_id,
+            text,
+            agent_id=agent_id,
+            idempotency_key=idempotency_key,
+            speaker=speaker,
+            at=at,
+            actor=actor,
         )
         for _ in stream:
             pass
@@ -233,8 +253,12 @@ class Agent:
         )
 
     # -- sessions ----------------------------------------------------------------------------------------------
-    def end_session(self, user_id: str, session_id: str, *, agent_id: str | None = None) -> str | None:
-        """End the session (through the graph, on its own thread) and return the bridge text, if any."""
+    def end_session(
+        self, user_id: str, session_id: str, *, agent_id: str | None = None, actor: Actor | None = None
+    ) -> str | None:
+        """End the session (through the graph, on its own thread) and return the bridge text, if any. ``actor`` as
+        for :meth:`stream`: ending a session writes its summary and bridge, a curator's right."""
+        self._may_chat(actor, "end a chat session (its summary is written)")
         svc = self.service
         user = svc.get_user(user_id)
         agent = agent_id or svc.settings.default_agent_id

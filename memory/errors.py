@@ -17,6 +17,10 @@ class Conflict(MemLensError):
     """A concurrent change won, or the operation is not allowed in the current state."""
 
 
+class ReadOnlyData(Conflict):
+    """The data folder cannot be written by this process: MemLens opened it read-only, and this needs a write."""
+
+
 class ConfigError(MemLensError):
     """Settings are inconsistent (e.g. embedder dimension changed under an existing index)."""
 

@@ -177,6 +177,18 @@ class MemoryService:
             self.storage, user, statuses=statuses, agent_id=agent_id, limit=limit, offset=offset, types=types
         )
 
+    def require(self, actor: Actor, role: Role, action: str) -> Actor:
+        """The role check every guarded call makes, for a door that guards a call of its own (the agent's chat
+        turn): the actor's role is re-read now, and a refusal raises ``Forbidden`` and is audited."""
+        return check(self.storage, actor, role, action)
+
+    def record_refusal(
+        self, who: Actor, reason: str, *, user_id: str | None = None, detail: dict[str, Any] | None = None
+    ) -> None:
+        """Audit a request a door refused before any service call (no or a bad key, a tool call the SDK refused):
+        a ``denied`` row naming the door and the reason, never the key."""
+        audit.record(self.storage, who, AuditAction.DENIED, user_id=user_id, reason=reason, detail=detail)
+
     def set_status(
         self,
         memory_id: str,
@@ -453,6 +465,7 @@ class MemoryService:
         recall setting is refused) change some on top of it."""
         query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))  # before embedding/logging
         user = self.get_user(user_id)
+        log = log and not self.storage.read_only  # a read-only data folder: searched, not logged
         agent: str | None = validate.agent_id(agent_id, self.settings.default_agent_id)
         if any_agent and not agent_id:
             agent = None
@@ -627,29 +640,53 @@ class MemoryService:
         rows = audit.events(self.storage, action=AuditAction.EVAL_LABELS, limit=limit)
         return [{**(r.detail or {}), "actor": r.actor, "via": r.via, "recorded_at": r.at} for r in rows]
 
-    def import_labels(self, text: str, *, actor: Actor, fmt: str | None = None) -> dict[str, int]:
-        """Labels from JSON or CSV (user_id, query, memory_id, relevant): every row is checked first (nothing is
-        stored when one is wrong), then each query is searched once (logged, as the lab's are) and labelled."""
+    def import_labels(
+        self,
+        labels: str | Sequence[Any],
+        *,
+        actor: Actor,
+        fmt: str | None = None,
+        users: Sequence[str] = (),
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """Labels from JSON or CSV text, or decoded rows (objects with the same four fields): every row is
+        checked first — its fields, its user, and that its memory is that user's — and nothing is stored when one is
+        wrong (the refusal is audited); then each query is searched once (logged, as the lab's are) and labelled.
+        ``users``, when given, are the only users the rows may name (a door's key restricted to some users);
+        ``limit`` bounds the rows (default ``labels_gate.MAX_LABELS``)."""
         from memory.desk import labels_gate
-        from memory.errors import InvalidInput
+        from memory.errors import Forbidden, InvalidInput
 
-        check(self.storage, actor, Role.CURATOR, "import labels")
-        labels = labels_gate.parse_labels(text, fmt)
-        owners = self.memories_by_id(sorted({lb.memory_id for lb in labels}))
-        for n, lb in enumerate(labels, 1):
-            user = self.get_user(lb.user_id)
-            m = owners.get(lb.memory_id)
-            if m is None or m.user_key != user.key:
-                raise InvalidInput(f"label {n}: no memory {lb.memory_id[:40]!r} for user {lb.user_id[:40]!r}")
+        actor = check(self.storage, actor, Role.CURATOR, "import labels")
+        try:
+            most = limit or labels_gate.MAX_LABELS
+            if isinstance(labels, str):
+                rows = labels_gate.parse_labels(labels, fmt, limit=most)
+            else:
+                rows = labels_gate.labels_from_rows(list(labels), limit=most)
+            for n, lb in enumerate(rows, 1):
+                if users and lb.user_id not in users:
+                    raise Forbidden(f"label {n}: this key may not act for user {lb.user_id[:40]!r}")
+            known = {u: self._key_or_none(u) for u in {lb.user_id for lb in rows}}
+            owners = self.memories_by_id(sorted({lb.memory_id for lb in rows}))
+            for n, lb in enumerate(rows, 1):
+                m = owners.get(lb.memory_id)
+                if m is None or known[lb.user_id] is None or m.user_key != known[lb.user_id]:  # one answer for all
+                    raise InvalidInput(f"label {n}: no memory {lb.memory_id[:40]!r} for user {lb.user_id[:40]!r}")
+        except (InvalidInput, Forbidden) as exc:
+            audit.record(self.storage, actor, AuditAction.DENIED, reason=f"labels import refused: {exc}")
+            raise
         queries: dict[tuple[str, str], list[Any]] = {}
-        for lb in labels:
+        for lb in rows:
             queries.setdefault((lb.user_id, lb.query), []).append(lb)
+        retrievals = []
         for (user_id, query), group in queries.items():
             retrieval_id = self.recall(user_id, query).retrieval_id
             assert retrieval_id is not None
+            retrievals.append(retrieval_id)
             for lb in group:
                 self.label_hit(retrieval_id, lb.memory_id, lb.relevant, actor=actor)
-        return {"labels": len(labels), "queries": len(queries)}
+        return {"labels": len(rows), "queries": len(queries), "retrieval_ids": retrievals}
 
     def replay(self, changes: dict[str, Any], *, user_id: str | None = None, last: int = 20) -> dict[str, Any]:
         """A/B replay: the last ``last`` distinct logged queries (one user's or everyone's) under the current
@@ -667,6 +704,45 @@ class MemoryService:
             return self.recall(entry["user_id"], entry["query"], agent_id=entry["agent_id"], log=False, policy=p)
 
         return replay.compare(logged, search, changes)
+
+    def shadow_replay(
+        self,
+        user_id: str,
+        *,
+        embedder: str | None = None,
+        extractor: str | None = None,
+        sample: int = 200,
+        last: int = 20,
+        embedder_b: Embedder | None = None,
+        model_b: Any = None,
+    ) -> dict[str, Any]:
+        """A/B replay of another embedder or extractor (memory.desk.shadow): the user's last ``sample`` messages
+        written again into two throw-away stores (A live configuration, B changed), then their ``last`` logged
+        queries searched in both; what each store kept and what each query would gain or lose. Reads the live store
+        only. ``extractor="model"`` uses ``model_b``, else the chat model the agent gave this service."""
+        from memory.desk import replay, shadow
+
+        retrieval_log.flush(self.storage)
+        logged = replay.logged_queries(self.storage, self.get_user(user_id).key, last)
+
+        def make_model(_settings: Settings) -> Any:
+            return model_b if model_b is not None else self.extraction_model
+
+        def open_store(settings: Settings, embedder: Embedder | None) -> MemoryService:
+            return MemoryService(settings, embedder=embedder)
+
+        return shadow.shadow_replay(
+            self,
+            open_store,
+            user_id,
+            embedder=embedder,
+            extractor=extractor,
+            sample=sample,
+            last=last,
+            logged=logged,
+            make_model=make_model,
+            embedder_b=embedder_b,
+        )
 
     def relations_graph(self, user_id: str, *, agent_id: str | None = None, limit: int = 1000) -> dict[str, Any]:
         """What the user's facts say about whom: people, pets, places, organisations as nodes, facts as edges
@@ -868,6 +944,15 @@ class MemoryService:
     # -- lifecycle (memory/lifecycle/: retention, compact, export, stats) ---------------------------------------
     def _user_key(self, user_id: str | None) -> str | None:
         return None if user_id is None else self.get_user(user_id).key
+
+    def _key_or_none(self, user_id: str) -> str | None:
+        """The user's key, or None when there is no such user (a check that must not say which it was)."""
+        from memory.errors import NotFound
+
+        try:
+            return self.get_user(user_id).key
+        except NotFound:
+            return None
 
     def _maintain(
         self, actor: Actor | None, dry_run: bool, action: AuditAction, user_id: str | None, ids: Iterable[str]

@@ -14,6 +14,7 @@ from pages import why
 from pages.common import (
     agent,
     can,
+    current_actor,
     current_session,
     model_label,
     new_session_id,
@@ -184,7 +185,7 @@ if prompt:
         text_block(prompt)
     with st.chat_message("assistant"):
         try:
-            stream = agent().stream(user.external_id, session_name, prompt)
+            stream = agent().stream(user.external_id, session_name, prompt, actor=current_actor())
             shown, so_far = st.empty(), ""
             for piece in stream:  # streamed as plain text: a reply may quote the user's text
                 so_far += piece

@@ -182,11 +182,38 @@ def replay_tab() -> None:
             st.session_state["dk_rp_out"] = svc.replay(changes, user_id=user.external_id, last=int(last))
         except MemLensError as exc:
             st.error(plain(exc))
+    with st.expander("Another embedder or extractor (shadow stores)", icon=":material/content_copy:"):
+        st.caption(
+            "This user's recorded messages are written again into two throw-away stores — A with the live "
+            "configuration, B with yours — and the logged queries are compared there. The live store is only read."
+        )
+        s = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
+        emb = s[0].selectbox("Embedder B", ["(as live)", "e5", "hash", "openai"], key="dk_sh_embedder")
+        ext = s[1].selectbox("Extractor B", ["(as live)", "rules", "model"], key="dk_sh_extractor")
+        sample = s[2].number_input("Messages", 1, 2000, 200, key="dk_sh_sample")
+        if s[3].button("Replay in shadows", key="dk_sh_go", icon=":material/compare_arrows:"):
+            try:
+                with st.spinner("Writing the messages into both shadow stores…"):
+                    st.session_state["dk_rp_out"] = svc.shadow_replay(
+                        user.external_id,
+                        embedder=None if emb.startswith("(") else emb,
+                        extractor=None if ext.startswith("(") else ext,
+                        sample=int(sample),
+                        last=int(last),
+                    )
+            except MemLensError as exc:
+                st.error(plain(exc))
     out = st.session_state.get("dk_rp_out")
     if not out:
         st.info("Logged queries are searched again under the live settings (A) and with your change (B).")
         return
     st.text(out["summary"])
+    if "stored" in out:  # a shadow replay: what each store kept from the same messages
+        kept = out["stored"]
+        cols = st.columns(2)
+        for col, side in zip(cols, ("a", "b"), strict=True):
+            lines = [short(t, 100) for t in kept[f"only_{side}"][:20]] or ["—"]
+            col.text(f"Only {side.upper()} kept ({len(kept[f'only_{side}'])}):\n" + "\n".join(lines))
     st.dataframe(
         pd.DataFrame(
             [

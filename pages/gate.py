@@ -14,7 +14,7 @@ from typing import NoReturn
 import streamlit as st
 
 from memory.access import Gate, decide_gate, oidc_role, open_actor
-from memory.errors import SignInFailed
+from memory.errors import ReadOnlyData, SignInFailed
 from memory.vocab import Actor
 from pages import registry
 from pages.common import ACTOR_KEY, unchecked_service
@@ -84,7 +84,7 @@ def _sign_in_form() -> None:
     svc = unchecked_service()
     try:
         actor = svc.people.sign_in(name, password)
-    except SignInFailed as exc:
+    except (SignInFailed, ReadOnlyData) as exc:  # read-only: the attempt cannot be counted, so none is let in
         st.error(plain(exc), icon=":material/block:")
         return
     st.session_state[ACTOR_KEY] = actor

@@ -104,7 +104,7 @@ def _new_session() -> None:
     previous = st.session_state.get(SESSION_KEY)
     if previous:
         try:  # the agent's own end-session (its summariser writes the bridge), as `memlens end-session` does
-            agent().end_session(user.external_id, previous)
+            agent().end_session(user.external_id, previous, actor=current_actor())
         except MemLensError as exc:
             st.toast(f"could not close {plain(previous)}: {plain(exc)}", icon=":material/warning:")
     session = svc.ensure_session(user, new_session_id())
@@ -181,6 +181,11 @@ def render(who: Actor) -> None:
     with st.sidebar:
         st.markdown("### :material/memory: MemLens")
         who_badge(who)
+        if svc.storage.read_only:
+            st.warning(
+                f"Read-only: {plain(svc.storage.read_only)}. Every page shows what is stored; changes are refused.",
+                icon=":material/lock:",
+            )
         users = svc.list_users()
         if users:
             _pick_user(users)

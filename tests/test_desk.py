@@ -193,7 +193,8 @@ def test_labels_import_checks_every_row_first(alice):
     assert alice.eval_labels()["queries"] == 0  # nothing stored
     csv_text = "user_id,query,memory_id,relevant\n"
     csv_text += f"alice,what does she drink?,{tea},yes\nalice,where is home?,{porto},1\n"
-    assert alice.import_labels(csv_text, actor=CURATOR) == {"labels": 2, "queries": 2}
+    done = alice.import_labels(csv_text, actor=CURATOR)
+    assert (done["labels"], done["queries"], len(done["retrieval_ids"])) == (2, 2, 2)
     assert alice.eval_labels()["queries"] == 2
     with pytest.raises(InvalidInput):
         labels_gate.parse_labels("user_id,query,memory_id,relevant\nalice,q,m,maybe\n")

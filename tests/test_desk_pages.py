@@ -112,3 +112,14 @@ def test_chat_panel_explains_a_memory_of_a_logged_turn(monkeypatch, plumbing_svc
     pickers[-1].set_value(porto).run()
     no_exception(at)
     assert any("logged then" in c.value for c in at.caption)
+
+
+def test_desk_replays_another_extractor_in_shadow_stores(desk):
+    svc, _ = desk
+    at = open_page(PAGE)
+    at.selectbox(key="dk_sh_extractor").set_value("rules").run()
+    at.button(key="dk_sh_go").click().run()
+    no_exception(at)
+    said = [t.value for t in at.text]
+    assert any("Shadow replay with no change" in t and "From the same" in t for t in said), said
+    assert svc.list_users()[0]["user_id"] == "alice"  # the live store is as it was (zed erased, alice alone)

@@ -118,3 +118,55 @@ def test_an_empty_user_id_and_hostile_paging_are_tool_errors(plumbing_svc):
     with pytest.raises(ToolError, match="user_id is empty"):
         asyncio.run(server.call_tool("add_memory", {"text": "I like tea", "user_id": ""}))
     assert plumbing_svc.list_users() == []  # nothing was written for the default user
+
+
+def test_refused_mcp_calls_are_audited_like_rest_refusals(http_server, plumbing_svc):
+    """Each kind of refusal on the MCP door leaves one ``denied`` row naming the door and what was refused, never
+    the key: no key, an unknown key, a user the key may not act for, an empty user id, input the tool refuses, a
+    memory that is not the user's, an unknown tool. Calls that succeed leave none."""
+    from memory import audit
+    from memory.vocab import AuditAction
+
+    def denied():
+        return audit.events(plumbing_svc.storage, action=AuditAction.DENIED)
+
+    only_alice = apikeys.create(plumbing_svc.storage, "desktop", ["alice"])[0]
+    assert httpx.post(http_server, json={}).status_code == 401
+    assert httpx.post(http_server, json={}, headers={"Authorization": "Bearer mlk_wrong"}).status_code == 401
+    http_rows = denied()
+    assert len(http_rows) == 2 and {r.via for r in http_rows} == {"mcp"}
+    assert all("401" in r.reason and "/mcp" in r.reason for r in http_rows)
+
+    ok = asyncio.run(
+        http_call(http_server, only_alice, "add_memory", {"text": "I love jasmine tea", "user_id": "alice"})
+    )
+    assert not ok.isError and len(denied()) == 2  # an accepted call is not a refusal
+    refusals = [
+        ("list_memories", {"user_id": "bob"}, "may not act for user"),
+        ("add_memory", {"text": "I like tea", "user_id": "  "}, "user_id is empty"),
+        ("list_memories", {"user_id": "alice", "limit": "many"}, "limit"),
+        ("delete_memory", {"memory_id": "0" * 32, "user_id": "alice"}, "not found"),
+        ("forget_everything", {}, "Unknown tool"),
+    ]
+    for tool, args, why in refusals:
+        res = asyncio.run(http_call(http_server, only_alice, tool, args))
+        assert res.isError and why in res.content[0].text, res.content
+    tool_rows = [r for r in denied() if r.via == "mcp:desktop"]
+    assert len(tool_rows) == len(refusals), [r.reason for r in tool_rows]
+    for row, (tool, _args, why) in zip(sorted(tool_rows, key=lambda r: r.id), refusals, strict=True):
+        assert row.actor == "desktop" and repr(tool) in row.reason and why in row.reason
+        assert only_alice not in row.reason and only_alice not in str(row.detail)
+    assert next(r for r in tool_rows if "bob" in r.reason).user_id == "bob"  # erasing bob clears it with his rows
+
+
+def test_stdio_side_refusals_are_audited_too(plumbing_svc):
+    """Without HTTP (the stdio transport: no key) a refused tool call is still audited, as ``via=mcp``."""
+    from memory import audit
+    from memory.vocab import AuditAction
+
+    server = create_server(plumbing_svc, default_user="alice")
+    with pytest.raises(ToolError):
+        asyncio.run(server.call_tool("list_memories", {"offset": 2**63}))
+    asyncio.run(server.call_tool("list_memories", {}))  # accepted: no row
+    rows = audit.events(plumbing_svc.storage, action=AuditAction.DENIED)
+    assert len(rows) == 1 and rows[0].via == "mcp" and "list_memories" in rows[0].reason

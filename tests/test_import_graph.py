@@ -160,7 +160,6 @@ AGENT_BEYOND_FACADE = {
     ("agent.serve.desk_api", "memory.apikeys"): "KeyInfo (the type the key check returns)",
     ("agent.serve.desk_api", "memory.desk.labels_gate"): "the labels gate the desk route reports",
     ("agent.serve.desk_api", "memory.desk.replay"): "parse_overrides for the replay route",
-    ("agent.serve.refusals", "memory.audit"): "audit of a refused request before any service call",
 }
 
 

@@ -314,5 +314,6 @@ def chat(body: ChatRequest, key: Key, doors: Service) -> dict[str, Any]:
             body.message,
             agent_id=body.agent_id,
             idempotency_key=body.idempotency_key,
+            actor=actor,
         )
     return result.to_dict()

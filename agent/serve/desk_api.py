@@ -5,13 +5,13 @@ some users sees only their memories and findings; actions are a curator's, tagge
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from agent.serve.api import Key, Service, allowed
-from agent.serve.schemas import whole
+from agent.serve.schemas import VISIBLE, IdText, whole
 from memory.apikeys import KeyInfo
 from memory.vocab import Actor, Role
 
@@ -122,6 +122,77 @@ def eval_labels(body: LabelsRequest, key: Key, doors: Service) -> dict[str, Any]
     return {**run, "gate": verdict}
 
 
+#: label rows one request may import (each distinct query is one search)
+MAX_IMPORT = 1_000
+
+
+class LabelRow(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    user_id: IdText
+    query: str = Field(min_length=1, max_length=2_000, pattern=VISIBLE, description="The labelled query.")
+    memory_id: str = Field(min_length=1, max_length=64, pattern=VISIBLE, description="A memory of that user.")
+    relevant: bool = Field(description="True: the memory is relevant to the query; false: it is a wrong hit.")
+
+
+LABELS_EXAMPLES = [
+    {
+        "labels": [
+            {"user_id": "alice", "query": "where does she live?", "memory_id": "3a70…", "relevant": True},
+            {"user_id": "王芳", "query": "她吃辣吗？", "memory_id": "9c1e…", "relevant": False},
+        ]
+    },
+    {"csv": "user_id,query,memory_id,relevant\nalice,where does she live?,3a70…,yes\n"},
+]
+
+
+def _exactly_one_source(schema: dict[str, Any]) -> None:
+    """Say in the schema what the validator says: exactly one of ``labels`` and ``csv``, neither null."""
+    for name in ("labels", "csv"):
+        prop = schema["properties"][name]
+        kinds = prop.pop("anyOf", [])
+        prop.update(next((k for k in kinds if k.get("type") != "null"), {}))
+        prop.pop("default", None)
+    schema["oneOf"] = [{"required": ["labels"]}, {"required": ["csv"]}]
+    schema["examples"] = LABELS_EXAMPLES
+
+
+class LabelsImport(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_exactly_one_source)
+    labels: list[LabelRow] | None = Field(default=None, min_length=1, max_length=MAX_IMPORT, description="Label rows.")
+    csv: str | None = Field(
+        default=None, min_length=1, max_length=500_000, description="Or a CSV file: user_id,query,memory_id,relevant."
+    )
+
+    @model_validator(mode="after")
+    def one_source(self) -> LabelsImport:
+        given = [name for name in ("labels", "csv") if name in self.model_fields_set]
+        if len(given) != 1 or getattr(self, given[0]) is None:
+            raise ValueError("give either labels or csv")
+        return self
+
+
+class LabelsImported(BaseModel):
+    labels: int = Field(description="Labels stored.")
+    queries: int = Field(description="Distinct queries searched (and logged) to carry them.")
+    retrieval_ids: list[int] = Field(description="The logged retrieval of each query, as the retrieval lab shows it.")
+
+
+@router.post("/eval/labels/import", response_model=LabelsImported)
+def import_labels(body: LabelsImport, key: Key, doors: Service) -> dict[str, Any]:
+    """Import relevance labels into the labelled-query suite, as the retrieval lab stores them: each row names a
+    user, a query, one of that user's memories and a verdict. Every row is checked before anything is stored — a
+    row naming a user this key may not act for is a 403, a memory that is not that user's (or does not exist: one
+    answer for both), a malformed, contradictory or over-long row or more than 1,000 rows a 400 naming the row — and
+    a refused import stores nothing and is audited. Then each distinct query is searched once (logged) and its
+    labels are set by this key (``api:<key name>``, curator)."""
+    if body.labels is not None:
+        rows: str | list[dict[str, Any]] = [row.model_dump() for row in body.labels]
+    else:
+        assert body.csv is not None
+        rows = body.csv
+    return doors.service.import_labels(rows, actor=_actor(key), fmt="csv", users=key.users, limit=MAX_IMPORT)
+
+
 @router.post("/replay")
 def replay(body: ReplayRequest, key: Key, doors: Service) -> dict[str, Any]:
     """A/B replay of logged queries: live settings (A) against ``set`` (B), gained / lost memories and tokens."""
@@ -130,6 +201,31 @@ def replay(body: ReplayRequest, key: Key, doors: Service) -> dict[str, Any]:
     if not changes:
         raise HTTPException(400, "set at least one recall setting")
     return doors.service.replay(changes, user_id=body.user_id, last=body.last)
+
+
+class ShadowReplayRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    embedder: Literal["e5", "openai", "hash"] | None = Field(default=None, description="B's embedder.")
+    extractor: Literal["rules", "model"] | None = Field(
+        default=None, description="B's extractor: the rules, or the chat model the server has configured."
+    )
+    sample: Annotated[int, BeforeValidator(whole)] = Field(
+        default=200, ge=1, le=2_000, description="The user's last N messages, written again into both shadows."
+    )
+    last: Annotated[int, BeforeValidator(whole)] = Field(default=20, ge=1, le=500)
+
+
+@router.post("/users/{user_id}/replay/shadow")
+def shadow_replay(user_id: str, body: ShadowReplayRequest, key: Key, doors: Service) -> dict[str, Any]:
+    """A/B replay of another embedder or extractor: the user's recorded messages written again into two
+    throw-away stores (A: the live configuration, B: the one named), their logged queries searched in both; what
+    each store kept, and per query the memories gained or lost and the tokens. The live store is only read."""
+    allowed(key, user_id)
+    if body.embedder is None and body.extractor is None:
+        raise HTTPException(400, "name another embedder or extractor for the shadow store (B)")
+    return doors.service.shadow_replay(
+        user_id, embedder=body.embedder, extractor=body.extractor, sample=body.sample, last=body.last
+    )
 
 
 @router.get("/users/{user_id}/graph")

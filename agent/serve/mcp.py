@@ -4,13 +4,17 @@ Over stdio (the client starts the process: local, trusted, no key) or streamable
 every request needs ``Authorization: Bearer <key>`` (``memlens apikey create``), checked by the SDK's own bearer
 auth through :class:`KeyVerifier`. A tool acts for ``user_id`` when given, else ``MEMLENS_MCP_DEFAULT_USER``; a key
 restricted to some users cannot name another. Writes are tagged ``via=mcp`` (``mcp:<key name>`` over HTTP).
+
+Refusals are audited as on the REST door: a request without a valid key (HTTP 401/403) and every refused tool call —
+a user the key may not act for, an empty or missing user id, input the tool or MemLens refuses, a memory that is not
+the user's — leave a ``denied`` row (the door, the tool, the reason; never the key or the arguments).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -19,10 +23,16 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
+from agent.serve.refusals import RefusalAudit
 from memory.client import Memory
 from memory.config import Settings
 from memory.errors import MemLensError
 from memory.service import MemoryService
+from memory.vocab import Actor, Role
+
+if TYPE_CHECKING:
+    from mcp.types import ContentBlock
+    from starlette.applications import Starlette
 
 INSTRUCTIONS = (
     "Long-term memory about the person you are talking with. Before answering anything personal (their plans, "
@@ -114,6 +124,35 @@ class MemoryTools:
         return {"user_id": user, "profile": mem.get_profile(user)}
 
 
+class MemLensMCP(FastMCP):
+    """FastMCP with MemLens's refusal audit: every tool call that ends in a tool error (refused by the key, the input
+    checks of the SDK or of MemLens, a missing memory) and every HTTP request refused before a tool runs leave a
+    ``denied`` row, as the REST door's refusals do."""
+
+    service: MemoryService
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Sequence[ContentBlock] | dict[str, Any]:
+        try:
+            return await super().call_tool(name, arguments)
+        except ToolError as exc:
+            token = get_access_token()
+            asked = arguments.get("user_id") if isinstance(arguments, dict) else None
+            await anyio.to_thread.run_sync(functools.partial(self._audit_refusal, name, str(exc), token, asked))
+            raise
+
+    def _audit_refusal(self, tool: str, problem: str, token: AccessToken | None, asked: object) -> None:
+        via = f"mcp:{token.client_id}" if token is not None else "mcp"
+        who = Actor(name=token.client_id if token is not None else "mcp", role=Role.CURATOR, via=via)
+        user = asked.strip()[:200] if isinstance(asked, str) and asked.strip() else None
+        reason = f"MCP tool {str(tool)[:64]!r} refused: {problem[:500]}"
+        self.service.record_refusal(who, reason, user_id=user, detail={"door": "mcp"})
+
+    def streamable_http_app(self) -> Starlette:
+        app = super().streamable_http_app()
+        app.add_middleware(RefusalAudit, service=self.service, door="mcp")  # 401 / 403 before any tool runs
+        return app
+
+
 def create_server(
     service: MemoryService | None = None,
     *,
@@ -132,7 +171,7 @@ def create_server(
             "token_verifier": KeyVerifier(service),
             "auth": AuthSettings(issuer_url=url, resource_server_url=url, validate_token_resource=False),
         }
-    server = FastMCP(
+    server = MemLensMCP(
         "memlens",
         instructions=INSTRUCTIONS,
         host=host,
@@ -143,6 +182,7 @@ def create_server(
         max_request_body_size=service.settings.api_max_body_bytes,
         **auth,
     )
+    server.service = service
     for name in ("add_memory", "search_memories", "list_memories", "delete_memory", "get_profile"):
         server.tool(name=name)(_tool(getattr(tools, name)))
     return server

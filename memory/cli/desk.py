@@ -167,16 +167,34 @@ def replay_cmd(
     set_: SetOpt = None,
     user: Annotated[str | None, typer.Option("--user", "-u", help="One user's logged queries (default: all).")] = None,
     last: Annotated[int, typer.Option("--last", help="How many distinct logged queries.")] = 20,
+    embedder: Annotated[
+        str | None, typer.Option("--embedder", help="Shadow replay: B uses this embedder (e5 | openai | hash).")
+    ] = None,
+    extractor: Annotated[
+        str | None, typer.Option("--extractor", help="Shadow replay: B extracts with rules | model.")
+    ] = None,
+    sample: Annotated[int, typer.Option("--sample", help="Shadow replay: the user's last N messages.")] = 200,
     json_out: JsonOpt = False,
 ) -> None:
     """A/B replay: logged queries under the current settings (A) and with --set KEY=VALUE (B): per query the
-    memories gained or lost and the injected tokens."""
+    memories gained or lost and the injected tokens. With --embedder / --extractor (and --user), the user's
+    recorded messages are written again into two shadow stores (A live, B changed) and compared there."""
     from memory.desk import replay
 
+    if embedder is not None or extractor is not None:
+        if user is None or set_:
+            raise typer.BadParameter("a shadow replay (--embedder / --extractor) takes --user and no --set")
+        out = service().shadow_replay(user, embedder=embedder, extractor=extractor, sample=sample, last=last)
+        _print_replay(out, json_out)
+        return
     changes = replay.parse_overrides(set_ or [])
     if not changes:
         raise typer.BadParameter("give at least one --set KEY=VALUE (e.g. --set k=8)")
     out = service().replay(changes, user_id=user, last=last)
+    _print_replay(out, json_out)
+
+
+def _print_replay(out: dict, json_out: bool) -> None:
     if json_out:
         emit(out)
         return

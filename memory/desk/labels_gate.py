@@ -7,7 +7,11 @@ change on it.
 - :func:`gate` — against a baseline run (the last recorded one, or a file): a change fails when it loses more than
   ``tolerance`` labelled-relevant hits or gains more than ``tolerance`` labelled-wrong ones.
 - :func:`parse_labels` — JSON (a list of objects, or ``{"labels": [...]}``) or CSV with the columns ``user_id,
-  query, memory_id, relevant``; the service logs each query once and stores the labels as the lab does.
+  query, memory_id, relevant``; the service logs each query once and stores the labels as the lab does. Every row
+  is checked as live input is (ids and text as :mod:`memory.validate` says, at most :data:`MAX_LABELS` rows, a query
+  at most :data:`MAX_QUERY_CHARS`, no two rows judging one memory for one query differently), and anything wrong —
+  malformed JSON or CSV, a NUL, a field past the CSV reader's limit, nesting too deep — is one :class:`InvalidInput`
+  naming the row, never a crash.
 
 Each recorded run is an ``eval-labels`` row of the audit trail (who ran it, when, the figures and the hits), so the
 suite's history needs no table of its own and the Evaluation page reads it from there.
@@ -18,14 +22,21 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memory import validate
 from memory.errors import InvalidInput
 from memory.retrieval.recall import RecallResult
 from memory.views.labels import query_key
 
+#: rows one import may carry (each distinct query is searched once: the cost is bounded like a request's)
+MAX_LABELS = 5_000
+#: the longest labelled query (a question, not a document)
+MAX_QUERY_CHARS = 2_000
+#: the longest memory id (MemLens's are 32 hex digits)
+MAX_MEMORY_ID_CHARS = 64
 TRUE_WORDS = {"1", "true", "yes", "y", "relevant", "t"}
 FALSE_WORDS = {"0", "false", "no", "n", "not relevant", "irrelevant", "wrong", "f"}
 
@@ -108,30 +119,67 @@ def _truth(value: Any, where: str) -> bool:
     raise InvalidInput(f"{where}: relevant must be true or false, not {str(value)[:40]!r}")
 
 
-def parse_labels(text: str, fmt: str | None = None) -> list[Label]:
+def parse_labels(text: str, fmt: str | None = None, *, limit: int = MAX_LABELS) -> list[Label]:
     """Labels from JSON or CSV text (``fmt`` "json" / "csv"; guessed from the first character when None)."""
+    if not isinstance(text, str):
+        raise InvalidInput("labels must be text (JSON or CSV)")
+    if "\x00" in text:
+        raise InvalidInput("labels: the file contains a NUL character")
     fmt = fmt or ("json" if text.lstrip()[:1] in "[{" else "csv")
+    items: list[Any]
     if fmt == "json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"labels: not JSON ({exc.msg} at line {exc.lineno})") from exc
-        items: Iterable[Any] = data.get("labels", []) if isinstance(data, dict) else data
+        except RecursionError:
+            raise InvalidInput("labels: JSON nested too deeply") from None
+        found = data.get("labels", []) if isinstance(data, dict) else data
+        if not isinstance(found, list):
+            raise InvalidInput('labels: expected a list of objects (or {"labels": [...]})')
+        items = found
     elif fmt == "csv":
-        items = list(csv.DictReader(io.StringIO(text)))
+        try:
+            items = list(csv.DictReader(io.StringIO(text)))
+        except csv.Error as exc:
+            raise InvalidInput(f"labels: not CSV ({exc})") from None
     else:
-        raise InvalidInput(f"labels format must be json or csv, not {fmt!r}")
-    out = []
+        raise InvalidInput(f"labels format must be json or csv, not {str(fmt)[:20]!r}")
+    return labels_from_rows(items, limit=limit)
+
+
+def labels_from_rows(items: Sequence[Any], *, limit: int = MAX_LABELS) -> list[Label]:
+    """Rows already decoded (objects with user_id, query, memory_id, relevant), checked as :func:`parse_labels`
+    checks a file's."""
+    if len(items) > limit:
+        raise InvalidInput(f"labels: {len(items):,} rows; one import takes at most {limit:,}")
+    out: list[Label] = []
+    seen: dict[tuple[str, str, str], tuple[int, bool]] = {}
     for n, item in enumerate(items, 1):
-        where = f"label {n}"
-        if not isinstance(item, dict):
-            raise InvalidInput(f"{where}: expected an object with user_id, query, memory_id, relevant")
-        missing = [k for k in ("user_id", "query", "memory_id", "relevant") if item.get(k) in (None, "")]
-        if missing:
-            raise InvalidInput(f"{where}: missing {', '.join(missing)}")
-        out.append(
-            Label(str(item["user_id"]), str(item["query"]), str(item["memory_id"]), _truth(item["relevant"], where))
-        )
+        label = _row(item, f"label {n}")
+        key = (label.user_id, query_key(label.query), label.memory_id)
+        if key in seen and seen[key][1] != label.relevant:
+            raise InvalidInput(f"label {n}: contradicts label {seen[key][0]} (same user, query and memory)")
+        seen.setdefault(key, (n, label.relevant))
+        out.append(label)
     if not out:
         raise InvalidInput("no labels in the file")
     return out
+
+
+def _row(item: Any, where: str) -> Label:
+    """One checked row: its fields as live input is checked (a CSV row's extra columns are ignored)."""
+    if not isinstance(item, dict):
+        raise InvalidInput(f"{where}: expected an object with user_id, query, memory_id, relevant")
+    missing = [k for k in ("user_id", "query", "memory_id", "relevant") if item.get(k) in (None, "")]
+    if missing:
+        raise InvalidInput(f"{where}: missing {', '.join(missing)}")
+    for k in ("user_id", "query", "memory_id"):
+        if not isinstance(item[k], str):
+            raise InvalidInput(f"{where}: {k} must be text")
+    user_id = validate.external_id(item["user_id"], f"{where}: user id")
+    query = validate.text(item["query"], MAX_QUERY_CHARS, f"{where}: query", "the labels import's query limit")
+    memory_id = validate.external_id(item["memory_id"], f"{where}: memory id").strip()
+    if len(memory_id) > MAX_MEMORY_ID_CHARS:
+        raise InvalidInput(f"{where}: memory id is longer than {MAX_MEMORY_ID_CHARS} characters")
+    return Label(user_id, query, memory_id, _truth(item["relevant"], where))

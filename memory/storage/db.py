@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import functools
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm.exc import StaleDataError
@@ -20,7 +23,7 @@ from sqlmodel import Session as DBSession
 from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memory.config import Settings
-from memory.errors import Conflict
+from memory.errors import ConfigError, Conflict, ReadOnlyData
 from memory.storage import scrub
 from memory.storage.migrations import apply_pending
 
@@ -60,16 +63,99 @@ _PG_TRANSIENT = {"40001", "40P01", "55P03"}
 
 
 def make_engine(settings: Settings) -> Engine:
+    """The engine for the configured database. A SQLite data folder this process cannot write (its owner or mode,
+    a read-only mount) is opened read-only: reads work, and a write is refused with :class:`ReadOnlyData` saying
+    why, never a bare ``OperationalError``; the engine's ``memlens_read_only`` names the reason (None when
+    writable). A data folder that cannot be created, or a read-only one with no database yet, is a
+    :class:`ConfigError`."""
     url = settings.resolved_database_url()
+    reason: str | None = None
     if url.startswith("sqlite"):
+        args: dict[str, Any] = {"check_same_thread": False, "timeout": 30}
         if url.startswith("sqlite:///") and ":memory:" not in url:
-            private_file(Path(url.removeprefix("sqlite:///")))
-        engine = create_engine(url, echo=settings.sql_echo, connect_args={"check_same_thread": False, "timeout": 30})
-        event.listen(engine, "connect", _sqlite_pragmas)
+            path = Path(url.removeprefix("sqlite:///"))
+            reason = read_only_reason(path)
+            if reason is None:
+                try:
+                    private_file(path)
+                except PermissionError as exc:
+                    raise ConfigError(
+                        f"cannot create the data folder or database {path}: {exc.strerror or exc}"
+                    ) from None
+            elif not path.exists():
+                raise ConfigError(f"{reason}, and it holds no database yet: nothing to open. {READ_ONLY_FIX}")
+            else:
+                url = _read_only_url(path)
+        engine = create_engine(url, echo=settings.sql_echo, connect_args=args)
+        event.listen(engine, "connect", _sqlite_read_only_pragmas if reason else _sqlite_pragmas)
     else:
         engine = create_engine(url, echo=settings.sql_echo, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    engine.memlens_read_only = reason  # type: ignore[attr-defined]
+    event.listen(engine, "handle_error", functools.partial(_refused_write, reason))
     scrub.install(engine)  # the masking choke point: no INSERT/UPDATE stores unmasked text
     return engine
+
+
+#: what to do about a data folder MemLens may not write
+READ_ONLY_FIX = (
+    "Give this user write access to the folder (owner or mode), or point MEMLENS_DATA_DIR at a folder it can write"
+)
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why the SQLite file at ``path`` (and its folder: SQLite writes its journal files beside it) cannot be written
+    by this process, or None when it can. Tried, not inferred from mode bits: root, ACLs and read-only mounts all
+    answer for themselves."""
+    folder = path.parent
+    if not folder.exists():
+        return None  # created (private) on first open; a parent that refuses is reported then
+    who = f"user id {os.getuid()}" if hasattr(os, "getuid") else "this user"
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".memlens-write-check-", dir=folder)
+    except OSError:
+        return f"the data folder {folder} cannot be written by this process ({who})"
+    os.close(fd)
+    os.unlink(probe)
+    if path.exists():
+        try:
+            os.close(os.open(path, os.O_RDWR))
+        except OSError:
+            return f"the database {path} cannot be written by this process ({who})"
+    return None
+
+
+def _read_only_url(path: Path) -> str:
+    """A read-only SQLite URI for ``path``. A WAL database needs its ``-shm`` file, which a read-only folder cannot
+    get unless a writer has it open: then it is opened as immutable (a snapshot: what another process writes
+    meanwhile is seen after a restart)."""
+    import sqlite3
+
+    uri = f"file:{quote(str(path))}?mode=ro"
+    try:
+        probe = sqlite3.connect(uri, uri=True)
+        try:
+            probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            probe.close()
+    except sqlite3.Error:
+        uri += "&immutable=1"
+    return f"sqlite:///{uri}&uri=true"
+
+
+def _sqlite_read_only_pragmas(dbapi_conn: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA query_only=ON")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()
+
+
+def _refused_write(reason: str | None, ctx: ExceptionContext) -> None:
+    """A write SQLite refuses as read-only becomes one clear :class:`ReadOnlyData` (also for a file made read-only
+    after the service started)."""
+    said = str(ctx.original_exception).lower()
+    if "readonly database" in said or "read-only" in said or "query_only" in said:
+        why = reason or "the database file or its folder is not writable by this process"
+        raise ReadOnlyData(f"read-only: {why}; MemLens can show what it holds but not change it. {READ_ONLY_FIX}.")
 
 
 def private_dir(folder: Path) -> None:

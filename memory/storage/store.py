@@ -55,6 +55,11 @@ class Storage:
         return self._engine
 
     @property
+    def read_only(self) -> str | None:
+        """Why this process may only read the data folder (``memory.storage.db.make_engine``), or None."""
+        return getattr(self.engine, "memlens_read_only", None)
+
+    @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
             with self._init_lock:
@@ -80,10 +85,10 @@ class Storage:
                     from memory.storage.vectors import VectorIndex
 
                     uri = self.settings.resolved_lancedb_uri()
-                    if "://" not in uri:
+                    if "://" not in uri and not self.read_only:
                         private_dir(Path(uri).parent)
                     self._index = VectorIndex(self.settings.resolved_lancedb_uri(), self.embedder.dim)
-                    if self.settings.repair_on_start:
+                    if self.settings.repair_on_start and not self.read_only:  # a repair writes; reads need none
                         self._startup_repair()
         return self._index
 

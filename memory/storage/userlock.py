@@ -46,6 +46,11 @@ def _thread_lock(digest: str) -> threading.RLock:
 @contextlib.contextmanager
 def user_writes(storage: Storage, user_id: str) -> Iterator[None]:
     """Hold the user's write lock (see the module docstring) for the body of the ``with``."""
+    if storage.read_only:  # every write of a user's rows comes through here: refuse it before any work
+        from memory.errors import ReadOnlyData
+        from memory.storage.db import READ_ONLY_FIX
+
+        raise ReadOnlyData(f"read-only: {storage.read_only}; nothing can be written for a user. {READ_ONLY_FIX}.")
     digest = id_hash(user_id)
     held: set[str] = getattr(_held, "digests", None) or set()
     _held.digests = held

@@ -98,7 +98,14 @@ class VectorIndex:
         if self._lock_path is None:
             yield
             return
-        fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except PermissionError:  # a read-only data folder (memory.storage.db.read_only_reason): this process reads
+            try:
+                fd = os.open(self._lock_path, os.O_RDONLY)  # flock needs no write access
+            except OSError:  # no lock file, and none can be made: no MemLens process has written this index here
+                yield
+                return
         try:
             fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
             yield
