@@ -243,15 +243,15 @@ _OPENER_EN = re.compile(
     r"^(?:(?:yeah|yes|yep|yup|oh|ooh|wow|well|haha|hah|lol|hey|hi|hello|thanks|thank you|so|and|but|plus|also|"
     r"actually|honestly|totally|absolutely|sure|ok|okay|aww|aw|ah|omg|cool|great|nice|right|true|exactly|"
     r"definitely|indeed|anyway|anyways|btw|by the way|you know|guess what|no way|oh man|man|dude|to be honest|"
-    r"speaking of which|funny you (?:should )?(?:mention|ask)(?: that)?|hmm|um|uh|ugh|yikes|gosh|geez)\b[\s,!.:-]*)+",
+    r"speaking of which|that being said|having said that|that said|with that said|funny you (?:should )?(?:mention|ask)(?: that)?|hmm|um|uh|ugh|yikes|gosh|geez)\b[\s,!.:-]*)+",
     re.IGNORECASE,
 )
 _TIME_LEAD = re.compile(r"^(?P<lead>[^,]{3,40}?),\s+(?=(?:I|I'm|I've|I'd|my|we|We|My|our|Our)\b)")
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.IGNORECASE)
 _REACTION_EN = re.compile(
-    r"^(?:I|I'm|I am|I've|I'd|I'll|we)\s+(?:(?:really|totally|completely|so|just|also|definitely|too|very)\s+)*"
+    r"^(?:I|I'm|I am|I've|I'd|I'll|we)\s+(?:(?:really|totally|completely|so|just|also|definitely|too|very|100%)\s+)*"
     r"(?:agree|know|knew|see|understand|bet|guess|suppose|think so|can imagine|can't imagine|appreciate|"
-    r"hope|wish|mean|meant|feel you|hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
+    r"hope|wish|mean|meant|feel you|can picture|hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
     r"your|can't believe|cannot believe|couldn't believe|grateful for your|thought so|was wondering|wonder|"
     r"can relate|relate|will (?:do|try|keep|check|let)|"
     r"'ll (?:do|try|keep|check|let)|would love to (?:hear|see|know)|'d love to (?:hear|see|know)|"
@@ -333,12 +333,14 @@ _CONTENT_STOP = frozenset(
         "well",
         "like",
         "love",
+        "there",
+        "here",
     ]
 )
 MAX_WORDS = 40
 #: subject-less fragments: "Really made me think …", "Gives me a visual …", "Almost as silly as …"
 _FRAGMENT = re.compile(
-    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b)|gives|makes|made|reminds|reminded|"
+    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b| (?:only |once |never )?to\b)|gives|makes|made|reminds|reminded|"
     r"helps|helped|keeps|kept|brings|brought|means|meant|almost|as|such|what a|so much|too)\b",
     re.IGNORECASE,
 )
@@ -364,6 +366,8 @@ _WISHFUL = re.compile(
 )  # … and a mood about something ("User is thrilled to …", "User is excited about …")
 #: "Here's one of my trophies from a dance contest" → "I shared one of my trophies …"
 _HERES = re.compile(r"^(?:here's|here is|check out|check this out:?)\s+(?=.*\b(?:my|I)\b)", re.I)
+_EMOJI = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
+_YOU_TAIL = re.compile(r",\s+(?:and|but|so)\s+(?:you|your|you're|you've)\b.*$", re.IGNORECASE)
 _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
@@ -385,7 +389,7 @@ _NOT_A_FACT = re.compile(
     r"|\b(?:(?:make|made|making) (?:my|our) dreams?|stay(?:ing)? positive|never (?:quit|give up)|give up|quit|"
     r"hang(?:ing)? in there|"
     r"keep (?:going|pushing|on|it up|at it)|pushing (?:forward|through|on)|we got this|make it happen|"
-    r"can't thank|means? (?:a lot|so much)|proud of how far|so much to me)\b",
+    r"can't thank|means? (?:a lot|so much)|makes? (?:total |perfect )?sense|proud of how far|so much to me)\b",
     re.IGNORECASE,
 )
 _GENERIC_WE = re.compile(
@@ -396,7 +400,7 @@ _GENERIC_WE = re.compile(
 #: "Lost my job yesterday", "Gonna continue my edu", "Been busy painting": chat drops the 'I'
 _DROPPED = re.compile(
     r"^(?P<adv>(?:just|finally|recently|also|still|actually)\s+)?"
-    r"(?P<verb>(?:gonna|going to)(?! be\b)|been(?= \w+ing\b)|"
+    r"(?P<verb>(?:gonna|going to)(?! be\b)|been(?= \w+ing\b| (?:only |once |never )?to\b)|"
     r"(?:lost|got|went|started|finished|bought|moved|joined|quit|took|made|met|found|tried|visited|ran|"
     r"learned|learnt|signed|adopted|won|had|spent|painted|finished|decided|booked|picked|saw|watched|read|"
     r"researching|working|planning|thinking|looking|heading|trying|learning|training|preparing|volunteering|"
@@ -430,7 +434,7 @@ def _subject_dropped(body: str) -> str:
     if not m:
         return body
     verb, rest = m.group("verb").lower(), m.group("rest")
-    adv = m.group("adv") or ""
+    adv = (m.group("adv") or "").lower()
     if verb.endswith("ing"):
         if re.search(r"\b(?:is|was|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest):
             return body  # "Taking care of ourselves is vital": the gerund is the subject
@@ -458,10 +462,14 @@ def _content_count(text: str) -> int:
 def _en(sentence: str, at: datetime) -> Candidate | None:
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,")
     s = re.sub(r"^[A-Z][a-z]+[,!]\s+", "", s)  # a vocative: "Mel, I …"
+    s = re.sub(r",\s+[A-Z][a-z]+\s*([.!~]*)$", r"\1", s)  # … and at the end: "I'm getting there, Caroline."
+    if _EMOJI.search(s):  # "Inspiring 💪 I emailed some wholesalers": an emoji ends what came before it
+        s = next((p.strip() for p in reversed(_EMOJI.split(s)) if _FIRST_PERSON.search(p)), _EMOJI.sub(" ", s)).strip()
     s = re.sub(r"(?:,\s*)?\bI mean\b,?\s*", " ", s).strip()  # a filler, not a statement
     aside = _ASIDE.match(s)  # "Taking your advice, I'm …", "I totally get it, I had …": the news follows the comma
     if aside and (_YOU.search(aside.group("lead")) or _REACTION_EN.match(aside.group("lead"))):
         s = s[aside.end() :]
+    s = _YOU_TAIL.sub("", s)  # "Talking about it is crucial, and you're so brave …": the remark is left out
     if not s or _FRAGMENT.match(s) or _YOU.search(s) or _REQUEST_EN.match(s) or _MOMENT_EN.match(s):
         return None
     s = _HERES.sub("I shared ", s)
@@ -471,7 +479,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     s = _TRAILING.sub("", s)
     body = _subject_dropped(_main_clause(s.strip(" ,")))
     if not _FIRST_PERSON.search(body):
-        return None
+        return _belief(body, sentence)
     body = _WITH_OTHERS.sub(lambda m: f"User and their {m.group('who')} ", body)
     if _NOT_A_FACT.search(body) or _GENERIC_WE.match(body):
         return None
@@ -484,9 +492,11 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if len(body.split()) > MAX_WORDS:
         return None
     if _PRONOUN_SUBJECT.match(body):
-        return None  # "It's special to me", "They motivate me": what 'it' is lives in another sentence
+        return _belief(body, sentence)  # "It's special to me", "They motivate me": 'it' lives in another sentence
     third = third_person(body)
-    if third is None or _WISHFUL.match(third):
+    if third is None:
+        return _belief(body, sentence)  # "Surrounding ourselves with things that bring us joy is important"
+    if _WISHFUL.match(third):
         return None
     past = re.match(r"User (?:\w+ ){0,2}(?:\w+ed|" + "|".join(_UNCHANGED) + r")\b", third)
     specific = past or re.search(r"\b[A-Z][a-z]+|\d", third[5:]) or re.match(r"User is \w+ing\b", third)
@@ -503,6 +513,80 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         "fact", _object_of(third), content + ".", lang="en", evidence=sentence, event_time=when.when if when else None
     )
     c.extractor = "rules:general"
+    return c
+
+
+#: what a general statement ("Flowers bring joy", "Taking risks is key for success") may start with: not a word that
+#: points at something said elsewhere ("The event was …", "This one is …") or at a person
+_BELIEF_NOT_SUBJECT = re.compile(
+    r"^(?:the|this|that|these|those|his|her|hers|their|its|my|mine|our|a|an|one|some|no|every|each|it|they|he|she|"
+    r"there|here|what|which|who|someone|everyone|everything|something|nothing|anything|anyone|[Ii]|we|us|just|so|"
+    r"not|yes|no|sounds|looks|feels|seems|must|maybe|perhaps|hope|wish|same|then|now|today|yesterday|tomorrow|"
+    r"last|next|when|where|why|how|if|as|since|because|and|but|or|let's|let|always|never|really|also|still|even|"
+    r"definitely|totally|agree|agreed)\b",
+    re.IGNORECASE,
+)
+#: the verb of a general statement, within the first few words
+_BELIEF_VERB = re.compile(
+    r"^(?:[\w&'-]+\s+){0,7}?[\w&-]+(?:'s\s|\s+(?:is|are|can|can't|has|have|help|helps|bring|brings|make|makes|give|gives|"
+    r"keep|keeps|mean|means|matter|matters|should|do|does|take|takes|lead|leads)\b)",
+    re.IGNORECASE,
+)
+#: … and a judgement in it: a belief or a value, not a report ("Dance floors help avoid injuries")
+_BELIEF_JUDGEMENT = re.compile(
+    r"\b(?:important|key|crucial|vital|essential|everything|worth|rewarding|powerful|power|empowering|freeing|"
+    r"joy|happiness|peace|help|helps|opportunit(?:y|ies)|gateway|matters?|too short|best|healthy|healing|"
+    r"therapeutic|wonders|meaningful|precious|necessary|possible)\b",
+    re.IGNORECASE,
+)
+#: "It's so important to have freedom and express ourselves": a belief whose subject is put after it
+_EXTRAPOSED = re.compile(
+    r"^it(?:'s| is)\s+(?:(?:so|really|very|super|just|always|truly|definitely)\s+)*(?:important|key|crucial|vital|"
+    r"essential|necessary|worth it|rewarding|empowering|freeing|healing)\s+(?:to|that|for|when|how)\b",
+    re.IGNORECASE,
+)
+
+
+_AGREEMENT = re.compile(
+    r"^\W*(?:(?:oh|yeah|yes|yep|yup|so|and|i|i'd|i do|i have to|i gotta|i couldn't|i can't|i could not|can't|"
+    r"couldn't|must|have to|gotta|\w+,)\W+)*(?:(?:totally|completely|fully|100%|so|really|definitely|absolutely|"
+    r"couldn't|could not|can't|cannot)\W+)*(?:agree|agreed|exactly|true|so true|same|for sure|definitely|absolutely|"
+    r"totally|right|indeed|i know|you're right|you are right|that's (?:so )?true)\b",
+    re.IGNORECASE,
+)
+
+
+def agreement(text: str) -> bool:
+    """Whether a message opens by agreeing with the other person ("Totally agree, Mel. …", "Definitely! …")."""
+    return bool(_AGREEMENT.match(text.replace("’", "'")))
+
+
+def dropped_subject(text: str) -> bool:
+    """Whether a sentence of the message opens with a verb whose 'I' chat left out ("Lost my job yesterday")."""
+    return any(_DROPPED.match(_OPENER_EN.sub("", p).strip()) for p in re.split(r"(?<=[.!?])\s+", text.strip()))
+
+
+def judgement(text: str) -> bool:
+    """Whether a message may state a belief of its speaker without naming them (the gate before extraction)."""
+    return bool(_BELIEF_JUDGEMENT.search(text))
+
+
+def _belief(body: str, sentence: str) -> Candidate | None:
+    """A general statement the speaker makes ("Taking risks is key for success") as what they believe; its 'us' /
+    'our' are the people in general, resolved like the speaker's own ("… bring them together")."""
+    s = body.strip(" ,;")
+    if re.search(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|mine)\b", s) or _NOT_A_FACT.search(s) or _GENERIC_WE.match(s):
+        return None
+    if _EXTRAPOSED.match(s):
+        pass
+    elif _BELIEF_NOT_SUBJECT.match(s) or not _BELIEF_VERB.match(s) or not _BELIEF_JUDGEMENT.search(s):
+        return None
+    if _content_count(s) < 3 or len(s.split()) > 25 or _DANGLING_EN.search(s):
+        return None
+    said = later_person(s[:1].lower() + s[1:] if not re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", s) else s)
+    c = make("fact", said, f"User believes {said}.", lang="en", evidence=sentence)
+    c.extractor = "rules:general"
+    c.meta["belief"] = True
     return c
 
 
