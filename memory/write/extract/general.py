@@ -243,7 +243,8 @@ _OPENER_EN = re.compile(
     r"^(?:(?:yeah|yes|yep|yup|oh|ooh|wow|well|haha|hah|lol|hey|hi|hello|thanks|thank you|so|and|but|plus|also|"
     r"actually|honestly|totally|absolutely|sure|ok|okay|aww|aw|ah|omg|cool|great|nice|right|true|exactly|"
     r"definitely|indeed|anyway|anyways|btw|by the way|you know|guess what|no way|oh man|man|dude|to be honest|"
-    r"speaking of which|that being said|having said that|that said|with that said|funny you (?:should )?(?:mention|ask)(?: that)?|hmm|um|uh|ugh|yikes|gosh|geez)\b[\s,!.:-]*)+",
+    r"speaking of which|that being said|having said that|that said|with that said|"
+    r"funny you (?:should )?(?:mention|ask)(?: that)?|hmm|um|uh|ugh|yikes|gosh|geez)\b[\s,!.:-]*)+",
     re.IGNORECASE,
 )
 _TIME_LEAD = re.compile(r"^(?P<lead>[^,]{3,40}?),\s+(?=(?:I|I'm|I've|I'd|my|we|We|My|our|Our)\b)")
@@ -251,7 +252,8 @@ _YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.IGNORECASE)
 _REACTION_EN = re.compile(
     r"^(?:I|I'm|I am|I've|I'd|I'll|we)\s+(?:(?:really|totally|completely|so|just|also|definitely|too|very|100%)\s+)*"
     r"(?:agree|know|knew|see|understand|bet|guess|suppose|think so|can imagine|can't imagine|appreciate|"
-    r"hope|wish|mean|meant|feel you|can picture|hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
+    r"hope|wish|mean|meant|feel you|can picture|"
+    r"hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
     r"your|can't believe|cannot believe|couldn't believe|grateful for your|thought so|was wondering|wonder|"
     r"can relate|relate|will (?:do|try|keep|check|let)|"
     r"'ll (?:do|try|keep|check|let)|would love to (?:hear|see|know)|'d love to (?:hear|see|know)|"
@@ -340,7 +342,8 @@ _CONTENT_STOP = frozenset(
 MAX_WORDS = 40
 #: subject-less fragments: "Really made me think …", "Gives me a visual …", "Almost as silly as …"
 _FRAGMENT = re.compile(
-    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b| (?:only |once |never )?to\b)|gives|makes|made|reminds|reminded|"
+    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b| (?:only |once |never )?to\b)|"
+    r"gives|makes|made|reminds|reminded|"
     r"helps|helped|keeps|kept|brings|brought|means|meant|almost|as|such|what a|so much|too)\b",
     re.IGNORECASE,
 )

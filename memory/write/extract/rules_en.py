@@ -14,7 +14,10 @@ from functools import cached_property
 
 from memory.text.numerals import amount_key
 
-_END = r"(?=\s*(?:[,.;!?)]|$|\s[-–—]+\s|\s(?:and|but|because|since|so|when|while|though|although|which|who|if|as well)\b))"
+_END = (
+    r"(?=\s*(?:[,.;!?)]|$|\s[-–—]+\s|"
+    r"\s(?:and|but|because|since|so|when|while|though|although|which|who|if|as well)\b))"
+)
 _OBJ = r"(?P<obj>[^,.;!?]{2,60}?)" + _END
 _CAP = r"(?P<obj>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|de|da|of))*(?:\s+[A-Z][\w'’-]*)?)"
 _NAME = r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+(?-i:(?!I\b)[A-Z])[\w'’-]*){0,2})"  # later words capitalised, case-sensitive
