@@ -362,10 +362,11 @@ _MOMENT_EN = re.compile(
     r"|^I(?:'ll| will) be (?:right )?back\b",
     re.IGNORECASE,
 )
-#: resolutions and wishes ("User will keep working hard"): intentions without a plan, rarely worth a memory
+#: resolutions and wishes ("User will keep working hard"): intentions without a plan, rarely worth a memory; a mood
+#: is an adjective ("thrilled to"), an ongoing activity is not ("User is starting to …", "User is prepping for …")
 _WISHFUL = re.compile(
     r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b"
-    r"|^User is (?:so |really |super |very |totally |pretty |just )?\w+ (?:to|about|that|for|with)\b"
+    r"|^User is (?:so |really |super |very |totally |pretty |just )?(?!\w+ing\b)\w+ (?:to|about|that|for|with)\b"
 )  # … and a mood about something ("User is thrilled to …", "User is excited about …")
 #: "Here's one of my trophies from a dance contest" → "I shared one of my trophies …"
 _HERES = re.compile(r"^(?:here's|here is|check out|check this out:?)\s+(?=.*\b(?:my|I)\b)", re.I)
