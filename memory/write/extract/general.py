@@ -363,14 +363,25 @@ _MOMENT_EN = re.compile(
     re.IGNORECASE,
 )
 #: resolutions and wishes ("User will keep working hard"): intentions without a plan, rarely worth a memory; a mood
-#: is an adjective ("thrilled to"), an ongoing activity is not ("User is starting to …", "User is prepping for …")
+#: is an adjective ("thrilled to"), an ongoing activity is not ("User is starting to …", "User is prepping for …"), nor
+#: what they have or are busy with ("lucky to have their husband and kids", "swamped with the kids & work")
 _WISHFUL = re.compile(
     r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b"
-    r"|^User is (?:so |really |super |very |totally |pretty |just )?(?!\w+ing\b)\w+ (?:to|about|that|for|with)\b"
+    r"|^User is (?:so |really |super |very |totally |pretty |just )?(?!\w+ing\b)"
+    r"(?!(?:lucky|blessed|fortunate|glad|grateful|thankful) to have\b|(?:busy|swamped|overwhelmed) with\b)"
+    r"\w+ (?:to|about|that|for|with)\b"
+    r"|^User is (?:(?:so|really|still|just|now|also) )?(?:feeling|doing|staying|living)\b"  # how they are doing
+    r"|^User is (?:(?:so|really|much|a lot|way) )?(?:happier|better|more \w+)\b"
 )  # … and a mood about something ("User is thrilled to …", "User is excited about …")
 #: "Here's one of my trophies from a dance contest" → "I shared one of my trophies …"
 _HERES = re.compile(r"^(?:here's|here is|check out|check this out:?)\s+(?=.*\b(?:my|I)\b)", re.I)
 _EMOJI = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
+_REMINDS = re.compile(
+    r"^(?:(?:it|this|that)\s+)?(?:(?:really|always|just)\s+)?remind(?:s|ed)? me (?:that )?(?=it's|it is)", re.I
+)
+#: "the book you recommended" is a thing, not a remark to the other person: "the book recommended to them"
+_YOU_SAID = re.compile(r"\byou (recommended|suggested|mentioned)\b|\bwhat you said\b", re.IGNORECASE)
+_BUT_I = re.compile(r",?\s+but\s+(?=(?:I|I'm|I've|I'd|my)\b)")
 _YOU_TAIL = re.compile(r",\s+(?:and|but|so)\s+(?:you|your|you're|you've)\b.*$", re.IGNORECASE)
 _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
@@ -473,11 +484,13 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     aside = _ASIDE.match(s)  # "Taking your advice, I'm …", "I totally get it, I had …": the news follows the comma
     if aside and (_YOU.search(aside.group("lead")) or _REACTION_EN.match(aside.group("lead"))):
         s = s[aside.end() :]
+    s = _REMINDS.sub("", s)  # "Reminds me it's important to …": what it reminds them of is the statement
+    s = _YOU_SAID.sub(lambda m: f"{m.group(1)} to them" if m.group(1) else "what was said", s)
     s = _YOU_TAIL.sub("", s)  # "Talking about it is crucial, and you're so brave …": the remark is left out
     if not s or _FRAGMENT.match(s) or _YOU.search(s) or _REQUEST_EN.match(s) or _MOMENT_EN.match(s):
         return None
     s = _HERES.sub("I shared ", s)
-    parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ")) if p.strip()]
+    parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ;:,")) if p.strip()]
     said = [p for p in parts if _SUBJECT_FIRST.match(p)]  # "I had a day out with the gang - we went biking"
     s = "; ".join(said[:2]) if said else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
     s = _TRAILING.sub("", s)
@@ -495,6 +508,9 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         return None
     if len(body.split()) > MAX_WORDS:
         return None
+    but = _BUT_I.search(body)
+    if but and _PRONOUN_SUBJECT.match(body):  # "It was tough, but I'm doing ok": the speaker's clause is the news
+        body = body[but.end() :]
     if _PRONOUN_SUBJECT.match(body):
         return _belief(body, sentence)  # "It's special to me", "They motivate me": 'it' lives in another sentence
     third = third_person(body)
