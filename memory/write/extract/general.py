@@ -193,6 +193,8 @@ def third_person(text: str) -> str | None:
         if not first:
             return None
         word = first.group()
+        if word.lower() == "myself":
+            return None  # "Painting's great for expressing myself": a view of theirs (the belief path), not "User"
         head = s[: first.start()]
         if re.search(
             r"\b(?:since|because|cause|when|if|as|while|although|though|after|before|until|unless)\s*$", head, re.I
@@ -381,6 +383,13 @@ _REMINDS = re.compile(
 )
 #: "the book you recommended" is a thing, not a remark to the other person: "the book recommended to them"
 _YOU_SAID = re.compile(r"\byou (recommended|suggested|mentioned)\b|\bwhat you said\b", re.IGNORECASE)
+_TIMELY = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|that|week|weekend|month|year|day|morning|afternoon|"
+    r"evening|night|summer|winter|spring|autumn|fall|recently|lately|since|after|before|during|when|once|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)\b|\d",
+    re.IGNORECASE,
+)
 _BUT_I = re.compile(r",?\s+but\s+(?=(?:I|I'm|I've|I'd|my)\b)")
 _YOU_TAIL = re.compile(r",\s+(?:and|but|so)\s+(?:you|your|you're|you've)\b.*$", re.IGNORECASE)
 _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
@@ -404,7 +413,8 @@ _NOT_A_FACT = re.compile(
     r"|\b(?:(?:make|made|making) (?:my|our) dreams?|stay(?:ing)? positive|never (?:quit|give up)|give up|quit|"
     r"hang(?:ing)? in there|"
     r"keep (?:going|pushing|on|it up|at it)|pushing (?:forward|through|on)|we got this|make it happen|"
-    r"can't thank|means? (?:a lot|so much)|makes? (?:total |perfect )?sense|proud of how far|so much to me)\b",
+    r"can't thank|means? (?:a lot|so much)|(?:haven't|hadn't|have not) (?:talked|chatted|spoken|caught up)|"
+    r"makes? (?:total |perfect )?sense|proud of how far|so much to me)\b",
     re.IGNORECASE,
 )
 _GENERIC_WE = re.compile(
@@ -451,7 +461,9 @@ def _subject_dropped(body: str) -> str:
     verb, rest = m.group("verb").lower(), m.group("rest")
     adv = (m.group("adv") or "").lower()
     if verb.endswith("ing"):
-        if re.search(r"\b(?:is|was|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest):
+        if rest.startswith("'s") or re.search(
+            r"\b(?:is|isn't|was|wasn't|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest
+        ):
             return body  # "Taking care of ourselves is vital": the gerund is the subject
         return f"I'm {adv}{verb}{rest}"
     if verb in ("gonna", "going to"):
@@ -504,6 +516,8 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     tm = _TIME_LEAD.match(body) or _TIME_WORD.match(body)
     if tm and not _FIRST_PERSON.search(tm.group("lead")):
         lead, body = tm.group("lead"), body[tm.end() :]
+        if not _TIMELY.search(lead):  # "It was so vibrant, I had to take a picture": a remark, not a time
+            lead = ""
     if _REACTION_EN.match(body) or _DANGLING_EN.search(body):
         return None
     if len(body.split()) > MAX_WORDS:
@@ -595,7 +609,7 @@ def _belief(body: str, sentence: str) -> Candidate | None:
     """A general statement the speaker makes ("Taking risks is key for success") as what they believe; its 'us' /
     'our' are the people in general, resolved like the speaker's own ("… bring them together")."""
     s = body.strip(" ,;")
-    if re.search(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|mine)\b", s) or _NOT_A_FACT.search(s) or _GENERIC_WE.match(s):
+    if re.search(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine)\b", s) or _NOT_A_FACT.search(s) or _GENERIC_WE.match(s):
         return None
     if _EXTRAPOSED.match(s):
         pass
