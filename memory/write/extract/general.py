@@ -390,6 +390,11 @@ _TIMELY = re.compile(
     r"september|october|november|december)\b|\d",
     re.IGNORECASE,
 )
+_DREAM = re.compile(
+    r"(?<![\w,] )\b(?:it|this)(?:'s| is| has)\s+(?:always\s+|long\s+)?(?:been\s+)?(?:always\s+)?"
+    r"(?:a|a real|a big|a lifelong)\s+dream(?: of mine)? to\s+",
+    re.IGNORECASE,
+)
 _BUT_I = re.compile(r",?\s+but\s+(?=(?:I|I'm|I've|I'd|my)\b)")
 _YOU_TAIL = re.compile(r",\s+(?:and|but|so)\s+(?:you|your|you're|you've)\b.*$", re.IGNORECASE)
 _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
@@ -502,10 +507,12 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if not s or _FRAGMENT.match(s) or _YOU.search(s) or _REQUEST_EN.match(s) or _MOMENT_EN.match(s):
         return None
     s = _HERES.sub("I shared ", s)
+    s = _DREAM.sub("My dream is to ", s)  # "It's been a dream to adopt …": whose dream is the speaker's
     parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ;:,")) if p.strip()]
     said = [p for p in parts if _SUBJECT_FIRST.match(p)]  # "I had a day out with the gang - we went biking"
     s = "; ".join(said[:2]) if said else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
     s = _TRAILING.sub("", s)
+    s = re.sub(r"\s+(?:who|that|which)\s+\w+\s+(?:it|them)$", "", s)  # "… for kids who need it": nothing dangles
     body = _subject_dropped(_main_clause(s.strip(" ,")))
     if not _FIRST_PERSON.search(body):
         return _belief(body, sentence)
