@@ -29,11 +29,9 @@ from memory.write.extract.base import (
 from memory.write.extract.clauses import Person, about_person, split_clauses
 from memory.write.extract.events import dated_statements
 from memory.write.extract.general import (
-    agreement,
     conjugate,
     continuation,
     dropped_subject,
-    judgement,
     later_person,
     self_disclosure,
     without_tag_question,
@@ -68,7 +66,7 @@ def classify(text: str, role: str = "user") -> tuple[bool, str]:
         return False, "small talk"
     if (
         not _SELF_REF.search(stripped)
-        and not (role == "user" and (judgement(stripped) or dropped_subject(stripped)))  # a belief; "Lost my job"
+        and not (role == "user" and dropped_subject(stripped))  # "Lost my job yesterday": chat drops the 'I'
         and not (role == "assistant" and re.search(r"\byou\b|你|您", stripped))
     ):
         return False, "no statement about the speaker"
@@ -225,10 +223,6 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
             if c.evidence not in sentence:  # a clause given back its subject ("…，叫咪咪" → "我叫咪咪") was not said:
                 c.evidence = sentence  # provenance quotes what was said, the sentence as it is
             out.append(c)
-    if any(not c.meta.get("belief") for c in out) or agreement(text):
-        # a general remark beside the speaker's own news is commentary, and one that opens with agreement echoes
-        # the other person: the belief is kept only when it is what the message says
-        out = [c for c in out if not c.meta.get("belief")]
     return out
 
 

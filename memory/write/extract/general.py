@@ -194,7 +194,7 @@ def third_person(text: str) -> str | None:
             return None
         word = first.group()
         if word.lower() == "myself":
-            return None  # "Painting's great for expressing myself": a view of theirs (the belief path), not "User"
+            return None  # "Painting's great for expressing myself": no 'User' to put first
         head = s[: first.start()]
         if re.search(
             r"\b(?:since|because|cause|when|if|as|while|although|though|after|before|until|unless)\s*$", head, re.I
@@ -378,9 +378,6 @@ _WISHFUL = re.compile(
 #: "Here's one of my trophies from a dance contest" → "I shared one of my trophies …"
 _HERES = re.compile(r"^(?:here's|here is|check out|check this out:?)\s+(?=.*\b(?:my|I)\b)", re.I)
 _EMOJI = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
-_REMINDS = re.compile(
-    r"^(?:(?:it|this|that)\s+)?(?:(?:really|always|just)\s+)?remind(?:s|ed)? me (?:that )?(?=it's|it is)", re.I
-)
 #: "the book you recommended" is a thing, not a remark to the other person: "the book recommended to them"
 _YOU_SAID = re.compile(r"\byou (recommended|suggested|mentioned)\b|\bwhat you said\b", re.IGNORECASE)
 _TIMELY = re.compile(
@@ -395,7 +392,6 @@ _DREAM = re.compile(
     r"(?:a|a real|a big|a lifelong)\s+dream(?: of mine)? to\s+",
     re.IGNORECASE,
 )
-_BUT_I = re.compile(r",?\s+but\s+(?=(?:I|I'm|I've|I'd|my)\b)")
 _YOU_TAIL = re.compile(r",\s+(?:and|but|so)\s+(?:you|your|you're|you've)\b.*$", re.IGNORECASE)
 _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
@@ -501,7 +497,6 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     aside = _ASIDE.match(s)  # "Taking your advice, I'm …", "I totally get it, I had …": the news follows the comma
     if aside and (_YOU.search(aside.group("lead")) or _REACTION_EN.match(aside.group("lead"))):
         s = s[aside.end() :]
-    s = _REMINDS.sub("", s)  # "Reminds me it's important to …": what it reminds them of is the statement
     s = _YOU_SAID.sub(lambda m: f"{m.group(1)} to them" if m.group(1) else "what was said", s)
     s = _YOU_TAIL.sub("", s)  # "Talking about it is crucial, and you're so brave …": the remark is left out
     if not s or _FRAGMENT.match(s) or _YOU.search(s) or _REQUEST_EN.match(s) or _MOMENT_EN.match(s):
@@ -515,7 +510,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     s = re.sub(r"\s+(?:who|that|which)\s+\w+\s+(?:it|them)$", "", s)  # "… for kids who need it": nothing dangles
     body = _subject_dropped(_main_clause(s.strip(" ,")))
     if not _FIRST_PERSON.search(body):
-        return _belief(body, sentence)
+        return None
     body = _WITH_OTHERS.sub(lambda m: f"User and their {m.group('who')} ", body)
     if _NOT_A_FACT.search(body) or _GENERIC_WE.match(body):
         return None
@@ -529,15 +524,10 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         return None
     if len(body.split()) > MAX_WORDS:
         return None
-    but = _BUT_I.search(body)
-    if but and _PRONOUN_SUBJECT.match(body):  # "It was tough, but I'm doing ok": the speaker's clause is the news
-        body = body[but.end() :]
     if _PRONOUN_SUBJECT.match(body):
-        return _belief(body, sentence)  # "It's special to me", "They motivate me": 'it' lives in another sentence
+        return None  # "It's special to me", "They motivate me": what 'it' is lives in another sentence
     third = third_person(body)
-    if third is None:
-        return _belief(body, sentence)  # "Surrounding ourselves with things that bring us joy is important"
-    if _WISHFUL.match(third):
+    if third is None or _WISHFUL.match(third):
         return None
     past = re.match(r"User (?:\w+ ){0,2}(?:\w+ed|" + "|".join(_UNCHANGED) + r")\b", third)
     specific = past or re.search(r"\b[A-Z][a-z]+|\d", third[5:]) or re.match(r"User is \w+ing\b", third)
@@ -557,78 +547,9 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     return c
 
 
-#: what a general statement ("Flowers bring joy", "Taking risks is key for success") may start with: not a word that
-#: points at something said elsewhere ("The event was …", "This one is …") or at a person
-_BELIEF_NOT_SUBJECT = re.compile(
-    r"^(?:the|this|that|these|those|his|her|hers|their|its|my|mine|our|a|an|one|some|no|every|each|it|they|he|she|"
-    r"there|here|what|which|who|someone|everyone|everything|something|nothing|anything|anyone|[Ii]|we|us|just|so|"
-    r"not|yes|no|sounds|looks|feels|seems|must|maybe|perhaps|hope|wish|same|then|now|today|yesterday|tomorrow|"
-    r"last|next|when|where|why|how|if|as|since|because|and|but|or|let's|let|always|never|really|also|still|even|"
-    r"definitely|totally|agree|agreed)\b",
-    re.IGNORECASE,
-)
-#: the verb of a general statement, within the first few words
-_BELIEF_VERB = re.compile(
-    r"^(?:[\w&'-]+\s+){0,7}?[\w&-]+(?:'s\s|\s+(?:is|are|can|can't|has|have|help|helps|bring|brings|make|makes|give|gives|"
-    r"keep|keeps|mean|means|matter|matters|should|do|does|take|takes|lead|leads)\b)",
-    re.IGNORECASE,
-)
-#: … and a judgement in it: a belief or a value, not a report ("Dance floors help avoid injuries")
-_BELIEF_JUDGEMENT = re.compile(
-    r"\b(?:important|key|crucial|vital|essential|everything|worth|rewarding|powerful|power|empowering|freeing|"
-    r"joy|happiness|peace|help|helps|opportunit(?:y|ies)|gateway|matters?|too short|best|healthy|healing|"
-    r"therapeutic|wonders|meaningful|precious|necessary|possible)\b",
-    re.IGNORECASE,
-)
-#: "It's so important to have freedom and express ourselves": a belief whose subject is put after it
-_EXTRAPOSED = re.compile(
-    r"^it(?:'s| is)\s+(?:(?:so|really|very|super|just|always|truly|definitely)\s+)*(?:important|key|crucial|vital|"
-    r"essential|necessary|worth it|rewarding|empowering|freeing|healing)\s+(?:to|that|for|when|how)\b",
-    re.IGNORECASE,
-)
-
-
-_AGREEMENT = re.compile(
-    r"^\W*(?:(?:oh|yeah|yes|yep|yup|so|and|i|i'd|i do|i have to|i gotta|i couldn't|i can't|i could not|can't|"
-    r"couldn't|must|have to|gotta|\w+,)\W+)*(?:(?:totally|completely|fully|100%|so|really|definitely|absolutely|"
-    r"couldn't|could not|can't|cannot)\W+)*(?:agree|agreed|exactly|true|so true|same|for sure|definitely|absolutely|"
-    r"totally|right|indeed|i know|you're right|you are right|that's (?:so )?true)\b",
-    re.IGNORECASE,
-)
-
-
-def agreement(text: str) -> bool:
-    """Whether a message opens by agreeing with the other person ("Totally agree, Mel. …", "Definitely! …")."""
-    return bool(_AGREEMENT.match(text.replace("’", "'")))
-
-
 def dropped_subject(text: str) -> bool:
     """Whether a sentence of the message opens with a verb whose 'I' chat left out ("Lost my job yesterday")."""
     return any(_DROPPED.match(_OPENER_EN.sub("", p).strip()) for p in re.split(r"(?<=[.!?])\s+", text.strip()))
-
-
-def judgement(text: str) -> bool:
-    """Whether a message may state a belief of its speaker without naming them (the gate before extraction)."""
-    return bool(_BELIEF_JUDGEMENT.search(text))
-
-
-def _belief(body: str, sentence: str) -> Candidate | None:
-    """A general statement the speaker makes ("Taking risks is key for success") as what they believe; its 'us' /
-    'our' are the people in general, resolved like the speaker's own ("… bring them together")."""
-    s = body.strip(" ,;")
-    if re.search(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine)\b", s) or _NOT_A_FACT.search(s) or _GENERIC_WE.match(s):
-        return None
-    if _EXTRAPOSED.match(s):
-        pass
-    elif _BELIEF_NOT_SUBJECT.match(s) or not _BELIEF_VERB.match(s) or not _BELIEF_JUDGEMENT.search(s):
-        return None
-    if _content_count(s) < 3 or len(s.split()) > 25 or _DANGLING_EN.search(s):
-        return None
-    said = later_person(s[:1].lower() + s[1:] if not re.match(r"[A-Z]{2}|[A-Z][a-z]+[A-Z]", s) else s)
-    c = make("fact", said, f"User believes {said}.", lang="en", evidence=sentence)
-    c.extractor = "rules:general"
-    c.meta["belief"] = True
-    return c
 
 
 def _object_of(third: str) -> str:
