@@ -31,9 +31,9 @@ from memory.write.extract.events import dated_statements
 from memory.write.extract.general import (
     conjugate,
     continuation,
-    dropped_subject,
     later_person,
     self_disclosure,
+    speaker_implied,
     without_tag_question,
 )
 
@@ -66,7 +66,7 @@ def classify(text: str, role: str = "user") -> tuple[bool, str]:
         return False, "small talk"
     if (
         not _SELF_REF.search(stripped)
-        and not (role == "user" and dropped_subject(stripped))  # "Lost my job yesterday": chat drops the 'I'
+        and not (role == "user" and speaker_implied(stripped))  # "Lost my job yesterday": chat drops the 'I'
         and not (role == "assistant" and re.search(r"\byou\b|你|您", stripped))
     ):
         return False, "no statement about the speaker"

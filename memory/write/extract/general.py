@@ -387,6 +387,11 @@ _TIMELY = re.compile(
     r"september|october|november|december)\b|\d",
     re.IGNORECASE,
 )
+_BARE_AUX = re.compile(
+    r"^I (?:did|do|have|had|was|am|can|will|would|could|should|'m|'ve|'d|'ll)(?:n't)?(?:\s+(?:too|so|not|already|"
+    r"once|twice|before|yesterday|today|recently|last \w+|this \w+))*[.!]*$",
+    re.IGNORECASE,
+)
 _DREAM = re.compile(
     r"(?<![\w,] )\b(?:it|this)(?:'s| is| has)\s+(?:always\s+|long\s+)?(?:been\s+)?(?:always\s+)?"
     r"(?:a|a real|a big|a lifelong)\s+dream(?: of mine)? to\s+",
@@ -526,6 +531,8 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         return None
     if _PRONOUN_SUBJECT.match(body):
         return None  # "It's special to me", "They motivate me": what 'it' is lives in another sentence
+    if _BARE_AUX.match(body):
+        return None  # "Yeah, I did last week!": the answer to a question, nothing on its own
     third = third_person(body)
     if third is None or _WISHFUL.match(third):
         return None
@@ -547,9 +554,12 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     return c
 
 
-def dropped_subject(text: str) -> bool:
-    """Whether a sentence of the message opens with a verb whose 'I' chat left out ("Lost my job yesterday")."""
-    return any(_DROPPED.match(_OPENER_EN.sub("", p).strip()) for p in re.split(r"(?<=[.!?])\s+", text.strip()))
+def speaker_implied(text: str) -> bool:
+    """Whether the message speaks of its speaker without naming them: a sentence opens with a verb whose 'I' chat
+    left out ("Lost my job yesterday"), or names a dream as theirs ("It's been a dream to adopt")."""
+    return bool(_DREAM.search(text.replace("’", "'"))) or any(
+        _DROPPED.match(_OPENER_EN.sub("", p).strip()) for p in re.split(r"(?<=[.!?])\s+", text.strip())
+    )
 
 
 def _object_of(third: str) -> str:
