@@ -145,6 +145,20 @@ def _with_subject(part: str, previous: str, lang: str) -> str:
     not_x = re.match(r"not (.+)$", part, re.IGNORECASE)
     if not_x and _LIKE_VERB.search(previous):  # "I like cats but not dogs"
         return f"I don't like {not_x.group(1)}"
-    if _VERB_START_EN.match(part) and re.match(r"(?:and |but |also )?(?:i|i'm|i’m|i've|i’ve)\b", previous, re.I):
+    verb = _VERB_START_EN.match(part)
+    if (
+        verb
+        and re.match(r"(?:and |but |also )?(?:i|i'm|i’m|i've|i’ve)\b", previous, re.I)
+        and not _OTHER_SUBJECT_EN.search(previous)  # "… and it was awesome - so much energy and love everywhere"
+        and not re.search(r"\b" + re.escape(verb.group().split()[-1]) + r"\b", previous, re.I)
+    ):  # the same verb twice is a noun the second time: "I love the self-acceptance and love theme"
         return "I " + part  # "I love my job and hate commuting"; never "hope and love exist"
     return part
+
+
+#: the clause before went on with another subject: the verb that follows is not the speaker's
+_OTHER_SUBJECT_EN = re.compile(
+    r"\b(?:it|he|she|they|there|this|that|we|you|it's|that's|there's)\s+(?:is|was|'s|are|were|has|had)\b"
+    r"|\b(?:it's|that's|there's)\b|\s[-–—]+\s",
+    re.IGNORECASE,
+)

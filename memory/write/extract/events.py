@@ -68,8 +68,8 @@ def _emit(
             obj = re.sub(r"^(?:to|go to)\s+|\s+(?:anymore|any more)$", "", obj).strip()
         else:
             obj = re.sub(r"^(?:刚刚|刚|已经)|了$", "", obj) if kind == "event" else obj
-        if len(obj) < 2:
-            continue
+        if len(obj) < 2 or (lang == "en" and re.fullmatch(r"(?:did|had|got|went|took|saw|made)", obj, re.I)):
+            continue  # "I did last week": the answer to a question, not a fact on its own
         out.append(_candidate(kind, obj, found, lang, m.group()))
         claimed.append(m.span())
     return out

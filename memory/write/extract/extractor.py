@@ -33,6 +33,7 @@ from memory.write.extract.general import (
     continuation,
     later_person,
     self_disclosure,
+    speaker_implied,
     without_tag_question,
 )
 
@@ -63,7 +64,11 @@ def classify(text: str, role: str = "user") -> tuple[bool, str]:
         return False, "too short to hold a fact"
     if _SMALL_TALK.match(stripped):
         return False, "small talk"
-    if not _SELF_REF.search(stripped) and not (role == "assistant" and re.search(r"\byou\b|你|您", stripped)):
+    if (
+        not _SELF_REF.search(stripped)
+        and not (role == "user" and speaker_implied(stripped))  # "Lost my job yesterday": chat drops the 'I'
+        and not (role == "assistant" and re.search(r"\byou\b|你|您", stripped))
+    ):
         return False, "no statement about the speaker"
     if all(is_question(without_tag_question(s)) for s in sentences(stripped)):
         return False, "only questions"

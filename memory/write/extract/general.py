@@ -194,6 +194,8 @@ def third_person(text: str) -> str | None:
         if not first:
             return None
         word = first.group()
+        if word.lower() == "myself":
+            return None  # "Painting's great for expressing myself": no 'User' to put first
         head = s[: first.start()]
         if re.search(
             r"\b(?:since|because|cause|when|if|as|while|although|though|after|before|until|unless)\s*$", head, re.I
@@ -244,15 +246,17 @@ _OPENER_EN = re.compile(
     r"^(?:(?:yeah|yes|yep|yup|oh|ooh|wow|well|haha|hah|lol|hey|hi|hello|thanks|thank you|so|and|but|plus|also|"
     r"actually|honestly|totally|absolutely|sure|ok|okay|aww|aw|ah|omg|cool|great|nice|right|true|exactly|"
     r"definitely|indeed|anyway|anyways|btw|by the way|you know|guess what|no way|oh man|man|dude|to be honest|"
-    r"speaking of which|funny you (?:should )?(?:mention|ask)(?: that)?|hmm|um|uh|ugh|yikes|gosh|geez)\b[\s,!.:-]*)+",
+    r"speaking of which|that being said|having said that|that said|with that said|"
+    r"funny you (?:should )?(?:mention|ask)(?: that)?|hmm|um|uh|ugh|yikes|gosh|geez)\b[\s,!.:-]*)+",
     re.IGNORECASE,
 )
 _TIME_LEAD = re.compile(r"^(?P<lead>[^,]{3,40}?),\s+(?=(?:I|I'm|I've|I'd|my|we|We|My|our|Our)\b)")
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.IGNORECASE)
 _REACTION_EN = re.compile(
-    r"^(?:I|I'm|I am|I've|I'd|I'll|we)\s+(?:(?:really|totally|completely|so|just|also|definitely|too|very)\s+)*"
+    r"^(?:I|I'm|I am|I've|I'd|I'll|we)\s+(?:(?:really|totally|completely|so|just|also|definitely|too|very|100%)\s+)*"
     r"(?:agree|know|knew|see|understand|bet|guess|suppose|think so|can imagine|can't imagine|appreciate|"
-    r"hope|wish|mean|meant|feel you|hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
+    r"hope|wish|mean|meant|feel you|can picture|"
+    r"hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
     r"your|can't believe|cannot believe|couldn't believe|grateful for your|thought so|was wondering|wonder|"
     r"can relate|relate|will (?:do|try|keep|check|let)|"
     r"'ll (?:do|try|keep|check|let)|would love to (?:hear|see|know)|'d love to (?:hear|see|know)|"
@@ -334,12 +338,15 @@ _CONTENT_STOP = frozenset(
         "well",
         "like",
         "love",
+        "there",
+        "here",
     ]
 )
 MAX_WORDS = 40
 #: subject-less fragments: "Really made me think …", "Gives me a visual …", "Almost as silly as …"
 _FRAGMENT = re.compile(
-    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b)|gives|makes|made|reminds|reminded|"
+    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b| (?:only |once |never )?to\b)|"
+    r"gives|makes|made|reminds|reminded|"
     r"helps|helped|keeps|kept|brings|brought|means|meant|almost|as|such|what a|so much|too)\b",
     re.IGNORECASE,
 )
@@ -358,13 +365,40 @@ _MOMENT_EN = re.compile(
     r"|^I(?:'ll| will) be (?:right )?back\b",
     re.IGNORECASE,
 )
-#: resolutions and wishes ("User will keep working hard"): intentions without a plan, rarely worth a memory
+#: resolutions and wishes ("User will keep working hard"): intentions without a plan, rarely worth a memory; a mood
+#: is an adjective ("thrilled to"), an ongoing activity is not ("User is starting to …", "User is prepping for …"), nor
+#: what they have or are busy with ("lucky to have their husband and kids", "swamped with the kids & work")
 _WISHFUL = re.compile(
     r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b"
-    r"|^User is (?:so |really |super |very |totally |pretty |just )?\w+ (?:to|about|that|for|with)\b"
+    r"|^User is (?:so |really |super |very |totally |pretty |just )?(?!\w+ing\b)"
+    r"(?!(?:lucky|blessed|fortunate|glad|grateful|thankful) to have\b|(?:busy|swamped|overwhelmed) with\b)"
+    r"\w+ (?:to|about|that|for|with)\b"
+    r"|^User is (?:(?:so|really|still|just|now|also) )?(?:feeling|doing|staying|living)\b"  # how they are doing
+    r"|^User is (?:(?:so|really|much|a lot|way) )?(?:happier|better|more \w+)\b"
 )  # … and a mood about something ("User is thrilled to …", "User is excited about …")
 #: "Here's one of my trophies from a dance contest" → "I shared one of my trophies …"
 _HERES = re.compile(r"^(?:here's|here is|check out|check this out:?)\s+(?=.*\b(?:my|I)\b)", re.I)
+_EMOJI = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
+#: "the book you recommended" is a thing, not a remark to the other person: "the book recommended to them"
+_YOU_SAID = re.compile(r"\byou (recommended|suggested|mentioned)\b|\bwhat you said\b", re.IGNORECASE)
+_TIMELY = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|that|week|weekend|month|year|day|morning|afternoon|"
+    r"evening|night|summer|winter|spring|autumn|fall|recently|lately|since|after|before|during|when|once|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)\b|\d",
+    re.IGNORECASE,
+)
+_BARE_AUX = re.compile(
+    r"^I (?:did|do|have|had|was|am|can|will|would|could|should|'m|'ve|'d|'ll)(?:n't)?(?:\s+(?:too|so|not|already|"
+    r"once|twice|before|yesterday|today|recently|last \w+|this \w+))*[.!]*$",
+    re.IGNORECASE,
+)
+_DREAM = re.compile(
+    r"(?<![\w,] )\b(?:it|this)(?:'s| is| has)\s+(?:always\s+|long\s+)?(?:been\s+)?(?:always\s+)?"
+    r"(?:a|a real|a big|a lifelong)\s+dream(?: of mine)? to\s+",
+    re.IGNORECASE,
+)
+_YOU_TAIL = re.compile(r",\s+(?:and|but|so)\s+(?:you|your|you're|you've)\b.*$", re.IGNORECASE)
 _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
@@ -386,7 +420,8 @@ _NOT_A_FACT = re.compile(
     r"|\b(?:(?:make|made|making) (?:my|our) dreams?|stay(?:ing)? positive|never (?:quit|give up)|give up|quit|"
     r"hang(?:ing)? in there|"
     r"keep (?:going|pushing|on|it up|at it)|pushing (?:forward|through|on)|we got this|make it happen|"
-    r"can't thank|means? (?:a lot|so much)|proud of how far|so much to me)\b",
+    r"can't thank|means? (?:a lot|so much)|(?:haven't|hadn't|have not) (?:talked|chatted|spoken|caught up)|"
+    r"makes? (?:total |perfect )?sense|proud of how far|so much to me)\b",
     re.IGNORECASE,
 )
 _GENERIC_WE = re.compile(
@@ -397,7 +432,7 @@ _GENERIC_WE = re.compile(
 #: "Lost my job yesterday", "Gonna continue my edu", "Been busy painting": chat drops the 'I'
 _DROPPED = re.compile(
     r"^(?P<adv>(?:just|finally|recently|also|still|actually)\s+)?"
-    r"(?P<verb>(?:gonna|going to)(?! be\b)|been(?= \w+ing\b)|"
+    r"(?P<verb>(?:gonna|going to)(?! be\b)|been(?= \w+ing\b| (?:only |once |never )?to\b)|"
     r"(?:lost|got|went|started|finished|bought|moved|joined|quit|took|made|met|found|tried|visited|ran|"
     r"learned|learnt|signed|adopted|won|had|spent|painted|finished|decided|booked|picked|saw|watched|read|"
     r"researching|working|planning|thinking|looking|heading|trying|learning|training|preparing|volunteering|"
@@ -431,9 +466,11 @@ def _subject_dropped(body: str) -> str:
     if not m:
         return body
     verb, rest = m.group("verb").lower(), m.group("rest")
-    adv = m.group("adv") or ""
+    adv = (m.group("adv") or "").lower()
     if verb.endswith("ing"):
-        if re.search(r"\b(?:is|was|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest):
+        if rest.startswith("'s") or re.search(
+            r"\b(?:is|isn't|was|wasn't|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest
+        ):
             return body  # "Taking care of ourselves is vital": the gerund is the subject
         return f"I'm {adv}{verb}{rest}"
     if verb in ("gonna", "going to"):
@@ -459,17 +496,24 @@ def _content_count(text: str) -> int:
 def _en(sentence: str, at: datetime) -> Candidate | None:
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,")
     s = re.sub(r"^[A-Z][a-z]+[,!]\s+", "", s)  # a vocative: "Mel, I …"
+    s = re.sub(r",\s+[A-Z][a-z]+\s*([.!~]*)$", r"\1", s)  # … and at the end: "I'm getting there, Caroline."
+    if _EMOJI.search(s):  # "Inspiring 💪 I emailed some wholesalers": an emoji ends what came before it
+        s = next((p.strip() for p in reversed(_EMOJI.split(s)) if _FIRST_PERSON.search(p)), _EMOJI.sub(" ", s)).strip()
     s = re.sub(r"(?:,\s*)?\bI mean\b,?\s*", " ", s).strip()  # a filler, not a statement
     aside = _ASIDE.match(s)  # "Taking your advice, I'm …", "I totally get it, I had …": the news follows the comma
     if aside and (_YOU.search(aside.group("lead")) or _REACTION_EN.match(aside.group("lead"))):
         s = s[aside.end() :]
+    s = _YOU_SAID.sub(lambda m: f"{m.group(1)} to them" if m.group(1) else "what was said", s)
+    s = _YOU_TAIL.sub("", s)  # "Talking about it is crucial, and you're so brave …": the remark is left out
     if not s or _FRAGMENT.match(s) or _YOU.search(s) or _REQUEST_EN.match(s) or _MOMENT_EN.match(s):
         return None
     s = _HERES.sub("I shared ", s)
-    parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ")) if p.strip()]
+    s = _DREAM.sub("My dream is to ", s)  # "It's been a dream to adopt …": whose dream is the speaker's
+    parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ;:,")) if p.strip()]
     said = [p for p in parts if _SUBJECT_FIRST.match(p)]  # "I had a day out with the gang - we went biking"
     s = "; ".join(said[:2]) if said else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
     s = _TRAILING.sub("", s)
+    s = re.sub(r"\s+(?:who|that|which)\s+\w+\s+(?:it|them)$", "", s)  # "… for kids who need it": nothing dangles
     body = _subject_dropped(_main_clause(s.strip(" ,")))
     if not _FIRST_PERSON.search(body):
         return None
@@ -480,12 +524,16 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     tm = _TIME_LEAD.match(body) or _TIME_WORD.match(body)
     if tm and not _FIRST_PERSON.search(tm.group("lead")):
         lead, body = tm.group("lead"), body[tm.end() :]
+        if not _TIMELY.search(lead):  # "It was so vibrant, I had to take a picture": a remark, not a time
+            lead = ""
     if _REACTION_EN.match(body) or _DANGLING_EN.search(body):
         return None
     if len(body.split()) > MAX_WORDS:
         return None
     if _PRONOUN_SUBJECT.match(body):
         return None  # "It's special to me", "They motivate me": what 'it' is lives in another sentence
+    if _BARE_AUX.match(body):
+        return None  # "Yeah, I did last week!": the answer to a question, nothing on its own
     third = third_person(body)
     if third is None or _WISHFUL.match(third):
         return None
@@ -505,6 +553,14 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     )
     c.extractor = "rules:general"
     return c
+
+
+def speaker_implied(text: str) -> bool:
+    """Whether the message speaks of its speaker without naming them: a sentence opens with a verb whose 'I' chat
+    left out ("Lost my job yesterday"), or names a dream as theirs ("It's been a dream to adopt")."""
+    return bool(_DREAM.search(text.replace("’", "'"))) or any(
+        _DROPPED.match(_OPENER_EN.sub("", p).strip()) for p in re.split(r"(?<=[.!?])\s+", text.strip())
+    )
 
 
 def _object_of(third: str) -> str:

@@ -14,7 +14,10 @@ from functools import cached_property
 
 from memory.text.numerals import amount_key
 
-_END = r"(?=\s*(?:[,.;!?)]|$|\s(?:and|but|because|since|so|when|while|though|although|which|who|if|as well)\b))"
+_END = (
+    r"(?=\s*(?:[,.;!?)]|$|\s[-–—]+\s|"
+    r"\s(?:and|but|because|since|so|when|while|though|although|which|who|if|as well)\b))"
+)
 _OBJ = r"(?P<obj>[^,.;!?]{2,60}?)" + _END
 _CAP = r"(?P<obj>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|de|da|of))*(?:\s+[A-Z][\w'’-]*)?)"
 _NAME = r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+(?-i:(?!I\b)[A-Z])[\w'’-]*){0,2})"  # later words capitalised, case-sensitive
@@ -279,8 +282,8 @@ RULES: list[Rule] = [
     _r(
         "likes",
         r"\bi (?:might |may |probably |kind of |sort of )?(?:really |absolutely |also |just |totally )?"
-        r"(?:like|love|enjoy|adore) " + _OBJ,
-        "User likes {obj}.",
+        r"(?:like|love|enjoy|adore) (?!(?:is|was|are|were|has|had|so|too)\b)" + _OBJ,
+        "User likes {obj}.",  # never "something I love is awesome" → "User likes is awesome"
     ),
     _r("likes", _I_AM + r" (?:a |such a )?(?:big |huge )?fan of " + _OBJ, "User likes {obj}."),
     _r("likes", _I_AM + r" (?:really |very )?(?:into|passionate about|obsessed with) " + _OBJ, "User likes {obj}."),
