@@ -17,7 +17,7 @@ from agent.tour import TOURS, Tour, forget_topic, hits_of, threshold_story
 from memory.errors import MemLensError
 from memory.text.display import ago_text, label, plural
 from memory.vocab import Role
-from pages.common import USER_KEY, agent, can, current_actor, plain, service, text_block
+from pages.common import SESSION_KEY, USER_KEY, agent, can, current_actor, plain, service, text_block
 
 svc = service()
 STATE = "tour_done"  # step name → what the step did (plain values)
@@ -60,6 +60,7 @@ def _step(n: int, name: str) -> bool:
 def _chat(text: str) -> dict[str, Any]:
     session = done.setdefault("session", tour.session_id())
     result = agent().chat(tour.user_id, session, text)
+    st.session_state[SESSION_KEY] = session  # the sidebar and the Chat page open the tour's session
     return {
         "question": text,
         "reply": result.reply,
@@ -184,7 +185,7 @@ if "forget" in done:
             changes = [(w["gains"], m) for m in part["gained"]] + [(w["loses"], m) for m in part["lost"]]
             if not changes:
                 st.caption(w["same"])
-            for verb, content in changes[:6]:
+            for verb, content in changes[:4]:
                 st.markdown(f"- {verb}: {plain(content)}")
         st.caption(w["threshold_after"])
     elif may_act:
