@@ -124,7 +124,7 @@ def _walk(page, url: str, lang: str) -> None:
     if lang == "zh":
         page.locator('[data-testid="stMain"]').get_by_text("中文", exact=True).click()
         _settle(page)
-    assert w["title"] in page.locator("h1").first.inner_text()
+    page.locator("h1", has_text=w["title"]).wait_for(timeout=30_000)
     _click(page, w["remember_button"])
     body = page.locator('[data-testid="stMain"]')
     body.get_by_text(w["remember_after"]).wait_for(timeout=30_000)
