@@ -60,7 +60,7 @@ def _save() -> None:
     st.session_state["pf_reason"] = ""
 
 
-left, right = st.columns([3, 2], gap="large")
+left, right = st.columns([5, 2], gap="large")
 with left:
     st.subheader("Core profile", anchor=False)
     if fields:
@@ -72,7 +72,6 @@ with left:
                     "Confidence": f["confidence"],
                     "Source": label(f["source"]),
                     "Updated": ago(f["updated_at"]),
-                    "Version": f["version"],
                 }
                 for f in fields
             ]
@@ -81,10 +80,13 @@ with left:
             table,
             hide_index=True,
             key="pf_table",
-            column_config={
-                "Value": st.column_config.TextColumn("Value", width="medium"),
+            column_config={  # wide enough for a value and a source said in words, never cut mid-word
+                "Field": st.column_config.TextColumn("Field", width=110),
+                "Value": st.column_config.TextColumn("Value", width=230),
+                "Source": st.column_config.TextColumn("Source", width=170),
+                "Updated": st.column_config.TextColumn("Updated", width=100),
                 "Confidence": st.column_config.ProgressColumn(
-                    "Confidence", min_value=0.0, max_value=1.0, format="%.2f"
+                    "Confidence", min_value=0.0, max_value=1.0, format="%.2f", width=110
                 ),
             },
         )
