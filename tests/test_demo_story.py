@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from agent.offline import OfflineContext, Recalled, offline_reply
 from memory.prompts import OFFLINE_REPLIES, offline_intro_length
 from memory.retrieval.context import row_of
-from memory.text.display import ago_text, day_text, label, plural, value_text, when_text
+from memory.text.display import ago_text, day_text, label, plural, reason_text, value_text, when_text
 
 NOW = datetime(2026, 12, 2, 15, 0, tzinfo=UTC)
 WEEK_AGO = NOW - timedelta(days=12)
@@ -100,3 +100,8 @@ def test_labels_and_plurals_instead_of_field_names():
     assert (
         plural(2, "memory") == "2 memories" and plural(2, "day") == "2 days" and plural(1200, "turn") == "1,200 turns"
     )
+
+
+def test_a_reason_names_a_memory_by_a_short_reference_never_its_id():
+    said = reason_text("superseded by 3d1c19a8a09e4af0b1c2d3e4f5a6b7c8: the user moved")
+    assert said == "superseded by #3d1c19: the user moved" and reason_text("") == "—"

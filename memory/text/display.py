@@ -211,4 +211,15 @@ def value_text(value: object, digits: int = 2) -> str:
     return str(value)
 
 
+_LONG_ID = re.compile(r"\b[0-9a-f]{32}\b")
+
+
+def reason_text(reason: object) -> str:
+    """A logged reason as a sentence: a memory's full id inside it shortened to a short reference (``superseded by
+    3d1c19a8a09e4af…`` → ``superseded by #3d1c19``); ``—`` for none."""
+    if reason is None or str(reason).strip() == "":
+        return NOTHING
+    return _LONG_ID.sub(lambda m: "#" + m.group()[:6], str(reason))
+
+
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
