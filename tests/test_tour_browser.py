@@ -58,12 +58,16 @@ RAW_NAMES = (
     "created_at",
     "memory_id",
     "source_message_ids",
+    "user-stated",
+    "person-edit",
+    "dietary",
+    "occupation",
     "user_key",
     "session_key",
     "drop_reason",
     "fts_score",
 )
-ISO_STAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+ISO_STAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")  # with its T, or the machine's "2026-11-25 05:40"
 BARE_NONE = re.compile(r"(?<![\w'’])None(?![\w'’])")
 
 #: visible text of the page, and every element whose own text is cut (wider than its box) without an ellipsis
