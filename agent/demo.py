@@ -1,8 +1,13 @@
 """`memlens seed-demo`: demo users (English and Chinese) whose multi-session histories go through the real agent loop.
 
-Every message is a real turn (recall → compose → reply → write), every session but the last is ended (so bridges
-exist), and the sessions are then moved back in time (two weeks, one week, today) so the timeline and the dated
-memories read like a real history. A few hits are labelled by the demo's author (``labeled_by="seed-demo"``) so the
+Every message is a real turn (recall → compose → reply → write) and every session is ended (so bridges exist). Each
+session is moved back to its day (:data:`DAYS_BACK`: twelve days, five days and one day ago, at different hours) as
+soon as it ends, before the next one starts: so the next session's replies read the earlier statements with their
+true dates ("you told me on 20 November", never "earlier today"), relative dates ("last month", "下个月") are resolved
+again against the moved messages, and the profile's change log spreads over the days it happened. A presenter's
+new session (the back office's Demo tour) then starts today with all of it behind it.
+
+A few hits are labelled by the demo's author (``labeled_by="seed-demo"``) so the
 retrieval lab's precision/recall has data at once. Idempotent: a user who already has sessions is left alone.
 """
 
@@ -22,7 +27,6 @@ from memory.vocab import Actor, Role
 if TYPE_CHECKING:  # imported where used: registering `seed-demo` must stay cheap (`memlens --help`)
     from agent.runtime import Agent
     from memory.service import MemoryService
-    from memory.storage.models import User
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,8 @@ DEMO_USERS = (
         {"户外": ("爬山", "摄影")},
     ),
 )
-DAYS_BACK = (14, 7, 0)
+#: how long ago each demo session happened, in days (oldest first; hours apart so a timeline shows the time of day)
+DAYS_BACK = (12.1, 5.25, 1.0)
 
 
 def seed(
@@ -106,27 +111,26 @@ def seed(
         if svc.list_sessions(user):
             skipped += 1
             continue
+        offsets = days_back(len(demo.sessions))
         for n, messages in enumerate(demo.sessions):
             name = f"demo-{n + 1}"
             for text in messages:
                 agent.chat(demo.user_id, name, text)
                 if progress:
                     progress(f"{demo.user_id} · {name} · {text}")
-            if n < len(demo.sessions) - 1:
-                agent.end_session(demo.user_id, name)
-        agent.wait()
-        _backdate(svc, user, [f"demo-{n + 1}" for n in range(len(demo.sessions))])
+            agent.end_session(demo.user_id, name)
+            agent.wait()  # its writes and summaries land before the session moves back to its day
+            svc.shift_session(user, name, offsets[n])
         _label(svc, user.key, demo.topics)
         seeded += 1
     return {"seeded": seeded, "skipped": skipped}
 
 
-def _backdate(svc: MemoryService, user: User, names: list[str]) -> None:
-    """Move each session's rows back in time (oldest session furthest), keeping their order inside a session."""
-    offsets = DAYS_BACK[-len(names) :] if len(names) <= len(DAYS_BACK) else [0] * len(names)
-    for name, days in zip(names, offsets, strict=True):
-        if days:
-            svc.shift_session(user, name, days)
+def days_back(sessions: int) -> tuple[float, ...]:
+    """How many days ago each of ``sessions`` sessions happened: the last :data:`DAYS_BACK`, or a day apart."""
+    if sessions <= len(DAYS_BACK):
+        return DAYS_BACK[-sessions:] if sessions else ()
+    return tuple(float(sessions - n) for n in range(sessions))
 
 
 #: how many of a question's best-ranked hits the demo's author labels, and who they are (in the labels and the audit)

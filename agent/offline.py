@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from memory.prompts import OFFLINE_REPLIES
-from memory.text.language import is_chinese
+from memory.text.language import CJK_RUN, is_chinese
 from memory.text.lines import corrected, spoken_line
 from memory.text.voice import profile_sentence, sentence_end, told_on
 from memory.vocab import MemoryType, SourceType
@@ -174,10 +174,56 @@ def _about_me(ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
     return t["about_me"] + "".join(f"\n- {line}" for line in lines)
 
 
+#: words a question shares with any memory: they say nothing about what it asks
+_QUESTION_FILLER = _FILLER | frozenset(
+    re.findall(
+        r"\w+",
+        "what where who when why how which do does did can could should would will any some my i we us about "
+        "remember know tell give help suggest recommend ideas idea something anything please for up now again user not "
+        "does doesn don",
+    )
+)
+#: two-character words of a question that say nothing about its topic ("你还记得我的…吗", "比较好")
+_ZH_FILLER = frozenset(
+    re.findall(
+        r"\S+",
+        "用户 你还 还记 记得 得我 我的 的吗 比较 较好 哪里 什么 怎么 一下 帮我 给我 告诉 我现 现在 在住 住在 在哪",
+    )
+)
+
+
+def _topic_words(text: str) -> set[str]:
+    """A text's topic words: English content words (and what they may be inflected from), Chinese two-character
+    words, and the cross-lingual lexicon's concepts (so "dinner" meets 晚饭 and "trip" meets 旅行)."""
+    from memory.retrieval.crosslingual import base_forms, chinese_groups, english_groups, lexicon
+
+    low = text.lower()
+    words = {b for w in re.findall(r"[a-z][a-z']+", low) if w not in _QUESTION_FILLER for b in base_forms(w)}
+    words |= {run[i : i + 2] for run in CJK_RUN.findall(text) for i in range(len(run) - 1)} - _ZH_FILLER
+    lex = lexicon()
+    words |= {f"#{g}" for g in english_groups(low, lex) | chinese_groups(text, lex)}
+    return {w for w in words if len(w) > 2 or CJK_RUN.match(w) or w.startswith("#")}
+
+
+def on_topic(question: str, memories: list[Recalled], wanted: list[str]) -> list[Recalled]:
+    """The memories that answer ``question``: those stating a profile field it asks about, or sharing a topic word
+    or concept with it (the caller falls back to the best-ranked one when none does and the profile says nothing)."""
+    asked = _topic_words(question)
+    fields = set(wanted)
+    return [
+        m
+        for m in memories
+        if PREDICATES.get(m.predicate or "", (None,) * 4)[3] in fields or asked & _topic_words(m.content)
+    ]
+
+
 def _answer(user: str, ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
     wanted = [name for name, hint in _FIELD_HINTS.items() if re.search(hint, user, re.IGNORECASE)]
     said = {name for name in wanted if ctx.profile.get(name) not in (None, "", [])}
-    shown = _unsaid(speakable(ctx.memories), said)[:SHOWN_MEMORIES]
+    candidates = _unsaid(speakable(ctx.memories), said)
+    shown = on_topic(user, candidates, wanted)[:SHOWN_MEMORIES]
+    if not shown and not said and candidates:  # nothing names the question's topic: the recall's best
+        shown = candidates[:1]
     memories = [spoken_line(m, lang, ctx.now) for m in shown]
     lines = _add_new(_profile_lines(ctx, lang, wanted), memories)
     if not lines:

@@ -199,6 +199,26 @@ OFFLINE_REPLIES = {
     },
 }
 
+
+def _intro_pattern() -> re.Pattern[str]:
+    alternatives = []
+    for t in OFFLINE_REPLIES.values():
+        hello = re.escape(t["hello_name"]).replace(re.escape("{name}"), r"[^\n]{1,80}?")
+        alternatives.append(f"(?:{hello})?{re.escape(t['offline'])}")
+    return re.compile(r"\A\s*(?:" + "|".join(alternatives) + r")\s*")
+
+
+_OFFLINE_INTRO = _intro_pattern()
+
+
+def offline_intro_length(text: str) -> int:
+    """How many leading characters of an agent message are the offline engine's self-introduction ("Hi Ali! I'm
+    MemLens's offline engine: …"): said once per session, it is never memory — not an episode, not the conversation
+    around a memory. 0 when the message does not start with it."""
+    m = _OFFLINE_INTRO.match(str(text))
+    return m.end() if m else 0
+
+
 # -- stored facts said back to the user (memory.text.voice) ----------------------------------------------------------
 #: one profile field as a sentence without its field name ({v}: the value, list items joined); English dietary and
 #: occupation are built in memory.text.voice (they need the grammar)

@@ -937,7 +937,7 @@ class MemoryService:
     def flush_retrieval_log(self, timeout: float | None = 30.0) -> bool:
         return retrieval_log.flush(self.storage, timeout)
 
-    def shift_session(self, user: User, session_id: str, days: int) -> bool:
+    def shift_session(self, user: User, session_id: str, days: float) -> bool:
         """Move a session and all it produced ``days`` back in time (demo histories)."""
         return turns.shift_session(self.storage, user.key, session_id, days)
 

@@ -290,19 +290,31 @@ def empty(what: str, hint: str = EMPTY_HINT) -> None:
 
 
 def fmt(value: Any, digits: int = 3) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
-    return str(value)
+    """A value as words (memory.text.display.value_text): ``—`` for none, lists joined, moments as moments."""
+    from memory.text.display import value_text
+
+    return value_text(value, digits)
 
 
 def when(value: datetime | None) -> str:
+    """A moment as a person reads it (``25 Nov, 10:00``; ``—`` for none): memory.text.display, the one formatter."""
     from memory.text.display import when_text
 
     return when_text(value)
+
+
+def ago(value: datetime | None) -> str:
+    """``3 days ago`` / ``yesterday`` / ``25 Nov`` (memory.text.display.ago_text)."""
+    from memory.text.display import ago_text
+
+    return ago_text(value)
+
+
+def label(name: Any) -> str:
+    """A profile field's or a setting's label, never its stored name (``display_name`` → ``Name``)."""
+    from memory.text.display import label as _label
+
+    return _label(name)
 
 
 def op_badge(op: str) -> str:

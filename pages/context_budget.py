@@ -120,18 +120,29 @@ if rows:
             mode="lines",
             line={"color": SECTION_COLORS.get(name, "#78909c"), "width": 0.5},
         )
-    trend.add_scatter(
-        x=turns,
-        y=[s["total_budget"] for s in snaps],
-        name="budget",
-        mode="lines",
-        line={"color": "#c62828", "dash": "dash"},
-    )
+    # the scale is the prompt's use, not the budget: a budget ten times the use would squash every line flat
+    totals = frame.groupby("turn")["used"].sum()
+    top = float(totals.max()) if len(totals) else 0.0
+    budget = max((s["total_budget"] or 0) for s in snaps)
+    title = "Tokens each prompt section used, turn by turn"
+    fits = bool(budget) and budget <= top * 2
+    if fits:
+        trend.add_scatter(
+            x=turns,
+            y=[s["total_budget"] for s in snaps],
+            name="budget",
+            mode="lines",
+            line={"color": "#c62828", "dash": "dash"},
+        )
+    elif budget:
+        title += f" (budget {budget:,} tokens: {budget / max(top, 1):.0f}× the most a turn used)"
     trend.update_layout(
-        height=300,
-        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        title=title,
+        height=320,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
         xaxis_title="turn",
         yaxis_title="tokens",
+        yaxis_range=[0, budget * 1.1 if fits else max(top * 1.15, 1.0)],
         legend_orientation="h",
         xaxis={"dtick": 1},
     )

@@ -10,6 +10,7 @@ import streamlit as st
 from memory import views
 from memory.errors import MemLensError
 from memory.storage.models import MEMORY_TYPES, STATUSES
+from memory.text.display import plural, reason_text
 from memory.vocab import SEMANTIC_TYPES, EventOp, MemoryStatus, MemoryType, Role
 from pages.common import (
     can,
@@ -124,9 +125,10 @@ if not total:
     empty("No writes match." if (ops or types or statuses or search or vias) else "No writes yet for this user.")
     st.stop()
 
-st.caption(f"{total:,} writes · page {page_no} of {pages:,} · newest first")
+st.caption(f"{plural(total, 'write')} · page {page_no} of {pages:,} · newest first")
 frame = pd.DataFrame(rows)
 frame["content"] = frame["content"].map(lambda c: short(c, 140))
+frame["reason"] = frame["reason"].map(reason_text)  # ids in a reason shortened to a reference
 by_id = {r["event_id"]: r for r in rows}
 
 
@@ -144,11 +146,11 @@ st.dataframe(
     selection_mode="single-row",
     column_order=["at", "op", "content", "reason", "type", "confidence", "importance", "status", "source", "via"],
     column_config={
-        "at": st.column_config.DatetimeColumn("when", format="MM-DD HH:mm", width="small"),
+        "at": st.column_config.DatetimeColumn("when", format="D MMM, HH:mm", width="small"),
         "op": st.column_config.TextColumn("decision", width="small"),
         "via": st.column_config.TextColumn("came through", width="small"),
         "content": st.column_config.TextColumn("content (masked)", width="large"),
-        "reason": st.column_config.TextColumn("reason", width="medium"),
+        "reason": st.column_config.TextColumn("reason", width="large"),
         "confidence": st.column_config.ProgressColumn("confidence", min_value=0.0, max_value=1.0, format="%.2f"),
         "importance": st.column_config.ProgressColumn("importance", min_value=0.0, max_value=1.0, format="%.2f"),
     },
@@ -236,7 +238,7 @@ with st.container(border=True):
     st.markdown(op_badge(row["op"]))
     text_block(row["content"])
     st.caption(
-        f"{when(row['at'])} · reason: {plain(row['reason'] or '—')} · type {fmt(row['type'])} · "
+        f"{when(row['at'])} · reason: {plain(reason_text(row['reason']))} · type {fmt(row['type'])} · "
         f"confidence {fmt(row['confidence'], 2)} · importance {fmt(row['importance'], 2)} · "
         f"status {fmt(row['status'])}{' · ⚑ flagged' if row['flagged'] else ''} · source {fmt(row['source'])} · "
         f"came through {plain(fmt(row['via']))}{plain(by)} · agent {plain(fmt(row['agent']))}"

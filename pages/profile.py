@@ -11,8 +11,22 @@ import streamlit as st
 from memory import views
 from memory.errors import MemLensError
 from memory.profile import FIELDS, LIST_FIELDS
+from memory.text.display import plural
 from memory.vocab import Role
-from pages.common import can, current_actor, empty, fmt, page_title, plain, require_user, service, short, when
+from pages.common import (
+    ago,
+    can,
+    current_actor,
+    empty,
+    fmt,
+    label,
+    page_title,
+    plain,
+    require_user,
+    service,
+    short,
+    when,
+)
 
 SOURCE_COLORS = {"user-stated": "#2e7d32", "person-edit": "#6a1b9a", "inferred": "#ef6c00", "system": "#607d8b"}
 
@@ -39,26 +53,39 @@ def _save() -> None:
     except (MemLensError, ValueError) as exc:
         st.session_state["pf_error"] = str(exc)
         return
-    st.session_state["pf_saved"] = f"{field} saved"
+    st.session_state["pf_saved"] = f"{label(field)} saved"
     st.session_state["pf_value"] = ""
     st.session_state["pf_reason"] = ""
 
 
-left, right = st.columns([3, 2], gap="large")
+left, right = st.columns([5, 2], gap="large")
 with left:
     st.subheader("Core profile", anchor=False)
     if fields:
-        table = pd.DataFrame([{**f, "value": fmt(f["value"])} for f in fields])
+        table = pd.DataFrame(
+            [
+                {
+                    "Field": label(f["field"]),
+                    "Value": fmt(f["value"]),
+                    "Confidence": f["confidence"],
+                    "Source": label(f["source"]),
+                    "Updated": ago(f["updated_at"]),
+                }
+                for f in fields
+            ]
+        )
         st.dataframe(
             table,
             hide_index=True,
             key="pf_table",
-            column_order=["field", "value", "confidence", "source", "updated_at", "version"],
-            column_config={
-                "confidence": st.column_config.ProgressColumn(
-                    "confidence", min_value=0.0, max_value=1.0, format="%.2f"
+            column_config={  # wide enough for a value and a source said in words, never cut mid-word
+                "Field": st.column_config.TextColumn("Field", width=110),
+                "Value": st.column_config.TextColumn("Value", width=230),
+                "Source": st.column_config.TextColumn("Source", width=170),
+                "Updated": st.column_config.TextColumn("Updated", width=100),
+                "Confidence": st.column_config.ProgressColumn(
+                    "Confidence", min_value=0.0, max_value=1.0, format="%.2f", width=110
                 ),
-                "updated_at": st.column_config.DatetimeColumn("updated", format="YYYY-MM-DD HH:mm"),
             },
         )
     else:
@@ -67,7 +94,7 @@ with left:
 
 def _edit_form() -> None:
     with st.form("pf_form", border=True):
-        field = st.selectbox("Field", FIELDS, key="pf_field")
+        field = st.selectbox("Field", FIELDS, key="pf_field", format_func=label)
         current = next((f["value"] for f in fields if f["field"] == field), None)
         st.text_input(
             "New value",
@@ -92,26 +119,40 @@ with right:
 
 st.subheader("Change log", anchor=False)
 if changes:
-    frame = pd.DataFrame([{**c, "old": fmt(c["old"]), "new": fmt(c["new"])} for c in changes])
+    frame = pd.DataFrame(
+        [
+            {**c, "old": fmt(c["old"]), "new": fmt(c["new"]), "field": label(c["field"]), "source": label(c["source"])}
+            for c in changes
+        ]
+    )
+    frame["at"] = pd.to_datetime(frame["at"], utc=True)
     fig = px.scatter(
         frame,
         x="at",
         y="field",
         color="source",
-        color_discrete_map=SOURCE_COLORS,
+        title="When each profile field changed, and who changed it",
+        color_discrete_map={label(k): v for k, v in SOURCE_COLORS.items()},
         hover_data={"old": True, "new": True, "reason": True, "by": True},
         height=260,
     )
     fig.update_traces(marker={"size": 12, "line": {"width": 1, "color": "white"}})
+    span = frame["at"].max() - frame["at"].min()
+    pad = max(span * 0.08, pd.Timedelta(hours=6))  # real time, never a two-second axis
     fig.update_layout(
-        margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend_title_text="", xaxis_title=None, yaxis_title=None
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend_title_text="",
+        xaxis_title=None,
+        yaxis_title=None,
+        xaxis_range=[frame["at"].min() - pad, frame["at"].max() + pad],
     )
     st.plotly_chart(fig, key="pf_timeline")
     for c in changes[:30]:
         by = f" · by {plain(short(c['by'], 60))}" if c.get("by") else ""
         st.markdown(
-            f"`{when(c['at'])}` **{c['field']}**: ~~{plain(short(fmt(c['old']), 60))}~~ → "
-            f"**{plain(short(fmt(c['new']), 80))}** · :gray-badge[{c['source']}]{by} {plain(short(c['reason'], 120))}"
+            f"{when(c['at'])} · **{label(c['field'])}**: ~~{plain(short(fmt(c['old']), 60))}~~ → "
+            f"**{plain(short(fmt(c['new']), 80))}** · :gray-badge[{label(c['source'])}]{by} · "
+            f"{plain(short(c['reason'], 120))}"
         )
 else:
     empty("No profile changes logged yet.")
@@ -123,7 +164,7 @@ cols = st.columns(5)
 cols[0].metric("Active memories", counts["status"].get("active", 0), border=True)
 cols[1].metric("Superseded", counts["status"].get("superseded", 0), border=True)
 cols[2].metric("Profile fields", len(fields), border=True)
-cols[3].metric("Profile edits", len(changes), border=True)
+cols[3].metric("Profile changes", len(changes), border=True)
 junk = svc.hygiene_review(user.external_id)  # the Audit desk's review queue (memory.desk.hygiene)
 rate = junk.junk_rate(user.external_id)
 cols[4].metric(
@@ -133,21 +174,24 @@ cols[4].metric(
     help=f"Share of active memories the hygiene review queue accuses ({len(junk.findings)} findings): see Audit desk.",
 )
 if counts["type"]:
-    by_type = pd.DataFrame({"type": list(counts["type"]), "memories": list(counts["type"].values())})
-    bars = px.bar(by_type, x="memories", y="type", orientation="h", height=220)  # plotly: the app's one chart library
-    bars.update_layout(margin={"l": 0, "r": 0, "t": 10, "b": 0})
+    by_type = pd.DataFrame({"kind": [label(t) for t in counts["type"]], "memories": list(counts["type"].values())})
+    bars = px.bar(  # plotly: the app's one chart library
+        by_type, x="memories", y="kind", orientation="h", height=240, title="Memories by kind"
+    )
+    bars.update_layout(margin={"l": 0, "r": 0, "t": 40, "b": 0}, yaxis_title=None)
     st.plotly_chart(bars, key="pf_by_type")
 scalars = {k: v for k, v in stats.items() if isinstance(v, int | float | str) and not isinstance(v, bool)}
 if scalars:
     grid = st.columns(min(4, len(scalars)))
     for n, (name, value) in enumerate(scalars.items()):
-        grid[n % len(grid)].metric(name.replace("_", " "), fmt(value, 2) if isinstance(value, float) else value)
+        grid[n % len(grid)].metric(label(name), fmt(value, 2) if isinstance(value, float) else value)
 for name, value in stats.items():
     if isinstance(value, dict) and value:
-        st.markdown(f"**{name.replace('_', ' ')}**")
+        st.markdown(f"**{label(name)}** · {plural(len(value), 'entry', 'entries')}")
         st.dataframe(
-            pd.DataFrame({"key": [str(k) for k in value], "value": [fmt(v) for v in value.values()]}), hide_index=True
+            pd.DataFrame({"What": [label(k) for k in value], "Count": [fmt(v) for v in value.values()]}),
+            hide_index=True,
         )
     elif isinstance(value, list) and value and isinstance(value[0], dict):
-        st.markdown(f"**{name.replace('_', ' ')}**")
-        st.dataframe(pd.DataFrame(value), hide_index=True)
+        st.markdown(f"**{label(name)}**")
+        st.dataframe(pd.DataFrame([{label(k): fmt(v) for k, v in row.items()} for row in value]), hide_index=True)

@@ -24,6 +24,7 @@ class PageSpec:
 
 PAGES = (
     PageSpec("pages/chat.py", "Chat", ":material/chat:", "talk", "Talk", default=True),
+    PageSpec("pages/tour.py", "Demo tour", ":material/tour:", "demo-tour", "Talk"),
     PageSpec("pages/profile.py", "Profile", ":material/badge:", "user-profile", "Inspect"),
     PageSpec("pages/memories.py", "Memories", ":material/history_edu:", "recent-writes", "Inspect"),
     PageSpec("pages/sessions.py", "Sessions & bridges", ":material/timeline:", "session-timeline", "Inspect"),

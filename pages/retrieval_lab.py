@@ -32,6 +32,7 @@ from pages.common import (
     current_actor,
     empty,
     fmt,
+    label,
     page_title,
     plain,
     require_user,
@@ -73,7 +74,7 @@ st.caption(
     "relevance = calibrated probability that the hit is relevant (from similarity, its standing among the "
     "candidates, BM25, neighbours, rank, type) · a hit passes when relevance ≥ threshold (and similarity ≥ the "
     "optional floor) · the first k that pass are injected · similarity = 1 − cosine distance · "
-    "hybrid **rrf**: Σ 1/(rrf_k + rank) · **linear**: w·z(similarity) + (1 − w)·3·BM25/max BM25, "
+    "hybrid **rrf**: Σ 1/(RRF constant + rank) · **linear**: w·z(similarity) + (1 − w)·3·BM25/max BM25, "
     "z = standardised over the candidates · conversation turns also borrow from their neighbours"
 )
 
@@ -106,7 +107,7 @@ with st.container(border=True):
     weight = c[5].slider(
         "Vector weight (linear)", 0.0, 1.0, step=0.05, key="lab_w", disabled=mode != "hybrid" or fusion != "linear"
     )
-    rrf_k = c[6].number_input("rrf_k", 1, 500, key="lab_rrf_k", disabled=mode != "hybrid" or fusion != "rrf")
+    rrf_k = c[6].number_input("RRF constant", 1, 500, key="lab_rrf_k", disabled=mode != "hybrid" or fusion != "rrf")
     b = st.columns([1, 1, 4])
     b[0].button(
         "Apply to agent",
@@ -118,7 +119,7 @@ with st.container(border=True):
         help=None if can(Role.ADMIN) else "Changing the agent's live settings needs the admin role.",
     )
     b[1].button("Reset to live", icon=":material/restart_alt:", on_click=_reset, key="lab_reset")
-    live = " · ".join(f"{name} {live_value(eff, name)}" for name in KNOBS.values())
+    live = " · ".join(f"{label(name).lower()} {fmt(live_value(eff, name))}" for name in KNOBS.values())
     b[2].caption(f"Agent now: {live} · calibration {calibration.version}")
     if calibration.notice:
         b[2].warning(calibration.notice, icon=":material/info:")

@@ -9,6 +9,7 @@ import plotly.express as px
 import streamlit as st
 
 from memory import views
+from memory.text.display import plural
 from memory.vocab import SessionStatus
 from pages.common import empty, page_title, plain, require_user, service, short, when
 
@@ -35,12 +36,15 @@ m[1].metric("Messages", sum(s["messages"] for s in sessions), border=True)
 m[2].metric("Summary anchors", sum(len(s["anchors"]) for s in sessions), border=True)
 m[3].metric("Bridges", len(links), border=True)
 
+#: a session lasts minutes, the axis spans days: each bar is at least 1/80 of the span wide so it reads as a bar
+first, last = min(s["started_at"] for s in sessions), max(s["last_activity_at"] for s in sessions)
+least = max((last - first) / 80, timedelta(minutes=20))
 frame = pd.DataFrame(
     [
         {
             "session": short(s["session"], 40),
             "start": s["started_at"],
-            "end": max(s["ended_at"] or s["last_activity_at"], s["started_at"] + timedelta(minutes=20)),
+            "end": max(s["ended_at"] or s["last_activity_at"], s["started_at"] + least),
             "status": s["status"],
             "messages": s["messages"],
         }
@@ -55,10 +59,11 @@ fig = px.timeline(
     color="status",
     color_discrete_map=STATUS_COLORS,
     hover_data={"messages": True},
+    title="When each session happened (hover a bar for its times and messages)",
 )
 fig.update_layout(
-    height=min(80 + 36 * len(sessions), 420),
-    margin={"l": 10, "r": 10, "t": 10, "b": 10},
+    height=min(120 + 36 * len(sessions), 460),
+    margin={"l": 10, "r": 10, "t": 40, "b": 10},
     yaxis_title=None,
     legend_title_text="",
 )
@@ -86,13 +91,16 @@ if links:
 
 st.subheader("Sessions, newest first", anchor=False)
 for n, s in enumerate(sessions):
-    dot = "🟢" if s["status"] == SessionStatus.ACTIVE else "⚪"
+    state = "open" if s["status"] == SessionStatus.ACTIVE else "ended"
     with st.expander(
-        f"{dot} {plain(short(s['session'], 60))} · {when(s['started_at'])} · {s['messages']} messages", expanded=n == 0
+        f"{plain(short(s['session'], 60))} · {state} · {when(s['started_at'])} · {plural(s['messages'], 'message')}",
+        icon=":material/radio_button_checked:" if state == "open" else ":material/radio_button_unchecked:",
+        expanded=n == 0,
     ):
         for b in s["bridge_in"]:
             st.info(
-                f"**Opened with the bridge from {plain(short(b['from'], 40))}:** {plain(b['text'])}",
+                f"**Opened with the bridge from {plain(short(b['from'], 40))}:** "
+                f"{plain(b['text']) if b['text'].strip() else '— (nothing left after later corrections)'}",
                 icon=":material/login:",
             )
         if s["anchors"]:

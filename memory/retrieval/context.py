@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import and_, select, union_all
 from sqlmodel import SQLModel
 
+from memory.prompts import offline_intro_length
 from memory.storage.models import PURGED_MESSAGE as PURGED
 from memory.storage.models import Memory, MemoryEvent, Message
 from memory.vocab import MemoryStatus, MemoryType, is_flagged
@@ -57,6 +58,8 @@ def row_of(message_id: int, role: str, meta: Any, created_at: datetime | None, c
     """The context row of a stored message: the speaker's name when the message carries one (imported
     conversations), else its role."""
     speaker = meta.get("speaker") if isinstance(meta, dict) else None
+    if role == "assistant":  # the offline engine's self-introduction is never the conversation around a memory
+        content = content[offline_intro_length(content) :]
     return ContextRow(int(message_id), str(speaker or role), created_at, content)
 
 

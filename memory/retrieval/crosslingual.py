@@ -101,7 +101,7 @@ def lexicon() -> Lexicon:
     return parse(LEXICON.read_text(encoding="utf-8"))
 
 
-def _base_forms(word: str) -> list[str]:
+def base_forms(word: str) -> list[str]:
     """The word and what it may be inflected from ("dishes" → dish, "lives" → live, "studies" → study)."""
     out = [word]
     for suffix in _SUFFIXES[1:]:
@@ -114,7 +114,7 @@ def _base_forms(word: str) -> list[str]:
 
 def _phrase(words: list[str], lex: Lexicon) -> tuple[int, ...] | None:
     """The groups of a phrase, its last word possibly inflected ("gets up", "spicy dishes")."""
-    for last in _base_forms(words[-1]):
+    for last in base_forms(words[-1]):
         hit = lex.en_index.get((*words[:-1], last))
         if hit is not None:
             return hit

@@ -58,7 +58,7 @@ def close_turn(store: Database, turn_id: int, reply: Message) -> None:
         db.commit()
 
 
-def shift_session(store: Database, user_key: str, session_id: str, days: int) -> bool:
+def shift_session(store: Database, user_key: str, session_id: str, days: float) -> bool:
     """Move one session (by its external id) and everything it produced ``days`` back in time, keeping the order
     inside it: the session, its turns, messages, snapshots, retrievals, anchors, bridge, write events and the
     memories they added. False when the user has no such session."""

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memory import provenance
+from memory.prompts import offline_intro_length
 from memory.storage.models import Message, User, new_id, utcnow
 from memory.storage.passages import passage
 from memory.text.privacy import mask_value
@@ -103,14 +104,18 @@ def build(store: Storage, user: User, agent_id: str, message: Message, text: str
     """The episodes of one stored message (``text``: its masked content); none for system and tool messages."""
     if message.role not in EPISODE_ROLES or message.id is None or not text.strip():
         return []
+    # the offline engine's self-introduction is not memory: the episode starts after it (offsets stay the message's)
+    start = offline_intro_length(text) if message.role == "assistant" else 0
+    if not text[start:].strip():
+        return []
     who = speaker(message)
     at = message.created_at or utcnow()
-    parts = chunks(text, store.settings.episode_tokens)
+    parts = [(start + offset, part) for offset, part in chunks(text[start:], store.settings.episode_tokens)]
     base_meta = {k: v for k, v in (message.meta or {}).items() if k not in _SKIP_META}
     out = []
     for n, (offset, part) in enumerate(parts):
         meta: dict[str, Any] = {**mask_value(base_meta), "role": message.role, "speaker": who}
-        if len(parts) > 1:
+        if len(parts) > 1 or start:
             meta.update(part=n + 1, parts=len(parts), offset=offset, length=len(part))
         out.append(
             Episode(_row(user, agent_id, message, who, part, at, meta), passage(MemoryType.EPISODE, part, who, at))
