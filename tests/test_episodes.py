@@ -14,6 +14,7 @@ from sqlmodel import select
 
 from agent.runtime import Agent
 from memory.client import Memory as Mem0
+from memory.config import Settings
 from memory.evaluation import load
 from memory.evaluation.ingest import ingest_session
 from memory.lifecycle.retention import MemInfo, plan_forget
@@ -98,9 +99,13 @@ def test_the_next_sessions_bridge_says_what_was_mentioned_when_no_rule_understoo
     assert bridge and "dinner at your in-laws" in bridge.lower() and "anything new" not in bridge
 
 
-def test_a_long_message_is_kept_as_several_episodes_with_their_offsets(svc):
-    paragraph = "The quarterly report covers revenue, hiring and the new office in Porto. " * 12
-    document = "\n\n".join(f"Section {i}. {paragraph}" for i in range(60))  # ~55,000 characters
+def test_a_long_message_is_kept_as_several_episodes_with_their_offsets(tmp_path, e5):
+    # the limits are settings: lowered so the document stays small (each 400-token episode costs the e5 embedder
+    # about two seconds on one core; the splitting is the same at any size)
+    settings = Settings(data_dir=tmp_path / "data", max_message_chars=2_000, episode_tokens=64)
+    svc = MemoryService(settings, embedder=e5)
+    paragraph = "The quarterly report covers revenue, hiring and the new office in Porto. " * 3
+    document = "\n\n".join(f"Section {i}. {paragraph}" for i in range(16))  # ~3,700 characters
     assert len(document) > svc.settings.max_message_chars
     report = svc.remember("ep-long", document)
     assert not report.operations and len(report.episodes) > 10  # not read for facts: kept, never refused
@@ -112,6 +117,7 @@ def test_a_long_message_is_kept_as_several_episodes_with_their_offsets(svc):
         at = m.meta["offset"]
         assert message.content[at : at + len(m.content) + 2].strip().startswith(m.content[:50])
     assert svc.recall("ep-long", "office in Porto", threshold=-1.0).selected  # the parts are retrievable
+    svc.close()
 
 
 def test_chunks_cover_the_text_in_order_and_respect_the_budget():
