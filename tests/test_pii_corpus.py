@@ -86,9 +86,11 @@ def _pg_table_files(url: str) -> bytes:
 
 
 @pytest.mark.slow
-def test_no_spelling_reaches_any_file(backend_svc, backend_settings, backend):
-    """Every corpus text goes in as a remember request, a recall query and a profile edit reason."""
-    svc = backend_svc
+def test_no_spelling_reaches_any_file(backend_plumbing_svc, backend_settings, backend):
+    """Every corpus text goes in as a remember request, a recall query and a profile edit reason. Masking comes
+    before embedding and means nothing to it, so the hash embedder serves (the e5 path is
+    ``test_recall_embeds_and_logs_only_the_masked_query``)."""
+    svc = backend_plumbing_svc
     for i in range(0, len(CORPUS), 8):
         chunk = CORPUS[i : i + 8]
         svc.remember("pii-user", "Remember this: " + " / ".join(t for t, _ in chunk), session_id=f"s{i}")

@@ -12,6 +12,7 @@ Each check scans the source with ``ast`` and is shown to catch a planted copy.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 import pytest
@@ -25,7 +26,9 @@ from memory.text.sentences import clause, sentences
 PACKAGES = ("memory", "agent", "pages")
 
 
+@functools.cache
 def _sources() -> dict[str, ast.AST]:
+    """Every module's tree, parsed once per test process."""
     out = {}
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
