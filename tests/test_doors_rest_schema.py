@@ -13,7 +13,7 @@ from agent.serve.api import create_app
 from memory import apikeys
 
 #: examples per operation: enough to hit every documented branch, cheap enough for the suite
-EXAMPLES = 15
+EXAMPLES = 8
 
 
 @pytest.fixture
