@@ -97,19 +97,21 @@ def compare(
                 "tokens_b": tb,
             }
         )
-    gained, lost = sum(len(x["gained"]) for x in rows), sum(len(x["lost"]) for x in rows)
-    changed = sum(1 for x in rows if x["gained"] or x["lost"])
-    ta, tb = sum(x["tokens_a"] for x in rows), sum(x["tokens_b"] for x in rows)
+    t = totals(rows)
+    said = summary(changes, t["queries"], t["changed_queries"], t["gained"], t["lost"], t["tokens_a"], t["tokens_b"])
+    return {"changes": changes, **t, "summary": said, "per_query": rows}
+
+
+def totals(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """A replay's per-query rows summed (A/B of settings here, of stores in :mod:`memory.desk.shadow`): queries,
+    queries whose injected memories changed, memories gained and lost, and the prompt tokens of each side."""
     return {
-        "changes": changes,
         "queries": len(rows),
-        "changed_queries": changed,
-        "gained": gained,
-        "lost": lost,
-        "tokens_a": ta,
-        "tokens_b": tb,
-        "summary": summary(changes, len(rows), changed, gained, lost, ta, tb),
-        "per_query": rows,
+        "changed_queries": sum(1 for x in rows if x["gained"] or x["lost"]),
+        "gained": sum(len(x["gained"]) for x in rows),
+        "lost": sum(len(x["lost"]) for x in rows),
+        "tokens_a": sum(x["tokens_a"] for x in rows),
+        "tokens_b": sum(x["tokens_b"] for x in rows),
     }
 
 

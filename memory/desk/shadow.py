@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlmodel import col, select
 
-from memory.desk.replay import injected_tokens
+from memory.desk.replay import injected_tokens, totals
 from memory.errors import InvalidInput
 from memory.storage.models import Message, Session
 from memory.vocab import SEMANTIC_TYPES
@@ -188,9 +188,8 @@ def shadow_replay(
             a.close()
             b.close()
     rows = out["per_query"]
-    gained, lost = sum(len(x["gained"]) for x in rows), sum(len(x["lost"]) for x in rows)
-    changed = sum(1 for x in rows if x["gained"] or x["lost"])
-    ta, tb = sum(x["tokens_a"] for x in rows), sum(x["tokens_b"] for x in rows)
+    t = totals(rows)
+    gained, lost, changed, ta, tb = t["gained"], t["lost"], t["changed_queries"], t["tokens_a"], t["tokens_b"]
     stored = {
         "a": len(facts_a),
         "b": len(facts_b),
@@ -203,12 +202,7 @@ def shadow_replay(
         "b": config_b,
         "messages": sum(len(m) for _, m in recorded),
         "sessions": len(recorded),
-        "queries": len(rows),
-        "changed_queries": changed,
-        "gained": gained,
-        "lost": lost,
-        "tokens_a": ta,
-        "tokens_b": tb,
+        **t,
         "stored": stored,
         "summary": summary(config_a, config_b, stored, len(rows), changed, gained, lost, ta, tb, recorded),
         "per_query": rows,
