@@ -80,6 +80,11 @@ def _run(name: str, action) -> None:
         st.session_state["tour_error"] = str(exc)
 
 
+def _action(name: str, action) -> None:
+    """The step's one button: runs ``action`` on click and keeps its result under the step's name."""
+    st.button(w[name + "_button"], key=f"tour_{name}", type="primary", on_click=_run, args=(name, action))
+
+
 def _reply(turn: dict[str, Any]) -> None:
     st.markdown(f"**{w['user_says']}** {plain(turn['question'])}")
     st.markdown(f"**{w['agent_says']}**")
@@ -95,13 +100,7 @@ if _step(1, "remember"):
     _reply(turn)
     st.success(w["remember_after"], icon=":material/check:")
 elif may_act:
-    st.button(
-        w["remember_button"],
-        key="tour_remember",
-        type="primary",
-        on_click=_run,
-        args=("remember", lambda: _chat(tour.ask_first)),
-    )
+    _action("remember", lambda: _chat(tour.ask_first))
 
 # 2 — what was recalled and why
 if "remember" in done:
@@ -137,7 +136,7 @@ if "remember" in done:
             )
             return {"field": tour.correct_field, "old": old if old else "—", "new": tour.correct_value}
 
-        st.button(w["correct_button"], key="tour_correct", type="primary", on_click=_run, args=("correct", _correct))
+        _action("correct", _correct)
 
 # 4 — the agent follows
 if "correct" in done:
@@ -146,13 +145,7 @@ if "correct" in done:
         followed = tour.correct_value in done["follow"]["reply"]
         (st.success if followed else st.warning)(w["follow_after" if followed else "follow_missed"])
     elif may_act:
-        st.button(
-            w["follow_button"],
-            key="tour_follow",
-            type="primary",
-            on_click=_run,
-            args=("follow", lambda: _chat(tour.ask_where)),
-        )
+        _action("follow", lambda: _chat(tour.ask_where))
 
 # 5 — forget on request
 if "follow" in done:
@@ -174,7 +167,7 @@ if "follow" in done:
             n = forget_topic(svc, tour.user_id, tour.forget_word, actor=current_actor(), reason=w["forget_reason"])
             return {"forgotten": n, "after": _chat(tour.ask_forgotten)}
 
-        st.button(w["forget_button"], key="tour_forget", type="primary", on_click=_run, args=("forget", _forget))
+        _action("forget", _forget)
 
 # 6 — what the threshold gains and loses
 if "forget" in done:
@@ -191,13 +184,7 @@ if "forget" in done:
                 st.markdown(f"- {verb}: {plain(content)}")
         st.caption(w["threshold_after"])
     elif may_act:
-        st.button(
-            w["threshold_button"],
-            key="tour_threshold",
-            type="primary",
-            on_click=_run,
-            args=("threshold", lambda: threshold_story(svc, tour.user_id, tour.ask_first)),
-        )
+        _action("threshold", lambda: threshold_story(svc, tour.user_id, tour.ask_first))
 
 if "threshold" in done:
     st.subheader(w["end_title"], anchor=False)

@@ -16,36 +16,6 @@ from memory.storage.embed import E5Embedder, HashEmbedder
 
 _PYTEST_MAIN = sys.modules["__main__"]  # captured before any AppTest replaces it
 
-#: RAM-backed temporary folders where the machine has them: the suite writes thousands of small SQLite and LanceDB
-#: files, and on a disk their flushes, not the CPU, set its pace (a sample of write-heavy modules: 99 s → 82 s). The
-#: stores are the real ones; only the folder under them moves. ``--basetemp`` given on the command line wins.
-_RAM = "/dev/shm"
-_OWN_BASETEMP = pytest.StashKey[str]()
-_EXIT = pytest.StashKey[int]()
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    if hasattr(config, "workerinput") or config.option.basetemp is not None:
-        return  # an xdist worker gets its folder under the controller's; a chosen basetemp is kept
-    if os.path.isdir(_RAM) and os.access(_RAM, os.W_OK):
-        import tempfile
-
-        config.option.basetemp = tempfile.mkdtemp(prefix="memlens-tests-", dir=_RAM)
-        config.stash[_OWN_BASETEMP] = config.option.basetemp
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    session.config.stash[_EXIT] = int(exitstatus)
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """The RAM folder is memory: freed after the run, kept when something failed (to look at)."""
-    folder = config.stash.get(_OWN_BASETEMP, None)
-    if folder and config.stash.get(_EXIT, 0) == 0:
-        import shutil
-
-        shutil.rmtree(folder, ignore_errors=True)
-
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch, tmp_path):

@@ -98,8 +98,7 @@ def compare(
             }
         )
     t = totals(rows)
-    said = summary(changes, t["queries"], t["changed_queries"], t["gained"], t["lost"], t["tokens_a"], t["tokens_b"])
-    return {"changes": changes, **t, "summary": said, "per_query": rows}
+    return {"changes": changes, **t, "summary": summary(changes, t), "per_query": rows}
 
 
 def totals(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -115,17 +114,23 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, int]:
     }
 
 
-def summary(changes: dict[str, Any], n: int, changed: int, gained: int, lost: int, ta: int, tb: int) -> str:
-    """One paragraph for a stakeholder."""
+def summary(changes: dict[str, Any], t: dict[str, int]) -> str:
+    """One paragraph for a stakeholder (``t``: the :func:`totals`)."""
     what = ", ".join(f"{k} = {v}" for k, v in changes.items()) or "no change"
-    if not n:
+    if not t["queries"]:
         return f"With {what}: no logged queries to replay."
+    return (
+        f"With {what}, {t['changed_queries']} of {t['queries']} logged queries would inject different memories: "
+        f"{effect(t)}"
+    )
+
+
+def effect(t: dict[str, int]) -> str:
+    """What the changed queries gain and lose, and what the prompts would carry in tokens (both replays say it)."""
+    ta, tb = t["tokens_a"], t["tokens_b"]
     delta = tb - ta
     cost = f"{abs(delta):,} tokens {'more' if delta > 0 else 'fewer'}" if delta else "the same number of tokens"
-    return (
-        f"With {what}, {changed} of {n} logged queries would inject different memories: {gained} gained, "
-        f"{lost} lost; the prompts would carry {cost} in all ({ta:,} → {tb:,})."
-    )
+    return f"{t['gained']} gained, {t['lost']} lost; the prompts would carry {cost} in all ({ta:,} → {tb:,})."
 
 
 def logged_queries(store: Database, user_key: str | None, limit: int) -> list[dict[str, Any]]:

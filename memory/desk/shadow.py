@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlmodel import col, select
 
-from memory.desk.replay import injected_tokens, totals
+from memory.desk.replay import effect, injected_tokens, totals
 from memory.errors import InvalidInput
 from memory.storage.models import Message, Session
 from memory.vocab import SEMANTIC_TYPES
@@ -189,7 +189,6 @@ def shadow_replay(
             b.close()
     rows = out["per_query"]
     t = totals(rows)
-    gained, lost, changed, ta, tb = t["gained"], t["lost"], t["changed_queries"], t["tokens_a"], t["tokens_b"]
     stored = {
         "a": len(facts_a),
         "b": len(facts_b),
@@ -204,7 +203,7 @@ def shadow_replay(
         "sessions": len(recorded),
         **t,
         "stored": stored,
-        "summary": summary(config_a, config_b, stored, len(rows), changed, gained, lost, ta, tb, recorded),
+        "summary": summary(config_a, config_b, stored, t, recorded),
         "per_query": rows,
     }
 
@@ -213,26 +212,19 @@ def summary(
     a: dict[str, str],
     b: dict[str, str],
     stored: dict[str, Any],
-    n: int,
-    changed: int,
-    gained: int,
-    lost: int,
-    ta: int,
-    tb: int,
+    t: dict[str, int],
     recorded: Sequence[tuple[Session, list[Message]]],
 ) -> str:
-    """One paragraph for a stakeholder."""
+    """One paragraph for a stakeholder (``t``: :func:`memory.desk.replay.totals`)."""
     what = ", ".join(f"{k} {a[k]} → {b[k]}" for k in ("embedder", "extractor") if a[k] != b[k]) or "no change"
     said = sum(len(m) for _, m in recorded)
     facts = (
         f"From the same {said} messages, A kept {stored['a']} memories and B {stored['b']} "
         f"({len(stored['only_a'])} only in A, {len(stored['only_b'])} only in B)."
     )
-    if not n:
+    if not t["queries"]:
         return f"Shadow replay with {what}. {facts} No logged queries to replay."
-    delta = tb - ta
-    cost = f"{abs(delta):,} tokens {'more' if delta > 0 else 'fewer'}" if delta else "the same number of tokens"
     return (
-        f"Shadow replay with {what}. {facts} On {n} logged queries, {changed} would inject different memories: "
-        f"{gained} gained, {lost} lost; the prompts would carry {cost} in all ({ta:,} → {tb:,})."
+        f"Shadow replay with {what}. {facts} On {t['queries']} logged queries, {t['changed_queries']} would inject "
+        f"different memories: {effect(t)}"
     )
