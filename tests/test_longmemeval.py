@@ -56,3 +56,16 @@ def test_malformed_files_are_refused(tmp_path):
     with pytest.raises(InvalidInput, match="missing"):
         longmemeval.load(bad)
     assert longmemeval.parse_date("2023/05/20 (Sat) 02:21").isoformat() == "2023-05-20T02:21:00+00:00"
+
+
+def test_a_gzip_compressed_release_reads_like_the_plain_file(tmp_path):
+    import gzip
+
+    packed = tmp_path / "tiny.json.gz"
+    packed.write_bytes(gzip.compress(TINY.read_bytes()))
+    plain, unpacked = longmemeval.load(TINY), longmemeval.load(packed)
+    assert [q.question_id for q in unpacked] == [q.question_id for q in plain] and len(plain) == 3
+    broken = tmp_path / "broken.json.gz"
+    broken.write_bytes(gzip.compress(TINY.read_bytes())[:40])  # a truncated download
+    with pytest.raises(InvalidInput, match="cannot read LongMemEval file"):
+        longmemeval.load(broken)

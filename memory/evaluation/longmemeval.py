@@ -19,6 +19,7 @@ A message too long to read for facts (a pasted document) is kept as several epis
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -110,9 +111,11 @@ def _question(raw: dict) -> LmeQuestion:
 
 
 def load(path: str | Path) -> list[LmeQuestion]:
+    """The questions of a LongMemEval JSON file, plain or gzip-compressed (the release is often shipped as .gz)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        raw = Path(path).read_bytes()
+        data = json.loads((gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8"))
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidInput(f"cannot read LongMemEval file {str(path)[:200]!r}: {exc}") from exc
     if not isinstance(data, list):
         raise InvalidInput("a LongMemEval file holds a JSON list of questions")
