@@ -102,3 +102,32 @@ def test_two_erasures_of_one_user_at_once_both_end_well(plumbing_svc):
     with plumbing_svc.storage.db() as db:
         assert db.exec(ErasureJob.__table__.select()).first() is None
     assert "gone" not in [u["user_id"] for u in plumbing_svc.list_users()]
+
+
+@pytest.mark.postgres
+def test_an_older_snapshot_elsewhere_is_waited_for_before_the_rewrite(tmp_path):
+    """A transaction that began before the erasure (a killed process's backend not yet reaped, an autovacuum
+    ANALYZE) makes ``VACUUM FULL`` copy the erased rows along; the rewrite waits for it, so nothing is left."""
+    import threading
+
+    import psycopg
+    from conftest import PG_URL, drop_pg_database, fresh_pg_database
+
+    if not PG_URL:
+        pytest.skip("MEMLENS_TEST_PG_URL is not set (source .ci/postgres.sh)")
+    url = fresh_pg_database("older_snapshot")
+    try:
+        settings = Settings(data_dir=tmp_path / "data", database_url=url)
+        svc = MemoryService(settings, embedder=HashEmbedder())
+        _seed(svc)
+        older = psycopg.connect(url.replace("+psycopg", ""))
+        older.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        older.execute("SELECT 1")  # holds a snapshot from before the erasure, and no lock on any user table
+        threading.Timer(2.0, older.commit).start()
+        svc.delete_user("gone", actor=ADMIN)
+        older.close()
+        svc.close()
+        blob = _disk(settings)
+        assert b"I like tea" in blob and b"zqcrash" not in blob
+    finally:
+        drop_pg_database(url)

@@ -20,6 +20,8 @@ rewriting PostgreSQL's table files.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +46,8 @@ from memory.vocab import MemoryType
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
+
+log = logging.getLogger(__name__)
 
 ROWS, INDEX, RECLAIM = "rows", "index", "reclaim"
 
@@ -176,9 +180,33 @@ def _scrub(conn: Connection, table: Any, column: Any, where: Any, shown: list[st
             conn.execute(update(table.__table__).where(key == rid).values({column.key: value}))
 
 
+#: how long a rewrite waits for older transactions of this database to end before it rewrites anyway
+OLDER_TRANSACTIONS_WAIT_S = 30.0
+
+#: other backends of this database whose snapshot or transaction predates ours: while one runs, ``VACUUM FULL`` must
+#: copy the erased rows along ("recently dead" to it), e.g. the backend of a process killed mid-erasure that the
+#: server has not yet reaped, or an autovacuum ``ANALYZE``
+_OLDER = text(
+    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+    "AND (backend_xid IS NOT NULL OR backend_xmin IS NOT NULL) AND xact_start < now()"
+)
+
+
+def _wait_for_older_transactions(conn: Connection, timeout_s: float) -> int:
+    """Wait (bounded) until no transaction older than ours can still see the erased rows; returns how many were
+    still open when the wait gave up (0: the rewrite leaves nothing behind)."""
+    deadline = time.monotonic() + timeout_s
+    while (open_ := int(conn.execute(_OLDER).scalar_one())) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return open_
+
+
 def vacuum_postgres(store: Database, tables: Sequence[str]) -> None:
-    """Rewrite ``tables`` (and :data:`OTHER_TABLES`), so the erased rows' bytes leave the table files."""
+    """Rewrite ``tables`` (and :data:`OTHER_TABLES`), so the erased rows' bytes leave the table files. Older
+    transactions are waited for first (bounded): a rewrite copies every row some snapshot may still see."""
     with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        if still := _wait_for_older_transactions(conn, OLDER_TRANSACTIONS_WAIT_S):
+            log.warning("erasure: %d older transaction(s) still open; their snapshots may keep erased rows", still)
         present: set[str] = set(
             conn.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).scalars()
         )
