@@ -202,6 +202,10 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
                 orphan = orphan or hedge
             found += [(c, hedge) for c in cands]
         found = [(c, h) for c, h in found if _speaker_resolved(c, lang)]
+        if found and role == "user" and lang == "en" and all(c.predicate in _PARTIAL for c, _ in found):
+            whole = self_disclosure(sentence, lang, at)  # "I got hurt and had to take a break from pottery, which …"
+            if whole is not None and _more_said(whole.content, [c.content for c, _ in found]):
+                found = [(whole, found[0][1])]
         if not found and role == "user":
             general = self_disclosure(sentence, lang, at)
             if general is None and last_general is not None:
@@ -224,6 +228,17 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
                 c.evidence = sentence  # provenance quotes what was said, the sentence as it is
             out.append(c)
     return out
+
+
+#: rules that keep one part of a sentence (an event, a plan): the sentence may say more than that part
+_PARTIAL = frozenset({"event"})
+
+
+def _more_said(whole: str, parts: list[str]) -> bool:
+    """Whether the sentence in the speaker's words says at least three content words more than the rules' parts."""
+    words = lambda t: set(re.findall(r"[a-z]{3,}", t.lower())) - {"user", "they", "them", "their", "the", "and"}  # noqa: E731
+    covered = set().union(*(words(p) for p in parts))
+    return len(words(whole) - covered) >= 3
 
 
 def _speaker_resolved(c: Candidate, lang: str) -> bool:

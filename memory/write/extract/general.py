@@ -441,6 +441,7 @@ _DROPPED = re.compile(
 )
 
 
+_RELATIVE = re.compile(r",\s+(?:which|who|where|whose)\b")
 _SINCE = re.compile(
     r"^(?:since|after|because|ever since|now that)\s+(?P<clause>(?:I|I'm|I've|my|we)\b[^,]{5,}),\s*(?P<rest>.+)$", re.I
 )
@@ -544,7 +545,11 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     third = later_person(third)  # anything the subject rewrite left ("by sharing our stories")
     third = third[:1].upper() + third[1:]
     when = None if HABIT.search(body) else resolve(lead + " " + body if lead else body, at, prefer="past")
-    content = third + (" " + lead[:1].lower() + lead[1:] if lead else "")
+    content = third
+    if lead:  # behind the clause it dates, not behind a relative clause: "… pottery last month, which they use …"
+        moved = " " + lead[:1].lower() + lead[1:]
+        rel = _RELATIVE.search(third)
+        content = third[: rel.start()] + moved + third[rel.start() :] if rel else third + moved
     if when:
         day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
         content += f" ({day})" if when.phrase.lower() in content.lower() else f" ({when.phrase}, {day})"
