@@ -255,7 +255,7 @@ _YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.IGNORECASE)
 _REACTION_EN = re.compile(
     r"^(?:I|I'm|I am|I've|I'd|I'll|we)\s+(?:(?:really|totally|completely|so|just|also|definitely|too|very|100%)\s+)*"
     r"(?:agree|know|knew|see|understand|bet|guess|suppose|think so|can imagine|can't imagine|appreciate|"
-    r"hope|wish|mean|meant|feel you|can picture|"
+    r"hope(?! to\b)|wish|mean|meant|feel you|can picture|"
     r"hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
     r"your|can't believe|cannot believe|couldn't believe|grateful for your|thought so|was wondering|wonder|"
     r"can relate|relate|will (?:do|try|keep|check|let)|"
