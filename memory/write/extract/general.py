@@ -513,6 +513,9 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ;:,")) if p.strip()]
     said = [p for p in parts if _SUBJECT_FIRST.match(p)]  # "I had a day out with the gang - we went biking"
     s = "; ".join(said[:2]) if said else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
+    kept = parts.index(said[0]) if len(said) == 1 else 0 if not said and parts else -1
+    after = parts[kept + 1] if 0 <= kept < len(parts) - 1 else ""
+    more = _after_dash(after) if after else None  # "… to the museum - it was so cool seeing their eyes light up"
     s = _TRAILING.sub("", s)
     s = re.sub(r"\s+(?:who|that|which)\s+\w+\s+(?:it|them)$", "", s)  # "… for kids who need it": nothing dangles
     body = _subject_dropped(_main_clause(s.strip(" ,")))
@@ -553,11 +556,25 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if when:
         day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
         content += f" ({day})" if when.phrase.lower() in content.lower() else f" ({when.phrase}, {day})"
+    if more:
+        content += (", " if _APPOSITIVE.match(more) else "; ") + more
     c = make(
         "fact", _object_of(third), content + ".", lang="en", evidence=sentence, event_time=when.when if when else None
     )
     c.extractor = "rules:general"
     return c
+
+
+#: "…, a great way to destress": what follows a dash may name what the statement before it was
+_APPOSITIVE = re.compile(r"^(?:a|an|such a|the (?:best|perfect|only))\s+\w+", re.IGNORECASE)
+
+
+def _after_dash(part: str) -> str | None:
+    """What follows a dash, when it goes on about the statement before it ("- it was so cool seeing their eyes light
+    up", "- a great way to clear my head"), in the user's words; None when it is a new remark."""
+    if _APPOSITIVE.match(part) and not _YOU.search(part) and _content_count(part) >= 3:
+        return later_person(part[:1].lower() + part[1:])
+    return continuation(part, "en")
 
 
 def speaker_implied(text: str) -> bool:
