@@ -441,6 +441,11 @@ _DROPPED = re.compile(
 )
 
 
+#: what only the conversation shows: "this pic", "those moments" ("Seeing this pic made me …", "Those moments make me
+#: thankful"); a named thing pointed at ("This necklace is special to me") still says what it is
+_DEICTIC = re.compile(
+    r"\b(?:this|that|these|those)\s+(?:pics?|photos?|pictures?|moments?|shots?|snaps?|one|ones)\b", re.IGNORECASE
+)
 _RELATIVE = re.compile(r",\s+(?:which|who|where|whose)\b")
 _SINCE = re.compile(
     r"^(?:since|after|because|ever since|now that)\s+(?P<clause>(?:I|I'm|I've|my|we)\b[^,]{5,}),\s*(?P<rest>.+)$", re.I
@@ -536,6 +541,8 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         return None
     if _PRONOUN_SUBJECT.match(body):
         return None  # "It's special to me", "They motivate me": what 'it' is lives in another sentence
+    if _DEICTIC.search(body):
+        return None  # "Seeing this pic made me …", "Those moments make me …": what is meant lives in the chat
     if _BARE_AUX.match(body):
         return None  # "Yeah, I did last week!": the answer to a question, nothing on its own
     third = third_person(body)
