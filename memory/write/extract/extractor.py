@@ -217,7 +217,7 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
                 continue
             if general is not None and not hedge_of(sentence, lang):  # a hedged aside is not a fact to keep
                 found = [(general, None)]
-        last_general = found[0][0] if len(found) == 1 and found[0][0].extractor == "rules:general" else None
+        last_general = found[0][0] if len(found) == 1 and found[0][0].predicate in _GOES_ON else None
         for c, hedge in found:
             marker = (c.subject, c.predicate, c.key()[2], c.evidence, c.negated)
             if marker in seen:
@@ -230,6 +230,9 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
     return out
 
 
+#: what a next sentence may go on about ("I took up pottery last month. It's so calming for me."): not a name, a
+#: place or a setting, which a template states whole
+_GOES_ON = frozenset({"fact", "event", "likes", "plan"})
 #: rules that keep one part of a sentence (an event, a plan): the sentence may say more than that part
 _PARTIAL = frozenset({"event"})
 
