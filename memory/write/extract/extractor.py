@@ -202,7 +202,7 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
                 orphan = orphan or hedge
             found += [(c, hedge) for c in cands]
         found = [(c, h) for c, h in found if _speaker_resolved(c, lang)]
-        if found and role == "user" and lang == "en" and all(c.predicate in _PARTIAL for c, _ in found):
+        if found and role == "user" and all(c.predicate in _PARTIAL for c, _ in found):
             whole = self_disclosure(sentence, lang, at)  # "I got hurt and had to take a break from pottery, which …"
             if whole is not None and _more_said(whole.content, [c.content for c, _ in found]):
                 found = [(whole, found[0][1])]
@@ -211,7 +211,8 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
             if general is None and last_general is not None:
                 more = continuation(sentence, lang)
                 if more:
-                    last_general.content = last_general.content.rstrip(".。") + "; " + more + "."
+                    sep, end = ("；", "。") if lang == "zh" else ("; ", ".")
+                    last_general.content = last_general.content.rstrip(".。") + sep + more + end
                     last_general.evidence += " " + sentence.strip()
                 last_general = None
                 continue
@@ -238,8 +239,13 @@ _PARTIAL = frozenset({"event"})
 
 
 def _more_said(whole: str, parts: list[str]) -> bool:
-    """Whether the sentence in the speaker's words says at least three content words more than the rules' parts."""
-    words = lambda t: set(re.findall(r"[a-z]{3,}", t.lower())) - {"user", "they", "them", "their", "the", "and"}  # noqa: E731
+    """Whether the sentence in the speaker's words says at least three content words (Chinese: characters) more than the
+    rules' parts."""
+    def words(text: str) -> set[str]:
+        if has_cjk(text):  # Chinese: characters ("带孩子们" is four more than "去了博物馆")
+            return set(re.findall(r"[\u4e00-\u9fff]", text.replace("用户", "")))
+        return set(re.findall(r"[a-z]{3,}", text.lower())) - {"user", "they", "them", "their", "the", "and"}
+
     covered = set().union(*(words(p) for p in parts))
     return len(words(whole) - covered) >= 3
 

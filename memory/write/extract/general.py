@@ -653,8 +653,11 @@ def without_tag_question(sentence: str) -> str:
 def continuation(sentence: str, lang: str) -> str | None:
     """A sentence that goes on about the fact before it ("It's special to me", "They keep me motivated"), in the
     user's words, to be appended to that fact; None when it is not one."""
-    if lang == "zh":
-        return None
+    if lang == "zh":  # "它让我很放松" after "我最近迷上了攀岩"
+        z = _OPENER_ZH.sub("", sentence.strip()).strip("，,。！!~～ ")
+        if not re.match(r"^(?:它|这|那|他们|她们)", z) or re.search(r"[你您？?]", z) or _REACTION_ZH.match(z):
+            return None
+        return z.replace("我", "用户") if 4 <= len(CJK.findall(z)) <= 30 else None
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,").rstrip(".!~ ")
     if not _PRONOUN_SUBJECT.match(s) or _YOU.search(s) or len(s.split()) > 20 or _NOT_A_FACT.search(s):
         return None
