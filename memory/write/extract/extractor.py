@@ -241,6 +241,7 @@ _PARTIAL = frozenset({"event"})
 def _more_said(whole: str, parts: list[str]) -> bool:
     """Whether the sentence in the speaker's words says at least three content words (Chinese: characters) more than the
     rules' parts."""
+
     def words(text: str) -> set[str]:
         if has_cjk(text):  # Chinese: characters ("带孩子们" is four more than "去了博物馆")
             return set(re.findall(r"[\u4e00-\u9fff]", text.replace("用户", "")))
