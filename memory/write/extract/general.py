@@ -446,7 +446,10 @@ _DROPPED = re.compile(
 _DEICTIC = re.compile(
     r"\b(?:this|that|these|those)\s+(?:pics?|photos?|pictures?|moments?|shots?|snaps?|one|ones)\b", re.IGNORECASE
 )
-_RELATIVE = re.compile(r",\s+(?:which|who|where|whose)\b")
+#: where the clause a moved time phrase dates ends: "… to a workshop last Friday, which …" / "… and it was great"
+_RELATIVE = re.compile(
+    r",\s+(?:which|who|where|whose)\b|,?\s+(?:and|but|so)\s+(?=(?:it|it's|that|this|they|they're|he|she)\b)", re.I
+)
 _SINCE = re.compile(
     r"^(?:since|after|because|ever since|now that)\s+(?P<clause>(?:I|I'm|I've|my|we)\b[^,]{5,}),\s*(?P<rest>.+)$", re.I
 )
@@ -556,7 +559,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     third = third[:1].upper() + third[1:]
     when = None if HABIT.search(body) else resolve(lead + " " + body if lead else body, at, prefer="past")
     content = third
-    if lead:  # behind the clause it dates, not behind a relative clause: "… pottery last month, which they use …"
+    if lead:  # behind the clause it dates, not behind the next one: "… pottery last month, which they use …"
         moved = " " + lead[:1].lower() + lead[1:]
         rel = _RELATIVE.search(third)
         content = third[: rel.start()] + moved + third[rel.start() :] if rel else third + moved
