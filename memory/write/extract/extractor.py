@@ -203,7 +203,7 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
             found += [(c, hedge) for c in cands]
         found = [(c, h) for c, h in found if _speaker_resolved(c, lang)]
         if found and role == "user" and all(c.predicate in _PARTIAL for c, _ in found):
-            whole = self_disclosure(sentence, lang, at)  # "I got hurt and had to take a break from pottery, which …"
+            whole = self_disclosure(sentence, lang, at)  # "I got hurt and had to pause climbing, which I do to …"
             if whole is not None and _more_said(whole.content, [c.content for c, _ in found]):
                 found = [(whole, found[0][1])]
         if not found and role == "user":

@@ -523,7 +523,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     s = "; ".join(said[:2]) if said else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
     kept = parts.index(said[0]) if len(said) == 1 else 0 if not said and parts else -1
     after = parts[kept + 1] if 0 <= kept < len(parts) - 1 else ""
-    more = _after_dash(after) if after else None  # "… to the museum - it was so cool seeing their eyes light up"
+    more = _after_dash(after) if after else None  # "… to the aquarium - it was so cool watching them"
     s = _TRAILING.sub("", s)
     s = re.sub(r"\s+(?:who|that|which)\s+\w+\s+(?:it|them)$", "", s)  # "… for kids who need it": nothing dangles
     body = _subject_dropped(_main_clause(s.strip(" ,")))
@@ -559,7 +559,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     third = third[:1].upper() + third[1:]
     when = None if HABIT.search(body) else resolve(lead + " " + body if lead else body, at, prefer="past")
     content = third
-    if lead:  # behind the clause it dates, not behind the next one: "… pottery last month, which they use …"
+    if lead:  # behind the clause it dates, not behind the next one: "… climbing last month, which they …"
         moved = " " + lead[:1].lower() + lead[1:]
         rel = _RELATIVE.search(third)
         content = third[: rel.start()] + moved + third[rel.start() :] if rel else third + moved
@@ -575,13 +575,13 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     return c
 
 
-#: "…, a great way to destress": what follows a dash may name what the statement before it was
+#: "…, a great way to unwind": what follows a dash may name what the statement before it was
 _APPOSITIVE = re.compile(r"^(?:a|an|such a|the (?:best|perfect|only))\s+\w+", re.IGNORECASE)
 
 
 def _after_dash(part: str) -> str | None:
-    """What follows a dash, when it goes on about the statement before it ("- it was so cool seeing their eyes light
-    up", "- a great way to clear my head"), in the user's words; None when it is a new remark."""
+    """What follows a dash, when it goes on about the statement before it ("- it was so cool watching their faces
+    light up", "- a great way to clear my head"), in the user's words; None when it is a new remark."""
     if _APPOSITIVE.match(part) and not _YOU.search(part) and _content_count(part) >= 3:
         return later_person(part[:1].lower() + part[1:])
     return continuation(part, "en")
