@@ -245,8 +245,8 @@ def test_tuning_split_fixes_keep_what_the_sentence_says():
         ("Seeing this pic made me miss my grandma's garden.", []),
         ("Those moments make me so thankful for my family.", []),
         (
-            "This necklace from my aunt is really special to me.",
-            ["This necklace from User's aunt is really special to them."],
+            "This scarf from my aunt is really special to me.",
+            ["This scarf from User's aunt is really special to them."],
         ),
         # "do" takes a thing, never an infinitive ("which I do to unwind" gave "User does to unwind.")
         ("I do yoga to unwind.", ["User does yoga to unwind."]),

@@ -442,7 +442,7 @@ _DROPPED = re.compile(
 
 
 #: what only the conversation shows: "this pic", "those moments" ("Seeing this pic made me …", "Those moments make me
-#: thankful"); a named thing pointed at ("This necklace is special to me") still says what it is
+#: thankful"); a named thing pointed at ("This scarf from my aunt is special to me") still says what it is
 _DEICTIC = re.compile(
     r"\b(?:this|that|these|those)\s+(?:pics?|photos?|pictures?|moments?|shots?|snaps?|one|ones)\b", re.IGNORECASE
 )
