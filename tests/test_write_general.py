@@ -250,6 +250,17 @@ def test_tuning_split_fixes_keep_what_the_sentence_says():
         ),
         # "do" takes a thing, never an infinitive ("which I do to unwind" gave "User does to unwind.")
         ("I do yoga to unwind.", ["User does yoga to unwind."]),
+        # an adverb before the verb of a mid-sentence "I" is not conjugated ("really" gave "reallies")
+        (
+            "The song that I really love is on repeat in my car.",
+            ["The song that User really loves is on repeat in their car."],
+        ),
+        # "Going to …" as the subject is not a dropped "I'm going to …"
+        ("Going to the gym after work helps me sleep.", ["Going to the gym after work helps User sleep."]),
+        (
+            "Going to the coast with my brother next month.",
+            ["User is going to the coast with their brother next month (2025-06)."],
+        ),
         # Chinese alike: the whole sentence over an event rule's part, a sentence going on about the one before
         (
             "我昨天带孩子们去了博物馆，看到他们那么开心真好。",

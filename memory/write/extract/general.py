@@ -209,8 +209,8 @@ def third_person(text: str) -> str | None:
             if contracted:
                 rest = later_person(s[first.end() + len(contracted.group()) :])
                 return head + "User " + conjugate(contracted.group()) + rest
-            vm = re.match(r"(\s+)(\w+'?\w*)", tail)
-            if vm:
+            vm = re.match(r"(\s+(?:" + _ADVERB + r"\s+)*)(\w+'?\w*)", tail, re.IGNORECASE)
+            if vm:  # "the song that I really love" → "… that User really loves" (the adverb stays as it is)
                 return head + "User" + vm.group(1) + conjugate(vm.group(2)) + tail[vm.end() :]
         return head + "User" + tail
     if m is None:  # "User and their kids …" (rewritten from "My kids and I …")
@@ -476,11 +476,12 @@ def _subject_dropped(body: str) -> str:
         return body
     verb, rest = m.group("verb").lower(), m.group("rest")
     adv = (m.group("adv") or "").lower()
-    if verb.endswith("ing"):
-        if rest.startswith("'s") or re.search(
-            r"\b(?:is|isn't|was|wasn't|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest
-        ):
-            return body  # "Taking care of ourselves is vital": the gerund is the subject
+    gerund_subject = rest.startswith("'s") or re.search(
+        r"\b(?:is|isn't|was|wasn't|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest
+    )
+    if verb.endswith("ing") or verb == "going to":
+        if gerund_subject:  # "Taking care of ourselves is vital", "Going to the gym helps me sleep"
+            return body
         return f"I'm {adv}{verb}{rest}"
     if verb in ("gonna", "going to"):
         return f"I'm {adv}{verb}{rest}"
