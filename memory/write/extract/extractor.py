@@ -202,18 +202,23 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
                 orphan = orphan or hedge
             found += [(c, hedge) for c in cands]
         found = [(c, h) for c, h in found if _speaker_resolved(c, lang)]
+        if found and role == "user" and all(c.predicate in _PARTIAL for c, _ in found):
+            whole = self_disclosure(sentence, lang, at)  # "I got hurt and had to pause climbing, which I do to …"
+            if whole is not None and _more_said(whole.content, [c.content for c, _ in found]):
+                found = [(whole, found[0][1])]
         if not found and role == "user":
             general = self_disclosure(sentence, lang, at)
             if general is None and last_general is not None:
                 more = continuation(sentence, lang)
                 if more:
-                    last_general.content = last_general.content.rstrip(".。") + "; " + more + "."
+                    sep, end = ("；", "。") if lang == "zh" else ("; ", ".")
+                    last_general.content = last_general.content.rstrip(".。") + sep + more + end
                     last_general.evidence += " " + sentence.strip()
                 last_general = None
                 continue
             if general is not None and not hedge_of(sentence, lang):  # a hedged aside is not a fact to keep
                 found = [(general, None)]
-        last_general = found[0][0] if len(found) == 1 and found[0][0].extractor == "rules:general" else None
+        last_general = found[0][0] if len(found) == 1 and found[0][0].predicate in _GOES_ON else None
         for c, hedge in found:
             marker = (c.subject, c.predicate, c.key()[2], c.evidence, c.negated)
             if marker in seen:
@@ -224,6 +229,26 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
                 c.evidence = sentence  # provenance quotes what was said, the sentence as it is
             out.append(c)
     return out
+
+
+#: what a next sentence may go on about ("I took up pottery last month. It's so calming for me."): not a name, a
+#: place or a setting, which a template states whole
+_GOES_ON = frozenset({"fact", "event", "likes", "plan"})
+#: rules that keep one part of a sentence (an event, a plan): the sentence may say more than that part
+_PARTIAL = frozenset({"event"})
+
+
+def _more_said(whole: str, parts: list[str]) -> bool:
+    """Whether the sentence in the speaker's words says at least three content words (Chinese: characters) more than the
+    rules' parts."""
+
+    def words(text: str) -> set[str]:
+        if has_cjk(text):  # Chinese: characters ("带孩子们" is four more than "去了博物馆")
+            return set(re.findall(r"[\u4e00-\u9fff]", text.replace("用户", "")))
+        return set(re.findall(r"[a-z]{3,}", text.lower())) - {"user", "they", "them", "their", "the", "and"}
+
+    covered = set().union(*(words(p) for p in parts))
+    return len(words(whole) - covered) >= 3
 
 
 def _speaker_resolved(c: Candidate, lang: str) -> bool:

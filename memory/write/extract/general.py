@@ -209,8 +209,8 @@ def third_person(text: str) -> str | None:
             if contracted:
                 rest = later_person(s[first.end() + len(contracted.group()) :])
                 return head + "User " + conjugate(contracted.group()) + rest
-            vm = re.match(r"(\s+)(\w+'?\w*)", tail)
-            if vm:
+            vm = re.match(r"(\s+(?:" + _ADVERB + r"\s+)*)(\w+'?\w*)", tail, re.IGNORECASE)
+            if vm:  # "the song that I really love" → "… that User really loves" (the adverb stays as it is)
                 return head + "User" + vm.group(1) + conjugate(vm.group(2)) + tail[vm.end() :]
         return head + "User" + tail
     if m is None:  # "User and their kids …" (rewritten from "My kids and I …")
@@ -255,7 +255,7 @@ _YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ya)\b", re.IGNORECASE)
 _REACTION_EN = re.compile(
     r"^(?:I|I'm|I am|I've|I'd|I'll|we)\s+(?:(?:really|totally|completely|so|just|also|definitely|too|very|100%)\s+)*"
     r"(?:agree|know|knew|see|understand|bet|guess|suppose|think so|can imagine|can't imagine|appreciate|"
-    r"hope|wish|mean|meant|feel you|can picture|"
+    r"hope(?! to\b)|wish|mean|meant|feel you|can picture|"
     r"hear you|get it|get that|glad|sorry|sure|happy for|proud of|thankful for "
     r"your|can't believe|cannot believe|couldn't believe|grateful for your|thought so|was wondering|wonder|"
     r"can relate|relate|will (?:do|try|keep|check|let)|"
@@ -441,6 +441,15 @@ _DROPPED = re.compile(
 )
 
 
+#: what only the conversation shows: "this pic", "those moments" ("Seeing this pic made me …", "Those moments make me
+#: thankful"); a named thing pointed at ("This scarf from my aunt is special to me") still says what it is
+_DEICTIC = re.compile(
+    r"\b(?:this|that|these|those)\s+(?:pics?|photos?|pictures?|moments?|shots?|snaps?|one|ones)\b", re.IGNORECASE
+)
+#: where the clause a moved time phrase dates ends: "… to a workshop last Friday, which …" / "… and it was great"
+_RELATIVE = re.compile(
+    r",\s+(?:which|who|where|whose)\b|,?\s+(?:and|but|so)\s+(?=(?:it|it's|that|this|they|they're|he|she)\b)", re.I
+)
 _SINCE = re.compile(
     r"^(?:since|after|because|ever since|now that)\s+(?P<clause>(?:I|I'm|I've|my|we)\b[^,]{5,}),\s*(?P<rest>.+)$", re.I
 )
@@ -467,11 +476,12 @@ def _subject_dropped(body: str) -> str:
         return body
     verb, rest = m.group("verb").lower(), m.group("rest")
     adv = (m.group("adv") or "").lower()
-    if verb.endswith("ing"):
-        if rest.startswith("'s") or re.search(
-            r"\b(?:is|isn't|was|wasn't|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest
-        ):
-            return body  # "Taking care of ourselves is vital": the gerund is the subject
+    gerund_subject = rest.startswith("'s") or re.search(
+        r"\b(?:is|isn't|was|wasn't|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest
+    )
+    if verb.endswith("ing") or verb == "going to":
+        if gerund_subject:  # "Taking care of ourselves is vital", "Going to the gym helps me sleep"
+            return body
         return f"I'm {adv}{verb}{rest}"
     if verb in ("gonna", "going to"):
         return f"I'm {adv}{verb}{rest}"
@@ -512,6 +522,9 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ;:,")) if p.strip()]
     said = [p for p in parts if _SUBJECT_FIRST.match(p)]  # "I had a day out with the gang - we went biking"
     s = "; ".join(said[:2]) if said else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
+    kept = parts.index(said[0]) if len(said) == 1 else 0 if not said and parts else -1
+    after = parts[kept + 1] if 0 <= kept < len(parts) - 1 else ""
+    more = _after_dash(after) if after else None  # "… to the aquarium - it was so cool watching them"
     s = _TRAILING.sub("", s)
     s = re.sub(r"\s+(?:who|that|which)\s+\w+\s+(?:it|them)$", "", s)  # "… for kids who need it": nothing dangles
     body = _subject_dropped(_main_clause(s.strip(" ,")))
@@ -532,6 +545,8 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         return None
     if _PRONOUN_SUBJECT.match(body):
         return None  # "It's special to me", "They motivate me": what 'it' is lives in another sentence
+    if _DEICTIC.search(body):
+        return None  # "Seeing this pic made me …", "Those moments make me …": what is meant lives in the chat
     if _BARE_AUX.match(body):
         return None  # "Yeah, I did last week!": the answer to a question, nothing on its own
     third = third_person(body)
@@ -544,15 +559,33 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     third = later_person(third)  # anything the subject rewrite left ("by sharing our stories")
     third = third[:1].upper() + third[1:]
     when = None if HABIT.search(body) else resolve(lead + " " + body if lead else body, at, prefer="past")
-    content = third + (" " + lead[:1].lower() + lead[1:] if lead else "")
+    content = third
+    if lead:  # behind the clause it dates, not behind the next one: "… climbing last month, which they …"
+        moved = " " + lead[:1].lower() + lead[1:]
+        rel = _RELATIVE.search(third)
+        content = third[: rel.start()] + moved + third[rel.start() :] if rel else third + moved
     if when:
         day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
         content += f" ({day})" if when.phrase.lower() in content.lower() else f" ({when.phrase}, {day})"
+    if more:
+        content += (", " if _APPOSITIVE.match(more) else "; ") + more
     c = make(
         "fact", _object_of(third), content + ".", lang="en", evidence=sentence, event_time=when.when if when else None
     )
     c.extractor = "rules:general"
     return c
+
+
+#: "…, a great way to unwind": what follows a dash may name what the statement before it was
+_APPOSITIVE = re.compile(r"^(?:a|an|such a|the (?:best|perfect|only))\s+\w+", re.IGNORECASE)
+
+
+def _after_dash(part: str) -> str | None:
+    """What follows a dash, when it goes on about the statement before it ("- it was so cool watching their faces
+    light up", "- a great way to clear my head"), in the user's words; None when it is a new remark."""
+    if _APPOSITIVE.match(part) and not _YOU.search(part) and _content_count(part) >= 3:
+        return later_person(part[:1].lower() + part[1:])
+    return continuation(part, "en")
 
 
 def speaker_implied(text: str) -> bool:
@@ -624,8 +657,11 @@ def without_tag_question(sentence: str) -> str:
 def continuation(sentence: str, lang: str) -> str | None:
     """A sentence that goes on about the fact before it ("It's special to me", "They keep me motivated"), in the
     user's words, to be appended to that fact; None when it is not one."""
-    if lang == "zh":
-        return None
+    if lang == "zh":  # "它让我很放松" after "我最近迷上了攀岩"
+        z = _OPENER_ZH.sub("", sentence.strip()).strip("，,。！!~～ ")
+        if not re.match(r"^(?:它|这|那|他们|她们)", z) or re.search(r"[你您？?]", z) or _REACTION_ZH.match(z):
+            return None
+        return z.replace("我", "用户") if 4 <= len(CJK.findall(z)) <= 30 else None
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,").rstrip(".!~ ")
     if not _PRONOUN_SUBJECT.match(s) or _YOU.search(s) or len(s.split()) > 20 or _NOT_A_FACT.search(s):
         return None

@@ -291,7 +291,7 @@ RULES: list[Rule] = [
     _r(
         "likes",
         r"\bi (?:also |regularly |often |usually )?(?P<verb>play|practi[cs]e|do) "
-        r"(?!it\b|that\b|this\b|so\b|not\b|my\b|them\b|what\b|some\b|a lot\b|well\b|too\b|the same\b)" + _OBJ,
+        r"(?!it\b|that\b|this\b|so\b|not\b|my\b|them\b|what\b|some\b|a lot\b|well\b|too\b|the same\b|to\b)" + _OBJ,
         "User {verb} {obj}.",  # "User plays the violin on weekends", never "User regularly does the violin"
     ),
     _r(
