@@ -16,7 +16,7 @@ import shutil
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
 
@@ -39,7 +39,12 @@ OPTIMIZE_EVERY_APPENDS = 50
 
 #: scalar indices of the prefilter's columns, so a search's ``where`` is answered from indices and never reads a
 #: column row by row (at 100k memories per user, checking status and agent id on every row of the user cost ~50 ms)
-SCALAR_INDICES = {"user_key": "BTREE", "status": "BITMAP", "agent_id": "BITMAP", "type": "BITMAP"}
+SCALAR_INDICES: dict[str, Literal["BTREE", "BITMAP"]] = {
+    "user_key": "BTREE",
+    "status": "BITMAP",
+    "agent_id": "BITMAP",
+    "type": "BITMAP",
+}
 
 # The vector index (docs/retrieval.md, "Latency at 10k and 100k memories per user"). Below the threshold a search
 # scans the user's rows exactly (the BTREE on user_key finds them); past it, an IVF_SQ index (8-bit scalar
