@@ -207,19 +207,26 @@ class VectorIndex:
                 tbl.create_scalar_index(column, index_type=kind, replace=True)
         cls._maintain_vector_index(tbl, "vector" in have)
 
+    @retry_conflicts
+    def build_vector_index(self) -> None:
+        """Train the vector index now, whatever the table's size (the latency bench times it; the product builds it
+        only through :meth:`optimize`)."""
+        with self.locked():
+            self._maintain_vector_index(self.table, exists=False, force=True)
+
     @staticmethod
-    def _maintain_vector_index(tbl: Table, exists: bool | None) -> bool:
+    def _maintain_vector_index(tbl: Table, exists: bool | None, force: bool = False) -> bool:
         """Build the IVF_SQ index once the table passes :data:`VECTOR_INDEX_MIN_ROWS`, and train it again when the
         table has grown :data:`VECTOR_INDEX_REGROW` times past the rows it was trained on. ``exists`` None: look.
         Returns whether it built. (Rows added since the last build are searched exactly until ``optimize`` files
         them into the index; a smaller table is always searched exactly.)"""
         rows = tbl.count_rows()
-        if rows < VECTOR_INDEX_MIN_ROWS:
+        if rows < VECTOR_INDEX_MIN_ROWS and not force:
             return False
         if exists is None:
             exists = any(cfg.columns == ["vector"] for cfg in tbl.list_indices())
         trained = int((tbl.schema.field("vector").metadata or {}).get(TRAINED_ROWS_KEY.encode(), b"0"))
-        if exists and rows < trained * VECTOR_INDEX_REGROW:
+        if exists and rows < trained * VECTOR_INDEX_REGROW and not force:
             return False
         from lancedb.index import IvfSq
 
