@@ -179,9 +179,9 @@ def test_reclaim_rewrites_the_vector_index_without_the_deleted_rows(index):
 
 def test_a_rebuild_can_be_asked_for_below_the_threshold(index):
     """``build_vector_index`` trains now whatever the size (the latency bench times it), recording what it saw."""
-    add(index, "alice", 300, seed=1)
+    vecs = add(index, "alice", 300, seed=1)
     index.optimize()
     assert vector_index(index) is None
     index.build_vector_index()
     assert vector_index(index) is not None and trained_rows(index) == 300
-    assert ids(index.search_vector(points(1, seed=1)[0], "alice", "default", 1)) == ["alice-0"]
+    assert ids(index.search_vector(vecs[7], "alice", "default", 1)) == ["alice-7"]
