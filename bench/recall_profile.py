@@ -91,6 +91,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             svc = MemoryService(Settings(data_dir=Path(tmp)), embedder=embedder)
             user = bulk_load(svc, size, args.users, pool_vecs, rng)
+            svc.storage.index.optimize()  # as the product does every 2,000 rows: compaction, indices
             svc.recall(user, "warm up", policy=svc.recall_policy(mode="hybrid"), log=False)
             summary, gathered = stages(svc, user, args.queries)
             rank_ms = [_ms(recall_mod.rank_signals, s, params=p, calibration=c)[1] for s, p, c in gathered]
