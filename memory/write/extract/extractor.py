@@ -12,7 +12,7 @@ import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memory.text.language import has_cjk
+from memory.text.language import CJK, has_cjk
 from memory.text.numerals import find_amount
 from memory.text.sentences import sentences
 from memory.write.extract import rules_en, rules_zh
@@ -244,7 +244,7 @@ def _more_said(whole: str, parts: list[str]) -> bool:
 
     def words(text: str) -> set[str]:
         if has_cjk(text):  # Chinese: characters ("带孩子们" is four more than "去了博物馆")
-            return set(re.findall(r"[\u4e00-\u9fff]", text.replace("用户", "")))
+            return set(CJK.findall(text.replace("用户", "")))
         return set(re.findall(r"[a-z]{3,}", text.lower())) - {"user", "they", "them", "their", "the", "and"}
 
     covered = set().union(*(words(p) for p in parts))
