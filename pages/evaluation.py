@@ -309,9 +309,29 @@ def facts_section() -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="ev_facts")
 
 
+def longmemeval_section() -> None:
+    """LongMemEval beside LoCoMo: the newest `memlens eval longmemeval` report, by question type."""
+    from memory.evaluation.longmemeval import latest_report, table_rows
+
+    report = latest_report(folder)
+    if report is None:
+        return
+    st.subheader("LongMemEval", anchor=False)
+    missed = len(report.get("not_ingested", []))
+    st.caption(
+        f"{report.get('asked', 0)} questions ({report.get('skipped_abstention', 0)} abstention questions skipped, "
+        f"{missed} not ingested), each a user of its own with its ~50-session haystack, ingested through the product's "
+        "write path; asked through recall as of the question date. Session any/all = the top k hold any/every answer "
+        "session; turn = answer turns among the top k; with context = counting the turns around each hit. "
+        "From `memlens eval longmemeval`."
+    )
+    st.dataframe(pd.DataFrame(table_rows(report)), hide_index=True, width="stretch", key="ev_lme")
+
+
 run_form()
 labels_suite()
 facts_section()
+longmemeval_section()
 reports = list_reports(folder)
 if not reports:
     st.info("No report yet: run one above, or `memlens eval locomo PATH` in a terminal.")

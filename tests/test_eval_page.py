@@ -119,3 +119,27 @@ def test_page_shows_the_fact_extraction_figures_beside_retrieval(page):
     table = next(df.value for df in page.dataframe if "precision %" in df.value.columns)
     assert set(table["extractor"]) == {"offline", "llm"} and len(table) == 4
     assert set(table["conversations"]) == {"tuned on", "left out of tuning"} and table["recall %"].iloc[0] == 50.0
+
+
+def test_page_shows_the_newest_longmemeval_report_by_question_type(page):
+    folder = Path(Settings().data_dir) / "eval" / "longmemeval"
+    folder.mkdir(parents=True)
+    block = {"questions": 1, "session_recall_any@5": 100.0, "session_recall_all@5": 0.0, "turn_recall@5": 50.0}
+    report = {
+        "benchmark": "longmemeval",
+        "asked": 2,
+        "skipped_abstention": 1,
+        "not_ingested": [{"question_id": "q9", "error": "unreadable"}],
+        "settings": {"ks": [5]},
+        "overall": {**block, "questions": 2},
+        "by_type": {"multi-session": block, "temporal-reasoning": block},
+    }
+    (folder / "lme-1.json").write_text(json.dumps(report))
+    (folder / "lme-0.json").write_text("{not json")  # a damaged older file is passed over
+    page.run()
+    assert not page.exception
+    assert any(s.value == "LongMemEval" for s in page.subheader)
+    table = next(df.value for df in page.dataframe if "session any@5 %" in df.value.columns)
+    assert list(table["question type"]) == ["all", "multi-session", "temporal-reasoning"]
+    assert table["questions"].iloc[0] == 2 and table["turn@5 %"].iloc[1] == 50.0
+    assert any("1 not ingested" in c.value for c in page.caption)

@@ -37,6 +37,11 @@ def test_report_by_type_skips_abstention_and_finds_the_answer_sessions(svc, monk
     assert again.exit_code == 0 and json.loads((tmp_path / "again.json").read_text())["episodes_ingested"] == 0
     text = out.read_text()
     assert "corgi" not in text and "violin" not in text  # numbers only
+    saved = longmemeval.latest_report(Path(svc.settings.data_dir) / "eval")  # kept for the Evaluation page too
+    assert saved is not None and saved["by_type"] == report["by_type"]  # the second run, same figures
+    rows = longmemeval.table_rows(saved)
+    assert [r["question type"] for r in rows] == ["all", "multi-session", "single-session-user"]
+    assert rows[0]["questions"] == 2 and rows[0]["session any@3 %"] == 100.0
 
 
 def test_user_turns_only_and_limit(svc, monkeypatch, tmp_path):

@@ -282,12 +282,16 @@ def longmemeval_cmd(
     """One user per question in <data_dir>/eval/store: ingest its haystack, ask through recall (as of the question
     date), report session recall_any/recall_all@k and turn recall@k by question type; `_abs` questions skipped."""
     import json
+    from datetime import datetime
 
     from memory.evaluation import eval_service
+    from memory.evaluation.longmemeval import reports_folder
     from memory.evaluation.longmemeval import run as run_lme
+    from memory.evaluation.runner import reports_dir, save_report
 
+    svc = service()
     report = run_lme(
-        eval_service(service()),
+        eval_service(svc),
         path,
         ks=_ks(k),
         limit=limit,
@@ -295,6 +299,8 @@ def longmemeval_cmd(
         user_turns_only=user_turns_only,
         bar=_bar,
     )
+    stamp = datetime.fromisoformat(report["created_at"]).strftime("%Y%m%d-%H%M%S")
+    saved = save_report(report, reports_folder(reports_dir(svc)), f"lme-{stamp}.json")  # the Evaluation page's
     if out is not None:
         out.write_text(json.dumps(report, indent=1), encoding="utf-8")
     if json_out:
@@ -312,6 +318,9 @@ def longmemeval_cmd(
             for kk in ks
         )
         typer.echo(f"{name:<28} n {block['questions']:>4}  {cells}")
+    for miss in report["not_ingested"]:
+        typer.echo(f"not ingested: {miss['question_id']}: {miss['error']}")
+    typer.echo(f"ingested through: {report['ingest_path']}; report: {saved}")
 
 
 def _pct(value: float | None) -> str:

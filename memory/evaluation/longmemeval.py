@@ -276,3 +276,38 @@ def run(
         "seconds": round(time.perf_counter() - start, 1),
         **summarise(rows, ks),
     }
+
+
+def reports_folder(eval_dir: Path) -> Path:
+    """Where ``memlens eval longmemeval`` saves its reports: ``<data_dir>/eval/longmemeval/``."""
+    return Path(eval_dir) / "longmemeval"
+
+
+def latest_report(eval_dir: Path) -> dict | None:
+    """The newest saved report (the Evaluation page shows it beside LoCoMo's); unreadable files are passed over."""
+    folder = reports_folder(eval_dir)
+    paths = sorted(folder.glob("lme-*.json"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
+    for path in paths:
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if isinstance(report, dict) and report.get("benchmark") == "longmemeval":
+            return report
+    return None
+
+
+def table_rows(report: dict) -> list[dict]:
+    """One row for all questions, then one per question type: the figures docs/retrieval.md and the page show."""
+    ks = report.get("settings", {}).get("ks", [5, 10])
+    blocks = [("all", report.get("overall", {})), *report.get("by_type", {}).items()]
+    rows = []
+    for name, block in blocks:
+        row: dict = {"question type": name, "questions": block.get("questions")}
+        for k in ks:
+            row[f"session any@{k} %"] = block.get(f"session_recall_any@{k}")
+            row[f"session all@{k} %"] = block.get(f"session_recall_all@{k}")
+            row[f"turn@{k} %"] = block.get(f"turn_recall@{k}")
+            row[f"turn + context@{k} %"] = block.get(f"turn_recall_context@{k}")
+        rows.append(row)
+    return rows
