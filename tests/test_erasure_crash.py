@@ -131,3 +131,35 @@ def test_an_older_snapshot_elsewhere_is_waited_for_before_the_rewrite(tmp_path):
         assert b"I like tea" in blob and b"zqcrash" not in blob
     finally:
         drop_pg_database(url)
+
+
+@pytest.mark.postgres
+def test_a_table_that_kept_deleted_rows_is_rewritten_again(tmp_path, monkeypatch):
+    """A snapshot the same-database wait cannot see (here: the wait is skipped) keeps erased rows through the first
+    ``VACUUM FULL``; the rewrite hears PostgreSQL say so and runs again once the snapshot ends."""
+    import threading
+
+    import psycopg
+    from conftest import PG_URL, drop_pg_database, fresh_pg_database
+
+    from memory.lifecycle import erasure
+
+    if not PG_URL:
+        pytest.skip("MEMLENS_TEST_PG_URL is not set (source .ci/postgres.sh)")
+    monkeypatch.setattr(erasure, "_wait_for_older_transactions", lambda conn, deadline: 0)
+    url = fresh_pg_database("kept_rows")
+    try:
+        settings = Settings(data_dir=tmp_path / "data", database_url=url)
+        svc = MemoryService(settings, embedder=HashEmbedder())
+        _seed(svc)
+        older = psycopg.connect(url.replace("+psycopg", ""))
+        older.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        older.execute("SELECT 1")
+        threading.Timer(2.0, older.commit).start()
+        svc.delete_user("gone", actor=ADMIN)
+        older.close()
+        svc.close()
+        blob = _disk(settings)
+        assert b"I like tea" in blob and b"zqcrash" not in blob
+    finally:
+        drop_pg_database(url)

@@ -21,6 +21,7 @@ rewriting PostgreSQL's table files.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -180,7 +181,7 @@ def _scrub(conn: Connection, table: Any, column: Any, where: Any, shown: list[st
             conn.execute(update(table.__table__).where(key == rid).values({column.key: value}))
 
 
-#: how long a rewrite waits for older transactions of this database to end before it rewrites anyway
+#: how long an erasure's rewrite waits, in all, for older snapshots to end before it leaves the rest to a warning
 OLDER_TRANSACTIONS_WAIT_S = 30.0
 
 #: other backends of this database whose snapshot or transaction predates ours: while one runs, ``VACUUM FULL`` must
@@ -190,26 +191,52 @@ _OLDER = text(
     "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
     "AND (backend_xid IS NOT NULL OR backend_xmin IS NOT NULL) AND xact_start < now()"
 )
+#: what ``VACUUM (FULL, VERBOSE)`` says of the deleted rows it had to copy along (PostgreSQL's English messages)
+_KEPT = re.compile(r"(\d+) dead row versions cannot be removed yet")
 
 
-def _wait_for_older_transactions(conn: Connection, timeout_s: float) -> int:
-    """Wait (bounded) until no transaction older than ours can still see the erased rows; returns how many were
-    still open when the wait gave up (0: the rewrite leaves nothing behind)."""
-    deadline = time.monotonic() + timeout_s
+def _wait_for_older_transactions(conn: Connection, deadline: float) -> int:
+    """Wait (until ``deadline``) while a transaction of this database older than ours can still see the erased
+    rows; returns how many were still open when the wait gave up (0: none)."""
     while (open_ := int(conn.execute(_OLDER).scalar_one())) and time.monotonic() < deadline:
         time.sleep(0.2)
     return open_
 
 
+def _rewrite(conn: Connection, name: str, deadline: float) -> int:
+    """``VACUUM FULL`` one table, again (until ``deadline``) while it reports deleted rows it could not drop yet — a
+    snapshot the wait above cannot see (another database's, a replication slot's) keeps them; returns how many were
+    still kept."""
+    said: list[str] = []
+    raw = conn.connection.driver_connection
+    if raw is None:  # no driver connection to hear the server's notices: one rewrite, as before
+        conn.execute(text(f'VACUUM FULL "{name}"'))
+        return 0
+    handler = lambda diag: said.append(f"{diag.message_primary} {diag.message_detail}")  # noqa: E731
+    raw.add_notice_handler(handler)
+    try:
+        while True:
+            said.clear()
+            conn.execute(text(f'VACUUM (FULL, VERBOSE) "{name}"'))
+            kept = sum(int(n) for line in said for n in _KEPT.findall(line))
+            if not kept or time.monotonic() >= deadline:
+                return kept
+            time.sleep(0.5)
+    finally:
+        raw.remove_notice_handler(handler)
+
+
 def vacuum_postgres(store: Database, tables: Sequence[str]) -> None:
-    """Rewrite ``tables`` (and :data:`OTHER_TABLES`), so the erased rows' bytes leave the table files. Older
-    transactions are waited for first (bounded): a rewrite copies every row some snapshot may still see."""
+    """Rewrite ``tables`` (and :data:`OTHER_TABLES`), so the erased rows' bytes leave the table files. A rewrite
+    copies every deleted row some snapshot may still see, so older transactions are waited for first and a table
+    that still kept deleted rows is rewritten again, within :data:`OLDER_TRANSACTIONS_WAIT_S` in all."""
+    deadline = time.monotonic() + OLDER_TRANSACTIONS_WAIT_S
     with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-        if still := _wait_for_older_transactions(conn, OLDER_TRANSACTIONS_WAIT_S):
+        if still := _wait_for_older_transactions(conn, deadline):
             log.warning("erasure: %d older transaction(s) still open; their snapshots may keep erased rows", still)
         present: set[str] = set(
             conn.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).scalars()
         )
         for name in dict.fromkeys([*tables, *OTHER_TABLES]):
-            if name in present:
-                conn.execute(text(f'VACUUM FULL "{name}"'))
+            if name in present and (kept := _rewrite(conn, name, deadline)):
+                log.warning("erasure: %s kept %d deleted row version(s) an open snapshot still sees", name, kept)
