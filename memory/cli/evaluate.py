@@ -281,9 +281,6 @@ def longmemeval_cmd(
 ) -> None:
     """One user per question in <data_dir>/eval/store: ingest its haystack, ask through recall (as of the question
     date), report session recall_any/recall_all@k and turn recall@k by question type; `_abs` questions skipped."""
-    import json
-    from datetime import datetime
-
     from memory.evaluation import eval_service
     from memory.evaluation.longmemeval import reports_folder
     from memory.evaluation.longmemeval import run as run_lme
@@ -299,10 +296,9 @@ def longmemeval_cmd(
         user_turns_only=user_turns_only,
         bar=_bar,
     )
-    stamp = datetime.fromisoformat(report["created_at"]).strftime("%Y%m%d-%H%M%S")
-    saved = save_report(report, reports_folder(reports_dir(svc)), f"lme-{stamp}.json")  # the Evaluation page's
+    saved = save_report(report, reports_folder(reports_dir(svc)), prefix="lme")  # the Evaluation page reads it
     if out is not None:
-        out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+        save_report(report, out.parent, out.name)
     if json_out:
         emit(report)
         return
@@ -360,8 +356,7 @@ def facts_cmd(
     from datetime import UTC, datetime
 
     report["created_at"] = datetime.now(UTC).isoformat(timespec="seconds")
-    stamp = datetime.fromisoformat(report["created_at"]).strftime("%Y%m%d-%H%M%S")
-    saved = save_report(report, facts.reports_folder(reports_dir(svc)), f"facts-{report['extractor']}-{stamp}.json")
+    saved = save_report(report, facts.reports_folder(reports_dir(svc)), prefix=f"facts-{report['extractor']}")
     if out is not None:
         save_report(report, out.parent if str(out.parent) else Path("."), out.name)
     if json_out:

@@ -601,18 +601,10 @@ def reports_folder(eval_dir: Path) -> Path:
 
 def latest_reports(eval_dir: Path) -> dict[str, dict[str, Any]]:
     """The newest saved report per extractor ('offline', 'llm'), so the two are read on one table."""
-    import json
+    from memory.evaluation.runner import readable_reports
 
-    folder = reports_folder(eval_dir)
     out: dict[str, dict[str, Any]] = {}
-    paths = (
-        sorted(folder.glob("facts-*.json"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
-    )
-    for path in paths:
-        try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue
+    for report in readable_reports(reports_folder(eval_dir), "facts-*.json"):
         out.setdefault(str(report.get("extractor", "offline")), report)
     return out
 

@@ -285,16 +285,10 @@ def reports_folder(eval_dir: Path) -> Path:
 
 def latest_report(eval_dir: Path) -> dict | None:
     """The newest saved report (the Evaluation page shows it beside LoCoMo's); unreadable files are passed over."""
-    folder = reports_folder(eval_dir)
-    paths = sorted(folder.glob("lme-*.json"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
-    for path in paths:
-        try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            continue
-        if isinstance(report, dict) and report.get("benchmark") == "longmemeval":
-            return report
-    return None
+    from memory.evaluation.runner import readable_reports
+
+    found = readable_reports(reports_folder(eval_dir), "lme-*.json")
+    return next((r for r in found if r.get("benchmark") == "longmemeval"), None)
 
 
 def table_rows(report: dict) -> list[dict]:

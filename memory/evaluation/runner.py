@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import pickle
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -344,16 +344,29 @@ def eval_service(svc: MemoryService) -> MemoryService:
     return MemoryService(settings, embedder=svc.storage.embedder)
 
 
-def save_report(report: dict, folder: Path, name: str | None = None) -> Path:
+def save_report(report: dict, folder: Path, name: str | None = None, *, prefix: str | None = None) -> Path:
+    """``report`` as ``folder/name``, or ``<prefix>-<its created_at stamp>.json`` (default prefix: a LoCoMo run's
+    ``locomo-<mode>``)."""
     folder.mkdir(parents=True, exist_ok=True)
     stamp = datetime.fromisoformat(report["created_at"]).strftime("%Y%m%d-%H%M%S")
-    path = folder / (name or f"locomo-{report['settings']['mode']}-{stamp}.json")
+    path = folder / (name or f"{prefix or 'locomo-' + report['settings']['mode']}-{stamp}.json")
     path.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
     return path
 
 
-def list_reports(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
+def list_reports(folder: Path, pattern: str = "*.json") -> list[Path]:
+    return sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
+
+
+def readable_reports(folder: Path, pattern: str = "*.json") -> Iterator[dict]:
+    """The saved reports matching ``pattern``, newest first; a damaged file is passed over (the page shows the rest)."""
+    for path in list_reports(folder, pattern):
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        if isinstance(report, dict):
+            yield report
 
 
 def load_report(path: str | Path) -> dict:

@@ -215,25 +215,24 @@ class VectorIndex:
             self._maintain_vector_index(self.table, exists=False, force=True)
 
     @staticmethod
-    def _maintain_vector_index(tbl: Table, exists: bool | None, force: bool = False) -> bool:
+    def _maintain_vector_index(tbl: Table, exists: bool | None, force: bool = False) -> None:
         """Build the IVF_SQ index once the table passes :data:`VECTOR_INDEX_MIN_ROWS`, and train it again when the
         table has grown :data:`VECTOR_INDEX_REGROW` times past the rows it was trained on. ``exists`` None: look.
-        Returns whether it built. (Rows added since the last build are searched exactly until ``optimize`` files
-        them into the index; a smaller table is always searched exactly.)"""
+        (Rows added since the last build are searched exactly until ``optimize`` files them into the index; a
+        smaller table is always searched exactly.)"""
         rows = tbl.count_rows()
         if rows < VECTOR_INDEX_MIN_ROWS and not force:
-            return False
+            return
         if exists is None:
             exists = any(cfg.columns == ["vector"] for cfg in tbl.list_indices())
         trained = int((tbl.schema.field("vector").metadata or {}).get(TRAINED_ROWS_KEY.encode(), b"0"))
         if exists and rows < trained * VECTOR_INDEX_REGROW and not force:
-            return False
+            return
         from lancedb.index import IvfSq
 
         config = IvfSq(distance_type="cosine", target_partition_size=VECTOR_PARTITION_ROWS)
         tbl.create_index("vector", config=config, replace=True)
         tbl.update_field_metadata({"path": "vector", "metadata": {TRAINED_ROWS_KEY: str(rows)}})
-        return True
 
     def drop(self) -> None:
         """Remove the table, also when it is damaged (a data file or the version folder gone): the index is derived
