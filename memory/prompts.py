@@ -6,6 +6,7 @@
     SUMMARY, BRIDGE    LLM rolling summaries and session bridges (agent.llm.LLMSummariser)
     SUMMARY_LABELS,    the offline summariser's summary lines and bridge sentences (memory.sessions.extractive)
     BRIDGE_WORDS
+    FOLD_WORDS         a summary folded from archived episodes (memory.lifecycle.fold)
     OFFLINE_REPLIES    the offline chat engine's fixed sentences (agent.offline)
     PROFILE_SENTENCES, a profile field said back to the user, and when they said it (memory.text.voice: the offline
     TOLD               engine's replies and the offline bridges)
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 # -- fencing ---------------------------------------------------------------------------------------------------------
 DATA_OPEN = "<memory-data>"
@@ -166,6 +168,16 @@ BRIDGE_WORDS = {
         "working": "我们在忙的事：",
         "nothing": "上次我们简单聊了几句，你没有告诉我新的信息。",
     },
+}
+#: a summary folded from archived episodes (memory.lifecycle.fold): the day, then each speaker's own words
+FOLD_WORDS: dict[str, dict[str, Any]] = {
+    "en": {
+        "said": "Said on {day}: ",
+        "sep": " / ",
+        "colon": ": ",
+        "speakers": {"User": "User", "Assistant": "Assistant"},
+    },
+    "zh": {"said": "{day} 说过：", "sep": "／", "colon": "：", "speakers": {"User": "用户", "Assistant": "助手"}},
 }
 
 # -- the offline chat engine's sentences (agent.offline) -------------------------------------------------------------

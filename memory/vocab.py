@@ -70,6 +70,8 @@ class MemoryType(StrEnum):
 
 #: the semantic layer: what was said read as meaning (everything but episodes)
 SEMANTIC_TYPES = tuple(t for t in MemoryType if t != MemoryType.EPISODE)
+#: memories that keep words as said (an episode, a summary folded from episodes): they go with their messages
+WORDS_TYPES = (MemoryType.EPISODE, MemoryType.SUMMARY)
 
 
 #: the meta key a flag is stored under (its value: the masked reason); written only by ``memory.write.status``

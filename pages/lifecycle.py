@@ -51,11 +51,12 @@ st.header("Forgetting")
 overview = svc.lifecycle_overview(user)
 plan = svc.forget(user, dry_run=True).to_dict()
 st.caption(
-    f"{overview['active']} active memories · cap {overview['cap']} per user · "
+    f"{overview['active']} active facts, preferences, events and summaries · cap {overview['cap']} per user · "
+    f"{overview['active_episodes']} active episodes · cap {overview['episode_cap']} · "
     f"{plan['archived']} would be archived and {plan['deleted']} deleted now"
 )
-tab_plan, tab_expiring, tab_archived, tab_compact = st.tabs(
-    ["Next forgetting run", "Will expire", "Archived", "Compaction"]
+tab_plan, tab_expiring, tab_archived, tab_episodes, tab_compact = st.tabs(
+    ["Next forgetting run", "Will expire", "Archived", "Episodes", "Compaction"]
 )
 with tab_plan:
     _table(plan["actions"], ["action", "rule", "reason", "type", "content", "value"])
@@ -69,6 +70,13 @@ with tab_expiring:
     _table(overview["expiring"], ["expires_at", "type", "content", "why", "value"])
 with tab_archived:
     _table(overview["archived"], ["archived_at", "purge_at", "type", "content", "why"])
+with tab_episodes:
+    st.caption(
+        "Every message is kept as an episode. Episodes never fade; above their cap the least recently recalled are "
+        "archived, and each session's archived episodes are folded into one summary in the speakers' own words, "
+        "which recall finds like any memory."
+    )
+    _table(overview["folded"], ["said_on", "folded_at", "episodes", "content"])
 with tab_compact:
     merges = svc.compact(user, dry_run=True).to_dict()
     _table(merges["merges"], ["content", "reason", "source_ids"])

@@ -43,7 +43,7 @@ from memory.storage.models import (
 )
 from memory.text.language import has_cjk
 from memory.text.sentences import clause, sentences
-from memory.vocab import MemoryType
+from memory.vocab import WORDS_TYPES
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -109,12 +109,13 @@ def close_job(store: Database, user_key: str) -> None:
 
 
 def episodes_of(store: Database, user_key: str, message_ids: Iterable[int]) -> list[str]:
-    """The ids of the user's episodes kept of these messages (what was said goes with the message)."""
+    """The ids of the user's episodes kept of these messages, and of the summaries folded from them (what was
+    said goes with the message)."""
     wanted = {int(i) for i in message_ids}
     if not wanted:
         return []
     query = select(Memory.id, Memory.source_message_ids).where(
-        Memory.user_key == user_key, Memory.type == MemoryType.EPISODE
+        Memory.user_key == user_key, col(Memory.type).in_(WORDS_TYPES)
     )
     with store.db() as db:
         rows = db.exec(query).all()
@@ -123,12 +124,12 @@ def episodes_of(store: Database, user_key: str, message_ids: Iterable[int]) -> l
 
 def orphaned_sources(store: Database, memory: Memory) -> list[int]:
     """The source messages of ``memory`` that no other memory of the semantic layer was learnt from (their
-    episodes do not count: they go with the message)."""
+    episodes and folded summaries do not count: they go with the message)."""
     ids = [int(i) for i in (memory.source_message_ids or []) if isinstance(i, int) or str(i).isdigit()]
     if not ids:
         return []
     query = select(Memory.source_message_ids).where(
-        Memory.user_key == memory.user_key, Memory.type != MemoryType.EPISODE, Memory.id != memory.id
+        Memory.user_key == memory.user_key, col(Memory.type).not_in(WORDS_TYPES), Memory.id != memory.id
     )
     with store.db() as db:
         still = {int(i) for row in db.exec(query).all() for i in row or [] if str(i).isdigit()}

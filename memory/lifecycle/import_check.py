@@ -65,7 +65,10 @@ REFS: dict[str, dict[str, str]] = {
 #: ``*_id`` columns that are not references to a row (checked as values)
 NOT_REFS = {"external_id", "agent_id"}
 #: memory ids inside JSON values (remapped when in the file, dropped otherwise)
-_JSON_MEMORY_IDS = {("memory", "meta"): ("merged_from",), ("memoryevent", "detail"): ("merged_from", "superseded_by")}
+_JSON_MEMORY_IDS = {
+    ("memory", "meta"): ("merged_from", "folded_from", "episode_id"),
+    ("memoryevent", "detail"): ("merged_from", "superseded_by"),
+}
 #: JSON maps whose values are memory ids (remapped when in the file, dropped otherwise)
 JSON_MEMORY_MAPS = {("profilefield", "memory_ids")}
 #: closed vocabularies: {(table, column): allowed values}

@@ -14,7 +14,9 @@ A memory that only grows becomes noise, so every rule here is explicit, configur
   3. *cap*: more than ``max_active_memories`` active memories left → the lowest-value ones are archived first
      (ties: least recently used, then oldest). Episodes (what was said) have a cap of their own,
      ``max_active_episodes``, beyond which the least recently recalled go first, and never fade by value: an old
-     conversation stays recallable, and the session's summaries and bridges outlive an archived episode.
+     conversation stays recallable, and the session's summaries and bridges outlive an archived episode. The
+     episodes a run archives this way are folded into one summary memory per session, in their own words
+     (:mod:`memory.lifecycle.fold`).
   4. *retention*: archived more than ``archive_retention_days`` ago (``updated_at`` of the archived row) → purged
      for good (row, its write log and retrieval hits; a content-free ``PURGE`` event records why).
   Archiving removes the vector from LanceDB; SQL keeps the row, so an archived memory can still be read and restored.
@@ -40,6 +42,7 @@ from sqlalchemy import String, select, type_coerce
 from sqlmodel import SQLModel, col
 
 from memory.config import Settings
+from memory.lifecycle.fold import FOLDED, Folded, fold, folded_summaries
 from memory.storage.models import Memory, MemoryEvent, utcnow
 from memory.vocab import Actor, EventOp, MemoryStatus, MemoryType
 from memory.write import status
@@ -201,6 +204,7 @@ class ForgetReport:
     now: datetime
     dry_run: bool
     actions: list[Action] = field(default_factory=list)
+    folded: list[Folded] = field(default_factory=list)  # summaries written for the episodes archived by the cap
 
     def count(self, action: str) -> int:
         return sum(a.action == action for a in self.actions)
@@ -216,6 +220,7 @@ class ForgetReport:
             "deleted": self.count("delete"),
             "by_rule": dict(by_rule),
             "actions": [a.to_dict() for a in self.actions],
+            "folded": [f.to_dict() for f in self.folded],
         }
 
 
@@ -282,7 +287,8 @@ def _episodes_over_cap(episodes: list[MemInfo], s: Settings) -> list[Action]:
         return []
     episodes = sorted(episodes, key=lambda m: (m.last_accessed_at or m.created_at, m.created_at, m.id))
     cap = f"over the cap of {s.max_active_episodes} active episodes (MEMLENS_MAX_ACTIVE_EPISODES)"
-    return [_act(m, "archive", "cap", f"{cap}; among the {over} least recently recalled", 0.0) for m in episodes[:over]]
+    why = f"{cap}; among the {over} least recently recalled; {FOLDED}"
+    return [_act(m, "archive", "cap", why, 0.0) for m in episodes[:over]]
 
 
 def forget(
@@ -307,6 +313,8 @@ def forget(
             details={a.memory_id: {"rule": a.rule, "value": a.value} for a in archive},
             now=now,
         )
+        capped = [a.memory_id for a in archive if a.type == MemoryType.EPISODE and a.rule == "cap"]
+        report.folded = fold(store, capped)
         gone = [a for a in report.actions if a.action == "delete"]
         status.purge(
             store, [a.memory_id for a in gone], reasons={a.memory_id: a.reason for a in gone}, now=now, actor=who
@@ -362,6 +370,9 @@ def overview(store: Storage, *, user_key: str, now: datetime | None = None, limi
             for m in archived
         ],
         "expiring": expiring[:limit],
-        "active": sum(m.status == MemoryStatus.ACTIVE for m in rows),
+        "active": sum(m.status == MemoryStatus.ACTIVE and m.type != MemoryType.EPISODE for m in rows),
         "cap": s.max_active_memories,
+        "active_episodes": sum(m.status == MemoryStatus.ACTIVE and m.type == MemoryType.EPISODE for m in rows),
+        "episode_cap": s.max_active_episodes,
+        "folded": folded_summaries(store, user_key, limit),
     }
