@@ -44,7 +44,10 @@ counts, by_type = all_counts["status"], all_counts["type"]
 episodes = by_type.get(MemoryType.EPISODE, 0)
 m = st.columns(6)
 m[0].metric(
-    "Facts & preferences", sum(by_type.values()) - episodes, border=True, help="Active, read from what was said"
+    "Facts & preferences",
+    sum(by_type.values()) - episodes,
+    border=True,
+    help="Active, read from what was said (facts, preferences, events, and summaries folded from old episodes)",
 )
 m[1].metric("Episodes", episodes, border=True, help="Active: every message kept as said, with its speaker and time")
 m[2].metric("Superseded", counts.get("superseded", 0), border=True)
