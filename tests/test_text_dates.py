@@ -136,3 +136,42 @@ def test_every_weekday_as_the_message_day(message_day):
             assert resolve(last, now).when.date() < now.date() < resolve(nxt, now).when.date(), (now, last, nxt)
         assert resolve(f"on {EN_DAYS[x]}", now, prefer="past").when.date() < now.date()
         assert resolve(f"on {EN_DAYS[x]}", now).when.date() >= now.date()
+
+
+@pytest.mark.parametrize(
+    ("said", "stamped", "read_back_en", "read_back_zh"),
+    [
+        ("I plan to change jobs this year.", "(this year, 2026)", "2026", None),
+        ("我打算今年换工作。", "（今年，2026）", None, "2026年"),
+        ("Next month I start a new job.", "(2026-04)", None, None),
+        ("I'm flying to Tokyo next Friday.", "(next Friday, 2026-03-13)", "13 March 2026", None),
+    ],
+)
+def test_a_date_is_stamped_no_finer_than_it_was_said(said, stamped, read_back_en, read_back_zh):
+    """ "This year" is a year, not the month it was said in: the memory, its restamp and its reading agree."""
+    from memory.text.dates import restamp
+    from memory.text.voice import you
+    from memory.write.extract.extractor import extract
+
+    at = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    (memory,) = [c for c in extract(said, at=at) if c.event_time is not None]
+    assert stamped in memory.content
+    again, _ = restamp(memory.content, at)
+    assert again == memory.content  # resolved again on the day it was said: the same stamp
+    if read_back_en:
+        assert f"({read_back_en})" in you(memory.content, "en")
+    if read_back_zh:
+        assert f"（{read_back_zh}）" in you(memory.content, "zh")
+
+
+def test_resolve_gives_year_month_and_day_granularity():
+    base = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    stamps = {p: resolve(p, base).stamp for p in ("this year", "明年", "next month", "下个月", "tomorrow", "明天")}
+    assert stamps == {
+        "this year": "2026",
+        "明年": "2027",
+        "next month": "2026-04",
+        "下个月": "2026-04",
+        "tomorrow": "2026-03-03",
+        "明天": "2026-03-03",
+    }

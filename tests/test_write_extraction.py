@@ -7,6 +7,8 @@ frozen held-out part (split="frozen") is reported by the bench, never tuned on.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from bench.extraction_quality import AT, lang_of, load, score
@@ -71,3 +73,17 @@ def test_dates_resolve_against_the_message_time():
     (zh,) = extract_rules("我下周五有个面试。", at=AT)
     assert en.type == zh.type == "event"
     assert en.event_time.date().isoformat() == zh.event_time.date().isoformat() == "2025-05-09"
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("I'm moving to Berlin next year.", "User plans to move to Berlin (next year, 2027)."),
+        ("I'm flying to Tokyo next week.", "User plans to fly to Tokyo (next week, 2026-03-09)."),
+        ("I'm leaving for Paris tomorrow.", "User plans to leave for Paris (tomorrow, 2026-03-03)."),
+    ],
+)
+def test_a_plan_told_by_its_motion_keeps_the_verb(said, kept):
+    """ "I'm moving to Berlin" gave "User plans to Berlin": the motion verb is the plan."""
+    at = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    assert kept in [c.content for c in extract_rules(said, at=at)]

@@ -99,6 +99,16 @@ class DateMatch:
     when: datetime
     granularity: str = "day"
 
+    @property
+    def stamp(self) -> str:
+        """The date as a memory's text carries it, no finer than the phrase means: "next Friday" → 2026-03-13,
+        "next month" → 2026-04, "this year" → 2026 (never a month the speaker did not say)."""
+        return f"{self.when:{STAMP_FORMATS[self.granularity]}}"
+
+
+#: how a resolved date is written into a memory's text, by granularity
+STAMP_FORMATS = {"day": "%Y-%m-%d", "month": "%Y-%m", "year": "%Y"}
+
 
 def _week_start(base: datetime) -> datetime:
     return base - timedelta(days=base.weekday())
@@ -300,9 +310,10 @@ def resolve(text: str, now: datetime, *, prefer: Prefer = None) -> DateMatch | N
     return found[0] if found else None
 
 
-#: the date a memory's content carries: "(next month, 2026-12)" / "（下个月，2026-12）", as the extractor writes it
+#: the date a memory's content carries: "(next month, 2026-12)" / "（下个月，2026-12）" / "(this year, 2026)", as the
+#: extractor writes it
 _STAMPED = re.compile(
-    r"(?P<open>[(（])(?P<phrase>[^()（），,]+)(?P<sep>, |，)(?P<day>\d{4}-\d{2}(?:-\d{2})?)(?P<close>[)）])"
+    r"(?P<open>[(（])(?P<phrase>[^()（），,]+)(?P<sep>, |，)(?P<day>\d{4}(?:-\d{2}(?:-\d{2})?)?)(?P<close>[)）])"
 )
 
 
@@ -314,6 +325,5 @@ def restamp(content: str, said_at: datetime, *, prefer: Prefer = None) -> tuple[
     found = resolve(m.group("phrase"), said_at, prefer=prefer) if m else None
     if m is None or found is None:
         return content, None
-    day = f"{found.when:%Y-%m}" if found.granularity != "day" else f"{found.when:%Y-%m-%d}"
-    stamped = f"{m.group('open')}{m.group('phrase')}{m.group('sep')}{day}{m.group('close')}"
+    stamped = f"{m.group('open')}{m.group('phrase')}{m.group('sep')}{found.stamp}{m.group('close')}"
     return content[: m.start()] + stamped + content[m.end() :], found.when

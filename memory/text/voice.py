@@ -21,14 +21,17 @@ _STYLE_ZH = {"concise": "简洁", "detailed": "详细", "no emoji": "不带表�
 _LANG_ZH = {"Chinese": "中文", "English": "英文", "Japanese": "日语", "French": "法语", "Spanish": "西班牙语"}
 
 
-_DATED = re.compile(r"\([^()]*?,\s*(\d{4})-(\d{2})(?:-(\d{2}))?\)")
-_DATED_ZH = re.compile(r"（[^（）]*?，(\d{4})-(\d{2})(?:-(\d{2}))?）")
+_DATED = re.compile(r"\([^()]*?,\s*(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?\)")
+_DATED_ZH = re.compile(r"（[^（）]*?，(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?）")
 
 
 def _day(m: re.Match, lang: str) -> str:
     """A stored '(next Friday, 2025-05-09)' read back as a date that stays true: '9 May 2025' / '2025年5月9日';
-    a month-level one ('(next month, 2027-01)') as 'January 2027' / '2027年1月'."""
-    when = datetime(int(m.group(1)), int(m.group(2)), int(m.group(3) or 1))
+    a month-level one ('(next month, 2027-01)') as 'January 2027' / '2027年1月', a year ('(this year, 2026)') as
+    '2026' / '2026年'."""
+    when = datetime(int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1))
+    if m.group(2) is None:
+        return f"{when.year}年" if lang == "zh" else f"{when.year}"
     if m.group(3) is None:
         return f"{when.year}年{when.month}月" if lang == "zh" else f"{when:%B %Y}"
     return f"{when.year}年{when.month}月{when.day}日" if lang == "zh" else f"{when.day} {when:%B %Y}"

@@ -26,6 +26,17 @@ _MOVE = re.compile(
     r"(?:move|moving|relocate|relocating) to ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"
     r"|搬(?:到|去)([\u4e00-\u9fff]{2,3})"
 )
+#: a plan told by its motion ("I'm moving to Berlin", "flying to Tokyo"): the verb stays in the memory, in base form
+_MOTION = re.compile(r"\b(moving|flying|travell?ing|heading|leaving|relocating)\s+(to|for)\s+$", re.IGNORECASE)
+_MOTION_BASE = {
+    "moving": "move",
+    "flying": "fly",
+    "traveling": "travel",
+    "travelling": "travel",
+    "heading": "head",
+    "leaving": "leave",
+    "relocating": "relocate",
+}
 _EVENT_EN = re.compile(
     r"\bi (?:just |finally |recently |already |also )?(?P<obj>(?:ran|went|had|got|started|finished|visited|met|bought|"
     r"saw|quit|graduated|joined|left|lost|won|flew|travell?ed|attended|completed|signed|adopted|took|did|broke|"
@@ -66,6 +77,8 @@ def _emit(
         obj = _strip_date(m.group("obj").strip(), found, lang)
         if lang == "en":
             obj = re.sub(r"^(?:to|go to)\s+|\s+(?:anymore|any more)$", "", obj).strip()
+            if kind == "plan" and (motion := _MOTION.search(m.group(0)[: m.start("obj") - m.start()])):
+                obj = f"{_MOTION_BASE[motion.group(1).lower()]} {motion.group(2).lower()} {obj}"  # "moving to Berlin"
         else:
             obj = re.sub(r"^(?:刚刚|刚|已经)|了$", "", obj) if kind == "event" else obj
         if len(obj) < 2 or (lang == "en" and re.fullmatch(r"(?:did|had|got|went|took|saw|made)", obj, re.I)):
@@ -86,7 +99,7 @@ def _strip_date(obj: str, found: DateMatch | None, lang: str) -> str:
 def _candidate(kind: str, obj: str, found: DateMatch | None, lang: str, evidence: str) -> Candidate:
     art = "an" if obj[:1].lower() in "aeiou" else "a"
     when = found.when if found else None
-    day = (f"{when:%Y-%m}" if found.granularity != "day" else f"{when:%Y-%m-%d}") if found and when else ""
+    day = found.stamp if found else ""
     if lang == "zh":
         date_txt = f"（{found.phrase}，{day}）" if found else ""
         content = _PLAN_ZH[kind].format(obj=obj) + date_txt + "。"

@@ -565,7 +565,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         rel = _RELATIVE.search(third)
         content = third[: rel.start()] + moved + third[rel.start() :] if rel else third + moved
     if when:
-        day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
+        day = when.stamp
         content += f" ({day})" if when.phrase.lower() in content.lower() else f" ({when.phrase}, {day})"
     if more:
         content += (", " if _APPOSITIVE.match(more) else "; ") + more
@@ -626,7 +626,7 @@ def _zh(sentence: str, at: datetime) -> Candidate | None:
             return None
     when = None if HABIT.search(s) else resolve(s, at, prefer="past")
     if when:
-        day = f"{when.when:%Y-%m-%d}" if when.granularity == "day" else f"{when.when:%Y-%m}"
+        day = when.stamp
         content += f"（{when.phrase}，{day}）"
     c = make(
         "fact",
