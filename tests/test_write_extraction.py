@@ -87,3 +87,18 @@ def test_a_plan_told_by_its_motion_keeps_the_verb(said, kept):
     """ "I'm moving to Berlin" gave "User plans to Berlin": the motion verb is the plan."""
     at = datetime(2026, 3, 2, 9, tzinfo=UTC)
     assert kept in [c.content for c in extract_rules(said, at=at)]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("We're heading to the coast on Saturday.", "(2026-03-07)"),  # ahead: the coming Saturday
+        ("We went to the coast on Saturday.", "(2026-02-28)"),  # done: the last one
+        ("周六我们要去海边。", "2026-03-07"),
+        ("周六我们去了海边，玩得很开心。", "2026-02-28"),
+    ],
+)
+def test_a_bare_weekday_points_the_way_the_statement_does(said, kept):
+    """Said on Monday 2 March 2026: "on Saturday" in a plan is the coming one, in a story the one gone."""
+    at = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    assert any(kept in c.content for c in extract_rules(said, at=at)), [c.content for c in extract_rules(said, at=at)]

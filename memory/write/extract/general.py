@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from memory.text.dates import resolve
+from memory.text.dates import Prefer, resolve
 from memory.text.language import CJK
 from memory.write.extract.base import Candidate, make
 
@@ -240,6 +240,20 @@ HABIT = re.compile(
     r"|每(?:个|一)?(?:天|周|星期|月|年|晚|早)",
     re.IGNORECASE,
 )
+#: a statement about what is coming ("we're heading to the coast on Saturday", "周六我们要去海边"): its bare dates
+#: ("on Saturday") are the next ones, not the last ones gone
+_AHEAD = re.compile(
+    r"\b(?:will|going to|gonna|plan(?:ning)? to|(?:am|are|is) \w+ing)\b|(?:'|’)(?:ll|m \w+ing|re \w+ing)\b"
+    r"|要|打算|准备|将要|计划",
+    re.IGNORECASE,
+)
+
+
+def _tense(clause: str) -> Prefer:
+    """Which way a bare date in a self-disclosure points: ahead for a plan, else back (most of what people tell
+    about themselves has happened)."""
+    return None if _AHEAD.search(clause) else "past"
+
 
 # -- which sentences are self-disclosures --------------------------------------------------------------------
 _OPENER_EN = re.compile(
@@ -558,7 +572,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         return None
     third = later_person(third)  # anything the subject rewrite left ("by sharing our stories")
     third = third[:1].upper() + third[1:]
-    when = None if HABIT.search(body) else resolve(lead + " " + body if lead else body, at, prefer="past")
+    when = None if HABIT.search(body) else resolve(lead + " " + body if lead else body, at, prefer=_tense(body))
     content = third
     if lead:  # behind the clause it dates, not behind the next one: "… climbing last month, which they …"
         moved = " " + lead[:1].lower() + lead[1:]
@@ -624,7 +638,7 @@ def _zh(sentence: str, at: datetime) -> Candidate | None:
         content = content[lead.end() :] if lead else content
         if not content.startswith("用户"):
             return None
-    when = None if HABIT.search(s) else resolve(s, at, prefer="past")
+    when = None if HABIT.search(s) else resolve(s, at, prefer=_tense(s))
     if when:
         day = when.stamp
         content += f"（{when.phrase}，{day}）"
