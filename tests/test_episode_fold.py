@@ -124,3 +124,7 @@ def test_export_and_import_carry_a_summary_with_its_episodes_remapped(capped):
     episodes = {m.id for m in kept if m.type == MemoryType.EPISODE and m.status == MemoryStatus.ARCHIVED}
     assert len(summaries) == 2 and {i for m in summaries for i in m.meta["folded_from"]} == episodes
     assert all(m.id in capped.storage.index.ids() for m in summaries)  # recallable in the copy too
+    # a fact names the episode it was read from by the new id too (it kept the file's id, naming nothing, before)
+    facts = [m for m in capped.list_memories(copy) if m.meta.get("episode_id")]
+    all_episodes = {m.id for m in kept if m.type == MemoryType.EPISODE}
+    assert facts and all(m.meta["episode_id"] in all_episodes for m in facts)
