@@ -66,6 +66,9 @@ class Item:
     turn_id: int | None = None
     keep_unparsed: bool = False
     infer: bool = True  # read facts from it; False: kept as episodes only (mem0's infer=False, the agent's reply)
+    #: the other speaker's message just before (the agent's reply the user answers): short answers and pronouns are
+    #: read with it; None = read the message alone
+    previous: str | None = None
     report: WriteReport | None = None
     text: str = ""
     cands: list[Candidate] = field(default_factory=list)
@@ -94,13 +97,14 @@ def prepare(item: Item, model: BaseChatModel | None = None, *, max_chars: int | 
         item.report = WriteReport(message.id, message.role, False, "a long text: kept as episodes, not read for facts")
         item.skip = f"not remembered as facts: {len(text):,} characters, over MEMLENS_MAX_MESSAGE_CHARS"
         return item
-    worth, reason = classify(text, message.role)
+    previous = mask_pii(item.previous) if item.previous else None
+    worth, reason = classify(text, message.role, previous)
     item.report = report = WriteReport(message.id, message.role, worth, reason)
     if not worth:
         item.skip = f"not remembered: {reason}"
     else:
         at = message.created_at or utcnow()
-        item.cands = mask_candidates(extract(text, role=message.role, at=_aware(at), model=model))
+        item.cands = mask_candidates(extract(text, role=message.role, at=_aware(at), model=model, previous=previous))
         if not item.cands and item.keep_unparsed and message.role == "user":
             item.cands = [_verbatim(text)]
         if not item.cands:
