@@ -238,11 +238,14 @@ _YES_ZH = re.compile(r"^(?:是的?|对|嗯|当然|没错|有|会|喜欢|去过|�
 _NO_ZH = re.compile(r"^(?:不|没有?|还没)")
 
 
+_ENDS_ASKING = re.compile(r"[?？吗呢嘛]")
+
+
 def answered_question(previous: str | None) -> str | None:
     """The question the other speaker's message ends with (its last sentence), or None."""
-    if not previous:
+    if not previous or not _ENDS_ASKING.search(previous[-8:]):
         return None
-    said = sentences(previous)
+    said = sentences(previous[-400:])
     if not said or not is_question(said[-1]):
         return None
     return said[-1].strip()
@@ -254,15 +257,19 @@ def in_context(said: list[str], previous: str | None) -> list[tuple[str, str]]:
     out = [(s, s) for s in said]
     if not previous or not said:
         return out
-    question = answered_question(previous)
+    question = answered_question(previous) if len(said[0]) <= _SHORT else None
     if question:
         first = said[0]
         read = _answer_zh(first, question) if has_cjk(first) else _answer_en(first, question)
         if read:
             out[0] = (read, first)
-    if not has_cjk(previous):
+    if " it" in " ".join(said) and not has_cjk(previous):
         _resolve_it(out, previous)
     return out
+
+
+#: an answer the question completes is short: a fragment, a bare yes or no ("Yeah, I love to, Caroline!")
+_SHORT = 80
 
 
 # -- English ---------------------------------------------------------------------------------------------------
@@ -384,20 +391,21 @@ _OBJECT_IT = re.compile(r"\b(?P<before>[a-z]+)\s+it\b(?!'s|\s+(?:is|was|has|will
 
 
 def _resolve_it(out: list[tuple[str, str]], previous: str) -> None:
-    """'it' as the object of the user's first statements, when the message before names one thing: that thing."""
-    things = [(m.group("det"), _thing(m.group("np"))) for m in _THING.finditer(" ".join(sentences(previous)[-2:]))]
-    named = [(det, np) for det, np in things if np]
-    if not named:
-        return
-    det, np = named[-1]  # the nearest
-    thing = f"{'my' if det.lower() == 'your' else 'the'} {np}"
+    """'it' as the object of the user's first statement, when the message before names one thing: that thing."""
     for i, (read, said) in enumerate(out):
         if is_question(said) or has_cjk(said) or not _FIRST_STATEMENT.search(read):
             continue  # "Thanks, Mel!", "Wow!": the user's first statement is further on
         it = next((x for x in _OBJECT_IT.finditer(read) if _an_object(x, read)), None)
-        if it and not _NAMES_A_THING.search(read[: it.start()]):
+        if it is None or _NAMES_A_THING.search(read[: it.start()]):
+            return  # only the first statement: later ones may point at what the user named themself
+        recent = " ".join(sentences(previous[-400:])[-2:])
+        named = [(m.group("det"), _thing(m.group("np"))) for m in _THING.finditer(recent)]
+        things = [(det, np) for det, np in named if np]
+        if things:
+            det, np = things[-1]  # the nearest
+            thing = f"{'my' if det.lower() == 'your' else 'the'} {np}"
             out[i] = (read[: it.start()] + it.group("before") + " " + thing + read[it.end() :], said)
-        return  # only the first statement: later ones may point at what the user named themself
+        return
 
 
 def _an_object(m: re.Match[str], read: str) -> bool:

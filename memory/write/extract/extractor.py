@@ -64,8 +64,13 @@ def classify(text: str, role: str = "user", previous: str | None = None) -> tupl
         return False, f"{role} messages are not a source of user memories"
     if len(stripped) < 2:
         return False, "too short to hold a fact"
-    if role == "user" and answered_question(previous) and _answers(stripped, previous):
-        return True, "answers the message before"
+    worth, reason = _gate(stripped, role)
+    if not worth and role == "user" and answered_question(previous) and _answers(stripped, previous):
+        return True, "answers the message before"  # "Since I was twelve" after "How long have you been drawing?"
+    return worth, reason
+
+
+def _gate(stripped: str, role: str) -> tuple[bool, str]:
     if _SMALL_TALK.match(stripped):
         return False, "small talk"
     if (
