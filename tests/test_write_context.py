@@ -117,3 +117,12 @@ def test_a_batch_reads_each_message_after_the_one_before(svc):
     reports = svc.write_from_messages(user, chat, said, infer=[False, True, False, True])
     assert [o["content"] for o in reports[1].added] == ["用户喜欢爬山。"]
     assert [o["content"] for o in reports[3].added][0].startswith("User finished the quilt")
+
+
+def test_the_answer_may_come_after_a_thank_you_but_not_after_a_statement():
+    previous = "The colours are gorgeous. Do you like painting landscapes?"
+    got = _read("Thanks, Sam! Glad you like it. Yeah, I love to.", previous)
+    assert ("User likes painting landscapes.", "Yeah, I love to.") in got
+    # after a statement of the user's own, a later "Yes." answers nothing we can tell
+    assert _read("I paint every Sunday. Yes.", previous) == _read("I paint every Sunday. Yes.", None)
+    assert [c for c, _ in _read("谢谢！喜欢！", "你喜欢画风景吗？")] == ["用户喜欢画风景。"]

@@ -257,17 +257,22 @@ def in_context(said: list[str], previous: str | None) -> list[tuple[str, str]]:
     out = [(s, s) for s in said]
     if not previous or not said:
         return out
-    question = answered_question(previous) if len(said[0]) <= _SHORT else None
-    if question:
-        first = said[0]
+    question = answered_question(previous) if any(len(s) <= _SHORT for s in said[:_LEAD]) else None
+    for i, first in enumerate(said[:_LEAD] if question else []):
+        # the answer may come after a thank-you ("Thanks, Caroline! Glad you like it. Yeah, I love to.")
         read = _answer_zh(first, question) if has_cjk(first) else _answer_en(first, question)
         if read:
-            out[0] = (read, first)
+            out[i] = (read, first)
+            break
+        if _FIRST_STATEMENT.search(first) or "我" in first:
+            break  # a statement of the user's own: what follows is not the answer
     if " it" in " ".join(said) and not has_cjk(previous):
         _resolve_it(out, previous)
     return out
 
 
+#: how far into the user's message an answer may come: after a thank-you and a reaction at most
+_LEAD = 3
 #: an answer the question completes is short: a fragment, a bare yes or no ("Yeah, I love to, Caroline!")
 _SHORT = 80
 
@@ -301,7 +306,9 @@ def _statement(aux: str, rest: str, negated: bool = False) -> str | None:
     return f"I {aux} {rest}"
 
 
-def _answer_en(first: str, question: str) -> str | None:
+def _answer_en(first: str, question: str | None) -> str | None:
+    if question is None or len(first) > _SHORT:
+        return None
     q = clause(question)
     if re.search(r"\bor\b", q, re.IGNORECASE):
         return None  # "For walking or running?": the answer picks, the rules cannot say which
@@ -426,7 +433,9 @@ def _thing(np: str) -> str | None:
 
 
 # -- Chinese ---------------------------------------------------------------------------------------------------
-def _answer_zh(first: str, question: str) -> str | None:
+def _answer_zh(first: str, question: str | None) -> str | None:
+    if question is None or len(first) > _SHORT:
+        return None
     q = clause(question)
     ans = clause(first).strip("，,！!~～ ")
     if not ans or len(ans) > 12 or "我" in ans or "你" in ans:
