@@ -126,3 +126,31 @@ def test_the_answer_may_come_after_a_thank_you_but_not_after_a_statement():
     # after a statement of the user's own, a later "Yes." answers nothing we can tell
     assert _read("I paint every Sunday. Yes.", previous) == _read("I paint every Sunday. Yes.", None)
     assert [c for c, _ in _read("谢谢！喜欢！", "你喜欢画风景吗？")] == ["用户喜欢画风景。"]
+
+
+@pytest.mark.parametrize(
+    ("previous", "said", "memory"),
+    [
+        # what only a question says goes: "ever", "any"
+        ("Have you ever played in a band?", "Yeah!", "User has played in a band."),
+        ("Do you have any big plans for the garden?", "Yes, I do.", "User has big plans for the garden."),
+        # the asker's own words are not the user's; a request is not a fact
+        ("Do you have any tips for someone like me who wants to start running?", "Definitely!", None),
+        ("Can you tell me more about the trip?", "Nope!", None),
+        ("Have you been there?", "Yes!", None),
+    ],
+)
+def test_a_yes_or_no_states_only_what_the_question_says_of_the_user(previous, said, memory):
+    got = [c for c, _ in _read(said, previous)]
+    assert got == ([memory] if memory else [])
+
+
+def test_it_is_resolved_only_when_the_user_answers_a_question_about_a_named_thing():
+    # the message before asks nothing: 'it' may be anything said there
+    statement = "Then I chill the mix in the fridge overnight."
+    assert "fridge" not in " ".join(c for c, _ in _read("I'm going to try making it tonight!", statement))
+    got = [c for c, _ in _read("I visited it last spring.", "I love old churches. Have you seen the Sagrada Familia?")]
+    assert got[0].startswith("User visited the Sagrada Familia")  # a name keeps its capitals
+    assert "make the garden" not in " ".join(
+        c for c, _ in _read("Pollen makes it so I can't stay out long.", "How's the garden?")
+    )

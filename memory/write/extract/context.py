@@ -45,7 +45,7 @@ _BARE = re.compile(
 )
 #: "Do you like …?", "Have you tried …?", "Are you still …?", "Did you make …?": 'you' is the subject
 _YES_NO_EN = re.compile(
-    r"^(?:(?:so|and|but|oh|hey|wow)[\s,]+)?(?P<aux>do|did|have|are|were|can|will)\s+you\s+(?P<rest>[^?]{3,80})\?*$",
+    r"^(?:(?:so|and|but|oh|hey|wow)[\s,]+)?(?P<aux>do|did|have|are|were)\s+you\s+(?P<rest>[^?]{3,80})\?*$",
     re.IGNORECASE,
 )
 _WH_EN = re.compile(
@@ -112,7 +112,11 @@ _BE_FIRST = {"are": "am", "were": "was"}
 _NEG = {"do": "don't", "did": "didn't", "have": "haven't", "are": "am not", "were": "wasn't", "can": "can't"}
 _NEG["will"] = "won't"
 _TIME_NAMED = re.compile(r"\b(?:these days|this (?:week|weekend|month|year|summer|morning|evening|time))\b", re.I)
-_PRONOUN_THING = re.compile(r"\b(?:it|this|that|them|these|those|one)\b", re.IGNORECASE)
+_PRONOUN_THING = re.compile(r"\b(?:it|this|that|them|these|those|one|there)\b", re.IGNORECASE)
+#: the asker in their own question ("… for someone like me", "… you can show me"): not turned into the user's words
+_ASKER = re.compile(r"\b(?:I|me|my|mine|myself|you|yourself)\b", re.IGNORECASE)
+#: what only a question says: "ever", "any"
+_ASKING = re.compile(r"\b(?:ever|any)\s+", re.IGNORECASE)
 #: a thing named in the message before: "the book", "that plate", "your new bike"
 _THING = re.compile(
     r"\b(?P<det>the|that|this|your)\s+(?P<np>(?:[a-z]+\s+){0,2}?[a-z]{3,})(?=\s*[?!.,]|\s*$|\s+(?:is|are|was|were|"
@@ -288,9 +292,13 @@ def _you_to_me(text: str) -> str:
 def _statement(aux: str, rest: str, negated: bool = False) -> str | None:
     """'do' + 'like painting animals' → 'I like painting animals' (the question's words, the user's voice)."""
     aux = aux.lower()
-    rest = _you_to_me(rest.strip().rstrip("?").strip())
+    rest = rest.strip().rstrip("?").strip()
     if not rest or _PRONOUN_THING.search(_TIME_NAMED.sub("", rest)):
         return None  # "Did you make it?": what 'it' is lives elsewhere (resolved, if at all, in the answer)
+    if _ASKER.search(rest):
+        return None  # "… someone like me", "… recipes you can show me": the asker's words, not the user's
+    rest = _ASKING.sub("", rest).strip()  # "Have you ever been …" → "I have been …", "any big goals" → "big goals"
+    rest = _you_to_me(rest)
     if negated:
         return f"I {_NEG[aux]} {rest}"
     if aux == "do":
@@ -391,7 +399,7 @@ _NOT_AFTER = frozenset(
 #: "make it work", "made it to the finals", "do it": 'it' is no thing there
 _IDIOM_AFTER = re.compile(
     r"\s*(?:$|[.!,;:-]|(?:work|happen|a|an|to|through|big|out|there|up|worth|easier|better|harder|right|home|"
-    r"official|count)\b)",
+    r"official|count|so)\b)",
     re.IGNORECASE,
 )
 _OBJECT_IT = re.compile(r"\b(?P<before>[a-z]+)\s+it\b(?!'s|\s+(?:is|was|has|will|would))", re.IGNORECASE)
@@ -405,7 +413,9 @@ def _resolve_it(out: list[tuple[str, str]], previous: str) -> None:
         it = next((x for x in _OBJECT_IT.finditer(read) if _an_object(x, read)), None)
         if it is None or _NAMES_A_THING.search(read[: it.start()]):
             return  # only the first statement: later ones may point at what the user named themself
-        recent = " ".join(sentences(previous[-400:])[-2:])
+        if answered_question(previous) is None:
+            return  # the user answers nothing: 'it' may be anything said before ("… froze it in the fridge.")
+        recent = " ".join(sentences(previous[-400:])[-2:])  # the question and the sentence before it
         named = [(m.group("det"), _thing(m.group("np"))) for m in _THING.finditer(recent)]
         things = [(det, np) for det, np in named if np]
         if things:
@@ -425,11 +435,11 @@ def _an_object(m: re.Match[str], read: str) -> bool:
 def _thing(np: str) -> str | None:
     """The words of a named thing up to where it ends ("plate is awesome" → "plate"), or None (not a thing)."""
     words: list[str] = []
-    for w in np.lower().split():
-        if w in _NP_END or w.endswith("ly"):
+    for w in np.split():
+        if w.lower() in _NP_END or w.lower().endswith("ly"):
             break
         words.append(w)
-    return " ".join(words) if words and words[-1] not in _NOT_A_THING else None
+    return " ".join(words) if words and words[-1].lower() not in _NOT_A_THING else None
 
 
 # -- Chinese ---------------------------------------------------------------------------------------------------
