@@ -154,3 +154,22 @@ def test_it_is_resolved_only_when_the_user_answers_a_question_about_a_named_thin
     assert "make the garden" not in " ".join(
         c for c, _ in _read("Pollen makes it so I can't stay out long.", "How's the garden?")
     )
+
+
+def test_the_facts_benchmark_reads_a_turn_after_the_other_speakers_turn(e5):
+    """`memlens eval facts` gives each turn the other speaker's turn before it in the same session, as chat does."""
+    from memory.evaluation import facts
+
+    turns = [
+        facts.Turn("mini", "D1:1", "Ana", "Your sketches are lovely! How long have you been drawing?", AT),
+        facts.Turn("mini", "D1:2", "Ben", "Since I was twelve.", AT),
+        facts.Turn("mini", "D2:1", "Ana", "Since I was twelve.", AT),  # a new session: nothing before it answers
+    ]
+    obs = [facts.Observation("mini", "Ben", "Ben has been drawing since he was twelve.", frozenset({"D1:2"}))]
+    scored = facts.score_conversation(
+        facts.Conversation("mini", ("Ana", "Ben"), turns, obs),
+        e5,
+        lambda text, at, previous: facts.extract_turn(text, at, None, previous),
+    )
+    assert [m.content for m in scored.memories] == ["Ben has been drawing since they were twelve."]
+    assert scored.observations[0][1]

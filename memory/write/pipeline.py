@@ -4,9 +4,12 @@ decision logged with its reason.
 Masking runs on the message before extraction (the stored message is already masked by ``add_message``) and again
 on every candidate, so nothing unmasked is ever embedded. :func:`run` takes one message; ``memory.write.batch``
 takes many at once (one embedding call, one neighbour search, one SQL transaction, one index append) and plans them
-in order, so both make the same decisions. Cost for one message: one ``embed_passages`` call, one SQL read of the
-memories sharing a predicate, a vector search only when a similarity can matter, one transaction for the memory rows
-and the write log, one index append, one UPDATE marking the rows indexed, and the profile's compare-and-set writes.
+in order, so both make the same decisions. A user's message is read after the other speaker's message just before it
+in its session (``Item.previous``, one SQL read per session in the batch): a short answer is completed from the
+question it answers (memory.write.extract.context). Cost for one message: one ``embed_passages`` call, one SQL read
+of the memories sharing a predicate, a vector search only when a similarity can matter, one transaction for the memory
+rows and the write log, one index append, one UPDATE marking the rows indexed, and the profile's compare-and-set
+writes.
 """
 
 from __future__ import annotations
