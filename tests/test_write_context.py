@@ -173,3 +173,15 @@ def test_the_facts_benchmark_reads_a_turn_after_the_other_speakers_turn(e5):
     )
     assert [m.content for m in scored.memories] == ["Ben has been drawing since they were twelve."]
     assert scored.observations[0][1]
+
+
+def test_the_llm_extractor_is_given_the_message_answered_as_fenced_context():
+    from memory.prompts import DATA_OPEN, extraction_prompt
+
+    alone = extraction_prompt("I finished it.", role="user", at=AT, predicates=["fact"])
+    asked = extraction_prompt(
+        "I finished it.", role="user", at=AT, predicates=["fact"], previous="How's the quilt coming along?"
+    )
+    assert "quilt" not in alone and "extract nothing from it" in asked
+    # fenced as data, before the message, which stays the last fenced block
+    assert asked.index(DATA_OPEN) < asked.index("quilt") < asked.rindex(DATA_OPEN) < asked.index("I finished it.")

@@ -337,12 +337,13 @@ def extract(
     previous: str | None = None,
 ) -> list[Candidate]:
     """Rules offline; the LLM extractor when a chat model is given (rules if it fails). ``previous``: the other
-    speaker's message this one answers (the rules read short answers and pronouns with it)."""
+    speaker's message this one answers (the rules read short answers and pronouns with it; the model is given it as
+    fenced context)."""
     if model is not None:
         from memory.write.extract.llm import ExtractionFailed, extract_llm
 
         try:
-            return extract_llm(model, text, role=role, at=at)
+            return extract_llm(model, text, role=role, at=at, previous=previous if role == "user" else None)
         except ExtractionFailed:
             pass
     return extract_rules(text, role=role, at=at, previous=previous)
