@@ -326,12 +326,14 @@ def load(path: str | Path) -> list[Conversation]:
 
 
 # -- extraction through the user's path --------------------------------------------------------------------------
-def extract_turn(text: str, at: datetime, model: BaseChatModel | None = None) -> list[str]:
-    """The memories a user's chat turn with this text would propose (classify → mask → extract, no storage)."""
+def extract_turn(text: str, at: datetime, model: BaseChatModel | None = None, previous: str | None = None) -> list[str]:
+    """The memories a user's chat turn with this text would propose (classify → mask → extract, no storage), read
+    after ``previous``, the other speaker's turn before it (as a chat turn is read after the agent's reply)."""
     from memory.storage.models import Message
     from memory.write.pipeline import Item, prepare
 
-    item = prepare(Item(Message(session_id="eval", user_key="eval", role="user", content=text, created_at=at)), model)
+    message = Message(session_id="eval", user_key="eval", role="user", content=text, created_at=at)
+    item = prepare(Item(message, previous=previous), model)
     return [c.content for c in item.cands]
 
 
@@ -353,6 +355,11 @@ class Scored:
     seconds: float = 0.0
 
 
+def _answers(turn: Turn, before: Turn) -> bool:
+    """Whether ``turn`` follows the other speaker's ``before`` in the same session (LoCoMo ids: "D<session>:<n>")."""
+    return before.speaker != turn.speaker and before.dia_id.split(":")[0] == turn.dia_id.split(":")[0]
+
+
 def _agree(cos: float, shared: int) -> bool:
     return (shared >= MIN_SHARED and cos >= MIN_COSINE) or cos >= STRONG_COSINE
 
@@ -360,13 +367,16 @@ def _agree(cos: float, shared: int) -> bool:
 def score_conversation(
     conv: Conversation,
     embedder: Embedder,
-    extractor: Callable[[str, datetime], list[str]],
+    extractor: Callable[[str, datetime, str | None], list[str]],
 ) -> Scored:
     t0 = time.perf_counter()
     out = Scored(turns=len(conv.turns))
     by_turn: dict[str, list[Memory]] = {}
+    before: Turn | None = None
     for turn in conv.turns:
-        for raw in extractor(turn.text, turn.at):
+        previous = before.text if before and _answers(turn, before) else None
+        before = turn
+        for raw in extractor(turn.text, turn.at, previous):
             m = Memory(turn, as_speaker(raw, turn.speaker), raw, readability(raw))
             by_turn.setdefault(turn.dia_id, []).append(m)
             out.memories.append(m)
@@ -437,8 +447,8 @@ def run(
         if not convs:
             raise InvalidInput(f"no conversation named {sorted(wanted)} in {str(path)[:200]}")
 
-    def extractor(text: str, at: datetime) -> list[str]:
-        return extract_turn(text, at, model)
+    def extractor(text: str, at: datetime, previous: str | None) -> list[str]:
+        return extract_turn(text, at, model, previous)
 
     scored: dict[str, Scored] = {}
     for conv in convs:

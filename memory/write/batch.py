@@ -11,11 +11,12 @@ transaction, ONE index append. Only the profile is still written per message, in
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import or_, update
+from sqlalchemy import func, or_, update
 from sqlmodel import SQLModel, col, select
 
 from memory import validate
@@ -56,6 +57,7 @@ def write_items(
 ) -> list[WriteReport]:
     """Run the pipeline on claimed, stored messages (see module docstring); one report per item, in order."""
     t0 = time.perf_counter()
+    answered(store, items)
     for it in items:
         prepare(it, model, max_chars=store.settings.max_message_chars)
         it.episodes = episodes.build(store, user, agent_id, it.message, it.text)
@@ -108,6 +110,31 @@ def write_items(
             embed=round(embed_ms * share, 3), total=round((time.perf_counter() - t0) * 1000, 3), batch=len(items)
         )
     return [_prepared(it) for it in items]
+
+
+def answered(store: Database, items: list[Item]) -> None:
+    """Give each user message the other speaker's message just before it in its session (the agent's reply it
+    answers), which extraction reads it with: one SQL read per session in the batch."""
+    todo = [it for it in items if it.previous is None and it.infer and it.message.role == "user" and it.message.id]
+    sessions: dict[str, list[Item]] = {}
+    for it in todo:
+        sessions.setdefault(it.message.session_id, []).append(it)
+    for sid, its in sessions.items():
+        ids = sorted(stored_id(it.message.id, "message") for it in its)
+        with store.db() as db:
+            start = db.exec(
+                select(func.max(Message.id)).where(Message.session_id == sid, col(Message.id) < ids[0])
+            ).one()
+            rows = db.exec(
+                select(Message.id, Message.role, Message.content)
+                .where(Message.session_id == sid, col(Message.id) >= (start or ids[0]), col(Message.id) < ids[-1])
+                .order_by(col(Message.id))
+            ).all()
+        before = [int(r[0] or 0) for r in rows]
+        for it in its:
+            at = bisect_left(before, stored_id(it.message.id, "message")) - 1
+            if at >= 0 and rows[at][1] in ("user", "assistant") and rows[at][1] != it.message.role:
+                it.previous = rows[at][2]
 
 
 def _prepared(it: Item) -> WriteReport:

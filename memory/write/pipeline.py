@@ -4,9 +4,12 @@ decision logged with its reason.
 Masking runs on the message before extraction (the stored message is already masked by ``add_message``) and again
 on every candidate, so nothing unmasked is ever embedded. :func:`run` takes one message; ``memory.write.batch``
 takes many at once (one embedding call, one neighbour search, one SQL transaction, one index append) and plans them
-in order, so both make the same decisions. Cost for one message: one ``embed_passages`` call, one SQL read of the
-memories sharing a predicate, a vector search only when a similarity can matter, one transaction for the memory rows
-and the write log, one index append, one UPDATE marking the rows indexed, and the profile's compare-and-set writes.
+in order, so both make the same decisions. A user's message is read after the other speaker's message just before it
+in its session (``Item.previous``, one SQL read per session in the batch): a short answer is completed from the
+question it answers (memory.write.extract.context). Cost for one message: one ``embed_passages`` call, one SQL read
+of the memories sharing a predicate, a vector search only when a similarity can matter, one transaction for the memory
+rows and the write log, one index append, one UPDATE marking the rows indexed, and the profile's compare-and-set
+writes.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ class Item:
     turn_id: int | None = None
     keep_unparsed: bool = False
     infer: bool = True  # read facts from it; False: kept as episodes only (mem0's infer=False, the agent's reply)
+    #: the other speaker's message just before (the agent's reply the user answers): short answers and pronouns are
+    #: read with it; None = read the message alone
+    previous: str | None = None
     report: WriteReport | None = None
     text: str = ""
     cands: list[Candidate] = field(default_factory=list)
@@ -94,13 +100,14 @@ def prepare(item: Item, model: BaseChatModel | None = None, *, max_chars: int | 
         item.report = WriteReport(message.id, message.role, False, "a long text: kept as episodes, not read for facts")
         item.skip = f"not remembered as facts: {len(text):,} characters, over MEMLENS_MAX_MESSAGE_CHARS"
         return item
-    worth, reason = classify(text, message.role)
+    previous = mask_pii(item.previous) if item.previous else None
+    worth, reason = classify(text, message.role, previous)
     item.report = report = WriteReport(message.id, message.role, worth, reason)
     if not worth:
         item.skip = f"not remembered: {reason}"
     else:
         at = message.created_at or utcnow()
-        item.cands = mask_candidates(extract(text, role=message.role, at=_aware(at), model=model))
+        item.cands = mask_candidates(extract(text, role=message.role, at=_aware(at), model=model, previous=previous))
         if not item.cands and item.keep_unparsed and message.role == "user":
             item.cands = [_verbatim(text)]
         if not item.cands:

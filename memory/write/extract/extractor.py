@@ -27,6 +27,7 @@ from memory.write.extract.base import (
     make,
 )
 from memory.write.extract.clauses import Person, about_person, split_clauses
+from memory.write.extract.context import answered_question, in_context
 from memory.write.extract.events import dated_statements
 from memory.write.extract.general import (
     conjugate,
@@ -55,13 +56,21 @@ _SELF_REF = re.compile(
 )
 
 
-def classify(text: str, role: str = "user") -> tuple[bool, str]:
-    """Cheap gate before extraction: (worth extracting?, reason)."""
+def classify(text: str, role: str = "user", previous: str | None = None) -> tuple[bool, str]:
+    """Cheap gate before extraction: (worth extracting?, reason). ``previous`` is the other speaker's message this one
+    answers: "Since I was twelve" after "How long have you been drawing?" states something."""
     stripped = text.strip()
     if role not in ("user", "assistant"):
         return False, f"{role} messages are not a source of user memories"
     if len(stripped) < 2:
         return False, "too short to hold a fact"
+    worth, reason = _gate(stripped, role)
+    if not worth and role == "user" and answered_question(previous) and _answers(stripped, previous):
+        return True, "answers the message before"  # "Since I was twelve" after "How long have you been drawing?"
+    return worth, reason
+
+
+def _gate(stripped: str, role: str) -> tuple[bool, str]:
     if _SMALL_TALK.match(stripped):
         return False, "small talk"
     if (
@@ -176,17 +185,26 @@ def _styles(sentence: str, lang: str, claimed: list[tuple[int, int]]) -> list[Ca
     return [make("communication_style", style, content, lang=lang, evidence=sentence)]
 
 
-def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candidate]:
+def _answers(text: str, previous: str | None) -> bool:
+    """Whether the message before completes one of this message's sentences (memory.write.extract.context)."""
+    return any(read != said for read, said in in_context(sentences(text), previous))
+
+
+def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str | None = None) -> list[Candidate]:
     """Offline extraction, statement by statement; hedges lower confidence, assistant text yields only inferences.
 
     A sentence is split into clauses ("… but hate commuting"), each read with its own polarity; a clause about
-    someone the user mentions ("my wife loves sushi") becomes a fact about that person.
+    someone the user mentions ("my wife loves sushi") becomes a fact about that person. ``previous`` is the other
+    speaker's message this one answers: a user's sentence is read with it (memory.write.extract.context), and quoted
+    as said.
     """
     out: list[Candidate] = []
     seen: set[tuple[str, str, str, str, bool]] = set()
     last_general: Candidate | None = None  # a general fact the next sentence may go on with ("It's special to me")
-    for sentence in sentences(text):
-        sentence = without_tag_question(sentence) if role == "user" else sentence
+    said_ = sentences(text)
+    question = answered_question(previous) if role == "user" else None
+    for read, said in in_context(said_, previous) if role == "user" else [(s, s) for s in said_]:
+        sentence = without_tag_question(read) if role == "user" else read
         if is_question(sentence):
             last_general = None
             continue
@@ -225,8 +243,10 @@ def extract_rules(text: str, *, role: str = "user", at: datetime) -> list[Candid
                 continue
             seen.add(marker)
             _grade(c, sentence, lang, hedge or orphan, role)
-            if c.evidence not in sentence:  # a clause given back its subject ("…，叫咪咪" → "我叫咪咪") was not said:
-                c.evidence = sentence  # provenance quotes what was said, the sentence as it is
+            if c.evidence not in said:  # a clause given back its subject ("…，叫咪咪" → "我叫咪咪") was not said:
+                c.evidence = said  # provenance quotes what was said, the sentence as it is
+            if read != said:  # read with the message before: what it answered, for provenance
+                c.meta["in_answer_to"] = question or (previous or "")[-200:]
             out.append(c)
     return out
 
@@ -308,13 +328,22 @@ def _grade(c: Candidate, sentence: str, lang: str, hedge: str | None, role: str)
         c.content = ("（助手推测）" if lang == "zh" else "(assistant's inference) ") + c.content
 
 
-def extract(text: str, *, role: str = "user", at: datetime, model: BaseChatModel | None = None) -> list[Candidate]:
-    """Rules offline; the LLM extractor when a chat model is given (rules if it fails)."""
+def extract(
+    text: str,
+    *,
+    role: str = "user",
+    at: datetime,
+    model: BaseChatModel | None = None,
+    previous: str | None = None,
+) -> list[Candidate]:
+    """Rules offline; the LLM extractor when a chat model is given (rules if it fails). ``previous``: the other
+    speaker's message this one answers (the rules read short answers and pronouns with it; the model is given it as
+    fenced context)."""
     if model is not None:
         from memory.write.extract.llm import ExtractionFailed, extract_llm
 
         try:
-            return extract_llm(model, text, role=role, at=at)
+            return extract_llm(model, text, role=role, at=at, previous=previous if role == "user" else None)
         except ExtractionFailed:
             pass
-    return extract_rules(text, role=role, at=at)
+    return extract_rules(text, role=role, at=at, previous=previous)

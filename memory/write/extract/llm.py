@@ -77,8 +77,10 @@ def _event_time(value: str | None) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-def extract_llm(model: BaseChatModel, text: str, *, role: str = "user", at: datetime) -> list[Candidate]:
-    prompt = extraction_prompt(text, role=role, at=at, predicates=list(PREDICATES))
+def extract_llm(
+    model: BaseChatModel, text: str, *, role: str = "user", at: datetime, previous: str | None = None
+) -> list[Candidate]:
+    prompt = extraction_prompt(text, role=role, at=at, predicates=list(PREDICATES), previous=previous)
     out: list[Candidate] = []
     for f in _ask(model, prompt).facts:
         if not f.object.strip() or not f.content.strip():

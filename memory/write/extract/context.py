@@ -1,0 +1,476 @@
+"""The message being answered: a user's sentence read with the other speaker's message before it.
+
+"Since I was twelve" states nothing on its own; after "How long have you been drawing?" it says that the user has
+been drawing since they were twelve. :func:`in_context` gives back each sentence of the user's message as it should
+be *read* (the answer completed from the question, a pronoun given its referent) beside the sentence as it was
+*said*; the extractor reads the first and quotes the second as provenance, so nothing is put in the user's mouth
+that they did not answer to. Three cases, English and Chinese, and nothing else:
+
+- a short answer to a question about the user ("How long have you been drawing?" → "Since I was twelve": "I have been
+  drawing since I was twelve"; "你画画多久了？" → "三年了": "我画画三年了");
+- a bare yes or no to a yes/no question ("Do you like painting animals?" → "Yeah, I love to": "I like painting
+  animals"; "Nah, I haven't": "I haven't tried pottery"; "你喜欢画动物吗？" → "喜欢！": "我喜欢画动物");
+- "it" as the object of the user's first statements when the message before names the thing ("How's the book
+  going?" → "I finished it last night": "I finished the book last night").
+
+Questions the rules cannot turn round (several questions at once, "you" not the subject, a pronoun as the thing
+asked about) are left alone: the sentence is read as it was said.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.text.language import has_cjk
+from memory.text.sentences import clause, sentences
+from memory.write.extract.base import is_question
+
+__all__ = ["in_context", "answered_question"]
+
+MAX_ANSWER_WORDS = 8
+_YES = re.compile(
+    r"^(?:yes|yeah|yep|yup|ya|sure|of course|definitely|absolutely|totally|indeed|i do|i did|i have|i am|i'm|"
+    r"i love to|i'd love to|i like to|i sure do|i sure am)\b",
+    re.IGNORECASE,
+)
+_NO = re.compile(r"^(?:no|nope|nah|not yet|not really|never|i don't|i didn't|i haven't|i'm not|i am not)\b", re.I)
+#: what a bare yes / no may say besides: "Yeah, I love to!", "Nah, I haven't.", "Yes, I do, Mel!"
+_BARE = re.compile(
+    r"^(?:(?:oh|well|haha|lol|hmm|um|thanks|thank you)[\s,!.]+)*(?:yes|yeah|yep|yup|ya|sure|of course|definitely|"
+    r"absolutely|totally|indeed|no|nope|nah|not yet|not really|never)?[\s,!.]*"
+    r"(?:I (?:(?:really|sure|totally|definitely|actually|still)\s+)?(?:do|did|have|am|was|can|will|love to|like to|"
+    r"'d love to|would love to|don't|didn't|haven't|'m not|am not|wasn't|can't|won't|never have|never did)"
+    r"(?:\s+(?:too|already|yet|before|a lot|so much))?)?[\s,!.]*(?:[A-Z][a-z]+)?[\s!.]*$",
+    re.IGNORECASE,
+)
+#: "Do you like …?", "Have you tried …?", "Are you still …?", "Did you make …?": 'you' is the subject
+_YES_NO_EN = re.compile(
+    r"^(?:(?:so|and|but|oh|hey|wow)[\s,]+)?(?P<aux>do|did|have|are|were)\s+you\s+(?P<rest>[^?]{3,80})\?*$",
+    re.IGNORECASE,
+)
+_WH_EN = re.compile(
+    r"^(?:(?:so|and|but|oh|hey|wow)[\s,]+)?(?P<wh>how long|how many (?P<what>\w+(?: \w+)?)|where|when|"
+    r"what (?:kind|type|sort) of (?P<kind>\w+(?: \w+)?)|what)\s+(?P<aux>do|did|have|are|were)\s+you\s+"
+    r"(?P<rest>[^?]{2,80})\?*$",
+    re.IGNORECASE,
+)
+#: the answer may only be a fragment: it starts as an answer does, it is short, and it is not a sentence of its own
+_FRAGMENT_EN = re.compile(
+    r"^(?:since|for|about|around|almost|nearly|over|mostly|mainly|just|only|in|at|on|to|from|with|by|"
+    r"a|an|the|my|our|some|a few|a couple|last|this|next|every|each|\d+|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|a hundred)\b",
+    re.IGNORECASE,
+)
+_FINITE = re.compile(r"\b(?:is|are|was|were|am|'re|'m|do|does|did|have|has|had)\b|^(?:I|we|it|they|he|she)\b", re.I)
+_PAST = {
+    "make": "made",
+    "go": "went",
+    "get": "got",
+    "see": "saw",
+    "take": "took",
+    "buy": "bought",
+    "find": "found",
+    "read": "read",
+    "write": "wrote",
+    "eat": "ate",
+    "meet": "met",
+    "have": "had",
+    "do": "did",
+    "give": "gave",
+    "come": "came",
+    "begin": "began",
+    "run": "ran",
+    "win": "won",
+    "build": "built",
+    "draw": "drew",
+    "sing": "sang",
+    "teach": "taught",
+    "think": "thought",
+    "learn": "learned",
+    "hear": "heard",
+    "leave": "left",
+    "lose": "lost",
+    "pick": "picked",
+    "put": "put",
+    "ride": "rode",
+    "sell": "sold",
+    "send": "sent",
+    "spend": "spent",
+    "swim": "swam",
+    "tell": "told",
+    "wear": "wore",
+    "grow": "grew",
+    "catch": "caught",
+    "bring": "brought",
+    "feel": "felt",
+    "fly": "flew",
+    "keep": "kept",
+    "know": "knew",
+    "make up": "made up",
+}
+_BE_FIRST = {"are": "am", "were": "was"}
+_NEG = {"do": "don't", "did": "didn't", "have": "haven't", "are": "am not", "were": "wasn't", "can": "can't"}
+_NEG["will"] = "won't"
+_TIME_NAMED = re.compile(r"\b(?:these days|this (?:week|weekend|month|year|summer|morning|evening|time))\b", re.I)
+_PRONOUN_THING = re.compile(r"\b(?:it|this|that|them|these|those|one|there)\b", re.IGNORECASE)
+#: the asker in their own question ("… for someone like me", "… you can show me"): not turned into the user's words
+_ASKER = re.compile(r"\b(?:I|me|my|mine|myself|you|yourself)\b", re.IGNORECASE)
+#: what only a question says: "ever", "any"
+_ASKING = re.compile(r"\b(?:ever|any)\s+", re.IGNORECASE)
+#: a thing named in the message before: "the book", "that plate", "your new bike"
+_THING = re.compile(
+    r"\b(?P<det>the|that|this|your)\s+(?P<np>(?:[a-z]+\s+){0,2}?[a-z]{3,})(?=\s*[?!.,]|\s*$|\s+(?:is|are|was|were|"
+    r"looks?|looked|seems?|sounds?|going|coming|turned out|you|of yours)\b)",
+    re.IGNORECASE,
+)
+_NOT_A_THING = frozenset(
+    [
+        "one",
+        "ones",
+        "way",
+        "time",
+        "day",
+        "week",
+        "weekend",
+        "month",
+        "year",
+        "thing",
+        "things",
+        "stuff",
+        "same",
+        "idea",
+        "kind",
+        "sort",
+        "lot",
+        "end",
+        "moment",
+        "pic",
+        "photo",
+        "picture",
+        "pics",
+        "photos",
+        "other",
+        "first",
+        "last",
+        "best",
+        "most",
+        "only",
+    ]
+)
+#: where a named thing ends: "that plate is …", "the book going", "your time there"
+_NP_END = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "looks",
+        "look",
+        "looked",
+        "seems",
+        "seem",
+        "sounds",
+        "sound",
+        "feels",
+        "feel",
+        "felt",
+        "has",
+        "have",
+        "had",
+        "going",
+        "gone",
+        "coming",
+        "turned",
+        "turns",
+        "turn",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "we",
+        "he",
+        "she",
+        "him",
+        "her",
+        "it",
+        "they",
+        "them",
+        "this",
+        "that",
+        "these",
+        "those",
+        "of",
+        "for",
+        "with",
+        "at",
+        "in",
+        "on",
+        "to",
+        "from",
+        "by",
+        "and",
+        "or",
+        "but",
+        "so",
+        "as",
+        "if",
+        "when",
+        "while",
+        "about",
+        "there",
+        "here",
+        "now",
+        "then",
+        "really",
+        "very",
+        "so",
+        "too",
+        "just",
+    ]
+)
+#: "it" as the object of a verb: "I finished it", "Yeah, I made it in class"; not "It was", "I think it's"
+_FIRST_STATEMENT = re.compile(r"\b(?:I|I've|I'm|me|my|we|we've|our)\b")
+_NAMES_A_THING = re.compile(r"\b(?:a|an|the|my|our|this|that)\s+[a-z]{3,}", re.IGNORECASE)
+
+# -- Chinese ---------------------------------------------------------------------------------------------------
+_WH_ZH = re.compile(r"多久|多长时间|哪里|哪儿|什么时候|几(?:年|个|只|岁|次|天)|多少(?:年|个|只|次|天)?|什么")
+_YES_NO_ZH = re.compile(r"^你(?P<rest>.{2,30}?)[吗嘛][?？]?$")
+_YES_ZH = re.compile(r"^(?:是的?|对|嗯|当然|没错|有|会|喜欢|去过|试过|做过|学过)")
+_NO_ZH = re.compile(r"^(?:不|没有?|还没)")
+
+
+_ENDS_ASKING = re.compile(r"[?？吗呢嘛]")
+
+
+def answered_question(previous: str | None) -> str | None:
+    """The question the other speaker's message ends with (its last sentence), or None."""
+    if not previous or not _ENDS_ASKING.search(previous[-8:]):
+        return None
+    said = sentences(previous[-400:])
+    if not said or not is_question(said[-1]):
+        return None
+    return said[-1].strip()
+
+
+def in_context(said: list[str], previous: str | None) -> list[tuple[str, str]]:
+    """(sentence as read, sentence as said) for each sentence of a user's message; the message before it resolves
+    what it can (see module docstring). Without a previous message every sentence is read as said."""
+    out = [(s, s) for s in said]
+    if not previous or not said:
+        return out
+    question = answered_question(previous) if any(len(s) <= _SHORT for s in said[:_LEAD]) else None
+    for i, first in enumerate(said[:_LEAD] if question else []):
+        # the answer may come after a thank-you ("Thanks, Caroline! Glad you like it. Yeah, I love to.")
+        read = _answer_zh(first, question) if has_cjk(first) else _answer_en(first, question)
+        if read:
+            out[i] = (read, first)
+            break
+        if _FIRST_STATEMENT.search(first) or "我" in first:
+            break  # a statement of the user's own: what follows is not the answer
+    if " it" in " ".join(said) and not has_cjk(previous):
+        _resolve_it(out, previous)
+    return out
+
+
+#: how far into the user's message an answer may come: after a thank-you and a reaction at most
+_LEAD = 3
+#: an answer the question completes is short: a fragment, a bare yes or no ("Yeah, I love to, Caroline!")
+_SHORT = 80
+
+
+# -- English ---------------------------------------------------------------------------------------------------
+def _you_to_me(text: str) -> str:
+    text = re.sub(r"\byourself\b", "myself", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byours\b", "mine", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byour\b", "my", text, flags=re.IGNORECASE)
+    return re.sub(r"\byou\b", "me", text, flags=re.IGNORECASE)
+
+
+def _statement(aux: str, rest: str, negated: bool = False) -> str | None:
+    """'do' + 'like painting animals' → 'I like painting animals' (the question's words, the user's voice)."""
+    aux = aux.lower()
+    rest = rest.strip().rstrip("?").strip()
+    if not rest or _PRONOUN_THING.search(_TIME_NAMED.sub("", rest)):
+        return None  # "Did you make it?": what 'it' is lives elsewhere (resolved, if at all, in the answer)
+    if _ASKER.search(rest):
+        return None  # "… someone like me", "… recipes you can show me": the asker's words, not the user's
+    rest = _ASKING.sub("", rest).strip()  # "Have you ever been …" → "I have been …", "any big goals" → "big goals"
+    rest = _you_to_me(rest)
+    if negated:
+        return f"I {_NEG[aux]} {rest}"
+    if aux == "do":
+        return f"I {rest}"
+    if aux == "did":
+        verb, _, tail = rest.partition(" ")
+        past = _PAST.get(verb.lower()) or (
+            verb + "d" if verb.endswith("e") else verb[:-1] + "ied" if re.search(r"[^aeiou]y$", verb) else verb + "ed"
+        )
+        return f"I {past} {tail}".strip()
+    if aux in _BE_FIRST:
+        return f"I {_BE_FIRST[aux]} {rest}"
+    return f"I {aux} {rest}"
+
+
+def _answer_en(first: str, question: str | None) -> str | None:
+    if question is None or len(first) > _SHORT:
+        return None
+    q = clause(question)
+    if re.search(r"\bor\b", q, re.IGNORECASE):
+        return None  # "For walking or running?": the answer picks, the rules cannot say which
+    bare = clause(first)
+    yn = _YES_NO_EN.match(q)
+    if yn:
+        if not (_BARE.match(bare) and (_YES.match(bare) or _NO.match(bare))):
+            return None
+        negated = bool(_NO.match(bare)) or bool(re.search(r"n't\b|\bnot\b|\bnever\b", bare, re.IGNORECASE))
+        said = _statement(yn.group("aux"), yn.group("rest"), negated)
+        return said + "." if said else None
+    wh = _WH_EN.match(q)
+    if not wh or len(bare.split()) > MAX_ANSWER_WORDS:
+        return None
+    since = re.match(r"^since\b", bare, re.IGNORECASE)  # "Since I was twelve" is a fragment though it has a verb
+    named = re.match(r"^(?:where|what)", wh.group("wh"), re.I) and _NAME.match(bare)  # "Boston.", "Ed Sheeran!"
+    if not since and not named and not (_FRAGMENT_EN.match(bare) and not _FINITE.search(bare)):
+        return None
+    said = _statement(wh.group("aux"), wh.group("rest"))
+    if not said:
+        return None
+    ans = bare.rstrip(" !.")
+    if _FRAGMENT_EN.match(ans) or since:
+        ans = ans[:1].lower() + ans[1:]  # "At a bakery" → "… at a bakery"; a name keeps its capital
+    kind = wh.group("wh").lower()
+    if kind == "how long":
+        if _DURATION.match(ans):
+            ans = "for " + re.sub(r"^for\s+", "", ans, flags=re.IGNORECASE)
+        return f"{said} {ans}."
+    if kind.startswith("how many"):
+        return f"{said} {ans} {wh.group('what')}." if _COUNT.match(ans) else None
+    if kind == "when":
+        return f"{said} {ans}."
+    if kind == "where" and not re.match(r"^(?:in|at|on|to|from|near|by|with)\b", ans, re.IGNORECASE):
+        if not re.search(r"\b(?:from|in|at|to)\s*$", said):
+            ans = ("to " if re.search(r"\b(?:go|went|move|moved|travel|traveled|been)\b", said) else "in ") + ans
+    elif kind != "where" and re.search(r"\b(?:think|mean|say|do|doing|up to|like about)\b", said):
+        return None  # "What do you think?", "What do you do for fun?": the answer is not an object
+    # the answer goes where the question's gap is: after the verb ("I went to the beach last weekend")
+    head, _, tail = said.partition(" ")  # "I", "am reading these days"
+    words = tail.split()
+    verb_len = 2 if words and words[0] in ("am", "was", "have", "had", "will", "can") and len(words) > 1 else 1
+    if len(words) > verb_len and words[verb_len].lower() not in _PARTICLES:
+        return f"{head} {' '.join(words[:verb_len])} {ans} {' '.join(words[verb_len:])}."
+    return f"{said} {ans}."
+
+
+_NAME = re.compile(r"^(?!I\b|Thanks?\b|Yes\b|No\b|Wow\b|Sure\b|Oh\b)[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3}$")
+_PARTICLES = frozenset(["up", "out", "from", "in", "at", "to", "on", "off"])
+_DURATION = re.compile(
+    r"^(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple|about|almost|nearly|over|around)"
+    r"\b",
+    re.IGNORECASE,
+)
+_COUNT = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|just one|only one)$", re.IGNORECASE)
+_NOT_AFTER = frozenset(
+    [
+        "is",
+        "was",
+        "think",
+        "thought",
+        "guess",
+        "hope",
+        "because",
+        "and",
+        "but",
+        "so",
+        "that",
+        "if",
+        "when",
+        "since",
+        "what",
+        "how",
+        "where",
+        "whether",
+        "as",
+        "than",
+    ]
+)
+#: "make it work", "made it to the finals", "do it": 'it' is no thing there
+_IDIOM_AFTER = re.compile(
+    r"\s*(?:$|[.!,;:-]|(?:work|happen|a|an|to|through|big|out|there|up|worth|easier|better|harder|right|home|"
+    r"official|count|so)\b)",
+    re.IGNORECASE,
+)
+_OBJECT_IT = re.compile(r"\b(?P<before>[a-z]+)\s+it\b(?!'s|\s+(?:is|was|has|will|would))", re.IGNORECASE)
+
+
+def _resolve_it(out: list[tuple[str, str]], previous: str) -> None:
+    """'it' as the object of the user's first statement, when the message before names one thing: that thing."""
+    for i, (read, said) in enumerate(out):
+        if is_question(said) or has_cjk(said) or not _FIRST_STATEMENT.search(read):
+            continue  # "Thanks, Mel!", "Wow!": the user's first statement is further on
+        it = next((x for x in _OBJECT_IT.finditer(read) if _an_object(x, read)), None)
+        if it is None or _NAMES_A_THING.search(read[: it.start()]):
+            return  # only the first statement: later ones may point at what the user named themself
+        if answered_question(previous) is None:
+            return  # the user answers nothing: 'it' may be anything said before ("… froze it in the fridge.")
+        recent = " ".join(sentences(previous[-400:])[-2:])  # the question and the sentence before it
+        named = [(m.group("det"), _thing(m.group("np"))) for m in _THING.finditer(recent)]
+        things = [(det, np) for det, np in named if np]
+        if things:
+            det, np = things[-1]  # the nearest
+            thing = f"{'my' if det.lower() == 'your' else 'the'} {np}"
+            out[i] = (read[: it.start()] + it.group("before") + " " + thing + read[it.end() :], said)
+        return
+
+
+def _an_object(m: re.Match[str], read: str) -> bool:
+    before = m.group("before").lower()
+    if before in _NOT_AFTER or before in ("do", "did", "doing", "done"):
+        return False
+    return not (before in ("make", "made", "making", "makes") and _IDIOM_AFTER.match(read[m.end() :]))
+
+
+def _thing(np: str) -> str | None:
+    """The words of a named thing up to where it ends ("plate is awesome" → "plate"), or None (not a thing)."""
+    words: list[str] = []
+    for w in np.split():
+        if w.lower() in _NP_END or w.lower().endswith("ly"):
+            break
+        words.append(w)
+    return " ".join(words) if words and words[-1].lower() not in _NOT_A_THING else None
+
+
+# -- Chinese ---------------------------------------------------------------------------------------------------
+def _answer_zh(first: str, question: str | None) -> str | None:
+    if question is None or len(first) > _SHORT:
+        return None
+    q = clause(question)
+    ans = clause(first).strip("，,！!~～ ")
+    if not ans or len(ans) > 12 or "我" in ans or "你" in ans:
+        return None  # a full sentence of its own is read as said
+    if "还是" in q:
+        return None  # "A 还是 B？": the answer picks
+    yn = _YES_NO_ZH.match(q)
+    if yn and not _WH_ZH.search(yn.group("rest")):
+        rest = yn.group("rest")
+        if _NO_ZH.match(ans):
+            neg = "没" if re.match(r"^(?:有|去过|试过|做过|学过|见过|\w过)", rest) or "过" in rest[:4] else "不"
+            return f"我{neg}{rest}。"
+        if _YES_ZH.match(ans) or ans == rest[:2]:
+            return f"我{rest}。"
+        return None
+    m = _WH_ZH.search(q)
+    if not m or not q.startswith("你"):
+        return None
+    answer = re.sub(r"[了啦呀啊哦吧]+$", "", ans)
+    if not answer:
+        return None
+    before, after = q[: m.start()], re.sub(r"[了呢呀啊][?？]?$", "", q[m.end() :])
+    if m.group() == "什么" and after[:1] and not re.match(r"[时候]", after[:1]):
+        after = re.sub(r"^\w{0,2}?(?=[，,。]|$)", "", after) if len(after) <= 2 else after
+    if m.group() in ("哪里", "哪儿") and before.endswith("在") and answer.startswith("在"):
+        answer = answer[1:]
+    statement = ("我" + before[1:] + answer + after).rstrip("的")
+    return statement + ("了" if q.endswith("了") and not statement.endswith("了") else "") + "。"
