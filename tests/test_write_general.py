@@ -274,3 +274,18 @@ def test_third_round_categories(text, expected):
     got = _contents(text)
     assert got == expected, got
     assert all(readability(c) == [] for c in got), got
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("I typically hold the pose for 30 seconds before switching sides.", "User typically holds the pose"),
+        ("I occasionally paint landscapes with my grandfather.", "User occasionally paints landscapes"),
+        ("I rely on my sister for advice about the kids.", "User relies on their sister"),
+        ("I apply for two jobs every week.", "User applies for two jobs"),
+    ],
+)
+def test_an_ly_adverb_is_not_conjugated_but_an_ly_verb_is(said, kept):
+    """ "I typically hold …" gave "User typicallies hold …"."""
+    contents = [c.content for c in extract_rules(said, at=datetime(2026, 3, 2, 9, tzinfo=UTC))]
+    assert any(c.startswith(kept) for c in contents), contents

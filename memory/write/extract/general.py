@@ -140,7 +140,9 @@ _UNCHANGED = frozenset(
 _ADVERB = (
     r"(?:really|also|just|still|now|currently|totally|actually|always|never|usually|recently|finally|already|"
     r"often|sometimes|even|definitely|absolutely|truly|honestly|seriously|literally|kinda|pretty much|only|"
-    r"mostly|rarely|generally|especially|sure|gradually|regularly|eventually|once|first|later)"
+    r"mostly|rarely|generally|especially|sure|gradually|regularly|eventually|once|first|later|"
+    # any other -ly adverb ("I typically hold …" gave "User typicallies hold …"), not the verbs that end so
+    r"(?!(?:apply|reply|rely|supply|imply|comply|multiply|fly|ally|tally|rally|bully|dally)\b)[a-z]{3,}ly)"
 )
 _LATER_I = {"am": "are", "'m": "'re", "was": "were", "wasn't": "weren't"}
 
