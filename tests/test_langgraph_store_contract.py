@@ -48,9 +48,12 @@ _SERVICE: list = []
 
 
 @pytest.fixture(autouse=True)
-def _memlens(backend_svc):
-    """Every store this test builds is a ``MemLensStore`` over this service (one backend per test case)."""
-    _SERVICE[:] = [backend_svc]
+def _memlens(request, backend):
+    """Every store this test builds is a ``MemLensStore`` over this service (one backend per test case). The vector
+    search tests (those taking ``fake_embeddings``) run on the real offline embedder, since what they find depends
+    on meaning; the key-value, namespace and filter tests run on the hash embedder, where meaning does not matter."""
+    semantic = "fake_embeddings" in request.fixturenames
+    _SERVICE[:] = [request.getfixturevalue("backend_svc" if semantic else "backend_plumbing_svc")]
     yield
     _SERVICE.clear()
 
