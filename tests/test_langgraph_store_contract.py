@@ -6,7 +6,8 @@ SQL, migrations and escaping helpers), ``libs/checkpoint-postgres/tests/test_sto
 whose assertions differ from the SQLite file's) and ``libs/checkpoint/tests/test_store.py`` (InMemoryStore: the
 namespace listing tests and the empty-namespace test). Only the store construction differs: ``SqliteStore``,
 ``create_vector_store``, ``InMemoryStore`` and ``MockAsyncBatchedStore`` below build a ``MemLensStore`` over this
-test's MemLens service (real SQLite or PostgreSQL, real LanceDB, the real offline embedder), passing LangGraph's
+test's MemLens service (real SQLite or PostgreSQL, real LanceDB; the real offline embedder for the vector-search
+tests, the hash embedder for the rest: see ``_memlens``), passing LangGraph's
 ``index=`` config through. Class-based tests are module functions (``test_class_*``), PostgreSQL's and
 InMemoryStore's carry ``test_pg_`` / ``test_inmemory_`` prefixes, async tests run under ``asyncio.run``.
 
