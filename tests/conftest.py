@@ -120,14 +120,28 @@ def backend_plumbing_svc(backend_settings, hash_embedder) -> MemoryService:
 
 def worker_context():
     """A multiprocessing context for tests that need several real processes: a forkserver that imports the engine
-    once per run (a spawned child would spend seconds importing LanceDB). The server never opens LanceDB, so
-    forking from it is safe; its (harmless) fork warning is silenced."""
+    and LanceDB once per run (a spawned child would spend seconds importing them; see forkserver_preload.py). The
+    server imports LanceDB but never opens it, so it forks with no LanceDB work in flight (LanceDB resets its async
+    runtime in a forked child); its fork warning is silenced."""
     import multiprocessing as mp
 
     # Streamlit's AppTest installs the app script as ``__main__`` and leaves it there; a child started afterwards
     # would re-run backoffice.py as its main module. Children must start from pytest's own main module.
     sys.modules["__main__"] = _PYTEST_MAIN
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["memory.service", "memory.write.batch", "memory.profile"])
+    ctx.set_forkserver_preload(["memory.service", "memory.write.batch", "memory.profile", "forkserver_preload"])
     os.environ.setdefault("PYTHONWARNINGS", "ignore:lancedb fork support:RuntimeWarning")
+    # Python 3.11's forkserver does not take this process's sys.path, so it is started (once) with this folder on
+    # its PYTHONPATH, where it finds forkserver_preload (which takes the folder off again for the children).
+    from multiprocessing import forkserver
+
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), *([before] if before else [])])
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = before
     return ctx

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
+from conftest import worker_context
 
 from memory import Memory
 from memory.langgraph import MemLensStore
 
 CITIES = ["Beijing", "Shanghai", "Hangzhou", "Chengdu", "Suzhou", "Xi'an"]
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def homes(svc, user_id: str) -> list[str]:
@@ -49,32 +46,30 @@ def test_six_concurrent_contradicting_adds_through_three_doors_leave_one_home(ba
     assert svc.get_profile("mia")["city"] in home
 
 
-WRITER = """
-import sys, time
-from memory import Memory
-m = Memory()
-m.service.ensure_user("warm-up")
-ready = sys.argv[1]
-open(ready + sys.argv[2], "w").close()
-while not all(__import__("os").path.exists(ready + n) for n in "01"):  # both processes imported: go together
-    time.sleep(0.01)
-for city in sys.argv[3:]:
-    m.add(f"I live in {city}", user_id="noa")
-"""
+def _writer(data_dir: str, ready: str, n: str, cities: list[str]) -> None:
+    """A writer process (forked from the tests' forkserver, which has the engine imported): its own ``Memory()``
+    from the environment, as a separate program would build it."""
+    import time
+
+    os.environ.update(MEMLENS_DATA_DIR=data_dir, MEMLENS_EMBEDDER="hash")
+    m = Memory()
+    m.service.ensure_user("warm-up")
+    open(ready + n, "w").close()
+    while not all(os.path.exists(ready + k) for k in "01"):  # both processes ready: go together
+        time.sleep(0.01)
+    for city in cities:
+        m.add(f"I live in {city}", user_id="noa")
 
 
-@pytest.mark.slow  # two writer processes (each imports the engine: a few seconds on a busy machine)
+@pytest.mark.slow  # two writer processes
 def test_contradicting_adds_from_two_processes_leave_one_home(plumbing_svc):
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "MEMLENS_DATA_DIR": str(plumbing_svc.settings.data_dir),
-        "MEMLENS_EMBEDDER": "hash",
-    }
+    ctx = worker_context()
+    data_dir = str(plumbing_svc.settings.data_dir)
     ready = str(plumbing_svc.settings.data_dir / "ready-")
-    procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, ready, str(i), *(CITIES * 4)[i::2]], env=env, cwd=str(ROOT))
-        for i in range(2)
-    ]
-    assert [p.wait(120) for p in procs] == [0, 0]
+    procs = [ctx.Process(target=_writer, args=(data_dir, ready, str(i), (CITIES * 4)[i::2])) for i in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0]
     assert len(homes(plumbing_svc, "noa")) == 1

@@ -6,7 +6,8 @@ SQL, migrations and escaping helpers), ``libs/checkpoint-postgres/tests/test_sto
 whose assertions differ from the SQLite file's) and ``libs/checkpoint/tests/test_store.py`` (InMemoryStore: the
 namespace listing tests and the empty-namespace test). Only the store construction differs: ``SqliteStore``,
 ``create_vector_store``, ``InMemoryStore`` and ``MockAsyncBatchedStore`` below build a ``MemLensStore`` over this
-test's MemLens service (real SQLite or PostgreSQL, real LanceDB, the real offline embedder), passing LangGraph's
+test's MemLens service (real SQLite or PostgreSQL, real LanceDB; the real offline embedder for the vector-search
+tests, the hash embedder for the rest: see ``_memlens``), passing LangGraph's
 ``index=`` config through. Class-based tests are module functions (``test_class_*``), PostgreSQL's and
 InMemoryStore's carry ``test_pg_`` / ``test_inmemory_`` prefixes, async tests run under ``asyncio.run``.
 
@@ -48,9 +49,12 @@ _SERVICE: list = []
 
 
 @pytest.fixture(autouse=True)
-def _memlens(backend_svc):
-    """Every store this test builds is a ``MemLensStore`` over this service (one backend per test case)."""
-    _SERVICE[:] = [backend_svc]
+def _memlens(request, backend):
+    """Every store this test builds is a ``MemLensStore`` over this service (one backend per test case). The vector
+    search tests (those taking ``fake_embeddings``) run on the real offline embedder, since what they find depends
+    on meaning; the key-value, namespace and filter tests run on the hash embedder, where meaning does not matter."""
+    semantic = "fake_embeddings" in request.fixturenames
+    _SERVICE[:] = [request.getfixturevalue("backend_svc" if semantic else "backend_plumbing_svc")]
     yield
     _SERVICE.clear()
 

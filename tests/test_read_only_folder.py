@@ -92,23 +92,43 @@ def test_the_child_really_cannot_write(frozen):
     assert probe.returncode != 0 and "Permission denied" in probe.stderr  # else the test below proves nothing
 
 
+CLI_SCRIPT = """
+import contextlib, io, json, sys
+from agent.cli import main
+done = []
+for args in json.loads(sys.argv[1]):
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    sys.argv = ["memlens", *args]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    done.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(done))
+"""
+
+
 def test_cli_reads_work_and_writes_are_one_clear_refusal(frozen):
+    """The first write is its own `memlens` process (its exit code and stderr as a shell sees them); the reads and
+    the other writes run the same entry point one after another in one restricted child (each a fresh service),
+    which spares four process starts."""
     data, _, before = frozen
-    listed = run_restricted(["-m", "agent.cli", "memories", "--user", "lin"], data)
-    assert listed.returncode == 0 and "Hangzhou" in listed.stdout, listed.stderr
-    found = run_restricted(["-m", "agent.cli", "recall", "--user", "lin", "where does Lin live?"], data)
-    assert found.returncode == 0 and "Hangzhou" in found.stdout, found.stderr
-    users = run_restricted(["-m", "agent.cli", "users", "--json"], data)
-    assert users.returncode == 0 and "lin" in users.stdout, users.stderr
-    for write in (
-        ["remember", "--user", "lin", "I moved to Ningbo"],
-        ["chat", "--user", "lin", "--session", "s", "I moved to Ningbo"],
-        ["delete-user", "--user", "lin", "--yes"],
-    ):
-        res = run_restricted(["-m", "agent.cli", *write], data)
-        assert res.returncode == 2, (write, res.stdout, res.stderr)
-        assert "read-only" in res.stderr and str(data) in res.stderr, res.stderr
-        assert "Traceback" not in res.stderr + res.stdout and "damaged" not in res.stderr
+    res = run_restricted(["-m", "agent.cli", "remember", "--user", "lin", "I moved to Ningbo"], data)
+    writes = [(res.returncode, res.stdout, res.stderr)]
+    reads = [["memories", "--user", "lin"], ["recall", "--user", "lin", "where does Lin live?"], ["users", "--json"]]
+    more = [["chat", "--user", "lin", "--session", "s", "I moved to Ningbo"], ["delete-user", "--user", "lin", "--yes"]]
+    child = run_restricted(["-c", CLI_SCRIPT, json.dumps(reads + more)], data)
+    assert child.returncode == 0, child.stderr[-2000:]
+    ran = json.loads(child.stdout.strip().splitlines()[-1])
+    (listed, found, users), rest = ran[:3], ran[3:]
+    assert listed[0] == 0 and "Hangzhou" in listed[1], listed[2]
+    assert found[0] == 0 and "Hangzhou" in found[1], found[2]
+    assert users[0] == 0 and "lin" in users[1], users[2]
+    for write, (code, stdout, stderr) in zip(["remember", *(m[0] for m in more)], writes + rest, strict=True):
+        assert code == 2, (write, stdout, stderr)
+        assert "read-only" in stderr and str(data) in stderr, stderr
+        assert "Traceback" not in stderr + stdout and "damaged" not in stderr
     after = {p: p.read_bytes() for p in data.rglob("*") if p.is_file()}
     assert after == before  # nothing written, nothing lost
 
