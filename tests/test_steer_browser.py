@@ -68,7 +68,13 @@ def _pick(page, label: str) -> None:
     page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
     page.keyboard.type(label)
     page.keyboard.press("Enter")
-    page.wait_for_timeout(300)
+    # the rerun the choice starts may not have begun yet: wait for the page to name the user, then for the run to end
+    page.wait_for_function(
+        "(u) => { const h = document.querySelector('h1');"
+        " return h && h.innerText.replaceAll('\\u2060', '').includes(u); }",
+        arg=label,
+        timeout=30_000,
+    )
     _settle(page)
 
 
