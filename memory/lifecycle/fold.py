@@ -105,17 +105,14 @@ def fold(store: Storage, episode_ids: Sequence[str]) -> list[Folded]:
         sources = [int(i) for i in e.source_message_ids or []]
         session = next((session_of[i] for i in sources if i in session_of), "")
         groups[(e.user_key, e.agent_id, session)].append(e)
-    written: list[Folded] = []
+    # one write per (user, agent): one embedding call and one index append however many sessions were folded
+    drafts: dict[tuple[str, str], list[tuple[str, list[str], records.MemoryDraft]]] = defaultdict(list)
     for (user_key, agent_id, session), members in groups.items():
         members.sort(
             key=lambda e: (e.created_at, min(map(int, e.source_message_ids or [0])), (e.meta or {}).get("offset", 0))
         )
-        user = records.user_by_key(store, user_key)
-        if user is None:
-            continue
-        text = summary_text(members)
         draft = records.MemoryDraft(
-            content=text,
+            content=summary_text(members),
             type=MemoryType.SUMMARY,
             source_type=SourceType.SYSTEM,
             source_message_ids=sorted({int(i) for e in members for i in e.source_message_ids or []}),
@@ -123,8 +120,14 @@ def fold(store: Storage, episode_ids: Sequence[str]) -> list[Folded]:
             event_time=members[0].created_at,
             meta={"folded_from": [e.id for e in members], "rule": "episode cap"},
         )
-        (row,) = records.add_memories(store, user, [draft], agent_id=agent_id)
-        written.append(Folded(row.id, session, [e.id for e in members], text))
+        drafts[(user_key, agent_id)].append((session, [e.id for e in members], draft))
+    written: list[Folded] = []
+    for (user_key, agent_id), planned in drafts.items():
+        user = records.user_by_key(store, user_key)
+        if user is None:
+            continue
+        rows = records.add_memories(store, user, [d for _, _, d in planned], agent_id=agent_id)
+        written += [Folded(row.id, s, ids, row.content) for row, (s, ids, _) in zip(rows, planned, strict=True)]
     return written
 
 

@@ -121,13 +121,16 @@ def answered(store: Database, items: list[Item]) -> None:
         sessions.setdefault(it.message.session_id, []).append(it)
     for sid, its in sessions.items():
         ids = sorted(stored_id(it.message.id, "message") for it in its)
+        # from the message just before the first item up to the last item, in one read
+        start = select(func.max(Message.id)).where(Message.session_id == sid, col(Message.id) < ids[0])
         with store.db() as db:
-            start = db.exec(
-                select(func.max(Message.id)).where(Message.session_id == sid, col(Message.id) < ids[0])
-            ).one()
             rows = db.exec(
                 select(Message.id, Message.role, Message.content)
-                .where(Message.session_id == sid, col(Message.id) >= (start or ids[0]), col(Message.id) < ids[-1])
+                .where(
+                    Message.session_id == sid,
+                    col(Message.id) >= func.coalesce(start.scalar_subquery(), ids[0]),
+                    col(Message.id) < ids[-1],
+                )
                 .order_by(col(Message.id))
             ).all()
         before = [int(r[0] or 0) for r in rows]

@@ -99,12 +99,11 @@ def _strip_date(obj: str, found: DateMatch | None, lang: str) -> str:
 def _candidate(kind: str, obj: str, found: DateMatch | None, lang: str, evidence: str) -> Candidate:
     art = "an" if obj[:1].lower() in "aeiou" else "a"
     when = found.when if found else None
-    day = found.stamp if found else ""
     if lang == "zh":
-        date_txt = f"（{found.phrase}，{day}）" if found else ""
+        date_txt = f"（{found.phrase}，{found.stamp}）" if found else ""
         content = _PLAN_ZH[kind].format(obj=obj) + date_txt + "。"
     else:
-        date_txt = f" ({found.phrase}, {day})" if found else ""
+        date_txt = f" ({found.phrase}, {found.stamp})" if found else ""
         template = _PLAN_EN[kind]
         if kind == "plan" and re.match(r"(?:a|an|the|some|my)\s", obj, re.IGNORECASE):
             template = "User is planning {obj}"  # "I'm planning a trip to Japan"

@@ -642,8 +642,7 @@ def _zh(sentence: str, at: datetime) -> Candidate | None:
             return None
     when = None if HABIT.search(s) else resolve(s, at, prefer=_tense(s))
     if when:
-        day = when.stamp
-        content += f"（{when.phrase}，{day}）"
+        content += f"（{when.phrase}，{when.stamp}）"
     c = make(
         "fact",
         re.sub(r"^用户(?:的|一家)?", "", s.replace("我", "用户")),
