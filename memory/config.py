@@ -74,6 +74,14 @@ class Settings(BaseSettings):
         "left by a crash (cheap: counts first, the full check only when they disagree).",
     )
 
+    vector_cache_mb: int = Field(
+        256,
+        ge=0,
+        description="Memory (MB) for the vectors of recently searched users, kept in the process so a recall's vector "
+        "search is one matrix product instead of an index query (exact, checked against the index's version on every "
+        "search); 0 = off.",
+    )
+
     # embeddings
     embedder: Literal["e5", "openai", "hash"] = Field(
         "e5",

@@ -472,16 +472,17 @@ class MemoryService:
         params = self._policy(policy, changes)
         calibration = params.calibration
         rq = mask_pii(retrieval_query) if retrieval_query else query
-        hits, ms = timed_search(
-            self.storage,
-            user_key=user.key,
-            agent_id=agent,
-            query=rq,
-            params=params,
-            calibration=calibration,
-            filters=filters,
-            retracted=profile_sync.retracted_reader(self.storage, user.key),
-        )
+        with retrieval_log.in_flight.recall():  # the log's writer waits for it (memory/retrieval/log.py)
+            hits, ms = timed_search(
+                self.storage,
+                user_key=user.key,
+                agent_id=agent,
+                query=rq,
+                params=params,
+                calibration=calibration,
+                filters=filters,
+                retracted=profile_sync.retracted_reader(self.storage, user.key),
+            )
         result = RecallResult(
             query=query,
             retrieval_query=rq,

@@ -151,3 +151,23 @@ def test_a_clean_exit_writes_every_queued_entry(tmp_path):
         assert _count(svc, Retrieval) == 40
     finally:
         svc.close()
+
+
+def test_the_writer_waits_for_a_recall_in_flight_and_never_falls_behind(plumbing_svc, monkeypatch):
+    """An entry is written once no recall of this process runs (they would share the GIL) — but not when entries
+    pile up: past ``YIELD_BELOW`` waiting, the writer catches up even while recalls run."""
+    svc = plumbing_svc
+    _seed(svc)
+    monkeypatch.setattr(retrieval_log, "YIELD_S", 30.0)
+    writer = retrieval_log.writer(svc.storage)
+    first = svc.recall("ann", "tea", threshold=-1.0)
+    retrieval_log.flush(svc.storage)
+    with retrieval_log.in_flight.recall():  # as a recall in another thread would be
+        res = svc.recall("ann", "tea again", threshold=-1.0)
+        assert not res.written.wait(0.5) and writer.pending() == 1  # held back while a recall runs
+    assert res.written.wait(10) and res.logged_id is not None  # and written as soon as none does
+    monkeypatch.setattr(retrieval_log, "YIELD_BELOW", 0)
+    with retrieval_log.in_flight.recall():
+        late = svc.recall("ann", "tea once more", threshold=-1.0)
+        assert late.written.wait(10) and late.logged_id is not None  # catching up: not held back
+    assert first.logged_id is not None

@@ -7,6 +7,9 @@ needs none of it. ``bench/recall_latency.py`` measures both ways in one run (``M
 
 Guarantees:
 
+- out of the way: before writing an entry the writer waits (at most ``YIELD_S``, and not when ``YIELD_BELOW`` or more
+  entries wait) until no recall of this process is in flight, so a recall does not share the GIL with the log of
+  the one before it;
 - bounded: at most ``CAPACITY`` entries wait; a caller that outruns the writer blocks until there is room (nothing
   is dropped for back-pressure, and the order of entries is kept);
 - in order: work queued with :meth:`RetrievalLog.then` (e.g. marking which hits reached the prompt) runs after
@@ -21,11 +24,12 @@ Guarantees:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import queue
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -36,13 +40,48 @@ from memory.storage.db import retrying
 from memory.storage.models import Memory, utcnow
 
 if TYPE_CHECKING:
-    from memory.storage.db import Database
+    from sqlalchemy import Connection
+
     from memory.storage.store import Storage
 
 log = logging.getLogger(__name__)
 
 #: entries that may wait for the writer before a caller blocks (one entry ≈ a query and a hundred candidates)
 CAPACITY = 1024
+#: the writer lets recalls in flight in this process finish before it writes an entry (both need the GIL: a ~10 ms
+#: write beside a recall made that recall ~10 ms slower), waiting at most this long per entry …
+YIELD_S = 0.1
+#: … and not at all once this many entries wait (catching up comes first: the log never falls behind for long)
+YIELD_BELOW = 8
+
+
+class InFlight:
+    """How many recalls of this process are running now; the log's writer waits for none (:data:`YIELD_S`)."""
+
+    def __init__(self) -> None:
+        self._n = 0
+        self._idle = threading.Condition()
+
+    @contextlib.contextmanager
+    def recall(self) -> Iterator[None]:
+        with self._idle:
+            self._n += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._n -= 1
+                if not self._n:
+                    self._idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Until no recall runs (True) or ``timeout`` seconds passed (False)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._n, timeout)
+
+
+#: the process's recalls in flight (``MemoryService.recall`` runs inside ``in_flight.recall()``)
+in_flight = InFlight()
 _STOP = object()
 _live: weakref.WeakSet[RetrievalLog] = weakref.WeakSet()
 #: each storage's writer, kept here rather than on the storage (the floor knows nothing of the log)
@@ -95,6 +134,8 @@ class RetrievalLog:
             try:
                 if job is _STOP:
                     return
+                if job[0] == self._write_entry and self.pending() <= YIELD_BELOW:
+                    in_flight.wait_idle(YIELD_S)
                 job[0](*job[1])
             finally:
                 self._queue.task_done()
@@ -106,8 +147,7 @@ class RetrievalLog:
             store = self._store()
             if store is None:  # the service is gone: nothing left to log into
                 raise RuntimeError("its storage was closed and released")
-            result.logged_id = retrying(log_retrieval)(store, result, **scope)
-            retrying(touch)(store, [h.memory_id for h in result.selected])
+            result.logged_id = retrying(log_retrieval)(store, result, **scope)  # and marks its selected hits used
             self.written += 1
         except Exception as exc:  # noqa: BLE001 - the writer must outlive a bad entry; the loss is counted and said
             self.dropped += 1
@@ -192,19 +232,17 @@ def close(store: Storage) -> int:
 CHUNK = 900
 
 
-def touch(store: Database, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
-    """Mark memories as used by a retrieval: one UPDATE per 900 ids, counters bumped in SQL (no read-modify-write)."""
+def touch(conn: Connection, memory_ids: Iterable[str], *, now: datetime | None = None) -> int:
+    """Mark memories as used by a retrieval, inside the caller's transaction (the log entry's: one commit for both):
+    one UPDATE per 900 ids, counters bumped in SQL (no read-modify-write)."""
     ids = list(dict.fromkeys(memory_ids))
-    if not ids:
-        return 0
     when = now or utcnow()
-    with store.engine.begin() as conn:
-        for start in range(0, len(ids), CHUNK):
-            conn.execute(
-                update(Memory)
-                .where(col(Memory.id).in_(ids[start : start + CHUNK]))
-                .values(last_accessed_at=when, access_count=Memory.access_count + 1)
-            )
+    for start in range(0, len(ids), CHUNK):
+        conn.execute(
+            update(Memory)
+            .where(col(Memory.id).in_(ids[start : start + CHUNK]))
+            .values(last_accessed_at=when, access_count=Memory.access_count + 1)
+        )
     return len(ids)
 
 

@@ -350,13 +350,28 @@ def _signals(
     texts = [query] if params.mode != "vector" else []
     if texts and params.crosslingual and (other := crosslingual.expand(query)):
         texts.append(other)  # the query's words in the other language: a second full-text query
-    pending = [store.pool.submit(store.index.search_text, t, user_key, agent_id, params.pool, where) for t in texts]
+    # the user's vectors in this process's memory (memory/storage/vector_cache.py): the full-text searches then skip
+    # reading the vector column, and the vector search is a matrix product
+    cached = store.index.cached(user_key, where) if params.mode != "fulltext" else None
+    pending = [
+        store.pool.submit(store.index.search_text, t, user_key, agent_id, params.pool, where, vectors=cached is None)
+        for t in texts
+    ]
     qvec = store.embedder.embed_query(query)
-    vec = store.index.search_vector(qvec, user_key, agent_id, params.pool, where) if params.mode != "fulltext" else []
+    vec: Pairs = []
+    if cached is not None:
+        vec = cached.search(qvec, agent_id, params.pool)[0]
+    elif params.mode != "fulltext":
+        vec = store.index.search_vector(qvec, user_key, agent_id, params.pool, where)
     found = crosslingual.best_of(*(p.result() for p in pending)) if pending else []
     sims = {i: 1.0 - d for i, d in vec}
     for i, _, v in found:  # full-text-only hits get their similarity from the vector the FTS search returned
-        sims.setdefault(i, float(np.dot(v, qvec)))
+        if v is not None:
+            sims.setdefault(i, float(np.dot(v, qvec)))
+    if cached is not None and (missing := [i for i, _, v in found if v is None and i not in sims]):
+        sims.update(cached.similarity(qvec, missing))  # … or from the cached vectors
+        if rest := [i for i in missing if i not in sims]:  # rows another process added since the version check
+            sims.update(store.index.similarities(qvec, user_key, rest))
     return vec, [(i, s) for i, s, _ in found], sims
 
 
@@ -576,7 +591,10 @@ def log_retrieval(
     session_key: str | None,
     turn_id: int | None,
 ) -> int:
-    """One transaction, Core inserts only (ORM objects for a hundred hits cost more than the search itself)."""
+    """One transaction, Core inserts only (ORM objects for a hundred hits cost more than the search itself); the
+    selected memories are marked used in the same transaction (:func:`memory.retrieval.log.touch`)."""
+    from memory.retrieval.log import touch
+
     row = {
         "user_key": user_key,
         "agent_id": agent_id or "*",
@@ -614,6 +632,7 @@ def log_retrieval(
                     for h in result.hits
                 ],
             )
+        touch(conn, [h.memory_id for h in result.selected])
     return retrieval_id
 
 

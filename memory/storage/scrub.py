@@ -9,7 +9,8 @@ bulk ``executemany`` all go through it; raw SQL strings (``text(...)``) are not 
 for DDL, maintenance and deletes.
 
 Not masked (identifiers and machine values, never a person's words): ids, keys and hashes, statuses, types,
-operations, roles, sources, field and section names, models, modes, the user's and session's external ids (the
+operations, roles, sources, field and section names, models, modes, a retrieval candidate's drop reason (one of
+recall's fixed verdicts, ~190 of them per logged recall), the user's and session's external ids (the
 host application's identifiers, looked up by hash), account and actor names (sign-in and the throttle match them),
 the audit's user id (erasure clears it), a LangGraph store key inside ``meta``, and the configuration tables (live
 settings — a model URL may hold an IP address —, accounts, API keys, migrations, the erasure journal).
@@ -33,7 +34,7 @@ from sqlalchemy.sql.elements import BindParameter
 #: columns that hold identifiers or machine values, never a person's words
 NOT_TEXT = re.compile(
     r"(^|_)(id|ids|key|hash|status|type|op|role|source|field|mode|name|model|via|action|actor|by)$"
-    r"|^(external_id|user_id|users|password_hash|prefix|labeled_by|version)$"
+    r"|^(external_id|user_id|users|password_hash|prefix|labeled_by|version|drop_reason)$"
 )
 #: tables of configuration, not of people's words (a live setting may be a URL with an IP address in it)
 _SKIP_TABLES = frozenset({"setting", "schemamigration", "account", "apikey", "erasurejob"})
@@ -109,6 +110,8 @@ def _before_execute(_conn: Any, clause: Any, multiparams: Any, params: Any, _opt
     if not isinstance(clause, Insert | Update) or not isinstance(clause.table, Table):
         return clause, multiparams, params
     table = clause.table
+    if _columns(table) == (frozenset(), frozenset()):  # nothing to mask (a retrieval log's hundred candidate rows)
+        return clause, multiparams, params
     clause = _mask_statement(clause)
     if multiparams:
         multiparams = [mask_row(table, p) if isinstance(p, dict) else p for p in multiparams]

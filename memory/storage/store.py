@@ -87,7 +87,11 @@ class Storage:
                     uri = self.settings.resolved_lancedb_uri()
                     if "://" not in uri and not self.read_only:
                         private_dir(Path(uri).parent)
-                    self._index = VectorIndex(self.settings.resolved_lancedb_uri(), self.embedder.dim)
+                    self._index = VectorIndex(
+                        self.settings.resolved_lancedb_uri(),
+                        self.embedder.dim,
+                        cache_bytes=self.settings.vector_cache_mb << 20,
+                    )
                     if self.settings.repair_on_start and not self.read_only:  # a repair writes; reads need none
                         self._startup_repair()
         return self._index

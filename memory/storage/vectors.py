@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import re
 import shutil
 import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
@@ -22,12 +24,15 @@ from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_
 
 from memory.errors import ConfigError
 from memory.storage.lance import import_lancedb
+from memory.storage.vector_cache import UserVectors, VectorCache
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:  # lancedb + pyarrow (+ numpy) cost ~2 s of CPU to import: only commands that touch the index pay
     import numpy as np
     import pyarrow as pa
     from lancedb.table import Table
+
+log = logging.getLogger(__name__)
 
 TABLE = "memories"
 _KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}\Z")
@@ -105,9 +110,11 @@ class IndexRow:
 class VectorIndex:
     """Add, search (vector / full text), delete and rebuild over one LanceDB table."""
 
-    def __init__(self, uri: str, dim: int) -> None:
+    def __init__(self, uri: str, dim: int, cache_bytes: int = 0) -> None:
         self.uri = uri
         self.dim = dim
+        #: users' vectors in this process's memory (:mod:`memory.storage.vector_cache`); 0 bytes = off
+        self.cache = VectorCache(cache_bytes)
         self._db = import_lancedb().connect(uri, read_consistency_interval=timedelta(0))
         self._tbl: Table | None = None
         self._since_optimize = 0
@@ -211,6 +218,7 @@ class VectorIndex:
     def build_vector_index(self) -> None:
         """Train the vector index now, whatever the table's size (the latency bench times it; the product builds it
         only through :meth:`optimize`)."""
+        self.cache.clear()
         with self.locked():
             self._maintain_vector_index(self.table, exists=False, force=True)
 
@@ -237,6 +245,7 @@ class VectorIndex:
     def drop(self) -> None:
         """Remove the table, also when it is damaged (a data file or the version folder gone): the index is derived
         from SQL, so ``reindex`` must be able to start from nothing whatever state the folder is in."""
+        self.cache.clear()
         with self.locked(exclusive=True):
             self._tbl = None
             with contextlib.suppress(OSError, RuntimeError, ValueError):
@@ -246,6 +255,82 @@ class VectorIndex:
             if self._lock_path is not None and os.path.isdir(folder):
                 shutil.rmtree(folder)
             self._db = import_lancedb().connect(self.uri, read_consistency_interval=timedelta(0))
+
+    # -- the vector cache (memory/storage/vector_cache.py) ---------------------------------------------------
+    def _version(self) -> int:
+        """The table's current version (a fresh manifest check: the connection reads with consistency interval 0)."""
+        return int(self.table.version)
+
+    @contextlib.contextmanager
+    def _writing(
+        self, rows: Sequence[IndexRow] = (), removed: Sequence[str] = (), removed_users: Sequence[str] = ()
+    ) -> Iterator[None]:
+        """Around one commit of this process: tell the cache what it changed (applied only when it was the table's
+        only commit since the cache's version). A failed write leaves the cache as it was, but stale for the next
+        search only if a commit happened: the version check catches that."""
+        if not self.cache.enabled:
+            yield
+            return
+        before = self._version()
+        yield
+        self.cache.written(
+            before,
+            self._version(),
+            added=[(r.user_key, r.id, r.agent_id, r.vector) for r in rows if r.status == MemoryStatus.ACTIVE],
+            removed=[*removed, *(r.id for r in rows if r.status != MemoryStatus.ACTIVE)],
+            removed_users=removed_users,
+        )
+
+    def cached(self, user_key: str, extra: str | None = None, exact: bool = False) -> UserVectors | None:
+        """The user's cached vectors as of the table's current version, when a search can use them (no extra filter,
+        not the exact reference scan); on a miss, a background load of them for the next search."""
+        if not self.cache.enabled or exact or extra:
+            return None
+        entry = self.cache.lookup(user_key, self._version())
+        if entry is None:
+            version, mine = self.cache.start_load(user_key)
+            if mine:
+                threading.Thread(target=self._load, args=(user_key, version), daemon=True, name="memlens-vcache").start()
+        return entry
+
+    def preload(self, user_key: str) -> bool:
+        """Load the user's vectors into the cache now (in this thread); True when they are cached after it."""
+        if not self.cache.enabled:
+            return False
+        if self.cache.lookup(user_key, self._version()) is not None:
+            return True
+        version, mine = self.cache.start_load(user_key)
+        if mine:
+            self._load(user_key, version)
+        return self.cache.lookup(user_key, self._version()) is not None
+
+    def _load(self, user_key: str, version: int | None) -> None:
+        """Read one user's active rows (id, agent, vector) into a cache entry."""
+        entry: UserVectors | None = None
+        try:
+            with self.locked():
+                res = (
+                    self.table.search()
+                    .where(self.scope_filter(user_key, None))
+                    .select(["id", "agent_id", "vector"])
+                    .limit(None)
+                    .to_arrow()
+                )
+            if res.num_rows * self.dim * 4 <= self.cache.budget:
+                import numpy as np
+
+                flat = res["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+                entry = UserVectors()
+                entry.append(
+                    res["id"].to_pylist(),
+                    res["agent_id"].to_pylist(),
+                    np.asarray(flat, dtype=np.float32).reshape(res.num_rows, self.dim),
+                )
+        except Exception:  # noqa: BLE001 — a cache that fails to fill is only a slower search, never a failed one
+            log.debug("vector cache: loading %s failed", user_key, exc_info=True)
+            entry = None
+        finally:
+            self.cache.finish_load(user_key, entry, version)
 
     # -- writes ----------------------------------------------------------------------------------------------
     def _arrow(self, rows: list[IndexRow]) -> pa.Table:
@@ -273,7 +358,7 @@ class VectorIndex:
     def add(self, rows: list[IndexRow]) -> None:
         """Append rows whose ids are new (3× cheaper than an upsert; repair uses :meth:`upsert`)."""
         if rows:
-            with self.locked():
+            with self.locked(), self._writing(rows):
                 self.table.add(self._arrow(rows))
             self._count_and_maybe_optimize(len(rows))
 
@@ -281,7 +366,7 @@ class VectorIndex:
     def upsert(self, rows: list[IndexRow]) -> None:
         """Insert or replace by id (idempotent: a retried write leaves one row)."""
         if rows:
-            with self.locked():
+            with self.locked(), self._writing(rows):
                 self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(
                     self._arrow(rows)
                 )
@@ -297,14 +382,14 @@ class VectorIndex:
     def delete(self, ids: list[str]) -> None:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
-            with self.locked():
+            with self.locked(), self._writing(removed=chunk):
                 self.table.delete("id IN (" + ", ".join(sql_literal(i) for i in chunk) + ")")
 
     @retry_conflicts
     def retype(self, old: str, new: str) -> int:
         """Rename a memory type in the index's copy of it (a renaming migration); the rows renamed."""
         where = f"type = {sql_literal(old)}"
-        with self.locked():
+        with self.locked(), self._writing():  # types are not cached: the entries only move to the new version
             n = int(self.table.count_rows(where))
             if n:
                 self.table.update(where=where, values={"type": new})
@@ -312,7 +397,7 @@ class VectorIndex:
 
     @retry_conflicts
     def delete_user(self, user_key: str) -> None:
-        with self.locked():
+        with self.locked(), self._writing(removed_users=[user_key]):
             self.table.delete(f"user_key = {sql_literal(user_key)}")
 
     @retry_conflicts
@@ -322,6 +407,7 @@ class VectorIndex:
         if cleanup:
             self.reclaim()
             return
+        self.cache.clear()  # compaction and index builds commit several versions: entries are loaded again
         with self.locked():
             self.table.optimize()
             self._maintain_indices(self.table)
@@ -333,6 +419,7 @@ class VectorIndex:
         rows are not referenced any more, and the full-text index is rebuilt without their words), then unlink
         every older file. Runs under the exclusive lock, so no other process is between reading and committing."""
         table = self.table  # opened before the exclusive lock (opening takes the shared one)
+        self.cache.clear()
         with self.locked(exclusive=True):
             live = table.to_arrow()
             tbl = self._db.create_table(TABLE, live, schema=self._schema(), mode="overwrite")
@@ -392,6 +479,8 @@ class VectorIndex:
         """(id, cosine distance) best first (``exact``: without the vector index, see :meth:`_vector_query`)."""
         import numpy as np
 
+        if (entry := self.cached(user_key, extra, exact)) is not None:
+            return entry.search(np.asarray(qvec, dtype=np.float32), agent_id, limit)[0]
         res = self._vector_query(np.asarray(qvec, dtype=np.float32), user_key, agent_id, limit, extra, exact)
         return list(zip(res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True))
 
@@ -405,6 +494,8 @@ class VectorIndex:
         import numpy as np
 
         stacked = np.vstack([np.asarray(q, dtype=np.float32) for q in qvecs])
+        if (entry := self.cached(user_key, extra, False)) is not None:
+            return entry.search(stacked, agent_id, limit)
         res = self._vector_query(stacked, user_key, agent_id, limit, extra)
         out: list[list[tuple[str, float]]] = [[] for _ in qvecs]
         cols = zip(res["query_index"].to_pylist(), res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True)
@@ -415,10 +506,18 @@ class VectorIndex:
         return out
 
     def search_text(
-        self, text: str, user_key: str, agent_id: str | None, limit: int, extra: str | None = None
-    ) -> list[tuple[str, float, np.ndarray]]:
+        self,
+        text: str,
+        user_key: str,
+        agent_id: str | None,
+        limit: int,
+        extra: str | None = None,
+        *,
+        vectors: bool = True,
+    ) -> list[tuple[str, float, np.ndarray | None]]:
         """(id, BM25 score, vector) best first — the vector lets the caller score full-text-only hits by similarity
-        without a second scan. An empty list when the text has no searchable token."""
+        without a second scan; ``vectors=False`` leaves it None (the caller holds the user's vectors in the cache:
+        reading the column costs a third of the search). An empty list when the text has no searchable token."""
         if not text.strip():
             return []
         try:
@@ -426,7 +525,7 @@ class VectorIndex:
                 res = (
                     self.table.search(text, query_type="fts", fts_columns="text")
                     .where(self.scope_filter(user_key, agent_id, extra), prefilter=True)
-                    .select(["id", "vector", "_score"])
+                    .select(["id", "vector", "_score"] if vectors else ["id", "_score"])
                     .limit(limit)
                     .to_arrow()
                 )
@@ -436,10 +535,29 @@ class VectorIndex:
             raise
         import numpy as np
 
+        if not vectors:
+            return [(i, score, None) for i, score in zip(res["id"].to_pylist(), res["_score"].to_pylist(), strict=True)]
         # one Arrow → numpy copy for all the vectors (a Python float per component cost ~5 ms for 100 hits)
         flat = res["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
         vectors = np.asarray(flat, dtype=np.float32).reshape(res.num_rows, self.dim)
         return list(zip(res["id"].to_pylist(), res["_score"].to_pylist(), vectors, strict=True))
+
+    def similarities(self, qvec: np.ndarray, user_key: str, ids: list[str]) -> dict[str, float]:
+        """Cosine similarity of the query to each of the user's rows ``ids``, read from the table (for full-text hits
+        a cached entry did not hold yet: rows another process added since; ids not found are left out)."""
+        import numpy as np
+
+        if not ids:
+            return {}
+        where = f"user_key = {sql_literal(user_key)} AND id IN (" + ", ".join(sql_literal(i) for i in ids) + ")"
+        with self.locked():
+            res = self.table.search().where(where).select(["id", "vector"]).limit(None).to_arrow()
+        flat = res["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        mat = np.asarray(flat, dtype=np.float32).reshape(res.num_rows, self.dim)
+        q = np.asarray(qvec, dtype=np.float32).ravel()
+        norms = np.linalg.norm(mat, axis=1) * (float(np.linalg.norm(q)) or 1.0)
+        sims = (mat @ q) / np.where(norms > 0, norms, 1.0)
+        return dict(zip(res["id"].to_pylist(), (float(x) for x in sims), strict=True))
 
     def ids(self, user_key: str | None = None) -> set[str]:
         return set(self.id_list(user_key))
