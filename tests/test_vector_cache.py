@@ -199,3 +199,25 @@ def test_recall_gives_the_same_answer_with_and_without_the_cache(tmp_path, e5):
         svc.close()
     for key, (without, with_cache) in answers.items():
         assert with_cache == without, key
+
+
+def test_the_version_check_stands_in_a_stat_only_while_the_folder_is_unchanged(index, monkeypatch):
+    """A version read made long enough after the last commit is reused while the manifests' folder is unchanged; a
+    read made right after a commit is not (coarse timestamps); another process's commit is always seen."""
+    import time
+
+    from memory.storage import vectors
+
+    monkeypatch.setattr(vectors, "VERSION_STAT_SLACK_NS", 200_000_000)
+    other = VectorIndex(index.uri, DIM, cache_bytes=BUDGET)
+    index.add(rows("u1", 10, 1))
+    first = index._version()
+    assert index._seen_version is not None and index._seen_version[2] is False  # too soon after the commit
+    time.sleep(0.3)
+    assert index._version() == first and index._seen_version[2] is True  # a full read, now trusted …
+    assert index._version() == first  # … and reused
+    other.add(rows("u1", 1, 2, start=50))
+    assert index._version() == first + 1  # the folder changed: read again
+    assert index.search_vector(np.asarray(rows("u1", 1, 2, start=50)[0].vector), "u1", "default", 1)[0][0] == (
+        "u1-default-50"
+    )

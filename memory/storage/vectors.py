@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -35,6 +36,9 @@ if TYPE_CHECKING:  # lancedb + pyarrow (+ numpy) cost ~2 s of CPU to import: onl
 log = logging.getLogger(__name__)
 
 TABLE = "memories"
+#: how long after the manifests' folder last changed a version read must be made to stand in for later reads while
+#: the folder stays unchanged (:meth:`VectorIndex._version`): a commit after that read moves the folder's mtime
+VERSION_STAT_SLACK_NS = 2_000_000_000
 _KEY_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}\Z")
 #: unindexed rows tolerated before the FTS index is refreshed (they are still searched, only slower)
 OPTIMIZE_EVERY = 2000
@@ -115,6 +119,8 @@ class VectorIndex:
         self.dim = dim
         #: users' vectors in this process's memory (:mod:`memory.storage.vector_cache`); 0 bytes = off
         self.cache = VectorCache(cache_bytes)
+        #: ((inode, mtime) of the manifests' folder, the version read then, whether that read may stand in later)
+        self._seen_version: tuple[tuple[int, int], int, bool] | None = None
         self._db = import_lancedb().connect(uri, read_consistency_interval=timedelta(0))
         self._tbl: Table | None = None
         self._since_optimize = 0
@@ -258,8 +264,25 @@ class VectorIndex:
 
     # -- the vector cache (memory/storage/vector_cache.py) ---------------------------------------------------
     def _version(self) -> int:
-        """The table's current version (a fresh manifest check: the connection reads with consistency interval 0)."""
-        return int(self.table.version)
+        """The table's current version. Reading it is a manifest check (~1–4 ms: the connection reads with
+        consistency interval 0); in a local folder a ``stat`` of the manifests' folder (µs) stands in for it while
+        that folder is unchanged since a read made :data:`VERSION_STAT_SLACK_NS` after its last change (every commit
+        adds a manifest there; the slack covers file systems whose timestamps are coarse)."""
+        stamp = None
+        if self._lock_path is not None:
+            try:
+                st = os.stat(os.path.join(self.uri, f"{TABLE}.lance", "_versions"))
+                stamp = (st.st_ino, st.st_mtime_ns)
+            except OSError:
+                stamp = None
+            seen = self._seen_version
+            if stamp is not None and seen is not None and seen[0] == stamp and seen[2]:
+                return seen[1]
+        read_at = time.time_ns()
+        version = int(self.table.version)
+        if stamp is not None:
+            self._seen_version = (stamp, version, read_at - stamp[1] > VERSION_STAT_SLACK_NS)
+        return version
 
     @contextlib.contextmanager
     def _writing(
