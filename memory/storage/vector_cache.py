@@ -149,6 +149,10 @@ class VectorCache:
             self.hits += 1
             return entry
 
+    def holds(self, user_key: str) -> bool:
+        """Whether the user's vectors are cached now (for the latency bench's cold-start figure; counts nothing)."""
+        return user_key in self._users
+
     def start_load(self, user_key: str) -> tuple[int | None, bool]:
         """(the version a load must hold to be kept, whether this caller should load: no one else is)."""
         with self._lock:

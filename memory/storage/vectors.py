@@ -498,11 +498,13 @@ class VectorIndex:
         extra: str | None = None,
         *,
         exact: bool = False,
+        cached: bool = True,
     ) -> list[tuple[str, float]]:
-        """(id, cosine distance) best first (``exact``: without the vector index, see :meth:`_vector_query`)."""
+        """(id, cosine distance) best first (``exact``: without the vector index, see :meth:`_vector_query`;
+        ``cached=False``: through LanceDB even when the user's vectors are cached, to measure the index)."""
         import numpy as np
 
-        if (entry := self.cached(user_key, extra, exact)) is not None:
+        if cached and (entry := self.cached(user_key, extra, exact)) is not None:
             return entry.search(np.asarray(qvec, dtype=np.float32), agent_id, limit)[0]
         res = self._vector_query(np.asarray(qvec, dtype=np.float32), user_key, agent_id, limit, extra, exact)
         return list(zip(res["id"].to_pylist(), res["_distance"].to_pylist(), strict=True))
