@@ -59,9 +59,9 @@ class UserVectors:
         if not ids:
             return
         self.remove(ids)
-        matrix = np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        matrix = matrix / np.where(norms > 0, norms, 1.0)
+        raw = np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1)
+        norms = np.linalg.norm(raw, axis=1, keepdims=True)
+        matrix = (raw / np.where(norms > 0, norms, 1.0)).astype(np.float32, copy=False)
         n = len(self.blocks)
         self.blocks.append(_Block(list(ids), np.asarray(agents, dtype=object), matrix, np.ones(len(ids), bool)))
         for row, mid in enumerate(ids):
@@ -102,9 +102,9 @@ class UserVectors:
         best first — what LanceDB's exact cosine search returns."""
         import numpy as np
 
-        q = np.asarray(qvecs, dtype=np.float32).reshape(-1, self.blocks[0].matrix.shape[1] if self.blocks else 1)
-        qn = np.linalg.norm(q, axis=1, keepdims=True)
-        q = q / np.where(qn > 0, qn, 1.0)
+        raw = np.asarray(qvecs, dtype=np.float32).reshape(-1, self.blocks[0].matrix.shape[1] if self.blocks else 1)
+        qn = np.linalg.norm(raw, axis=1, keepdims=True)
+        q = (raw / np.where(qn > 0, qn, 1.0)).astype(np.float32, copy=False)
         found: list[list[tuple[str, float]]] = [[] for _ in range(len(q))]
         for b in self.blocks:
             keep = b.alive if agent_id is None else b.alive & (b.agents == agent_id)

@@ -313,7 +313,9 @@ class VectorIndex:
         if entry is None:
             version, mine = self.cache.start_load(user_key)
             if mine:
-                threading.Thread(target=self._load, args=(user_key, version), daemon=True, name="memlens-vcache").start()
+                threading.Thread(
+                    target=self._load, args=(user_key, version), daemon=True, name="memlens-vcache"
+                ).start()
         return entry
 
     def preload(self, user_key: str) -> bool:
@@ -564,8 +566,8 @@ class VectorIndex:
             return [(i, score, None) for i, score in zip(res["id"].to_pylist(), res["_score"].to_pylist(), strict=True)]
         # one Arrow → numpy copy for all the vectors (a Python float per component cost ~5 ms for 100 hits)
         flat = res["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
-        vectors = np.asarray(flat, dtype=np.float32).reshape(res.num_rows, self.dim)
-        return list(zip(res["id"].to_pylist(), res["_score"].to_pylist(), vectors, strict=True))
+        mat = np.asarray(flat, dtype=np.float32).reshape(res.num_rows, self.dim)
+        return list(zip(res["id"].to_pylist(), res["_score"].to_pylist(), mat, strict=True))
 
     def similarities(self, qvec: np.ndarray, user_key: str, ids: list[str]) -> dict[str, float]:
         """Cosine similarity of the query to each of the user's rows ``ids``, read from the table (for full-text hits
