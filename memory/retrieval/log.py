@@ -33,15 +33,17 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import update
+from sqlalchemy import insert, update
 from sqlmodel import col
 
 from memory.storage.db import retrying
-from memory.storage.models import Memory, utcnow
+from memory.storage.models import Memory, Retrieval, RetrievalHit, stored_id, utcnow
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
+    from memory.retrieval.recall import RecallResult
+    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 log = logging.getLogger(__name__)
@@ -141,8 +143,6 @@ class RetrievalLog:
                 self._queue.task_done()
 
     def _write_entry(self, result: Any, scope: dict[str, Any]) -> None:
-        from memory.retrieval.recall import log_retrieval
-
         try:
             store = self._store()
             if store is None:  # the service is gone: nothing left to log into
@@ -244,6 +244,59 @@ def touch(conn: Connection, memory_ids: Iterable[str], *, now: datetime | None =
             .values(last_accessed_at=when, access_count=Memory.access_count + 1)
         )
     return len(ids)
+
+
+def log_retrieval(
+    store: Database,
+    result: RecallResult,
+    *,
+    user_key: str,
+    agent_id: str | None,
+    session_key: str | None,
+    turn_id: int | None,
+) -> int:
+    """One transaction, Core inserts only (ORM objects for a hundred hits cost more than the search itself); the
+    selected memories are marked used in the same transaction (:func:`memory.retrieval.log.touch`)."""
+
+    row = {
+        "user_key": user_key,
+        "agent_id": agent_id or "*",
+        "session_id": session_key,  # the column holds the internal key
+        "turn_id": turn_id,
+        "query": result.query,  # masked by the engine on the way in (memory.storage.scrub), like every text column
+        "retrieval_query": result.retrieval_query,
+        "mode": result.params.mode,
+        "k": result.params.k,
+        "threshold": result.params.threshold,
+        "params": {**result.params.to_dict(), **result.provenance},  # + the door it came through
+        "latency_ms": result.latency_ms,
+        "created_at": utcnow(),
+    }
+    with store.engine.begin() as conn:
+        inserted = conn.execute(insert(Retrieval).values(row).returning(col(Retrieval.id))).scalar_one()
+        retrieval_id = stored_id(inserted, "retrieval")
+        if result.hits:
+            conn.execute(
+                insert(RetrievalHit),
+                [
+                    {
+                        "retrieval_id": retrieval_id,
+                        "memory_id": h.memory_id,
+                        "rank": h.rank,
+                        "similarity": h.similarity,
+                        "fts_score": h.fts_score,
+                        "fused_score": h.score,
+                        "relevance": h.relevance,
+                        "passed": h.passed,
+                        "selected": h.selected,
+                        "injected": bool(h.injected),
+                        "drop_reason": h.drop_reason,
+                    }
+                    for h in result.hits
+                ],
+            )
+        touch(conn, [h.memory_id for h in result.selected])
+    return retrieval_id
 
 
 _create_lock = threading.Lock()

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlmodel import col
 
 from memory import provenance
@@ -45,11 +45,10 @@ from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period
 from memory.retrieval.policy import RecallPolicy
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.lance import import_lancedb
-from memory.storage.models import Memory, Retrieval, RetrievalHit, stored_id, utcnow
+from memory.storage.models import Memory
 from memory.vocab import MemoryStatus, MemoryType, is_flagged
 
 if TYPE_CHECKING:
-    from memory.storage.db import Database
     from memory.storage.store import Storage
 
 #: a near miss is a candidate cut only by the threshold whose relevance is at least this fraction of the threshold
@@ -580,60 +579,6 @@ def add_context(engine: Any, user_key: str, hits: list[Hit], span: int) -> None:
         chosen, context.load(engine, user_key, [h.source_message_ids for h in chosen], span), strict=True
     ):
         hit.context = rows
-
-
-def log_retrieval(
-    store: Database,
-    result: RecallResult,
-    *,
-    user_key: str,
-    agent_id: str | None,
-    session_key: str | None,
-    turn_id: int | None,
-) -> int:
-    """One transaction, Core inserts only (ORM objects for a hundred hits cost more than the search itself); the
-    selected memories are marked used in the same transaction (:func:`memory.retrieval.log.touch`)."""
-    from memory.retrieval.log import touch
-
-    row = {
-        "user_key": user_key,
-        "agent_id": agent_id or "*",
-        "session_id": session_key,  # the column holds the internal key
-        "turn_id": turn_id,
-        "query": result.query,  # masked by the engine on the way in (memory.storage.scrub), like every text column
-        "retrieval_query": result.retrieval_query,
-        "mode": result.params.mode,
-        "k": result.params.k,
-        "threshold": result.params.threshold,
-        "params": {**result.params.to_dict(), **result.provenance},  # + the door it came through
-        "latency_ms": result.latency_ms,
-        "created_at": utcnow(),
-    }
-    with store.engine.begin() as conn:
-        inserted = conn.execute(insert(Retrieval).values(row).returning(col(Retrieval.id))).scalar_one()
-        retrieval_id = stored_id(inserted, "retrieval")
-        if result.hits:
-            conn.execute(
-                insert(RetrievalHit),
-                [
-                    {
-                        "retrieval_id": retrieval_id,
-                        "memory_id": h.memory_id,
-                        "rank": h.rank,
-                        "similarity": h.similarity,
-                        "fts_score": h.fts_score,
-                        "fused_score": h.score,
-                        "relevance": h.relevance,
-                        "passed": h.passed,
-                        "selected": h.selected,
-                        "injected": bool(h.injected),
-                        "drop_reason": h.drop_reason,
-                    }
-                    for h in result.hits
-                ],
-            )
-        touch(conn, [h.memory_id for h in result.selected])
-    return retrieval_id
 
 
 def timed_search(store: Storage, **kwargs: Any) -> tuple[list[Hit], float]:

@@ -154,9 +154,10 @@ class VectorCache:
         return user_key in self._users
 
     def start_load(self, user_key: str) -> tuple[int | None, bool]:
-        """(the version a load must hold to be kept, whether this caller should load: no one else is)."""
+        """(the version a load must hold to be kept, whether this caller should load: no load is running — one at a
+        time, so a burst of new users costs one background scan after another, not one thread each)."""
         with self._lock:
-            if user_key in self._loading or user_key in self._users:
+            if self._loading or user_key in self._users:
                 return self.version, False
             self._loading.add(user_key)
             return self.version, True

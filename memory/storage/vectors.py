@@ -319,15 +319,20 @@ class VectorIndex:
         return entry
 
     def preload(self, user_key: str) -> bool:
-        """Load the user's vectors into the cache now (in this thread); True when they are cached after it."""
+        """Load the user's vectors into the cache now (in this thread, after a background load already running);
+        True when they are cached after it."""
         if not self.cache.enabled:
             return False
-        if self.cache.lookup(user_key, self._version()) is not None:
-            return True
-        version, mine = self.cache.start_load(user_key)
-        if mine:
-            self._load(user_key, version)
-        return self.cache.lookup(user_key, self._version()) is not None
+        deadline = time.monotonic() + 60
+        while self.cache.lookup(user_key, self._version()) is None:
+            version, mine = self.cache.start_load(user_key)
+            if mine:
+                self._load(user_key, version)
+                return self.cache.lookup(user_key, self._version()) is not None
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)  # another load is running: one at a time
+        return True
 
     def _load(self, user_key: str, version: int | None) -> None:
         """Read one user's active rows (id, agent, vector) into a cache entry."""
