@@ -256,8 +256,7 @@ def log_retrieval(
     turn_id: int | None,
 ) -> int:
     """One transaction, Core inserts only (ORM objects for a hundred hits cost more than the search itself); the
-    selected memories are marked used in the same transaction (:func:`memory.retrieval.log.touch`)."""
-
+    selected memories are marked used in the same transaction (:func:`touch`)."""
     row = {
         "user_key": user_key,
         "agent_id": agent_id or "*",

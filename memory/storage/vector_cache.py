@@ -33,6 +33,16 @@ if TYPE_CHECKING:
 MAX_BLOCKS = 16
 
 
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """``vectors`` (one vector, or rows of them) as float32 rows scaled to unit length (a zero row stays zero):
+    cosine is then a dot product."""
+    import numpy as np
+
+    raw = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
+    norms = np.linalg.norm(raw, axis=1, keepdims=True)
+    return (raw / np.where(norms > 0, norms, 1.0)).astype(np.float32, copy=False)
+
+
 @dataclass
 class _Block:
     ids: list[str]
@@ -59,9 +69,7 @@ class UserVectors:
         if not ids:
             return
         self.remove(ids)
-        raw = np.asarray(vectors, dtype=np.float32).reshape(len(ids), -1)
-        norms = np.linalg.norm(raw, axis=1, keepdims=True)
-        matrix = (raw / np.where(norms > 0, norms, 1.0)).astype(np.float32, copy=False)
+        matrix = unit_rows(vectors)
         n = len(self.blocks)
         self.blocks.append(_Block(list(ids), np.asarray(agents, dtype=object), matrix, np.ones(len(ids), bool)))
         for row, mid in enumerate(ids):
@@ -86,10 +94,7 @@ class UserVectors:
 
     def similarity(self, qvec: np.ndarray, ids: Iterable[str]) -> dict[str, float]:
         """Cosine similarity of the query to each of ``ids`` held here (ids not held are left out)."""
-        import numpy as np
-
-        q = np.asarray(qvec, dtype=np.float32).ravel()
-        q = q / (float(np.linalg.norm(q)) or 1.0)
+        q = unit_rows(qvec)[0]
         out: dict[str, float] = {}
         for mid in ids:
             at = self.where.get(mid)
@@ -102,9 +107,7 @@ class UserVectors:
         best first — what LanceDB's exact cosine search returns."""
         import numpy as np
 
-        raw = np.asarray(qvecs, dtype=np.float32).reshape(-1, self.blocks[0].matrix.shape[1] if self.blocks else 1)
-        qn = np.linalg.norm(raw, axis=1, keepdims=True)
-        q = (raw / np.where(qn > 0, qn, 1.0)).astype(np.float32, copy=False)
+        q = unit_rows(qvecs)
         found: list[list[tuple[str, float]]] = [[] for _ in range(len(q))]
         for b in self.blocks:
             keep = b.alive if agent_id is None else b.alive & (b.agents == agent_id)
@@ -128,7 +131,7 @@ class VectorCache:
         self.budget = budget_bytes
         self.version: int | None = None  # the table version every entry holds
         self._users: OrderedDict[str, UserVectors] = OrderedDict()
-        self._loading: set[str] = set()
+        self._loading: str | None = None  # the user being loaded (one load at a time)
         self._lock = threading.Lock()
         self.hits = self.misses = self.loads = self.drops = 0
 
@@ -149,6 +152,10 @@ class VectorCache:
             self.hits += 1
             return entry
 
+    def empty(self) -> bool:
+        """Holds no user (a write then has nothing to keep up to date)."""
+        return not self._users
+
     def holds(self, user_key: str) -> bool:
         """Whether the user's vectors are cached now (for the latency bench's cold-start figure; counts nothing)."""
         return user_key in self._users
@@ -157,15 +164,15 @@ class VectorCache:
         """(the version a load must hold to be kept, whether this caller should load: no load is running — one at a
         time, so a burst of new users costs one background scan after another, not one thread each)."""
         with self._lock:
-            if self._loading or user_key in self._users:
+            if self._loading is not None or user_key in self._users:
                 return self.version, False
-            self._loading.add(user_key)
+            self._loading = user_key
             return self.version, True
 
     def finish_load(self, user_key: str, entry: UserVectors | None, version: int | None) -> None:
         """Keep a loaded entry when no write moved the table since ``version`` was read and it fits the budget."""
         with self._lock:
-            self._loading.discard(user_key)
+            self._loading = None
             if entry is None or version is None or version != self.version or entry.nbytes > self.budget:
                 return
             self._users[user_key] = entry
@@ -187,6 +194,8 @@ class VectorCache:
         """This process committed a write: ``added`` rows (user key, id, agent, vector), ``removed`` ids,
         ``removed_users``. Applied when the cache held ``before`` and the write was the only commit since;
         otherwise every entry is dropped."""
+        import numpy as np
+
         with self._lock:
             if before is None or after is None or before != self.version or after not in (before, before + 1):
                 self._clear(None)
@@ -203,8 +212,6 @@ class VectorCache:
                 if key in self._users:
                     by_user.setdefault(key, []).append((mid, agent, vec))
             for key, rows in by_user.items():
-                import numpy as np
-
                 self._users[key].append([r[0] for r in rows], [r[1] for r in rows], np.vstack([r[2] for r in rows]))
 
     def clear(self) -> None:

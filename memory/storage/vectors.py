@@ -25,7 +25,7 @@ from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_
 
 from memory.errors import ConfigError
 from memory.storage.lance import import_lancedb
-from memory.storage.vector_cache import UserVectors, VectorCache
+from memory.storage.vector_cache import UserVectors, VectorCache, unit_rows
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:  # lancedb + pyarrow (+ numpy) cost ~2 s of CPU to import: only commands that touch the index pay
@@ -290,8 +290,10 @@ class VectorIndex:
     ) -> Iterator[None]:
         """Around one commit of this process: tell the cache what it changed (applied only when it was the table's
         only commit since the cache's version). A failed write leaves the cache as it was, but stale for the next
-        search only if a commit happened: the version check catches that."""
-        if not self.cache.enabled:
+        search only if a commit happened: the version check catches that. With no user cached there is nothing to keep
+        up to date: the version is not read (two reads per write), the cache only forgets the one it held."""
+        if self.cache.empty():
+            self.cache.clear()  # a load still running started before this write: it is discarded
             yield
             return
         before = self._version()
@@ -347,15 +349,8 @@ class VectorIndex:
                     .to_arrow()
                 )
             if res.num_rows * self.dim * 4 <= self.cache.budget:
-                import numpy as np
-
-                flat = res["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
                 entry = UserVectors()
-                entry.append(
-                    res["id"].to_pylist(),
-                    res["agent_id"].to_pylist(),
-                    np.asarray(flat, dtype=np.float32).reshape(res.num_rows, self.dim),
-                )
+                entry.append(res["id"].to_pylist(), res["agent_id"].to_pylist(), self._matrix(res))
         except Exception:  # noqa: BLE001 — a cache that fails to fill is only a slower search, never a failed one
             log.debug("vector cache: loading %s failed", user_key, exc_info=True)
             entry = None
@@ -565,30 +560,27 @@ class VectorIndex:
             if "tokens" in str(exc).lower() or "empty" in str(exc).lower():
                 return []
             raise
-        import numpy as np
-
         if not vectors:
             return [(i, score, None) for i, score in zip(res["id"].to_pylist(), res["_score"].to_pylist(), strict=True)]
-        # one Arrow → numpy copy for all the vectors (a Python float per component cost ~5 ms for 100 hits)
+        return list(zip(res["id"].to_pylist(), res["_score"].to_pylist(), self._matrix(res), strict=True))
+
+    def _matrix(self, res: pa.Table) -> np.ndarray:
+        """The ``vector`` column as one float32 (rows, dim) array: one Arrow → numpy copy (a Python float per
+        component cost ~5 ms for 100 hits)."""
+        import numpy as np
+
         flat = res["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
-        mat = np.asarray(flat, dtype=np.float32).reshape(res.num_rows, self.dim)
-        return list(zip(res["id"].to_pylist(), res["_score"].to_pylist(), mat, strict=True))
+        return np.asarray(flat, dtype=np.float32).reshape(res.num_rows, self.dim)
 
     def similarities(self, qvec: np.ndarray, user_key: str, ids: list[str]) -> dict[str, float]:
         """Cosine similarity of the query to each of the user's rows ``ids``, read from the table (for full-text hits
         a cached entry did not hold yet: rows another process added since; ids not found are left out)."""
-        import numpy as np
-
         if not ids:
             return {}
         where = f"user_key = {sql_literal(user_key)} AND id IN (" + ", ".join(sql_literal(i) for i in ids) + ")"
         with self.locked():
             res = self.table.search().where(where).select(["id", "vector"]).limit(None).to_arrow()
-        flat = res["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
-        mat = np.asarray(flat, dtype=np.float32).reshape(res.num_rows, self.dim)
-        q = np.asarray(qvec, dtype=np.float32).ravel()
-        norms = np.linalg.norm(mat, axis=1) * (float(np.linalg.norm(q)) or 1.0)
-        sims = (mat @ q) / np.where(norms > 0, norms, 1.0)
+        sims = unit_rows(self._matrix(res)) @ unit_rows(qvec)[0]
         return dict(zip(res["id"].to_pylist(), (float(x) for x in sims), strict=True))
 
     def ids(self, user_key: str | None = None) -> set[str]:
