@@ -5,9 +5,14 @@
 
 Two measures, each alternating 1 thread and N threads (A B A B) so both see the same machine load:
 
-- the embedder alone on the LoCoMo turn passages (``embed_passages`` inside ``embed_threads(n)``);
-- the real ingest path (``memory.evaluation.ingest.ingest_sample``: messages, the write pipeline in one batch per
-  session, the raw turns as memories), into a fresh store each time, with ``MEMLENS_EMBED_THREADS`` = 1 or N.
+- the embedder alone on the LoCoMo turns, twice: on what was said (the messages) and on the turns' episode passages
+  (speaker and day in front: what the write path embeds for each turn), ``embed_passages`` inside ``embed_threads(n)``;
+- the real ingest path (``memory.evaluation.ingest.ingest_sample``: messages, then ``write_from_messages`` per
+  session: an episode of every turn and the facts read from it), into a fresh store each time, with
+  ``MEMLENS_EMBED_THREADS`` = 1 or N.
+
+``ingest_over_said`` is ingest turns/s over the embedder's turns/s on the messages at the same thread count: what the
+write path costs against embedding only what was said.
 
 The data set is read where it lies (never copied). Prints the rates and their ratio and writes
 ``bench/results/ingest_threads.json`` with the machine's load (``uptime`` before and after the run: a 2-core machine
@@ -87,16 +92,19 @@ def main() -> None:
     samples = load(args.data)[: args.samples]
     if args.sessions:
         samples = [dataclasses.replace(s, sessions=s.sessions[: args.sessions]) for s in samples]
-    passages = [t.passage() for s in samples for ls in s.sessions for t in ls.turns][: args.passages]
+    turns = [t for s in samples for ls in s.sessions for t in ls.turns][: args.passages]
+    passages, said = [t.passage() for t in turns], [t.message() for t in turns]
     e5 = E5Embedder()
     e5.embed_passages(passages[:8])  # warm
-    rates: dict[str, dict[int, list[float]]] = {"passages_per_s": {1: [], args.threads: []}, "turns_per_s": {}}
-    rates["turns_per_s"] = {1: [], args.threads: []}
+    rates: dict[str, dict[int, list[float]]] = {
+        k: {1: [], args.threads: []} for k in ("passages_per_s", "said_per_s", "turns_per_s")
+    }
     for r in range(args.repeats):
         for n in (1, args.threads):
             rates["passages_per_s"][n].append(embed_rate(e5, passages, n))
-            rate = rates["passages_per_s"][n][-1]
-            print(f"repeat {r + 1}: embedder {n} thread(s): {rate:.1f} passages/s", flush=True)
+            rates["said_per_s"][n].append(embed_rate(e5, said, n))
+            rate, rate_said = rates["passages_per_s"][n][-1], rates["said_per_s"][n][-1]
+            print(f"repeat {r + 1}: embedder {n} thread(s): {rate:.1f} passages/s, {rate_said:.1f} said/s", flush=True)
         for n in (1, args.threads):
             total = 0.0
             for sample in samples:
@@ -107,6 +115,7 @@ def main() -> None:
             print(f"repeat {r + 1}: ingest {n} thread(s): {rates['turns_per_s'][n][-1]:.1f} turns/s", flush=True)
     best = {k: {n: round(max(v), 1) for n, v in d.items()} for k, d in rates.items()}
     ratio = {k: round(d[args.threads] / d[1], 2) for k, d in best.items()}
+    over_said = {n: round(best["turns_per_s"][n] / best["said_per_s"][n], 3) for n in (1, args.threads)}
     after = uptime()
     load_avg = after["load_avg_1_5_15"]
     out = {
@@ -119,6 +128,8 @@ def main() -> None:
         "best_of_repeats": best,
         "all_runs": {k: {n: [round(x, 1) for x in v] for n, v in d.items()} for k, d in rates.items()},
         "ratio_n_over_1": ratio,
+        "ingest_over_said": over_said,
+        "tokens": {"said": sum(e5.token_count(t) for t in said), "passages": sum(e5.token_count(t) for t in passages)},
         "quick": args.quick,
         "load_avg_1_5_15": load_avg,
         "uptime_before": before["uptime"],
@@ -128,7 +139,7 @@ def main() -> None:
     print(
         f"embedder: {best['passages_per_s'][1]} → {best['passages_per_s'][args.threads]} passages/s "
         f"(×{ratio['passages_per_s']}); ingest: {best['turns_per_s'][1]} → {best['turns_per_s'][args.threads]} "
-        f"turns/s (×{ratio['turns_per_s']}); load {load_avg}"
+        f"turns/s (×{ratio['turns_per_s']}); ingest over the embedder on what was said: {over_said}; load {load_avg}"
     )
     path = Path(args.out)
     path.parent.mkdir(parents=True, exist_ok=True)

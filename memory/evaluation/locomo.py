@@ -14,6 +14,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memory.errors import InvalidInput
+from memory.storage.passages import passage
+from memory.vocab import MemoryType
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _SESSION_RE = re.compile(r"^session_(\d+)$")
@@ -39,9 +41,8 @@ class DialogTurn:
         return self.text + (f" [shares {self.caption}]" if self.caption else "")
 
     def passage(self) -> str:
-        """The retrievable form: the speaker's name and the date matter for dense retrieval."""
-        shared = f" [shares {self.caption}]" if self.caption else ""
-        return f"{self.speaker} ({self.at.day} {self.at:%B %Y}): {self.text}{shared}"
+        """The retrievable form the write path embeds for this turn's episode (memory.storage.passages)."""
+        return passage(MemoryType.EPISODE, self.message(), self.speaker, self.at)
 
 
 @dataclass(frozen=True)

