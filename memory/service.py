@@ -464,7 +464,7 @@ class MemoryService:
         :meth:`recall_policy`) sets the knobs, None = the live settings'; ``changes`` (typed; a name that is not a
         recall setting is refused) change some on top of it."""
         query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))  # before embedding/logging
-        user = self.get_user(user_id)
+        key = records.user_key(self.storage, user_id)
         log = log and not self.storage.read_only  # a read-only data folder: searched, not logged
         agent: str | None = validate.agent_id(agent_id, self.settings.default_agent_id)
         if any_agent and not agent_id:
@@ -472,16 +472,18 @@ class MemoryService:
         params = self._policy(policy, changes)
         calibration = params.calibration
         rq = mask_pii(retrieval_query) if retrieval_query else query
+        # read beside the searches (a worker thread); wanted only once the hits are ranked
+        retracted = self.storage.pool.submit(profile_sync.retracted_reader, self.storage, key)
         with retrieval_log.in_flight.recall():  # the log's writer waits for it (memory/retrieval/log.py)
             hits, ms = timed_search(
                 self.storage,
-                user_key=user.key,
+                user_key=key,
                 agent_id=agent,
                 query=rq,
                 params=params,
                 calibration=calibration,
                 filters=filters,
-                retracted=profile_sync.retracted_reader(self.storage, user.key),
+                retracted=retracted.result,
             )
         result = RecallResult(
             query=query,
@@ -495,7 +497,7 @@ class MemoryService:
         )
         if log:  # the log and access tracking are written after we return (memory/retrieval/log.py)
             retrieval_log.writer(self.storage).submit(
-                result, user_key=user.key, agent_id=agent, session_key=session_key, turn_id=turn_id
+                result, user_key=key, agent_id=agent, session_key=session_key, turn_id=turn_id
             )
         return result
 

@@ -502,10 +502,12 @@ def run_search(
     params: RecallPolicy,
     calibration: Calibration,
     filters: RecallFilters | None = None,
-    retracted: Callable[[str], str] | None = None,
+    retracted: Callable[[], Callable[[str], str] | None] | None = None,
 ) -> list[Hit]:
     """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut; with
-    ``retracted``, episodes stating only retracted memories are left out (:func:`without_retracted`).
+    ``retracted``, episodes stating only retracted memories are left out (:func:`without_retracted`). ``retracted``
+    is asked for its reader only once the hits are ranked (None: nothing retracted), so the caller can read the
+    user's retracted statements in a worker thread meanwhile.
 
     The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
     costs about as much as vector alone (LanceDB and the embedder release the GIL). ``filters`` narrow the
@@ -514,8 +516,8 @@ def run_search(
     """
     sig = gather(store, user_key=user_key, agent_id=agent_id, query=query, params=params, filters=filters)
     hits = rank_signals(sig, params=params, calibration=calibration, filters=filters)
-    if retracted is not None:
-        hits = without_retracted(sig, hits, params, calibration, filters, retracted)
+    if retracted is not None and (reader := retracted()) is not None:
+        hits = without_retracted(sig, hits, params, calibration, filters, reader)
     add_context(store.engine, user_key, hits, params.context_span)
     return hits
 

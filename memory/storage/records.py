@@ -84,6 +84,17 @@ def get_user(storage: Database, user_id: str) -> User:
     return user
 
 
+def user_key(storage: Database, user_id: str) -> str:
+    """The internal key of the user with this external id: :func:`get_user` without building the ORM object
+    (a plain select, ~1 ms against ~5 ms: recall needs the key alone, on every turn)."""
+    user_id = validate.external_id(user_id)
+    with storage.engine.connect() as conn:
+        key = conn.execute(_user_query(user_id).with_only_columns(col(User.key))).scalar()
+    if key is None:
+        raise NotFound(f"no user {user_id[:80]!r}")
+    return str(key)
+
+
 def user_by_key(storage: Database, user_key: str) -> User | None:
     """The user behind an internal key (None when unknown or erased)."""
     with storage.db() as db:
