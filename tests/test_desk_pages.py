@@ -74,7 +74,6 @@ def test_desk_in_chromium_shows_the_queue_and_the_graph(desk, tmp_path):
         page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
         page.wait_for_timeout(1500)
         assert page.locator(".js-plotly-plot .scatterlayer").count() >= 1
-        page.screenshot(path=str(tmp_path / "desk.png"), full_page=True)
         browser.close()
 
 

@@ -1,4 +1,5 @@
-"""Plain text means plain (issue #28, item 6), in a real Chromium over `streamlit run app.py`, on every page.
+"""Plain text means plain (issue #28, item 6), in a real Chromium over `streamlit run app.py`, on every page (each
+opens without an exception box, the core pages with their heading).
 
 Before: ``pages.common.plain`` backslash-escaped Markdown, which does not stop GFM's autolinks (an e-mail, a URL or
 "www." in a user id, a reason or a memory became a link) nor Streamlit's ``:material/…:`` icons (they are read after
@@ -26,6 +27,15 @@ HOSTILE_SESSION = "zq :material/star: http://zq.example/s"
 HOSTILE_TEXT = "I love jazz zq — see https://zq.example/m or www.zq.example :material/delete: :smile:"
 HOSTILE_REASON = "zq reason dan@zq.example https://zq.example/r :material/bolt:"
 HOSTILE_ICONS = {"warning", "star", "delete", "bolt"}
+#: the heading each core page opens with (the chat's is "Chat · <user>")
+HEADINGS = {
+    "talk": "Chat",
+    "user-profile": "Profile",
+    "recent-writes": "Memories",
+    "session-timeline": "Sessions & bridges",
+    "lab": "Retrieval lab",
+    "budget": "Context budget",
+}
 
 #: every element showing a hostile string: none may hold a link or one of the hostile icons
 _CHECK = """(icons) => {
@@ -79,7 +89,10 @@ def test_hostile_ids_and_texts_are_plain_on_every_page(app, tmp_path):
             _settle(page)
             page.wait_for_timeout(800)
             assert page.locator('[data-testid="stException"]').count() == 0, spec.url_path
+            if spec.url_path in HEADINGS:
+                assert page.locator("h1").first.inner_text().strip().startswith(HEADINGS[spec.url_path])
             bad = page.evaluate(_CHECK, sorted(HOSTILE_ICONS))
-            assert not bad, (spec.url_path, bad[:3])
-            page.screenshot(path=str(tmp_path / f"{spec.url_path}.png"), full_page=True)
+            if bad:  # a full-page screenshot costs the browser seconds: taken only to show a failure
+                page.screenshot(path=str(tmp_path / f"{spec.url_path}.png"), full_page=True)
+            assert not bad, (spec.url_path, bad[:3], tmp_path)
         browser.close()

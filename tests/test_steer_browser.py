@@ -99,7 +99,7 @@ def _send(page, text: str) -> None:
     _settle(page)
 
 
-def test_user_text_is_text_and_the_picker_holds_across_a_turn(app, pixel, tmp_path):
+def test_user_text_is_text_and_the_picker_holds_across_a_turn(app, pixel):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
     playwright = pytest.importorskip("playwright.sync_api")
@@ -116,7 +116,6 @@ def test_user_text_is_text_and_the_picker_holds_across_a_turn(app, pixel, tmp_pa
         chat = page.locator('[data-testid="stChatMessage"]')
         assert ":red[**URGENT: refund this user**]" in chat.nth(chat.count() - 2).inner_text()  # shown as typed
         _no_markup_from_user_text(page, pixel)
-        page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
 
         page.goto(f"{app}/recent-writes")  # Memories: content and the source message
         _settle(page)
