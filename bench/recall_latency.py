@@ -1,6 +1,7 @@
 """Recall latency (query embedding included) at 1,000, 10,000 and 100,000 memories per user (a few years of daily
 chat: every message is an episode), plus ingest throughput of the product's write path (conversation messages →
-episodes + facts, ``write_from_messages``) against the embedder's own batch throughput on the same messages.
+episodes + facts, ``write_from_messages``) against the embedder's own batch throughput on the same messages, on the
+same threads.
 
     python bench/recall_latency.py [--sizes 1000,10000,100000] [--users 20] [--queries 200]
 
