@@ -8,6 +8,7 @@ from sqlmodel import select
 
 from memory.errors import InvalidInput, NotFound
 from memory.retrieval.recall import near_miss_floor
+from memory.storage import records
 from memory.storage.models import Retrieval, RetrievalHit
 
 HOSTILE_IDS = [
@@ -77,6 +78,22 @@ def test_unusable_user_ids_get_a_clear_error(plumbing_svc, bad):
 def test_unknown_user_is_not_found(plumbing_svc):
     with pytest.raises(NotFound):
         plumbing_svc.recall("nobody", "anything")
+
+
+def test_recall_finds_the_user_by_key_alone_even_for_hostile_ids(plumbing_svc):
+    """Recall reads only the user's key (records.user_key): the same user get_user finds, never another one whose id
+    merely looks alike, and an unusable id is refused as everywhere else."""
+    svc = plumbing_svc
+    ids = ["o'brien", "o'brien' OR '1'='1", "王芳", "O'BRIEN"]
+    for uid in ids:
+        svc.add_memory(svc.ensure_user(uid), f"{uid} likes tea")
+    for uid in ids:
+        assert records.user_key(svc.storage, uid) == svc.get_user(uid).key
+        assert [h.content for h in svc.recall(uid, "tea", threshold=0.0).hits] == [f"{uid} likes tea"]
+    with pytest.raises(NotFound):
+        records.user_key(svc.storage, "o'brien' --")
+    with pytest.raises(InvalidInput):
+        records.user_key(svc.storage, "a\x00b")
 
 
 def test_agents_keep_separate_memories_of_one_user(plumbing_svc):
