@@ -472,8 +472,6 @@ class MemoryService:
         params = self._policy(policy, changes)
         calibration = params.calibration
         rq = mask_pii(retrieval_query) if retrieval_query else query
-        # read beside the searches (a worker thread); wanted only once the hits are ranked
-        retracted = self.storage.pool.submit(profile_sync.retracted_reader, self.storage, key)
         with retrieval_log.in_flight.recall():  # the log's writer waits for it (memory/retrieval/log.py)
             hits, ms = timed_search(
                 self.storage,
@@ -483,7 +481,7 @@ class MemoryService:
                 params=params,
                 calibration=calibration,
                 filters=filters,
-                retracted=retracted.result,
+                retracted=profile_sync.retracted_reader(self.storage, key),
             )
         result = RecallResult(
             query=query,

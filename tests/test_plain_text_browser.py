@@ -27,15 +27,8 @@ HOSTILE_SESSION = "zq :material/star: http://zq.example/s"
 HOSTILE_TEXT = "I love jazz zq — see https://zq.example/m or www.zq.example :material/delete: :smile:"
 HOSTILE_REASON = "zq reason dan@zq.example https://zq.example/r :material/bolt:"
 HOSTILE_ICONS = {"warning", "star", "delete", "bolt"}
-#: the heading each core page opens with (the chat's is "Chat · <user>")
-HEADINGS = {
-    "talk": "Chat",
-    "user-profile": "Profile",
-    "recent-writes": "Memories",
-    "session-timeline": "Sessions & bridges",
-    "lab": "Retrieval lab",
-    "budget": "Context budget",
-}
+#: the core pages, each opening with its title as heading (the chat's is "Chat · <user>")
+HEADED = frozenset({"talk", "user-profile", "recent-writes", "session-timeline", "lab", "budget"})
 
 #: every element showing a hostile string: none may hold a link or one of the hostile icons
 _CHECK = """(icons) => {
@@ -89,8 +82,8 @@ def test_hostile_ids_and_texts_are_plain_on_every_page(app, tmp_path):
             _settle(page)
             page.wait_for_timeout(800)
             assert page.locator('[data-testid="stException"]').count() == 0, spec.url_path
-            if spec.url_path in HEADINGS:
-                assert page.locator("h1").first.inner_text().strip().startswith(HEADINGS[spec.url_path])
+            if spec.url_path in HEADED:
+                assert page.locator("h1").first.inner_text().strip().startswith(spec.title)
             bad = page.evaluate(_CHECK, sorted(HOSTILE_ICONS))
             if bad:  # a full-page screenshot costs the browser seconds: taken only to show a failure
                 page.screenshot(path=str(tmp_path / f"{spec.url_path}.png"), full_page=True)

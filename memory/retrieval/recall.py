@@ -502,12 +502,10 @@ def run_search(
     params: RecallPolicy,
     calibration: Calibration,
     filters: RecallFilters | None = None,
-    retracted: Callable[[], Callable[[str], str] | None] | None = None,
+    retracted: Callable[[str], str] | None = None,
 ) -> list[Hit]:
     """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut; with
-    ``retracted``, episodes stating only retracted memories are left out (:func:`without_retracted`). ``retracted``
-    is asked for its reader only once the hits are ranked (None: nothing retracted), so the caller can read the
-    user's retracted statements in a worker thread meanwhile.
+    ``retracted``, episodes stating only retracted memories are left out (:func:`without_retracted`).
 
     The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
     costs about as much as vector alone (LanceDB and the embedder release the GIL). ``filters`` narrow the
@@ -516,8 +514,8 @@ def run_search(
     """
     sig = gather(store, user_key=user_key, agent_id=agent_id, query=query, params=params, filters=filters)
     hits = rank_signals(sig, params=params, calibration=calibration, filters=filters)
-    if retracted is not None and (reader := retracted()) is not None:
-        hits = without_retracted(sig, hits, params, calibration, filters, reader)
+    if retracted is not None:
+        hits = without_retracted(sig, hits, params, calibration, filters, retracted)
     add_context(store.engine, user_key, hits, params.context_span)
     return hits
 

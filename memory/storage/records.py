@@ -80,19 +80,23 @@ def get_user(storage: Database, user_id: str) -> User:
     with storage.db() as db:
         user = db.exec(_user_query(user_id)).first()
     if user is None:
-        raise NotFound(f"no user {user_id[:80]!r}")
+        raise _no_user(user_id)
     return user
 
 
 def user_key(storage: Database, user_id: str) -> str:
-    """The internal key of the user with this external id: :func:`get_user` without building the ORM object
-    (a plain select, ~1 ms against ~5 ms: recall needs the key alone, on every turn)."""
+    """The internal key of the user with this external id: :func:`get_user` without building the ORM object (recall
+    needs the key alone; 0.6 against 0.75 ms at 10k memories per user)."""
     user_id = validate.external_id(user_id)
     with storage.engine.connect() as conn:
         key = conn.execute(_user_query(user_id).with_only_columns(col(User.key))).scalar()
     if key is None:
-        raise NotFound(f"no user {user_id[:80]!r}")
+        raise _no_user(user_id)
     return str(key)
+
+
+def _no_user(user_id: str) -> NotFound:
+    return NotFound(f"no user {user_id[:80]!r}")
 
 
 def user_by_key(storage: Database, user_key: str) -> User | None:

@@ -71,10 +71,9 @@ class Storage:
 
     @property
     def pool(self) -> ThreadPoolExecutor:
-        """Worker threads for I/O that can overlap the query embedding: the two full-text searches and the read of the
-        user's retracted statements."""
+        """Two worker threads for I/O that can overlap (full-text search beside the query embedding)."""
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="memlens")
+            self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memlens")
         return self._pool
 
     @property
