@@ -19,13 +19,14 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from memory.errors import ConfigError
 from memory.storage.lance import import_lancedb
 from memory.storage.vector_cache import UserVectors, VectorCache, unit_rows
+from memory.text.stopwords import STOP_WORDS
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:  # lancedb + pyarrow (+ numpy) cost ~2 s of CPU to import: only commands that touch the index pay
@@ -203,18 +204,35 @@ class VectorIndex:
     def _ensure_indices(cls, tbl: Table) -> None:
         """Every index a new (or rewritten) table needs: full text, the prefilter's scalar indices, and the vector
         index when the table is already past :data:`VECTOR_INDEX_MIN_ROWS`."""
-        from lancedb.index import FTS
-
-        tbl.create_index("text", config=FTS(base_tokenizer="icu", language="English", stem=True), replace=True)
+        cls._create_text_index(tbl)
         for column, kind in SCALAR_INDICES.items():
             tbl.create_scalar_index(column, index_type=kind, replace=True)
         cls._maintain_vector_index(tbl, None)
 
+    @staticmethod
+    def _create_text_index(tbl: Table) -> None:
+        """The full-text index: ICU words (Chinese segmented too), lower-cased, English stems, and our own stop words
+        (:mod:`memory.text.stopwords`: ICU's default list drops ordinary English words)."""
+        from lancedb.index import FTS
+
+        config = FTS(base_tokenizer="icu", language="English", stem=True, custom_stop_words=list(STOP_WORDS))
+        tbl.create_index("text", config=config, replace=True)
+
+    @staticmethod
+    def _text_index_current(cfg: Any) -> bool:
+        """Whether the table's full-text index was built with today's stop words (a table made before
+        :mod:`memory.text.stopwords` has ICU's default list)."""
+        details = getattr(cfg, "index_details", None) or {}
+        return list(details.get("custom_stop_words") or []) == list(STOP_WORDS)
+
     @classmethod
     def _maintain_indices(cls, tbl: Table) -> None:
-        """Add the scalar indices a table made by an older version lacks, and build or retrain the vector index
-        (:meth:`_maintain_vector_index`). Runs in :meth:`optimize`, never on a read path."""
+        """Add the scalar indices a table made by an older version lacks, rebuild a full-text index made with other
+        stop words, and build or retrain the vector index (:meth:`_maintain_vector_index`). Runs in :meth:`optimize`,
+        never on a read path."""
         have = {cfg.columns[0]: cfg for cfg in tbl.list_indices()}
+        if "text" in have and not cls._text_index_current(have["text"]):
+            cls._create_text_index(tbl)
         for column, kind in SCALAR_INDICES.items():
             if column not in have:
                 tbl.create_scalar_index(column, index_type=kind, replace=True)
@@ -301,7 +319,7 @@ class VectorIndex:
         self.cache.written(
             before,
             self._version(),
-            added=[(r.user_key, r.id, r.agent_id, r.vector) for r in rows if r.status == MemoryStatus.ACTIVE],
+            added=[(r.user_key, r.id, r.agent_id, r.vector, r.text) for r in rows if r.status == MemoryStatus.ACTIVE],
             removed=[*removed, *(r.id for r in rows if r.status != MemoryStatus.ACTIVE)],
             removed_users=removed_users,
         )
@@ -337,20 +355,23 @@ class VectorIndex:
         return True
 
     def _load(self, user_key: str, version: int | None) -> None:
-        """Read one user's active rows (id, agent, vector) into a cache entry."""
+        """Read one user's active rows (id, agent, vector, and the text for the kinds of word it holds) into a cache
+        entry."""
         entry: UserVectors | None = None
         try:
             with self.locked():
                 res = (
                     self.table.search()
                     .where(self.scope_filter(user_key, None))
-                    .select(["id", "agent_id", "vector"])
+                    .select(["id", "agent_id", "vector", "text"])
                     .limit(None)
                     .to_arrow()
                 )
             if res.num_rows * self.dim * 4 <= self.cache.budget:
                 entry = UserVectors()
-                entry.append(res["id"].to_pylist(), res["agent_id"].to_pylist(), self._matrix(res))
+                entry.append(
+                    res["id"].to_pylist(), res["agent_id"].to_pylist(), self._matrix(res), res["text"].to_pylist()
+                )
         except Exception:  # noqa: BLE001 — a cache that fails to fill is only a slower search, never a failed one
             log.debug("vector cache: loading %s failed", user_key, exc_info=True)
             entry = None
