@@ -11,10 +11,12 @@ from bench.crosslingual import DATA, answer_ranks, direction, store_texts, summa
 from memory.retrieval import crosslingual
 from memory.text.language import has_cjk
 
-#: measured on the held-out half with the lexicon (e5-small-q4, hybrid): 20 of 26, 10 of 13 each way (without it:
-#: 19 of 26; bench/results/crosslingual.json); a drop below these floors is a regression
-HELD_FLOOR = 0.75
-DIRECTION_FLOOR = 0.75
+#: measured on the held-out half with the lexicon (e5-small-q4, hybrid): 18 of 26, 9 of 13 each way (without it:
+#: 19 of 26; bench/results/crosslingual.json); a drop below these floors is a regression. It was 20 of 26 while the
+#: full-text index dropped "man" as a stop word: both directions of the "married" pair now rank the answer second,
+#: behind "… parents have been married for thirty years" (the answer is one indexed word longer, so its BM25 is lower)
+HELD_FLOOR = 18 / 26
+DIRECTION_FLOOR = 9 / 13
 
 
 def test_the_pair_file_has_both_directions_in_both_halves_and_topics_never_cross_the_split():

@@ -84,3 +84,26 @@ def test_a_table_built_with_the_default_list_is_rebuilt_by_optimize(index):
     assert (
         next(cfg for cfg in index.table.list_indices() if cfg.columns == ["text"]).index_uuid == text_index.index_uuid
     )
+
+
+def test_an_older_index_is_rebuilt_when_a_process_first_opens_it(tmp_path, hash_embedder):
+    """An upgrade: the data folder's index was built with ICU's default list; the next process to open it rebuilds
+    the full-text index once (the start-up check), and the one after leaves it alone."""
+    from lancedb.index import FTS
+
+    from memory.config import Settings
+    from memory.service import MemoryService
+
+    settings = Settings(data_dir=tmp_path / "data")
+    svc = MemoryService(settings, embedder=hash_embedder)
+    user = svc.ensure_user("ann")
+    svc.add_memory(user, "I adopted a dog named Pepper", type="fact")
+    tbl = svc.storage.index.table
+    tbl.create_index("text", config=FTS(base_tokenizer="icu", language="English", stem=True), replace=True)
+    assert svc.storage.index.search_text("dog", user.key, None, 5) == []
+    svc.close()
+
+    svc = MemoryService(settings, embedder=hash_embedder)
+    assert [i for i, _, _ in svc.storage.index.search_text("dog", user.key, None, 5)] != []
+    assert not svc.storage.index.refresh_text_index()  # current now: nothing to do
+    svc.close()

@@ -220,6 +220,7 @@ def startup_repair(store: Indexed) -> dict[str, Any]:
     """The cheap check run when a process first opens the index: bounded work unless something is wrong."""
     with contextlib.suppress(*INDEX_DAMAGE):  # an unreadable index is found and rebuilt below
         store.index.retype("turn", MemoryType.EPISODE)  # migration 0011 renamed the type in SQL
+        store.index.refresh_text_index()  # built with ICU's default stop words (before memory/text/stopwords.py)
     pending = _pending(store, STARTUP_LIMIT + 1, STARTUP_GRACE)
     if len(pending) > STARTUP_LIMIT:
         log.warning("more than %d unindexed memories: run `memlens repair`", STARTUP_LIMIT)

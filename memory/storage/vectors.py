@@ -226,13 +226,28 @@ class VectorIndex:
         return list(details.get("custom_stop_words") or []) == list(STOP_WORDS)
 
     @classmethod
+    def _refresh_text_index(cls, tbl: Table, cfg: Any) -> bool:
+        """Rebuild the full-text index ``cfg`` when it was built with other stop words; True when it was."""
+        if cfg is None or cls._text_index_current(cfg):
+            return False
+        cls._create_text_index(tbl)
+        return True
+
+    @retry_conflicts
+    def refresh_text_index(self) -> bool:
+        """The start-up check's step (``memory.storage.integrity``): an index built before today's stop words is
+        rebuilt once, when a process first opens it, so an upgrade finds "dog" at once (not at the next optimize)."""
+        with self.locked():
+            tbl = self.table
+            return self._refresh_text_index(tbl, next((c for c in tbl.list_indices() if c.columns == ["text"]), None))
+
+    @classmethod
     def _maintain_indices(cls, tbl: Table) -> None:
         """Add the scalar indices a table made by an older version lacks, rebuild a full-text index made with other
         stop words, and build or retrain the vector index (:meth:`_maintain_vector_index`). Runs in :meth:`optimize`,
         never on a read path."""
         have = {cfg.columns[0]: cfg for cfg in tbl.list_indices()}
-        if "text" in have and not cls._text_index_current(have["text"]):
-            cls._create_text_index(tbl)
+        cls._refresh_text_index(tbl, have.get("text"))
         for column, kind in SCALAR_INDICES.items():
             if column not in have:
                 tbl.create_scalar_index(column, index_type=kind, replace=True)

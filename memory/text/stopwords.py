@@ -28,8 +28,8 @@ _ENGLISH_WORDS = (
 )
 ENGLISH = _ENGLISH_WORDS.split()
 
-#: ICU splits Chinese into words; these are function words (particles, pronouns, auxiliaries, prepositions, conjunctions,
-#: degree and aspect adverbs). ICU's default list also held content words (打, 今天, 今年, 最近, 附近, 开始, 帮助…)
+#: ICU splits Chinese into words; these are function words (particles, pronouns, auxiliaries, prepositions,
+#: conjunctions, degree and aspect adverbs). ICU's default list also held content words (打, 今天, 今年, 最近, 开始…)
 _CHINESE_WORDS = (
     "的 了 着 过 是 在 和 与 及 或 而 也 就 都 还 又 把 被 之 吗 呢 吧 啊 呀 嘛 "
     "我 你 您 他 她 它 们 我们 你们 他们 她们 咱们 这 那 这个 那个 什么 怎么 哪 哪里 一个 "
