@@ -201,64 +201,6 @@ def test_recall_gives_the_same_answer_with_and_without_the_cache(tmp_path, e5):
         assert with_cache == without, key
 
 
-def test_a_full_text_query_the_users_texts_cannot_match_is_not_run(tmp_path, e5, monkeypatch):
-    """An English user's Chinese translation of the query (and a Chinese query's, for a user with no Latin word) is
-    not searched while the cache knows the user's texts hold no such word; the answer is what the search would have
-    given. A Chinese memory, written here or by another process, makes the translation run again."""
-    from memory.config import Settings
-    from memory.service import MemoryDraft, MemoryService
-    from memory.storage.vectors import VectorIndex as Index
-
-    searched: list[str] = []
-    search_text = Index.search_text
-    monkeypatch.setattr(
-        Index, "search_text", lambda self, text, *a, **kw: searched.append(text) or search_text(self, text, *a, **kw)
-    )
-    english = ["I adopted a dog named Pepper last spring", "Tennis with my mother every Sunday"]
-    queries = ("my dog", "tennis with my mother", "狗")
-    answers: dict[tuple[int, str], list] = {}
-    runs: dict[int, list[list[str]]] = {}
-    for mb in (0, 64):
-        svc = MemoryService(Settings(data_dir=tmp_path / f"d{mb}", vector_cache_mb=mb), embedder=e5)
-        user = svc.ensure_user("ann")
-        svc.add_memories(user, [MemoryDraft(content=t) for t in english])
-        assert svc.storage.index.preload(user.key) is bool(mb)
-        for q in queries:
-            searched.clear()
-            res = svc.recall("ann", q, mode="hybrid", threshold=-1.0, k=8, log=False)
-            answers[(mb, q)] = [(h.content, h.fts_score, h.selected) for h in res.hits]
-            runs.setdefault(mb, []).append(list(searched))
-        svc.close()
-    for q in queries:
-        assert answers[(64, q)] == answers[(0, q)], q
-    assert runs[0] == [["my dog", "狗 小狗"], ["tennis with my mother", "妈妈 母亲 网球"], ["狗", "dog dogs puppy"]]
-    # cached: the English queries' Chinese translations and the Chinese query itself are skipped
-    assert runs[64] == [["my dog"], ["tennis with my mother"], ["dog dogs puppy"]]
-    assert answers[(64, "狗")] and answers[(64, "狗")][0][1] is not None  # found through the translation's words
-
-    svc = MemoryService(Settings(data_dir=tmp_path / "d64", vector_cache_mb=64), embedder=e5)
-    user = svc.get_user("ann")
-    assert svc.storage.index.preload(user.key)
-    svc.add_memories(user, [MemoryDraft(content="我妈妈喜欢打网球")])  # this process's write: the entry learns it
-    assert svc.storage.index.cache.holds(user.key)
-    searched.clear()
-    res = svc.recall("ann", "tennis with my mother", mode="hybrid", threshold=-1.0, k=8, log=False)
-    assert searched == ["tennis with my mother", "妈妈 母亲 网球"]
-    assert "我妈妈喜欢打网球" in [h.content for h in res.hits if h.fts_score is not None]
-
-    other = MemoryService(Settings(data_dir=tmp_path / "d64", vector_cache_mb=64), embedder=e5)
-    other.add_memories(other.get_user("ann"), [MemoryDraft(content="Ann 的小狗叫 Pepper")])  # another process's
-    other.close()
-    searched.clear()
-    svc.recall("ann", "my dog", mode="hybrid", threshold=-1.0, k=8, log=False)  # stale entry dropped: LanceDB
-    assert searched == ["my dog", "狗 小狗"]
-    assert svc.storage.index.preload(user.key)
-    searched.clear()
-    res = svc.recall("ann", "my dog", mode="hybrid", threshold=-1.0, k=8, log=False)
-    assert searched == ["my dog", "狗 小狗"] and "Ann 的小狗叫 Pepper" in [h.content for h in res.hits]
-    svc.close()
-
-
 def test_the_version_check_stands_in_a_stat_only_while_the_folder_is_unchanged(index, monkeypatch):
     """A version read made long enough after the last commit is reused while the manifests' folder is unchanged; a
     read made right after a commit is not (coarse timestamps); another process's commit is always seen."""

@@ -352,12 +352,8 @@ def _signals(
     # the user's vectors in this process's memory (memory/storage/vector_cache.py): the full-text searches then skip
     # reading the vector column, and the vector search is a matrix product
     cached = store.index.cached(user_key, where) if params.mode != "fulltext" else None
-    # a query (or its translation) with no kind of word the user's texts hold cannot match: not run (an English
-    # user's Chinese translation, the commonest case, costs a whole full-text search for nothing)
     pending = [
         store.pool.submit(store.index.search_text, t, user_key, agent_id, params.pool, where, vectors=cached is None)
-        if cached is None or cached.may_match(t)
-        else None
         for t in texts
     ]
     qvec = store.embedder.embed_query(query)
@@ -366,7 +362,7 @@ def _signals(
         vec = cached.search(qvec, agent_id, params.pool)[0]
     elif params.mode != "fulltext":
         vec = store.index.search_vector(qvec, user_key, agent_id, params.pool, where)
-    found = crosslingual.best_of(*(p.result() if p is not None else [] for p in pending)) if pending else []
+    found = crosslingual.best_of(*(p.result() for p in pending)) if pending else []
     sims = {i: 1.0 - d for i, d in vec}
     for i, _, v in found:  # full-text-only hits get their similarity from the vector the FTS search returned
         if v is not None:

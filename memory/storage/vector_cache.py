@@ -26,8 +26,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from memory.text.language import word_kinds
-
 if TYPE_CHECKING:
     import numpy as np
 
@@ -59,22 +57,17 @@ class UserVectors:
 
     blocks: list[_Block] = field(default_factory=list)
     where: dict[str, tuple[int, int]] = field(default_factory=dict)  # id → (block, row)
-    #: the kinds of word character (:func:`~memory.text.language.word_kinds`) the user's indexed texts hold, so a
-    #: full-text query that cannot match any of them is not run (a superset: removing rows does not narrow it)
-    kinds: set[str] = field(default_factory=set)
 
     @property
     def nbytes(self) -> int:
         return sum(b.matrix.nbytes + 64 * len(b.ids) for b in self.blocks)
 
-    def append(self, ids: list[str], agents: list[str], vectors: np.ndarray, texts: Iterable[str] | None) -> None:
-        """Add rows (an id already held is replaced: its old row is marked dead) with their indexed texts (None:
-        unknown, so any full-text query may match)."""
+    def append(self, ids: list[str], agents: list[str], vectors: np.ndarray) -> None:
+        """Add rows (an id already held is replaced: its old row is marked dead)."""
         import numpy as np
 
         if not ids:
             return
-        self.kinds |= set(word_kinds(" ".join(texts))) if texts is not None else {"cjk", "other"}
         self.remove(ids)
         matrix = unit_rows(vectors)
         n = len(self.blocks)
@@ -98,11 +91,6 @@ class UserVectors:
         matrix = np.concatenate([b.matrix[b.alive] for b in self.blocks])
         self.blocks = [_Block(ids, agents, matrix, np.ones(len(ids), bool))]
         self.where = {mid: (0, row) for row, mid in enumerate(ids)}
-
-    def may_match(self, query: str) -> bool:
-        """Whether a full-text search of ``query`` could find any of these rows: False only when the query holds no
-        kind of word character the rows' texts hold (exact: such a search returns nothing)."""
-        return bool(word_kinds(query) & self.kinds)
 
     def similarity(self, qvec: np.ndarray, ids: Iterable[str]) -> dict[str, float]:
         """Cosine similarity of the query to each of ``ids`` held here (ids not held are left out)."""
@@ -199,11 +187,11 @@ class VectorCache:
         before: int | None,
         after: int | None,
         *,
-        added: Iterable[tuple[str, str, str, np.ndarray, str]] = (),
+        added: Iterable[tuple[str, str, str, np.ndarray]] = (),
         removed: Iterable[str] = (),
         removed_users: Iterable[str] = (),
     ) -> None:
-        """This process committed a write: ``added`` rows (user key, id, agent, vector, text), ``removed`` ids,
+        """This process committed a write: ``added`` rows (user key, id, agent, vector), ``removed`` ids,
         ``removed_users``. Applied when the cache held ``before`` and the write was the only commit since;
         otherwise every entry is dropped."""
         import numpy as np
@@ -219,14 +207,12 @@ class VectorCache:
             if removed:
                 for entry in self._users.values():
                     entry.remove(removed)
-            by_user: dict[str, list[tuple[str, str, np.ndarray, str]]] = {}
-            for key, mid, agent, vec, text in added:
+            by_user: dict[str, list[tuple[str, str, np.ndarray]]] = {}
+            for key, mid, agent, vec in added:
                 if key in self._users:
-                    by_user.setdefault(key, []).append((mid, agent, vec, text))
+                    by_user.setdefault(key, []).append((mid, agent, vec))
             for key, rows in by_user.items():
-                self._users[key].append(
-                    [r[0] for r in rows], [r[1] for r in rows], np.vstack([r[2] for r in rows]), [r[3] for r in rows]
-                )
+                self._users[key].append([r[0] for r in rows], [r[1] for r in rows], np.vstack([r[2] for r in rows]))
 
     def clear(self) -> None:
         with self._lock:

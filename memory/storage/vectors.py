@@ -334,7 +334,7 @@ class VectorIndex:
         self.cache.written(
             before,
             self._version(),
-            added=[(r.user_key, r.id, r.agent_id, r.vector, r.text) for r in rows if r.status == MemoryStatus.ACTIVE],
+            added=[(r.user_key, r.id, r.agent_id, r.vector) for r in rows if r.status == MemoryStatus.ACTIVE],
             removed=[*removed, *(r.id for r in rows if r.status != MemoryStatus.ACTIVE)],
             removed_users=removed_users,
         )
@@ -370,23 +370,20 @@ class VectorIndex:
         return True
 
     def _load(self, user_key: str, version: int | None) -> None:
-        """Read one user's active rows (id, agent, vector, and the text for the kinds of word it holds) into a cache
-        entry."""
+        """Read one user's active rows (id, agent, vector) into a cache entry."""
         entry: UserVectors | None = None
         try:
             with self.locked():
                 res = (
                     self.table.search()
                     .where(self.scope_filter(user_key, None))
-                    .select(["id", "agent_id", "vector", "text"])
+                    .select(["id", "agent_id", "vector"])
                     .limit(None)
                     .to_arrow()
                 )
             if res.num_rows * self.dim * 4 <= self.cache.budget:
                 entry = UserVectors()
-                entry.append(
-                    res["id"].to_pylist(), res["agent_id"].to_pylist(), self._matrix(res), res["text"].to_pylist()
-                )
+                entry.append(res["id"].to_pylist(), res["agent_id"].to_pylist(), self._matrix(res))
         except Exception:  # noqa: BLE001 — a cache that fails to fill is only a slower search, never a failed one
             log.debug("vector cache: loading %s failed", user_key, exc_info=True)
             entry = None

@@ -19,8 +19,6 @@ from typing import Literal
 CJK = re.compile(r"[\u3400-\u9fff]")
 #: a run of CJK ideographs
 CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
-#: a word character (letter, digit) that is not a CJK ideograph
-NON_CJK_WORD = re.compile(r"[^\W\u3400-\u9fff]")
 #: share of a text's letters that must be ideographs for it to count as Chinese
 MOSTLY = 0.3
 
@@ -32,19 +30,6 @@ def is_cjk_char(ch: str) -> bool:
 def has_cjk(text: str) -> bool:
     """Whether the text holds any CJK ideograph."""
     return bool(CJK.search(text))
-
-
-def word_kinds(text: str) -> frozenset[str]:
-    """Which kinds of word character the text holds: ``"cjk"`` (ideographs) and ``"other"`` (every other letter or
-    digit). Every word character is of exactly one kind, and a full-text token only matches a text that holds its
-    characters, so a query none of whose kinds a set of texts holds cannot match any of them, whatever the tokeniser.
-    """
-    kinds = set()
-    if CJK.search(text):
-        kinds.add("cjk")
-    if NON_CJK_WORD.search(text):
-        kinds.add("other")
-    return frozenset(kinds)
 
 
 def is_chinese(text: str) -> bool:
