@@ -67,7 +67,9 @@ def test_explain_runs_the_real_recall_and_agrees_with_every_verdict(alice_any):
     for h in res.hits:
         e = alice.explain_recall("alice", h.memory_id, QUERY)
         stages = {s["name"]: s for s in e["stages"]}
-        assert stages["relevance threshold"]["values"]["relevance"] == h.relevance
+        # the explanation's recall may be served by the vector cache the first one filled: float32 similarities
+        # then differ in the seventh decimal, and the rounded relevance by one in the sixth
+        assert stages["relevance threshold"]["values"]["relevance"] == pytest.approx(h.relevance, abs=2e-6)
         assert stages["vector rank"]["values"]["similarity"] == pytest.approx(h.similarity, abs=1e-6)
         assert "by meaning" in e["summary"]
         if h.drop_reason == "below threshold":
