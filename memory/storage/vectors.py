@@ -223,7 +223,7 @@ class VectorIndex:
         """Whether the table's full-text index was built with today's stop words (a table made before
         :mod:`memory.text.stopwords` has ICU's default list)."""
         details = getattr(cfg, "index_details", None) or {}
-        return list(details.get("custom_stop_words") or []) == list(STOP_WORDS)
+        return set(details.get("custom_stop_words") or []) == set(STOP_WORDS)  # as a set: order is not ours to keep
 
     @classmethod
     def _refresh_text_index(cls, tbl: Table, cfg: Any) -> bool:

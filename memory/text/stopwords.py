@@ -39,6 +39,6 @@ _CHINESE_WORDS = (
 )
 CHINESE = _CHINESE_WORDS.split()
 
-#: what the full-text index is built with (``memory.storage.vectors``); changing it rebuilds the index on the next
-#: optimize, and changes BM25: the calibration's LoCoMo figures are measured with it
+#: what the full-text index is built with (``memory.storage.vectors``); changing it rebuilds the index when a process
+#: first opens it (and at optimize), and changes BM25: the calibration's LoCoMo figures are measured with it
 STOP_WORDS = sorted(set(ENGLISH) | set(CHINESE))
