@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
+#: the core pages' url paths (pages.registry): each opens with its title as heading (the chat's is "Chat · <user>")
+CORE_PAGES = frozenset({"talk", "user-profile", "recent-writes", "session-timeline", "lab", "budget"})
 ROOT = Path(__file__).resolve().parent.parent
 
 

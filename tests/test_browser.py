@@ -13,13 +13,14 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_helpers import CHROMIUM, streamlit_server
+from browser_helpers import CHROMIUM, CORE_PAGES, streamlit_server
 from browser_helpers import settle as _settle
 
 from bench.synthetic import Plan, populate
+from pages.registry import PAGES as REGISTRY
 
-#: the core pages' paths in the navigation ("" is the chat, the default page)
-PAGES = frozenset({"", "user-profile", "recent-writes", "session-timeline", "lab", "budget"})
+#: the core pages' paths in the navigation (the default page, the chat, lives at "")
+PAGES = frozenset("" if spec.default else spec.url_path for spec in REGISTRY if spec.url_path in CORE_PAGES)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

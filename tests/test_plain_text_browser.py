@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from actors import CURATOR
-from browser_helpers import CHROMIUM, streamlit_server
+from browser_helpers import CHROMIUM, CORE_PAGES, streamlit_server
 from browser_helpers import settle as _settle
 
 from memory.lifecycle import curation
@@ -27,8 +27,6 @@ HOSTILE_SESSION = "zq :material/star: http://zq.example/s"
 HOSTILE_TEXT = "I love jazz zq — see https://zq.example/m or www.zq.example :material/delete: :smile:"
 HOSTILE_REASON = "zq reason dan@zq.example https://zq.example/r :material/bolt:"
 HOSTILE_ICONS = {"warning", "star", "delete", "bolt"}
-#: the core pages, each opening with its title as heading (the chat's is "Chat · <user>")
-HEADED = frozenset({"talk", "user-profile", "recent-writes", "session-timeline", "lab", "budget"})
 
 #: every element showing a hostile string: none may hold a link or one of the hostile icons
 _CHECK = """(icons) => {
@@ -82,7 +80,7 @@ def test_hostile_ids_and_texts_are_plain_on_every_page(app, tmp_path):
             _settle(page)
             page.wait_for_timeout(800)
             assert page.locator('[data-testid="stException"]').count() == 0, spec.url_path
-            if spec.url_path in HEADED:
+            if spec.url_path in CORE_PAGES:
                 assert page.locator("h1").first.inner_text().strip().startswith(spec.title)
             bad = page.evaluate(_CHECK, sorted(HOSTILE_ICONS))
             if bad:  # a full-page screenshot costs the browser seconds: taken only to show a failure
