@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import os
@@ -92,6 +93,7 @@ def main() -> None:
             svc = MemoryService(Settings(data_dir=Path(tmp)), embedder=embedder)
             user = bulk_load(svc, size, args.users, pool_vecs, rng)
             svc.storage.index.optimize()  # as the product does every 2,000 rows: compaction, indices
+            svc.warm()  # as a server does before its first request (memory/warm.py)
             svc.recall(user, "warm up", policy=svc.recall_policy(mode="hybrid"), log=False)
             summary, gathered = stages(svc, user, args.queries)
             rank_ms = [_ms(recall_mod.rank_signals, s, params=p, calibration=c)[1] for s, p, c in gathered]
@@ -100,6 +102,7 @@ def main() -> None:
             print(f"{size}/user hybrid, {args.queries} queries: " + "  ".join(f"{k} {v}" for k, v in summary.items()))
             print(profile_rank(gathered, args.top))
             svc.close()
+            gc.unfreeze()
     results["load_avg_1_5_15"] = [round(x, 2) for x in os.getloadavg()]
     print(f"machine load {results['load_avg_1_5_15']}")
     Path(args.out).write_text(json.dumps(results, indent=2))

@@ -38,6 +38,7 @@ from memory.storage.records import MemoryDraft
 from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
 from memory.vocab import STATUS_OP, Actor, AuditAction, MemoryStatus, Role
+from memory.warm import freeze_loaded
 from memory.write import behind, profile_sync, single
 from memory.write.behind import WriteBehind, unwritten_turns
 
@@ -79,6 +80,14 @@ class MemoryService:
     def open_index(self) -> None:
         """Open the LanceDB index now, with its start-up repair check, rather than on the first search."""
         _ = self.storage.index
+
+    def warm(self) -> None:
+        """Ready to serve (`memlens serve api|mcp`, before the first request): open the index, load the embedder by
+        embedding one query, and freeze what is loaded out of later full garbage collections
+        (:func:`memory.warm.freeze_loaded`), so no request pays for loading them or for a collection walking them."""
+        self.open_index()
+        self.storage.embedder.embed_query("warm up")
+        freeze_loaded()
 
     def close(self) -> None:
         """Finish the background writes and the queued retrieval log, then let go of the engine, the index and the

@@ -8,7 +8,6 @@ processes can share one database (docs/scaling.md). Global keys start with ``ml_
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import threading
 from datetime import datetime
@@ -21,6 +20,7 @@ from memory.errors import Forbidden
 from memory.service import MemoryService
 from memory.storage.models import Session, User
 from memory.vocab import Actor, EventOp, Role
+from memory.warm import freeze_loaded
 from pages.safe import plain, text_block  # noqa: F401 (re-exported: pages import them from here)
 
 USER_KEY = "ml_user"
@@ -130,17 +130,6 @@ def _warm_up(_svc: MemoryService, db_url: str) -> threading.Thread:
     thread = threading.Thread(target=work, name="memlens-warm-up", daemon=True)
     thread.start()
     return thread
-
-
-def freeze_loaded() -> None:
-    """Take what is loaded now out of every later garbage collection.
-
-    Streamlit runs a full collection after each script run (``runner.postScriptGC``); with the pages' libraries
-    loaded (LangChain, pydantic models, pandas, plotly, LanceDB) it walks millions of objects that live as long as
-    the process, ~1 s per page visit on a 2-core machine and several seconds on the first. Frozen, they are
-    skipped, and the collection only sees what the pages allocated since."""
-    gc.collect()  # what is garbage now is freed, not frozen
-    gc.freeze()
 
 
 def _draw_once() -> None:

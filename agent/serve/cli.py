@@ -20,7 +20,9 @@ def api(host: HostOpt = "127.0.0.1", port: Annotated[int, typer.Option("--port",
 
     from agent.serve.api import create_app
 
-    uvicorn.run(create_app(service()), host=host, port=port, log_level="warning")
+    svc = service()
+    svc.warm()  # the index, the embedder and a frozen heap before the first request
+    uvicorn.run(create_app(svc), host=host, port=port, log_level="warning")
 
 
 @cli.command("mcp")
@@ -35,5 +37,7 @@ def mcp(
     """The MCP server: tools add_memory, search_memories, list_memories, delete_memory, get_profile."""
     from agent.serve.mcp import create_server
 
-    server = create_server(service(), default_user=user, http=transport == "http", host=host, port=port)
+    svc = service()
+    svc.warm()
+    server = create_server(svc, default_user=user, http=transport == "http", host=host, port=port)
     server.run("streamable-http" if transport == "http" else "stdio")
