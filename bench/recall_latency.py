@@ -315,7 +315,7 @@ def main() -> None:
     ap.add_argument("--users", type=int, default=20)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--pool", type=int, default=600, help="real e5 passage vectors to mix from")
-    ap.add_argument("--ingest", type=int, default=512)
+    ap.add_argument("--ingest", type=int, default=512, help="messages for the ingest measurement (0: skip it)")
     ap.add_argument(
         "--cache-mb",
         type=int,
@@ -379,15 +379,16 @@ def main() -> None:
                     )
             svc.close()
             gc.unfreeze()  # the next size starts from a heap without this one's service in it
-    with tempfile.TemporaryDirectory() as tmp:
-        results["ingest"] = measure_ingest(Settings(data_dir=Path(tmp)), embedder, args.ingest, rng)
-    ing = results["ingest"]
-    print(
-        f"ingest: {ing['ingest_per_s']} messages/s through the write path ({ing['episodes']} episodes, "
-        f"{ing['facts']} facts) vs {ing['embedder_per_s']}/s embedder alone on {ing['embed_threads']} threads "
-        f"(ratio {ing['ratio']}, target ≥ 0.8); {ing['passage_tokens']} tokens embedded for {ing['message_tokens']} "
-        f"tokens said (ratio to embedding exactly those: {ing['ratio_to_stored_embedding']})"
-    )
+    if args.ingest:  # --ingest 0 measures recall alone
+        with tempfile.TemporaryDirectory() as tmp:
+            results["ingest"] = measure_ingest(Settings(data_dir=Path(tmp)), embedder, args.ingest, rng)
+        ing = results["ingest"]
+        print(
+            f"ingest: {ing['ingest_per_s']} messages/s through the write path ({ing['episodes']} episodes, "
+            f"{ing['facts']} facts) vs {ing['embedder_per_s']}/s embedder alone on {ing['embed_threads']} threads "
+            f"(ratio {ing['ratio']}, target ≥ 0.8); {ing['passage_tokens']} tokens embedded for "
+            f"{ing['message_tokens']} tokens said (ratio to embedding exactly those: {ing['ratio_to_stored_embedding']})"
+        )
     if results["runs"]:
         sims = results["runs"][-1]["similarity_all"]
         print(f"similarity of all candidates (last size, hybrid): {sims} (the cut is on calibrated relevance)")
