@@ -387,7 +387,8 @@ def main() -> None:
             f"ingest: {ing['ingest_per_s']} messages/s through the write path ({ing['episodes']} episodes, "
             f"{ing['facts']} facts) vs {ing['embedder_per_s']}/s embedder alone on {ing['embed_threads']} threads "
             f"(ratio {ing['ratio']}, target ≥ 0.8); {ing['passage_tokens']} tokens embedded for "
-            f"{ing['message_tokens']} tokens said (ratio to embedding exactly those: {ing['ratio_to_stored_embedding']})"
+            f"{ing['message_tokens']} tokens said (ratio to embedding exactly those: "
+            f"{ing['ratio_to_stored_embedding']})"
         )
     if results["runs"]:
         sims = results["runs"][-1]["similarity_all"]
