@@ -84,10 +84,20 @@ class MemoryService:
     def warm(self) -> None:
         """Ready to serve (`memlens serve api|mcp`, before the first request): open the index, load the embedder by
         embedding one query, and freeze what is loaded out of later full garbage collections
-        (:func:`memory.warm.freeze_loaded`), so no request pays for loading them or for a collection walking them."""
-        self.open_index()
-        self.storage.embedder.embed_query("warm up")
+        (:func:`memory.warm.freeze_loaded`), so no request pays for loading them or for a collection walking them.
+
+        Best effort: a step that fails (a read-only folder's index, a remote embedder that is down) is logged and
+        left to the first request that needs it, which reports it as it would have; the server still starts and
+        serves what does not need it (listing, the profile)."""
+        for step, run in (("open the index", self.open_index), ("load the embedder", self._load_embedder)):
+            try:
+                run()
+            except Exception as exc:  # noqa: BLE001 - a warm-up failure must not keep the server from starting
+                log.warning("warm-up could not %s (%s): the first request that needs it will", step, exc)
         freeze_loaded()
+
+    def _load_embedder(self) -> None:
+        self.storage.embedder.embed_query("warm up")
 
     def close(self) -> None:
         """Finish the background writes and the queued retrieval log, then let go of the engine, the index and the

@@ -68,3 +68,16 @@ def test_both_servers_warm_before_they_serve(door, monkeypatch, unfrozen):
     out = CliRunner().invoke(cli_app, ["serve", door])
     assert out.exit_code == 0, out.output
     assert seen["frozen"] > 10_000
+
+
+def test_a_failing_step_is_logged_and_the_rest_still_warms(plumbing_svc, unfrozen, caplog):
+    """A remote embedder that is down at start-up must not keep the server from starting: reads still work."""
+
+    def down(_text: str) -> None:
+        raise ConnectionError("embedding endpoint unreachable")
+
+    plumbing_svc.storage.embedder.embed_query = down
+    plumbing_svc.warm()
+    assert "could not load the embedder" in caplog.text and "unreachable" in caplog.text
+    assert plumbing_svc.storage._index is not None and gc.get_freeze_count() > 10_000
+    assert plumbing_svc.list_users() == []
