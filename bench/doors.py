@@ -140,6 +140,7 @@ def main() -> None:
     tmp = tempfile.mkdtemp(prefix="memlens-doors-")
     svc = MemoryService(Settings(data_dir=Path(tmp), embedder=args.embedder, summary_background=False))
     seed(svc, args.memories)
+    svc.warm()  # as `memlens serve api|mcp` do before their first request
     mem, store = Memory(svc), MemLensStore(Memory(svc, via="langgraph"))
     client, stop = rest_client(svc)
     mcp, close_mcp = mcp_caller(svc)
