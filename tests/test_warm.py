@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agent.cli import app as cli_app
+from memory.cli.common import service as real_service
 from memory.warm import freeze_loaded
 
 
@@ -53,9 +54,11 @@ def test_garbage_is_collected_before_the_freeze(unfrozen):
 def test_both_servers_warm_before_they_serve(door, monkeypatch, unfrozen):
     monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
     seen: dict[str, Any] = {}
+    made: list[Any] = []
 
     def serving(*_a: Any, **_k: Any) -> None:  # instead of listening: what the first request would find
         seen["frozen"] = gc.get_freeze_count()
+        seen["index open"] = made[-1].storage._index is not None
 
     if door == "api":
         import uvicorn
@@ -65,9 +68,16 @@ def test_both_servers_warm_before_they_serve(door, monkeypatch, unfrozen):
         import agent.serve.mcp as mcp
 
         monkeypatch.setattr(mcp.FastMCP, "run", serving)
-    out = CliRunner().invoke(cli_app, ["serve", door])
+    import agent.serve.cli as serve_cli
+
+    monkeypatch.setattr(serve_cli, "service", lambda: made.append(real_service()) or made[-1])
+    try:
+        out = CliRunner().invoke(cli_app, ["serve", door])
+    finally:
+        for svc in made:
+            svc.close()
     assert out.exit_code == 0, out.output
-    assert seen["frozen"] > 10_000
+    assert seen["frozen"] > 10_000 and seen["index open"] and len(made) == 1
 
 
 def test_a_failing_step_is_logged_and_the_rest_still_warms(plumbing_svc, unfrozen, caplog):
