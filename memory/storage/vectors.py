@@ -16,6 +16,7 @@ import re
 import shutil
 import threading
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -482,7 +483,11 @@ class VectorIndex:
             live = table.to_arrow()
             tbl = self._db.create_table(TABLE, live, schema=self._schema(), mode="overwrite")
             self._ensure_indices(tbl)
-            tbl.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+            with warnings.catch_warnings():
+                # LanceDB warns that readers or writers of an older version would fail: none can, every other
+                # process waits on the exclusive lock held here (the warning reached the terminal of every erasure)
+                warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
+                tbl.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
             self._tbl = tbl
         self._since_optimize = self._appends = 0
 
