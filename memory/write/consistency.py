@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from memory.text.language import CJK
-from memory.text.sentences import sentences
+from memory.text.sentences import END_MARKS, sentences
 from memory.write.extract.base import PREDICATES, SINGLE_VALUED, amount_key, norm_object
 
 
@@ -159,23 +159,90 @@ def holds(text: str, profile: dict[str, Any], retracted: set[tuple[str, str]]) -
 
 
 def consistent_text(text: str, profile: dict[str, Any], retracted: set[tuple[str, str]]) -> str:
-    """``text`` without the sentences stating a value the profile contradicts or a retracted statement. A bridge's
-    lead ("Last time you told me that") moves to the next kept clause when its own clause goes."""
+    """``text`` without the clauses stating a value the profile contradicts or a retracted statement, still reading
+    as sentences (English and Chinese): a bridge's lead ("Last time you told me that", "上次你告诉我：") moves to the
+    next kept clause of its own sentence (never into the next sentence), a sentence whose last clause goes ends on its
+    own end mark (no dangling ";"), a sentence whose every clause goes goes whole, and what is kept keeps its
+    spacing and line breaks."""
     if not text or not (profile or retracted):
         return text
-    parts = sentences(text)
     gone = _indexed(frozenset(retracted))
-    kept: list[str] = []
-    carried = ""
-    for part in parts:
-        if _stale(part, profile, gone):
-            lead = next((w for w in _leads() if part.strip().startswith(w)), "")
-            carried = carried or (lead + " " if lead and lead[-1].isascii() else lead)
-            continue
-        if carried and not any(part.startswith(w) for w in _leads()):
-            part = carried + part
-        carried = ""
-        kept.append(part)
-    if len(kept) == len(parts):
+    said = _sentences(text)
+    kept = [_keep(clauses, profile, gone) for _, clauses in said]
+    if all(k is None for k in kept):  # nothing was left out
         return text
-    return " ".join(kept)
+    out: list[str] = []
+    pending: str | None = None  # the gap before a sentence left out: the next kept one takes the wider gap
+    for (gap, clauses), k in zip(said, kept, strict=True):
+        body = _join(clauses) if k is None else k
+        if not body:
+            pending = gap if pending is None else _wider(pending, gap)
+            continue
+        if not out:
+            gap = gap if pending is None else ""
+        elif pending is not None:
+            gap = _wider(pending, gap)
+        out.append(gap + body)
+        pending = None
+    return "".join(out).strip()
+
+
+_SEMI = ";；"
+_OPENS, _CLOSES = "(（[【「『《“", ")）]】」』》”"
+
+
+def _sentences(text: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """``text`` as sentences, each (the gap before it, its clauses as (gap before, clause)), from the one splitter
+    (:func:`memory.text.sentences.sentences`, which also ends a clause at ";"). A clause whose brackets are still
+    open at its ";" goes on into the next ("（2026年12月；11月22日告诉我的）" is one clause)."""
+    clauses: list[tuple[str, str]] = []
+    cursor = 0
+    for piece in sentences(text):
+        at = text.find(piece, cursor)
+        gap, cursor = text[cursor:at], at + len(piece)
+        last = clauses[-1][1] if clauses else ""
+        if last and last[-1] in _SEMI and _open(last) and "\n" not in gap:
+            clauses[-1] = (clauses[-1][0], last + gap + piece)
+        else:
+            clauses.append((gap, piece))
+    said: list[tuple[str, list[tuple[str, str]]]] = []
+    for n, (gap, piece) in enumerate(clauses):
+        continues = n > 0 and clauses[n - 1][1][-1] in _SEMI and "\n" not in gap
+        if continues:
+            said[-1][1].append((gap, piece))
+        else:
+            said.append((gap, [("", piece)]))
+    return said
+
+
+def _open(clause: str) -> bool:
+    return sum(clause.count(c) for c in _OPENS) > sum(clause.count(c) for c in _CLOSES)
+
+
+def _join(clauses: list[tuple[str, str]]) -> str:
+    return "".join(gap + clause for gap, clause in clauses)
+
+
+def _wider(a: str, b: str) -> str:
+    """Of two gaps, the one that separates more (a paragraph break over a space)."""
+    return max(a, b, key=lambda g: (g.count("\n"), len(g)))
+
+
+def _keep(clauses: list[tuple[str, str]], profile: dict[str, Any], gone: _Retracted) -> str | None:
+    """One sentence with its stale clauses left out; None when none is ("" when all are)."""
+    stale = [_stale(clause, profile, gone) for _, clause in clauses]
+    if not any(stale):
+        return None
+    if all(stale):
+        return ""
+    first = clauses[0][1].strip()
+    lead = next((w for w in _leads() if first.startswith(w)), "") if stale[0] else ""
+    ending = clauses[-1][1][len(clauses[-1][1].rstrip(END_MARKS)) :]  # the sentence's own end mark ("." "。" "")
+    kept = [(gap, clause) for (gap, clause), dropped in zip(clauses, stale, strict=True) if not dropped]
+    kept[0] = ("", kept[0][1])
+    if lead and not any(kept[0][1].startswith(w) for w in _leads()):
+        kept[0] = ("", lead + (" " if lead[-1].isascii() else "") + kept[0][1])
+    if stale[-1]:  # the last clause went: the last kept one ends the sentence
+        gap, clause = kept[-1]
+        kept[-1] = (gap, clause.rstrip(_SEMI).rstrip() + ending.lstrip(_SEMI))
+    return _join(kept)
