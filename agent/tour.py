@@ -29,13 +29,13 @@ class Tour:
     forget_request: str
     forget_word: str  # every active memory stating it is forgotten
     ask_forgotten: str
-    words: dict[str, str] = field(default_factory=dict)
+    words: dict[str, Any] = field(default_factory=dict)
 
     def session_id(self) -> str:
         return "tour-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
 
 
-_EN = {
+_EN: dict[str, Any] = {
     "title": "Demo tour",
     "intro": "A five-minute walk through what MemLens does, on Alice's real history (three sessions over the last "
     "twelve days). Each button does the real thing: the agent answers, a person corrects, a memory is forgotten.",
@@ -50,14 +50,32 @@ _EN = {
     "remember_button": "Start a new session and ask",
     "remember_after": "The answer comes from earlier sessions, with the day each thing was said.",
     "why_title": "What it recalled, and why",
-    "why_text": "Every memory the search found, with its relevance (the estimated chance that it helps with this "
-    "question). Only those above the threshold reach the prompt.",
+    "why_text": "Every prompt carries her profile. Below it, every memory the search found, with the relevance the "
+    "search computed (the estimated chance that it helps with this question): only those above the threshold "
+    "reach the prompt.",
+    "from_profile": "From her profile (in every prompt): {lines}",
+    "recalled_used": "{count} reached the prompt at the threshold {threshold}.",
+    "recalled_none": "No recalled memory reached the prompt: none passed the threshold {threshold}, so the answer "
+    "came from her profile.",
+    "recalled_none_no_profile": "No recalled memory reached the prompt: none passed the threshold {threshold}.",
     "relevance": "relevance",
+    "no_relevance": "— (found by its words only)",
     "used": "used in the answer",
     "passed": "above the threshold, not needed",
     "below": "below the threshold, left out",
+    "why_left": {
+        "beyond top-k": "above the threshold, beyond the number of memories a prompt takes",
+        "in the recent conversation": "above the threshold, already in the conversation",
+        "same message as": "above the threshold, says what a better one said",
+        "flagged": "flagged as wrong by a person, left out",
+        "below similarity floor": "below the similarity floor, left out",
+        "below relative cut": "too far below the best match, left out",
+        "budget": "above the threshold, no room left in the prompt",
+        "contradicts profile": "above the threshold, contradicts the profile",
+        "states a retracted memory": "states something a person corrected, left out",
+    },
     "said": "said",
-    "no_hits": "No stored memory matched this question; the answer came from the profile.",
+    "no_hits": "No stored memory matched this question.",
     "why_after": "Threshold now: {threshold}. The Chat page shows the same for every turn.",
     "correct_title": "A person corrects a memory",
     "correct_text": "Alice phoned support: she moved again, to Porto. A curator corrects the profile; the memory "
@@ -80,8 +98,11 @@ _EN = {
     "forget_after": "The trip is gone from the answer.",
     "forget_missed": "The answer still mentions the trip.",
     "threshold_title": "What the threshold gains and loses",
-    "threshold_text": "The same first question, searched again at a looser and a stricter relevance threshold: which "
-    "memories would reach the prompt, and which would be left out.",
+    "threshold_text": "The same first question, searched again now (after the correction and the forgetting) in this "
+    "session, at the live threshold and at a looser and a stricter one: which memories would reach the prompt, and "
+    "which would be left out. What this session said is the conversation, not a memory to recall.",
+    "now_at": "At the live threshold ({threshold}) the prompt gets:",
+    "now_none": "At the live threshold ({threshold}) no memory reaches the prompt.",
     "threshold_button": "Compare thresholds",
     "looser": "Looser threshold ({threshold})",
     "stricter": "Stricter threshold ({threshold})",
@@ -95,7 +116,7 @@ _EN = {
     "restart": "Walk it again",
 }
 
-_ZH = {
+_ZH: dict[str, Any] = {
     "title": "演示导览",
     "intro": "用五分钟看看 MemLens 能做什么，用的是王芳真实的对话记录（过去十二天里的三次会话）。每个按钮都会真正执行："
     "助手回答、工作人员更正、记忆被遗忘。",
@@ -109,13 +130,30 @@ _ZH = {
     "remember_button": "开始新会话并提问",
     "remember_after": "回答来自以前的会话，并说明每件事是哪天说的。",
     "why_title": "想起了什么，为什么",
-    "why_text": "检索找到的每条记忆和它的相关度（对这个问题有帮助的估计概率）。只有高于阈值的记忆才会进入提示词。",
+    "why_text": "每次的提示词都带着她的档案。下面是检索找到的每条记忆和检索算出的相关度（对这个问题有帮助的估计概率）："
+    "只有高于阈值的记忆才会进入提示词。",
+    "from_profile": "来自她的档案（每次都在提示词里）：{lines}",
+    "recalled_used": "在阈值 {threshold} 下，有 {count} 进入了提示词。",
+    "recalled_none": "没有检索到的记忆进入提示词：没有一条高于阈值 {threshold}，所以回答来自她的档案。",
+    "recalled_none_no_profile": "没有检索到的记忆进入提示词：没有一条高于阈值 {threshold}。",
     "relevance": "相关度",
+    "no_relevance": "—（只按字词找到）",
     "used": "用在了回答里",
     "passed": "高于阈值，但没有用到",
     "below": "低于阈值，没有使用",
+    "why_left": {
+        "beyond top-k": "高于阈值，但超出了提示词能带的条数",
+        "in the recent conversation": "高于阈值，已经在对话里",
+        "same message as": "高于阈值，和排在前面的一条说的是同一件事",
+        "flagged": "被工作人员标记为错误，没有使用",
+        "below similarity floor": "低于相似度下限，没有使用",
+        "below relative cut": "离最佳匹配太远，没有使用",
+        "budget": "高于阈值，但提示词没有空间了",
+        "contradicts profile": "高于阈值，但和档案矛盾",
+        "states a retracted memory": "说的是已被更正的内容，没有使用",
+    },
     "said": "说于",
-    "no_hits": "没有匹配这个问题的记忆；回答来自用户档案。",
+    "no_hits": "没有匹配这个问题的记忆。",
     "why_after": "当前阈值：{threshold}。对话页对每一轮都显示同样的信息。",
     "correct_title": "工作人员更正记忆",
     "correct_text": "王芳打电话说她又搬家了，搬到了苏州。"
@@ -137,7 +175,10 @@ _ZH = {
     "forget_after": "回答里不再有这次旅行。",
     "forget_missed": "回答里仍然提到这次旅行。",
     "threshold_title": "阈值的得与失",
-    "threshold_text": "用更宽松和更严格的相关度阈值重新检索第一个问题：哪些记忆会进入提示词，哪些会被排除。",
+    "threshold_text": "在这次会话里（更正和遗忘之后）用当前阈值、更宽松和更严格的阈值重新检索第一个问题："
+    "哪些记忆会进入提示词，哪些会被排除。这次会话说过的话是对话本身，不是要检索的记忆。",
+    "now_at": "在当前阈值（{threshold}）下，提示词会带上：",
+    "now_none": "在当前阈值（{threshold}）下，没有记忆进入提示词。",
     "threshold_button": "比较阈值",
     "looser": "更宽松的阈值（{threshold}）",
     "stricter": "更严格的阈值（{threshold}）",
@@ -178,19 +219,45 @@ TOURS = {
 
 
 def hits_of(result: RecallResult | None) -> list[dict[str, Any]]:
-    """A turn's recalled memories as plain values, best first: what the tour shows under "what it recalled"."""
+    """A turn's recalled memories as plain values, in recall's order: what the tour shows under "what it recalled".
+    ``relevance`` is the one recall computed (None when it computed none: a hit found by its words only), and
+    ``why`` the reason recall (or the prompt) left it out, None when it reached the prompt."""
     if result is None:
         return []
-    return [
-        {
-            "content": h.content,
-            "relevance": h.relevance if h.relevance is not None else (h.similarity or 0.0),
-            "passed": h.passed,
-            "injected": bool(h.injected if h.injected is not None else h.selected),
-            "created_at": h.created_at,
-        }
-        for h in result.hits
-    ]
+    out = []
+    for h in result.hits:
+        injected = bool(h.injected if h.injected is not None else h.selected)
+        out.append(
+            {
+                "content": h.content,
+                "relevance": h.relevance,
+                "passed": h.passed,
+                "injected": injected,
+                "why": None if injected else (h.drop_reason or "below threshold"),
+                "created_at": h.created_at,
+            }
+        )
+    return out
+
+
+def fmt_relevance(value: float | None) -> str | None:
+    """A relevance or a threshold as the tour writes both (the same precision, so "below" reads as below)."""
+    return None if value is None else f"{value:.3f}"
+
+
+def profile_used(profile: dict[str, Any], reply: str, lang: str) -> list[str]:
+    """The profile's fields the reply states, each as the sentence the offline engine says it in (or, for a model's
+    own wording, a field whose every value the reply names): what step 2 shows the answer came from."""
+    from memory.text.voice import profile_sentence
+
+    said = []
+    low = reply.casefold()
+    for name, value in profile.items():
+        sentence = profile_sentence(name, value, lang)
+        items = [str(v) for v in (value if isinstance(value, list) else [value]) if str(v).strip()]
+        if sentence and (sentence in reply or (items and all(i.casefold() in low for i in items))):
+            said.append(sentence)
+    return said
 
 
 def forget_topic(svc: MemoryService, user_id: str, word: str, *, actor: Actor, reason: str) -> int:
@@ -204,15 +271,26 @@ def forget_topic(svc: MemoryService, user_id: str, word: str, *, actor: Actor, r
     return len(gone)
 
 
-def threshold_story(svc: MemoryService, user_id: str, query: str) -> dict[str, Any]:
-    """``query`` searched at the live threshold, a looser one (half) and a stricter one (halfway to 1): the memories
-    the looser one would add to the prompt and the stricter one would take out (nothing is logged or changed)."""
-    current = svc.recall(user_id, query, log=False)
+def threshold_story(svc: MemoryService, user_id: str, query: str, session_id: str | None = None) -> dict[str, Any]:
+    """``query`` searched now at the live threshold, a looser one (half) and a stricter one (halfway to 1): what the
+    prompt would get at the live one, the memories the looser one would add and the stricter one take out (nothing
+    is logged or changed). Asked in the tour's ``session_id``, as the agent asks: what that session said is the
+    conversation (its episodes are never selected), so the question just asked is not a memory gained or lost."""
+    from memory.retrieval.filters import RecallFilters
+
+    filters = None
+    if session_id is not None:
+        user = svc.get_user(user_id)
+        session = svc.find_session(user, session_id, svc.settings.default_agent_id)
+        if session is not None:
+            filters = RecallFilters.build(shown_messages=[m.id for m in svc.messages(session.id) if m.id is not None])
+    current = svc.recall(user_id, query, log=False, filters=filters)
     threshold = current.params.threshold
     now = {h.content: h.memory_id for h in current.selected}  # by what it says: one line per statement
-    out: dict[str, Any] = {"threshold": threshold}
+    out: dict[str, Any] = {"threshold": threshold, "now": list(now)}
     for key, value in (("looser", threshold / 2), ("stricter", threshold + (1 - threshold) / 2)):
-        other = {h.content: h.memory_id for h in svc.recall(user_id, query, log=False, threshold=value).selected}
+        hits = svc.recall(user_id, query, log=False, threshold=value, filters=filters).selected
+        other = {h.content: h.memory_id for h in hits}
         out[key] = {
             "threshold": value,
             "gained": [c for c in other if c not in now],

@@ -73,6 +73,7 @@ def rest_client(svc):
 
     from agent.serve.api import create_app
     from memory import apikeys
+    from memory.cli.common import cli_actor
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -81,7 +82,7 @@ def rest_client(svc):
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
-    key = apikeys.create(svc.storage, f"bench-{port}")[0]
+    key = apikeys.create(svc.storage, f"bench-{port}", actor=cli_actor())[0]
     client = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {key}"}, timeout=60)
 
     def stop() -> None:

@@ -49,9 +49,10 @@ def door_rest(folder: Path, texts: list[str]) -> None:
 
     from agent.serve.api import create_app
     from memory import apikeys
+    from memory.cli.common import cli_actor
 
     svc = _service(folder)
-    key = apikeys.create(svc.storage, "pii")[0]
+    key = apikeys.create(svc.storage, "pii", actor=cli_actor())[0]
     server = serve_in_thread(create_app(svc), free_port())
     base = next(server)
     with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:

@@ -18,7 +18,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlmodel import col, select
 
 from memory import audit, validate
-from memory.access import current, require
+from memory.access import check
 from memory.errors import Conflict, InvalidInput, NotFound, SignInFailed
 from memory.storage.models import utcnow
 from memory.storage.people import Account, AuditEvent
@@ -80,7 +80,7 @@ def list_accounts(store: Database) -> list[AccountInfo]:
 
 def add(store: Database, name: str, role: Role | str, password: str, *, actor: Actor) -> AccountInfo:
     """Create an account (admin only); refuses an existing name."""
-    actor = require(current(store, actor), Role.ADMIN, "add an account")
+    actor = check(store, actor, Role.ADMIN, "add an account")  # a refusal is audited
     name, password = check_name(name), check_password(password)
     try:
         role = Role(role)
@@ -99,7 +99,7 @@ def add(store: Database, name: str, role: Role | str, password: str, *, actor: A
 
 def set_password(store: Database, name: str, password: str, *, actor: Actor) -> None:
     """Replace an account's password (admin only)."""
-    actor = require(current(store, actor), Role.ADMIN, "change a password")
+    actor = check(store, actor, Role.ADMIN, "change a password")  # a refusal is audited
     name, password = check_name(name), check_password(password)
     with store.db() as db:
         row = db.get(Account, name)
@@ -113,7 +113,7 @@ def set_password(store: Database, name: str, password: str, *, actor: Actor) -> 
 
 def remove(store: Database, name: str, *, actor: Actor) -> None:
     """Delete an account (admin only); its audit rows stay."""
-    actor = require(current(store, actor), Role.ADMIN, "remove an account")
+    actor = check(store, actor, Role.ADMIN, "remove an account")  # a refusal is audited
     name = check_name(name)
     with store.db() as db:
         row = db.get(Account, name)

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
-from memory import validate
+from memory import audit, validate
+from memory.access import check
 from memory.errors import Conflict, InvalidInput, NotFound
 from memory.storage.models import ApiKey, utcnow
+from memory.vocab import Actor, AuditAction, Role
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -41,8 +43,9 @@ def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def create(store: Database, name: str, users: list[str] | None = None) -> tuple[str, dict[str, Any]]:
-    """Make a key; returns (the secret — never stored, show it once, its row as a dict)."""
+def create(store: Database, name: str, users: list[str] | None = None, *, actor: Actor) -> tuple[str, dict[str, Any]]:
+    """Make a key (admin; audited, a refusal too); returns (the secret — never stored, show it once, its row)."""
+    actor = check(store, actor, Role.ADMIN, "create an API key")
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise InvalidInput("key name must be 1-64 characters of letters, digits, '_', '.' or '-'")
     users = [validate.external_id(u) for u in (users or [])]
@@ -54,7 +57,9 @@ def create(store: Database, name: str, users: list[str] | None = None) -> tuple[
             db.commit()
         except IntegrityError:
             raise Conflict(f"an API key named {name!r} exists already") from None
-        return secret, _public(row)
+        public = _public(row)
+    audit.record(store, actor, AuditAction.API_KEY_CREATE, target_ids=[name], detail={"users": len(users)})
+    return secret, public
 
 
 def list_keys(store: Database) -> list[dict[str, Any]]:
@@ -62,7 +67,9 @@ def list_keys(store: Database) -> list[dict[str, Any]]:
         return [_public(k) for k in db.exec(select(ApiKey).order_by(col(ApiKey.id))).all()]
 
 
-def revoke(store: Database, name: str) -> dict[str, Any]:
+def revoke(store: Database, name: str, *, actor: Actor) -> dict[str, Any]:
+    """Revoke a key at once (admin; audited, a refusal too)."""
+    actor = check(store, actor, Role.ADMIN, "revoke an API key")
     with store.db() as db:
         row = db.exec(select(ApiKey).where(ApiKey.name == name)).first()
         if row is None:
@@ -71,7 +78,9 @@ def revoke(store: Database, name: str) -> dict[str, Any]:
             row.revoked_at = utcnow()
             db.add(row)
             db.commit()
-        return _public(row)
+        public = _public(row)
+    audit.record(store, actor, AuditAction.API_KEY_REVOKE, target_ids=[name])
+    return public
 
 
 def verify(store: Database, secret: str | None) -> KeyInfo | None:

@@ -63,15 +63,16 @@ class People:
         accounts.remove(self.storage, name, actor=actor)
 
     # -- API keys for the doors ------------------------------------------------------------------------------------
-    def create_key(self, name: str, users: list[str] | None = None) -> tuple[str, dict[str, Any]]:
-        """(the secret — shown once, never stored — and the key's row)."""
-        return apikeys.create(self.storage, name, users)
+    def create_key(self, name: str, users: list[str] | None = None, *, actor: Actor) -> tuple[str, dict[str, Any]]:
+        """(the secret — shown once, never stored — and the key's row); admin, audited."""
+        return apikeys.create(self.storage, name, users, actor=actor)
 
     def keys(self) -> list[dict[str, Any]]:
         return apikeys.list_keys(self.storage)
 
-    def revoke_key(self, name: str) -> dict[str, Any]:
-        return apikeys.revoke(self.storage, name)
+    def revoke_key(self, name: str, *, actor: Actor) -> dict[str, Any]:
+        """Revoke a key (admin, audited)."""
+        return apikeys.revoke(self.storage, name, actor=actor)
 
     def verify_key(self, secret: str | None) -> KeyInfo | None:
         """The key's identity, or None when the secret is missing, unknown or revoked."""

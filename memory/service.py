@@ -446,17 +446,23 @@ class MemoryService:
 
         return profile.history(self.storage, self._user(user))
 
-    def refit_relevance(self, user_key: str | None = None) -> dict[str, Any]:
+    def refit_relevance(self, user_key: str | None = None, *, actor: Actor) -> dict[str, Any]:
         """Fit a relevance calibration from the lab's labels, each labelled query searched again without logging
-        (``memory.retrieval.refit``); nothing is applied."""
+        (``memory.retrieval.refit``); nothing is applied. Work in bulk: a curator's, audited."""
         from memory.retrieval import refit  # numpy: the lab's button, not the service's start-up
+
+        actor = check(self.storage, actor, Role.CURATOR, "fit a relevance calibration")
 
         def replay(entry: dict[str, Any]) -> RecallResult:
             q = entry["retrieval_query"]
             wide = self.recall_policy(mode=entry["mode"], threshold=-1.0)
             return self.recall(entry["user_id"], q, agent_id=entry["agent_id"], policy=wide, log=False)
 
-        return refit.fit_from_labels(views.labelled_queries(self.storage, user_key), replay, self.embedder_name)
+        fit = refit.fit_from_labels(views.labelled_queries(self.storage, user_key), replay, self.embedder_name)
+        user_id = audit.user_id_of(self.storage, user_key)
+        detail = {"fitted": bool(fit["calibration"])}
+        audit.record(self.storage, actor, AuditAction.REFIT, user_id=user_id, detail=detail)
+        return fit
 
     # -- recall ----------------------------------------------------------------------------------------------
     def recall(
@@ -624,17 +630,19 @@ class MemoryService:
         self,
         user_id: str | None = None,
         *,
+        actor: Actor,
         record: bool = False,
-        actor: Actor | None = None,
         policy: RecallPolicy | None = None,
         **changes: Unpack[PolicyChanges],
     ) -> dict[str, Any]:
         """Precision / recall of what recall would select for every labelled query under the current settings
-        (or under ``policy``), each searched again unlogged (memory.desk.labels_gate). ``record`` keeps the run in
-        the audit trail: the suite's history, and the gate's next baseline."""
+        (or under ``policy``), each searched again unlogged (memory.desk.labels_gate). Every labelled query is
+        searched again: a curator's (a refusal is audited). ``record`` keeps the run in the audit trail: the
+        suite's history, and the gate's next baseline."""
         from memory.desk import labels_gate
         from memory.storage.models import utcnow
 
+        actor = check(self.storage, actor, Role.CURATOR, "run the labelled-query suite")
         retrieval_log.flush(self.storage)
         suite = views.labelled_queries(self.storage, self._user_key(user_id))
 
@@ -649,8 +657,6 @@ class MemoryService:
         }
         run["user_id"], run["at"] = user_id, utcnow().isoformat()
         if record:
-            check(self.storage, actor, Role.CURATOR, "record a labelled-suite run")
-            assert actor is not None
             kept = {k: v for k, v in run.items() if k != "per_query"}
             audit.record(self.storage, actor, AuditAction.EVAL_LABELS, user_id=user_id, detail=kept)
         return run
@@ -708,11 +714,15 @@ class MemoryService:
                 self.label_hit(retrieval_id, lb.memory_id, lb.relevant, actor=actor)
         return {"labels": len(rows), "queries": len(queries), "retrieval_ids": retrievals}
 
-    def replay(self, changes: dict[str, Any], *, user_id: str | None = None, last: int = 20) -> dict[str, Any]:
+    def replay(
+        self, changes: dict[str, Any], *, actor: Actor, user_id: str | None = None, last: int = 20
+    ) -> dict[str, Any]:
         """A/B replay: the last ``last`` distinct logged queries (one user's or everyone's) under the current
-        settings (A) and with ``changes`` (B), unlogged; per query the memories and tokens gained or lost."""
+        settings (A) and with ``changes`` (B), unlogged; per query the memories and tokens gained or lost. Two
+        searches per query: a curator's, audited (a refusal too)."""
         from memory.desk import replay
 
+        actor = check(self.storage, actor, Role.CURATOR, "replay logged queries")
         retrieval_log.flush(self.storage)
         s = self.effective_settings()
         calibration = self.relevance_model(s)
@@ -723,7 +733,10 @@ class MemoryService:
             p = recall_policy.resolve(s, calibration, knobs)
             return self.recall(entry["user_id"], entry["query"], agent_id=entry["agent_id"], log=False, policy=p)
 
-        return replay.compare(logged, search, changes)
+        out = replay.compare(logged, search, changes)
+        detail = {"changes": {k: str(v) for k, v in changes.items()}, "queries": out["queries"]}
+        audit.record(self.storage, actor, AuditAction.REPLAY, user_id=user_id, detail=detail)
+        return out
 
     def shadow_replay(
         self,
@@ -733,15 +746,18 @@ class MemoryService:
         extractor: str | None = None,
         sample: int = 200,
         last: int = 20,
+        actor: Actor,
         embedder_b: Embedder | None = None,
         model_b: Any = None,
     ) -> dict[str, Any]:
         """A/B replay of another embedder or extractor (memory.desk.shadow): the user's last ``sample`` messages
         written again into two throw-away stores (A live configuration, B changed), then their ``last`` logged
         queries searched in both; what each store kept and what each query would gain or lose. Reads the live store
-        only. ``extractor="model"`` uses ``model_b``, else the chat model the agent gave this service."""
+        only. ``extractor="model"`` uses ``model_b``, else the chat model the agent gave this service. It embeds
+        (and extracts) up to 2,000 messages twice: a curator's, audited (a refusal too)."""
         from memory.desk import replay, shadow
 
+        actor = check(self.storage, actor, Role.CURATOR, "replay messages into shadow stores")
         retrieval_log.flush(self.storage)
         logged = replay.logged_queries(self.storage, self.get_user(user_id).key, last)
 
@@ -751,7 +767,7 @@ class MemoryService:
         def open_store(settings: Settings, embedder: Embedder | None) -> MemoryService:
             return MemoryService(settings, embedder=embedder)
 
-        return shadow.shadow_replay(
+        out = shadow.shadow_replay(
             self,
             open_store,
             user_id,
@@ -763,6 +779,9 @@ class MemoryService:
             make_model=make_model,
             embedder_b=embedder_b,
         )
+        detail = {"a": out["a"], "b": out["b"], "messages": out["messages"], "queries": out["queries"]}
+        audit.record(self.storage, actor, AuditAction.SHADOW_REPLAY, user_id=user_id, detail=detail)
+        return out
 
     def relations_graph(self, user_id: str, *, agent_id: str | None = None, limit: int = 1000) -> dict[str, Any]:
         """What the user's facts say about whom: people, pets, places, organisations as nodes, facts as edges

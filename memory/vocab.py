@@ -139,6 +139,11 @@ class AuditAction(StrEnum):
     ACCOUNT_REMOVE = "account-remove"
     RETRY_WRITE = "retry-write"
     EVALUATE = "evaluate"
+    REPLAY = "replay"  # an A/B replay of logged queries under other recall settings (memory.desk.replay)
+    SHADOW_REPLAY = "shadow-replay"  # messages re-embedded into throw-away stores (memory.desk.shadow)
+    REFIT = "refit"  # a relevance calibration fitted from the labels (memory.retrieval.refit; nothing applied)
+    API_KEY_CREATE = "apikey-create"
+    API_KEY_REVOKE = "apikey-revoke"
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,9 +128,10 @@ def labels_tab() -> None:
         "under the current settings. `memlens eval labels --gate` fails a CI run on lost or wrongly gained hits."
     )
     c = st.columns([1, 1, 3])
-    if c[0].button("Run the suite", key="dk_lb_run", icon=":material/play_arrow:"):
+    curator = can(Role.CURATOR)  # the service checks it too: every labelled query is searched again
+    if c[0].button("Run the suite", key="dk_lb_run", icon=":material/play_arrow:", disabled=not curator):
         try:
-            st.session_state["dk_lb_result"] = svc.eval_labels(record=can(Role.CURATOR), actor=current_actor())
+            st.session_state["dk_lb_result"] = svc.eval_labels(record=True, actor=current_actor())
         except MemLensError as exc:
             st.error(plain(exc))
     upload = c[1].file_uploader("Import labels", type=["json", "csv"], key="dk_lb_file", label_visibility="collapsed")
@@ -171,38 +172,68 @@ def labels_tab() -> None:
 
 
 # -- A/B replay ----------------------------------------------------------------------------------------------------
+def _replay(run) -> None:
+    """A replay button's click (a callback: it runs with the click, so the service's role check decides even when
+    the role changed since the page was drawn); the result or the refusal is kept for the run that follows."""
+    try:
+        st.session_state["dk_rp_out"] = run()
+    except MemLensError as exc:
+        st.session_state["dk_rp_error"] = str(exc)
+
+
+def _ab() -> dict:
+    """Read from the widgets' state at the click (a callback's args would hold the previous run's values)."""
+    state = st.session_state
+    changes = parse_overrides([p for p in str(state["dk_rp_set"]).split(",") if p.strip()])
+    return svc.replay(changes, user_id=user.external_id, last=int(state["dk_rp_last"]), actor=current_actor())
+
+
+def _shadows() -> dict:
+    state = st.session_state
+    embedder, extractor = str(state["dk_sh_embedder"]), str(state["dk_sh_extractor"])
+    return svc.shadow_replay(
+        user.external_id,
+        embedder=None if embedder.startswith("(") else embedder,
+        extractor=None if extractor.startswith("(") else extractor,
+        sample=int(state["dk_sh_sample"]),
+        last=int(state["dk_rp_last"]),
+        actor=current_actor(),
+    )
+
+
 def replay_tab() -> None:
     c = st.columns([3, 1, 1], vertical_alignment="bottom")
-    text = c[0].text_input("Setting B (KEY=VALUE, comma-separated)", "k=3", key="dk_rp_set")
-    last = c[1].number_input("Logged queries", 1, 200, 20, key="dk_rp_last")
-    go_ = c[2].button("Replay A vs B", key="dk_rp_go", icon=":material/compare_arrows:")
-    if go_:
-        try:
-            changes = parse_overrides([p for p in text.split(",") if p.strip()])
-            st.session_state["dk_rp_out"] = svc.replay(changes, user_id=user.external_id, last=int(last))
-        except MemLensError as exc:
-            st.error(plain(exc))
+    c[0].text_input("Setting B (KEY=VALUE, comma-separated)", "k=3", key="dk_rp_set")
+    c[1].number_input("Logged queries", 1, 200, 20, key="dk_rp_last")
+    curator = can(Role.CURATOR)  # the service checks it too (and audits a refusal): both replays work in bulk
+    c[2].button(
+        "Replay A vs B",
+        key="dk_rp_go",
+        icon=":material/compare_arrows:",
+        disabled=not curator,
+        on_click=_replay,
+        args=(_ab,),
+    )
     with st.expander("Another embedder or extractor (shadow stores)", icon=":material/content_copy:"):
         st.caption(
             "This user's recorded messages are written again into two throw-away stores — A with the live "
-            "configuration, B with yours — and the logged queries are compared there. The live store is only read."
+            "configuration, B with yours — and the logged queries are compared there. The live store is only read. "
+            "It embeds every message twice: a curator's action, in the audit trail."
         )
         s = st.columns([1, 1, 1, 1], vertical_alignment="bottom")
-        emb = s[0].selectbox("Embedder B", ["(as live)", "e5", "hash", "openai"], key="dk_sh_embedder")
-        ext = s[1].selectbox("Extractor B", ["(as live)", "rules", "model"], key="dk_sh_extractor")
-        sample = s[2].number_input("Messages", 1, 2000, 200, key="dk_sh_sample")
-        if s[3].button("Replay in shadows", key="dk_sh_go", icon=":material/compare_arrows:"):
-            try:
-                with st.spinner("Writing the messages into both shadow stores…"):
-                    st.session_state["dk_rp_out"] = svc.shadow_replay(
-                        user.external_id,
-                        embedder=None if emb.startswith("(") else emb,
-                        extractor=None if ext.startswith("(") else ext,
-                        sample=int(sample),
-                        last=int(last),
-                    )
-            except MemLensError as exc:
-                st.error(plain(exc))
+        s[0].selectbox("Embedder B", ["(as live)", "e5", "hash", "openai"], key="dk_sh_embedder")
+        s[1].selectbox("Extractor B", ["(as live)", "rules", "model"], key="dk_sh_extractor")
+        s[2].number_input("Messages", 1, 2000, 200, key="dk_sh_sample")
+        s[3].button(
+            "Replay in shadows",
+            key="dk_sh_go",
+            icon=":material/compare_arrows:",
+            disabled=not curator,
+            on_click=_replay,
+            args=(_shadows,),
+        )
+    if err := st.session_state.pop("dk_rp_error", None):
+        st.error(plain(err))
     out = st.session_state.get("dk_rp_out")
     if not out:
         st.info("Logged queries are searched again under the live settings (A) and with your change (B).")

@@ -117,9 +117,13 @@ def fit_section(svc, user_key: str | None, calibration) -> None:
     """Fit from my labels → compare with the shipped fit → apply (or revert)."""
     st.markdown(f"**Calibration in use:** `{calibration.version}` ({calibration.source})")
     c = st.columns([1, 1, 3])
-    if c[0].button("Fit from my labels", icon=":material/model_training:", key="lab_fit"):
-        with st.spinner("Searching the labelled queries again and fitting…"):
-            st.session_state["lab_fit_result"] = svc.refit_relevance(user_key)
+    curator = can(Role.CURATOR)  # the service checks it too: every labelled query is searched again
+    if c[0].button("Fit from my labels", icon=":material/model_training:", key="lab_fit", disabled=not curator):
+        try:
+            with st.spinner("Searching the labelled queries again and fitting…"):
+                st.session_state["lab_fit_result"] = svc.refit_relevance(user_key, actor=current_actor())
+        except MemLensError as exc:
+            st.error(plain(exc))
     if svc.effective_settings().relevance_calibration and can(Role.ADMIN):  # live settings are an admin's
         c[1].button("Revert to shipped", icon=":material/restart_alt:", on_click=_revert, args=(svc,), key="lab_rev")
     result = st.session_state.get("lab_fit_result")

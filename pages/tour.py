@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from agent.tour import TOURS, Tour, forget_topic, hits_of, threshold_story
+from agent.tour import TOURS, Tour, fmt_relevance, forget_topic, hits_of, profile_used, threshold_story
 from memory.errors import MemLensError
 from memory.storage.models import User
 from memory.text.display import ago_text, label, plural
@@ -23,14 +23,14 @@ from pages.common import SESSION_KEY, USER_KEY, agent, can, current_actor, plain
 svc = service()
 STATE = "tour_done"  # step name → what the step did (plain values)
 
-lang = st.segmented_control(
+picked = st.segmented_control(
     "Language / 语言",
     ["en", "zh"],
     format_func=lambda code: "English" if code == "en" else "中文",
     default="en",
     key="tour_lang",
 )
-lang = lang or "en"
+lang: str = picked or "en"
 tour: Tour = TOURS[lang]
 w = tour.words
 done: dict[str, Any] = st.session_state.setdefault(STATE, {}).setdefault(lang, {})
@@ -61,7 +61,9 @@ def _step(n: int, name: str) -> bool:
 
 def _chat(text: str) -> dict[str, Any]:
     session = done.setdefault("session", tour.session_id())
-    result = agent().chat(tour.user_id, session, text)
+    svc.wait_writes(tour.user_id)  # the profile the turn reads: after the user's earlier writes, as the turn waits
+    profile = svc.get_profile(tour.user_id)
+    result = agent().chat(tour.user_id, session, text, actor=current_actor())  # the agent checks the role
     st.session_state[SESSION_KEY] = session  # the sidebar and the Chat page open the tour's session
     return {
         "question": text,
@@ -70,7 +72,19 @@ def _chat(text: str) -> dict[str, Any]:
         "turn_id": result.turn_id,
         "hits": hits_of(result.recall),
         "threshold": result.recall.params.threshold if result.recall else None,
+        "from_profile": profile_used(profile, result.reply, lang),
     }
+
+
+def _verdict(hit: dict[str, Any]) -> str:
+    """Why recall (or the prompt) kept or left out a memory, in the tour's words."""
+    if hit["injected"]:
+        return w["used"]
+    why = str(hit["why"] or "")
+    if why == "below threshold":
+        return w["below"]
+    reasons: dict[str, str] = w["why_left"]
+    return next((words for key, words in reasons.items() if why.startswith(key)), w["passed"])
 
 
 def _run(name: str, action) -> None:
@@ -102,22 +116,32 @@ if _step(1, "remember"):
 elif may_act:
     _action("remember", lambda: _chat(tour.ask_first))
 
-# 2 — what was recalled and why
+# 2 — what was recalled and why: what the prompt carried, and the relevance recall computed for each memory
 if "remember" in done:
     _step(2, "why")
     turn = done["remember"]
     hits = turn["hits"]
+    threshold = fmt_relevance(turn["threshold"])
+    from_profile = turn.get("from_profile") or []
+    if from_profile:
+        st.markdown(w["from_profile"].format(lines=plain(" · ".join(from_profile))))
+    used = sum(1 for h in hits if h["injected"])
+    if used:
+        count = plural(used, "memory") if lang == "en" else f"{used} 条记忆"
+        st.markdown(w["recalled_used"].format(count=count, threshold=threshold))
+    elif threshold is not None:
+        st.markdown(w["recalled_none" if from_profile else "recalled_none_no_profile"].format(threshold=threshold))
     if not hits:
         st.caption(w["no_hits"])
-    threshold = turn["threshold"]
     for h in hits[:6]:
-        verdict = w["used"] if h["injected"] else (w["passed"] if h["passed"] else w["below"])
+        shown = fmt_relevance(h["relevance"])
+        score = f"**{shown}**" if shown is not None else w["no_relevance"]
         st.markdown(
             f"- {plain(h['content'])}  \n"
-            f"  {w['relevance']} **{h['relevance']:.2f}** · {verdict} · {w['said']} {ago_text(h['created_at'], lang)}"
+            f"  {w['relevance']} {score} · {_verdict(h)} · {w['said']} {ago_text(h['created_at'], lang)}"
         )
     if threshold is not None:
-        st.caption(w["why_after"].format(threshold=f"{threshold:.3f}"))
+        st.caption(w["why_after"].format(threshold=threshold))
 
 # 3 — correct a memory
 if "remember" in done:
@@ -173,9 +197,13 @@ if "follow" in done:
 if "forget" in done:
     if _step(6, "threshold"):
         story = done["threshold"]
+        now = story.get("now", [])
+        st.markdown(f"**{w['now_at' if now else 'now_none'].format(threshold=fmt_relevance(story['threshold']))}**")
+        for content in now[:6]:
+            st.markdown(f"- {plain(content)}")
         for key in ("looser", "stricter"):
             part = story[key]
-            heading = w[key].format(threshold=f"{part['threshold']:.3f}")
+            heading = w[key].format(threshold=fmt_relevance(part["threshold"]))
             st.markdown(f"**{heading}**")
             changes = [(w["gains"], m) for m in part["gained"]] + [(w["loses"], m) for m in part["lost"]]
             if not changes:
@@ -184,7 +212,7 @@ if "forget" in done:
                 st.markdown(f"- {verb}: {plain(content)}")
         st.caption(w["threshold_after"])
     elif may_act:
-        _action("threshold", lambda: threshold_story(svc, tour.user_id, tour.ask_first))
+        _action("threshold", lambda: threshold_story(svc, tour.user_id, tour.ask_first, done.get("session")))
 
 if "threshold" in done:
     st.subheader(w["end_title"], anchor=False)

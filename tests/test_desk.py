@@ -8,6 +8,7 @@ import random
 
 import httpx
 import pytest
+from actors import ADMIN
 from doors_helpers import free_port, serve_in_thread
 from typer.testing import CliRunner
 
@@ -169,10 +170,10 @@ def test_labels_suite_gates_a_change_and_keeps_its_history(alice, tmp_path):
     run = alice.eval_labels(record=True, actor=CURATOR)
     assert (run["precision"], run["recall"]) == (1.0, 1.0)
     assert alice.labels_history()[0]["recall"] == 1.0 and alice.labels_history()[0]["actor"] == "cora"
-    worse = alice.eval_labels(threshold=0.99)  # nothing passes: the labelled-relevant hit is lost
+    worse = alice.eval_labels(threshold=0.99, actor=CURATOR)  # nothing passes: the labelled-relevant hit is lost
     verdict = labels_gate.gate(worse, alice.labels_history()[0], tolerance=0)
     assert not verdict["passed"] and len(verdict["lost"]) == 1
-    noisy = alice.eval_labels(threshold=0.0)  # everything passes: the labelled-wrong one is gained
+    noisy = alice.eval_labels(threshold=0.0, actor=CURATOR)  # everything passes: the labelled-wrong one is gained
     assert labels_gate.gate(noisy, run, tolerance=0)["gained_wrong"]
     assert labels_gate.gate(noisy, run, tolerance=1)["passed"]
     alice.close()
@@ -192,12 +193,12 @@ def test_labels_import_checks_every_row_first(alice):
     ]
     with pytest.raises(InvalidInput, match="label 2"):
         alice.import_labels(json.dumps(rows), actor=CURATOR)
-    assert alice.eval_labels()["queries"] == 0  # nothing stored
+    assert alice.eval_labels(actor=CURATOR)["queries"] == 0  # nothing stored
     csv_text = "user_id,query,memory_id,relevant\n"
     csv_text += f"alice,what does she drink?,{tea},yes\nalice,where is home?,{porto},1\n"
     done = alice.import_labels(csv_text, actor=CURATOR)
     assert (done["labels"], done["queries"], len(done["retrieval_ids"])) == (2, 2, 2)
-    assert alice.eval_labels()["queries"] == 2
+    assert alice.eval_labels(actor=CURATOR)["queries"] == 2
     with pytest.raises(InvalidInput):
         labels_gate.parse_labels("user_id,query,memory_id,relevant\nalice,q,m,maybe\n")
 
@@ -205,7 +206,7 @@ def test_labels_import_checks_every_row_first(alice):
 def test_replay_any_setting_reports_gained_lost_and_tokens(alice):
     alice.recall("alice", QUERY)
     alice.recall("alice", "what does she drink?")
-    out = alice.replay({"k": 1}, user_id="alice")
+    out = alice.replay({"k": 1}, user_id="alice", actor=CURATOR)
     assert out["queries"] == 2 and out["lost"] >= 1 and out["gained"] == 0
     assert out["tokens_b"] < out["tokens_a"] and "lost" in out["summary"]
     assert replay.parse_overrides(["top_k=3", "mode=vector", "similarity_floor=none"]) == {
@@ -216,13 +217,13 @@ def test_replay_any_setting_reports_gained_lost_and_tokens(alice):
     with pytest.raises(InvalidInput):
         replay.parse_overrides(["colour=blue"])
     with pytest.raises(InvalidInput):
-        alice.replay({"mode": "sideways"})
+        alice.replay({"mode": "sideways"}, actor=CURATOR)
 
 
 def test_rest_explain_and_hygiene_respect_the_key(alice):
     keys = {
-        "all": apikeys.create(alice.storage, "backend")[0],
-        "bob": apikeys.create(alice.storage, "bob-app", ["bob"])[0],
+        "all": apikeys.create(alice.storage, "backend", actor=ADMIN)[0],
+        "bob": apikeys.create(alice.storage, "bob-app", ["bob"], actor=ADMIN)[0],
     }
     from memory.storage import records
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from actors import ADMIN, CURATOR
 from doors_helpers import free_port, serve_in_thread
 
 from agent.serve.api import create_app
@@ -29,8 +30,8 @@ def desk(plumbing_svc):
     svc.remember("王芳", "我住在杭州")
     svc.remember("bob", "I live in Lisbon")
     keys = {
-        "all": apikeys.create(svc.storage, "backend")[0],
-        "alice": apikeys.create(svc.storage, "alice-app", ["alice"])[0],
+        "all": apikeys.create(svc.storage, "backend", actor=ADMIN)[0],
+        "alice": apikeys.create(svc.storage, "alice-app", ["alice"], actor=ADMIN)[0],
     }
     gen = serve_in_thread(create_app(svc), free_port())
     base = next(gen)
@@ -45,7 +46,7 @@ def desk(plumbing_svc):
 
 
 def _stored(svc) -> int:
-    return svc.eval_labels()["labels"]
+    return svc.eval_labels(actor=CURATOR)["labels"]
 
 
 def test_json_and_csv_rows_are_imported_as_the_lab_stores_them(desk):
@@ -62,7 +63,7 @@ def test_json_and_csv_rows_are_imported_as_the_lab_stores_them(desk):
     csv_text = f"user_id,query,memory_id,relevant\n王芳,她住在哪里？,{hz},yes\n"
     r = c["all"].post(ROUTE, json={"csv": csv_text})
     assert r.status_code == 200, r.text
-    suite = svc.eval_labels()
+    suite = svc.eval_labels(actor=CURATOR)
     assert suite["queries"] == 2 and suite["labels"] == 3
     by_query = {q["query"]: q for q in suite["per_query"]}
     assert by_query["where does she live?"]["labelled"] == 2 and by_query["她住在哪里？"]["user_id"] == "王芳"

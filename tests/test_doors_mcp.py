@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from actors import ADMIN
 from doors_helpers import free_port, serve_in_thread
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -96,7 +97,7 @@ async def http_call(url: str, key: str | None, tool: str, args: dict):
 
 
 def test_http_transport_needs_a_key_and_respects_its_users(http_server, plumbing_svc):
-    only_alice = apikeys.create(plumbing_svc.storage, "desktop", ["alice"])[0]
+    only_alice = apikeys.create(plumbing_svc.storage, "desktop", ["alice"], actor=ADMIN)[0]
     assert httpx.post(http_server, json={}).status_code == 401
     assert httpx.post(http_server, json={}, headers={"Authorization": "Bearer mlk_wrong"}).status_code == 401
     ok = asyncio.run(
@@ -130,7 +131,7 @@ def test_refused_mcp_calls_are_audited_like_rest_refusals(http_server, plumbing_
     def denied():
         return audit.events(plumbing_svc.storage, action=AuditAction.DENIED)
 
-    only_alice = apikeys.create(plumbing_svc.storage, "desktop", ["alice"])[0]
+    only_alice = apikeys.create(plumbing_svc.storage, "desktop", ["alice"], actor=ADMIN)[0]
     assert httpx.post(http_server, json={}).status_code == 401
     assert httpx.post(http_server, json={}, headers={"Authorization": "Bearer mlk_wrong"}).status_code == 401
     http_rows = denied()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from actors import ADMIN
 from doors_helpers import free_port, serve_in_thread
 
 from agent.serve.api import create_app
@@ -18,8 +19,8 @@ def server(plumbing_svc):
 @pytest.fixture
 def keys(plumbing_svc) -> dict[str, str]:
     return {
-        "all": apikeys.create(plumbing_svc.storage, "backend")[0],
-        "alice": apikeys.create(plumbing_svc.storage, "alice-app", ["alice"])[0],
+        "all": apikeys.create(plumbing_svc.storage, "backend", actor=ADMIN)[0],
+        "alice": apikeys.create(plumbing_svc.storage, "alice-app", ["alice"], actor=ADMIN)[0],
     }
 
 
@@ -88,7 +89,7 @@ def test_keys_and_errors(server, keys, plumbing_svc):
         assert c.get("/v1/memories/nope").status_code == 404
         broken = c.post("/v1/memories", content=b"{not json", headers={"content-type": "application/json"})
         assert broken.status_code == 422 and "Traceback" not in broken.text
-    apikeys.revoke(plumbing_svc.storage, "alice-app")
+    apikeys.revoke(plumbing_svc.storage, "alice-app", actor=ADMIN)
     with client(server, keys["alice"]) as c:
         assert c.get("/v1/memories", params={"user_id": "alice"}).status_code == 401
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from actors import ADMIN
 from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 from schemathesis.core.parameters import ParameterLocation
@@ -20,7 +21,7 @@ EXAMPLES = 8
 @pytest.fixture
 def app(plumbing_svc):
     app = create_app(plumbing_svc)
-    app.state.key = apikeys.create(plumbing_svc.storage, "schemathesis")[0]
+    app.state.key = apikeys.create(plumbing_svc.storage, "schemathesis", actor=ADMIN)[0]
     plumbing_svc.remember("alice", "I live in Hangzhou")  # something to find, list, edit and delete
     return app
 

@@ -201,7 +201,7 @@ def test_identifiers_are_not_masked_by_the_choke_point(plumbing_svc):
     uid = "lin@example.com"
     plumbing_svc.remember(uid, "I live in Porto.")
     assert plumbing_svc.get_user(uid).external_id == uid
-    secret = apikeys.create(plumbing_svc.storage, "lin-app", [uid])[0]
+    secret = apikeys.create(plumbing_svc.storage, "lin-app", [uid], actor=ADMIN)[0]
     info = plumbing_svc.people.verify_key(secret)
     assert info is not None and info.allows(uid)
 

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from actors import ADMIN
 
 from memory import apikeys
 from memory.config import Settings
@@ -78,7 +79,7 @@ def frozen(tmp_path, hash_embedder):
     svc = MemoryService(Settings(data_dir=data), embedder=hash_embedder)
     svc.remember("lin", "I live in Hangzhou")
     svc.remember("lin", "我不吃辣")
-    key = apikeys.create(svc.storage, "reader")[0]
+    key = apikeys.create(svc.storage, "reader", actor=ADMIN)[0]
     svc.close()
     before = {p: p.read_bytes() for p in data.rglob("*") if p.is_file()}
     _read_only(data)

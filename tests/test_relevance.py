@@ -176,12 +176,12 @@ def test_fit_from_labels_needs_enough_labels_then_is_judged_against_the_shipped_
     for i in range(8):
         plumbing_svc.add_memory(user, f"tennis match number {i} on Sunday")
         plumbing_svc.add_memory(user, f"invoice {i} paid by bank transfer")
-    assert plumbing_svc.refit_relevance(user.key)["calibration"] is None  # nothing labelled yet
+    assert plumbing_svc.refit_relevance(user.key, actor=ADMIN)["calibration"] is None  # nothing labelled yet
     for q in ("tennis on Sunday", "which tennis match", "Sunday tennis"):
         res = plumbing_svc.recall("lab", q, threshold=-1.0)
         for h in res.hits[:10]:
             views.set_label(plumbing_svc.storage, user.key, res.retrieval_id, h.memory_id, "tennis" in h.content)
-    out = plumbing_svc.refit_relevance(user.key)
+    out = plumbing_svc.refit_relevance(user.key, actor=ADMIN)
     assert out["examples"] == 30 and 5 <= out["positives"] <= 25 and out["calibration"] is not None
     assert {"brier", "threshold", "precision", "recall", "f1"} <= set(out["shipped"]) == set(out["own"])
     own = Calibration.from_dict(out["calibration"])

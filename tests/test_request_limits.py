@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from actors import ADMIN
 from doors_helpers import free_port, serve_in_thread
 
 from agent.serve import limits
@@ -19,7 +20,7 @@ def server(plumbing_svc):
 
 @pytest.fixture
 def api(server, plumbing_svc):
-    key = apikeys.create(plumbing_svc.storage, "limits")[0]
+    key = apikeys.create(plumbing_svc.storage, "limits", actor=ADMIN)[0]
     with httpx.Client(base_url=server, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
         yield c
 
@@ -68,7 +69,7 @@ def test_json_depth_counts_brackets_outside_strings():
 def test_every_refusal_of_the_api_is_audited(server, plumbing_svc):
     from memory import apikeys, audit
 
-    alice_key = apikeys.create(plumbing_svc.storage, "alice-only", ["alice"])[0]
+    alice_key = apikeys.create(plumbing_svc.storage, "alice-only", ["alice"], actor=ADMIN)[0]
     with httpx.Client(base_url=server, timeout=30) as anon:
         assert anon.get("/v1/memories", params={"user_id": "bob"}).status_code == 401
         bad = {"Authorization": "Bearer not-a-key"}

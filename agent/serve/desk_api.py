@@ -117,7 +117,7 @@ def eval_labels(body: LabelsRequest, key: Key, doors: Service) -> dict[str, Any]
     from memory.desk import labels_gate
 
     _scope(key, body.user_id)
-    run = doors.service.eval_labels(body.user_id, **_changes(body.set))
+    run = doors.service.eval_labels(body.user_id, actor=_actor(key), **_changes(body.set))
     verdict = labels_gate.gate(run, body.baseline, body.tolerance) if body.baseline is not None else None
     return {**run, "gate": verdict}
 
@@ -200,7 +200,7 @@ def replay(body: ReplayRequest, key: Key, doors: Service) -> dict[str, Any]:
     changes = _changes(body.set)
     if not changes:
         raise HTTPException(400, "set at least one recall setting")
-    return doors.service.replay(changes, user_id=body.user_id, last=body.last)
+    return doors.service.replay(changes, user_id=body.user_id, last=body.last, actor=_actor(key))
 
 
 class ShadowReplayRequest(BaseModel):
@@ -224,7 +224,7 @@ def shadow_replay(user_id: str, body: ShadowReplayRequest, key: Key, doors: Serv
     if body.embedder is None and body.extractor is None:
         raise HTTPException(400, "name another embedder or extractor for the shadow store (B)")
     return doors.service.shadow_replay(
-        user_id, embedder=body.embedder, extractor=body.extractor, sample=body.sample, last=body.last
+        user_id, embedder=body.embedder, extractor=body.extractor, sample=body.sample, last=body.last, actor=_actor(key)
     )
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from memory.cli.common import JsonOpt, emit, service
+from memory.cli.common import JsonOpt, cli_actor, emit, service
 
 cli = typer.Typer(help="API keys for `memlens serve api|mcp` (stored hashed; the secret is shown once).")
 
@@ -23,7 +23,7 @@ def create(
     wanted = [u.strip() for u in users.split(",") if u.strip()] if users else []
     if users is not None and not wanted:  # `--users ""` must not quietly mean "every user"
         raise typer.BadParameter("--users names no user; leave the option out for a key that may touch any user")
-    secret, row = service().people.create_key(name, wanted)
+    secret, row = service().people.create_key(name, wanted, actor=cli_actor())
     scope = ", ".join(row["users"]) if row["users"] else "any user"
     typer.echo(f"API key {row['name']!r} created for {scope}. It is shown only now:")
     typer.echo(secret)
@@ -46,5 +46,5 @@ def list_(json_out: JsonOpt = False) -> None:
 def revoke(name: Annotated[str, typer.Argument(help="The key's name.")]) -> None:
     """Revoke a key at once: requests with it get 401 from then on."""
 
-    row = service().people.revoke_key(name)
+    row = service().people.revoke_key(name, actor=cli_actor())
     typer.echo(f"API key {row['name']!r} revoked")

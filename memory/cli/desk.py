@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, say, service
+from memory.cli.common import AgentOpt, JsonOpt, UserOpt, cli_actor, emit, say, service
 
 #: top-level commands: `memlens hygiene`, `memlens replay`
 cli = typer.Typer()
@@ -67,7 +67,6 @@ def hygiene(
 ) -> None:
     """The memory-hygiene review queue: near-duplicates, contradictions, restated prompts, unsupported facts,
     instructions, PII past masking, orphaned profile values, never-recalled memories; each with its evidence."""
-    from memory.cli.common import cli_actor
 
     svc = service()
     if act is not None:
@@ -121,7 +120,6 @@ def labels(
     import json
     from pathlib import Path
 
-    from memory.cli.common import cli_actor
     from memory.desk import labels_gate, replay
 
     svc = service()
@@ -184,13 +182,15 @@ def replay_cmd(
     if embedder is not None or extractor is not None:
         if user is None or set_:
             raise typer.BadParameter("a shadow replay (--embedder / --extractor) takes --user and no --set")
-        out = service().shadow_replay(user, embedder=embedder, extractor=extractor, sample=sample, last=last)
+        out = service().shadow_replay(
+            user, embedder=embedder, extractor=extractor, sample=sample, last=last, actor=cli_actor()
+        )
         _print_replay(out, json_out)
         return
     changes = replay.parse_overrides(set_ or [])
     if not changes:
         raise typer.BadParameter("give at least one --set KEY=VALUE (e.g. --set k=8)")
-    out = service().replay(changes, user_id=user, last=last)
+    out = service().replay(changes, user_id=user, last=last, actor=cli_actor())
     _print_replay(out, json_out)
 
 
