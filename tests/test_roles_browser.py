@@ -110,3 +110,51 @@ def test_deep_links_roles_at_once_and_the_admin_only_evaluation(browser, plumbin
         assert "Evaluation" in _nav(page)
         assert "eval/inputs" in page.locator("body").inner_text()
         page.close()
+
+
+def test_replay_in_shadows_is_checked_by_the_service_and_audited(browser, plumbing_svc, tmp_path):
+    """Issue #45, item 5: "Replay in shadows" embeds up to 2,000 messages twice. Before, a viewer (or a curator
+    demoted while the page was open) ran it with no role check and no audit row. Now the click goes to the service,
+    which refuses it with the role the account has now and audits the refusal; a curator's run is audited too."""
+    svc = plumbing_svc
+    for text in ("I live in Porto and I love jazz", "My sister Anna lives in Berlin"):
+        svc.remember(USER, text)
+    svc.recall(USER, "where do I live?")
+    svc.flush_retrieval_log()
+    accounts.add(svc.storage, "cu2", "curator", PASSWORD, actor=ADMIN)
+    with streamlit(svc.settings.data_dir, tmp_path / "streamlit.log", address="127.0.0.1") as server:
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(f"{server}/audit-desk")
+        page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
+        _fill_sign_in(page, "cu2")
+        page.get_by_role("tab", name="A/B replay").click()
+        page.get_by_text("Another embedder or extractor (shadow stores)").click()
+        page.get_by_label("Extractor B").click()  # B: the rules (the live store uses them too: a cheap replay)
+        page.get_by_role("option", name="rules", exact=True).click()
+        _settle(page)
+        shadow = page.get_by_role("button", name="Replay in shadows")
+        assert shadow.is_enabled()
+
+        _set_role(svc, "cu2", Role.VIEWER)  # demoted while the page is open: the service decides on the click
+        shadow.click()
+        page.get_by_text("is a viewer").first.wait_for(timeout=30_000)
+        denied = audit.events(svc.storage, action=AuditAction.DENIED)
+        assert [(e.actor, e.role, e.detail.get("needs")) for e in denied] == [("cu2", "viewer", "curator")]
+        assert audit.events(svc.storage, action=AuditAction.SHADOW_REPLAY) == []
+        _settle(page)
+        assert page.get_by_role("button", name="Replay in shadows").is_disabled()  # the controls follow
+
+        _set_role(svc, "cu2", Role.CURATOR)
+        page.reload()
+        page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
+        _fill_sign_in(page, "cu2")
+        page.get_by_role("tab", name="A/B replay").click()
+        page.get_by_text("Another embedder or extractor (shadow stores)").click()
+        page.get_by_label("Extractor B").click()
+        page.get_by_role("option", name="rules", exact=True).click()
+        _settle(page)
+        page.get_by_role("button", name="Replay in shadows").click()
+        page.get_by_text("Shadow replay with").first.wait_for(timeout=120_000)
+        done = audit.events(svc.storage, action=AuditAction.SHADOW_REPLAY)
+        assert [(e.actor, e.role, e.detail["b"]["extractor"]) for e in done] == [("cu2", "curator", "rules")]
+        page.close()
