@@ -144,6 +144,7 @@ AGENT_BEYOND_FACADE = {
     ("agent.graph", "memory.sessions.extractive"): "the Summariser protocol (a type)",
     ("agent.graph", "memory.write.consistency"): "consistent_text: the one retraction filter for bridge text",
     ("agent.graph", "memory.retrieval.filters"): "RecallFilters, the value passed to svc.recall",
+    ("agent.tour", "memory.retrieval.filters"): "RecallFilters: the tour asks in its session, as the agent does",
     ("agent.runtime", "memory.write.consistency"): "consistent_text for the bridge shown with a turn's result",
     ("agent.runtime", "memory.retrieval.recall"): "RecallResult (the type svc.recall returns)",
     ("agent.runtime", "memory.write.pipeline"): "WriteReport (the type a turn's write returns)",

@@ -112,6 +112,20 @@ def test_deep_links_roles_at_once_and_the_admin_only_evaluation(browser, plumbin
         page.close()
 
 
+def _open_shadows(page) -> None:
+    """The desk's A/B replay tab, its shadow-store expander, B's extractor set to the rules (the live store uses
+    them too: a cheap replay). Each click waits for the run it starts (a rerun closes an open drop-down)."""
+    page.get_by_role("tab", name="A/B replay").click()
+    _settle(page)
+    page.get_by_text("Another embedder or extractor (shadow stores)").click()
+    _settle(page)
+    page.get_by_label("Extractor B").click()
+    page.keyboard.type("rules")
+    page.keyboard.press("Enter")
+    _settle(page)
+    assert "rules" in page.locator('[data-testid="stSelectbox"]').filter(has_text="Extractor B").inner_text()
+
+
 def test_replay_in_shadows_is_checked_by_the_service_and_audited(browser, plumbing_svc, tmp_path):
     """Issue #45, item 5: "Replay in shadows" embeds up to 2,000 messages twice. Before, a viewer (or a curator
     demoted while the page was open) ran it with no role check and no audit row. Now the click goes to the service,
@@ -127,11 +141,7 @@ def test_replay_in_shadows_is_checked_by_the_service_and_audited(browser, plumbi
         page.goto(f"{server}/audit-desk")
         page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
         _fill_sign_in(page, "cu2")
-        page.get_by_role("tab", name="A/B replay").click()
-        page.get_by_text("Another embedder or extractor (shadow stores)").click()
-        page.get_by_label("Extractor B").click()  # B: the rules (the live store uses them too: a cheap replay)
-        page.get_by_role("option", name="rules", exact=True).click()
-        _settle(page)
+        _open_shadows(page)
         shadow = page.get_by_role("button", name="Replay in shadows")
         assert shadow.is_enabled()
 
@@ -148,11 +158,7 @@ def test_replay_in_shadows_is_checked_by_the_service_and_audited(browser, plumbi
         page.reload()
         page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
         _fill_sign_in(page, "cu2")
-        page.get_by_role("tab", name="A/B replay").click()
-        page.get_by_text("Another embedder or extractor (shadow stores)").click()
-        page.get_by_label("Extractor B").click()
-        page.get_by_role("option", name="rules", exact=True).click()
-        _settle(page)
+        _open_shadows(page)
         page.get_by_role("button", name="Replay in shadows").click()
         page.get_by_text("Shadow replay with").first.wait_for(timeout=120_000)
         done = audit.events(svc.storage, action=AuditAction.SHADOW_REPLAY)

@@ -145,6 +145,7 @@ def _walk(page, url: str, lang: str) -> None:
     main = body.inner_text()
     assert ("vegetarian" in main) if lang == "en" else ("不吃辣" in main)  # said in an earlier session, recalled
     assert w["why_title"] in main
+    _step_two_tells_where_the_answer_came_from(main, w, lang)
     _click(page, w["correct_button"])
     body.get_by_text(w["follow_button"]).wait_for(timeout=30_000)
     _click(page, w["follow_button"])
@@ -153,8 +154,33 @@ def _walk(page, url: str, lang: str) -> None:
     body.get_by_text(w["forget_after"]).wait_for(timeout=30_000)  # the reply no longer names the forgotten topic
     _click(page, w["threshold_button"])
     body.get_by_text(w["end_title"]).wait_for(timeout=30_000)
+    step6 = body.inner_text().split(w["threshold_title"], 1)[1].split(w["end_title"], 1)[0]
+    for asked in (tour.ask_first, tour.ask_where, tour.ask_forgotten):  # the conversation is not a memory to recall
+        assert asked not in step6, (asked, step6)
+    assert _template(w["now_at"]).search(step6) or _template(w["now_none"]).search(step6), step6
     assert page.locator('[data-testid="stException"]').count() == 0
     assert not _problems(page), _problems(page)
+
+
+def _template(text: str) -> re.Pattern[str]:
+    """A tour sentence with its placeholders as patterns (a threshold, a count)."""
+    out = re.escape(text).replace(r"\{threshold\}", r"\d\.\d{3}").replace(r"\{count\}", r".+?")
+    return re.compile(out.replace(r"\{lines\}", r".+"))
+
+
+def _step_two_tells_where_the_answer_came_from(main: str, w: dict, lang: str) -> None:
+    """Issue #45, item 6: step 2 says what reached the prompt — the recalled memories at the threshold, or, when
+    none passed, the profile the answer came from — and writes each relevance as recall computed it, at the
+    threshold's precision (before: every memory "relevance 0.00 · below the threshold" after a correct answer)."""
+    step2 = main.split(w["why_title"], 1)[1].split(w["correct_title"], 1)[0]
+    used = _template(w["recalled_used"]).search(step2)
+    none = _template(w["recalled_none"]).search(step2)
+    assert used or none, step2
+    if none:  # the answer came from the profile: step 2 names it, with what the reply said
+        assert _template(w["from_profile"]).search(step2), step2
+        assert ("vegetarian" if lang == "en" else "不吃辣") in step2.split(w["from_profile"].split("{")[0], 1)[1]
+    shown = re.findall(re.escape(w["relevance"]) + r"\s+(\S+)(?:\s*\(.*?\))?\s+·", step2)  # each memory's line
+    assert shown and all(re.fullmatch(r"\d\.\d{3}", v) or v == w["no_relevance"].split()[0] for v in shown), shown
 
 
 def test_the_demo_tour_runs_in_both_languages_and_every_page_reads_as_words(app, tmp_path):

@@ -167,7 +167,7 @@ def consistent_text(text: str, profile: dict[str, Any], retracted: set[tuple[str
     if not text or not (profile or retracted):
         return text
     gone = _indexed(frozenset(retracted))
-    said = _sentences(text)
+    said = _grouped(text)
     kept = [_keep(clauses, profile, gone) for _, clauses in said]
     if all(k is None for k in kept):  # nothing was left out
         return text
@@ -191,7 +191,7 @@ _SEMI = ";；"
 _OPENS, _CLOSES = "(（[【「『《“", ")）]】」』》”"
 
 
-def _sentences(text: str) -> list[tuple[str, list[tuple[str, str]]]]:
+def _grouped(text: str) -> list[tuple[str, list[tuple[str, str]]]]:
     """``text`` as sentences, each (the gap before it, its clauses as (gap before, clause)), from the one splitter
     (:func:`memory.text.sentences.sentences`, which also ends a clause at ";"). A clause whose brackets are still
     open at its ";" goes on into the next ("（2026年12月；11月22日告诉我的）" is one clause)."""
