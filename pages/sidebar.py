@@ -101,6 +101,11 @@ def _new_session() -> None:
     user = current_user()
     if user is None:
         return
+    try:  # the service checks the role now (a demotion since the page was drawn counts) and audits a refusal
+        svc.require(current_actor(), Role.CURATOR, "start a chat session")
+    except MemLensError as exc:
+        st.toast(plain(exc), icon=":material/error:")
+        return
     previous = st.session_state.get(SESSION_KEY)
     if previous:
         try:  # the agent's own end-session (its summariser writes the bridge), as `memlens end-session` does
@@ -209,7 +214,8 @@ def _add_user() -> None:
     if not name:
         st.toast("Type a user id first.", icon=":material/warning:")
         return
-    try:
+    try:  # the service checks the role now and audits a refusal: the button is only hidden from a viewer
+        service().require(current_actor(), Role.CURATOR, "add a user")
         user = service().ensure_user(name)
     except MemLensError as exc:
         st.toast(plain(exc), icon=":material/error:")

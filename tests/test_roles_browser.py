@@ -114,16 +114,22 @@ def test_deep_links_roles_at_once_and_the_admin_only_evaluation(browser, plumbin
 
 def _open_shadows(page) -> None:
     """The desk's A/B replay tab, its shadow-store expander, B's extractor set to the rules (the live store uses
-    them too: a cheap replay). Each click waits for the run it starts (a rerun closes an open drop-down)."""
+    them too: a cheap replay), chosen as a person does: open the picker, type, press Enter."""
     page.get_by_role("tab", name="A/B replay").click()
     _settle(page)
     page.get_by_text("Another embedder or extractor (shadow stores)").click()
     _settle(page)
-    page.get_by_label("Extractor B").click()
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Extractor B")
+    box.click()
     page.keyboard.type("rules")
     page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stSelectbox\"]')].some(e =>"
+        " e.textContent.includes('Extractor B') && (e.textContent + [...e.querySelectorAll('input')]"
+        ".map(i => i.value || '').join(' ')).includes('rules'))",
+        timeout=30_000,
+    )
     _settle(page)
-    assert "rules" in page.locator('[data-testid="stSelectbox"]').filter(has_text="Extractor B").inner_text()
 
 
 def test_replay_in_shadows_is_checked_by_the_service_and_audited(browser, plumbing_svc, tmp_path):
@@ -163,4 +169,50 @@ def test_replay_in_shadows_is_checked_by_the_service_and_audited(browser, plumbi
         page.get_by_text("Shadow replay with").first.wait_for(timeout=120_000)
         done = audit.events(svc.storage, action=AuditAction.SHADOW_REPLAY)
         assert [(e.actor, e.role, e.detail["b"]["extractor"]) for e in done] == [("cu2", "curator", "rules")]
+        page.close()
+
+
+def test_the_sidebars_writes_are_checked_by_the_service(browser, plumbing_svc, tmp_path):
+    """The sidebar's "Add a user" and "New session" write rows; before, only the page hid them from a viewer, so a
+    curator demoted while the page was open still created both, unaudited. Now the service checks the role at the
+    click and audits the refusal; nothing is created."""
+    svc = plumbing_svc
+    svc.remember(USER, "I live in Porto")
+    accounts.add(svc.storage, "cu3", "curator", PASSWORD, actor=ADMIN)
+    sessions = len(svc.list_sessions(svc.get_user(USER)))
+    with streamlit(svc.settings.data_dir, tmp_path / "streamlit.log", address="127.0.0.1") as server:
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(f"{server}/recent-writes")
+        page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
+        _fill_sign_in(page, "cu3")
+        side = page.locator('[data-testid="stSidebar"]')
+        new_session = side.get_by_role("button", name="New session")
+        new_session.wait_for(timeout=30_000)
+        side.get_by_role("button", name="Add a user").click()
+        page.get_by_label("User id").fill("rb-new-user")
+        page.get_by_label("User id").press("Tab")
+        _settle(page)
+
+        _set_role(svc, "cu3", Role.VIEWER)  # demoted while the page is open
+        page.get_by_role("button", name="Create").click()
+        page.get_by_text("is a viewer").first.wait_for(timeout=30_000)
+        _settle(page)
+        assert "rb-new-user" not in {u["user_id"] for u in svc.list_users()}
+        denied = audit.events(svc.storage, action=AuditAction.DENIED)
+        assert [(e.actor, e.role, e.detail.get("needs")) for e in denied] == [("cu3", "viewer", "curator")]
+        assert "add a user" in denied[0].reason
+        page.close()
+
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        _set_role(svc, "cu3", Role.CURATOR)
+        page.goto(f"{server}/recent-writes")
+        page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
+        _fill_sign_in(page, "cu3")
+        new_session = page.locator('[data-testid="stSidebar"]').get_by_role("button", name="New session")
+        new_session.wait_for(timeout=30_000)
+        _set_role(svc, "cu3", Role.VIEWER)
+        new_session.click()
+        page.get_by_text("is a viewer").first.wait_for(timeout=30_000)
+        assert len(svc.list_sessions(svc.get_user(USER))) == sessions  # no session was started
+        assert len(audit.events(svc.storage, action=AuditAction.DENIED)) == 2
         page.close()
