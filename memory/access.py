@@ -1,8 +1,11 @@
-"""Who may do what, said once: the role guard every mutating service call runs, and the rules of the sign-in gate.
+"""Who may do what, said once: the role guard every person's change and every heavy run calls, and the rules of the
+sign-in gate.
 
 The back office hides buttons a role may not use, but the rule lives here, in the engine: a call that reaches
-:class:`memory.service.MemoryService` without an :class:`Actor` whose role allows it raises :class:`Forbidden`,
-whatever door it came through (page, CLI, API, a forged request).
+:class:`memory.service.MemoryService` (or its ``people``) without an :class:`Actor` whose role allows it raises
+:class:`Forbidden` and leaves a ``denied`` audit row (:func:`check`), whatever door it came through (page, CLI, API, a
+forged request). Heavy means work in bulk a person starts: replaying logged or labelled queries, re-embedding messages
+into shadow stores, fitting a calibration. One question's read (a recall, an explanation, a list) needs no role.
 """
 
 from __future__ import annotations
