@@ -25,7 +25,7 @@ from memory.storage.models import Message, User, new_id, utcnow
 from memory.storage.passages import passage
 from memory.text.privacy import mask_value
 from memory.text.tokens import count_tokens, truncate_to_tokens
-from memory.vocab import MemoryType, SourceType
+from memory.vocab import CANNED, MemoryType, SourceType
 from memory.write.status import new_lifecycle
 
 if TYPE_CHECKING:
@@ -103,6 +103,8 @@ def chunks(text: str, max_tokens: int) -> list[tuple[int, str]]:
 def build(store: Storage, user: User, agent_id: str, message: Message, text: str) -> list[Episode]:
     """The episodes of one stored message (``text``: its masked content); none for system and tool messages."""
     if message.role not in EPISODE_ROLES or message.id is None or not text.strip():
+        return []
+    if (message.meta or {}).get(CANNED):
         return []
     # the offline engine's self-introduction is not memory: the episode starts after it (offsets stay the message's)
     start = offline_intro_length(text) if message.role == "assistant" else 0
