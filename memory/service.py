@@ -410,6 +410,15 @@ class MemoryService:
         """Content, status, provenance and the full event history of one memory."""
         return curation.show_memory(self.storage, memory_id)
 
+    def memory_links(self, memory_id: str) -> list[str]:
+        """Both layers in words for one memory: the episodes it was read from, what was read from an episode, a
+        correction recorded on it (``memory.write.cascade``); empty for a memory purged meanwhile."""
+        try:
+            m = records.get_memory(self.storage, memory_id)
+        except NotFound:
+            return []
+        return list(curation.links(self.storage, m)["links_text"])
+
     def edit_memory(self, memory_id: str, content: str, *, actor: Actor, reason: str = "edited by a person") -> Memory:
         return curation.edit_memory(self.storage, memory_id, content, actor=actor, reason=reason)
 

@@ -94,7 +94,9 @@ def test_editing_an_episode_records_a_correction_the_facts_profile_and_agent_fol
     assert kept.meta["correction"]["text"] == "I live in Seville" and is_flagged(kept.meta)
     assert is_flagged(svc.get_memory(fact.id).meta)
     assert svc.get_profile("v")["city"] == "Seville"
-    correction = next(x for x in curation.show_memory(svc.storage, episode.id)["read_into"] if "Seville" in x["content"])
+    correction = next(
+        x for x in curation.show_memory(svc.storage, episode.id)["read_into"] if "Seville" in x["content"]
+    )
     assert correction["state"] == "in force" and svc.get_memory(correction["memory_id"]).source_type == "person-edit"
     turn = _chat(svc, "v", "b", "Where do I live?")
     assert "Seville" in turn.reply and "Valencia" not in turn.reply

@@ -154,23 +154,13 @@ def show_memory(store: Database, memory_id: str) -> dict[str, Any]:
     }
 
 
-def state_words(m: Memory) -> str:
-    """A memory's state in words: "in force", "flagged as wrong", "corrected", "deleted", "superseded"…"""
-    meta = m.meta or {}
-    if m.status == MemoryStatus.ACTIVE:
-        if meta.get("correction"):
-            return "corrected"
-        return "flagged as wrong" if is_flagged(meta) else "in force"
-    return str(m.status)
-
-
 def _link(m: Memory) -> dict[str, Any]:
     return {
         "memory_id": m.id,
         "type": m.type,
         "content": m.content,
         "speaker": m.subject if m.type == MemoryType.EPISODE else None,
-        "state": state_words(m),
+        "state": cascade.state_words(m),
     }
 
 
@@ -180,8 +170,8 @@ def links(store: Database, m: Memory) -> dict[str, Any]:
     sentences ("Read from what User said: “I keep a parrot named Kiwi.” (corrected)")."""
     came = cascade.sources(store, m)
     went = cascade.read_from(store, m)
-    lines = [f"Read from what {e.subject or 'someone'} said: “{e.content}” ({state_words(e)})" for e in came]
-    lines += [f"Read from it: the {x.type} “{x.content}” ({state_words(x)})" for x in went]
+    lines = [f"Read from what {e.subject or 'someone'} said: “{e.content}” ({cascade.state_words(e)})" for e in came]
+    lines += [f"Read from it: the {x.type} “{x.content}” ({cascade.state_words(x)})" for x in went]
     correction = (m.meta or {}).get("correction")
     if isinstance(correction, dict):
         lines.append(

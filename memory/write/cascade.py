@@ -53,6 +53,16 @@ def in_force(m: Memory) -> bool:
     return m.status == MemoryStatus.ACTIVE and not is_flagged(m.meta)
 
 
+def state_words(m: Memory) -> str:
+    """A memory's state in words: "in force", "flagged as wrong", "corrected", "deleted", "superseded"…"""
+    meta = m.meta or {}
+    if m.status == MemoryStatus.ACTIVE:
+        if meta.get("correction"):
+            return "corrected"
+        return "flagged as wrong" if is_flagged(meta) else "in force"
+    return str(m.status)
+
+
 # -- the links -----------------------------------------------------------------------------------------------------
 def _ids(values: Iterable[Any]) -> set[int]:
     return {int(v) for v in values or [] if isinstance(v, int) or str(v).isdigit()}
