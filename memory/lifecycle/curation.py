@@ -27,6 +27,7 @@ from memory.storage.models import Memory, MemoryEvent, User, utcnow
 from memory.text.privacy import mask_pii, mask_value
 from memory.vocab import FLAG_KEY, Actor, AuditAction, EventOp, MemoryStatus, MemoryType, Role, SourceType, is_flagged
 from memory.write import cascade, profile_sync, status
+from memory.write.episodes import VERBATIM
 from memory.write.extract.base import PREDICATES
 
 if TYPE_CHECKING:
@@ -197,7 +198,8 @@ def edit_memory(
     """Rewrite an active memory's text in place (same id, version + 1): it becomes the person's words. An episode
     is never rewritten: its edit is recorded as a correction (:func:`correct_episode`)."""
     content = _clean(store, content)
-    if records.get_memory(store, memory_id).type == MemoryType.EPISODE:
+    target = records.get_memory(store, memory_id)
+    if target.type == MemoryType.EPISODE and not (target.meta or {}).get(VERBATIM):
         return correct_episode(store, memory_id, content, actor=actor, reason=reason)
     old: dict[str, Any] = {}
 

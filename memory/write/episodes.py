@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 EPISODE_ROLES = ("user", "assistant")
 #: how a role is named when the message names no speaker of its own (LoCoMo's turns do: "Caroline")
 ROLE_SPEAKER = {"user": "User", "assistant": "Assistant"}
+#: an episode's meta key: stored as is with nothing read from it (mem0's ``infer=False``, a LangGraph put) — the
+#: caller's own record, which the caller may rewrite (mem0's ``update``); a conversation's episode never is
+VERBATIM = "verbatim"
 #: message metadata that is bookkeeping of the write path, not provenance worth copying onto an episode
 _SKIP_META = frozenset({"idempotency_key"})
 #: an episode is worth less than a fact drawn from it when a summary or the forgetting policy must choose
