@@ -78,7 +78,7 @@ def _active(m: Memory, what: str) -> None:
 
 
 def _change(
-    store: Database,
+    store: Storage,
     memory_id: str,
     change: Callable[[Memory], dict[str, Any] | None],
     op: EventOp,

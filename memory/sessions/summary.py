@@ -214,13 +214,13 @@ def rebuild(store: Database, user_key: str, session_keys: set[str], settings: Se
         with store.db() as db:
             bridges = db.exec(select(SessionBridge).where(SessionBridge.from_session_id == session.id)).all()
         for bridge in bridges:
-            text = bridge_for(store, session, settings)
-            if text is not None and text != bridge.text:
+            said = bridge_for(store, session, settings)
+            if said is not None and said != bridge.text:
                 with store.db() as db:
-                    row = db.get(SessionBridge, bridge.id)
-                    if row is not None:
-                        row.text, row.tokens = text, count_tokens(text)
-                        db.add(row)
+                    stored = db.get(SessionBridge, bridge.id)
+                    if stored is not None:
+                        stored.text, stored.tokens = said, count_tokens(said)
+                        db.add(stored)
                         db.commit()
                         changed += 1
     return changed
