@@ -228,7 +228,11 @@ class MemoryService:
             actor = check(self.storage, actor, Role.CURATOR, "change a memory's status")
             action = status.AUDIT[op]
         change = status.Change(memory_id, op, reason, superseded_by)
-        return status.one(self.storage, change, actor=actor or status.MAINTENANCE, audit=action)
+        if actor is not None:  # a person's correction: across both layers and the bridges
+            from memory.lifecycle import corrections
+
+            return corrections.one(self.storage, change, actor=actor, audit=action)
+        return status.one(self.storage, change, actor=status.MAINTENANCE, audit=action)
 
     def index_memories(self, rows: Sequence[Memory], *, vectors: Any = None) -> None:
         indexing.index_memories(self.storage, rows, vectors=vectors)

@@ -49,29 +49,27 @@ def test_flag_and_unflag_an_episode_on_the_memories_page_reach_the_fact_profile_
     fact = next(m for m in svc.list_memories(svc.get_user("v"), types=SEMANTIC_TYPES) if "Valencia" in m.content)
     assert svc.get_profile("v")["city"] == "Valencia"
     env = {"MEMLENS_EMBEDDER": svc.settings.embedder}
-    with streamlit_server(svc.settings.data_dir, tmp_path / "streamlit.log", env=env) as url:
-        with playwright.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(f"{url}/recent-writes")
-            _settle(page)
-            page.get_by_label("Open a write").click()  # the episode's write, as a person picks it
-            page.keyboard.type("I live in Valencia")
-            page.keyboard.press("Enter")
-            _settle(page)
-            page.get_by_text("Read from it: the fact “User lives in Valencia.” (in force)").wait_for(timeout=30_000)
-            _act(page, "Flag as wrong", "flag done")
-            page.get_by_text("Read from it: the fact “User lives in Valencia.” (flagged as wrong)").wait_for(
-                timeout=30_000
-            )
-            assert is_flagged(svc.get_memory(fact.id).meta) and svc.get_profile("v").get("city") is None
-            turn = _chat(svc, "b", "Where do I live?")
-            assert turn.bridge == BRIDGE_WORDS["en"]["corrected"]
-            assert "Valencia" not in turn.reply
-            assert not [h for h in turn.recall.selected if "Valencia" in h.content]
-            _act(page, "Unflag", "unflag done")
-            page.get_by_text("Read from it: the fact “User lives in Valencia.” (in force)").wait_for(timeout=30_000)
-            browser.close()
+    log = tmp_path / "streamlit.log"
+    with streamlit_server(svc.settings.data_dir, log, env=env) as url, playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/recent-writes")
+        _settle(page)
+        page.get_by_label("Open a write").click()  # the episode's write, as a person picks it
+        page.keyboard.type("I live in Valencia")
+        page.keyboard.press("Enter")
+        _settle(page)
+        page.get_by_text("Read from it: the fact “User lives in Valencia.” (in force)").wait_for(timeout=30_000)
+        _act(page, "Flag as wrong", "flag done")
+        page.get_by_text("Read from it: the fact “User lives in Valencia.” (flagged as wrong)").wait_for(timeout=30_000)
+        assert is_flagged(svc.get_memory(fact.id).meta) and svc.get_profile("v").get("city") is None
+        turn = _chat(svc, "b", "Where do I live?")
+        assert turn.bridge == BRIDGE_WORDS["en"]["corrected"]
+        assert "Valencia" not in turn.reply
+        assert not [h for h in turn.recall.selected if "Valencia" in h.content]
+        _act(page, "Unflag", "unflag done")
+        page.get_by_text("Read from it: the fact “User lives in Valencia.” (in force)").wait_for(timeout=30_000)
+        browser.close()
     assert not is_flagged(svc.get_memory(fact.id).meta) and svc.get_profile("v")["city"] == "Valencia"
     again = _chat(svc, "c", "Where do I live?")
     assert "Valencia" in again.reply

@@ -21,12 +21,14 @@ from sqlmodel import col, select
 from memory import validate
 from memory.access import guarded
 from memory.errors import Conflict, NotFound
+from memory.lifecycle import corrections
 from memory.storage import indexing, records
 from memory.storage.db import retrying
 from memory.storage.models import Memory, MemoryEvent, User, utcnow
 from memory.text.privacy import mask_pii, mask_value
 from memory.vocab import FLAG_KEY, Actor, AuditAction, EventOp, MemoryStatus, MemoryType, Role, SourceType, is_flagged
-from memory.write import cascade, profile_sync, status
+from memory.write import links as layers
+from memory.write import profile_sync, status
 from memory.write.episodes import VERBATIM
 from memory.write.extract.base import PREDICATES
 
@@ -161,7 +163,7 @@ def _link(m: Memory) -> dict[str, Any]:
         "type": m.type,
         "content": m.content,
         "speaker": m.subject if m.type == MemoryType.EPISODE else None,
-        "state": cascade.state_words(m),
+        "state": layers.state_words(m),
     }
 
 
@@ -169,17 +171,17 @@ def links(store: Database, m: Memory) -> dict[str, Any]:
     """Both directions of the two layers, for one memory: the episodes it was read from (``read_from``) and, for an
     episode, what was read from it (``read_into``), each with its state in words; and ``links_text``, the same as
     sentences ("Read from what User said: “I keep a parrot named Kiwi.” (corrected)")."""
-    came = cascade.sources(store, m)
-    went = cascade.read_from(store, m)
-    lines = [f"Read from what {e.subject or 'someone'} said: “{e.content}” ({cascade.state_words(e)})" for e in came]
-    lines += [f"Read from it: the {x.type} “{x.content}” ({cascade.state_words(x)})" for x in went]
+    came = layers.sources(store, m)
+    went = layers.read_from(store, m)
+    lines = [f"Read from what {e.subject or 'someone'} said: “{e.content}” ({layers.state_words(e)})" for e in came]
+    lines += [f"Read from it: the {x.type} “{x.content}” ({layers.state_words(x)})" for x in went]
     correction = (m.meta or {}).get("correction")
     if isinstance(correction, dict):
         lines.append(
             f"Corrected by {correction.get('actor')} ({correction.get('reason')}): “{correction.get('text')}”; "
             "the words as said are kept"
         )
-    of = (m.meta or {}).get(cascade.CORRECTION_OF)
+    of = (m.meta or {}).get(layers.CORRECTION_OF)
     if of:
         lines.append(f"A person's correction of what was said (episode {str(of)[:8]}); not the user's words")
     return {"read_from": [_link(e) for e in came], "read_into": [_link(x) for x in went], "links_text": lines}
@@ -219,7 +221,7 @@ def edit_memory(
     indexing.index_memories(store, [m])
     profile_sync.changed(store, m, actor=actor, why="edited", note=reason)
     if old.get("old_content") != content:
-        cascade.rebuild_for(store, [m.id])  # the bridges and summaries that said the old text
+        corrections.rebuild_for(store, [m.id])  # the bridges and summaries that said the old text
     return m
 
 
@@ -243,12 +245,12 @@ def correct_episode(store: Storage, memory_id: str, content: str, *, actor: Acto
         return {"correction": content}
 
     _change(store, memory_id, mark, EventOp.EDIT, f"correction recorded (the words as said are kept): {reason}", actor)
-    status.flag(
+    corrections.one(
         store,
-        memory_id,
-        reason=f"corrected by a person: {reason}",
+        status.Change(
+            memory_id, EventOp.FLAG, f"corrected by a person: {reason}", detail={**_PERSON, "correction": content}
+        ),
         actor=actor,
-        detail={**_PERSON, "correction": content},
     )
     said = profile_sync.statement(content)
     new = person_memory(
@@ -258,10 +260,10 @@ def correct_episode(store: Storage, memory_id: str, content: str, *, actor: Acto
         actor=actor,
         reason=f"correction of what was said ({memory_id[:8]}): {reason}",
         agent_id=episode.agent_id,
-        extra={cascade.CORRECTION_OF: memory_id, "corrected_words": episode.content},
+        extra={layers.CORRECTION_OF: memory_id, "corrected_words": episode.content},
     )
     profile_sync.put(store, new, actor=actor, why="corrects what was said", note=reason)
-    cascade.rebuild_for(store, [memory_id])
+    corrections.rebuild_for(store, [memory_id])
     return records.get_memory(store, memory_id)
 
 
@@ -334,23 +336,23 @@ def flag_memory(
 ) -> Memory:
     """Mark a memory as wrong: kept and visible, never injected (recall drops it), confidence lowered; the profile
     value it set is reverted or cleared (``memory.write.status.flag``)."""
-    return status.flag(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
+    return corrections.one(store, status.Change(memory_id, EventOp.FLAG, reason, detail=_PERSON), actor=actor)
 
 
 @guarded(Role.CURATOR, AuditAction.UNFLAG, "unflag a memory")
 def unflag_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
     """Undo a flag: the memory is recalled again with its earlier confidence; an empty profile field it states is
     set again."""
-    return status.unflag(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
+    return corrections.one(store, status.Change(memory_id, EventOp.UNFLAG, reason, detail=_PERSON), actor=actor)
 
 
 @guarded(Role.CURATOR, AuditAction.DELETE, "delete a memory")
 def delete_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
     """Take a memory out of use (restorable with :func:`restore_memory` until it is purged)."""
-    return status.delete_(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
+    return corrections.one(store, status.Change(memory_id, EventOp.DELETE, reason, detail=_PERSON), actor=actor)
 
 
 @guarded(Role.CURATOR, AuditAction.RESTORE, "restore a memory")
 def restore_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "restored by a person") -> Memory:
     """Bring a deleted or archived memory back into use (re-indexed; an empty profile field it states is set)."""
-    return status.restore(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
+    return corrections.one(store, status.Change(memory_id, EventOp.RESTORE, reason, detail=_PERSON), actor=actor)

@@ -138,7 +138,7 @@ def _nothing(text: str) -> str:
 def _in_force(store: Database, user_key: str, msgs: list[Message]) -> tuple[list[Message], bool]:
     """``msgs`` without those whose every episode was flagged, corrected or deleted (what was said there no longer
     counts), and whether any user message went."""
-    from memory.write.cascade import withdrawn_messages
+    from memory.write.links import withdrawn_messages
 
     gone = withdrawn_messages(store, user_key, [stored_id(m.id, "message") for m in msgs])
     kept = [m for m in msgs if m.id not in gone]

@@ -182,7 +182,7 @@ def conversation(store: Database, session_key: str, limit: int = CONVERSATION_RO
             kept.setdefault(e.message_id, []).append(e.memory_id)
         elif e.op in (EventOp.ADD, EventOp.UPDATE, EventOp.REINFORCE):
             read[e.message_id] = read.get(e.message_id, 0) + 1
-    from memory.write.cascade import state_words
+    from memory.write.links import state_words
 
     episode_ids = [i for ids in kept.values() for i in ids]
     with store.db() as db:

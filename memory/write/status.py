@@ -360,14 +360,11 @@ def change(
     audit: AuditAction | None = None,
     profile: bool = True,
     now: datetime | None = None,
-    cascade: bool = True,
 ) -> list[Done]:
     """Apply status changes: SQL (one transaction, retried on a lost race), the index, the profile (``profile=False``
-    only for a person's profile edit, which writes the field itself), the other layer (``memory.write.cascade``: a
-    flagged or deleted episode takes what was read only from it along, a retracted fact the replies restating it,
-    and the bridges and summaries that said them are rebuilt; ``cascade=False`` only for the cascade's own steps)
-    and an audit row when ``audit`` names the action (a person's curation passes None: its ``@guarded`` door
-    audits)."""
+    only for a person's profile edit, which writes the field itself) and an audit row when ``audit`` names the action
+    (a person's curation passes None: its ``@guarded`` door audits). A person's correction goes through
+    :func:`memory.lifecycle.corrections.apply`, which carries it to the other layer and the bridges."""
     batch = [changes] if isinstance(changes, Change) else list(changes)
     if not batch:
         return []
@@ -380,10 +377,6 @@ def change(
 
     done = write()
     follow(store, done, actor=actor, note=note, profile=profile)
-    if cascade and done:
-        from memory.write import cascade as layers  # the other layer follows (episodes ⇄ what was read from them)
-
-        layers.follow(store, done, actor=actor)
     if audit is not None and done:
         from memory import audit as trail
 
