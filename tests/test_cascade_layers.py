@@ -149,3 +149,26 @@ def test_offline_replies_stay_in_the_transcript_but_are_not_retrievable_memory(s
     assert said == ["user", "assistant"]
     rows = svc.list_memories(svc.get_user("q"), types=[MemoryType.EPISODE])
     assert [r.source_type for r in rows] == [SourceType.USER_STATED]
+
+
+def test_a_summary_anchor_is_rebuilt_without_a_flagged_message_and_with_it_again_on_unflag(tmp_path, e5):
+    from memory.config import Settings
+    from memory.service import MemoryService
+
+    settings = Settings(
+        data_dir=tmp_path / "fold", summary_trigger_turns=2, summary_keep_turns=1, summary_background=False
+    )
+    svc = MemoryService(settings, embedder=e5)
+    try:
+        for text in ("I keep a parrot named Kiwi.", "I work as a nurse.", "I like hiking."):
+            turn = _chat(svc, "q", "a", text)
+        def folded() -> str:
+            return "\n".join(a.text for a in svc.summary_anchors(turn.session_key))
+
+        assert "Kiwi" in folded()
+        svc.flag_memory(_episode(svc, "q", "Kiwi").id, actor=ANA, reason="my sister's parrot")
+        assert "Kiwi" not in folded() and "nurse" in folded()  # rebuilt from what is still in force
+        svc.unflag_memory(_episode(svc, "q", "Kiwi").id, actor=ANA, reason="theirs after all")
+        assert "Kiwi" in folded()
+    finally:
+        svc.close()
