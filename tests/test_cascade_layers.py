@@ -162,6 +162,7 @@ def test_a_summary_anchor_is_rebuilt_without_a_flagged_message_and_with_it_again
     try:
         for text in ("I keep a parrot named Kiwi.", "I work as a nurse.", "I like hiking."):
             turn = _chat(svc, "q", "a", text)
+
         def folded() -> str:
             return "\n".join(a.text for a in svc.summary_anchors(turn.session_key))
 
