@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from agent.runtime import Agent
 from memory import Memory as Client
+from memory import views
 from memory.lifecycle import curation
 from memory.prompts import BRIDGE_WORDS
 from memory.storage.models import SessionBridge
@@ -79,6 +80,8 @@ def test_deleting_an_episode_keeps_a_fact_with_another_source_and_restore_undoes
     assert "杭州" not in (turn.bridge or "")
     svc.restore_memory(two.id, actor=ANA, reason="其实没错")
     assert svc.get_memory(fact.id).status == "active" and svc.get_profile("王芳")["city"] == "杭州"
+    city = next(f for f in views.profile_fields(svc.storage, svc.get_user("王芳").key) if f["field"] == "city")
+    assert city["said"] == "“我住在杭州。” (deleted); “我住在杭州，很喜欢这里。”"  # the profile names its episodes
     again = _chat(svc, "王芳", "d", "我住在哪里？")
     assert "杭州" in again.reply
 

@@ -345,7 +345,9 @@ def _profile(store: Database, done: Sequence[Done], *, actor: Actor, note: str) 
                 why = f"{why} by {d.change.superseded_by[:8]}"
             source = SourceType.SYSTEM.value if actor in _ENGINE else ""
             profile_sync.drop(store, m, actor=actor, why=why, note=note or d.change.reason, source=source)
-        elif rule == "put" and d.status == MemoryStatus.ACTIVE and not is_flagged(d.meta):
+        elif rule == "put" and d.status == MemoryStatus.ACTIVE and not is_flagged(d.meta) and d.type != "episode":
+            # an episode's meaning reaches the profile through what was read from it (restored with it), never as
+            # the episode's own words
             why = _WHY[d.change.op]
             profile_sync.put(store, m, actor=actor, why=why, note=note or d.change.reason, only_if_empty=True)
 
