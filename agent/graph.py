@@ -31,7 +31,7 @@ from memory.service import MemoryService
 from memory.sessions import prompt, summary
 from memory.sessions.extractive import Summariser
 from memory.storage.models import stored_id
-from memory.vocab import is_flagged
+from memory.vocab import CANNED, is_flagged
 from memory.write.consistency import consistent_text
 
 __all__ = ["TurnContext", "TurnScratch", "TurnState", "build_graph"]
@@ -187,7 +187,10 @@ def respond(state: TurnState, runtime: Rt) -> TurnState:
     if erased(c):
         return {}
     kept = (reply or "(empty reply)")[: c.settings.max_message_chars]
-    msg = c.service.add_message(c.session, "assistant", kept, created_at=c.at)
+    # the offline engine's replies are canned (built from what memory already holds): kept in the transcript, never
+    # an episode (memory.vocab.CANNED)
+    meta = {CANNED: True} if offline else None
+    msg = c.service.add_message(c.session, "assistant", kept, created_at=c.at, meta=meta)
     c.service.close_turn(state["turn_id"], msg)
     return TurnState(reply_message_id=stored_id(msg.id, "message"))
 

@@ -290,6 +290,8 @@ class Memory:
         with self.service.user_writes(user_id), self._acting():
             rows = [m for m in self.service.list_memories(user, agent_id=agent) if self._in_run(m, run)]
             for m in rows:
+                if self.service.get_memory(m.id).status != MemoryStatus.ACTIVE:
+                    continue  # deleted meanwhile with the episode it was read from (memory.write.cascade)
                 self.service.delete_memory(m.id, actor=self.actor, reason=f"deleted (all) through {self.actor.via}")
         return {"message": "Memories deleted successfully!", "deleted": len(rows)}
 

@@ -172,6 +172,7 @@ BRIDGE_WORDS = {
         "asked_sep": ", then to ",
         "working": "We were working on this: ",
         "nothing": "Last time we only chatted briefly; you didn't tell me anything new.",
+        "corrected": "What you told me last time has since been corrected, so I no longer rely on it.",
     },
     "zh": {
         "told": "上次你告诉我：",
@@ -183,6 +184,7 @@ BRIDGE_WORDS = {
         "asked_sep": "，后来又让我",
         "working": "我们在忙的事：",
         "nothing": "上次我们简单聊了几句，你没有告诉我新的信息。",
+        "corrected": "你上次告诉我的内容后来被更正了，所以我不再依据它。",
     },
 }
 #: a summary folded from archived episodes (memory.lifecycle.fold): the day, then each speaker's own words

@@ -228,7 +228,11 @@ class MemoryService:
             actor = check(self.storage, actor, Role.CURATOR, "change a memory's status")
             action = status.AUDIT[op]
         change = status.Change(memory_id, op, reason, superseded_by)
-        return status.one(self.storage, change, actor=actor or status.MAINTENANCE, audit=action)
+        if actor is not None:  # a person's correction: across both layers and the bridges
+            from memory.lifecycle import corrections
+
+            return corrections.one(self.storage, change, actor=actor, audit=action)
+        return status.one(self.storage, change, actor=status.MAINTENANCE, audit=action)
 
     def index_memories(self, rows: Sequence[Memory], *, vectors: Any = None) -> None:
         indexing.index_memories(self.storage, rows, vectors=vectors)
@@ -409,6 +413,15 @@ class MemoryService:
     def show_memory(self, memory_id: str) -> dict[str, Any]:
         """Content, status, provenance and the full event history of one memory."""
         return curation.show_memory(self.storage, memory_id)
+
+    def memory_links(self, memory_id: str) -> list[str]:
+        """Both layers in words for one memory: the episodes it was read from, what was read from an episode, a
+        correction recorded on it (``memory.write.cascade``); empty for a memory purged meanwhile."""
+        try:
+            m = records.get_memory(self.storage, memory_id)
+        except NotFound:
+            return []
+        return list(curation.links(self.storage, m)["links_text"])
 
     def edit_memory(self, memory_id: str, content: str, *, actor: Actor, reason: str = "edited by a person") -> Memory:
         return curation.edit_memory(self.storage, memory_id, content, actor=actor, reason=reason)

@@ -78,6 +78,11 @@ WORDS_TYPES = (MemoryType.EPISODE, MemoryType.SUMMARY)
 FLAG_KEY = "flagged"
 
 
+#: a message's meta key marking a canned reply (the offline engine's: it says back what memory holds, or a fixed
+#: sentence): kept in the transcript, never an episode — no information of its own, and never evidence
+CANNED = "canned"
+
+
 def is_flagged(meta: object) -> bool:
     """Was this memory flagged as wrong by a person? ``meta``: the row's ``meta`` (a dict, or None / anything else
     for a row without one). The one reader of the flag: kept and visible, never injected, its profile value dropped."""

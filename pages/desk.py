@@ -359,6 +359,8 @@ def graph_tab() -> None:
     if chosen:
         data = svc.show_memory(chosen[0])
         st.text(f"{data['memory_id']} [{data['status']}] {data['content']}")
+        for line in data["links_text"]:  # the episodes it was read from, in words
+            st.text(line)
         ids = data["provenance"]["source_message_ids"]
         source = views.message_with_context(svc.storage, int(ids[0]), 0) if ids and str(ids[0]).isdigit() else None
         if source is not None:

@@ -246,6 +246,8 @@ with st.container(border=True):
         f"status {fmt(row['status'])}{' · ⚑ flagged' if row['flagged'] else ''} · source {fmt(row['source'])} · "
         f"came through {plain(fmt(row['via']))}{plain(by)} · agent {plain(fmt(row['agent']))}"
     )
+    for line in svc.memory_links(row["memory_id"]) if row["memory_id"] else []:  # both layers, in words
+        st.caption(":material/link: " + plain(line))
     curator = can(Role.CURATOR)  # viewers read; the service refuses their corrections anyway
     tabs = st.tabs([":material/forum: Source message"] + ([":material/edit: Correct"] if curator else []))
     with tabs[0]:

@@ -69,6 +69,7 @@ with left:
                     "Value": fmt(f["value"]),
                     "Confidence": f["confidence"],
                     "Source": label(f["source"]),
+                    "Said": f["said"] or "—",
                     "Updated": ago(f["updated_at"]),
                 }
                 for f in fields
@@ -82,6 +83,7 @@ with left:
                 "Field": st.column_config.TextColumn("Field", width=110),
                 "Value": st.column_config.TextColumn("Value", width=230),
                 "Source": st.column_config.TextColumn("Source", width=170),
+                "Said": st.column_config.TextColumn("What was said", width=230),
                 "Updated": st.column_config.TextColumn("Updated", width=100),
                 "Confidence": st.column_config.ProgressColumn(
                     "Confidence", min_value=0.0, max_value=1.0, format="%.2f", width=110

@@ -122,6 +122,7 @@ for n, s in enumerate(sessions):
                         "said": short(r["text"], 160),
                         "episode": short(r["episodes"][0], 12) if r["episodes"] else "—",
                         "facts read": r["facts"],
+                        "kept as": r["kept as"],
                     }
                     for r in said
                 ],

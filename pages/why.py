@@ -40,6 +40,8 @@ def show(
         return
     box = st.success if e["fell_out_at"] is None else st.warning
     box(plain(e["summary"]), icon=":material/route:")  # ends with "→ reached the prompt" / "→ fell out at …"
+    for line in svc.memory_links(memory_id):  # both layers in words: a flag on one explains a drop on the other
+        st.caption(":material/link: " + plain(line))
     if e.get("logged"):
         st.caption(plain(f"logged then: {e['logged']['said']} (the stages below are the same search run now)"))
     rows = [

@@ -85,3 +85,36 @@ def test_ids_of_another_shape_fall_back_to_the_full_comparison(backend_plumbing_
     assert integrity.agrees(svc.storage)
     svc.storage.index.delete([ids["bo"][2]])
     assert not integrity.agrees(svc.storage)
+
+
+def test_a_write_in_flight_is_no_disagreement_and_an_operation_never_leaves_one(plumbing_svc: MemoryService, caplog):
+    """A row in the index not yet marked indexed (its writer between the append and the mark) is a write in
+    flight, not damage: no warning with every count at zero. And a delete, flag, edit or restore run as a fresh
+    process's first operation opens the index before its SQL side, so its own start-up check never sees it half
+    done (it used to report "orphans 1" for the row it was deleting)."""
+    from sqlalchemy import update
+
+    from memory.lifecycle import curation
+    from memory.storage.models import Memory
+    from memory.vocab import Actor, Role
+
+    svc = plumbing_svc
+    ids = _seed(svc)["ana"]
+    with svc.storage.engine.begin() as conn:
+        conn.execute(update(Memory).where(Memory.id == ids[0]).values(indexed=False, updated_at=utcnow()))
+    caplog.set_level("DEBUG", logger="memory.storage.integrity")
+    report = integrity.startup_repair(_reopened(svc).storage)
+    assert "disagrees" not in caplog.text and report["full"] is False
+    ana = Actor("ana", Role.CURATOR, "cli")
+    for op in (
+        lambda s: curation.delete_memory(s.storage, ids[1], actor=ana),
+        lambda s: curation.restore_memory(s.storage, ids[1], actor=ana),
+        lambda s: curation.flag_memory(s.storage, ids[2], actor=ana),
+        lambda s: curation.edit_memory(s.storage, ids[3], "ana note about sculling", actor=ana),
+    ):
+        fresh = _reopened(svc)  # a new process: the operation is its first use of the index
+        caplog.clear()
+        op(fresh)
+        assert "disagrees" not in caplog.text
+        fresh.close()
+    assert not integrity.compare(svc.storage)[0]

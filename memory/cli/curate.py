@@ -24,8 +24,12 @@ ReasonOpt = Annotated[str, typer.Option("--reason", "-r", help="Why (logged with
 def _done(m: Memory, verb: str, json_out: bool) -> None:
     if json_out:
         emit(service().show_memory(m.id))
-    else:
-        say(f"{verb} {m.id}: {m.content}  [{m.status}]")
+        return
+    correction = (m.meta or {}).get("correction")
+    if verb == "edited" and isinstance(correction, dict):  # an episode: what was said is kept, the correction recorded
+        say(f"recorded a correction of {m.id}: said “{m.content}”, corrected to “{correction.get('text')}”")
+        return
+    say(f"{verb} {m.id}: {m.content}  [{m.status}]")
 
 
 @cli.command("show")
@@ -39,6 +43,8 @@ def show(memory_id: IdArg, json_out: JsonOpt = False) -> None:
     say(f"{data['memory_id']}  [{data['status']}{flag}]  {data['content']}")
     prov = data["provenance"]
     say(f"source {prov['source_type']}  messages {prov['source_message_ids']}  person {prov['person'] or '—'}")
+    for line in data["links_text"]:
+        say(line)
     for e in data["events"]:
         who = (e["detail"] or {}).get("actor")
         say(f"{e['at'][:19]}  {e['op']:<10} {e['reason']}" + (f"  — {who}" if who else ""))

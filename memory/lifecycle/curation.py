@@ -21,12 +21,15 @@ from sqlmodel import col, select
 from memory import validate
 from memory.access import guarded
 from memory.errors import Conflict, NotFound
+from memory.lifecycle import corrections
 from memory.storage import indexing, records
 from memory.storage.db import retrying
 from memory.storage.models import Memory, MemoryEvent, User, utcnow
 from memory.text.privacy import mask_pii, mask_value
-from memory.vocab import FLAG_KEY, Actor, AuditAction, EventOp, MemoryStatus, Role, SourceType
+from memory.vocab import FLAG_KEY, Actor, AuditAction, EventOp, MemoryStatus, MemoryType, Role, SourceType, is_flagged
+from memory.write import links as layers
 from memory.write import profile_sync, status
+from memory.write.episodes import VERBATIM
 from memory.write.extract.base import PREDICATES
 
 if TYPE_CHECKING:
@@ -77,7 +80,7 @@ def _active(m: Memory, what: str) -> None:
 
 
 def _change(
-    store: Database,
+    store: Storage,
     memory_id: str,
     change: Callable[[Memory], dict[str, Any] | None],
     op: EventOp,
@@ -86,6 +89,7 @@ def _change(
     **detail: Any,
 ) -> Memory:
     """Read the row, apply ``change(m)`` (raises to refuse), log ``op``; optimistic version, retried on a race."""
+    indexing.ready(store)  # opened before the SQL side: its start-up check must not see the edit half done
 
     @retrying
     def write() -> Memory:
@@ -112,6 +116,7 @@ def show_memory(store: Database, memory_id: str) -> dict[str, Any]:
     user = records.user_by_key(store, m.user_key)
     meta = dict(m.meta or {})
     return {
+        **links(store, m),
         "memory_id": m.id,
         "user_id": user.external_id if user else None,
         "agent_id": m.agent_id,
@@ -152,6 +157,36 @@ def show_memory(store: Database, memory_id: str) -> dict[str, Any]:
     }
 
 
+def _link(m: Memory) -> dict[str, Any]:
+    return {
+        "memory_id": m.id,
+        "type": m.type,
+        "content": m.content,
+        "speaker": m.subject if m.type == MemoryType.EPISODE else None,
+        "state": layers.state_words(m),
+    }
+
+
+def links(store: Database, m: Memory) -> dict[str, Any]:
+    """Both directions of the two layers, for one memory: the episodes it was read from (``read_from``) and, for an
+    episode, what was read from it (``read_into``), each with its state in words; and ``links_text``, the same as
+    sentences ("Read from what User said: “I keep a parrot named Kiwi.” (corrected)")."""
+    came = layers.sources(store, m)
+    went = layers.read_from(store, m)
+    lines = [f"Read from what {e.subject or 'someone'} said: “{e.content}” ({layers.state_words(e)})" for e in came]
+    lines += [f"Read from it: the {x.type} “{x.content}” ({layers.state_words(x)})" for x in went]
+    correction = (m.meta or {}).get("correction")
+    if isinstance(correction, dict):
+        lines.append(
+            f"Corrected by {correction.get('actor')} ({correction.get('reason')}): “{correction.get('text')}”; "
+            "the words as said are kept"
+        )
+    of = (m.meta or {}).get(layers.CORRECTION_OF)
+    if of:
+        lines.append(f"A person's correction of what was said (episode {str(of)[:8]}); not the user's words")
+    return {"read_from": [_link(e) for e in came], "read_into": [_link(x) for x in went], "links_text": lines}
+
+
 def _restate(m: Memory, content: str) -> None:
     """Subject / predicate / object follow the new text (what the profile and deduplication read)."""
     c = profile_sync.statement(content)
@@ -162,8 +197,12 @@ def _restate(m: Memory, content: str) -> None:
 def edit_memory(
     store: Storage, memory_id: str, content: str, *, actor: Actor, reason: str = "edited by a person"
 ) -> Memory:
-    """Rewrite an active memory's text in place (same id, version + 1): it becomes the person's words."""
+    """Rewrite an active memory's text in place (same id, version + 1): it becomes the person's words. An episode
+    is never rewritten: its edit is recorded as a correction (:func:`correct_episode`)."""
     content = _clean(store, content)
+    target = records.get_memory(store, memory_id)
+    if target.type == MemoryType.EPISODE and not (target.meta or {}).get(VERBATIM):
+        return correct_episode(store, memory_id, content, actor=actor, reason=reason)
     old: dict[str, Any] = {}
 
     def change(m: Memory) -> dict[str, Any]:
@@ -181,7 +220,51 @@ def edit_memory(
     m.content = content
     indexing.index_memories(store, [m])
     profile_sync.changed(store, m, actor=actor, why="edited", note=reason)
+    if old.get("old_content") != content:
+        corrections.rebuild_for(store, [m.id])  # the bridges and summaries that said the old text
     return m
+
+
+def correct_episode(store: Storage, memory_id: str, content: str, *, actor: Actor, reason: str) -> Memory:
+    """A person's correction of what was said. The episode keeps the words as said, marked corrected
+    (``meta.correction``: the corrected text, who, when, why) and flagged, so recall leaves it out; what was read only
+    from it is flagged with it (``memory.write.cascade``: the facts, their profile values, the bridges); the corrected
+    text is stored as the person's own memory (``source_type`` person-edit, ``meta.correction_of`` = the episode),
+    and its profile value set. Unflagging the episode takes the whole correction back. Returns the episode."""
+    episode = records.get_memory(store, memory_id)
+    _active(episode, "corrected")
+    if is_flagged(episode.meta):
+        raise Conflict(f"memory {memory_id} is already flagged or corrected; unflag it first")
+    user = records.user_by_key(store, episode.user_key)
+    if user is None:  # erased meanwhile
+        raise NotFound(f"no memory {memory_id!r}")
+    note = {**provenance(actor, reason), "text": content}
+
+    def mark(m: Memory) -> dict[str, Any]:
+        m.meta = {**(m.meta or {}), "correction": note}
+        return {"correction": content}
+
+    _change(store, memory_id, mark, EventOp.EDIT, f"correction recorded (the words as said are kept): {reason}", actor)
+    corrections.one(
+        store,
+        status.Change(
+            memory_id, EventOp.FLAG, f"corrected by a person: {reason}", detail={**_PERSON, "correction": content}
+        ),
+        actor=actor,
+    )
+    said = profile_sync.statement(content)
+    new = person_memory(
+        store,
+        user,
+        said.content if said is not None else content,
+        actor=actor,
+        reason=f"correction of what was said ({memory_id[:8]}): {reason}",
+        agent_id=episode.agent_id,
+        extra={layers.CORRECTION_OF: memory_id, "corrected_words": episode.content},
+    )
+    profile_sync.put(store, new, actor=actor, why="corrects what was said", note=reason)
+    corrections.rebuild_for(store, [memory_id])
+    return records.get_memory(store, memory_id)
 
 
 def person_memory(
@@ -253,23 +336,23 @@ def flag_memory(
 ) -> Memory:
     """Mark a memory as wrong: kept and visible, never injected (recall drops it), confidence lowered; the profile
     value it set is reverted or cleared (``memory.write.status.flag``)."""
-    return status.flag(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
+    return corrections.one(store, status.Change(memory_id, EventOp.FLAG, reason, detail=_PERSON), actor=actor)
 
 
 @guarded(Role.CURATOR, AuditAction.UNFLAG, "unflag a memory")
 def unflag_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "unflagged by a person") -> Memory:
     """Undo a flag: the memory is recalled again with its earlier confidence; an empty profile field it states is
     set again."""
-    return status.unflag(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
+    return corrections.one(store, status.Change(memory_id, EventOp.UNFLAG, reason, detail=_PERSON), actor=actor)
 
 
 @guarded(Role.CURATOR, AuditAction.DELETE, "delete a memory")
 def delete_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "deleted by a person") -> Memory:
     """Take a memory out of use (restorable with :func:`restore_memory` until it is purged)."""
-    return status.delete_(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
+    return corrections.one(store, status.Change(memory_id, EventOp.DELETE, reason, detail=_PERSON), actor=actor)
 
 
 @guarded(Role.CURATOR, AuditAction.RESTORE, "restore a memory")
 def restore_memory(store: Storage, memory_id: str, *, actor: Actor, reason: str = "restored by a person") -> Memory:
     """Bring a deleted or archived memory back into use (re-indexed; an empty profile field it states is set)."""
-    return status.restore(store, memory_id, reason=reason, actor=actor, detail=_PERSON)
+    return corrections.one(store, status.Change(memory_id, EventOp.RESTORE, reason, detail=_PERSON), actor=actor)

@@ -125,10 +125,105 @@ def without_retracted(store: Database, user_key: str, text: str) -> str:
     return text_filter(store, user_key)(text)
 
 
-def _nothing(text: str) -> str:
+def _words(text: str) -> dict[str, str]:
     from memory.prompts import BRIDGE_WORDS
 
-    return BRIDGE_WORDS["zh" if is_chinese(text) else "en"]["nothing"]
+    return BRIDGE_WORDS["zh" if is_chinese(text) else "en"]
+
+
+def _nothing(text: str) -> str:
+    return _words(text)["nothing"]
+
+
+def _in_force(store: Database, user_key: str, msgs: list[Message]) -> tuple[list[Message], bool]:
+    """``msgs`` without those whose every episode was flagged, corrected or deleted (what was said there no longer
+    counts), and whether any user message went."""
+    from memory.write.links import withdrawn_messages
+
+    gone = withdrawn_messages(store, user_key, [stored_id(m.id, "message") for m in msgs])
+    kept = [m for m in msgs if m.id not in gone]
+    return kept, any(m.role == "user" and m.id in gone for m in msgs)
+
+
+def bridge_for(
+    store: Database, session: Session, settings: Settings, summariser: Summariser | None = None
+) -> str | None:
+    """A session's bridge from what is still in force: its summaries and its messages after them, without the
+    messages a person withdrew (their episodes flagged, corrected or deleted), through the status filter. When the
+    only news was corrected away it says so plainly (``BRIDGE_WORDS["corrected"]``), never "nothing new". None when
+    the user said nothing in the session."""
+    msgs = records.messages(store, session.id)
+    if not any(m.role == "user" for m in msgs):
+        return None
+    kept, withdrew = _in_force(store, session.user_key, msgs)
+    summary = "\n".join(a.text for a in anchors(store, session.id))
+    done = covered_to(store, session.id)
+    recent = [(m.role, m.content) for m in kept if stored_id(m.id, "message") > done] or [
+        (m.role, m.content) for m in kept[-4:]
+    ]
+    if not summary:
+        summary = ExtractiveSummariser().summarise(recent, None, settings.summary_max_tokens)
+    text = _cap(
+        (summariser or ExtractiveSummariser()).bridge(recent, summary, settings.summary_max_tokens),
+        settings.summary_max_tokens,
+    )
+    filtered = without_retracted(store, session.user_key, text)
+    said = " ".join(m.content for m in msgs if m.role == "user")
+    if (withdrew or filtered != text) and (
+        not filtered or filtered == _nothing(filtered) or filtered == _nothing(said)
+    ):
+        return _words(said)["corrected"]
+    return filtered or _nothing(text)
+
+
+def rebuild(store: Database, user_key: str, session_keys: set[str], settings: Settings | None = None) -> int:
+    """After a correction: the summaries and bridges of these sessions written again from what is still in force
+    (the extractive summariser: a correction needs no model call), so none of them says what was corrected away and
+    an undo brings it back. Returns the rows rewritten."""
+    settings = settings or getattr(store, "settings", None) or Settings()
+    changed = 0
+    with store.db() as db:
+        sessions = db.exec(
+            select(Session).where(col(Session.id).in_(sorted(session_keys)), Session.user_key == user_key)
+        ).all()
+    for session in sessions:
+        msgs = records.messages(store, session.id)
+        kept, _ = _in_force(store, user_key, msgs)
+        for anchor in anchors(store, session.id):
+            lines = [
+                (m.role, m.content)
+                for m in kept
+                if anchor.from_message_id <= stored_id(m.id, "message") <= anchor.to_message_id
+            ]
+            text = without_retracted(
+                store,
+                user_key,
+                _cap(
+                    ExtractiveSummariser().summarise(lines, None, settings.summary_max_tokens),
+                    settings.summary_max_tokens,
+                ),
+            )
+            if text != anchor.text:
+                with store.db() as db:
+                    row = db.get(SummaryAnchor, anchor.id)
+                    if row is not None:
+                        row.text, row.tokens = text, count_tokens(text)
+                        db.add(row)
+                        db.commit()
+                        changed += 1
+        with store.db() as db:
+            bridges = db.exec(select(SessionBridge).where(SessionBridge.from_session_id == session.id)).all()
+        for bridge in bridges:
+            said = bridge_for(store, session, settings)
+            if said is not None and said != bridge.text:
+                with store.db() as db:
+                    stored = db.get(SessionBridge, bridge.id)
+                    if stored is not None:
+                        stored.text, stored.tokens = said, count_tokens(said)
+                        db.add(stored)
+                        db.commit()
+                        changed += 1
+    return changed
 
 
 # -- sessions and bridges ----------------------------------------------------------------------------------------
@@ -147,21 +242,9 @@ def end_session_row(
             db.commit()
     if existing is not None:
         return existing
-    msgs = records.messages(store, session.id)
-    if not any(m.role == "user" for m in msgs):
+    text = bridge_for(store, session, settings, summariser)
+    if text is None:
         return None
-    summary = "\n".join(a.text for a in anchors(store, session.id))
-    done = covered_to(store, session.id)
-    recent = [(m.role, m.content) for m in msgs if stored_id(m.id, "message") > done] or [
-        (m.role, m.content) for m in msgs[-4:]
-    ]
-    if not summary:
-        summary = ExtractiveSummariser().summarise(recent, None, settings.summary_max_tokens)
-    text = _cap(
-        (summariser or ExtractiveSummariser()).bridge(recent, summary, settings.summary_max_tokens),
-        settings.summary_max_tokens,
-    )
-    text = without_retracted(store, session.user_key, text) or _nothing(text)
     bridge = SessionBridge(
         user_key=session.user_key,
         agent_id=session.agent_id,

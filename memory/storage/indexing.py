@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from memory.storage.db import Indexed
 
 
+def ready(storage: Indexed) -> None:
+    """Open the index (and run its start-up check) BEFORE an operation's SQL side: opened after it, the check
+    would see the operation half done — a vector whose row was just deleted, a row just set unindexed — and report
+    (and "repair") a disagreement that the operation itself was about to settle."""
+    _ = storage.index
+
+
 def index_memories(storage: Indexed, rows: Sequence[Memory], *, vectors: Any = None, fresh: bool = False) -> None:
     """Embed and index active rows, then mark them indexed; safe to repeat (upsert by id).
 

@@ -234,6 +234,9 @@ def startup_repair(store: Indexed) -> dict[str, Any]:
         found = compare(store)[0].counts()
     except INDEX_DAMAGE:  # a data file of the index is gone or unreadable: repair rebuilds it
         found = {"unreadable": 1}
+    if not any(found.values()):  # the quick digest saw a write in flight (a row indexed, not yet marked): nothing
+        log.debug("start-up check: a write was in flight; the index agrees with SQL")
+        return {"indexed": len(pending), "orphans_removed": 0, "full": False}
     log.warning("start-up check: the index disagrees with SQL (%s): repairing it", found)
     report = repair(store, grace=STARTUP_GRACE)
     return {

@@ -26,9 +26,31 @@ def profile_fields(store: Database, user_key: str) -> list[dict[str, Any]]:
             "source": r.source,
             "updated_at": r.updated_at,
             "version": r.version,
+            "said": said_in(store, list((r.memory_ids or {}).values())),
         }
         for r in rows
     ]
+
+
+def said_in(store: Database, memory_ids: list[str]) -> str:
+    """Where a profile value came from, in words: what the user said (the episodes its memories were read from,
+    with their state when not in force), or that a person set it."""
+    from memory.storage.models import Memory
+    from memory.write.links import sources, state_words
+
+    if not memory_ids:
+        return ""
+    with store.db() as db:
+        rows = [m for i in memory_ids if (m := db.get(Memory, i)) is not None]
+    said = []
+    for m in rows:
+        eps = [m] if m.type == "episode" else sources(store, m)
+        if not eps and m.source_type == "person-edit":
+            said.append("set by a person")
+        for e in eps:
+            state = state_words(e)
+            said.append(f"“{e.content}”" + ("" if state == "in force" else f" ({state})"))
+    return "; ".join(dict.fromkeys(said))
 
 
 def profile_changes(store: Database, user_key: str, limit: int = 200) -> list[dict[str, Any]]:

@@ -12,13 +12,14 @@ from sqlmodel import col, select
 from memory.storage.models import (
     ContextSection,
     ContextSnapshot,
+    Memory,
     MemoryEvent,
     Message,
     Session,
     SessionBridge,
     SummaryAnchor,
 )
-from memory.vocab import EventOp
+from memory.vocab import CANNED, EventOp
 from memory.write.profile_sync import text_filter
 
 if TYPE_CHECKING:
@@ -181,6 +182,12 @@ def conversation(store: Database, session_key: str, limit: int = CONVERSATION_RO
             kept.setdefault(e.message_id, []).append(e.memory_id)
         elif e.op in (EventOp.ADD, EventOp.UPDATE, EventOp.REINFORCE):
             read[e.message_id] = read.get(e.message_id, 0) + 1
+    from memory.write.links import state_words
+
+    episode_ids = [i for ids in kept.values() for i in ids]
+    with store.db() as db:
+        rows = db.exec(select(Memory).where(col(Memory.id).in_(episode_ids))).all() if episode_ids else []
+    states = {r.id: state_words(r) for r in rows}
     return [
         {
             "message_id": m.id,
@@ -189,6 +196,17 @@ def conversation(store: Database, session_key: str, limit: int = CONVERSATION_RO
             "text": m.content,
             "episodes": kept.get(m.id or 0, []),
             "facts": read.get(m.id or 0, 0),
+            "kept as": _kept_as(m, [states.get(i, "purged") for i in kept.get(m.id or 0, [])]),
         }
         for m in reversed(msgs)
     ]
+
+
+def _kept_as(m: Message, states: list[str]) -> str:
+    """What memory made of one message, in words: its episode's state (in force, flagged as wrong, corrected,
+    deleted…), "a canned reply, not memory", or "not kept"."""
+    if (m.meta or {}).get(CANNED):
+        return "a canned reply: in the transcript, not memory"
+    if not states:
+        return "not kept"
+    return "episode " + ", ".join(dict.fromkeys(states))

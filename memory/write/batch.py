@@ -61,6 +61,9 @@ def write_items(
     for it in items:
         prepare(it, model, max_chars=store.settings.max_message_chars)
         it.episodes = episodes.build(store, user, agent_id, it.message, it.text)
+        if not it.infer:  # kept as said and nothing read from it (mem0's infer=False): the caller's own record
+            for e in it.episodes:
+                e.row["meta"][episodes.VERBATIM] = True
         for c in it.cands:  # each fact points to the episode it was drawn from
             c.meta["episode_id"] = episodes.episode_for(it.episodes, c.evidence)
     cands = [c for it in items for c in it.cands]

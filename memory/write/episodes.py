@@ -25,7 +25,7 @@ from memory.storage.models import Message, User, new_id, utcnow
 from memory.storage.passages import passage
 from memory.text.privacy import mask_value
 from memory.text.tokens import count_tokens, truncate_to_tokens
-from memory.vocab import MemoryType, SourceType
+from memory.vocab import CANNED, MemoryType, SourceType
 from memory.write.status import new_lifecycle
 
 if TYPE_CHECKING:
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 EPISODE_ROLES = ("user", "assistant")
 #: how a role is named when the message names no speaker of its own (LoCoMo's turns do: "Caroline")
 ROLE_SPEAKER = {"user": "User", "assistant": "Assistant"}
+#: an episode's meta key: stored as is with nothing read from it (mem0's ``infer=False``, a LangGraph put) — the
+#: caller's own record, which the caller may rewrite (mem0's ``update``); a conversation's episode never is
+VERBATIM = "verbatim"
 #: message metadata that is bookkeeping of the write path, not provenance worth copying onto an episode
 _SKIP_META = frozenset({"idempotency_key"})
 #: an episode is worth less than a fact drawn from it when a summary or the forgetting policy must choose
@@ -103,6 +106,8 @@ def chunks(text: str, max_tokens: int) -> list[tuple[int, str]]:
 def build(store: Storage, user: User, agent_id: str, message: Message, text: str) -> list[Episode]:
     """The episodes of one stored message (``text``: its masked content); none for system and tool messages."""
     if message.role not in EPISODE_ROLES or message.id is None or not text.strip():
+        return []
+    if (message.meta or {}).get(CANNED):
         return []
     # the offline engine's self-introduction is not memory: the episode starts after it (offsets stay the message's)
     start = offline_intro_length(text) if message.role == "assistant" else 0

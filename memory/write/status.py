@@ -151,6 +151,8 @@ class Done:
     was: MemoryStatus
     status: MemoryStatus
     meta: dict[str, Any]
+    #: the memory's type (an episode's correction cascades to what was read from it: memory.write.cascade)
+    type: str = ""
 
 
 def _actor_detail(actor: Actor) -> dict[str, Any]:
@@ -192,6 +194,7 @@ def values(change: Change, row: Mapping[str, Any], actor: Actor, now: datetime |
         out["confidence"] = float(meta.pop("confidence_before_flag", row["confidence"]))
         meta.pop(FLAG_KEY, None)
         meta.pop("flag", None)
+        meta.pop("correction", None)  # an episode's correction taken back (memory.lifecycle.curation)
         out["meta"] = meta
     return out
 
@@ -249,7 +252,17 @@ def stage(
     skipped (a batch whose rows a person changed meanwhile). Returns the changes applied."""
     now = now or utcnow()
     ids = list(dict.fromkeys(c.memory_id for c in changes))
-    cols = [_M.c.id, _M.c.user_key, _M.c.agent_id, _M.c.content, _M.c.status, _M.c.version, _M.c.meta, _M.c.confidence]
+    cols = [
+        _M.c.id,
+        _M.c.user_key,
+        _M.c.agent_id,
+        _M.c.content,
+        _M.c.status,
+        _M.c.version,
+        _M.c.meta,
+        _M.c.confidence,
+        _M.c.type,
+    ]
     rows: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
@@ -272,7 +285,16 @@ def stage(
         was = MemoryStatus(row["status"])
         row.update(new)  # a second change of the same row in this batch sees the first
         done.append(
-            Done(c, row["user_key"], row["agent_id"], row["content"], was, MemoryStatus(row["status"]), row["meta"])
+            Done(
+                c,
+                row["user_key"],
+                row["agent_id"],
+                row["content"],
+                was,
+                MemoryStatus(row["status"]),
+                row["meta"],
+                str(row["type"] or ""),
+            )
         )
     for u in updates:  # one statement per row: each is guarded by the version it was read at
         params = {k: v for k, v in u.items() if not k.startswith("b_")}
@@ -323,7 +345,9 @@ def _profile(store: Database, done: Sequence[Done], *, actor: Actor, note: str) 
                 why = f"{why} by {d.change.superseded_by[:8]}"
             source = SourceType.SYSTEM.value if actor in _ENGINE else ""
             profile_sync.drop(store, m, actor=actor, why=why, note=note or d.change.reason, source=source)
-        elif rule == "put" and d.status == MemoryStatus.ACTIVE and not is_flagged(d.meta):
+        elif rule == "put" and d.status == MemoryStatus.ACTIVE and not is_flagged(d.meta) and d.type != "episode":
+            # an episode's meaning reaches the profile through what was read from it (restored with it), never as
+            # the episode's own words
             why = _WHY[d.change.op]
             profile_sync.put(store, m, actor=actor, why=why, note=note or d.change.reason, only_if_empty=True)
 
@@ -341,10 +365,12 @@ def change(
 ) -> list[Done]:
     """Apply status changes: SQL (one transaction, retried on a lost race), the index, the profile (``profile=False``
     only for a person's profile edit, which writes the field itself) and an audit row when ``audit`` names the action
-    (a person's curation passes None: its ``@guarded`` door audits)."""
+    (a person's curation passes None: its ``@guarded`` door audits). A person's correction goes through
+    :func:`memory.lifecycle.corrections.apply`, which carries it to the other layer and the bridges."""
     batch = [changes] if isinstance(changes, Change) else list(changes)
     if not batch:
         return []
+    indexing.ready(store)
 
     @retrying
     def write() -> list[Done]:
@@ -485,6 +511,7 @@ def purge(
     ids = list(dict.fromkeys(ids))
     if not ids:
         return 0
+    indexing.ready(store)
     now = now or utcnow()
     owners: list[Any] = []
     with store.engine.begin() as conn:

@@ -1,0 +1,73 @@
+"""The cascade from a shell, as a new user tries it: every command its own `memlens` process on one fresh data folder
+(the real e5 embedder, the offline agent). Flag the message (the episode) → the next session's bridge, reply and
+injected hits no longer say it; `memlens memory show` says both links in words; unflag → it is back. Edit a message →
+a correction is recorded, the words as said are kept, the profile and the agent follow. No process ever finds the
+index disagreeing with SQL: each operation leaves them agreeing in the process that made it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memory.prompts import BRIDGE_WORDS
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+def test_flag_edit_and_undo_of_messages_from_the_cli(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLENS_")}
+    env.update(PYTHONPATH=str(ROOT), MEMLENS_DATA_DIR=str(tmp_path / "data"))
+    warnings: list[str] = []
+
+    def memlens(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", "from agent.cli import main; main()", *args],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        warnings.extend(line for line in done.stderr.splitlines() if "disagrees" in line)
+        return done.stdout
+
+    def episode(user: str, needle: str) -> str:
+        rows = json.loads(memlens("memories", "--user", user, "--json"))
+        return next(r["memory_id"] for r in rows if r["type"] == "episode" and needle in r["content"])
+
+    memlens("chat", "--user", "q", "--session", "a", "I keep a parrot named Kiwi.")
+    kiwi = episode("q", "Kiwi")
+    memlens("memory", "flag", kiwi, "--reason", "that is my sister's parrot")
+    shown = memlens("memory", "show", kiwi)
+    assert "Read from it: the fact “User keeps a parrot named Kiwi.” (flagged as wrong)" in shown
+    turn = json.loads(memlens("chat", "--user", "q", "--session", "b", "--json", "What is my parrot called?"))
+    assert turn["bridge"] == BRIDGE_WORDS["en"]["corrected"]
+    assert "Kiwi" not in turn["reply"]
+    assert not [h for h in turn["hits"] if h["selected"] and "Kiwi" in h["content"]]
+    memlens("memory", "unflag", kiwi, "--reason", "it was theirs after all")
+    rows = json.loads(memlens("memories", "--user", "q", "--json"))
+    fact = next(r for r in rows if r["type"] == "fact" and "Kiwi" in r["content"])
+    assert "Read from what User said: “I keep a parrot named Kiwi.” (in force)" in memlens(
+        "memory", "show", fact["memory_id"]
+    )
+
+    memlens("remember", "--user", "v", "I live in Valencia")
+    valencia = episode("v", "Valencia")
+    out = memlens("memory", "edit", valencia, "I live in Seville", "--reason", "typo")
+    assert "corrected to “I live in Seville”" in out
+    data = json.loads(memlens("memory", "show", valencia, "--json"))
+    assert data["content"] == "I live in Valencia" and data["provenance"]["source_type"] == "user-stated"
+    assert json.loads(memlens("profile", "--user", "v", "--json"))["profile"]["city"]["value"] == "Seville"
+    turn = json.loads(memlens("chat", "--user", "v", "--session", "b", "--json", "Where do I live?"))
+    assert "Seville" in turn["reply"] and "Valencia" not in turn["reply"]
+    memlens("memory", "delete", valencia, "--reason", "never said")
+    memlens("memory", "restore", valencia, "--reason", "it was said")
+    memlens("profile", "--user", "v")  # one more process start: its start-up check finds nothing
+    assert warnings == []
