@@ -1040,7 +1040,7 @@ class MemoryService:
         from memory.errors import Conflict, InvalidInput
 
         try:
-            counts = export.import_user(self.storage, data)
+            counts = export.import_user(self.storage, data, importer=actor.name)
         except (InvalidInput, Conflict) as exc:  # a refused file is a refusal like any other: audited
             audit.record(self.storage, actor, AuditAction.DENIED, reason=f"import refused: {str(exc)[:500]}")
             raise

@@ -102,15 +102,16 @@ def export_user(store: Database, user_id: str) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "user": user, "tables": tables}
 
 
-def import_user(store: Storage, data: dict[str, Any]) -> dict[str, int]:
+def import_user(store: Storage, data: dict[str, Any], *, importer: str) -> dict[str, int]:
     """Restore an export as a new user: every value checked, every id remapped, every reference resolved inside the
-    file (:mod:`memory.lifecycle.import_check`); all or nothing, then the active memories are indexed."""
+    file (:mod:`memory.lifecycle.import_check`), relevance labels filed under the ``importer``'s name; all or
+    nothing, then the active memories are indexed."""
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("tables"), dict):
         raise InvalidInput(f"not a MemLens user export (expected format {FORMAT!r})")
     if data.get("version") != VERSION:
         raise InvalidInput(f"export version {data.get('version')!r} is not supported (this MemLens reads {VERSION})")
     known = {t.name: t for t, *_ in user_tables()}
-    checked = import_check.checked_rows(data, known, max_chars=store.settings.max_message_chars)
+    checked = import_check.checked_rows(data, known, max_chars=store.settings.max_message_chars, importer=importer)
     external_id = checked.rows["user"][0]["external_id"]
     with store.engine.begin() as conn:
         if conn.execute(select(col(User.key)).where(col(User.external_hash) == id_hash(external_id))).first():
