@@ -811,7 +811,7 @@ class MemoryService:
         turn's memories and profile), mark the session ended, write its bridge once (an ended session returns its
         existing one; an empty one has none). The extractive summariser unless the agent passes its LLM one."""
         if not self.writes.wait(session.user_key, timeout):
-            log.warning("session %s ends before its user's background writes finished", session.id)
+            log.warning("a session ends before its user's background writes finished")  # no key: logs outlive erasures
         return summary.end_session_row(self.storage, session, settings or self.effective_settings(), summariser)
 
     # -- the agent's turn (agent/graph.py), in the order a turn calls them (memory/sessions/) -------------------
