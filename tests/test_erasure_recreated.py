@@ -75,3 +75,29 @@ def test_repair_says_complete_when_nobody_came_back(backend_settings):
     assert svc.repair()["erasures_recreated"] == 0
     assert svc.erasure_receipts("gone")[0]["complete"] is True
     svc.close()
+
+
+def test_an_import_waits_for_the_unfinished_erasure_of_its_user(backend_settings, tmp_path):
+    """An import for the id of an erasure a crash interrupted is refused, saying why (the erasure's rerun would
+    otherwise erase the import too); once the erasure is finished, the same file imports."""
+    import json
+
+    from memory.errors import Conflict
+
+    settings_json = backend_settings.model_dump_json()
+    svc = _svc(settings_json)
+    _seed(svc)
+    data = json.loads(json.dumps(svc.export_user("gone", actor=ADMIN)))
+    svc.close()
+    child = worker_context().Process(target=_erase_and_die, args=(settings_json, "index"))
+    child.start()
+    child.join(120)
+    assert child.exitcode == -signal.SIGKILL
+    svc = _svc(settings_json)
+    with pytest.raises(Conflict, match="erasure of this user was interrupted"):
+        svc.import_user(data, actor=ADMIN)
+    with pytest.raises(NotFound):
+        svc.get_user("gone")  # nothing imported
+    svc.repair()
+    assert svc.import_user(data, actor=ADMIN)["memory"] == len(data["tables"]["memory"])
+    svc.close()

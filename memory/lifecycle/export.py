@@ -117,6 +117,11 @@ def import_user(store: Storage, data: dict[str, Any], *, importer: str) -> dict[
     user_hash = id_hash(external_id)
     # the user's write lock, held to the end: the start-up check of another process leaves a running import alone
     with userlock.user_writes(store, external_id):
+        if erasure.pending_job(store, user_hash) is not None:  # else the erasure's rerun would erase the import too
+            raise Conflict(
+                "import refused: an erasure of this user was interrupted and is unfinished; finish it first "
+                "(`memlens repair`, or delete the user again)"
+            )
         with store.engine.begin() as conn:
             if conn.execute(select(col(User.key)).where(col(User.external_hash) == user_hash)).first():
                 raise Conflict("import refused: a user with this id already exists; delete it first")
