@@ -46,6 +46,11 @@ def _same_rows(data) -> str:
                 out[column] = [labels.get((target, v), "?") for v in value]
             elif value is not None:
                 out[column] = labels.get((target, value), "?")
+        if isinstance(out.get("dropped_items"), list):  # a context section's memory and message ids
+            out["dropped_items"] = [
+                labels.get(("message", int(x)), "?") if isinstance(x, str) and x.isdigit() else in_json(x, self_refs)
+                for x in out["dropped_items"]
+            ]
         for column in ("meta", "detail", "memory_ids"):
             if isinstance(out.get(column), dict):
                 out[column] = dict(out[column])

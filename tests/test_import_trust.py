@@ -151,3 +151,27 @@ def test_imported_labels_are_filed_under_the_importer(backend_plumbing_svc, monk
         assert list(filed.values()) == [False]
     finally:
         again.close()
+
+
+def test_a_context_sections_left_out_ids_never_name_another_users_rows(rest):
+    """What a prompt left out (a context section's ``dropped_items``: memory and message ids) is shown by the
+    session view; an imported file naming another user's memory there gets it dropped."""
+    svc, client = rest
+    with client("bob") as bob:
+        victim_id = bob.post(
+            "/v1/memories", json={"messages": "I live in Lisbon", "user_id": "bob", "infer": False}
+        ).json()["results"][0]["id"]
+    with client("mallory") as mallory:
+        for text in ("I live in Chengdu", "Where do I live?"):
+            turn = {"user_id": "mallory", "session_id": "s1", "message": text}
+            assert mallory.post("/v1/chat", json=turn).status_code == 200
+    svc.wait_writes("mallory")
+
+    def point_at_bob(data: dict) -> None:
+        assert data["tables"]["contextsection"], "the chat turns logged their context"
+        for section in data["tables"]["contextsection"]:
+            section["dropped_items"] = [victim_id, "system", "999999"]
+
+    svc.import_user(_crafted(svc, "mallory", point_at_bob), actor=ADMIN)
+    sections = svc.export_user("mallory", actor=ADMIN)["tables"]["contextsection"]
+    assert sections and all(s["dropped_items"] == ["system"] for s in sections)

@@ -7,7 +7,8 @@ A file is data from outside, so nothing in it is trusted:
   can only ever reach a row of the same file, i.e. of the imported user (who must not exist yet).
 - **Ids inside JSON** (:data:`_JSON_MEMORY_IDS`: a mem0 id kept across an UPDATE, ``meta.stable_id``, which the
   mem0 door looks memories up by; what a memory supersedes or was merged from; a write-log decision's memory and
-  target ids) are remapped the same way, or dropped when the file has no such row.
+  target ids; the memory and message ids a context section left out) are remapped the same way, or dropped when
+  the file has no such row.
 - **Actor names are the importer's**: a relevance label is filed under the person importing (:func:`labeller`).
 - **Every reference is checked**, foreign key or not (:data:`REFS`: message ids in a memory's sources, a turn's
   messages, a write-log row's memory, message and turn, …). A reference to a row that is not in the file refuses
@@ -43,6 +44,8 @@ from memory.text.privacy import mask_pii, mask_value
 from memory.vocab import ANY_AGENT, EventOp, MemoryStatus, MemoryType, SessionStatus, SourceType
 
 ID_RE = re.compile(r"[A-Za-z0-9_-]{1,32}\Z")
+#: a memory id's shape (``uuid4().hex``)
+_HEX_ID = re.compile(r"[0-9a-f]{32}\Z")
 #: most rows one file may hold (a user with years of daily conversations has well under this)
 MAX_ROWS = 500_000
 #: columns whose text is an identifier or a machine value, never a person's words (not masked)
@@ -344,10 +347,27 @@ class _Remap:
                 soft = {k: self._soft(v) if k in keys and v is not None else v for k, v in given.items()}
                 # an id the file does not hold is dropped with its key (the mem0 door then shows the row's own id)
                 out[column] = {k: v for k, v in soft.items() if v is not None or given[k] is None}
+        if name == "contextsection" and isinstance(out.get("dropped_items"), list):
+            out["dropped_items"] = self._dropped(out["dropped_items"])
         for tname, column in JSON_MEMORY_MAPS:
             if tname == name and isinstance(out.get(column), dict):
                 soft = {k: self._soft(v) for k, v in out[column].items()}
                 out[column] = {k: v for k, v in soft.items() if v is not None}
+        return out
+
+    def _dropped(self, items: list[Any]) -> list[Any]:
+        """What a context section left out: memory ids and message ids (as text) remapped when in the file and
+        dropped otherwise; section words ("system", "input") kept."""
+        memories, messages = self.ids.get("memory", {}), self.ids.get("message", {})
+        out: list[Any] = []
+        for item in items:
+            if isinstance(item, str) and item in memories:
+                out.append(memories[item])
+            elif isinstance(item, str) and item.isdigit():
+                if messages.get(int(item)) is not None:
+                    out.append(str(messages[int(item)]))
+            elif isinstance(item, str) and not _HEX_ID.match(item):
+                out.append(item)
         return out
 
     def _soft(self, value: Any) -> Any:
