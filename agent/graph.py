@@ -233,7 +233,7 @@ def _summarise_quietly(
     try:
         svc.maybe_summarise(session_key, settings, summariser)
     except Exception:  # noqa: BLE001 - a background summary must never crash the process; the next turn retries
-        log.exception("summary of session %s failed; will retry on the next turn", session_key)
+        log.exception("a session summary failed; will retry on the next turn")  # no key: logs outlive erasures
     if user_key is not None:
         svc.sweep_erased(user_key, session_key)  # erased while summarising: leave nothing behind
 

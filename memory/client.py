@@ -384,7 +384,7 @@ class Memory:
     def get(self, memory_id: str, *, user_id: str | None = None) -> dict[str, Any] | None:
         """One memory by id, as it is now (None when there is none, it was deleted, or it belongs to another user
         than ``user_id``)."""
-        row = self._head(memory_id)
+        row = self._head(memory_id, user_id=user_id)
         if row is None:
             return None
         try:
@@ -429,7 +429,8 @@ class Memory:
         where it came from."""
         row = self._owned(memory_id, user_id, active=False)
         stable = self._stable(row)
-        events = [e for m in keyed.chain(self.service.storage, stable) for e in self.service.memory_events(m.id)]
+        chain = keyed.chain(self.service.storage, stable, row.user_key)
+        events = [e for m in chain for e in self.service.memory_events(m.id)]
         return sorted(events, key=lambda e: (e["created_at"], e["id"]))
 
     def get_profile(self, user_id: str) -> dict[str, Any]:
@@ -449,22 +450,35 @@ class Memory:
     def _in_run(row: MemoryRow, run_id: str | None) -> bool:
         return run_id is None or (row.meta or {}).get("run_id") == run_id
 
-    def _head(self, memory_id: str, *, active: bool = True) -> MemoryRow | None:
+    def _head(self, memory_id: str, *, active: bool = True, user_id: str | None = None) -> MemoryRow | None:
         """The row a (stable) id names now: the active row carrying it, else the row itself (following what
-        replaced it); None when there is none or (``active``) it is no longer active."""
+        replaced it); None when there is none or (``active``) it is no longer active. Only a row of the same user
+        as the row the id names (else of ``user_id``) counts as carrying it: an id is never taken over across
+        users."""
         if not isinstance(memory_id, str) or not memory_id.strip():
             return None
-        found = keyed.by_stable_id(self.service.storage, memory_id)
+        row = keyed.by_id(self.service.storage, memory_id)
+        owner = row.user_key if row is not None else self._key_of(user_id)
+        found = keyed.by_stable_id(self.service.storage, memory_id, owner)
         if found is not None:
             return found
-        row = keyed.by_id(self.service.storage, memory_id)
         for _ in range(64):
             if row is None or row.status != MemoryStatus.SUPERSEDED or not row.superseded_by:
                 break
-            row = keyed.by_id(self.service.storage, row.superseded_by)
+            after = keyed.by_id(self.service.storage, row.superseded_by)
+            row = after if after is not None and after.user_key == row.user_key else None
         if row is None or (active and row.status != MemoryStatus.ACTIVE):
             return None
         return row
+
+    def _key_of(self, user_id: str | None) -> str | None:
+        """The user's internal key (None: no user named, or no such user)."""
+        if user_id is None:
+            return None
+        try:
+            return self.service.get_user(user_id).key
+        except NotFound:
+            return None
 
     def _owner(self, m: MemoryRow, user_id: str | None) -> str:
         """The memory's user id; NotFound (never "forbidden": no hint it exists) when it is not ``user_id``'s."""
@@ -474,7 +488,7 @@ class Memory:
         return owner
 
     def _owned(self, memory_id: str, user_id: str | None, *, active: bool = True) -> MemoryRow:
-        m = self._head(memory_id, active=active)
+        m = self._head(memory_id, active=active, user_id=user_id)
         if m is None:
             raise MemoryNotFound(f"Memory with id {str(memory_id)[:80]!r} not found")
         self._owner(m, user_id)

@@ -72,19 +72,24 @@ def set_meta(store: Database, memory_id: str, **values: object) -> None:
         db.commit()
 
 
-def by_stable_id(store: Database, stable_id: str) -> Memory | None:
-    """The active memory that carries ``stable_id`` (the id mem0 callers hold after an UPDATE replaced the row)."""
+def by_stable_id(store: Database, stable_id: str, user_key: str | None = None) -> Memory | None:
+    """The active memory that carries ``stable_id`` (the id mem0 callers hold after an UPDATE replaced the row),
+    among ``user_key``'s memories when given."""
     query = select(Memory).where(
         Memory.status == MemoryStatus.ACTIVE, col(Memory.meta)["stable_id"].as_string() == stable_id
     )
+    if user_key is not None:
+        query = query.where(Memory.user_key == user_key)
     with store.db() as db:
         return db.exec(query.order_by(col(Memory.created_at).desc()).limit(1)).first()
 
 
-def chain(store: Database, stable_id: str) -> list[Memory]:
-    """Every row that was the memory ``stable_id`` over time (the first row and the ones that replaced it)."""
+def chain(store: Database, stable_id: str, user_key: str) -> list[Memory]:
+    """Every row of ``user_key`` that was the memory ``stable_id`` over time (the first row and the ones that
+    replaced it; another user's row never joins the chain, whatever its ``meta`` says)."""
     query = select(Memory).where(
-        (col(Memory.id) == stable_id) | (col(Memory.meta)["stable_id"].as_string() == stable_id)
+        Memory.user_key == user_key,
+        (col(Memory.id) == stable_id) | (col(Memory.meta)["stable_id"].as_string() == stable_id),
     )
     with store.db() as db:
         return sorted(db.exec(query).all(), key=lambda m: m.created_at)

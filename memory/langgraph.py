@@ -167,10 +167,12 @@ class MemLensStore(BaseStore):
 
     # -- reading -------------------------------------------------------------------------------------------------
     def _parts(self, row: MemoryRow, user_id: str) -> Parts:
-        """(namespace, key, value, created_at) of a memory as the store shows it."""
+        """(namespace, key, value, created_at) of a memory as the store shows it. A put's namespace is shown only
+        when it belongs to the memory's own user (:meth:`user_of`): a namespace written into ``meta`` any other way
+        (an imported file) never places an item under another user's namespace; the item shows as its user's."""
         meta = row.meta or {}
-        if isinstance(meta.get("store_ns"), str):
-            namespace = tuple(json.loads(meta["store_ns"]))
+        namespace = _stored_ns(meta.get("store_ns"))
+        if namespace is not None and self.user_of(namespace) == user_id:
             value: dict[str, Any] = meta["value"] if isinstance(meta.get("value"), dict) else {"content": row.content}
             created = meta.get("store_created_at")
             born = datetime.fromisoformat(created) if isinstance(created, str) else row.created_at
@@ -188,14 +190,10 @@ class MemLensStore(BaseStore):
         if row is not None:
             return row
         with_id = self.service.memories_by_id([key]).get(key)
-        if (
-            with_id is None
-            or with_id.user_key != user.key
-            or with_id.status != MemoryStatus.ACTIVE
-            or "store_ns" in (with_id.meta or {})
-        ):
+        if with_id is None or with_id.user_key != user.key or with_id.status != MemoryStatus.ACTIVE:
             return None
-        return with_id if self._home(user.external_id, with_id) == namespace else None
+        shown, shown_key, *_ = self._parts(with_id, user.external_id)  # a put is found by its key, not its id
+        return with_id if (shown, shown_key) == (namespace, key) else None
 
     def _item(self, row: MemoryRow, user_id: str) -> Item:
         namespace, key, value, born = self._parts(row, user_id)
@@ -359,6 +357,19 @@ class MemLensStore(BaseStore):
 
 def _ns_json(namespace: tuple[str, ...]) -> str:
     return json.dumps(list(namespace), ensure_ascii=False)
+
+
+def _stored_ns(value: Any) -> tuple[str, ...] | None:
+    """The namespace a put kept in ``meta`` (a JSON list of labels), or None when there is none or it is malformed."""
+    if not isinstance(value, str):
+        return None
+    try:
+        labels = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(labels, list) or not labels or not all(isinstance(p, str) and p for p in labels):
+        return None
+    return tuple(labels)
 
 
 def _score(hit: Any) -> float:

@@ -242,13 +242,22 @@ class MemoryService:
         return indexing.reindex(self.storage, batch, progress)
 
     def repair(self) -> dict[str, int]:
-        """Make SQL and LanceDB agree after a crash: finish interrupted erasures, index what is unindexed, drop
-        vectors without an active row."""
-        from memory.lifecycle import export
+        """Make SQL and LanceDB agree after a crash: finish interrupted erasures (each gets the receipt its run
+        never wrote, saying whether the user was written again meanwhile and still exists), index what is
+        unindexed, drop vectors without an active row."""
+
+        from memory.desk import receipt
 
         finished = export.finish_erasures(self.storage)
         report = integrity.repair(self.storage)
-        return {**report, "erasures_finished": finished} if finished else report
+        if not finished:
+            return report
+        for job, again in finished:  # the receipt the interrupted erasure never wrote, saying what happened
+            paper = receipt.finished_by_repair(self.storage, job, again)
+            detail = {"rows": 0, "receipt": paper}
+            audit.record(self.storage, receipt.REPAIR, AuditAction.DELETE_USER, user_hash=job.user_hash, detail=detail)
+        recreated = sum(again is not None for _job, again in finished)
+        return {**report, "erasures_finished": len(finished), "erasures_recreated": recreated}
 
     def claim_for_write(self, message_id: int) -> bool:
         """True when the caller may run the write pipeline on this message (nobody did or is doing it already)."""
@@ -834,7 +843,7 @@ class MemoryService:
         turn's memories and profile), mark the session ended, write its bridge once (an ended session returns its
         existing one; an empty one has none). The extractive summariser unless the agent passes its LLM one."""
         if not self.writes.wait(session.user_key, timeout):
-            log.warning("session %s ends before its user's background writes finished", session.id)
+            log.warning("a session ends before its user's background writes finished")  # no key: logs outlive erasures
         return summary.end_session_row(self.storage, session, settings or self.effective_settings(), summariser)
 
     # -- the agent's turn (agent/graph.py), in the order a turn calls them (memory/sessions/) -------------------
@@ -1072,7 +1081,7 @@ class MemoryService:
         from memory.errors import Conflict, InvalidInput
 
         try:
-            counts = export.import_user(self.storage, data)
+            counts = export.import_user(self.storage, data, importer=actor.name)
         except (InvalidInput, Conflict) as exc:  # a refused file is a refusal like any other: audited
             audit.record(self.storage, actor, AuditAction.DENIED, reason=f"import refused: {str(exc)[:500]}")
             raise
@@ -1106,6 +1115,14 @@ class MemoryService:
             key, before = job.erased_key, receipt.NOTHING_READ | {"vectors": self.storage.index.count(job.erased_key)}
         counts = export.delete_user(self.storage, user_id)
         paper = receipt.make(self.storage, user_id, key, before, counts, actor)
+        if job is not None:
+            paper["resumed"] = "finished an erasure a crash had interrupted (its rows were read by the run that died)"
+            if export.recreated(self.storage, job) is not None:  # written again after the erasure began: erase it too
+                again = self.get_user(user_id)
+                now = receipt.inventory(self.storage, again)
+                second = export.delete_user(self.storage, user_id)
+                paper["recreated"] = receipt.recreated_part(self.storage, again.key, now, second)
+                counts = {t: counts.get(t, 0) + second.get(t, 0) for t in {*counts, *second}}
         detail = {"rows": sum(counts.values()), "receipt": paper}
         audit.record(self.storage, actor, AuditAction.DELETE_USER, user_hash=id_hash(user_id), detail=detail)
         return paper

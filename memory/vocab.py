@@ -74,6 +74,9 @@ SEMANTIC_TYPES = tuple(t for t in MemoryType if t != MemoryType.EPISODE)
 WORDS_TYPES = (MemoryType.EPISODE, MemoryType.SUMMARY)
 
 
+#: the agent id a logged search over every agent of the user is filed under (a door's search names no agent)
+ANY_AGENT = "*"
+
 #: the meta key a flag is stored under (its value: the masked reason); written only by ``memory.write.status``
 FLAG_KEY = "flagged"
 

@@ -155,7 +155,9 @@ def worker_context():
     from multiprocessing import forkserver
 
     before = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), *([before] if before else [])])
+    # the checkout under test goes first too: the children must run this code, not an installed copy elsewhere
+    here = os.path.dirname(os.path.abspath(__file__))
+    os.environ["PYTHONPATH"] = os.pathsep.join([here, os.path.dirname(here), *([before] if before else [])])
     try:
         forkserver.ensure_running()
     finally:

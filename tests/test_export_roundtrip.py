@@ -26,6 +26,13 @@ def _same_rows(data) -> str:
 
     tables = {t.name: t for t, *_ in user_tables()}
     labels: dict[tuple[str, object], str] = {}
+    memory_ids = {m["id"] for m in data["tables"].get("memory", [])}
+
+    def in_json(value, self_refs):
+        """A memory id inside JSON: the row it names (a row's own label leaves it out: ids order no rows)."""
+        if not isinstance(value, str) or value not in memory_ids:
+            return value
+        return labels.get(("memory", value), "?") if self_refs else "<memory>"
 
     def named(table, row, self_refs):
         pk = next(iter(tables[table].primary_key.columns)).name
@@ -39,14 +46,19 @@ def _same_rows(data) -> str:
                 out[column] = [labels.get((target, v), "?") for v in value]
             elif value is not None:
                 out[column] = labels.get((target, value), "?")
+        if isinstance(out.get("dropped_items"), list):  # a context section's memory and message ids
+            out["dropped_items"] = [
+                labels.get(("message", int(x)), "?") if isinstance(x, str) and x.isdigit() else in_json(x, self_refs)
+                for x in out["dropped_items"]
+            ]
         for column in ("meta", "detail", "memory_ids"):
             if isinstance(out.get(column), dict):
                 out[column] = dict(out[column])
                 for k, v in list(out[column].items()):
                     if isinstance(v, list):
-                        out[column][k] = [labels.get(("memory", x), x) for x in v]
-                    elif isinstance(v, str):
-                        out[column][k] = labels.get(("memory", v), v)
+                        out[column][k] = [in_json(x, self_refs) for x in v]
+                    else:
+                        out[column][k] = in_json(v, self_refs)
         return out
 
     result = {}
@@ -59,6 +71,16 @@ def _same_rows(data) -> str:
         rows = [data["user"]] if name == "user" else data["tables"].get(name, [])
         result[name] = sorted(_dump(named(name, row, self_refs=True)) for row in rows)
     return _dump(result)
+
+
+def as_imported_by(data, importer: str):
+    """The export as an import by ``importer`` writes it: relevance labels are filed under the importer's name."""
+    from memory.lifecycle.import_check import labeller
+
+    out = json.loads(_dump(data))
+    for label in out["tables"].get("hitlabel", []):
+        label["labeled_by"] = labeller(label["labeled_by"], importer)
+    return out
 
 
 def test_export_delete_import_is_lossless(plumbing_svc):
@@ -90,7 +112,8 @@ def test_export_delete_import_is_lossless(plumbing_svc):
     counts = svc.import_user(json.loads(_dump(first)), actor=ADMIN)  # through real JSON text, as the CLI does
     assert counts["memory"] == len(tables["memory"])
     again = svc.export_user(HOSTILE_ID, actor=ADMIN)
-    assert _same_rows(again) == _same_rows(first)
+    assert _same_rows(again) == _same_rows(as_imported_by(first, ADMIN.name))
+    assert {lb["labeled_by"] for lb in again["tables"]["hitlabel"]} == {"test-admin (imported: team)"}
     assert again["user"]["key"] != first["user"]["key"]  # ids are remapped, never trusted
     hits = svc.recall(HOSTILE_ID, "zebraquokka hiking", threshold=0.0, log=False).selected
     assert hits and "zebraquokka" in hits[0].content  # the index was rebuilt for the imported memories
@@ -113,7 +136,7 @@ def test_import_refuses_existing_user_and_bad_files(plumbing_svc):
 
 
 def test_cli_export_import_round_trip(plumbing_svc, monkeypatch, tmp_path):
-    from memory.cli import app
+    from memory.cli import app, cli_actor
 
     seed_user(plumbing_svc, "陈林", "熊猫竹子")
     plumbing_svc.close()
@@ -126,4 +149,5 @@ def test_cli_export_import_round_trip(plumbing_svc, monkeypatch, tmp_path):
     res = runner.invoke(app, ["import", str(out), "--json"])
     assert res.exit_code == 0, res.output
     again = runner.invoke(app, ["export", "--user", "陈林"])
-    assert _same_rows(json.loads(again.output)) == _same_rows(json.loads(before))
+    importer = cli_actor().name  # the OS user running the CLI
+    assert _same_rows(json.loads(again.output)) == _same_rows(as_imported_by(json.loads(before), importer))

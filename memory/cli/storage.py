@@ -20,6 +20,11 @@ def repair(json_out: JsonOpt = False) -> None:
         finished = (
             f" · finished {report['erasures_finished']} interrupted erasures" if "erasures_finished" in report else ""
         )
+        if report.get("erasures_recreated"):
+            finished += (
+                f" ({report['erasures_recreated']} of their users were written again after the erasure began and "
+                "still exist: delete them again to erase them)"
+            )
         typer.echo(
             f"indexed {report['indexed']} memories · removed {report['orphans_removed']} orphan vectors{finished}"
         )

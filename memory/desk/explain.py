@@ -33,7 +33,7 @@ from memory.retrieval.recall import (
 )
 from memory.retrieval.relevance import FEATURES, Calibration
 from memory.storage.models import Memory, Retrieval, RetrievalHit, User
-from memory.vocab import FLAG_KEY, MemoryStatus
+from memory.vocab import ANY_AGENT, FLAG_KEY, MemoryStatus
 from memory.write import profile_sync
 
 if TYPE_CHECKING:
@@ -326,7 +326,7 @@ def explain(
                 raise NotFound(f"no retrieval {retrieval_id} for this user")
             params = _params_of(row, params)
             query = row.retrieval_query
-            agent_id = None if row.agent_id == "*" else row.agent_id
+            agent_id = None if row.agent_id == ANY_AGENT else row.agent_id
             then = db.exec(
                 select(RetrievalHit).where(
                     RetrievalHit.retrieval_id == retrieval_id, RetrievalHit.memory_id == memory_id

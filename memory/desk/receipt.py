@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import col, select
 
-from memory.storage.models import Memory, Message, Session, User, id_hash, utcnow
-from memory.vocab import Actor
+from memory.storage.models import ErasureJob, Memory, Message, Session, User, id_hash, utcnow
+from memory.vocab import Actor, Role
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage
@@ -26,6 +26,15 @@ if TYPE_CHECKING:
 def hashed(value: object) -> str:
     return hashlib.sha256(str(value).encode()).hexdigest()[:16]
 
+
+#: who finishes an interrupted erasure in ``memlens repair`` (no person asked for that run)
+REPAIR = Actor(name="memlens repair", role=Role.ADMIN, via="maintenance")
+
+#: what a receipt says when the id was written again after the erasure began (a new user the erasure cannot reach)
+RECREATED_STAYS = (
+    "the user was written again after this erasure began (a new user with the same id); that user still exists: "
+    "delete the user again to erase it"
+)
 
 #: the inventory of an erasure resumed after a crash: its rows were read by the run that died
 NOTHING_READ: dict[str, Any] = {"memories": [], "sessions": [], "messages": [], "vectors": 0}
@@ -71,3 +80,42 @@ def make(
         },
         "hash": "sha256 of the id, first 16 hex digits",
     }
+
+
+def recreated_part(store: Storage, user_key: str, before: dict[str, Any], counts: dict[str, int]) -> dict[str, Any]:
+    """The part of a rerun's receipt about the user written again after the erasure began, erased by the rerun."""
+    left = store.index.count(user_key)
+    sql = {k: int(v) for k, v in counts.items() if k != "checkpoints"}
+    return {
+        "what": "the user was written again after this erasure began (a new user with the same id): erased too",
+        "removed": {"sql": sql, "lancedb": {"vectors": int(before["vectors"]) - left}},
+        "left_behind": {"vectors": left},
+        "hashed_ids": {
+            "memories": sorted(hashed(i) for i in before["memories"]),
+            "sessions": sorted(hashed(i) for i in before["sessions"]),
+            "messages": sorted(hashed(i) for i in before["messages"]),
+        },
+    }
+
+
+def finished_by_repair(store: Storage, job: ErasureJob, recreated_key: str | None) -> dict[str, Any]:
+    """The receipt of an erasure a crash interrupted and ``memlens repair`` finished: its rows were read (and the
+    receipt's counts lost) by the run that died; says whether the id holds a user again, who stays."""
+    paper: dict[str, Any] = {
+        "receipt_id": uuid.uuid4().hex,
+        "kind": "erasure",
+        "user_hash": job.user_hash,
+        "at": utcnow().isoformat(),
+        "actor": {"name": REPAIR.name, "role": str(REPAIR.role), "via": REPAIR.via},
+        "resumed": "finished by `memlens repair` after a crash; the counts died with the run that read them",
+        "left_behind": {"vectors": store.index.count(job.erased_key)},
+        "hash": "sha256 of the id, first 16 hex digits",
+    }
+    if recreated_key is not None:
+        with store.db() as db:
+            memories = len(db.exec(select(Memory.id).where(Memory.user_key == recreated_key)).all())
+        paper["recreated"] = {"what": RECREATED_STAYS, "still_there": {"memories": memories}}
+        paper["complete"] = False
+    else:
+        paper["complete"] = True
+    return paper

@@ -23,6 +23,7 @@ from memory.retrieval.recall import Hit, RecallResult
 from memory.retrieval.tuning import replay_diff
 from memory.storage.models import Retrieval, User
 from memory.text.tokens import count_tokens
+from memory.vocab import ANY_AGENT
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -143,7 +144,7 @@ def logged_queries(store: Database, user_key: str | None, limit: int) -> list[di
         for r, external in db.exec(query.order_by(col(Retrieval.id).desc()).limit(limit * 5)).all():
             key = (r.user_key, r.retrieval_query)
             if key not in out:
-                agent = None if r.agent_id == "*" else r.agent_id
+                agent = None if r.agent_id == ANY_AGENT else r.agent_id
                 out[key] = {"id": r.id, "query": r.retrieval_query, "user_id": external, "agent_id": agent}
             if len(out) >= limit:
                 break

@@ -33,10 +33,11 @@ from memory import audit
 from memory.errors import Conflict, InvalidInput, NotFound
 from memory.lifecycle import erasure, import_check
 from memory.lifecycle import retention as lifecycle
-from memory.storage import indexing, records
+from memory.storage import indexing, records, userlock
 from memory.storage.models import (
     ErasureJob,
     HitLabel,
+    ImportJob,
     Memory,
     MemoryEvent,
     Retrieval,
@@ -102,24 +103,37 @@ def export_user(store: Database, user_id: str) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "user": user, "tables": tables}
 
 
-def import_user(store: Storage, data: dict[str, Any]) -> dict[str, int]:
+def import_user(store: Storage, data: dict[str, Any], *, importer: str) -> dict[str, int]:
     """Restore an export as a new user: every value checked, every id remapped, every reference resolved inside the
-    file (:mod:`memory.lifecycle.import_check`); all or nothing, then the active memories are indexed."""
+    file (:mod:`memory.lifecycle.import_check`), relevance labels filed under the ``importer``'s name; all or
+    nothing, then the active memories are indexed."""
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("tables"), dict):
         raise InvalidInput(f"not a MemLens user export (expected format {FORMAT!r})")
     if data.get("version") != VERSION:
         raise InvalidInput(f"export version {data.get('version')!r} is not supported (this MemLens reads {VERSION})")
     known = {t.name: t for t, *_ in user_tables()}
-    checked = import_check.checked_rows(data, known, max_chars=store.settings.max_message_chars)
+    checked = import_check.checked_rows(data, known, max_chars=store.settings.max_message_chars, importer=importer)
     external_id = checked.rows["user"][0]["external_id"]
-    with store.engine.begin() as conn:
-        if conn.execute(select(col(User.key)).where(col(User.external_hash) == id_hash(external_id))).first():
-            raise Conflict("import refused: a user with this id already exists; delete it first")
-        counts = import_check.insert_all(conn, known, checked, lambda t, rows: _insert(conn, t, rows))
-    with store.db() as db:
-        query = select(Memory).where(col(Memory.user_key) == checked.key, col(Memory.status) == MemoryStatus.ACTIVE)
-        active = list(db.scalars(query).all())
-    indexing.index_memories(store, active)
+    user_hash = id_hash(external_id)
+    # the user's write lock, held to the end: the start-up check of another process leaves a running import alone
+    with userlock.user_writes(store, external_id):
+        if erasure.pending_job(store, user_hash) is not None:  # else the erasure's rerun would erase the import too
+            raise Conflict(
+                "import refused: an erasure of this user was interrupted and is unfinished; finish it first "
+                "(`memlens repair`, or delete the user again)"
+            )
+        with store.engine.begin() as conn:
+            if conn.execute(select(col(User.key)).where(col(User.external_hash) == user_hash)).first():
+                raise Conflict("import refused: a user with this id already exists; delete it first")
+            counts = import_check.insert_all(conn, known, checked, lambda t, rows: _insert(conn, t, rows))
+            # the journal, with the rows: killed before the index has them, the next start indexes them
+            conn.execute(insert(ImportJob).values(imported_key=checked.key, user_hash=user_hash))
+        with store.db() as db:
+            active_rows = col(Memory.user_key) == checked.key, col(Memory.status) == MemoryStatus.ACTIVE
+            active = list(db.scalars(select(Memory).where(*active_rows)).all())
+        indexing.index_memories(store, active)
+        with store.engine.begin() as conn:
+            conn.execute(delete(ImportJob).where(col(ImportJob.imported_key) == checked.key))
     return counts
 
 
@@ -181,12 +195,23 @@ def finish_erasure(store: Storage, job: ErasureJob) -> dict[str, int]:
     return counts
 
 
-def finish_erasures(store: Storage) -> int:
-    """Finish every erasure a crash interrupted (``memlens repair``); returns how many."""
+def finish_erasures(store: Storage) -> list[tuple[ErasureJob, str | None]]:
+    """Finish every erasure a crash interrupted (``memlens repair``); returns each job with the key of the user
+    that holds its id again (written after the erasure began, so not part of it: :func:`recreated`), else None."""
     jobs = erasure.pending_jobs(store)
+    out = []
     for job in jobs:
         finish_erasure(store, job)
-    return len(jobs)
+        out.append((job, recreated(store, job)))
+    return out
+
+
+def recreated(store: Database, job: ErasureJob) -> str | None:
+    """The key of a user holding the erased id again: a write for the same id after the erasure's rows step made a
+    new user (a new key) — the erasure's job cannot reach it, so whoever finishes the job must say so."""
+    with store.engine.connect() as conn:
+        key = conn.execute(select(col(User.key)).where(col(User.external_hash) == job.user_hash)).scalar()
+    return str(key) if key is not None and key != job.erased_key else None
 
 
 def _delete_user_rows(
@@ -198,6 +223,7 @@ def _delete_user_rows(
         for table, column, parent, parent_col in reversed(user_tables()):
             res = conn.execute(delete(table).where(_where(table, column, parent, parent_col, user_key)))
             counts[table.name] = res.rowcount
+        conn.execute(delete(ImportJob).where(col(ImportJob.imported_key) == user_key))  # an interrupted import's
         if erase_audit_hash is not None:  # audit rows stay, without the id or free text (same transaction)
             audit.erase_user_hash(conn, erase_audit_hash)
             erasure.advance(conn, user_key, erasure.INDEX)

@@ -5,6 +5,11 @@ A file is data from outside, so nothing in it is trusted:
 - **Ids are remapped, never kept.** Every row gets a new id (text ids a fresh key, integer ids the database's next
   one); the file's ids only say which of its rows refer to which. A reference is rewritten through that map, so it
   can only ever reach a row of the same file, i.e. of the imported user (who must not exist yet).
+- **Ids inside JSON** (:data:`_JSON_MEMORY_IDS`: a mem0 id kept across an UPDATE, ``meta.stable_id``, which the
+  mem0 door looks memories up by; what a memory supersedes or was merged from; a write-log decision's memory and
+  target ids; the memory and message ids a context section left out) are remapped the same way, or dropped when
+  the file has no such row.
+- **Actor names are the importer's**: a relevance label is filed under the person importing (:func:`labeller`).
 - **Every reference is checked**, foreign key or not (:data:`REFS`: message ids in a memory's sources, a turn's
   messages, a write-log row's memory, message and turn, …). A reference to a row that is not in the file refuses
   the whole file when it names a row that exists in the database (someone else's: "memory row 3: source_message_ids
@@ -36,9 +41,11 @@ from memory import validate
 from memory.errors import InvalidInput
 from memory.storage.models import id_hash, new_id
 from memory.text.privacy import mask_pii, mask_value
-from memory.vocab import EventOp, MemoryStatus, MemoryType, SessionStatus, SourceType
+from memory.vocab import ANY_AGENT, EventOp, MemoryStatus, MemoryType, SessionStatus, SourceType
 
 ID_RE = re.compile(r"[A-Za-z0-9_-]{1,32}\Z")
+#: a memory id's shape (``uuid4().hex``)
+_HEX_ID = re.compile(r"[0-9a-f]{32}\Z")
 #: most rows one file may hold (a user with years of daily conversations has well under this)
 MAX_ROWS = 500_000
 #: columns whose text is an identifier or a machine value, never a person's words (not masked)
@@ -66,8 +73,9 @@ REFS: dict[str, dict[str, str]] = {
 NOT_REFS = {"external_id", "agent_id"}
 #: memory ids inside JSON values (remapped when in the file, dropped otherwise)
 _JSON_MEMORY_IDS = {
-    ("memory", "meta"): ("merged_from", "folded_from", "episode_id"),
-    ("memoryevent", "detail"): ("merged_from", "superseded_by"),
+    # stable_id: the id a mem0 caller holds after an UPDATE replaced the row (the door looks memories up by it)
+    ("memory", "meta"): ("merged_from", "folded_from", "episode_id", "stable_id", "supersedes"),
+    ("memoryevent", "detail"): ("merged_from", "superseded_by", "memory_id", "target_ids"),
 }
 #: JSON maps whose values are memory ids (remapped when in the file, dropped otherwise)
 JSON_MEMORY_MAPS = {("profilefield", "memory_ids")}
@@ -241,7 +249,7 @@ def _row(table: Table, n: int, row: Any, key: str, limit: int, now: datetime) ->
             raise _fail(table.name, n, f"{col.name} is missing")
     if "user_key" in table.c:
         out["user_key"] = key  # the file's user is the only user
-    if "agent_id" in table.c and out.get("agent_id") is not None:
+    if "agent_id" in table.c and out.get("agent_id") is not None and not _any_agent(table, out["agent_id"]):
         try:
             validate.agent_id(out["agent_id"], "default")
         except InvalidInput as exc:
@@ -251,6 +259,11 @@ def _row(table: Table, n: int, row: Any, key: str, limit: int, now: datetime) ->
     if "external_hash" in table.c and isinstance(out.get("external_id"), str):
         out["external_hash"] = id_hash(out["external_id"])
     return _mask_row(table, out)
+
+
+def _any_agent(table: Table, agent_id: Any) -> bool:
+    """A logged search over every agent (every door's search is one): filed under :data:`ANY_AGENT`."""
+    return table.name == "retrieval" and agent_id == ANY_AGENT
 
 
 # -- references -------------------------------------------------------------------------------------------------
@@ -330,11 +343,31 @@ class _Remap:
                 out[column] = self._one(name, n, column, target, value, nullable)
         for (tname, column), keys in _JSON_MEMORY_IDS.items():
             if tname == name and isinstance(out.get(column), dict):
-                out[column] = {k: self._soft(v) if k in keys else v for k, v in out[column].items()}
+                given = out[column]
+                soft = {k: self._soft(v) if k in keys and v is not None else v for k, v in given.items()}
+                # an id the file does not hold is dropped with its key (the mem0 door then shows the row's own id)
+                out[column] = {k: v for k, v in soft.items() if v is not None or given[k] is None}
+        if name == "contextsection" and isinstance(out.get("dropped_items"), list):
+            out["dropped_items"] = self._dropped(out["dropped_items"])
         for tname, column in JSON_MEMORY_MAPS:
             if tname == name and isinstance(out.get(column), dict):
                 soft = {k: self._soft(v) for k, v in out[column].items()}
                 out[column] = {k: v for k, v in soft.items() if v is not None}
+        return out
+
+    def _dropped(self, items: list[Any]) -> list[Any]:
+        """What a context section left out: memory ids and message ids (as text) remapped when in the file and
+        dropped otherwise; section words ("system", "input") kept."""
+        memories, messages = self.ids.get("memory", {}), self.ids.get("message", {})
+        out: list[Any] = []
+        for item in items:
+            if isinstance(item, str) and item in memories:
+                out.append(memories[item])
+            elif isinstance(item, str) and item.isdigit():
+                if messages.get(int(item)) is not None:
+                    out.append(str(messages[int(item)]))
+            elif isinstance(item, str) and not _HEX_ID.match(item):
+                out.append(item)
         return out
 
     def _soft(self, value: Any) -> Any:
@@ -354,8 +387,24 @@ class Checked:
     rows: dict[str, list[dict[str, Any]]]
 
 
-def checked_rows(data: Any, tables: dict[str, Table], *, max_chars: int) -> Checked:
-    """The file's rows with values checked and masked, or ``InvalidInput`` naming the first bad row."""
+#: how an imported label names who labelled it: the importer, then the name the file gave (kept, never trusted)
+_IMPORTED_LABEL = re.compile(r"^.* \(imported: (?P<claimed>.*)\)\Z", re.S)
+
+
+def labeller(claimed: Any, importer: str) -> str:
+    """The name an imported relevance label is filed under. Labels are one per query, memory and labeller, and a
+    labeller's own labels show again when that person searches: a file must not file labels under someone's name,
+    so the importer's name is used — with the file's name after it when that was someone else ("ana (imported:
+    ben)"; a label imported before keeps its first claim rather than nesting)."""
+    name = claimed if isinstance(claimed, str) else ""
+    found = _IMPORTED_LABEL.match(name)
+    name = found.group("claimed") if found else name
+    return importer if name in ("", importer) else f"{importer} (imported: {name})"
+
+
+def checked_rows(data: Any, tables: dict[str, Table], *, max_chars: int, importer: str) -> Checked:
+    """The file's rows with values checked and masked, or ``InvalidInput`` naming the first bad row; relevance
+    labels are filed under the ``importer``'s name (:func:`labeller`)."""
     user = header(data)
     validate.external_id(user["external_id"])
     unknown = set(data["tables"]) - set(tables) - {"user"}
@@ -375,6 +424,8 @@ def checked_rows(data: Any, tables: dict[str, Table], *, max_chars: int) -> Chec
         if not isinstance(batch, list):
             raise InvalidInput(f"import refused: table {name} is not a list of rows")
         rows[name] = [_row(tables[name], n, r, key, max_chars, now) for n, r in enumerate(batch, 1)]
+    for row in rows.get("hitlabel", []):
+        row["labeled_by"] = labeller(row.get("labeled_by"), importer)
     return Checked(key, rows)
 
 

@@ -38,6 +38,7 @@ from sqlmodel import col
 
 from memory.storage.db import retrying
 from memory.storage.models import Memory, Retrieval, RetrievalHit, stored_id, utcnow
+from memory.vocab import ANY_AGENT
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -259,7 +260,7 @@ def log_retrieval(
     selected memories are marked used in the same transaction (:func:`touch`)."""
     row = {
         "user_key": user_key,
-        "agent_id": agent_id or "*",
+        "agent_id": agent_id or ANY_AGENT,
         "session_id": session_key,  # the column holds the internal key
         "turn_id": turn_id,
         "query": result.query,  # masked by the engine on the way in (memory.storage.scrub), like every text column

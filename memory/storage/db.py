@@ -67,7 +67,8 @@ def make_engine(settings: Settings) -> Engine:
     a read-only mount) is opened read-only: reads work, and a write is refused with :class:`ReadOnlyData` saying
     why, never a bare ``OperationalError``; the engine's ``memlens_read_only`` names the reason (None when
     writable). A data folder that cannot be created, or a read-only one with no database yet, is a
-    :class:`ConfigError`."""
+    :class:`ConfigError`. Bound values never appear in an error's text (``hide_parameters``): a traceback in the
+    server's log would otherwise keep a user's key, ids and words after the user is erased."""
     url = settings.resolved_database_url()
     reason: str | None = None
     if url.startswith("sqlite"):
@@ -86,10 +87,12 @@ def make_engine(settings: Settings) -> Engine:
                 raise ConfigError(f"{reason}, and it holds no database yet: nothing to open. {READ_ONLY_FIX}")
             else:
                 url = _read_only_url(path)
-        engine = create_engine(url, echo=settings.sql_echo, connect_args=args)
+        engine = create_engine(url, echo=settings.sql_echo, connect_args=args, hide_parameters=True)
         event.listen(engine, "connect", _sqlite_read_only_pragmas if reason else _sqlite_pragmas)
     else:
-        engine = create_engine(url, echo=settings.sql_echo, pool_pre_ping=True, pool_size=5, max_overflow=5)
+        engine = create_engine(
+            url, echo=settings.sql_echo, pool_pre_ping=True, pool_size=5, max_overflow=5, hide_parameters=True
+        )
     engine.memlens_read_only = reason  # type: ignore[attr-defined]
     event.listen(engine, "handle_error", functools.partial(_refused_write, reason))
     scrub.install(engine)  # the masking choke point: no INSERT/UPDATE stores unmasked text

@@ -20,16 +20,17 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import func, or_, text, update
+from sqlalchemy import delete, func, or_, text, update
 from sqlmodel import col, select
 
 from memory.errors import ConfigError
 from memory.storage.indexing import index_memories, reindex
-from memory.storage.models import Memory, MemoryEvent, Message, utcnow
+from memory.storage.models import ImportJob, Memory, MemoryEvent, Message, utcnow
 from memory.vocab import MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
     from memory.storage.db import Database, Indexed
+    from memory.storage.store import Storage
 
 log = logging.getLogger(__name__)
 
@@ -71,10 +72,15 @@ def readable(store: Indexed) -> bool:
 
 
 def repair(store: Indexed, *, grace: timedelta | None = None) -> dict[str, int]:
-    """A damaged index (a data file or the version folder gone) is rebuilt from SQL; otherwise :func:`settle`."""
+    """A damaged index (a data file or the version folder gone) is rebuilt from SQL; otherwise :func:`settle`.
+    Either way the journal of interrupted imports is closed (:func:`finish_imports`)."""
     if not readable(store):
-        return {"indexed": reindex(store), "orphans_removed": 0, "rebuilt": 1}
-    return settle(store, grace=grace)
+        report = {"indexed": reindex(store), "orphans_removed": 0, "rebuilt": 1}
+        finish_imports(store)
+        return report
+    imported = finish_imports(store)
+    report = settle(store, grace=grace)
+    return {**report, "indexed": report["indexed"] + imported}
 
 
 def _sql_owners(store: Indexed) -> tuple[dict[str, str], set[str]]:
@@ -216,11 +222,46 @@ def settle(store: Indexed, *, grace: timedelta | None = None) -> dict[str, int]:
     return {"indexed": len(todo), "orphans_removed": len(orphans)}
 
 
+def finish_imports(store: Indexed) -> int:
+    """Index every memory of each import a crash interrupted between its SQL commit and its indexing (the import
+    journal, :class:`memory.storage.models.ImportJob`), then close its job; returns how many memories. An import
+    still running (its user's write lock is held, in any process) is left to finish itself."""
+    from memory.storage.userlock import idle_user
+
+    with store.db() as db:
+        jobs = list(db.exec(select(ImportJob)).all())
+    total = 0
+    for job in jobs:
+        with idle_user(cast("Storage", store), job.user_hash) as idle:
+            if not idle:
+                continue
+            while rows := _unindexed_of(store, job.imported_key, 256):
+                index_memories(store, rows)
+                total += len(rows)
+            with store.engine.begin() as conn:
+                conn.execute(delete(ImportJob).where(col(ImportJob.imported_key) == job.imported_key))
+    return total
+
+
+def _unindexed_of(store: Database, user_key: str, limit: int) -> list[Memory]:
+    query = select(Memory).where(
+        Memory.user_key == user_key,
+        col(Memory.indexed).is_(False),
+        Memory.status == MemoryStatus.ACTIVE,
+    )
+    with store.db() as db:
+        return list(db.exec(query.order_by(Memory.id).limit(limit)).all())
+
+
 def startup_repair(store: Indexed) -> dict[str, Any]:
-    """The cheap check run when a process first opens the index: bounded work unless something is wrong."""
+    """The cheap check run when a process first opens the index: bounded work unless something is wrong — or an
+    import was killed before its memories reached the index (all of them are indexed now, however many)."""
     with contextlib.suppress(*INDEX_DAMAGE):  # an unreadable index is found and rebuilt below
         store.index.retype("turn", MemoryType.EPISODE)  # migration 0011 renamed the type in SQL
         store.index.refresh_text_index()  # built with ICU's default stop words (before memory/text/stopwords.py)
+    imported = finish_imports(store)
+    if imported:
+        log.warning("start-up check: indexed %d memories an interrupted import left unindexed", imported)
     pending = _pending(store, STARTUP_LIMIT + 1, STARTUP_GRACE)
     if len(pending) > STARTUP_LIMIT:
         log.warning("more than %d unindexed memories: run `memlens repair`", STARTUP_LIMIT)

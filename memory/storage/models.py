@@ -347,6 +347,16 @@ class ErasureJob(SQLModel, table=True):
     started_at: datetime = Field(default_factory=utcnow)
 
 
+class ImportJob(SQLModel, table=True):
+    """An import whose rows are committed but not all indexed yet (``memory.lifecycle.export.import_user``):
+    written in the rows' transaction, removed once the index has them, so the next start indexes what a killed
+    import left (``memory.storage.integrity.finish_imports``). Only the new internal key and the id's hash."""
+
+    imported_key: str = Field(primary_key=True, max_length=32)
+    user_hash: str = Field(max_length=64)
+    started_at: datetime = Field(default_factory=utcnow)
+
+
 class SchemaMigration(SQLModel, table=True):
     version: int = Field(primary_key=True)
     name: str

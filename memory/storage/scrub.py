@@ -13,7 +13,7 @@ operations, roles, sources, field and section names, models, modes, a retrieval 
 recall's fixed verdicts, ~190 of them per logged recall), the user's and session's external ids (the
 host application's identifiers, looked up by hash), account and actor names (sign-in and the throttle match them),
 the audit's user id (erasure clears it), a LangGraph store key inside ``meta``, and the configuration tables (live
-settings — a model URL may hold an IP address —, accounts, API keys, migrations, the erasure journal).
+settings — a model URL may hold an IP address —, accounts, API keys, migrations, the erasure and import journals).
 
 Write paths for new kinds of rows need nothing more than writing through the engine; code that must mask a row
 itself before it leaves the process (a log line, a file) calls :func:`mask_row` or
@@ -37,7 +37,7 @@ NOT_TEXT = re.compile(
     r"|^(external_id|user_id|users|password_hash|prefix|labeled_by|version|drop_reason)$"
 )
 #: tables of configuration, not of people's words (a live setting may be a URL with an IP address in it)
-_SKIP_TABLES = frozenset({"setting", "schemamigration", "account", "apikey", "erasurejob"})
+_SKIP_TABLES = frozenset({"setting", "schemamigration", "account", "apikey", "erasurejob", "importjob"})
 #: keys inside JSON values that are machine values (a LangGraph store key is looked up as given)
 _JSON_KEEP = frozenset({"store_key", "hashed_ids", "receipt_id"})  # + an erasure receipt's hashes
 

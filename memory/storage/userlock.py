@@ -67,28 +67,57 @@ def user_writes(storage: Storage, user_id: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _file_lock(storage: Storage, digest: str) -> Iterator[None]:
+def idle_user(storage: Storage, digest: str) -> Iterator[bool]:
+    """Take the write lock of the user whose id hashes to ``digest`` without waiting: yields True while held, False
+    (holding nothing) when a writer anywhere has it — e.g. an import still running in another process, whose
+    leftovers the start-up check must not touch (a killed writer's locks are released by the kernel / server)."""
+    lock = _thread_lock(digest)
+    if not lock.acquire(blocking=False):
+        yield False
+        return
+    try:
+        with _file_lock(storage, digest, wait=False) as got_file:
+            if not got_file:
+                yield False
+                return
+            with _pg_lock(storage, digest, wait=False) as got_pg:
+                yield bool(got_pg)
+    finally:
+        lock.release()
+
+
+@contextlib.contextmanager
+def _file_lock(storage: Storage, digest: str, *, wait: bool = True) -> Iterator[bool]:
     folder = storage.settings.data_dir / "locks"
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder / f"{digest[:32]}.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
     finally:
         os.close(fd)  # closing the descriptor releases the lock
 
 
 @contextlib.contextmanager
-def _pg_lock(storage: Storage, digest: str) -> Iterator[None]:
+def _pg_lock(storage: Storage, digest: str, *, wait: bool = True) -> Iterator[bool]:
     if storage.engine.dialect.name != "postgresql":
-        yield
+        yield True
         return
     key = int(digest[:15], 16)  # fits a signed bigint
     with _lock_engine(storage).connect() as conn:
-        conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
+        if wait:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": key})
+        elif not conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar():
+            conn.commit()
+            yield False
+            return
         conn.commit()
         try:
-            yield
+            yield True
         finally:
             conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": key})
             conn.commit()

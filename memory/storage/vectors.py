@@ -386,7 +386,7 @@ class VectorIndex:
                 entry = UserVectors()
                 entry.append(res["id"].to_pylist(), res["agent_id"].to_pylist(), self._matrix(res))
         except Exception:  # noqa: BLE001 — a cache that fails to fill is only a slower search, never a failed one
-            log.debug("vector cache: loading %s failed", user_key, exc_info=True)
+            log.debug("vector cache: loading a user's vectors failed", exc_info=True)  # no key: logs outlive erasures
             entry = None
         finally:
             self.cache.finish_load(user_key, entry, version)

@@ -19,6 +19,7 @@ from memory.storage.models import (
     stored_id,
     utcnow,
 )
+from memory.vocab import ANY_AGENT
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -127,7 +128,7 @@ def labelled_queries(store: Database, user_key: str | None = None) -> list[dict[
                 {
                     "retrieval_id": r.id,
                     "user_id": external,
-                    "agent_id": None if r.agent_id == "*" else r.agent_id,
+                    "agent_id": None if r.agent_id == ANY_AGENT else r.agent_id,
                     "retrieval_query": r.retrieval_query,
                     "mode": r.mode,
                     "labels": {},

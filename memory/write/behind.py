@@ -82,7 +82,7 @@ class WriteBehind:
         try:
             fut.set_result(job())
         except BaseException as exc:  # noqa: BLE001 - the caller reads it from the future; the next job still runs
-            log.exception("background memory write for user %s failed", user_key[:8])
+            log.exception("a background memory write failed")  # no user key: logs outlive erasures
             fut.set_exception(exc)
         finally:
             with self._lock:
