@@ -7,8 +7,8 @@ get none. Windows of several hits are shown once: a message already claimed by a
 its context), or the hit's own source, is not repeated (:func:`contexts`, pure, shared by recall and the
 evaluation). Only user and assistant messages count as turns.
 
-:func:`load` reads the selected hits' context from SQL for one user, in one statement (the positions come from a
-window function over the sessions the sources sit in), filtered by the user's key and with every id bound as a
+:func:`load` reads the selected hits' context from SQL for one user, in a few bounded statements (:data:`WINDOW_CHUNK`
+sources each), filtered by the user's key and with every id bound as a
 parameter. Message text is masked when it is stored (``memory.storage.records.add_message``); a purged memory's
 blanked source message is left out here, and a context line stating what a person retracted is left out by the
 prompt composer (``memory.write.consistency.consistent_text``), like older bridges and summaries.
@@ -130,9 +130,10 @@ def source_ids(values: Iterable[Any]) -> list[int]:
 def load(
     engine: Engine, user_key: str, sources: Sequence[Iterable[Any]], span: int, shown: Iterable[int] = ()
 ) -> list[list[ContextRow]]:
-    """The context rows of each hit (given by its source message ids, in rank order), read in one statement from
-    the user's own messages only (``shown``: see :func:`contexts`). Blanked (purged) messages are left out, and so
-    are those a memory a person retracted came from (:func:`retracted_sources`, a second small statement)."""
+    """The context rows of each hit (given by its source message ids, in rank order), read from the user's own
+    messages only (``shown``: see :func:`contexts`), in statements bounded whatever the number of hits. Blanked
+    (purged) messages are left out, and so are those a memory a person retracted came from
+    (:func:`retracted_sources`, a second small read)."""
     placement, rows = read(engine, user_key, [m for src in sources for m in source_ids(src)], span)
     found = shown_rows(placement, rows, sources, span, shown)
     gone = retracted_sources(engine, user_key, [r.message_id for ctx in found for r in ctx])
@@ -149,15 +150,17 @@ def retracted_sources(engine: Engine, user_key: str, message_ids: Sequence[int])
     query = (
         select(ev.message_id, mem.status, mem.meta)
         .join_from(event_t, memory_t, mem.id == ev.memory_id)
-        .where(ev.user_key == user_key, mem.user_key == user_key, ev.message_id.in_(sorted(set(message_ids))))
+        .where(ev.user_key == user_key, mem.user_key == user_key)
     )
+    found: list[Any] = []
     with engine.connect() as conn:
-        found = conn.execute(query).all()
+        for part in chunks(sorted(set(message_ids)), IN_CHUNK):
+            found += conn.execute(query.where(ev.message_id.in_(list(part)))).all()
     return {r.message_id for r in found if r.status == MemoryStatus.DELETED or is_flagged(r.meta)}
 
 
 def read(engine: Engine, user_key: str, wanted: Iterable[int], span: int) -> tuple[Placement, dict[int, ContextRow]]:
-    """Where the turns within ±span of the ``wanted`` messages sit, and their rows (one statement, one user)."""
+    """Where the turns within ±span of the ``wanted`` messages sit, and their rows (bounded statements, one user)."""
     ids = sorted(set(wanted))
     if span <= 0 or not ids:
         return Placement({}), {}
@@ -183,20 +186,37 @@ def shown_rows(
     return out
 
 
+#: messages whose windows one statement reads: 2 × this + 1 compound terms per statement, well under SQLite's 500
+#: (SQLITE_MAX_COMPOUND_SELECT), so source context for any number of hits is a few bounded statements
+WINDOW_CHUNK = 50
+#: ids bound in one ``IN (...)`` list (SQLite's default bound-parameter limit is 32,766; PostgreSQL's 65,535)
+IN_CHUNK = 500
+
+
+def chunks(ids: Sequence[int], size: int) -> list[Sequence[int]]:
+    """``ids`` in slices of at most ``size``: each slice is one bounded statement."""
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
 def _window_rows(engine: Engine, user_key: str, wanted: list[int], span: int) -> list[Any]:
     """Each wanted message with the ``span`` turns before and after it in its session: per message two small
-    index-ordered reads (session, id), in one UNION ALL statement, so the cost does not grow with the session's
-    length. Every clause names the user's key: one user never reads another's messages."""
+    index-ordered reads (session, id), in UNION ALL statements of at most :data:`WINDOW_CHUNK` messages each, so the
+    cost does not grow with the session's length and no statement grows with the number of hits (one UNION for a
+    hundred hits broke SQLite's compound-SELECT limit). Every clause names the user's key: one user never reads
+    another's messages."""
     t = SQLModel.metadata.tables[str(Message.__tablename__)]  # Core columns: plain rows, not ORM objects
     cols = (t.c.id, t.c.session_id, t.c.role, t.c.meta, t.c.created_at, t.c.content)
     mine = and_(t.c.user_key == user_key, t.c.role.in_(TURN_ROLES))
-    parts = [select(*cols).where(mine, t.c.id.in_(wanted))]
-    for n, mid in enumerate(wanted):
-        src = t.alias(f"src{n}")
-        session = select(src.c.session_id).where(src.c.id == mid, src.c.user_key == user_key).scalar_subquery()
-        near = and_(mine, t.c.session_id == session)
-        before = select(*cols).where(near, t.c.id < mid).order_by(t.c.id.desc()).limit(span).subquery()
-        after = select(*cols).where(near, t.c.id > mid).order_by(t.c.id).limit(span).subquery()
-        parts += [select(*before.c), select(*after.c)]
+    found: list[Any] = []
     with engine.connect() as conn:
-        return list(conn.execute(union_all(*parts)).all())
+        for part in chunks(wanted, WINDOW_CHUNK):
+            parts = [select(*cols).where(mine, t.c.id.in_(list(part)))]
+            for n, mid in enumerate(part):
+                src = t.alias(f"src{n}")
+                session = select(src.c.session_id).where(src.c.id == mid, src.c.user_key == user_key)
+                near = and_(mine, t.c.session_id == session.scalar_subquery())
+                before = select(*cols).where(near, t.c.id < mid).order_by(t.c.id.desc()).limit(span).subquery()
+                after = select(*cols).where(near, t.c.id > mid).order_by(t.c.id).limit(span).subquery()
+                parts += [select(*before.c), select(*after.c)]
+            found += conn.execute(union_all(*parts)).all()
+    return found

@@ -435,8 +435,8 @@ def gather(
         for m in found
         if m.user_key == user_key and m.status == MemoryStatus.ACTIVE and agent_id in (None, m.agent_id)
     ]
-    if filters.sql_side:  # on the rows SQL returned (source type and event time are not index columns)
-        rows = [m for m in rows if filters.keeps(m.source_type, m.event_time)]
+    if filters.sql_side:  # on the rows SQL returned (source type, event time, a door's filters: not index columns)
+        rows = [m for m in rows if filters.keeps_row(m)]
         keep = {m.id for m in rows}
         vec, fts = [p for p in vec if p[0] in keep], [p for p in fts if p[0] in keep]
     return Signals(query=query, vec=vec, fts=fts, sims=sims, rows=rows)
@@ -569,7 +569,7 @@ def without_retracted(
 
 
 def add_context(engine: Any, user_key: str, hits: list[Hit], span: int) -> None:
-    """Fill the selected hits' source context (one SQL statement; the others keep none)."""
+    """Fill the selected hits' source context (bounded SQL statements; the others keep none)."""
     chosen = [h for h in hits if h.selected]
     for h in hits:
         h.context = []
