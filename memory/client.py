@@ -358,14 +358,14 @@ class Memory:
         low = -1.0 if mode == "calibrated" else 0.0  # mem0's score is in [0, 1]; MemLens's cut may be turned off
         if threshold is not None and not low <= threshold <= 1.0:
             raise InvalidInput(f"threshold must be between {low:g} and 1")
+        if n == 0:  # nothing asked for: the query is still checked like any other
+            validate.text(query, self.service.settings.max_message_chars, "query")
+            return {"results": []}
         if mode == "calibrated":  # MemLens's cut: the calibrated threshold (and the live similarity cuts)
             policy = self.service.recall_policy(k=n, threshold=threshold)
         else:  # mem0's: every candidate whose score (cosine similarity) reaches the threshold, nothing else
             floor = MEM0_THRESHOLD if threshold is None else float(threshold)
             policy = self.service.recall_policy(k=n, threshold=-1.0).replace(similarity_floor=floor, relative_cut=None)
-        if n == 0:  # nothing asked for: the query is still checked like any other
-            validate.text(query, self.service.settings.max_message_chars, "query")
-            return {"results": []}
         wanted = _wants(run, meta_filters)
         label = {**meta_filters, **({"run_id": run} if run is not None else {})} or None
         with self._acting():
