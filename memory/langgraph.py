@@ -280,6 +280,8 @@ class MemLensStore(BaseStore):
         need = offset + limit
         ranked: list[tuple[float, MemoryRow, Parts]] = []
         label = {"namespace_prefix": list(prefix), "filter": op.filter}
+        # a prefix past the user's label, or a value filter, may leave few of the user's memories: a wider pool
+        narrow = bool(op.filter) or len(prefix) > max(t.index(USER) + 1 for t in self.templates)
         for user_id in users:
 
             def wanted(row: Any, user_id: str = user_id) -> bool:
@@ -287,7 +289,7 @@ class MemLensStore(BaseStore):
                     return False
                 return self._fits(row, self._parts(row, user_id), prefix, op)
 
-            hits = self._recalled(user_id, op.query or "", need, wanted, label)
+            hits = self._recalled(user_id, op.query or "", need, wanted, label, narrow=narrow)
             rows = self.service.memories_by_id([h.memory_id for h in hits])
             for h in hits:
                 if (row := rows.get(h.memory_id)) is not None:
@@ -297,7 +299,9 @@ class MemLensStore(BaseStore):
             SearchItem(p[0], p[1], p[2], p[3], r.updated_at, score=s) for s, r, p in ranked[offset : offset + limit]
         ]
 
-    def _recalled(self, user_id: str, query: str, need: int, where: Any, label: Any) -> list[Any]:
+    def _recalled(
+        self, user_id: str, query: str, need: int, where: Any, label: Any, *, narrow: bool = True
+    ) -> list[Any]:
         """The hits recall selected for one user (none when there is no such user): no cut unless the store has a
         ``threshold`` (as LangGraph's stores), recall's other verdicts — flagged, retracted, same-source twin — as
         every door has them."""
@@ -308,7 +312,7 @@ class MemLensStore(BaseStore):
         cut = self.threshold if self.threshold is not None else -1.0
         with self.memory._acting():
             policy = self.service.recall_policy(k=min(MAX_LIMIT, need), threshold=cut)
-            result = self.service.door_search(user_id, query, policy, where=where, where_label=label)
+            result = self.service.door_search(user_id, query, policy, where=where, where_label=label, narrow=narrow)
         return [] if result is None else result.selected
 
     def _user_keys(self, users: list[str]) -> list[str]:

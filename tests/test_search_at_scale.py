@@ -113,4 +113,9 @@ def test_a_user_of_10000_memories_searches_through_every_door(big_user):
     )
     assert found["results"] and len(found["results"]) <= 100
     assert all("jasmine" not in r["memory"] for r in found["results"])
+    policy = svc.recall_policy(k=100, threshold=-1.0).replace(similarity_floor=0.1, relative_cut=None)
+    started = time.perf_counter()
+    svc.recall("alice", "what did we say about tea", any_agent=True, policy=policy)
+    service = time.perf_counter() - started
     print("10k-user search seconds (Python door):", {f"{k[0]} run={k[1]}": round(v, 3) for k, v in timings.items()})
+    print(f"the same recall through the service, no filter: {service:.3f} s")
