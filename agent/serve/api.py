@@ -10,6 +10,7 @@ traceback, and the OpenAPI schema documents each one. Writes are tagged ``via=ap
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import traceback
 from typing import TYPE_CHECKING, Annotated, Any
@@ -19,7 +20,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
 
 from agent.serve import limits
 from agent.serve.refusals import RefusalAudit
@@ -193,14 +193,15 @@ def _errors(app: FastAPI) -> None:
 
 
 def _methods(request: Request) -> list[str]:
-    """Every method some route serves at this request's path (asked of the router itself: routes sit in included
-    routers, and a path can match several routes, e.g. ``/v1/memories/search`` and ``/v1/memories/{memory_id}``)."""
-    found = []
-    for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"):
-        scope = {**request.scope, "method": method}
-        if any(r.matches(scope)[0] == Match.FULL for r in request.app.router.routes):
-            found.append(method)
-    return found
+    """The methods the documented resource at this request's path supports, as ``/openapi.json`` lists them: the
+    most specific path template that matches wins (``/v1/memories/search`` is its own resource, not a memory id)."""
+    path = request.url.path
+    paths: dict[str, dict[str, Any]] = request.app.openapi().get("paths", {})
+    fitting = [t for t in paths if re.fullmatch(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(t)), path)]
+    if not fitting:
+        return []
+    best = min(fitting, key=lambda t: t.count("{"))
+    return [m for m in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS") if m.lower() in paths[best]]
 
 
 def known_query(request: Request) -> None:
