@@ -19,8 +19,10 @@ items, keyed by their ids). Memories other doors wrote show under ``template-wit
 their ids, e.g. ``("alice", "default", "fact")``.
 
 ``search`` filters by namespace prefix and by value (LangGraph's ``$eq $ne $gt $gte $lt $lte`` and dotted paths)
-*before* the limit; with a query, the candidates are ranked by MemLens recall over every agent of the user (no cut,
-as LangGraph's stores: ``threshold=`` turns MemLens's calibrated cut on), scored by calibrated relevance. Every
+*before* the limit; with a query, the candidates are ranked by MemLens recall over every agent of the user, the
+filters applied by recall before its cut (``MemoryService.door_search``: the items are what recall selected, so
+a retracted statement or a fact's own message twin never comes back), with no relevance cut, as LangGraph's stores
+(``threshold=`` turns MemLens's calibrated cut on), scored by calibrated relevance. Every
 write is tagged ``via=langgraph`` and, for one user, serialised with every other door's writes
 (``memory.storage.userlock``).
 """
