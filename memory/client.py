@@ -14,8 +14,9 @@ mem0's behaviour is the default (its contract, rebuilt from mem0's documentation
   keeps naming the memory (``get``/``update``/``delete``/``history``); the write log keeps every version;
 - deleted means gone: ``get`` returns None, ``delete`` of a missing id raises a ``ValueError``;
 - ``search``/``get_all`` span every agent of the user unless ``agent_id`` is named; ``run_id`` scopes to a session;
-- mem0's filter operators (``memory.docfilters``) apply *before* the limit; mem0's defaults: 20 results, a cut at
-  ``score`` (cosine similarity) 0.1. ``Memory(cut="calibrated")`` (the MCP door's choice) or ``search(...,
+- mem0's filter operators (``memory.docfilters``) apply *before* the limit, inside recall's cut (the results are
+  exactly what recall selected, as on every door); mem0's defaults: 20 results, a cut at ``score`` (cosine
+  similarity) 0.1, best score first. ``Memory(cut="calibrated")`` (the MCP door's choice) or ``search(...,
   cut="calibrated")`` applies MemLens's calibrated relevance cut instead, as the back office shows it.
 
 Writes for one user are serialised with every other door's (``service.user_writes``); each door's write goes through
@@ -345,9 +346,11 @@ class Memory:
         cut: Cut | None = None,
         rerank: bool = False,
     ) -> dict[str, Any]:
-        """The real recall (hybrid, logged for the retrieval lab) over every agent of the user unless one is named.
+        """The real recall (hybrid, logged for the retrieval lab) over every agent of the user unless one is named,
+        through the one cut every door shares (``MemoryService.door_search``): the results are what recall selected.
         mem0's cut by default (``score`` = cosine similarity ≥ ``threshold``, 0.1); ``cut="calibrated"``: MemLens's
-        calibrated relevance cut (``threshold`` then on relevance). Filters apply before the limit."""
+        calibrated relevance cut (``threshold`` then on relevance). ``run_id`` and the metadata filters apply before
+        the cut and the limit (``run_id="*"``: any run); results best ``score`` first, as mem0 returns them."""
         user_id, agent, run, meta_filters = _scope(user_id, agent_id, run_id, filters)
         n = _count(top_k if top_k is not None else limit, "top_k / limit", MEM0_TOP_K)
         mode = cut or self.cut
