@@ -14,8 +14,9 @@ mem0's behaviour is the default (its contract, rebuilt from mem0's documentation
   keeps naming the memory (``get``/``update``/``delete``/``history``); the write log keeps every version;
 - deleted means gone: ``get`` returns None, ``delete`` of a missing id raises a ``ValueError``;
 - ``search``/``get_all`` span every agent of the user unless ``agent_id`` is named; ``run_id`` scopes to a session;
-- mem0's filter operators (``memory.docfilters``) apply *before* the limit; mem0's defaults: 20 results, a cut at
-  ``score`` (cosine similarity) 0.1. ``Memory(cut="calibrated")`` (the MCP door's choice) or ``search(...,
+- mem0's filter operators (``memory.docfilters``) apply *before* the limit, inside recall's cut (the results are
+  exactly what recall selected, as on every door); mem0's defaults: 20 results, a cut at ``score`` (cosine
+  similarity) 0.1, best score first. ``Memory(cut="calibrated")`` (the MCP door's choice) or ``search(...,
   cut="calibrated")`` applies MemLens's calibrated relevance cut instead, as the back office shows it.
 
 Writes for one user are serialised with every other door's (``service.user_writes``); each door's write goes through
@@ -33,7 +34,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Literal
 
-from memory import docfilters, keyed, provenance
+from memory import docfilters, keyed, provenance, validate
 from memory.config import Settings
 from memory.errors import Conflict, InvalidInput, MemoryNotFound, NotFound
 from memory.service import MemoryService
@@ -136,6 +137,29 @@ def content_hash(text: str) -> str:
 def _doc(meta: dict[str, Any], type_: str | None) -> dict[str, Any]:
     """What mem0-style filters match: the caller's metadata, plus ``type``, ``via`` and ``by``."""
     return {"type": type_, "via": meta.get("via"), "by": meta.get("by"), **(meta.get("metadata") or {})}
+
+
+def in_run(meta: dict[str, Any], run_id: str | None) -> bool:
+    """mem0's ``run_id`` scope: None = any memory, ``"*"`` = any memory that has a run id (mem0's wildcard: the
+    field is present, whatever its value), else that run."""
+    if run_id is None:
+        return True
+    if run_id == "*":
+        return meta.get("run_id") is not None
+    return meta.get("run_id") == run_id
+
+
+def _wants(run_id: str | None, meta_filters: dict[str, Any]) -> Callable[[Any], bool] | None:
+    """The door's filters (run scope and mem0's metadata filters) as a test on a stored row, for recall to apply
+    before its cut; None when there are none."""
+    if run_id is None and not meta_filters:
+        return None
+
+    def wanted(row: Any) -> bool:
+        meta = row.meta or {}
+        return in_run(meta, run_id) and docfilters.matches(_doc(meta, row.type), meta_filters)
+
+    return wanted
 
 
 class Memory:
@@ -324,51 +348,44 @@ class Memory:
         cut: Cut | None = None,
         rerank: bool = False,
     ) -> dict[str, Any]:
-        """The real recall (hybrid, logged for the retrieval lab) over every agent of the user unless one is named.
+        """The real recall (hybrid, logged for the retrieval lab) over every agent of the user unless one is named,
+        through the one cut every door shares (``MemoryService.door_search``): the results are what recall selected.
         mem0's cut by default (``score`` = cosine similarity ≥ ``threshold``, 0.1); ``cut="calibrated"``: MemLens's
-        calibrated relevance cut (``threshold`` then on relevance). Filters apply before the limit."""
+        calibrated relevance cut (``threshold`` then on relevance). ``run_id`` and the metadata filters apply before
+        the cut and the limit (``run_id="*"``: any run); results best ``score`` first, as mem0 returns them."""
         user_id, agent, run, meta_filters = _scope(user_id, agent_id, run_id, filters)
         n = _count(top_k if top_k is not None else limit, "top_k / limit", MEM0_TOP_K)
         mode = cut or self.cut
+        if mode not in ("mem0", "calibrated"):
+            raise InvalidInput('cut must be "mem0" or "calibrated"')
         if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))):
             raise InvalidInput("threshold must be a number")
         low = -1.0 if mode == "calibrated" else 0.0  # mem0's score is in [0, 1]; MemLens's cut may be turned off
         if threshold is not None and not low <= threshold <= 1.0:
             raise InvalidInput(f"threshold must be between {low:g} and 1")
-        try:
-            user = self.service.get_user(user_id)
-        except NotFound:
-            self.service.recall_policy(threshold=threshold)  # still refuse bad parameters
+        if n == 0:  # nothing asked for: the query is still checked like any other
+            validate.text(query, self.service.settings.max_message_chars, "query")
             return {"results": []}
-        if n == 0:
-            return {"results": []}
-        wide = bool(meta_filters) or run is not None
-        k = MAX_RESULTS if wide else min(MAX_RESULTS, max(n * 4, 60))
+        if mode == "calibrated":  # MemLens's cut: the calibrated threshold (and the live similarity cuts)
+            policy = self.service.recall_policy(k=n, threshold=threshold)
+        else:  # mem0's: every candidate whose score (cosine similarity) reaches the threshold, nothing else
+            floor = MEM0_THRESHOLD if threshold is None else float(threshold)
+            policy = self.service.recall_policy(k=n, threshold=-1.0).replace(similarity_floor=floor, relative_cut=None)
+        wanted = _wants(run, meta_filters)
+        label = {**meta_filters, **({"run_id": run} if run is not None else {})} or None
         with self._acting():
-            if mode == "calibrated":
-                policy = self.service.recall_policy(k=k, threshold=threshold)
-                result = self.service.recall(user_id, query, agent_id=agent, any_agent=True, policy=policy)
-                hits = [h for h in result.hits if h.passed]
-            else:
-                policy = self.service.recall_policy(k=k, threshold=-1.0)
-                result = self.service.recall(user_id, query, agent_id=agent, any_agent=True, policy=policy)
-                floor = MEM0_THRESHOLD if threshold is None else threshold
-                hits = [h for h in result.hits if not h.flagged and (h.similarity or 0.0) >= floor]
+            result = self.service.door_search(user_id, query, policy, agent_id=agent, where=wanted, where_label=label)
+        if result is None:
+            return {"results": []}
+        hits = result.selected  # recall's own verdicts: what it selected is what this door returns
         rows = self.service.memories_by_id([h.memory_id for h in hits])
-        kept = []
+        out = []
         for h in hits:
             row = rows.get(h.memory_id)
-            if row is None or row.status != MemoryStatus.ACTIVE or not self._in_run(row, run):
+            if row is None:  # deleted since the search read it
                 continue
-            if docfilters.matches(_doc(row.meta or {}, row.type), meta_filters):
-                kept.append((h, row))
-            if len(kept) == n:
-                break
-        self.service.fill_context(user, [h for h, _ in kept])
-        out = []
-        for h, row in kept:
             item = {
-                **self._row(row, user.external_id),
+                **self._row(row, user_id),
                 "score": h.similarity,
                 "fused_score": h.score,
                 "similarity": h.similarity,
@@ -379,6 +396,7 @@ class Memory:
             if h.relevance is not None:
                 item["relevance"] = h.relevance
             out.append(item)
+        out.sort(key=lambda r: -(r["score"] if r["score"] is not None else -2.0))  # mem0: best score first
         return {"results": out, "retrieval_id": result.retrieval_id}
 
     def get(self, memory_id: str, *, user_id: str | None = None) -> dict[str, Any] | None:
@@ -448,7 +466,7 @@ class Memory:
 
     @staticmethod
     def _in_run(row: MemoryRow, run_id: str | None) -> bool:
-        return run_id is None or (row.meta or {}).get("run_id") == run_id
+        return in_run(row.meta or {}, run_id)
 
     def _head(self, memory_id: str, *, active: bool = True, user_id: str | None = None) -> MemoryRow | None:
         """The row a (stable) id names now: the active row carrying it, else the row itself (following what

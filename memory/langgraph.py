@@ -19,8 +19,10 @@ items, keyed by their ids). Memories other doors wrote show under ``template-wit
 their ids, e.g. ``("alice", "default", "fact")``.
 
 ``search`` filters by namespace prefix and by value (LangGraph's ``$eq $ne $gt $gte $lt $lte`` and dotted paths)
-*before* the limit; with a query, the candidates are ranked by MemLens recall over every agent of the user (no cut,
-as LangGraph's stores: ``threshold=`` turns MemLens's calibrated cut on), scored by calibrated relevance. Every
+*before* the limit; with a query, the candidates are ranked by MemLens recall over every agent of the user, the
+filters applied by recall before its cut (``MemoryService.door_search``: the items are what recall selected, so
+a retracted statement or a fact's own message twin never comes back), with no relevance cut, as LangGraph's stores
+(``threshold=`` turns MemLens's calibrated cut on), scored by calibrated relevance. Every
 write is tagged ``via=langgraph`` and, for one user, serialised with every other door's writes
 (``memory.storage.userlock``).
 """
@@ -166,7 +168,7 @@ class MemLensStore(BaseStore):
         return await asyncio.to_thread(self.batch, list(ops))
 
     # -- reading -------------------------------------------------------------------------------------------------
-    def _parts(self, row: MemoryRow, user_id: str) -> Parts:
+    def _parts(self, row: Any, user_id: str) -> Parts:
         """(namespace, key, value, created_at) of a memory as the store shows it. A put's namespace is shown only
         when it belongs to the memory's own user (:meth:`user_of`): a namespace written into ``meta`` any other way
         (an imported file) never places an item under another user's namespace; the item shows as its user's."""
@@ -267,47 +269,51 @@ class MemLensStore(BaseStore):
         ranked = [(by_id[i][0], by_id[i][1], s) for i, s in scored][offset : offset + limit]
         return [SearchItem(p[0], p[1], p[2], p[3], r.updated_at, score=s) for r, p, s in ranked]
 
-    def _fits(self, row: MemoryRow, parts: Parts, prefix: tuple[str, ...], op: SearchOp) -> bool:
+    def _fits(self, row: Any, parts: Parts, prefix: tuple[str, ...], op: SearchOp) -> bool:
         return parts[0][: len(prefix)] == prefix and docfilters.matches(parts[2], op.filter)
 
     def _by_meaning(
         self, op: SearchOp, prefix: tuple[str, ...], users: list[str], limit: int, offset: int
     ) -> list[SearchItem]:
-        """A query search whose prefix names its users: MemLens recall over each user, then namespace and value
-        filters on the hits; the pool grows (x4, up to the whole user) only while the page is short."""
+        """A query search whose prefix names its users: MemLens recall over each user, the namespace and value
+        filters applied by recall before its cut (``service.door_search``), so the page is recall's own selection."""
         need = offset + limit
-        cut = self.threshold if self.threshold is not None else -1.0
         ranked: list[tuple[float, MemoryRow, Parts]] = []
+        label = {"namespace_prefix": list(prefix), "filter": op.filter}
+        # a prefix past the user's label, or a value filter, may leave few of the user's memories: a wider pool
+        narrow = bool(op.filter) or len(prefix) > max(t.index(USER) + 1 for t in self.templates)
         for user_id in users:
-            try:
-                self.service.get_user(user_id)
-            except (NotFound, MemLensError):
-                continue
-            k = min(MAX_LIMIT, max(need * 4, 40))
-            while True:
-                with self.memory._acting():
-                    policy = self.service.recall_policy(k=k, threshold=cut)
-                    result = self.service.recall(user_id, op.query or "", any_agent=True, policy=policy)
-                hits = result.selected if self.threshold is not None else [h for h in result.hits if not h.flagged]
-                rows = self.service.memories_by_id([h.memory_id for h in hits])
-                mine = []
-                for h in hits:
-                    row = rows.get(h.memory_id)
-                    if row is None or row.status != MemoryStatus.ACTIVE:
-                        continue
-                    if (row.meta or {}).get("store_index") is False:
-                        continue
-                    parts = self._parts(row, user_id)
-                    if self._fits(row, parts, prefix, op):
-                        mine.append((_score(h), row, parts))
-                if len(mine) >= need or k >= MAX_LIMIT or len(result.hits) < k:
-                    break
-                k = min(MAX_LIMIT, k * 4)
-            ranked += mine
+
+            def wanted(row: Any, user_id: str = user_id) -> bool:
+                if (row.meta or {}).get("store_index") is False:
+                    return False
+                return self._fits(row, self._parts(row, user_id), prefix, op)
+
+            hits = self._recalled(user_id, op.query or "", need, wanted, label, narrow=narrow)
+            rows = self.service.memories_by_id([h.memory_id for h in hits])
+            for h in hits:
+                if (row := rows.get(h.memory_id)) is not None:
+                    ranked.append((_score(h), row, self._parts(row, user_id)))
         ranked.sort(key=lambda t: -t[0])
         return [
             SearchItem(p[0], p[1], p[2], p[3], r.updated_at, score=s) for s, r, p in ranked[offset : offset + limit]
         ]
+
+    def _recalled(
+        self, user_id: str, query: str, need: int, where: Any, label: Any, *, narrow: bool = True
+    ) -> list[Any]:
+        """The hits recall selected for one user (none when there is no such user): no cut unless the store has a
+        ``threshold`` (as LangGraph's stores), recall's other verdicts — flagged, retracted, same-source twin — as
+        every door has them."""
+        try:
+            self.service.get_user(user_id)
+        except (NotFound, MemLensError):
+            return []
+        cut = self.threshold if self.threshold is not None else -1.0
+        with self.memory._acting():
+            policy = self.service.recall_policy(k=min(MAX_LIMIT, need), threshold=cut)
+            result = self.service.door_search(user_id, query, policy, where=where, where_label=label, narrow=narrow)
+        return [] if result is None else result.selected
 
     def _user_keys(self, users: list[str]) -> list[str]:
         keys = []
@@ -319,27 +325,15 @@ class MemLensStore(BaseStore):
         return keys
 
     def _rank(self, query: str, rows: list[tuple[MemoryRow, str]], need: int) -> list[tuple[str, float]]:
-        """(memory id, score) of the candidates, best first, by MemLens recall over each user's memories: a pool a
-        few times the page first, the whole candidate set only when filtering left the page short."""
-        if not rows:
-            return []
+        """(memory id, score) of the candidates, best first, by MemLens recall over each user's memories, limited to
+        these candidates before its cut."""
         wanted: dict[str, set[str]] = {}
         for r, u in rows:
             wanted.setdefault(u, set()).add(r.id)
         out: list[tuple[str, float]] = []
-        cut = self.threshold if self.threshold is not None else -1.0
         for user_id, ids in wanted.items():
-            k = min(MAX_LIMIT, max(need * 4, 40))
-            while True:
-                with self.memory._acting():
-                    policy = self.service.recall_policy(k=k, threshold=cut)
-                    result = self.service.recall(user_id, query, any_agent=True, policy=policy)
-                hits = result.selected if self.threshold is not None else [h for h in result.hits if not h.flagged]
-                found = [(h.memory_id, _score(h)) for h in hits if h.memory_id in ids]
-                if len(found) >= min(need, len(ids)) or k >= MAX_LIMIT or len(result.hits) < k:
-                    break
-                k = min(MAX_LIMIT, k * 4)
-            out += found
+            hits = self._recalled(user_id, query, need, lambda row, ids=ids: row.id in ids, {"candidates": len(ids)})
+            out += [(h.memory_id, _score(h)) for h in hits]
         return sorted(out, key=lambda p: -p[1])
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:

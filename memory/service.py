@@ -26,7 +26,7 @@ from memory.people import People
 from memory.retrieval import log as retrieval_log
 from memory.retrieval import policy as recall_policy
 from memory.retrieval import setup
-from memory.retrieval.filters import RecallFilters
+from memory.retrieval.filters import DOOR_POOL, RecallFilters
 from memory.retrieval.policy import PolicyChanges, RecallPolicy
 from memory.retrieval.recall import Hit, RecallResult, Signals, add_context, gather, timed_search
 from memory.retrieval.relevance import Calibration
@@ -545,6 +545,36 @@ class MemoryService:
                 result, user_key=key, agent_id=agent, session_key=session_key, turn_id=turn_id
             )
         return result
+
+    def door_search(
+        self,
+        user_id: str,
+        query: str,
+        policy: RecallPolicy,
+        *,
+        agent_id: str | None = None,
+        where: Callable[[Any], bool] | None = None,
+        where_label: Any = None,
+        narrow: bool = True,
+    ) -> RecallResult | None:
+        """The one search behind every door (mem0's Python and REST search, MCP, the LangGraph store): recall over
+        every agent of the user (or the named one), with the door's own filters (``where``, a test on each
+        candidate's stored row) applied *before* the cut. A door returns exactly ``result.selected``: recall's
+        verdicts — flagged, states a retracted memory, same message as a better hit, below the cut, beyond the
+        limit — and no filtering of its own after it. ``policy.k`` is the door's limit, so source context is read for
+        the hits returned and no others. ``narrow``: ``where`` may discard many candidates (a metadata filter, a
+        run), so the candidate pool is widened to :data:`DOOR_POOL` (× the filtered-pool factor). None when the user
+        does not exist (the query is refused first either way, so an empty query is the same error for every
+        user)."""
+        validate.text(query, self.settings.max_message_chars, "query")
+        try:
+            self.get_user(user_id)
+        except NotFound:
+            return None
+        filters = None if where is None else RecallFilters(rows=where, rows_label=where_label)
+        if where is not None and narrow:  # a narrow door filter still finds its matches: a wider candidate pool
+            policy = policy.replace(pool=max(policy.pool, DOOR_POOL))
+        return self.recall(user_id, query, agent_id=agent_id, any_agent=True, policy=policy, filters=filters)
 
     def fill_context(self, user: User, hits: list[Hit], span: int | None = None) -> None:
         """Source context for the selected ``hits`` of this user (after a re-cut, e.g. the retrieval lab's slider);

@@ -48,34 +48,58 @@ async def stdio_session_run(data_dir: Path, steps):
 
 @pytest.mark.slow  # starts a real server process (about 10 s on a busy machine)
 def test_stdio_tools_end_to_end_and_users_never_cross(tmp_path, plumbing_svc):
+    """``serve mcp --user alice`` pins the server to alice: every tool acts for her, and a call naming another user
+    (bob, who has memories of his own) is refused with a clear tool error, audited; bob's memories stay untouched."""
+    from memory import Memory, audit
+    from memory.vocab import AuditAction
+
+    bob_id = Memory(plumbing_svc).add("I moved to Paris last year", user_id="bob", infer=False)["results"][0]["id"]
+
     async def steps(s: ClientSession):
         listed = await s.list_tools()
         assert {t.name for t in listed.tools} == TOOLS
         assert all(len(t.description) > 60 for t in listed.tools)  # written for a model to use
-        added = payload(await s.call_tool("add_memory", {"text": "I moved to Hangzhou last month"}))  # default user
-        await s.call_tool("add_memory", {"text": "I moved to Paris last year", "user_id": "bob"})
+        added = payload(await s.call_tool("add_memory", {"text": "I moved to Hangzhou last month"}))  # the pinned user
+        as_alice = payload(await s.call_tool("search_memories", {"query": "where do I live", "user_id": "alice"}))
         found = payload(await s.call_tool("search_memories", {"query": "where do I live"}))
-        bob_found = payload(await s.call_tool("search_memories", {"query": "where do I live", "user_id": "bob"}))
+        refused = {
+            tool: await s.call_tool(tool, {**args, "user_id": "bob"})
+            for tool, args in (
+                ("add_memory", {"text": "I moved to Rome"}),
+                ("search_memories", {"query": "where do I live"}),
+                ("list_memories", {}),
+                ("delete_memory", {"memory_id": bob_id}),
+                ("get_profile", {}),
+            )
+        }
         profile = payload(await s.call_tool("get_profile", {}))
         listed_mem = payload(await s.call_tool("list_memories", {}))
-        cross = await s.call_tool("delete_memory", {"memory_id": bob_found["results"][0]["id"]})  # as alice
+        cross = await s.call_tool("delete_memory", {"memory_id": bob_id})  # as alice
         empty = await s.call_tool("add_memory", {"text": "  "})
         gone = payload(await s.call_tool("delete_memory", {"memory_id": added["results"][0]["id"]}))
-        return added, found, bob_found, profile, listed_mem, cross, empty, gone
+        return added, as_alice, found, refused, profile, listed_mem, cross, empty, gone
 
-    added, found, bob_found, profile, listed_mem, cross, empty, gone = asyncio.run(
+    added, as_alice, found, refused, profile, listed_mem, cross, empty, gone = asyncio.run(
         stdio_session_run(plumbing_svc.settings.data_dir, steps)
     )
     assert "Hangzhou" in found["results"][0]["memory"] and found["results"][0]["via"] == "mcp"
+    assert as_alice["results"] == found["results"]  # naming the pinned user is allowed
     assert found["results"][0]["context"] == []  # the field is there; one message has no conversation around it
     assert all("Paris" not in r["memory"] for r in found["results"] + listed_mem["results"])
-    assert all("Hangzhou" not in r["memory"] for r in bob_found["results"])
+    for tool, res in refused.items():
+        assert res.isError, tool
+        text = res.content[0].text
+        assert "acts only for user 'alice'" in text and "'bob'" in text and "Traceback" not in text, text
     assert profile == {"user_id": "alice", "profile": {"city": "Hangzhou"}}
     assert cross.isError and "no memory" in cross.content[0].text  # bob's memory is not alice's to delete
     assert empty.isError and "empty" in empty.content[0].text and "Traceback" not in empty.content[0].text
     assert gone["id"] == added["results"][0]["id"]
     rows, _ = views.write_log(plumbing_svc.storage, plumbing_svc.get_user("alice").key, views.WriteFilter(vias=["mcp"]))
     assert {r["op"] for r in rows} >= {"ADD", "DELETE"}
+    bob = Memory(plumbing_svc).get_all(user_id="bob")["results"]
+    assert [r["id"] for r in bob] == [bob_id] and bob[0]["via"] == "python"  # nothing written, read or deleted
+    denied = [r for r in audit.events(plumbing_svc.storage, action=AuditAction.DENIED) if r.user_id == "bob"]
+    assert len(denied) == len(refused) and all(r.via == "mcp" for r in denied)
 
 
 @pytest.fixture

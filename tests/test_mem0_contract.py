@@ -1,4 +1,4 @@
-"""mem0's documented behaviour (``tests/contracts/mem0.py``, 53 items) on the mem0-shaped door, real offline
+"""mem0's documented behaviour (``tests/contracts/mem0.py``, 56 items) on the mem0-shaped door, real offline
 embedder; the deliberate differences are strict xfails and the table in docs/doors.md is generated from them."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from contracts.mem0 import ITEMS, table
 from memory import Memory
 
 
-def test_the_contract_has_53_items():
-    assert len(ITEMS) == 53 and len({i.name for i in ITEMS}) == 53
+def test_the_contract_has_56_items():
+    assert len(ITEMS) == 56 and len({i.name for i in ITEMS}) == 56
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,10 @@ traceback, and the OpenAPI schema documents each one. Writes are tagged ``via=ap
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
+import traceback
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
@@ -34,6 +37,7 @@ if TYPE_CHECKING:  # the agent (LangGraph) loads on the first chat, not when the
 
     from agent.runtime import Agent
 
+log = logging.getLogger(__name__)
 STATUS = {InvalidInput: 400, NotFound: 404, Conflict: 409, Forbidden: 403}
 #: the largest page offset a listing accepts (a bigger one would overflow SQL's integers: a clean 422 instead)
 MAX_OFFSET = 1_000_000
@@ -84,6 +88,43 @@ class BodyLimit:
         return await self.app(scope, limited, send)
 
 
+class Unexpected:
+    """Pure ASGI middleware: an unexpected exception becomes the documented 500 answer (``ErrorBody``, never a
+    traceback) and the connection stays usable. Starlette's handler for ``Exception`` answers and then re-raises, and
+    uvicorn closes a keep-alive connection whose application raised: the client's next request on it was reset.
+    The log line names the error's type, the route and the code line, never the error's text (SQL errors carry
+    their parameters: user keys, memory text)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as exc:
+            route = getattr(scope.get("route"), "path", "?")
+            log.error("internal error (%s) on %s %s at %s", type(exc).__name__, scope.get("method"), route, _at(exc))
+            if started:  # the answer is half sent: nothing sane can follow on this connection
+                raise
+            body = {"error": f"internal error ({type(exc).__name__})"}
+            await JSONResponse(body, status_code=500)(scope, receive, send)
+
+
+def _at(exc: BaseException) -> str:
+    """Where in MemLens's own code an error was raised (file:line of the deepest project frame), else "?"."""
+    ours = [f for f in traceback.extract_tb(exc.__traceback__) if "site-packages" not in f.filename]
+    return f"{ours[-1].filename}:{ours[-1].lineno}" if ours else "?"
+
+
 def _too_large(limit: int) -> JSONResponse:
     return JSONResponse({"error": f"request body over {limit} bytes (MEMLENS_API_MAX_BODY_BYTES)"}, status_code=413)
 
@@ -123,6 +164,7 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
     app.add_middleware(RefusalAudit, service=service)  # every 401 / 403 leaves a denied audit row
     app.add_middleware(limits.DepthLimit)  # inside BodyLimit: it reads a body already bounded
     app.add_middleware(BodyLimit, limit=service.settings.api_max_body_bytes)
+    app.add_middleware(Unexpected)  # outermost: whatever fails inside answers a 500 and keeps the connection
     _errors(app)
     app.include_router(router)
     from agent.serve import desk_api  # the audit desk's routes (they import this module's key check)
@@ -149,21 +191,17 @@ def _errors(app: FastAPI) -> None:
         detail = [{"where": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]} for e in exc.errors()]
         return JSONResponse({"error": "invalid request", "detail": detail}, status_code=422)
 
-    @app.exception_handler(Exception)
-    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"error": f"internal error ({type(exc).__name__})"}, status_code=500)
-
 
 def _methods(request: Request) -> list[str]:
-    """Every method some route serves at this request's path."""
+    """The methods the documented resource at this request's path supports, as ``/openapi.json`` lists them: the
+    most specific path template that matches wins (``/v1/memories/search`` is its own resource, not a memory id)."""
     path = request.url.path
-    found = {
-        m
-        for r in request.app.routes
-        if getattr(r, "path_regex", None) is not None and r.path_regex.match(path)
-        for m in getattr(r, "methods", None) or ()
-    }
-    return sorted(found)
+    paths: dict[str, dict[str, Any]] = request.app.openapi().get("paths", {})
+    fitting = [t for t in paths if re.fullmatch(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(t)), path)]
+    if not fitting:
+        return []
+    best = min(fitting, key=lambda t: t.count("{"))
+    return [m for m in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS") if m.lower() in paths[best]]
 
 
 def known_query(request: Request) -> None:

@@ -30,7 +30,10 @@ def mcp(
     transport: Annotated[
         Literal["stdio", "http"], typer.Option("--transport", help="stdio (local client) or http (needs API keys).")
     ] = "stdio",
-    user: Annotated[str | None, typer.Option("--user", help="Default user when a tool call names none.")] = None,
+    user: Annotated[
+        str | None,
+        typer.Option("--user", help="Pin the server to this user: calls naming another are refused."),
+    ] = None,
     host: HostOpt = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8765,
 ) -> None:
@@ -39,5 +42,5 @@ def mcp(
 
     svc = service()
     svc.warm()
-    server = create_server(svc, default_user=user, http=transport == "http", host=host, port=port)
+    server = create_server(svc, pin_user=user, http=transport == "http", host=host, port=port)
     server.run("streamable-http" if transport == "http" else "stdio")

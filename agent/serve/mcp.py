@@ -3,7 +3,9 @@
 Over stdio (the client starts the process: local, trusted, no key) or streamable HTTP (``--transport http``), where
 every request needs ``Authorization: Bearer <key>`` (``memlens apikey create``), checked by the SDK's own bearer
 auth through :class:`KeyVerifier`. A tool acts for ``user_id`` when given, else ``MEMLENS_MCP_DEFAULT_USER``; a key
-restricted to some users cannot name another. Writes are tagged ``via=mcp`` (``mcp:<key name>`` over HTTP).
+restricted to some users cannot name another. ``memlens serve mcp --user alice`` *pins* the server to alice: every
+call acts for her, and a call naming another user is refused with a tool error (and audited), on either transport.
+Writes are tagged ``via=mcp`` (``mcp:<key name>`` over HTTP).
 
 Refusals are audited as on the REST door: a request without a valid key (HTTP 401/403) and every refused tool call —
 a user the key may not act for, an empty or missing user id, input the tool or MemLens refuses, a memory that is not
@@ -72,8 +74,8 @@ def _tool(fn: Callable[..., Any]) -> Callable[..., Any]:
 class MemoryTools:
     """The five tools, each resolving the user and the door for the current call."""
 
-    def __init__(self, service: MemoryService, default_user: str | None) -> None:
-        self.service, self.default_user = service, default_user
+    def __init__(self, service: MemoryService, default_user: str | None, *, pinned: bool = False) -> None:
+        self.service, self.default_user, self.pinned = service, default_user, pinned
 
     def _scope(self, user_id: str | None) -> tuple[Memory, str]:
         """The door (a ``Memory`` with MemLens's calibrated cut: a model should hear "nothing relevant" rather than
@@ -83,6 +85,11 @@ class MemoryTools:
         user = user_id if user_id is not None else self.default_user
         if not user:
             raise ToolError("user_id is required (this server has no default user)")
+        if self.pinned and user != self.default_user:
+            raise ToolError(
+                f"this server acts only for user {str(self.default_user)[:80]!r} (started with --user); "
+                f"it may not act for {user[:80]!r}"
+            )
         token = get_access_token()
         if token is None:  # stdio: the local client started us
             return Memory(self.service, via="mcp", name="mcp", cut="calibrated"), user
@@ -157,13 +164,18 @@ def create_server(
     service: MemoryService | None = None,
     *,
     default_user: str | None = None,
+    pin_user: str | None = None,
     http: bool = False,
     host: str = "127.0.0.1",
     port: int = 8765,
 ) -> FastMCP:
-    """The FastMCP server; ``http=True`` turns on bearer-key auth for the streamable HTTP transport."""
+    """The FastMCP server; ``http=True`` turns on bearer-key auth for the streamable HTTP transport. ``pin_user``
+    (``--user``): the only user any call may act for; ``default_user``: the user of a call that names none."""
     service = service or MemoryService(Settings())
-    tools = MemoryTools(service, default_user or service.settings.mcp_default_user)
+    if pin_user is not None:
+        tools = MemoryTools(service, pin_user, pinned=True)
+    else:
+        tools = MemoryTools(service, default_user or service.settings.mcp_default_user)
     auth: dict[str, Any] = {}
     if http:
         url = f"http://{host}:{port}"

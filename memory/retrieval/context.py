@@ -7,21 +7,22 @@ get none. Windows of several hits are shown once: a message already claimed by a
 its context), or the hit's own source, is not repeated (:func:`contexts`, pure, shared by recall and the
 evaluation). Only user and assistant messages count as turns.
 
-:func:`load` reads the selected hits' context from SQL for one user, in one statement (the positions come from a
-window function over the sessions the sources sit in), filtered by the user's key and with every id bound as a
-parameter. Message text is masked when it is stored (``memory.storage.records.add_message``); a purged memory's
-blanked source message is left out here, and a context line stating what a person retracted is left out by the
-prompt composer (``memory.write.consistency.consistent_text``), like older bridges and summaries.
+:func:`load` reads the selected hits' context from SQL for one user, in bounded statements (one prepared
+statement per source message, ``IN`` lists of at most :data:`IN_CHUNK` ids), filtered by the user's key and with
+every id bound as a parameter. Message text is masked when it is stored (``memory.storage.records.add_message``);
+a purged memory's blanked source message is left out here, and a context line stating what a person retracted is
+left out by the prompt composer (``memory.write.consistency.consistent_text``), like older bridges and summaries.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, select, union_all
+from sqlalchemy import Integer, String, and_, bindparam, select, union_all
 from sqlmodel import SQLModel
 
 from memory.prompts import offline_intro_length
@@ -130,9 +131,10 @@ def source_ids(values: Iterable[Any]) -> list[int]:
 def load(
     engine: Engine, user_key: str, sources: Sequence[Iterable[Any]], span: int, shown: Iterable[int] = ()
 ) -> list[list[ContextRow]]:
-    """The context rows of each hit (given by its source message ids, in rank order), read in one statement from
-    the user's own messages only (``shown``: see :func:`contexts`). Blanked (purged) messages are left out, and so
-    are those a memory a person retracted came from (:func:`retracted_sources`, a second small statement)."""
+    """The context rows of each hit (given by its source message ids, in rank order), read from the user's own
+    messages only (``shown``: see :func:`contexts`), in statements bounded whatever the number of hits. Blanked
+    (purged) messages are left out, and so are those a memory a person retracted came from
+    (:func:`retracted_sources`, a second small read)."""
     placement, rows = read(engine, user_key, [m for src in sources for m in source_ids(src)], span)
     found = shown_rows(placement, rows, sources, span, shown)
     gone = retracted_sources(engine, user_key, [r.message_id for ctx in found for r in ctx])
@@ -149,15 +151,17 @@ def retracted_sources(engine: Engine, user_key: str, message_ids: Sequence[int])
     query = (
         select(ev.message_id, mem.status, mem.meta)
         .join_from(event_t, memory_t, mem.id == ev.memory_id)
-        .where(ev.user_key == user_key, mem.user_key == user_key, ev.message_id.in_(sorted(set(message_ids))))
+        .where(ev.user_key == user_key, mem.user_key == user_key)
     )
+    found: list[Any] = []
     with engine.connect() as conn:
-        found = conn.execute(query).all()
+        for part in chunks(sorted(set(message_ids)), IN_CHUNK):
+            found += conn.execute(query.where(ev.message_id.in_(list(part)))).all()
     return {r.message_id for r in found if r.status == MemoryStatus.DELETED or is_flagged(r.meta)}
 
 
 def read(engine: Engine, user_key: str, wanted: Iterable[int], span: int) -> tuple[Placement, dict[int, ContextRow]]:
-    """Where the turns within ±span of the ``wanted`` messages sit, and their rows (one statement, one user)."""
+    """Where the turns within ±span of the ``wanted`` messages sit, and their rows (bounded statements, one user)."""
     ids = sorted(set(wanted))
     if span <= 0 or not ids:
         return Placement({}), {}
@@ -183,20 +187,49 @@ def shown_rows(
     return out
 
 
-def _window_rows(engine: Engine, user_key: str, wanted: list[int], span: int) -> list[Any]:
-    """Each wanted message with the ``span`` turns before and after it in its session: per message two small
-    index-ordered reads (session, id), in one UNION ALL statement, so the cost does not grow with the session's
-    length. Every clause names the user's key: one user never reads another's messages."""
+#: ids bound in one ``IN (...)`` list (SQLite's default bound-parameter limit is 32,766; PostgreSQL's 65,535)
+IN_CHUNK = 500
+
+
+def chunks(ids: Sequence[int], size: int) -> list[Sequence[int]]:
+    """``ids`` in slices of at most ``size``: each slice is one bounded statement."""
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
+_COLUMNS = ("id", "session_id", "role", "meta", "created_at", "content")
+
+
+@functools.cache
+def _around() -> Any:
+    """The turns within ``span`` before and after one message in its session, for one user: one statement built
+    once (its compiled form is cached too) and run per message with bound values, so its size never grows with
+    the number of hits and building it costs nothing per search."""
     t = SQLModel.metadata.tables[str(Message.__tablename__)]  # Core columns: plain rows, not ORM objects
-    cols = (t.c.id, t.c.session_id, t.c.role, t.c.meta, t.c.created_at, t.c.content)
+    cols = [t.c[name] for name in _COLUMNS]
+    src = t.alias("src")
+    user_key = bindparam("user_key", type_=String)
+    mid, span = bindparam("mid", type_=Integer), bindparam("span", type_=Integer)
+    session = select(src.c.session_id).where(src.c.id == mid, src.c.user_key == user_key).scalar_subquery()
+    near = and_(t.c.user_key == user_key, t.c.role.in_(TURN_ROLES), t.c.session_id == session)
+    before = select(*cols).where(near, t.c.id < mid).order_by(t.c.id.desc()).limit(span).subquery()
+    after = select(*cols).where(near, t.c.id > mid).order_by(t.c.id).limit(span).subquery()
+    return union_all(select(*before.c), select(*after.c))
+
+
+def _window_rows(engine: Engine, user_key: str, wanted: list[int], span: int) -> list[Any]:
+    """Each wanted message with the ``span`` turns before and after it in its session: the messages themselves in
+    ``IN`` lists of at most :data:`IN_CHUNK` ids, then per message two small index-ordered reads (session, id) in
+    one prepared statement (:func:`_around`), so the cost does not grow with the session's length and no statement
+    grows with the number of hits (one UNION for a hundred hits broke SQLite's compound-SELECT limit). Every clause
+    names the user's key: one user never reads another's messages."""
+    t = SQLModel.metadata.tables[str(Message.__tablename__)]
+    cols = [t.c[name] for name in _COLUMNS]
     mine = and_(t.c.user_key == user_key, t.c.role.in_(TURN_ROLES))
-    parts = [select(*cols).where(mine, t.c.id.in_(wanted))]
-    for n, mid in enumerate(wanted):
-        src = t.alias(f"src{n}")
-        session = select(src.c.session_id).where(src.c.id == mid, src.c.user_key == user_key).scalar_subquery()
-        near = and_(mine, t.c.session_id == session)
-        before = select(*cols).where(near, t.c.id < mid).order_by(t.c.id.desc()).limit(span).subquery()
-        after = select(*cols).where(near, t.c.id > mid).order_by(t.c.id).limit(span).subquery()
-        parts += [select(*before.c), select(*after.c)]
+    found: list[Any] = []
     with engine.connect() as conn:
-        return list(conn.execute(union_all(*parts)).all())
+        for part in chunks(wanted, IN_CHUNK):
+            found += conn.execute(select(*cols).where(mine, t.c.id.in_(list(part)))).all()
+        around = _around()
+        for mid in wanted:
+            found += conn.execute(around, {"user_key": user_key, "mid": mid, "span": span}).all()
+    return found

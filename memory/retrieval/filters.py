@@ -14,9 +14,10 @@ the same-day boost: a share of the fused scores' spread, so a clear winner stays
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from memory.errors import InvalidInput
 from memory.storage.models import MEMORY_TYPES
@@ -26,6 +27,9 @@ from memory.vocab import SourceType
 _WEEK_WORDS = ("week", "周", "星期", "礼拜")
 #: candidates fetched per signal when a SQL-side filter may discard many
 FILTERED_POOL_FACTOR = 4
+#: candidates per signal (before that factor) when a door's own filters narrow a search: 1,000 rows, as many as the
+#: doors searched before their filters moved before the cut
+DOOR_POOL = 250
 
 
 def parse_time(value: datetime | str | None, name: str) -> datetime | None:
@@ -67,6 +71,12 @@ class RecallFilters:
     as_of: datetime | None = None
     #: messages the prompt already shows (the session's recent turns): their episodes are not recalled again
     shown_messages: frozenset[str] = frozenset()
+    #: a door's own filters (mem0's metadata filters and ``run_id``, a LangGraph namespace prefix and value filter),
+    #: as a test on each candidate's stored row (``memory.retrieval.recall.MemoryRow``): applied before the cut, so
+    #: the top k, the same-source twins and every other verdict are made among the memories the door may return
+    rows: Callable[[Any], bool] | None = field(default=None, compare=False)
+    #: what ``rows`` tests, as the door was given it (for the retrieval log)
+    rows_label: Any = None
 
     @classmethod
     def build(
@@ -94,7 +104,7 @@ class RecallFilters:
     @property
     def sql_side(self) -> bool:
         """Filters the index cannot apply (they narrow the candidates after the search)."""
-        return bool(self.source_types or self.since or self.until)
+        return bool(self.source_types or self.since or self.until or self.rows is not None)
 
     def index_clause(self) -> str | None:
         """The LanceDB prefilter for memory types, from the canonical constants only."""
@@ -102,6 +112,10 @@ class RecallFilters:
             return None
         assert all(t in MEMORY_TYPES for t in self.types)  # canonical by construction
         return "type IN (" + ", ".join(f"'{t}'" for t in self.types) + ")"
+
+    def keeps_row(self, row: Any) -> bool:
+        """The SQL-side filters for one candidate's stored row: :meth:`keeps`, then the door's own test."""
+        return self.keeps(row.source_type, row.event_time) and (self.rows is None or bool(self.rows(row)))
 
     def keeps(self, source_type: str, event_time: datetime | None) -> bool:
         """The SQL-side filters for one candidate (event time missing = outside any window)."""
@@ -120,6 +134,8 @@ class RecallFilters:
         out = {"types": list(self.types), "source_types": list(self.source_types), **iso}
         if self.shown_messages:
             out["shown_messages"] = sorted(self.shown_messages, key=int)
+        if self.rows is not None:
+            out["door"] = self.rows_label
         return out
 
 

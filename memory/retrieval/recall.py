@@ -435,8 +435,8 @@ def gather(
         for m in found
         if m.user_key == user_key and m.status == MemoryStatus.ACTIVE and agent_id in (None, m.agent_id)
     ]
-    if filters.sql_side:  # on the rows SQL returned (source type and event time are not index columns)
-        rows = [m for m in rows if filters.keeps(m.source_type, m.event_time)]
+    if filters.sql_side:  # on the rows SQL returned (source type, event time, a door's filters: not index columns)
+        rows = [m for m in rows if filters.keeps_row(m)]
         keep = {m.id for m in rows}
         vec, fts = [p for p in vec if p[0] in keep], [p for p in fts if p[0] in keep]
     return Signals(query=query, vec=vec, fts=fts, sims=sims, rows=rows)
@@ -523,8 +523,9 @@ def run_search(
 #: why an episode is left out: every sentence of it states a memory a person flagged or deleted, or one later
 #: superseded or edited away (what was said stays in the conversation, but is not recalled as holding)
 RETRACTED = "states a retracted memory"
-#: how many of the best-ranked episodes are read for retracted statements (bounded work per recall)
-RETRACTION_CHECKS = 3
+#: rounds of reading the selected episodes for retracted statements (each round reads only the episodes newly
+#: selected in place of the ones taken out: the work follows k, not the candidate pool)
+RETRACTION_ROUNDS = 4
 
 
 def without_retracted(
@@ -535,20 +536,19 @@ def without_retracted(
     filters: RecallFilters | None,
     retracted: Callable[[str], str],
 ) -> list[Hit]:
-    """The best-ranked episodes (``RETRACTION_CHECKS`` × k) read through ``retracted`` (their text without the
-    sentences stating a retracted memory): a part is cut from the hit's text; an episode with nothing left is taken
-    out of the candidates, which are ranked again without it (it must not shape the others' relevance), and it is
-    reported with :data:`RETRACTED`."""
-    episodes = [h for h in hits if h.type == MemoryType.EPISODE][: RETRACTION_CHECKS * params.k]
+    """The selected episodes read through ``retracted`` (their text without the sentences stating a retracted
+    memory): a part is cut from the hit's text; an episode with nothing left is taken out of the candidates, which
+    are ranked again without it (it must not shape the others' relevance), and it is reported with
+    :data:`RETRACTED`; the episodes selected in its place are read in the next round. Only what would be selected
+    is read — before, three times k of the best-ranked episodes were, selected or not, which made a door's search
+    (k = its limit) cost several times the service call."""
     gone: dict[str, Hit] = {}
-    trimmed: dict[str, str] = {}
-    for h in episodes:
-        kept = retracted(h.content)
-        if not kept.strip():
-            gone[h.memory_id] = h
-        elif kept != h.content:
-            trimmed[h.memory_id] = kept
-    if gone:
+    read: dict[str, str] = {}  # episode id → its text without the retracted sentences
+    for _ in range(RETRACTION_ROUNDS):
+        fresh = _read_selected(hits, read, retracted)
+        if not any(not read[i].strip() for i in fresh):  # nothing newly read is gone: the selection stands
+            break
+        gone.update({h.memory_id: h for h in hits if h.memory_id in fresh and not read[h.memory_id].strip()})
         sig = Signals(
             query=sig.query,
             vec=[p for p in sig.vec if p[0] not in gone],
@@ -557,19 +557,34 @@ def without_retracted(
             rows=[m for m in sig.rows if m.id not in gone],
         )
         hits = rank_signals(sig, params=params, calibration=calibration, filters=filters)
-        for h in gone.values():
-            h.passed, h.selected, h.drop_reason = False, False, RETRACTED
-        hits += list(gone.values())
-        for rank, h in enumerate(hits, 1):
-            h.rank = rank
-    for h in hits:
-        if h.memory_id in trimmed:
-            h.content = trimmed[h.memory_id]
+    else:  # the last round's replacements are read too; any gone leave the selection without another ranking
+        _read_selected(hits, read, retracted)
+        for h in hits:
+            if h.selected and h.memory_id in read and not read[h.memory_id].strip():
+                gone[h.memory_id] = h
+        hits = [h for h in hits if h.memory_id not in gone]
+    for h in gone.values():
+        h.passed, h.selected, h.drop_reason = False, False, RETRACTED
+    hits += list(gone.values())
+    for rank, h in enumerate(hits, 1):
+        h.rank = rank
+        kept = read.get(h.memory_id)
+        if kept is not None and kept.strip() and kept != h.content:
+            h.content = kept
     return hits
 
 
+def _read_selected(hits: list[Hit], read: dict[str, str], retracted: Callable[[str], str]) -> set[str]:
+    """Read the selected episodes not read yet (into ``read``); their ids."""
+    fresh = {h.memory_id for h in hits if h.selected and h.type == MemoryType.EPISODE and h.memory_id not in read}
+    for h in hits:
+        if h.memory_id in fresh:
+            read[h.memory_id] = retracted(h.content)
+    return fresh
+
+
 def add_context(engine: Any, user_key: str, hits: list[Hit], span: int) -> None:
-    """Fill the selected hits' source context (one SQL statement; the others keep none)."""
+    """Fill the selected hits' source context (bounded SQL statements; the others keep none)."""
     chosen = [h for h in hits if h.selected]
     for h in hits:
         h.context = []

@@ -1,4 +1,4 @@
-"""mem0's documented behaviour as 53 checks on ``memory.Memory`` (only the import changed).
+"""mem0's documented behaviour as 56 checks on ``memory.Memory`` (only the import changed).
 
 Rebuilt from mem0ai/mem0 (Apache-2.0) at commit 8d5b7865bd, from its documentation pages
 ``docs/open-source/python-quickstart.mdx``, ``docs/core-concepts/memory-operations/{add,search,update,delete}.mdx``,
@@ -237,6 +237,22 @@ def search_empty_query(m: Memory, **_: Any) -> None:
         m.search("   ", filters={"user_id": "alice"})
 
 
+@item(API, "an empty query raises ValueError for a user with no memories too")
+def search_empty_query_unknown_user(m: Memory, **_: Any) -> None:
+    with pytest.raises(ValueError):
+        m.search("", filters={"user_id": "nobody-yet"})
+
+
+@item(SEARCH, "results come back best score first")
+def search_sorted_by_score(m: Memory, **_: Any) -> None:
+    _seed(m)
+    _raw(m, "Alice drinks green tea in the afternoon", user_id="alice")
+    scores = [
+        h["score"] for h in m.search("what does Alice drink", filters={"user_id": "alice"}, threshold=0.0)["results"]
+    ]
+    assert len(scores) == 4 and scores == sorted(scores, reverse=True)
+
+
 @item(API, "search without user_id / agent_id / run_id raises ValueError")
 def search_needs_an_id(m: Memory, **_: Any) -> None:
     with pytest.raises(ValueError):
@@ -319,6 +335,14 @@ def filter_wildcard(m: Memory, **_: Any) -> None:
     ids = _seed(m)
     _raw(m, "Alice has no category", user_id="alice")
     assert _found(m, {"category": "*"}) == set(ids.values())
+
+
+@item(FILT, "'*' on run_id matches every memory that has a run id")
+def filter_run_wildcard(m: Memory, **_: Any) -> None:
+    a = _raw(m, "Alice wants sushi tonight", user_id="alice", run_id="session-1")
+    b = _raw(m, "Alice wants pizza tomorrow", user_id="alice", run_id="session-2")
+    _raw(m, "Alice wants tacos someday", user_id="alice")
+    assert _found(m, {"run_id": "*"}, "what does Alice want") == {a, b}
 
 
 @item(FILT, "AND: every condition")
