@@ -38,7 +38,7 @@ def _langgraph(svc: MemoryService, user: str) -> None:
 
 
 def _rest(svc: MemoryService, user: str) -> None:
-    key = apikeys.create(svc.storage, "crm")[0]
+    key = apikeys.create(svc.storage, "crm", actor=ADMIN)[0]
     for base in serve_in_thread(create_app(svc), free_port()):
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
             assert c.post("/v1/memories", json={"messages": "I love green tea", "user_id": user}).status_code == 200
@@ -53,7 +53,7 @@ def _mcp(svc: MemoryService, user: str) -> None:
 
 
 def _chat(svc: MemoryService, user: str) -> None:
-    key = apikeys.create(svc.storage, "chat-app")[0]
+    key = apikeys.create(svc.storage, "chat-app", actor=ADMIN)[0]
     for base in serve_in_thread(create_app(svc), free_port()):
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=120) as c:
             for text in ("I live in Chengdu", "我养了一只猫", "Where do I live?"):

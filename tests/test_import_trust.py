@@ -32,9 +32,9 @@ def _crafted(svc, user_id: str, change) -> dict:
 def rest(backend_plumbing_svc):
     svc = backend_plumbing_svc
     keys = {
-        "all": apikeys.create(svc.storage, "backend")[0],
-        "bob": apikeys.create(svc.storage, "bob-app", ["bob"])[0],
-        "mallory": apikeys.create(svc.storage, "mallory-app", ["mallory"])[0],
+        "all": apikeys.create(svc.storage, "backend", actor=ADMIN)[0],
+        "bob": apikeys.create(svc.storage, "bob-app", ["bob"], actor=ADMIN)[0],
+        "mallory": apikeys.create(svc.storage, "mallory-app", ["mallory"], actor=ADMIN)[0],
     }
     for base in serve_in_thread(create_app(svc), free_port()):
         yield svc, functools.partial(_client, base, keys)

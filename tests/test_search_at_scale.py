@@ -12,6 +12,7 @@ import time
 
 import httpx
 import pytest
+from actors import ADMIN
 from doors_helpers import free_port, serve_in_thread
 
 from agent.serve.api import create_app
@@ -96,7 +97,7 @@ def test_a_user_of_10000_memories_searches_through_every_door(big_user):
     typed = store.search(("alice",), query="hiking", filter={"type": "episode"}, limit=100)
     assert len(typed) == 100 and all(i.value["type"] == "episode" for i in typed)
 
-    key = apikeys.create(svc.storage, "backend")[0]
+    key = apikeys.create(svc.storage, "backend", actor=ADMIN)[0]
     port = free_port()
     for url in serve_in_thread(create_app(svc), port):
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=120) as c:

@@ -11,6 +11,7 @@ import itertools
 
 import httpx
 import pytest
+from actors import ADMIN
 from doors_helpers import free_port, serve_in_thread
 from sqlalchemy import text
 
@@ -42,7 +43,7 @@ def _door_results(svc: MemoryService, query: str) -> dict[str, list[str]]:
     out = {"python": [r["id"] for r in Memory(svc).search(query, user_id="alice", threshold=0.0)["results"]]}
     store = MemLensStore(Memory(svc, via="langgraph", name="langgraph-store"))
     out["langgraph"] = [i.key for i in store.search(("alice",), query=query, limit=20)]
-    key = apikeys.create(svc.storage, f"backend-{next(KEYS)}")[0]
+    key = apikeys.create(svc.storage, f"backend-{next(KEYS)}", actor=ADMIN)[0]
     for url in serve_in_thread(create_app(svc), free_port()):
         r = httpx.post(
             f"{url}/v1/memories/search",
@@ -106,7 +107,7 @@ def test_mem0_order_wildcard_and_errors(door_svc):
 
 
 def test_rest_405_names_the_allowed_methods_and_a_500_keeps_the_connection(plumbing_svc):
-    key = apikeys.create(plumbing_svc.storage, "backend")[0]
+    key = apikeys.create(plumbing_svc.storage, "backend", actor=ADMIN)[0]
     Memory(plumbing_svc).add("I like tea", user_id="alice", infer=False)
     for url in serve_in_thread(create_app(plumbing_svc), free_port()):
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
