@@ -1,0 +1,113 @@
+"""One write entry (memory.write.entry): the chat turn's background write, every door, ``remember`` and the
+evaluation ingest take the user's write lock and read facts by one rule (only the user's own words).
+
+The race: a chat turn saying "I live in A" and a door's add saying "I live in B" for the same user, released
+together, must leave exactly one active home city (before the chat turn took the lock, 3 of 12 and 11 of 25 runs
+left two)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import httpx
+import pytest
+from doors_helpers import free_port, serve_in_thread
+from sqlmodel import select
+
+from agent.runtime import Agent
+from agent.serve.api import create_app
+from agent.serve.mcp import create_server
+from memory import Memory, apikeys
+from memory.langgraph import MemLensStore
+from memory.storage.models import Message
+from memory.vocab import MemoryType
+
+RUNS = 6  # per door; six doors: 36 races
+
+
+def homes(svc, user_id: str) -> list[str]:
+    return [
+        m.content
+        for m in svc.list_memories(svc.get_user(user_id))
+        if m.type != MemoryType.EPISODE and "lives in" in m.content.lower()
+    ]
+
+
+@pytest.fixture
+def rest(plumbing_svc):
+    for url in serve_in_thread(create_app(plumbing_svc), free_port()):
+        key = apikeys.create(plumbing_svc.storage, "race")[0]
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
+            yield c
+
+
+def _replied(svc, user_id: str) -> bool:
+    """The chat turn stored its reply: its background write starts now."""
+    key = svc.get_user(user_id).key
+    with svc.storage.db() as db:
+        return (
+            db.exec(select(Message.id).where(Message.user_key == key, Message.role == "assistant")).first() is not None
+        )
+
+
+def test_a_chat_turn_racing_every_door_leaves_one_home(plumbing_svc, rest):
+    svc = plumbing_svc
+    agent = Agent(svc)
+    mcp = create_server(svc)
+    doors = {
+        "python": lambda u, t: Memory(svc).add(t, user_id=u),
+        "rest": lambda u, t: rest.post("/v1/memories", json={"messages": t, "user_id": u}).raise_for_status(),
+        "mcp": lambda u, t: asyncio.run(mcp.call_tool("add_memory", {"text": t, "user_id": u})),
+        "langgraph": lambda u, t: MemLensStore(Memory(svc), infer=True).put((u,), "home", {"content": t}),
+        "remember": lambda u, t: svc.remember(u, t),
+        "chat": lambda u, t: (agent.chat(u, "other", t), agent.wait()),
+    }
+    agent.chat("warm", "s", "hello")  # tables, index and graph built before the races
+    agent.wait()
+    doubled: list[str] = []
+    for name, door in doors.items():
+        for n in range(RUNS):
+            user = f"{name}-{n}"
+            svc.ensure_user(user)
+            errors: list[BaseException] = []
+
+            def chat(user: str = user, errors: list[BaseException] = errors) -> None:
+                try:
+                    agent.chat(user, "s", "I live in Lisbon.")
+                except BaseException as exc:  # noqa: BLE001 - reported below
+                    errors.append(exc)
+
+            t = threading.Thread(target=chat)
+            t.start()
+            deadline = time.monotonic() + 20
+            while not _replied(svc, user) and time.monotonic() < deadline:
+                time.sleep(0.001)
+            door(user, "I live in Porto.")  # the chat turn's write is running in the background now
+            t.join(30)
+            agent.wait()
+            assert not errors
+            found = homes(svc, user)
+            assert found, (name, n)
+            if len(found) > 1:
+                doubled.append(f"{name} run {n}: {found}")
+    agent.close()
+    assert not doubled, f"{len(doubled)} of {RUNS * len(doors)} races left two homes: {doubled}"
+
+
+def test_every_door_reads_facts_from_the_users_own_words_only(plumbing_svc, rest):
+    """mem0's add (Python and REST) used to read the assistant's messages for facts too ("Since you live in Paris"
+    became a fact about the user); the one rule keeps them as episodes with their speaker."""
+    talk = [
+        {"role": "user", "content": "I adopted a dog last week."},
+        {"role": "assistant", "content": "Since you live in Paris, try the Buttes-Chaumont park."},
+    ]
+    Memory(plumbing_svc).add(talk, user_id="py")
+    rest.post("/v1/memories", json={"messages": talk, "user_id": "api"}).raise_for_status()
+    for user in ("py", "api"):
+        rows = plumbing_svc.list_memories(plumbing_svc.get_user(user))
+        facts = [m for m in rows if m.type != MemoryType.EPISODE]
+        assert facts and not any("paris" in m.content.lower() for m in facts), [m.content for m in facts]
+        said = {m.meta["speaker"] for m in rows if m.type == MemoryType.EPISODE}
+        assert said == {"User", "Assistant"}
