@@ -111,3 +111,58 @@ def test_every_door_reads_facts_from_the_users_own_words_only(plumbing_svc, rest
         assert facts and not any("paris" in m.content.lower() for m in facts), [m.content for m in facts]
         said = {m.meta["speaker"] for m in rows if m.type == MemoryType.EPISODE}
         assert said == {"User", "Assistant"}
+
+
+def _rows(svc) -> tuple[int, int]:
+    from sqlmodel import func
+
+    from memory.storage.models import Memory as MemoryRow
+
+    with svc.storage.db() as db:
+        return db.exec(select(func.count()).select_from(Message)).one(), db.exec(
+            select(func.count()).select_from(MemoryRow)
+        ).one()
+
+
+def test_a_nul_anywhere_is_refused_by_every_door_and_nothing_is_half_written(backend_plumbing_svc):
+    """A NUL in metadata used to reach PostgreSQL (a 500, and a message row nobody acknowledged); a NUL in the
+    second message of an add left the first stored. Now each door refuses it with a clear error before anything is
+    written, on SQLite and PostgreSQL."""
+    from mcp.server.fastmcp.exceptions import ToolError
+
+    from memory.errors import InvalidInput
+
+    svc = backend_plumbing_svc
+    svc.ensure_user("nul")
+    before = _rows(svc)
+    mem = Memory(svc)
+    talk = [{"role": "user", "content": "I live in Porto."}, {"role": "assistant", "content": "Nice\x00 city"}]
+    refused = [
+        lambda: mem.add("I live in Porto.", user_id="nul", metadata={"note": "a\x00b"}),
+        lambda: mem.add("I live in Porto.", user_id="nul", metadata={"ke\x00y": "b"}),
+        lambda: mem.add("I live in Porto.", user_id="nul", metadata={"deep": [{"x": "\x00"}]}),
+        lambda: mem.add(talk, user_id="nul"),
+        lambda: mem.add(talk, user_id="nul", infer=False),
+        lambda: MemLensStore(Memory(svc)).put(("nul",), "k\x00", {"content": "I live in Porto."}),
+        lambda: MemLensStore(Memory(svc)).put(("nul",), "k", {"content": "ok", "extra": "\x00"}),
+        lambda: svc.remember("nul", "I live in\x00 Porto."),
+        lambda: Agent(svc).chat("nul", "s", "I live in\x00 Porto."),
+    ]
+    for n, call in enumerate(refused):
+        with pytest.raises(InvalidInput, match="NUL"):
+            call()
+        assert _rows(svc) == before, n
+    with pytest.raises(ToolError, match="NUL"):
+        asyncio.run(create_server(svc).call_tool("add_memory", {"text": "I live in\x00 Porto.", "user_id": "nul"}))
+    assert _rows(svc) == before
+
+
+def test_rest_refuses_a_nul_in_metadata_with_a_400_and_stores_nothing(plumbing_svc, rest):
+    before = _rows(plumbing_svc)
+    body = {"messages": "I live in Porto.", "user_id": "nul-api", "metadata": {"note": "a\u0000b"}}
+    r = rest.post("/v1/memories", json=body)
+    assert r.status_code == 400 and "NUL" in r.json()["error"], r.text
+    talk = [{"role": "user", "content": "I live in Porto."}, {"role": "user", "content": "and\u0000 Faro"}]
+    r = rest.post("/v1/memories", json={"messages": talk, "user_id": "nul-api"})
+    assert r.status_code == 422 and "1.content" in r.text, r.text  # the schema refuses a NUL in a message
+    assert _rows(plumbing_svc) == before
