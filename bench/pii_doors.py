@@ -31,7 +31,8 @@ def _service(folder: Path):
     from memory.config import Settings
     from memory.service import MemoryService
 
-    return MemoryService(Settings(data_dir=folder, embedder="hash", summary_background=False))
+    # no per-key token budget: the corpus is sent as fast as the door takes it (this measures masking, not throttling)
+    return MemoryService(Settings(data_dir=folder, embedder="hash", summary_background=False, api_tokens_per_minute=0))
 
 
 def door_python(folder: Path, texts: list[str]) -> None:

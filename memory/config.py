@@ -306,7 +306,7 @@ class Settings(BaseSettings):
         "request's cost.",
     )
     api_tokens_per_minute: int = Field(
-        20_000,
+        12_000,
         ge=0,
         description="Text tokens one API key may send per minute through the REST and MCP doors (adds and chat), "
         "as a refilling budget: 429 with Retry-After when spent (0 = no per-key budget).",

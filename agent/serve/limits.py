@@ -13,7 +13,7 @@ cost ~89 s of CPU), so a request's cost is bounded by bounding what it carries:
 
 - **Tokens per request**: the text of an add's messages, or of a chat message, at most
   ``MEMLENS_API_MAX_REQUEST_TOKENS`` (4,000 by default) → 413 before any of it is stored or embedded.
-- **Tokens per key per minute**: at most ``MEMLENS_API_TOKENS_PER_MINUTE`` (20,000 by default) per API key, a budget
+- **Tokens per key per minute**: at most ``MEMLENS_API_TOKENS_PER_MINUTE`` (12,000 by default) per API key, a budget
   that refills continuously (:class:`TokenBudget`) → 429 with ``Retry-After``. The MCP door over HTTP charges its
   key's budget too; over stdio (a local client that started the server) only the per-request bound applies.
 
