@@ -20,7 +20,8 @@ mem0's behaviour is the default (its contract, rebuilt from mem0's documentation
   cut="calibrated")`` applies MemLens's calibrated relevance cut instead, as the back office shows it.
 
 Writes for one user are serialised with every other door's (``service.user_writes``); each door's write goes through
-one helper here (``Memory._write``), so the write path can be re-routed in one place. Differences: docs/doors.md.
+one helper here (``Memory._write``), which hands the messages to the one write entry (``memory.write.entry``: the
+user's lock, facts read from the user's own words only, one transaction). Differences: docs/doors.md.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from memory.service import MemoryService
 from memory.storage.models import Memory as MemoryRow
 from memory.text.privacy import mask_value
 from memory.vocab import Actor, EventOp, MemoryStatus, Role
+from memory.write.entry import Said
 
 #: the pipeline's decisions in mem0's vocabulary (REINFORCE / NOOP change nothing visible: NONE)
 EVENTS = {"ADD": "ADD", "UPDATE": "UPDATE", "DELETE": "DELETE", "REINFORCE": "NONE", "NOOP": "NONE"}
@@ -216,6 +218,7 @@ class Memory:
         (``infer=True``) the facts read from it. With ``infer=False`` the results are the episodes, as said."""
         if metadata is not None and not isinstance(metadata, dict):
             raise InvalidInput("metadata must be an object")
+        validate.clean_value(metadata, "metadata")  # a NUL anywhere: refused before anything is written
         user, agent, run, _ = _scope(user_id, agent_id, run_id, filters)
         msgs = _messages(messages)
         return {"results": self._write(user, agent, run, msgs, metadata=metadata, infer=infer)}
@@ -236,17 +239,15 @@ class Memory:
         with svc.user_writes(user_id), self._acting(metadata=metadata or None, run_id=run_id):
             user = svc.ensure_user(user_id)
             session = svc.ensure_session(user, session_id, agent_id)
-            stored = [svc.add_message(session, role, text) for role, text in msgs]
+            said = [Said(role, text) for role, text in msgs]
+            write = svc.write if len(said) == 1 else svc.write_from_messages  # many: every core embeds
             if not infer:  # episodes only: every message as said (system prompts are not what anybody said)
-                reports = svc.write_from_messages(user, session, stored, agent_id=agent_id, infer=False)
+                reports = write(user, session, said, agent_id=agent_id, infer=False)
                 ids = [i for r in reports for i in r.episodes]
                 kept = svc.memories_by_id(ids)
                 return [{**self._row(kept[i], user_id), "event": "ADD"} for i in ids if i in kept]
-            keep = len(msgs) == 1
-            if len(stored) == 1:
-                reports = [svc.write_from_message(user, session, stored[0], agent_id=agent_id, keep_unparsed=keep)]
-            else:
-                reports = svc.write_from_messages(user, session, stored, agent_id=agent_id, keep_unparsed=keep)
+            # the entry's one rule reads facts from the user's own words only: an assistant message is kept as said
+            reports = write(user, session, said, agent_id=agent_id, keep_unparsed=len(said) == 1)
             return [self._result(op) for r in reports for op in r.operations if op.get("memory_id")]
 
     def _result(self, op: dict[str, Any]) -> dict[str, Any]:

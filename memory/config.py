@@ -298,6 +298,19 @@ class Settings(BaseSettings):
     api_max_body_bytes: int = Field(
         1_000_000, ge=1024, description="Largest request body the REST API and the MCP HTTP server accept (413 above)."
     )
+    api_max_request_tokens: int = Field(
+        4_000,
+        ge=16,
+        description="Most text tokens one REST or MCP request may carry (an add's messages, a chat message): 413 "
+        "above. A write's CPU grows with its tokens (each ~400-token episode is embedded), so this bounds one "
+        "request's cost.",
+    )
+    api_tokens_per_minute: int = Field(
+        12_000,
+        ge=0,
+        description="Text tokens one API key may send per minute through the REST and MCP doors (adds and chat), "
+        "as a refilling budget: 429 with Retry-After when spent (0 = no per-key budget).",
+    )
     mcp_default_user: str | None = Field(
         None, description="User the MCP server's tools act for when a call names none (else user_id is required)."
     )

@@ -1,30 +1,45 @@
 """Memories as the LangGraph store door sees them: a value put under a key in a namespace.
 
 Only reads; the door writes through the facade like every other door (``remember_verbatim``, ``set_status``). A put
-keeps ``store_key`` (the key), ``store_ns`` (the namespace as a JSON list: labels may hold any character but ".")
-and ``value`` in the memory's ``meta``.
+keeps ``store_key`` (the key; masked when it holds personal data, then found by ``store_key_digest``), ``store_ns``
+(the namespace as a JSON list: labels may hold any character but ".") and ``value`` in the memory's ``meta``.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from sqlmodel import col, select
 
 from memory.storage.models import Memory, User
+from memory.text.privacy import mask_pii
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
 
 
+def stored_key(user_key: str, key: str) -> dict[str, str]:
+    """How a store key is kept in a memory's metadata: as given, or — when it holds personal data (an e-mail, a
+    phone number) — masked like any text, with a digest of the user and the key to find it by (the key itself is
+    never stored)."""
+    masked = mask_pii(key)
+    if masked == key:
+        return {"store_key": key}
+    digest = hashlib.sha256(f"{user_key}\x1f{key}".encode()).hexdigest()
+    return {"store_key": masked, "store_key_digest": digest}
+
+
 def by_key(store: Database, user_key: str, key: str, namespace: str) -> Memory | None:
     """The active memory put under ``key`` in ``namespace`` (its JSON form) for this user."""
+    kept = stored_key(user_key, key)
+    name, value = ("store_key_digest", kept["store_key_digest"]) if "store_key_digest" in kept else ("store_key", key)
     query = select(Memory).where(
         Memory.user_key == user_key,
         Memory.status == MemoryStatus.ACTIVE,
-        col(Memory.meta)["store_key"].as_string() == key,
+        col(Memory.meta)[name].as_string() == value,
         col(Memory.meta)["store_ns"].as_string() == namespace,
     )
     with store.db() as db:

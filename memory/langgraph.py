@@ -52,7 +52,7 @@ from langgraph.store.base import (
 )
 from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
-from memory import docfilters
+from memory import docfilters, keyed, validate
 from memory.client import Memory
 from memory.errors import InvalidInput, MemLensError, NotFound
 from memory.storage.models import Memory as MemoryRow
@@ -184,6 +184,7 @@ class MemLensStore(BaseStore):
 
     def _find(self, namespace: tuple[str, ...], key: str) -> MemoryRow | None:
         """The active memory stored under ``key`` in the namespace (a put's key, or another door's memory id)."""
+        validate.clean_value([*namespace, key], "store key")  # PostgreSQL cannot even compare a NUL
         try:
             user = self.service.get_user(self.user_of(namespace))
         except NotFound:
@@ -203,7 +204,11 @@ class MemLensStore(BaseStore):
 
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         row = self._find(namespace, key)
-        return self._item(row, self.user_of(namespace)) if row else None
+        if row is None:
+            return None
+        item = self._item(row, self.user_of(namespace))
+        item.key = key  # the key asked for (a key holding personal data is kept masked: keyed.stored_key)
+        return item
 
     # -- writing -------------------------------------------------------------------------------------------------
     def _put(
@@ -218,6 +223,7 @@ class MemLensStore(BaseStore):
             raise InvalidInput("a namespace needs at least one label")
         if value is not None and not isinstance(value, dict):
             raise InvalidInput("a store value must be a dict")
+        validate.clean_value(value, "store value")  # a NUL anywhere: refused before anything is read or written
         user_id = self.user_of(namespace)
         with self.service.user_writes(user_id):
             old = self._find(namespace, key)
@@ -230,7 +236,8 @@ class MemLensStore(BaseStore):
             if self.infer:
                 self.memory.add(text, user_id=user_id, run_id="langgraph")
                 return
-            meta: dict[str, Any] = {"store_key": key, "store_ns": _ns_json(namespace), "value": value}
+            user_key = self.service.ensure_user(user_id).key
+            meta: dict[str, Any] = {**keyed.stored_key(user_key, key), "store_ns": _ns_json(namespace), "value": value}
             if index is False:
                 meta["store_index"] = False
             if old is not None:

@@ -39,8 +39,9 @@ from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
 from memory.vocab import STATUS_OP, Actor, AuditAction, MemoryStatus, Role
 from memory.warm import freeze_loaded
-from memory.write import behind, profile_sync, single
+from memory.write import behind, entry, profile_sync
 from memory.write.behind import WriteBehind, unwritten_turns
+from memory.write.entry import Said
 
 if TYPE_CHECKING:  # the embedder loads numpy: never at import
     from langchain_core.language_models import BaseChatModel
@@ -108,6 +109,11 @@ class MemoryService:
     # -- users, sessions, messages, memory rows (memory.storage.records) --------------------------------------
     def ensure_user(self, user_id: str) -> User:
         return records.ensure_user(self.storage, user_id)
+
+    def name_user(self, user: User, name: str | None) -> User:
+        """The name the user goes by in conversations with named speakers: only that speaker's turns are read for
+        facts about the user (``memory.write.entry.own_words``)."""
+        return records.name_user(self.storage, user, name)
 
     def get_user(self, user_id: str) -> User:
         return records.get_user(self.storage, user_id)
@@ -298,60 +304,77 @@ class MemoryService:
         model: BaseChatModel | None = None,
         keep_unparsed: bool = False,
     ) -> WriteReport:
-        """Run the write pipeline on one stored message; returns what it did to memory.
+        """Run the write path on one stored message (``memory.write.entry``); returns what it did to memory.
 
         ``keep_unparsed`` stores a user message no extractor understood as a free-text fact (explicit requests)."""
-        model = model if model is not None else self.extraction_model
-        return single.write_message(
-            self.storage,
-            self._user(user),
-            session,
-            message,
-            agent_id=agent_id,
-            turn_id=turn_id,
-            model=model,
-            keep_unparsed=keep_unparsed,
-        )
+        return self.write(
+            user, session, [message], agent_id=agent_id, turn_id=turn_id, model=model, keep_unparsed=keep_unparsed
+        )[0]
 
-    def write_from_messages(
+    def write(
         self,
         user: User | str,
         session: Session,
-        messages: Sequence[Message | int],
+        said: Sequence[Message | int | Said],
         *,
         agent_id: str | None = None,
         turn_id: int | None = None,
         model: Any = None,
         keep_unparsed: bool = False,
         infer: bool | Sequence[bool] = True,
+        owner: str | None = None,
     ) -> list[WriteReport]:
-        """The write path on many stored messages at once (long-conversation ingest: one embedding call, one
-        transaction, one index append), with the same decisions as ``write_from_message`` on each in order: an
-        episode of each message, and the facts read from it unless ``infer`` is False (one flag, or one per
-        message)."""
-        from memory.storage.embed import embed_threads
-        from memory.write.batch import write_messages
+        """THE write entry (``memory.write.entry.write``): new messages (``Said``) stored, then the write path on
+        every message in order, under the user's write lock; facts read from the user's own words only."""
+        return entry.write(
+            self.storage,
+            self._user(user),
+            session,
+            said,
+            agent_id=agent_id,
+            turn_id=turn_id,
+            model=model if model is not None else self.extraction_model,
+            keep_unparsed=keep_unparsed,
+            infer=infer,
+            owner=owner,
+        )
 
-        with embed_threads(self.settings.embed_threads):  # batch ingest: every core (MEMLENS_EMBED_THREADS)
-            return write_messages(
-                self.storage,
+    def write_from_messages(
+        self,
+        user: User | str,
+        session: Session,
+        messages: Sequence[Message | int | Said],
+        *,
+        agent_id: str | None = None,
+        turn_id: int | None = None,
+        model: Any = None,
+        keep_unparsed: bool = False,
+        infer: bool | Sequence[bool] = True,
+        owner: str | None = None,
+    ) -> list[WriteReport]:
+        """:meth:`write` for long-conversation ingest (one embedding call, one transaction, one index append) with
+        every core embedding (``MEMLENS_EMBED_THREADS``)."""
+        from memory.storage.embed import embed_threads
+
+        with embed_threads(self.settings.embed_threads):
+            return self.write(
                 user,
                 session,
                 messages,
                 agent_id=agent_id,
                 turn_id=turn_id,
-                model=model if model is not None else self.extraction_model,
+                model=model,
                 keep_unparsed=keep_unparsed,
                 infer=infer,
+                owner=owner,
             )
 
     def remember(self, user_id: str, text: str, *, session_id: str = "cli", agent_id: str | None = None):
-        """Store ``text`` as a user message in that session and run the write pipeline on it (an explicit request:
+        """Store ``text`` as a user message in that session and run the write path on it (an explicit request:
         text no rule understands is still kept, as a free-text fact)."""
         user = self.ensure_user(user_id)
         session = self.ensure_session(user, session_id, agent_id)
-        message = self.add_message(session, "user", text)
-        return self.write_from_message(user, session, message, agent_id=agent_id, keep_unparsed=True)
+        return self.write(user, session, [Said("user", text)], agent_id=agent_id, keep_unparsed=True)[0]
 
     def remember_verbatim(
         self,
@@ -364,11 +387,10 @@ class MemoryService:
         meta: dict[str, Any] | None = None,
     ) -> Memory:
         """Store ``text`` as one memory as it is, no extraction (mem0's ``infer=False``, the LangGraph store's put):
-        the message is kept as its source and the ADD is logged like any write."""
+        the message is kept as its source and the ADD is logged like any write (``memory.write.entry``)."""
         user = self.ensure_user(user_id)
         session = self.ensure_session(user, session_id, agent_id)
-        message = self.add_message(session, role, text)
-        return single.write_verbatim(self.storage, user, message, agent_id=agent_id, meta=meta)
+        return entry.write_verbatim(self.storage, user, session, Said(role, text), agent_id=agent_id, meta=meta)
 
     def get_profile(self, user: User | str) -> dict[str, Any]:
         from memory import profile
@@ -974,14 +996,9 @@ class MemoryService:
         self, user: User, session: Session, said: Sequence[Message | int], turn_id: int | None = None, model: Any = None
     ) -> list[WriteReport]:
         """One chat turn's write (what the background job runs): the user's message, then the agent's reply, through
-        the write path in one batch on one core (a turn is small). Facts are read from the first message only."""
-        from memory.write.batch import write_messages
-
-        model = model if model is not None else self.extraction_model
-        # the agent's reply is kept as said, never read for facts: it is composed from memory, and re-reading it
-        # would store recalled memories again as the agent's inferences
-        infer = [i == 0 for i in range(len(said))]
-        return write_messages(self.storage, user, session, said, turn_id=turn_id, model=model, infer=infer)
+        the one write entry in one batch on one core (a turn is small). The entry's rule reads facts from the
+        user's message only: the agent's reply is kept as said (``memory.write.entry.own_words``)."""
+        return self.write(user, session, said, turn_id=turn_id, model=model)
 
     def _write_or_set_aside(
         self,

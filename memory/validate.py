@@ -54,6 +54,23 @@ def text(value: object, limit: int, what: str = "message", limit_name: str = "ME
     return value
 
 
+def clean_value(value: object, what: str = "metadata", *, depth: int = 0) -> None:
+    """Refuse a JSON-like value (metadata) holding a NUL or a lone surrogate in any key or text: PostgreSQL cannot
+    store either, and a door must refuse them before anything is written, not fail half-way."""
+    if depth > 64:
+        raise InvalidInput(f"{what} is nested too deeply")
+    if isinstance(value, str):
+        _encodable(value, what)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str):
+                _encodable(k, f"{what} key")
+            clean_value(v, what, depth=depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            clean_value(v, what, depth=depth + 1)
+
+
 def role(value: object) -> str:
     """A message role; anything else would be a programming error or a hostile caller."""
     if value not in ROLES:

@@ -499,3 +499,155 @@ def spellings_by_category() -> dict[str, list[tuple[str, str]]]:
         en, zh = _CONTEXT[category.split("-")[0]]
         out[category] = [((zh if i % 2 else en).format(s), s) for i, s in enumerate(make())]
     return out
+
+
+# -- issue #45: spellings still stored raw after #30, and their families (written before the masker was changed) ---
+KEYCAP = "\ufe0f\u20e3"  # "1️⃣" = the digit, the emoji presentation selector, the combining keycap
+
+
+def _keycap(digits: str, fe0f: bool = True) -> str:
+    return "".join(d + (KEYCAP if fe0f else "\u20e3") if d.isdigit() else d for d in digits)
+
+
+def _entities(text: str, style: str = "dec") -> str:
+    """Every character of ``text`` as an HTML character reference (decimal, hex, or the named ones)."""
+    named = {"@": "&commat;", ".": "&period;", "-": "&hyphen;", "_": "&lowbar;", "+": "&plus;"}
+    if style == "named":
+        return "".join(named.get(c, c) for c in text)
+    return "".join(f"&#{ord(c)};" if style == "dec" else f"&#x{ord(c):x};" for c in text)
+
+
+def _email_encoded() -> list[str]:
+    return [
+        "zqhtml1&#64;example.com",
+        "zqhtml2&#x40;example.com",
+        "zqhtml3&#X40;gmail.com",
+        "zqhtml4&commat;example&period;com",
+        "zqhtml5&#64;example&#46;org",
+        _entities("zqhtml6@example.com"),
+        _entities("zqhtml7@example.com", "hex"),
+        "zqhtml8&amp;#64;example.com",  # encoded twice
+        "zqhtml9&#064;163.com",
+        "zqurl1%40example.com",
+        "mailto:zqurl2%40example.com",
+        "zqurl3%40example%2Ecom",
+        "zqurl4%2540example.com",  # encoded twice
+        "zq%2Eurl5%40gmail%2ecom",
+        "%7Aqurl6%40qq.com",
+        "zqurl7%40mail.example.co.uk",
+    ]
+
+
+def _email_words_joined() -> list[str]:
+    return [
+        "zqjoin1_at_example_dot_com",
+        "zqjoin2_at_gmail_dot_com",
+        "zq.join3_at_mail_dot_example_dot_org",
+        "zqjoin4-at-example-dot-com",
+        "zqjoin5_AT_example_DOT_com",
+        "zqjoin6 _at_ example _dot_ com",
+        "zqjoin7.at.example.dot.com",
+        "zqjoin8(a)example.com",
+        "zqjoin9 (a) example.com",
+        "zqjoin10(a)example(dot)com",
+        "zqjoin11[a]gmail.com",
+        "zqjoin12 [a] gmail [dot] com",
+        "zqjoin13（a）qq.com",
+        "zqjoin14(a)163点com",
+        "zqjoinfifteen(a)example.com",
+        "zqjoinsixteen [a] gmail.com",
+    ]
+
+
+def _digits_keycap() -> list[str]:
+    m = _mobiles(8, 7)
+    out = [_keycap(x) for x in m[:4]] + [_keycap(x, fe0f=False) for x in m[4:6]]
+    out += [" ".join((_keycap(x[:3]), _keycap(x[3:7]), _keycap(x[7:]))) for x in m[6:8]]
+    out += [_keycap("536-22-8841"), _keycap("4242 4242 4242 4242"), _keycap("330106199104223104")]
+    out += [_keycap("415 555 0132")]
+    return out
+
+
+def _ssn_spaced_cjk() -> list[str]:
+    return [
+        "536 - 22 - 8841",
+        "123  45  6789",
+        "212 09 9999".replace(" ", "\u3000"),
+        "401 - 33 - 1234",
+        "社保号536-22-8841",
+        "我的SSN是123-45-6789",
+        "号码212-09-9999。",
+        "社会安全号码：401 33 1234",
+        "SSN：772-10-4321",
+        "我的SSN是219099998",
+        "SSN号码536228841",
+    ]
+
+
+def _passport_mrz() -> list[str]:
+    return [
+        "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "E123456784CHN9104223F3001015NGKELNPMNDPMA946",
+        "G876543217CHN8501011M2801012<<<<<<<<<<<<<<04",
+        "5839201747USA8806078M3011303<<<<<<<<<<<<<<02",
+        "P<CHNZHANG<<WEI<<<<<<<<<<<<<<<<<<<<<<<<<<<<<",
+        "C01X00T478D<<6408125F2702283<<<<<<<<<<<<<<<4",
+        "L898902C3 6 UTO 740812 2 F 120415 9 ZE184226B<<<<<1 0",
+    ]
+
+
+def _iban_lower_spaced() -> list[str]:
+    return [
+        "gb82 west 1234 5698 7654 32",
+        "de89 3704 0044 0532 0130 00",
+        "fr14 2004 1010 0505 0001 3m02 606",
+        "gb82west12345698765432",
+        "Gb82 West 1234 5698 7654 32",
+        "nl91 abna 0417 1643 00",
+        "es91 2100 0418 4502 0005 1332",
+        "it60 x054 2811 1010 0000 0123 456",
+        "ch93 0076 2011 6238 5295 7",
+        "GB82-WEST-1234-5698-7654-32",
+        "de89 3704 0044 0532 0130 00".replace(" ", "\u00a0"),
+        "be71 0961 2345 6769",
+    ]
+
+
+CATEGORY_SPELLINGS_45 = {
+    "email-encoded": _email_encoded,
+    "email-words-joined": _email_words_joined,
+    "digits-keycap": _digits_keycap,
+    "ssn-spaced-cjk": _ssn_spaced_cjk,
+    "passport-mrz": _passport_mrz,
+    "iban-lower-spaced": _iban_lower_spaced,
+}
+_CONTEXT_45 = {
+    "email": ("write to {} please", "我的邮箱是 {} 。"),
+    "digits": ("my number is {}", "我的号码是{}"),
+    "ssn": ("my SSN is {}", "{}"),
+    "passport": ("the scan of my passport reads {}", "护照机读区：{}"),
+    "iban": ("my IBAN is {}", "我的账户 {}"),
+}
+
+#: ordinary text near these spellings that must stay as it is (entities, URL escapes and keycaps that are not PII)
+NOT_PII_45 = [
+    "Tom &amp; Jerry, 5 &lt; 6",
+    "50%25 off, 100%20 sure",
+    "the file is named report_at_noon_dot_txt",
+    "meet at_home_dot",
+    "1️⃣ first, 2️⃣ second, 3️⃣ third",
+    "room 12 (a) and 12 (b)",
+    "P<< not a passport line",
+    "the word iban alone, and de facto",
+]
+
+
+def spellings_45() -> dict[str, list[tuple[str, str]]]:
+    """{category: [(text, secret)]} of :data:`CATEGORY_SPELLINGS_45`, each spelling in an English and a Chinese
+    sentence (alternating)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for category, make in CATEGORY_SPELLINGS_45.items():
+        en, zh = _CONTEXT_45[category.split("-")[0]]
+        out[category] = [((zh if i % 2 else en).format(s), s) for i, s in enumerate(make())]
+    return out

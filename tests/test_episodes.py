@@ -142,6 +142,8 @@ def test_a_locomo_session_through_the_chat_loop_keeps_what_the_evaluation_keeps(
     sample = load(TINY)[0]
     ls = sample.sessions[0]
     ingest_session(svc, svc.ensure_user("eval-path"), sample, ls, extract=True)
+    assert svc.get_user("eval-path").display_name == sample.speakers[0]  # the user is the first speaker
+    svc.name_user(svc.ensure_user("chat-path"), sample.speakers[0])  # the same person chatting
     agent = Agent(svc)
     for turn in ls.turns:
         agent.chat("chat-path", "session_1", turn.message(), speaker=turn.speaker, at=turn.at)
@@ -151,6 +153,9 @@ def test_a_locomo_session_through_the_chat_loop_keeps_what_the_evaluation_keeps(
     assert evaluated == chatted
     assert {t[0] for t in evaluated} >= {MemoryType.EPISODE, MemoryType.FACT}
     assert {t[3] for t in evaluated if t[0] == MemoryType.EPISODE} == {"Alice", "Bob"}
+    # one rule for whose words are facts: only the user's (the first speaker's), never the other person's
+    other = {t[4][0] for t in evaluated if t[0] == MemoryType.EPISODE and t[3] == sample.speakers[1]}
+    assert other and not any(t[4][0] in other for t in evaluated if t[0] != MemoryType.EPISODE)
 
 
 def test_mem0_add_with_infer_false_keeps_episodes_only(plumbing_svc):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from actors import ADMIN
-from pii_corpus import NOT_PII, corpus, leaked, spellings_by_category
+from pii_corpus import NOT_PII, NOT_PII_45, corpus, leaked, spellings_45, spellings_by_category
 
 from memory.text.privacy import mask_pii
 
@@ -44,6 +44,15 @@ def test_every_spelling_is_masked(text, secret):
         "192.168.1." * 2_000,
         "1:" * 10_000,
         "passport " * 2_000,
+        "&#64;" * 4_000,
+        "&amp;#x40;a" * 2_000,
+        "%40%2E" * 3_000,
+        "1\ufe0f\u20e3" * 6_000,
+        "P<" * 10_000,
+        "A<" * 10_000 + "1" * 6,
+        "x_at_y_dot_" * 2_000,
+        "(a)" * 6_000,
+        "gb82 " * 4_000,
     ],
     ids=[
         "spaced-ones",
@@ -62,6 +71,15 @@ def test_every_spelling_is_masked(text, secret):
         "dotted",
         "colons",
         "passport-words",
+        "entities",
+        "double-entities",
+        "url-escapes",
+        "keycaps",
+        "mrz-fillers",
+        "mrz-letters",
+        "joined-words",
+        "a-parens",
+        "lower-iban-prefix",
     ],
 )
 def test_masking_is_linear(text):
@@ -213,3 +231,99 @@ def test_memlens_log_lines_are_masked(plumbing_svc, caplog):
     with caplog.at_level(logging.WARNING, logger="memory.test"):
         logging.getLogger("memory.test").warning("row %s failed for %s", 7, "lin at example dot com, 139 0144 0461")
     assert "0144" not in caplog.text and "example dot com" not in caplog.text and "[phone ***0461]" in caplog.text
+
+
+# -- the issue-#45 corpus: spellings still stored raw after #30 (written before the masker was changed) ----------
+SPELLINGS_45 = spellings_45()
+
+
+@pytest.mark.parametrize("category", sorted(SPELLINGS_45))
+def test_every_issue_45_spelling_is_masked(category):
+    """HTML-entity / URL-encoded / "_at_…_dot_" / "(a)" e-mails, keycap digits, spaced and CJK-adjacent SSNs,
+    machine-readable passport lines, lower-case spaced IBANs (before: 59 of 75 stored raw by the masker)."""
+    rows = SPELLINGS_45[category]
+    raw = [(t, mask_pii(t)) for t, s in rows if leaked(mask_pii(t), s)]
+    assert raw == [], f"{len(raw)} of {len(rows)} stored raw: {raw[:5]}"
+
+
+@pytest.mark.parametrize("text", NOT_PII_45)
+def test_entities_escapes_and_keycaps_that_are_not_pii_stay(text):
+    assert mask_pii(text) == text
+
+
+def test_an_encoded_spelling_is_masked_whole():
+    """The whole reference or escape is masked, not only the characters it decodes to."""
+    assert mask_pii("mail lin&#64;example&#46;com now") == "mail [email] now"
+    assert mask_pii("mailto:lin%40example.com") == "mailto:[email]"
+    assert mask_pii("call 1️⃣3️⃣9️⃣0️⃣1️⃣4️⃣4️⃣0️⃣4️⃣6️⃣1️⃣!") == "call [phone ***0461]!"
+
+
+def _door_texts() -> list[str]:
+    return [t for rows in SPELLINGS_45.values() for t, _ in rows]
+
+
+@pytest.mark.slow
+def test_no_issue_45_spelling_reaches_any_file_through_any_door(plumbing_svc, settings):
+    """Each spelling through the Python door (text and metadata), the REST door, the LangGraph store (value and
+    KEY: the key used to be kept raw in the memory's metadata) and a chat turn; then a raw byte scan of the data
+    folder. (REST and MCP end in the same ``Memory.add``; the REST door is run for real here.)"""
+    import httpx
+    from doors_helpers import free_port, serve_in_thread
+
+    from agent.runtime import Agent
+    from agent.serve.api import create_app
+    from memory import apikeys
+    from memory.client import Memory
+    from memory.langgraph import MemLensStore
+
+    svc = plumbing_svc
+    texts = _door_texts()
+    mem = Memory(svc)
+    store = MemLensStore(Memory(svc, via="langgraph"))
+    agent = Agent(svc)
+    key = apikeys.create(svc.storage, "pii45")[0]
+    for url in serve_in_thread(create_app(svc), free_port()):
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
+            for i, t in enumerate(texts):
+                door = i % 4
+                if door == 0:
+                    mem.add(t, user_id="pii45-py", metadata={"note": t})
+                elif door == 1:
+                    body = {"messages": t, "user_id": "pii45-rest", "metadata": {"note": t}}
+                    c.post("/v1/memories", json=body).raise_for_status()
+                elif door == 2:
+                    store.put(("pii45-lg", "notes"), t, {"content": t})
+                else:
+                    agent.chat("pii45-chat", f"s{i // 12}", t)
+    agent.wait()
+    agent.close()
+    svc.close()
+    blob = _bytes_of(settings.data_dir)
+    assert b"[email]" in blob, "the scan must see the stored text"
+    raw = sorted({s for rows in SPELLINGS_45.values() for _, s in rows if s.encode() in blob})
+    assert not raw, f"{len(raw)} spellings stored raw: {raw[:10]}"
+
+
+def test_a_store_key_holding_personal_data_is_kept_masked_and_still_found(plumbing_svc):
+    from sqlmodel import select
+
+    from memory.client import Memory
+    from memory.langgraph import MemLensStore
+    from memory.storage.models import Memory as MemoryRow
+
+    store = MemLensStore(Memory(plumbing_svc, via="langgraph"))
+    ns = ("u45", "contacts")
+    store.put(ns, "lin.wei@example.com", {"content": "Lin from work"})
+    store.put(ns, "139 0144 0461", {"content": "Lin's phone"})
+    store.put(ns, "wei.lin@example.com", {"content": "Wei from school"})  # masks alike: must not replace Lin
+    with plumbing_svc.storage.db() as db:
+        metas = [r.meta for r in db.exec(select(MemoryRow)).all()]
+    assert "lin.wei@example.com" not in str(metas) and "0144" not in str(metas), metas
+    got = store.get(ns, "lin.wei@example.com")
+    assert got is not None and got.value == {"content": "Lin from work"} and got.key == "lin.wei@example.com"
+    assert store.get(ns, "wei.lin@example.com").value == {"content": "Wei from school"}
+    assert store.get(ns, "139 0144 0461").value == {"content": "Lin's phone"}
+    store.put(ns, "lin.wei@example.com", {"content": "Lin moved teams"})  # a put again replaces the same item
+    assert len(store.search(ns)) == 3 and store.get(ns, "lin.wei@example.com").value["content"] == "Lin moved teams"
+    store.delete(ns, "139 0144 0461")
+    assert store.get(ns, "139 0144 0461") is None and len(store.search(ns)) == 2

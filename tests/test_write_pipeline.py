@@ -60,8 +60,9 @@ def test_every_decision_is_logged_with_its_reason(svc):
 @pytest.mark.slow
 def test_assistant_turn_never_becomes_a_user_fact_or_profile(svc):
     report = _say(svc, "Since you live in Hangzhou, I recommend West Lake.", role="assistant")
-    (op,) = report.operations
-    assert op["source_type"] == "inferred" and op["confidence"] <= 0.3 and report.profile_changes == []
+    # the one write entry's rule: an assistant reply is never read for facts; it is kept as said (an episode)
+    assert report.operations == [] and report.profile_changes == [] and not report.worth
+    assert len(report.episodes) == 1 and svc.get_memory(report.episodes[0]).meta["speaker"] == "Assistant"
     assert svc.get_profile("lin") == {}
 
 

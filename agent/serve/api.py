@@ -2,9 +2,11 @@
 
 Every route but ``/v1/health`` needs ``Authorization: Bearer <key>`` (``memlens apikey create``): missing or unknown
 → 401; a key restricted to some users asking about another → 403 (by memory id: 404, so ids of other users' memories
-are not confirmed). Bodies over ``MEMLENS_API_MAX_BODY_BYTES`` → 413. Every error — unknown routes and methods
-included — is one JSON object, ``ErrorBody`` (``{"error": "...", "detail": [{"where", "problem"}]}``), never a
-traceback, and the OpenAPI schema documents each one. Writes are tagged ``via=api:<key name>``.
+are not confirmed). Bodies over ``MEMLENS_API_MAX_BODY_BYTES`` → 413; an add or chat carrying more text than
+``MEMLENS_API_MAX_REQUEST_TOKENS`` → 413; a key past ``MEMLENS_API_TOKENS_PER_MINUTE`` → 429
+(``agent.serve.limits``). Every error — unknown routes and methods included — is one JSON object, ``ErrorBody``
+(``{"error": "...", "detail": [{"where", "problem"}]}``), never a traceback, and the OpenAPI schema documents each
+one. Writes are tagged ``via=api:<key name>``.
 """
 
 from __future__ import annotations
@@ -51,7 +53,9 @@ def _documented(*codes: int) -> dict[int | str, dict[str, Any]]:
         404: "No such memory (or not one this key may see), or no such route.",
         405: "Method not allowed on this route.",
         409: "A concurrent change won, or the operation is not allowed now.",
-        413: "Request body too large (MEMLENS_API_MAX_BODY_BYTES).",
+        413: "Request too large: body (MEMLENS_API_MAX_BODY_BYTES), messages or text tokens "
+        "(MEMLENS_API_MAX_REQUEST_TOKENS).",
+        429: "This API key's text tokens per minute are spent (MEMLENS_API_TOKENS_PER_MINUTE): see Retry-After.",
         422: "The request does not match the schema (detail says where).",
         500: "An unexpected error (the body names its type, never a traceback).",
     }
@@ -59,7 +63,7 @@ def _documented(*codes: int) -> dict[int | str, dict[str, Any]]:
 
 
 #: what every authenticated route may answer besides its 200
-ERRORS = _documented(400, 401, 403, 404, 409, 413, 422, 500)
+ERRORS = _documented(400, 401, 403, 404, 409, 413, 422, 429, 500)
 _bearer = HTTPBearer(auto_error=False, description="An API key made with `memlens apikey create`.")
 
 
@@ -134,6 +138,8 @@ class Doors:
 
     def __init__(self, service: MemoryService) -> None:
         self.service = service
+        s = service.settings
+        self.costs = limits.Costs(s.api_max_request_tokens, s.api_tokens_per_minute)  # what one request / key costs
         self._agent: Agent | None = None
         self._lock = threading.Lock()
 
@@ -174,6 +180,11 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
 
 
 def _errors(app: FastAPI) -> None:
+    @app.exception_handler(limits.TooCostly)
+    async def too_costly(_request: Request, exc: limits.TooCostly) -> JSONResponse:
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+        return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=headers)
+
     @app.exception_handler(MemLensError)
     async def memlens_error(_request: Request, exc: MemLensError) -> JSONResponse:
         code = next((c for t, c in STATUS.items() if isinstance(exc, t)), 400)
@@ -259,6 +270,7 @@ def add(body: AddRequest, key: Key, doors: Service) -> dict[str, Any]:
     """Remember messages through the write pipeline (or verbatim with ``infer: false``)."""
     allowed(key, body.user_id)
     limits.check_messages(body.messages)
+    doors.costs.charge(key.name, limits.texts_of(body.messages))  # 413 / 429 before anything is stored
     messages = body.messages if isinstance(body.messages, str) else [m.model_dump() for m in body.messages]
     return doors.memory(key).add(
         messages,
@@ -344,6 +356,7 @@ def profile(user_id: str, key: Key, doors: Service) -> dict[str, Any]:
 def chat(body: ChatRequest, key: Key, doors: Service) -> dict[str, Any]:
     """One agent turn: recall, budgeted context, reply, memory writes (as ``memlens chat --json``)."""
     allowed(key, body.user_id)
+    doors.costs.charge(key.name, [body.message])  # 413 / 429 before the turn runs
     actor = Actor(name=key.name, role=Role.CURATOR, via=f"api:{key.name}")
     with provenance.acting(actor):
         result = doors.agent.chat(

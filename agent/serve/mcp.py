@@ -25,6 +25,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 
+from agent.serve import limits
 from agent.serve.refusals import RefusalAudit
 from memory.client import Memory
 from memory.config import Settings
@@ -76,6 +77,8 @@ class MemoryTools:
 
     def __init__(self, service: MemoryService, default_user: str | None, *, pinned: bool = False) -> None:
         self.service, self.default_user, self.pinned = service, default_user, pinned
+        s = service.settings
+        self.costs = limits.Costs(s.api_max_request_tokens, s.api_tokens_per_minute)  # as the REST door's
 
     def _scope(self, user_id: str | None) -> tuple[Memory, str]:
         """The door (a ``Memory`` with MemLens's calibrated cut: a model should hear "nothing relevant" rather than
@@ -103,6 +106,8 @@ class MemoryTools:
         words. MemLens extracts what is worth keeping, reinforces what it already knew and replaces what changed.
         Returns what was added, updated or left unchanged."""
         mem, user = self._scope(user_id)
+        token = get_access_token()  # over HTTP: the key's budget; over stdio (a local client): the request bound only
+        self.costs.charge(token.client_id if token is not None else None, [text])
         return mem.add(text, user_id=user, agent_id=agent_id)
 
     def search_memories(

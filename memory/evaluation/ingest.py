@@ -2,10 +2,16 @@
 
 Each sample is one MemLens user (``locomo:<sample_id>``), each LoCoMo session one MemLens session, and each turn one
 message stamped with its session's date (``Message.meta`` holds the ``dia_id`` and the speaker). The evaluation
-supplies only those ids and times: the messages then go through the same write path a chat turn and every door use
-(``write_from_messages``: an episode of each message, "Speaker (date): words", and the facts extracted from it, whose
-``source_message_ids`` lead back to the message). It writes no memory row of its own. A session is marked ended once
-fully ingested, so a second run reuses what is there.
+supplies only those ids and times: the messages then go through the one write entry a chat turn and every door use
+(``memory.write.entry``: an episode of each message, "Speaker (date): words", and the facts extracted from the
+user's own words, whose ``source_message_ids`` lead back to the message). It writes no memory row of its own.
+
+Whose words are facts: a LoCoMo conversation is two people talking, and the MemLens user is one of them — the first
+speaker (``speaker_a``), recorded as the name the user goes by (``MemoryService.name_user``). Their turns are the
+user's own words, read for facts; the second speaker's turns are the other party's (as the agent's replies are in a
+chat): kept as episodes with the speaker's name, searchable and scored like any memory, but never read as facts
+about the user (before, both speakers' turns were read as "the user", so one person's home city superseded the
+other's).
 """
 
 from __future__ import annotations
@@ -51,7 +57,8 @@ class IngestStats:
 
 
 def _write(svc: MemoryService, user: User, session: Session, msgs: list[Message], infer: bool, stats: IngestStats):
-    """The session's messages through the write path in one batch (same decisions as one by one, in order)."""
+    """The session's messages through the one write entry in one batch (same decisions as one by one, in order);
+    facts are read from the user's own turns only (the user is named after the first speaker: the module docstring)."""
     for report in svc.write_from_messages(user, session, msgs, infer=infer):
         stats.episodes += len(report.episodes)
         for op in report.operations:
@@ -72,6 +79,8 @@ def ingest_session(
 ) -> IngestStats:
     """One LoCoMo session as a MemLens session; ``extract`` False = mem0's ``infer=False`` (episodes only)."""
     stats = IngestStats(extraction=INGEST_PATH if extract else f"{INGEST_PATH}, infer=False")
+    if user.display_name != sample.speakers[0]:
+        user = svc.name_user(user, sample.speakers[0])  # the user is the first speaker: the module docstring
     session = svc.ensure_session(user, f"session_{ls.number}")
     if session.status == SessionStatus.ENDED:
         stats.reused_sessions += 1

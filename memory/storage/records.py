@@ -29,7 +29,7 @@ from memory.storage.models import (
     utcnow,
 )
 from memory.storage.store import Storage
-from memory.text.privacy import mask_pii
+from memory.text.privacy import mask_pii, mask_value
 from memory.text.tokens import count_tokens
 from memory.vocab import MemoryStatus
 
@@ -73,6 +73,22 @@ def ensure_user(storage: Storage, user_id: str) -> User:
             db.rollback()
             return db.exec(_user_query(user_id)).one()
         return user
+
+
+def name_user(storage: Database, user: User, name: str | None) -> User:
+    """Record the name ``user`` goes by in conversations with named speakers (``User.display_name``): the write
+    entry reads facts only from the turns that speaker said (``memory.write.entry.own_words``)."""
+    name = name.strip()[:64] if name and name.strip() else None
+    validate.clean_value(name, "name")
+    with storage.db() as db:
+        row = db.get(User, user.key)
+        if row is None:
+            raise NotFound("no such user")
+        row.display_name = name
+        db.add(row)
+        db.commit()
+        db.refresh(row)
+        return row
 
 
 def get_user(storage: Database, user_id: str) -> User:
@@ -172,6 +188,7 @@ def add_message(
     """Store one message; a repeated ``idempotency_key`` returns the first stored message instead of a copy."""
     content = validate.text(content, storage.settings.max_document_chars, limit_name="MEMLENS_MAX_DOCUMENT_CHARS")
     role, idempotency_key = validate.role(role), validate.idempotency_key(idempotency_key)
+    validate.clean_value(meta, "metadata")  # PostgreSQL cannot store a NUL: refused before anything is written
     content = (masker or mask_pii)(content)  # PII never reaches SQL, the index or the logs
     repeat = select(Message).where(Message.user_key == session.user_key, Message.idempotency_key == idempotency_key)
     with storage.db() as db:
@@ -186,7 +203,7 @@ def add_message(
             content=content,
             tokens=count_tokens(content),
             idempotency_key=idempotency_key,
-            meta=meta or {},
+            meta=mask_value(dict(meta or {})),
             created_at=created_at or utcnow(),
         )
         s = db.get(Session, session.id)  # before add(msg): an autoflush here would escape the except below
@@ -202,6 +219,37 @@ def add_message(
                 return db.exec(repeat).one()
             raise
         return msg
+
+
+def add_messages(storage: Storage, session: Session, said: Sequence[Any]) -> list[Message]:
+    """Store several new messages (``memory.write.entry.Said``: role, content, meta, created_at) in ONE transaction,
+    each validated and masked first: all are stored or none."""
+    rows = []
+    for s in said:
+        content = validate.text(s.content, storage.settings.max_document_chars, limit_name="MEMLENS_MAX_DOCUMENT_CHARS")
+        validate.clean_value(s.meta, "metadata")
+        content = mask_pii(content)  # PII never reaches SQL, the index or the logs
+        rows.append(
+            Message(
+                session_id=session.id,
+                user_key=session.user_key,
+                role=validate.role(s.role),
+                content=content,
+                tokens=count_tokens(content),
+                meta=mask_value(dict(s.meta or {})),
+                created_at=s.created_at or utcnow(),
+            )
+        )
+    with storage.db() as db:
+        found = db.get(Session, session.id)
+        db.add_all(rows)
+        if found is not None:
+            found.last_activity_at = max([found.last_activity_at, *(r.created_at for r in rows)])
+            db.add(found)
+        db.commit()
+        for r in rows:
+            db.refresh(r)
+    return rows
 
 
 def messages(storage: Database, session_key: str, *, after_id: int = 0, limit: int | None = None) -> list[Message]:

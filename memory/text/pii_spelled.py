@@ -4,13 +4,16 @@
   nine oh …", "double five") are turned into digits in the detection copy (:func:`spoken_digits`), so the number
   detectors of :mod:`memory.text.pii_numbers` classify them like any other spelling. English words count only in a
   run of at least seven, so "one or two" stays words.
-- **Spelled addresses**: ``lin at example dot com``, ``lin(at)example(dot)com``, ``lin 艾特 qq 点 com``,
-  ``lin＃qq.com``, ``lin @ example . com``, letters spaced out one by one. The domain must end in a common top-level
+- **Spelled addresses**: ``lin at example dot com``, ``lin(at)example(dot)com``, ``lin(a)example.com``,
+  ``lin_at_example_dot_com``, ``lin.at.example.dot.com``, ``lin 艾特 qq 点 com``, ``lin＃qq.com``,
+  ``lin @ example . com``, letters spaced out one by one. The domain must end in a common top-level
   domain, so "meet at school" or "at home dot" stay as they are.
 - **SSN** (US, python-stdnum's rules: no 000/666/9xx area, no 00 group, no 0000 serial): ``536-22-8841`` shaped
-  3-2-4 anywhere; nine digits in a row only after an "SSN" / "social security" word.
+  3-2-4 anywhere (dashes, dots, one to three spaces, spaced dashes ``536 - 22 - 8841``); nine digits in a row only
+  after an "SSN" / "social security" word, which may touch Chinese text ("我的SSN是…").
 - **Passport numbers**: after a passport word (passport, 护照, 護照) within a few characters, one or two letters
-  and 6-9 digits or nine digits; anywhere, the mainland shape E/G + 8 digits.
+  and 6-9 digits or nine digits; anywhere, the mainland shape E/G + 8 digits, and a machine-readable zone line
+  (the name line ``P<UTOERIKSSON<<ANNA…`` or the number line with the birth date), masked whole.
 - **IP addresses** (validated by :mod:`ipaddress`): IPv4, also with spaced or spelled dots (``192 dot 168 …``),
   and IPv6; a dotted number right after "v" / "version" / "版本" is a version, not an address.
 
@@ -86,10 +89,10 @@ def _copy_zh(norm: str, origin: list[int], start: int, end: int, parts: list[str
 
 # -- spelled e-mail addresses -----------------------------------------------------------------------------------
 _AT = (
-    r"(?:\s*[-_]?(?:[(\[{<（【]\s*at\s*[)\]}>）】]|(?<![A-Za-z])at(?:\s*sign)?(?![A-Za-z])|艾特|圈a|小老鼠|at符号|[@#&])"
-    r"[-_]?\s*)"
+    r"(?:\s*[-_.]?(?:[(\[{<（【]\s*at?\s*[)\]}>）】]|(?<![A-Za-z])at(?:\s*sign)?(?![A-Za-z])|艾特|圈a|小老鼠|at符号|[@#&])"
+    r"[-_.]?\s*)"
 )
-_DOT = r"(?:\s*(?:[(\[{<（【]\s*dot\s*[)\]}>）】]|\bdot\b|点|點|。|\.)\s*)"
+_DOT = r"(?:\s*[-_]?(?:[(\[{<（【]\s*dot\s*[)\]}>）】]|(?<![A-Za-z])dot(?![A-Za-z])|点|點|。|\.)[-_]?\s*)"
 _TLD = (
     r"(?:com|net|org|edu|gov|mil|int|info|biz|io|co|me|cn|hk|tw|mo|jp|kr|sg|in|uk|us|ca|au|nz|de|fr|es|it|nl|"
     r"ru|br|eu|xyz|top|cc|tv|ai|app|dev)"
@@ -101,7 +104,7 @@ _SPELLED_EMAIL = re.compile(
     rf"(?<![A-Za-z0-9])(?:[A-Za-z0-9] ){{2,40}}[A-Za-z0-9] ?@ ?(?:[A-Za-z0-9] ?){{1,40}}\. ?(?:[a-z] ?){{1,5}}[a-z]\b",
     re.IGNORECASE,
 )
-_ANCHOR = re.compile(r"[@#&]|(?<![A-Za-z])at(?![A-Za-z])|艾特|圈a|小老鼠", re.IGNORECASE)
+_ANCHOR = re.compile(r"[@#&]|(?<![A-Za-z])at(?![A-Za-z])|[(\[（【] ?a ?[)\]）】]|艾特|圈a|小老鼠", re.IGNORECASE)
 #: where a spelled address could end: a (spelled) dot and a top-level domain
 _ENDING = re.compile(rf"{_DOT}{_TLD}(?![A-Za-z0-9])|\. ?(?:[a-z] ){{1,4}}[a-z](?![A-Za-z0-9])", re.IGNORECASE)
 
@@ -213,8 +216,9 @@ def _plausible(norm: str, start: int, found: str) -> bool:
 
 
 # -- SSN, passport, IP ------------------------------------------------------------------------------------------
-_SSN = re.compile(r"(?<![\d\-])(\d{3})([- ]?|\. ?)(\d{2})\2(\d{4})(?![\d\-])")
-_SSN_WORDS = re.compile(r"\bssn\b|social\s*security|社会安全|社會安全|社保号", re.IGNORECASE)
+_SSN = re.compile(r"(?<![\d\-])(\d{3})( {0,2}- {0,2}| {1,3}|\. ?|)(\d{2})\2(\d{4})(?![\d\-])")
+#: "SSN" beside Chinese text has no word boundary ("我的SSN是…"): letters, not \b, delimit it
+_SSN_WORDS = re.compile(r"(?<![A-Za-z])ssn(?![A-Za-z])|social\s*security|社会安全|社會安全|社保号", re.IGNORECASE)
 _PASSPORT_WORDS = re.compile(r"passport|护照|護照", re.IGNORECASE)
 _PASSPORT = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,2} ?[0-9](?: ?[0-9A-Za-z]){5,8}|[0-9]{9})(?![A-Za-z0-9])")
 _CN_PASSPORT = re.compile(r"(?<![A-Za-z0-9])[EG][0-9]{8}(?![A-Za-z0-9])")
@@ -250,6 +254,26 @@ def passports(norm: str) -> list[tuple[str, int, int]]:
             if any(ch.isdigit() for ch in m.group()):
                 out.append(("passport", m.start(), m.end()))
                 break
+    return out
+
+
+#: a machine-readable zone line (ICAO 9303): 30-44 capitals, digits and fillers "<" — a passport's name line
+#: (P<UTOERIKSSON<<ANNA…) or its number line (document number, nationality, birth date, sex, expiry, checks); a
+#: scanner or a person may put spaces between its fields
+_MRZ = re.compile(r"(?<![A-Za-z0-9<])[A-Z0-9<](?: ?[A-Z0-9<]){29,47}(?![A-Za-z0-9<])")
+
+
+_MRZ_NUMBER_LINE = re.compile(r"[A-Z0-9<]{9}[0-9<][A-Z<]{3}[0-9]{6}[0-9<][MFX<][0-9]{6}[0-9<]")
+
+
+def machine_readable_zones(norm: str) -> list[tuple[str, int, int]]:
+    """Passport / ID machine-readable lines: a run of 30+ MRZ characters holding a filler pair "<<" (a name line),
+    or shaped as a number line (document number, check, nationality, birth date, check, sex, expiry, check)."""
+    out = []
+    for m in _MRZ.finditer(norm):
+        line = m.group().replace(" ", "")
+        if len(line) >= 30 and ("<<" in line or _MRZ_NUMBER_LINE.match(line)):
+            out.append(("passport", m.start(), m.end()))
     return out
 
 

@@ -1,8 +1,10 @@
 """PII detection and masking, applied before anything is stored, embedded or logged.
 
-Detection runs on a normalised copy of the text (:mod:`memory.text.normalise`: NFKC, every digit ASCII, invisible
-characters dropped, every space and dash canonical) and masks the matching spans of the *original* text, so
-``１３９ ０１４４ ０４６１``, ``139\u200b0144\u200b0461`` and ``lin＠example.com`` are caught like plain spellings.
+Detection runs on a normalised copy of the text (:mod:`memory.text.normalise`: HTML character references and URL
+escapes decoded, NFKC, every digit ASCII, keycap marks and invisible characters dropped, every space and dash
+canonical) and masks the matching spans of the *original* text, so ``１３９ ０１４４ ０４６１``,
+``139\u200b0144\u200b0461``, ``1️⃣3️⃣9️⃣…``, ``lin＠example.com``, ``lin&#64;example.com`` and ``lin%40example.com``
+are caught like plain spellings.
 
 - ``email``: a local part (plain, Unicode or quoted) ``@`` a domain (ASCII or internationalised), ``localhost`` or an
   address literal ``[127.0.0.1]`` → ``[email]``.
@@ -11,7 +13,8 @@ characters dropped, every space and dash canonical) and masks the matching spans
 - ``bank-card``: 13-19 digits with an issuer prefix and a valid Luhn sum (python-stdnum); an order/tracking word just
   before it (whole words: "ref" never matches inside "prefer") exempts it unless a card word is there too →
   ``[bank-card ***4242]``.
-- ``iban``: a checksummed IBAN (python-stdnum) → ``[iban ***5432]``.
+- ``iban``: a checksummed IBAN (python-stdnum), in capitals or lower case, grouped by spaces or dashes →
+  ``[iban ***5432]``.
 - ``phone``: numbers valid for phonenumbers, international (``+``/``00``) or national (China, trunk-0 regions,
   North America) → ``[phone ***5678]``.
 
@@ -30,13 +33,13 @@ from stdnum import iban as _iban
 from memory.text.language import is_east_asian
 from memory.text.normalise import normalised, original_span
 from memory.text.pii_numbers import find_numbers, id_card_valid, luhn_valid
-from memory.text.pii_spelled import ips, passports, spelled_emails, spoken_digits, ssns
+from memory.text.pii_spelled import ips, machine_readable_zones, passports, spelled_emails, spoken_digits, ssns
 
 __all__ = ["PiiMatch", "find_pii", "id_card_valid", "luhn_valid", "mask_pii", "mask_value"]
 
 #: a text without any of these holds no PII this module finds (most words skip every detector)
 _MAYBE = re.compile(
-    r"[\d@＠﹫#＃&零〇一二三四五六七八九幺两兩壹贰叁肆伍陆柒捌玖]|艾特|圈a|小老鼠|"
+    r"<<|[(\[（【] ?a ?[)\]）】]|[\d@＠﹫#＃&%零〇一二三四五六七八九幺两兩壹贰叁肆伍陆柒捌玖]|艾特|圈a|小老鼠|"
     r"(?<![A-Za-z])(?:at|dot|zero|oh|one|two|three|four|five|six|seven|eight|nine)(?![A-Za-z])",
     re.IGNORECASE,
 )
@@ -50,7 +53,7 @@ _LOCAL_CHARS = set("._%+-'!#$&*=?^`{|}~")
 _DOMAIN_ASCII = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}(?![A-Za-z0-9-])")
 _DOMAIN_IDN = re.compile(r"(?:[^\W_](?:[\w-]{0,62})?\.)+[^\W\d_]{2,63}")
 _DOMAIN_SPECIAL = re.compile(r"localhost\b|\[(?:IPv6:)?[0-9A-Fa-f.:]{2,45}\]", re.IGNORECASE)
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}(?:[ -]?[A-Za-z0-9]){11,30}")
 
 
 @dataclass(frozen=True)
@@ -109,10 +112,10 @@ def _ibans(norm: str) -> list[tuple[str, int, int]]:
     out = []
     for m in _IBAN.finditer(norm):
         value = m.group()
-        for cut in range(len(value), 14, -1):  # the pattern may run into following capitals: shrink to a valid one
-            if cut < len(value) and value[cut] != " " or not 15 <= len(value[:cut].replace(" ", "")) <= 34:
+        for cut in range(len(value), 14, -1):  # the pattern may run into following words: shrink to a valid one
+            if cut < len(value) and value[cut] not in " -" or not 15 <= len(re.sub("[ -]", "", value[:cut])) <= 34:
                 continue
-            if _iban.is_valid(value[:cut]):
+            if _iban.is_valid(value[:cut].upper()):  # lower case too: a checksum, not a case, makes it an IBAN
                 out.append(("iban", m.start(), m.start() + cut))
                 break
     return out
@@ -128,13 +131,14 @@ def find_pii(text: str) -> list[PiiMatch]:
     for rid in _RECORD_ID.finditer(norm):
         covered[rid.start() : rid.end()] = b"\x01" * (rid.end() - rid.start())
     found: list[PiiMatch] = []
-    spans = _emails(norm) + spelled_emails(norm) + _ibans(norm) + ips(norm) + ssns(norm) + passports(norm)
+    spans = _emails(norm) + spelled_emails(norm) + _ibans(norm) + machine_readable_zones(norm) + ips(norm)
+    spans += ssns(norm) + passports(norm)
     spans += [(h.kind, h.start, h.end) for h in find_numbers(norm)]
     for kind, s, e in spans:
         if any(covered[s:e]):
             continue
         covered[s:e] = b"\x01" * (e - s)
-        o_start, o_end = original_span(origin, s, e)
+        o_start, o_end = original_span(origin, s, e, len(text))
         found.append(PiiMatch(kind, o_start, o_end, text[o_start:o_end], norm[s:e]))
     return sorted(found, key=lambda p: p.start)
 

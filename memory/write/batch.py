@@ -1,11 +1,13 @@
 """Many messages through the write pipeline at once — long-conversation ingest — with the decisions a
 message-by-message write would make.
 
-Per batch: extraction per message (no I/O), ONE ``embed_passages`` call for every candidate, ONE load of the
-memories that can matter (memory.write.state; at most one multi-vector index search), planning message by message in
-order (so a fact stated in message 3 is reinforced by message 9, and a move in message 12 supersedes it), ONE SQL
-transaction, ONE index append. Only the profile is still written per message, in order, with its compare-and-set
-(it must see each change before the next). A single message is a batch of one (``run``).
+Called by the one write entry (:mod:`memory.write.entry`: the user's lock, the rule for whose words are read for
+facts, the new messages stored) and by nothing else. Per batch: extraction per message (no I/O), ONE
+``embed_passages`` call for every candidate, ONE load of the memories that can matter (memory.write.state; at most
+one multi-vector index search), planning message by message in order (so a fact stated in message 3 is reinforced
+by message 9, and a move in message 12 supersedes it), ONE SQL transaction, ONE index append. Only the profile is
+still written per message, in order, with its compare-and-set (it must see each change before the next). A single
+message is a batch of one.
 """
 
 from __future__ import annotations
@@ -19,11 +21,9 @@ from typing import TYPE_CHECKING
 from sqlalchemy import func, or_, update
 from sqlmodel import SQLModel, col, select
 
-from memory import validate
 from memory.errors import InvalidInput, NotFound
-from memory.storage import records
 from memory.storage.integrity import CLAIM_LEASE
-from memory.storage.models import MemoryEvent, Message, Session, User, stored_id, utcnow
+from memory.storage.models import MemoryEvent, Message, User, stored_id, utcnow
 from memory.write import apply, episodes
 from memory.write.pipeline import Item, WriteReport, prepare
 from memory.write.plan import plan_writes
@@ -34,22 +34,6 @@ if TYPE_CHECKING:
 
     from memory.storage.db import Database
     from memory.storage.store import Storage
-
-
-def run(
-    store: Storage,
-    user: User,
-    session: Session,
-    message: Message,
-    *,
-    agent_id: str,
-    turn_id: int | None = None,
-    model: BaseChatModel | None = None,
-    keep_unparsed: bool = False,
-) -> WriteReport:
-    """The whole pipeline for one stored message (see module docstring): a batch of one."""
-    item = Item(message, turn_id=turn_id, keep_unparsed=keep_unparsed)
-    return write_items(store, user, [item], agent_id=agent_id, model=model)[0]
 
 
 def write_items(
@@ -103,7 +87,7 @@ def write_items(
     changes = iter(w.profile_changes)
     units = len(cands) + len(kept)
     for it in items:
-        report = _prepared(it)
+        report = prepared(it)
         report.episodes = [e.id for e in it.episodes]
         if not it.skip:
             report.operations = [op.to_dict() for op in it.ops]
@@ -112,7 +96,7 @@ def write_items(
         report.timings_ms.update(
             embed=round(embed_ms * share, 3), total=round((time.perf_counter() - t0) * 1000, 3), batch=len(items)
         )
-    return [_prepared(it) for it in items]
+    return [prepared(it) for it in items]
 
 
 def answered(store: Database, items: list[Item]) -> None:
@@ -143,7 +127,7 @@ def answered(store: Database, items: list[Item]) -> None:
                 it.previous = rows[at][2]
 
 
-def _prepared(it: Item) -> WriteReport:
+def prepared(it: Item) -> WriteReport:
     """The report :func:`prepare` filled in (every path through it sets one)."""
     if it.report is None:
         raise RuntimeError(f"message {it.message.id} was not prepared")
@@ -177,58 +161,7 @@ def claim(store: Database, message_ids: list[int], *, lease: timedelta = CLAIM_L
     return owned
 
 
-def write_messages(
-    store: Storage,
-    user: User | str,
-    session: Session,
-    messages: Sequence[Message | int],
-    *,
-    agent_id: str | None = None,
-    turn_id: int | None = None,
-    model: BaseChatModel | None = None,
-    keep_unparsed: bool | Sequence[bool] = False,
-    infer: bool | Sequence[bool] = True,
-) -> list[WriteReport]:
-    """``MemoryService.write_from_messages``: stored messages of one user, in conversation order → one report each.
-
-    A message already written (or being written by another process) gets a "repeated message" report, as with
-    ``write_from_message``. ``keep_unparsed`` and ``infer`` (read facts from it, or keep it as episodes only) may be
-    given per message; ``model`` None = the rules."""
-    user = user if isinstance(user, User) else records.get_user(store, user)
-    agent = validate.agent_id(agent_id or session.agent_id, store.settings.default_agent_id)
-    msgs = _load(store, messages)
-    if any(m.user_key != user.key for m in msgs):
-        raise InvalidInput("the message belongs to another user")
-    keep, read = _per_message(keep_unparsed, msgs, "keep_unparsed"), _per_message(infer, msgs, "infer")
-    ids = [stored_id(m.id, "message") for m in msgs]  # _load refuses messages not stored
-    owned = claim(store, ids)
-    items: dict[int, Item] = {}
-    for m, mid, k, r in zip(msgs, ids, keep, read, strict=True):
-        if mid in owned and mid not in items:  # a message listed twice is written once
-            items[mid] = Item(m, turn_id=turn_id, keep_unparsed=k, infer=r)
-    if items:
-        write_items(
-            store,
-            user,
-            list(items.values()),
-            agent_id=agent,
-            model=model,
-        )
-    out = []
-    for m, mid in zip(msgs, ids, strict=True):
-        it = items.pop(mid, None)
-        out.append(_prepared(it) if it else WriteReport(mid, m.role, False, "already written (repeated message)"))
-    return out
-
-
-def _per_message(flag: bool | Sequence[bool], msgs: list[Message], name: str) -> list[bool]:
-    flags = [flag] * len(msgs) if isinstance(flag, bool) else [bool(f) for f in flag]
-    if len(flags) != len(msgs):
-        raise InvalidInput(f"{name} must be one flag or one per message")
-    return flags
-
-
-def _load(store: Database, messages: Sequence[Message | int]) -> list[Message]:
+def load(store: Database, messages: Sequence[Message | int]) -> list[Message]:
     ids = [m for m in messages if not isinstance(m, Message)]
     found: dict[int, Message] = {}
     if ids:
@@ -237,7 +170,7 @@ def _load(store: Database, messages: Sequence[Message | int]) -> list[Message]:
     out = []
     for m in messages:
         if isinstance(m, Message) and m.id is None:
-            raise InvalidInput("the message has not been stored: write_messages takes stored messages")
+            raise InvalidInput("the message has not been stored: the write path takes stored messages")
         if not isinstance(m, Message):
             if m not in found:
                 raise NotFound(f"no message {m!r}")
