@@ -1,8 +1,8 @@
 """The write pipeline: a pure planner (``plan.plan_writes``) apart from the code that applies a plan
 (``apply.apply_plan``).
 
-``batch.run`` takes one message, ``batch.write_messages`` many (one embedding call, one SQL transaction, one index
-append); ``MemoryService.write_from_message`` / ``write_from_messages`` / ``remember`` call them. Import the
+``entry.write`` is the one write entry every door, the chat turn and the CLI use: it takes the user's write lock,
+reads facts from the user's own words only, and stores the messages in one transaction. Import the
 submodules themselves: this package imports nothing, so a read-only command that reaches one small module of it
 (the fact vocabulary in ``extract.base``) does not load the whole pipeline.
 """
