@@ -76,10 +76,11 @@ def one_rest_add(e5: E5Embedder, text: str) -> dict[str, float | int]:
 
     from agent.serve.api import create_app
     from memory import apikeys
+    from memory.cli.common import cli_actor
 
     with tempfile.TemporaryDirectory() as tmp:
         svc = MemoryService(Settings(data_dir=Path(tmp) / "data"), embedder=e5)
-        key = apikeys.create(svc.storage, "bench")[0]
+        key = apikeys.create(svc.storage, "bench", actor=cli_actor())[0]
         server = serve_in_thread(create_app(svc), free_port())
         url = next(server)
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=900) as c:

@@ -281,7 +281,7 @@ def test_no_issue_45_spelling_reaches_any_file_through_any_door(plumbing_svc, se
     mem = Memory(svc)
     store = MemLensStore(Memory(svc, via="langgraph"))
     agent = Agent(svc)
-    key = apikeys.create(svc.storage, "pii45")[0]
+    key = apikeys.create(svc.storage, "pii45", actor=ADMIN)[0]
     for url in serve_in_thread(create_app(svc), free_port()):
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
             for i, t in enumerate(texts):

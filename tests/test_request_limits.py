@@ -144,7 +144,8 @@ def thrifty(tmp_path, hash_embedder):
 
 def test_a_key_past_its_tokens_per_minute_gets_429_with_retry_after_and_others_are_served(thrifty):
     svc, url = thrifty
-    first, second = apikeys.create(svc.storage, "first")[0], apikeys.create(svc.storage, "second")[0]
+    first = apikeys.create(svc.storage, "first", actor=ADMIN)[0]
+    second = apikeys.create(svc.storage, "second", actor=ADMIN)[0]
     text = "I like green tea and long walks by the river in the evening. " * 4  # ~60 tokens
     codes = []
     with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {first}"}, timeout=60) as c:

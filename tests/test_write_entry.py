@@ -13,6 +13,7 @@ import time
 
 import httpx
 import pytest
+from actors import ADMIN
 from doors_helpers import free_port, serve_in_thread
 from sqlmodel import select
 
@@ -38,7 +39,7 @@ def homes(svc, user_id: str) -> list[str]:
 @pytest.fixture
 def rest(plumbing_svc):
     for url in serve_in_thread(create_app(plumbing_svc), free_port()):
-        key = apikeys.create(plumbing_svc.storage, "race")[0]
+        key = apikeys.create(plumbing_svc.storage, "race", actor=ADMIN)[0]
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
             yield c
 
