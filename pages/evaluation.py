@@ -35,6 +35,31 @@ st.caption(
 )
 
 
+def calibration_section() -> None:
+    """The relevance calibration in use, by name, with its threshold and what it measured on conversations left out
+    of its fit: the figures every report and the README name."""
+    cal = svc.relevance_model()
+    st.markdown(f"**Relevance calibration:** `{cal.version}` · default threshold {cal.threshold:.3g} · {cal.source}")
+    if cal.notice:
+        st.warning(cal.notice, icon=":material/info:")
+    held = cal.meta.get("cv_nested_full") or cal.meta.get("cv_at_threshold")
+    at = cal.measured_at(cal.threshold)
+    if not held and not at:
+        return
+    parts = []
+    if at:
+        parts.append(
+            f"left out by conversation at {at['threshold']:.3g}: gold injected {at['all']['gold_injected']:.1f}%, "
+            f"foreign noise {at['all']['foreign_noise']:.1f}%"
+        )
+    if held:
+        parts.append(
+            f"threshold chosen without the scored conversation (nested): gold injected "
+            f"{held['answerable_hit_rate']:.1f}%, foreign noise {held['foreign_noise_rate']:.1f}%"
+        )
+    st.caption(" · ".join(parts) + f" (k {cal.meta.get('k', '?')}, LoCoMo dev)")
+
+
 def run_form() -> None:
     """Admin only (the page is): a file of the inputs folder, never a typed server path; the service audits it."""
     inputs = allowed_inputs(svc, actor=current_actor())
@@ -242,6 +267,7 @@ def show(report: dict, name: str) -> None:
         )
     st.caption(
         f"{report['overall']['questions']} questions · mode {report['settings']['mode']} · "
+        f"calibration {report['settings'].get('calibration', '?')} · "
         f"no memory at the configured threshold {report['settings']['configured_threshold']:.3g}: "
         f"{main.get('empty_rate_at_configured', 0):.1f}%"
     )
@@ -328,6 +354,7 @@ def longmemeval_section() -> None:
     st.dataframe(pd.DataFrame(table_rows(report)), hide_index=True, width="stretch", key="ev_lme")
 
 
+calibration_section()
 run_form()
 labels_suite()
 facts_section()
