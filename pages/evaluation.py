@@ -221,12 +221,13 @@ def cut_section(report: dict) -> None:
     m[1].metric("foreign noise", f"{at['foreign_noise_rate']:.1f}%", border=True)
     m[2].metric("injected per question", f"{at['mean_injected']:.2f}", border=True)
     if cv:
-        honest = (cv.get("nested") or {}).get("at_threshold") or cv["chosen"]
+        nested = cv.get("nested") or {}
+        honest = (nested.get("by_store") or {}).get("full") or nested.get("at_threshold") or cv["chosen"]
         m[3].metric(
             "left-out: hit / noise",
             f"{honest['answerable_hit_rate']:.0f}% / {honest['foreign_noise_rate']:.0f}%",
             help="On conversations left out of the fit, with the threshold chosen inside each fold on the training "
-            "conversations only (nested), when the report has it.",
+            "conversations only (nested), when the report has it; full conversations (early stores apart).",
             border=True,
         )
     note = f"relevance ≥ {at['threshold']:.3g}, k {at['k']}"
