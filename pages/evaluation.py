@@ -35,6 +35,31 @@ st.caption(
 )
 
 
+def calibration_section() -> None:
+    """The relevance calibration in use, by name, with its threshold and what it measured on conversations left out
+    of its fit: the figures every report and the README name."""
+    cal = svc.relevance_model()
+    st.markdown(f"**Relevance calibration:** `{cal.version}` · default threshold {cal.threshold:.3g} · {cal.source}")
+    if cal.notice:
+        st.warning(cal.notice, icon=":material/info:")
+    held = cal.meta.get("cv_nested_full") or cal.meta.get("cv_at_threshold")
+    at = cal.measured_at(cal.threshold)
+    if not held and not at:
+        return
+    parts = []
+    if at:
+        parts.append(
+            f"left out by conversation at {at['threshold']:.3g}: gold injected {at['all']['gold_injected']:.1f}%, "
+            f"foreign noise {at['all']['foreign_noise']:.1f}%"
+        )
+    if held:
+        parts.append(
+            f"threshold chosen without the scored conversation (nested): gold injected "
+            f"{held['answerable_hit_rate']:.1f}%, foreign noise {held['foreign_noise_rate']:.1f}%"
+        )
+    st.caption(" · ".join(parts) + f" (k {cal.meta.get('k', '?')}, LoCoMo dev)")
+
+
 def run_form() -> None:
     """Admin only (the page is): a file of the inputs folder, never a typed server path; the service audits it."""
     inputs = allowed_inputs(svc, actor=current_actor())
@@ -196,12 +221,13 @@ def cut_section(report: dict) -> None:
     m[1].metric("foreign noise", f"{at['foreign_noise_rate']:.1f}%", border=True)
     m[2].metric("injected per question", f"{at['mean_injected']:.2f}", border=True)
     if cv:
-        honest = (cv.get("nested") or {}).get("at_threshold") or cv["chosen"]
+        nested = cv.get("nested") or {}
+        honest = (nested.get("by_store") or {}).get("full") or nested.get("at_threshold") or cv["chosen"]
         m[3].metric(
             "left-out: hit / noise",
             f"{honest['answerable_hit_rate']:.0f}% / {honest['foreign_noise_rate']:.0f}%",
             help="On conversations left out of the fit, with the threshold chosen inside each fold on the training "
-            "conversations only (nested), when the report has it.",
+            "conversations only (nested), when the report has it; full conversations (early stores apart).",
             border=True,
         )
     note = f"relevance ≥ {at['threshold']:.3g}, k {at['k']}"
@@ -242,6 +268,7 @@ def show(report: dict, name: str) -> None:
         )
     st.caption(
         f"{report['overall']['questions']} questions · mode {report['settings']['mode']} · "
+        f"calibration {report['settings'].get('calibration', '?')} · "
         f"no memory at the configured threshold {report['settings']['configured_threshold']:.3g}: "
         f"{main.get('empty_rate_at_configured', 0):.1f}%"
     )
@@ -328,6 +355,7 @@ def longmemeval_section() -> None:
     st.dataframe(pd.DataFrame(table_rows(report)), hide_index=True, width="stretch", key="ev_lme")
 
 
+calibration_section()
 run_form()
 labels_suite()
 facts_section()

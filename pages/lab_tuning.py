@@ -51,6 +51,42 @@ def _curve_figure(curve, threshold: float, best) -> go.Figure:
     return fig
 
 
+def measured_frame(measured: dict) -> pd.DataFrame:
+    """One row per layer: the share of answerable questions with a gold memory injected, and of questions asked of
+    another user's store that inject anything (foreign noise), as the calibration measured them."""
+    names = {"all": "every layer", "episodes": "episodes (what was said)", "facts": "facts (what it means)"}
+    return pd.DataFrame(
+        [
+            {
+                "layer": names[layer],
+                "gold injected %": measured[layer]["gold_injected"],
+                "foreign noise %": measured[layer]["foreign_noise"],
+            }
+            for layer in names
+            if layer in measured
+        ]
+    )
+
+
+def measured_section(threshold: float, calibration) -> None:
+    """Gold injected and foreign noise at the threshold under the slider, per layer (the calibration's own held-out
+    measurement), so moving the slider shows what it costs on both sides."""
+    measured = calibration.measured_at(threshold)
+    if measured is None:
+        st.caption(
+            f"Gold injected / foreign noise: not measured for calibration `{calibration.version}` "
+            "(`memlens eval calibrate` measures them)."
+        )
+        return
+    st.dataframe(measured_frame(measured), hide_index=True, key="lab_measured", width="content")
+    st.caption(
+        f"Measured at threshold {measured['threshold']:.3g} (k {measured['k']}) by calibration "
+        f"`{calibration.version}` on {plain(measured['source'])}: gold injected = answerable questions with an "
+        "evidence memory of that layer injected; foreign noise = questions asked of another conversation's user that "
+        "inject anything of that layer."
+    )
+
+
 def tuning_tab(svc, user, threshold: float, calibration) -> None:
     scope = st.radio(
         "Labels from",

@@ -123,6 +123,7 @@ with st.container(border=True):
     b[2].caption(f"Agent now: {live} · calibration {calibration.version}")
     if calibration.notice:
         b[2].warning(calibration.notice, icon=":material/info:")
+    lab_tuning.measured_section(float(threshold), calibration)
 
 knobs: PolicyChanges = {
     "mode": mode,

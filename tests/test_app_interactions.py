@@ -151,3 +151,36 @@ def test_write_log_filters_and_pages_in_sql(seeded):
     at.text_input(key="mem_search").set_value("100%_").run()  # LIKE wildcards are searched literally
     no_exception(at)
     assert not at.dataframe and any("No writes match" in i.value for i in at.info)
+
+
+def test_the_lab_shows_gold_injected_and_foreign_noise_per_layer_for_the_threshold_under_the_slider(seeded):
+    """Issue 43: foreign noise is a measured figure beside gold injected, per layer, where the threshold is tuned."""
+    from actors import ADMIN
+
+    from memory.retrieval.relevance import FEATURES, Calibration
+
+    n = len(FEATURES)
+    grid = [0.0, 0.05, 0.1, 0.5]
+    measured = {
+        "k": 5,
+        "source": "LoCoMo dev, each conversation left out of the fit",
+        "thresholds": grid,
+        "all": {"gold_injected": [95.0, 84.0, 70.0, 20.0], "foreign_noise": [90.0, 4.0, 1.0, 0.0]},
+        "episodes": {"gold_injected": [90.0, 80.0, 66.0, 18.0], "foreign_noise": [88.0, 3.0, 1.0, 0.0]},
+        "facts": {"gold_injected": [40.0, 30.0, 20.0, 2.0], "foreign_noise": [50.0, 2.0, 0.0, 0.0]},
+    }
+    own = Calibration(
+        "hash", (0.1,) * n, -1.0, (0.0,) * n, (1.0,) * n, 0.05, "hash-test-1", "test", {"measured": measured}
+    )
+    seeded.set_live_settings({"relevance_calibration": own.to_dict()}, actor=ADMIN)
+    at = open_page("pages/retrieval_lab.py")
+    no_exception(at)
+    for threshold, column in ((0.07, 1), (0.5, 3), (0.0, 0)):  # 0.07: the largest measured point not above, 0.05
+        at.slider(key="lab_threshold").set_value(threshold).run()
+        no_exception(at)
+        table = next(d.value for d in at.dataframe if "foreign noise %" in d.value.columns)
+        rows = {r["layer"].split()[0]: r for r in table.to_dict("records")}
+        for layer, name in (("all", "every"), ("episodes", "episodes"), ("facts", "facts")):
+            assert rows[name]["gold injected %"] == measured[layer]["gold_injected"][column]
+            assert rows[name]["foreign noise %"] == measured[layer]["foreign_noise"][column]
+        assert any(f"threshold {grid[column]:.3g}" in c.value and "hash-test-1" in c.value for c in at.caption)

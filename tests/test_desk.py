@@ -75,6 +75,8 @@ def test_explain_runs_the_real_recall_and_agrees_with_every_verdict(alice_any):
         assert "by meaning" in e["summary"]
         if h.drop_reason == "below threshold":
             assert e["fell_out_at"] == "relevance threshold" and "<" in e["summary"]
+        elif h.drop_reason == "beyond top-k":  # it passes, but k better ones do too
+            assert e["fell_out_at"] == "k cut"
         elif h.drop_reason and h.drop_reason.startswith(SAME_SOURCE):  # its fact or episode reaches the prompt
             assert e["fell_out_at"] == "one copy per message" and h.drop_reason.split("#")[1] in e["summary"]
         else:
@@ -164,16 +166,20 @@ def test_hygiene_actions_go_through_curation_and_are_audited(alice_any):
 
 def test_labels_suite_gates_a_change_and_keeps_its_history(alice, tmp_path):
     res = alice.recall("alice", QUERY)
-    porto, tea = _reaching(alice, "Porto"), _by_content(alice, "alice", "tea")
+    porto = _reaching(alice, "Porto")
+    # labelled wrong: a fact the default cut leaves out (which one depends on the shipped calibration)
+    wrong = next(h.memory_id for h in res.hits if not h.selected and h.type != "episode")
     alice.label_hit(res.retrieval_id, porto, True, actor=CURATOR)
-    alice.label_hit(res.retrieval_id, tea, False, actor=CURATOR)
+    alice.label_hit(res.retrieval_id, wrong, False, actor=CURATOR)
     run = alice.eval_labels(record=True, actor=CURATOR)
     assert (run["precision"], run["recall"]) == (1.0, 1.0)
     assert alice.labels_history()[0]["recall"] == 1.0 and alice.labels_history()[0]["actor"] == "cora"
     worse = alice.eval_labels(threshold=0.99, actor=CURATOR)  # nothing passes: the labelled-relevant hit is lost
     verdict = labels_gate.gate(worse, alice.labels_history()[0], tolerance=0)
     assert not verdict["passed"] and len(verdict["lost"]) == 1
-    noisy = alice.eval_labels(threshold=0.0, actor=CURATOR)  # everything passes: the labelled-wrong one is gained
+    noisy = alice.eval_labels(
+        threshold=0.0, k=50, actor=CURATOR
+    )  # everything passes and is taken: the labelled-wrong one is gained
     assert labels_gate.gate(noisy, run, tolerance=0)["gained_wrong"]
     assert labels_gate.gate(noisy, run, tolerance=1)["passed"]
     alice.close()

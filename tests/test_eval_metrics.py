@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,39 @@ def test_answerable_and_foreign_rates_by_hand():
     assert curve[0]["threshold"] == 0.0 and curve[-1]["threshold"] == 1.0
     noise = [p["foreign_noise_rate"] for p in curve]
     assert noise == sorted(noise, reverse=True) and noise[0] == 100.0 and noise[-1] == 0.0
+
+
+def test_gold_injected_and_foreign_noise_are_counted_per_layer():
+    """The same selection (every layer competes for the k places), counted for episodes and for facts apart."""
+    ep, fact = "episode", "fact"
+    own = Outcome(
+        "a",
+        0,
+        1,
+        GOLD,
+        [
+            replace(cand({"D1:1"}, 0.9), type=fact),  # gold, as a fact
+            replace(cand({"D5:5"}, 0.8), type=ep),
+            replace(cand({"D1:2"}, 0.7), type=ep),  # gold, as an episode, but third
+        ],
+    )
+    only_episode = Outcome("a", 1, 1, GOLD, [replace(cand({"D1:2"}, 0.9), type=ep)])
+    foreign_ep = Outcome("a", 0, 1, frozenset(), [replace(cand({"D7:1"}, 0.6), type=ep)], asked_of="b")
+    foreign_fact = Outcome("a", 1, 1, frozenset(), [replace(cand({"D7:2"}, 0.5), type=fact)], asked_of="b")
+    outs = [own, only_episode, foreign_ep, foreign_fact]
+    every = metrics.at_threshold(outs, 0.45, 2)
+    episodes = metrics.at_threshold(outs, 0.45, 2, "episodes")
+    facts = metrics.at_threshold(outs, 0.45, 2, "facts")
+    assert (every["answerable_hit_rate"], every["foreign_noise_rate"]) == (100.0, 100.0)
+    assert (episodes["answerable_hit_rate"], episodes["foreign_noise_rate"]) == (50.0, 50.0)  # k 2 leaves D1:2 out
+    assert (facts["answerable_hit_rate"], facts["foreign_noise_rate"]) == (50.0, 50.0)
+    assert metrics.at_threshold(outs, 0.45, 3, "episodes")["answerable_hit_rate"] == 100.0
+    assert metrics.at_threshold(outs, 0.55, 2, "facts")["foreign_noise_rate"] == 0.0
+    curves = metrics.layer_curves(outs, 2, [0.0, 0.55, 0.95])
+    assert set(curves) == {"all", "episodes", "facts"}
+    assert [p["foreign_noise_rate"] for p in curves["episodes"]] == [50.0, 50.0, 0.0]
+    with pytest.raises(ValueError, match="layer"):
+        metrics.at_threshold(outs, 0.5, 2, "profile")
 
 
 def test_loader_repairs_or_drops_malformed_evidence_and_skips_empty_sessions():

@@ -143,3 +143,35 @@ def test_page_shows_the_newest_longmemeval_report_by_question_type(page):
     assert list(table["question type"]) == ["all", "multi-session", "temporal-reasoning"]
     assert table["questions"].iloc[0] == 2 and table["turn@5 %"].iloc[1] == 50.0
     assert any("1 not ingested" in c.value for c in page.caption)
+
+
+def test_page_names_the_shipped_calibration_its_threshold_and_its_held_out_figures(page, monkeypatch):
+    """Issue 43: the calibration in use is named where the figures are read, with what it measured left out."""
+    from memory.retrieval import relevance
+
+    shipped = relevance.shipped("e5-small-q4")
+    assert shipped.fitted and shipped.version.startswith("e5-small-q4-locomo-")
+    monkeypatch.setenv("MEMLENS_EMBEDDER", "e5")
+    page.run()
+    assert not page.exception
+    text = " ".join(m.value for m in page.markdown)
+    assert shipped.version in text and f"default threshold {shipped.threshold:.3g}" in text
+    at = shipped.measured_at(shipped.threshold)
+    assert at is not None
+    held = " ".join(c.value for c in page.caption)
+    assert f"gold injected {at['all']['gold_injected']:.1f}%" in held
+    assert f"foreign noise {at['all']['foreign_noise']:.1f}%" in held
+
+
+def test_the_shipped_calibration_meets_the_goals_on_conversations_left_out_of_its_fit():
+    """The shipped file's own held-out measurement at its default threshold: a gold memory injected for ≥ 80 % of
+    answerable questions, foreign noise ≤ 5 % (issue 43), episodes and facts fitted apart."""
+    from memory.evaluation.crossval import TARGET_HIT, TARGET_NOISE
+    from memory.retrieval import relevance
+
+    shipped = relevance.shipped("e5-small-q4")
+    assert shipped.version >= "e5-small-q4-locomo-20261204" and shipped.episodes is not None
+    at = shipped.measured_at(shipped.threshold)
+    assert at is not None and at["threshold"] == shipped.threshold and at["k"] == 5
+    assert at["all"]["gold_injected"] >= TARGET_HIT and at["all"]["foreign_noise"] <= TARGET_NOISE
+    assert at["episodes"]["foreign_noise"] <= at["all"]["foreign_noise"] >= at["facts"]["foreign_noise"]

@@ -31,6 +31,7 @@ def test_the_reference_exercises_what_the_fast_path_touches():
     feats = [c["expected"]["features"] for c in DATA["cases"]]
     assert any(v > 0 for f in feats for v in f["overlap"])  # concepts and terms found
     assert any(v > 0 for f in feats for v in f["names_missing"])
+    assert any(v > 0 for f in feats for v in f["names_here"])
     assert any(v != 0 for f in feats for v in f["neighbour"])
     assert {c["params"]["fusion"] for c in DATA["cases"]} == {"linear", "rrf"}
     assert {c["params"]["crosslingual"] for c in DATA["cases"]} == {True, False}

@@ -84,6 +84,29 @@ def test_a_fit_round_trips_through_its_file_and_refuses_a_stale_one(tmp_path):
         fit_calibration(x, np.zeros(len(x)), embedder="e", threshold=0.5, version="v", source="")
 
 
+def test_episodes_and_facts_can_have_curves_of_their_own():
+    """A layered fit scores each candidate with its own layer's model; the file keeps both; one layer without both
+    classes falls back to one model for all."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(4000, len(FEATURES)))
+    said = rng.random(4000) < 0.7
+    x[:, COL["is_episode"]] = said
+    # opposite signs per layer: similarity tells for episodes, overlap for facts
+    y = np.where(said, x[:, COL["sim"]] > 0.8, x[:, COL["overlap"]] > 0.8).astype(float)
+    one = fit_calibration(x, y, embedder="e", threshold=0.4, version="one", source="t")
+    two = fit_calibration(x, y, embedder="e", threshold=0.4, version="two", source="t", layered=True)
+    assert one.episodes is None and two.episodes is not None
+    assert brier(two.predict(x), y) < 0.5 * brier(one.predict(x), y)
+    ep_only = replace(two, coef=tuple(0.0 for _ in FEATURES), intercept=-30.0)  # facts' model says "never"
+    assert ep_only.predict(x[~said]).max() < 1e-9 and ep_only.predict(x[said]).max() > 0.5
+    again = Calibration.from_dict(json.loads(json.dumps(two.to_dict())))
+    assert again == two and np.allclose(again.predict(x), two.predict(x))
+    flat = fit_calibration(
+        x, np.where(said, 0.0, y), embedder="e", threshold=0.4, version="v", source="t", layered=True
+    )
+    assert flat.episodes is None  # no relevant episode to learn from: one model
+
+
 def test_an_embedder_without_a_fit_falls_back_to_raw_similarity():
     cal = relevance.shipped("no-such-embedder")
     assert not cal.fitted and "no relevance calibration" in cal.notice
@@ -102,7 +125,7 @@ def _outcomes() -> list[Outcome]:
             for i in range(10):
                 gold = i == q % 3
                 f = rng.normal(size=len(FEATURES))
-                f[0] += 3.0 if gold else 0.0
+                f[0] += 4.0 if gold else 0.0
                 ranked.append(RankedRecord(frozenset({f"D{i}"}), 0.8, 10, features=tuple(f)))
             out.append(Outcome(conv, q, 1 + q % 4, frozenset({f"D{q % 3}"}), ranked))
             out.append(Outcome(conv, q, 1 + q % 4, frozenset(), ranked[3:], asked_of=other))
@@ -118,7 +141,7 @@ def test_leave_one_conversation_out_scores_each_conversation_with_a_fit_that_nev
     cal = cv["calibration"]
     assert cal["brier"] < cal["brier_base_rate"]  # informative on left-out data
     chosen = cv["chosen"]
-    assert chosen["answerable_hit_rate"] >= 70 and chosen["foreign_noise_rate"] <= 10
+    assert chosen["answerable_hit_rate"] >= 80 and chosen["foreign_noise_rate"] <= 5
     assert [p["threshold"] for p in cv["curve"]] == sorted(p["threshold"] for p in cv["curve"])
 
 
@@ -139,7 +162,9 @@ def test_nested_threshold_is_chosen_without_the_left_out_conversation(monkeypatc
     assert sorted(left_out) == ["a", "b", "c"]
     pooled = nested["at_threshold"]
     assert pooled["answerable"] == sum(f["answerable"] for f in nested["folds"].values()) == 60
-    assert pooled["foreign"] == 60 and pooled["answerable_hit_rate"] >= 70 and pooled["foreign_noise_rate"] <= 10
+    assert (
+        pooled["foreign"] == 60 and pooled["answerable_hit_rate"] >= 80 and pooled["foreign_noise_rate"] <= 10
+    )  # honest: may exceed the cap
     with pytest.raises(ValueError, match="three conversations"):
         crossval.nested([o for o in outs if o.sample_id != "c" and o.asked_of != "c"], embedder="e", k=5)
 
@@ -150,11 +175,30 @@ def test_choose_threshold_caps_the_noise_then_takes_the_most_answers():
         {"threshold": 0.3, "answerable_hit_rate": 75.0, "foreign_noise_rate": 9.0},
         {"threshold": 0.5, "answerable_hit_rate": 71.0, "foreign_noise_rate": 2.0},
     ]
-    assert crossval.choose_threshold(pts)["threshold"] == 0.3
-    missed = [{**p, "answerable_hit_rate": p["answerable_hit_rate"] - 50} for p in pts]
-    assert crossval.choose_threshold(missed)["threshold"] == 0.3  # 25 within the noise cap beats 21
-    noisy = [{**p, "foreign_noise_rate": p["foreign_noise_rate"] + 20} for p in missed]
-    assert crossval.choose_threshold(noisy)["threshold"] == 0.5  # none within the cap: 21 − 22 beats 25 − 29
+    assert crossval.choose_threshold(pts)["threshold"] == 0.5  # 9 % noise is over the 5 % cap
+    within = [{**p, "foreign_noise_rate": p["foreign_noise_rate"] / 2} for p in pts]
+    assert crossval.choose_threshold(within)["threshold"] == 0.3  # 4.5 %: the most answers within the cap
+    noisy = [{**p, "foreign_noise_rate": p["foreign_noise_rate"] + 20} for p in pts]
+    assert crossval.choose_threshold(noisy)["threshold"] == 0.5  # none within the cap: 71 − 22 beats 75 − 29
+
+
+def test_the_threshold_is_chosen_on_full_conversations_not_on_early_stores():
+    """An early store's few memories make its foreign noise easy: pooled in, they would hide the full stores' noise."""
+
+    def foreign(asked_of: str, rel: float) -> Outcome:
+        return Outcome(
+            "a", 0, 1, frozenset(), [RankedRecord(frozenset({"D9:9"}), 0.8, 5, relevance=rel)], asked_of=asked_of
+        )
+
+    def answerable(i: int) -> Outcome:
+        rel = 0.5 if i % 2 else 0.2
+        return Outcome("a", i, 1, frozenset({"D1:1"}), [RankedRecord(frozenset({"D1:1"}), 0.8, 5, relevance=rel)])
+
+    full = [foreign("b", 0.3)] * 2 + [foreign("b", 0.01)] * 8  # 20 % noise up to 0.3 on the full store
+    early = [foreign("b@s1", 0.01)] * 90  # the early store injects nothing above 0.01: pooled, 2 % up to 0.3
+    chosen = crossval.chosen_threshold([*map(answerable, range(10)), *full, *early], 5)
+    assert 0.3 < chosen["threshold"] <= 0.5
+    assert (chosen["answerable_hit_rate"], chosen["foreign_noise_rate"]) == (50.0, 0.0)
 
 
 @pytest.mark.parametrize(("stored", "floor"), [(0.8, None), (0.85, 0.85)])

@@ -82,6 +82,8 @@ def _left_out_lines(cv: dict) -> list[str]:
     lines = []
     if cv.get("nested"):
         lines.append("left-out, nested:         " + _rates(cv["nested"]["at_threshold"]) + " ← chosen inside each fold")
+        if full := (cv["nested"].get("by_store") or {}).get("full"):
+            lines.append("  full conversations:     " + _rates(full))
     if cv.get("nested_alone"):
         lines.append("  memory alone (no context): " + _rates(cv["nested_alone"]))
     lines.append("left-out, same data:      " + _rates(cv["chosen"]) + " ← the shipped threshold, chosen here")
@@ -95,6 +97,8 @@ def cut_lines(report: dict) -> list[str]:
         lines.append("at threshold (relevance): " + _rates(report["at_threshold"]))
         if "at_threshold_alone" in report:
             lines.append("  memory alone (no context): " + _rates(report["at_threshold_alone"]))
+        for layer, block in (report.get("at_threshold_by_layer") or {}).items():
+            lines.append(f"  {layer + ' only:':24s}" + _rates(block))
         lines.append("before (raw similarity):  " + _rates(report["raw_similarity_at_0.80"]))
     cv = report.get("cross_validated")
     if cv:

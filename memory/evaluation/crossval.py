@@ -19,7 +19,9 @@ from memory.evaluation.metrics import Outcome
 from memory.retrieval.fit import brier, expected_calibration_error, fit_calibration, reliability
 from memory.retrieval.relevance import FEATURES, Calibration
 
-TARGET_HIT, TARGET_NOISE = 70.0, 10.0
+#: the goals the default threshold is chosen for: a gold memory injected for at least 80 % of answerable questions,
+#: anything injected for at most 5 % of questions asked of another conversation's user (full conversations)
+TARGET_HIT, TARGET_NOISE = 80.0, 5.0
 _FUSED_Z = FEATURES.index("fused_z")  # monotone in the fused score within one query
 
 
@@ -65,8 +67,11 @@ def choose_threshold(curve: Sequence[dict]) -> dict:
 
 
 def chosen_threshold(outcomes: Sequence[Outcome], k: int) -> dict:
-    """:func:`choose_threshold` over :data:`CHOICE_GRID` for these (left-out) predictions."""
-    return choose_threshold(metrics.threshold_curves(outcomes, k, CHOICE_GRID))
+    """:func:`choose_threshold` over :data:`CHOICE_GRID` for these (left-out) predictions, on the full conversations'
+    questions (the goals are theirs; an early store's few memories make its foreign noise easy, and pooling it in would
+    let the full stores' noise pass the cap unseen). Outcomes of early stores only are used as they are."""
+    full = [o for o in outcomes if store_of(o) == "full"]
+    return choose_threshold(metrics.threshold_curves(full or outcomes, k, CHOICE_GRID))
 
 
 def calibration_block(outcomes: Sequence[Outcome], top: int = 10) -> dict:
@@ -88,10 +93,19 @@ def calibration_block(outcomes: Sequence[Outcome], top: int = 10) -> dict:
     }
 
 
+#: episodes and extracted memories are fitted apart (:func:`memory.retrieval.fit.fit_calibration`): on LoCoMo dev's
+#: full conversations, left out by conversation, one model for both injected a gold memory for 84.1 % of answerable
+#: questions with 4.5 % foreign noise (threshold chosen per fold: 78.0 % / 1.9 %); a model per layer 85.4 % / 3.3 %
+#: (83.5 % / 1.8 %) — bench/results/calibration_locomo_dev.json
+LAYERED = True
+
+
 def fit_fold(train: Sequence[Outcome], *, embedder: str, l2: float = 1.0) -> Calibration:
     """A calibration fitted on ``train`` only (one fold of a cross-validation)."""
     x, y = examples(train)
-    return fit_calibration(x, y, embedder=embedder, threshold=0.5, version="cv", source="cv fold", l2=l2)
+    return fit_calibration(
+        x, y, embedder=embedder, threshold=0.5, version="cv", source="cv fold", l2=l2, layered=LAYERED
+    )
 
 
 def conversations(outcomes: Sequence[Outcome]) -> list[str]:
@@ -223,5 +237,12 @@ def fit_all(outcomes: Sequence[Outcome], *, embedder: str, threshold: float, ver
     """The shipped fit: every conversation, with the threshold chosen on the left-out ones."""
     x, y = examples(outcomes)
     return fit_calibration(
-        x, y, embedder=embedder, threshold=threshold, version=version, source="LoCoMo dev, all", meta=meta
+        x,
+        y,
+        embedder=embedder,
+        threshold=threshold,
+        version=version,
+        source="LoCoMo dev, all, episodes and facts fitted apart" if LAYERED else "LoCoMo dev, all",
+        meta=meta,
+        layered=LAYERED,
     )

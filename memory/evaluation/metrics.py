@@ -179,30 +179,55 @@ def threshold_sweep(outcomes: Sequence[Outcome], ks: Sequence[int], thresholds: 
     return rows
 
 
-def at_threshold(outcomes: Sequence[Outcome], threshold: float, k: int) -> dict:
+#: the two layers a hit can come from, as the lab and the reports split them: episodes (what was said) and facts (every
+#: extracted memory: facts, preferences, events)
+LAYERS = ("episodes", "facts")
+
+
+def in_layer(record: RankedRecord, layer: str | None) -> bool:
+    """Whether a record belongs to ``layer`` (None: every layer)."""
+    if layer is None:
+        return True
+    if layer not in LAYERS:
+        raise ValueError(f"layer must be one of {', '.join(LAYERS)}, not {layer!r}")
+    return (record.type == MemoryType.EPISODE) == (layer == "episodes")
+
+
+def at_threshold(outcomes: Sequence[Outcome], threshold: float, k: int, layer: str | None = None) -> dict:
     """What the agent would inject at (threshold, k): answerable_hit_rate = % of questions with evidence that get at
     least one evidence memory; foreign_noise_rate = % of questions asked of another conversation's user that get
-    anything; mean_injected = memories injected per answerable question."""
+    anything; mean_injected = memories injected per answerable question. With ``layer`` (:data:`LAYERS`) the same
+    selection (every layer competes for the k places, as in recall) counted for that layer's memories only: gold
+    injected as an episode / as a fact, foreign noise an episode / a fact brought."""
     own = [o for o in outcomes if o.gold and not o.foreign]
     foreign = [o for o in outcomes if o.foreign]
-    tops = [selected(o.ranked, k, threshold) for o in own]
+    tops = [[c for c in selected(o.ranked, k, threshold) if in_layer(c, layer)] for o in own]
+    noisy = [any(in_layer(c, layer) for c in selected(o.ranked, k, threshold)) for o in foreign]
     return {
         "threshold": round(threshold, 4),
         "k": k,
         "answerable_hit_rate": _pct([hit(o.gold, t) for o, t in zip(own, tops, strict=True)]),
-        "foreign_noise_rate": _pct([1.0 if selected(o.ranked, 1, threshold) else 0.0 for o in foreign])
-        if foreign
-        else None,
+        "foreign_noise_rate": _pct([1.0 if n else 0.0 for n in noisy]) if foreign else None,
         "mean_injected": round(sum(len(t) for t in tops) / len(tops), 2) if tops else 0.0,
         "answerable": len(own),
         "foreign": len(foreign),
     }
 
 
-def threshold_curves(outcomes: Sequence[Outcome], k: int, thresholds: Sequence[float] | None = None) -> list[dict]:
+def threshold_curves(
+    outcomes: Sequence[Outcome], k: int, thresholds: Sequence[float] | None = None, layer: str | None = None
+) -> list[dict]:
     """:func:`at_threshold` over a grid of relevance thresholds (default 0.00 .. 1.00 by 0.01)."""
     grid = thresholds if thresholds is not None else [round(i / 100, 2) for i in range(101)]
-    return [at_threshold(outcomes, t, k) for t in grid]
+    return [at_threshold(outcomes, t, k, layer) for t in grid]
+
+
+def layer_curves(outcomes: Sequence[Outcome], k: int, thresholds: Sequence[float]) -> dict[str, list[dict]]:
+    """Gold injected and foreign noise against the threshold, every layer together (``all``) and per layer: what the
+    retrieval lab shows for the threshold under its slider."""
+    out = {"all": threshold_curves(outcomes, k, thresholds)}
+    out.update({layer: threshold_curves(outcomes, k, thresholds, layer) for layer in LAYERS})
+    return out
 
 
 def summarise(

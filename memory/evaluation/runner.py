@@ -157,6 +157,9 @@ def assemble(
     if foreign:
         both = [*outcomes[opts.mode], *foreign]
         report["at_threshold"] = metrics.at_threshold(both, configured_threshold, configured_k)
+        report["at_threshold_by_layer"] = {
+            layer: metrics.at_threshold(both, configured_threshold, configured_k, layer) for layer in metrics.LAYERS
+        }
         report["at_threshold_alone"] = metrics.at_threshold(metrics.alone(both), configured_threshold, configured_k)
         report["threshold_curves"] = metrics.threshold_curves(both, configured_k)
         raw = crossval.rescored(both, Calibration(embedder="raw"))

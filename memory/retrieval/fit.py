@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memory.retrieval.relevance import FEATURES, Z_CLIP, Calibration
+from memory.retrieval.relevance import FEATURES, Z_CLIP, Calibration, LayerModel
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iters: int = 50) -> tuple[np.ndarray, float]:
@@ -32,6 +32,20 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iters: int = 
     return w[:-1], float(w[-1])
 
 
+def fit_model(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0) -> LayerModel:
+    """One logistic model from raw feature rows (standardised here; mean/scale are kept with it)."""
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    coef, intercept = fit_logistic(np.clip((x - mean) / scale, -Z_CLIP, Z_CLIP), y, l2=l2)
+    return LayerModel(
+        coef=tuple(round(float(c), 6) for c in coef),
+        intercept=round(intercept, 6),
+        mean=tuple(round(float(m), 6) for m in mean),
+        scale=tuple(round(float(s), 6) for s in scale),
+    )
+
+
 def fit_calibration(
     x: np.ndarray,
     y: np.ndarray,
@@ -42,26 +56,28 @@ def fit_calibration(
     source: str,
     l2: float = 1.0,
     meta: dict | None = None,
+    layered: bool = False,
 ) -> Calibration:
-    """A :class:`Calibration` from raw feature rows (standardised here; mean/scale are shipped with it)."""
+    """A :class:`Calibration` from raw feature rows. ``layered``: episodes and extracted memories get a model each
+    (when both layers have relevant and not-relevant examples; else one model for both)."""
     x = np.asarray(x, dtype=np.float64).reshape(-1, len(FEATURES))
     y = np.asarray(y, dtype=np.float64)
     if len(set(y.tolist())) < 2:
         raise ValueError("a calibration needs both relevant and not-relevant examples")
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    coef, intercept = fit_logistic(np.clip((x - mean) / scale, -Z_CLIP, Z_CLIP), y, l2=l2)
+    said = x[:, FEATURES.index("is_episode")] > 0.5
+    apart = layered and all(len(set(y[part].tolist())) == 2 for part in (said, ~said))
+    main = fit_model(x[~said], y[~said], l2=l2) if apart else fit_model(x, y, l2=l2)
     return Calibration(
         embedder=embedder,
-        coef=tuple(round(float(c), 6) for c in coef),
-        intercept=round(intercept, 6),
-        mean=tuple(round(float(m), 6) for m in mean),
-        scale=tuple(round(float(s), 6) for s in scale),
+        coef=main.coef,
+        intercept=main.intercept,
+        mean=main.mean,
+        scale=main.scale,
         threshold=round(float(threshold), 4),
         version=version,
         source=source,
         meta=meta or {},
+        episodes=fit_model(x[said], y[said], l2=l2) if apart else None,
     )
 
 

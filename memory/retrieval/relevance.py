@@ -28,7 +28,8 @@ from memory.vocab import MemoryType
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
+#: 2: the ``names_here`` feature, and an optional model of its own for episodes (``episodes``)
+FORMAT_VERSION = 2
 #: standardised features are clipped to ±this: a store unlike the fit's (a few facts, no conversation turns, so no
 #: neighbours) must not be pushed far outside the range the coefficients were fitted on
 Z_CLIP = 3.0
@@ -52,7 +53,9 @@ FEATURES = (
     "overlap",  # share of the query's content terms found in this candidate (or of its concepts, across languages)
     "top_overlap",  # best overlap among the top candidates (query-level)
     "names_missing",  # share of the query's names found in none of the candidates (query-level; 0 without names)
+    "names_here",  # share of the query's names this candidate states (0 without names)
 )
+_IS_EPISODE = FEATURES.index("is_episode")
 _TOP = 20  # query-level overlap looks at the first candidates by fused score
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+|\d+|[\u3400-\u9fff]+")
 _STOP_WORDS = """the and for are was were did does what when where which who whom why how with from that this have has
@@ -107,7 +110,8 @@ def names(query: str) -> set[str]:
 
 def _lexical(query: str, cands: Sequence[Scored], order, crosslingual: bool):
     """Per-candidate overlap with the query's terms (or, when larger, with its concepts stated in the other language),
-    the best overlap among the top ones, and the names missing."""
+    the best overlap among the top ones, the names missing, and each candidate's share of the query's names (None
+    without names)."""
     import numpy as np
 
     wanted = terms(query)
@@ -117,9 +121,11 @@ def _lexical(query: str, cands: Sequence[Scored], order, crosslingual: bool):
         overlap = np.maximum(overlap, np.array(other_language_overlap(query, [c.text for c in cands])))
     top = float(overlap[order[:_TOP]].max()) if len(order) else 0.0
     wanted_names = names(query)
-    words = frozenset().union(*(_words(c.text) for c in cands)) if wanted_names else frozenset()
+    each = [_words(c.text) for c in cands] if wanted_names else []
+    words = frozenset().union(*each) if wanted_names else frozenset()
     missing = len(wanted_names - words)  # whole words: "Tim" is not found in "time"
-    return overlap, top, missing / len(wanted_names) if wanted_names else 0.0
+    here = np.array([len(wanted_names & w) / len(wanted_names) for w in each]) if wanted_names else None
+    return overlap, top, missing / len(wanted_names) if wanted_names else 0.0, here
 
 
 def _z(values):
@@ -144,7 +150,7 @@ def features(cands: Sequence[Scored], query: str = "", *, crosslingual: bool = T
     rank[order] = np.arange(1, len(cands) + 1)
     top_bm = bm.max()
     fsd = fused.std() if fused.std() > 1e-9 else 1.0
-    overlap, top_overlap, missing = _lexical(query, cands, order, crosslingual)
+    overlap, top_overlap, missing, here = _lexical(query, cands, order, crosslingual)
     cols = [
         sim,
         _z(sim),
@@ -161,14 +167,53 @@ def features(cands: Sequence[Scored], query: str = "", *, crosslingual: bool = T
         overlap,
         np.full(len(cands), top_overlap),
         np.full(len(cands), missing),
+        here if here is not None else np.zeros(len(cands)),
     ]
     rows = np.column_stack(cols).tolist()  # Python floats: round() on them is the same value, several times faster
     return {c.memory_id: [round(v, 6) for v in row] for c, row in zip(cands, rows, strict=True)}
 
 
 @dataclass(frozen=True)
+class LayerModel:
+    """One logistic model: standardisation and coefficients (rows in :data:`FEATURES` order)."""
+
+    coef: tuple[float, ...]
+    intercept: float
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+
+    def predict(self, x):
+        import numpy as np
+
+        z = np.clip((x - np.asarray(self.mean)) / np.asarray(self.scale), -Z_CLIP, Z_CLIP)
+        return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.coef) + self.intercept)))
+
+    def to_dict(self) -> dict:
+        return {
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> LayerModel:
+        n = len(FEATURES)
+        coef, mean, scale = (tuple(float(v) for v in data[k]) for k in ("coef", "mean", "scale"))
+        if not (len(coef) == len(mean) == len(scale) == n) or min(scale) <= 0:
+            raise ValueError("calibration file has malformed coefficients")
+        return cls(coef, float(data["intercept"]), mean, scale)
+
+
+@dataclass(frozen=True)
 class Calibration:
-    """A fitted logistic model for one embedder, or the raw-similarity fallback (``coef`` empty)."""
+    """A fitted logistic model for one embedder, or the raw-similarity fallback (``coef`` empty).
+
+    With ``episodes`` the two layers have curves of their own: episodes (what was said, one per message, many and
+    short) and extracted memories (few, rewritten) stand differently among the candidates, and one model for both
+    let a stranger's chit-chat through while cutting real facts. ``coef``/``mean``/... are then the extracted
+    memories' model and ``episodes`` the episodes'; each hit's relevance comes from its own layer's model, and that
+    one number is what the threshold compares and what every page shows."""
 
     embedder: str
     coef: tuple[float, ...] = ()
@@ -179,6 +224,7 @@ class Calibration:
     version: str = "fallback"
     source: str = "raw similarity"
     meta: dict = field(default_factory=dict, compare=False, hash=False)
+    episodes: LayerModel | None = None
 
     @property
     def fitted(self) -> bool:
@@ -202,8 +248,11 @@ class Calibration:
         x = np.asarray(rows, dtype=np.float64).reshape(-1, len(FEATURES))
         if not self.fitted:
             return np.clip(x[:, 0], 0.0, 1.0)
-        z = np.clip((x - np.asarray(self.mean)) / np.asarray(self.scale), -Z_CLIP, Z_CLIP)
-        return 1.0 / (1.0 + np.exp(-(z @ np.asarray(self.coef) + self.intercept)))
+        out = LayerModel(self.coef, self.intercept, self.mean, self.scale).predict(x)
+        if self.episodes is not None:
+            said = x[:, _IS_EPISODE] > 0.5
+            out[said] = self.episodes.predict(x[said])
+        return out
 
     def score(self, feats: Mapping[str, Sequence[float]]) -> dict[str, float]:
         """memory id -> relevance, rounded for display and logging."""
@@ -212,6 +261,24 @@ class Calibration:
         ids = list(feats)
         probs = self.predict([feats[i] for i in ids])
         return {i: round(float(p), 6) for i, p in zip(ids, probs, strict=True)}
+
+    def measured_at(self, threshold: float) -> dict | None:
+        """What this calibration measured at ``threshold`` on conversations left out of its fit (``meta.measured``,
+        written by ``memlens eval calibrate``): the share of answerable questions with a gold memory injected and of
+        questions asked of another user's store that inject anything, every layer together and per layer, at the
+        largest measured threshold not above ``threshold`` (so never a flattering neighbour). None when the file
+        measured nothing (the fallback, an own fit from labels)."""
+        m = self.meta.get("measured")
+        if not isinstance(m, dict) or not m.get("thresholds"):
+            return None
+        grid = [float(t) for t in m["thresholds"]]
+        at = max((i for i, t in enumerate(grid) if t <= threshold + 1e-9), default=0)
+        layers = {
+            name: {key: m[name][key][at] for key in ("gold_injected", "foreign_noise")}
+            for name in ("all", "episodes", "facts")
+            if isinstance(m.get(name), dict)
+        }
+        return {"threshold": grid[at], "k": m.get("k"), "source": m.get("source", ""), **layers}
 
     def to_dict(self) -> dict:
         return {
@@ -225,6 +292,7 @@ class Calibration:
             "intercept": self.intercept,
             "threshold": self.threshold,
             "source": self.source,
+            **({"episodes": self.episodes.to_dict()} if self.episodes is not None else {}),
             "meta": self.meta,
         }
 
@@ -233,20 +301,18 @@ class Calibration:
         """Refuses a file for other features or another format (a stale fit must not score silently)."""
         if data.get("format") != FORMAT_VERSION or list(data.get("features", [])) != list(FEATURES):
             raise ValueError("calibration file is for another format or feature set")
-        n = len(FEATURES)
-        coef, mean, scale = (tuple(float(v) for v in data[k]) for k in ("coef", "mean", "scale"))
-        if not (len(coef) == len(mean) == len(scale) == n) or min(scale) <= 0:
-            raise ValueError("calibration file has malformed coefficients")
+        main = LayerModel.from_dict(data)
         return cls(
             embedder=str(data["embedder"]),
-            coef=coef,
-            intercept=float(data["intercept"]),
-            mean=mean,
-            scale=scale,
+            coef=main.coef,
+            intercept=main.intercept,
+            mean=main.mean,
+            scale=main.scale,
             threshold=float(data["threshold"]),
             version=str(data.get("version", "?")),
             source=str(data.get("source", "")),
             meta=dict(data.get("meta") or {}),
+            episodes=LayerModel.from_dict(data["episodes"]) if data.get("episodes") is not None else None,
         )
 
 
