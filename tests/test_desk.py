@@ -177,9 +177,8 @@ def test_labels_suite_gates_a_change_and_keeps_its_history(alice, tmp_path):
     worse = alice.eval_labels(threshold=0.99, actor=CURATOR)  # nothing passes: the labelled-relevant hit is lost
     verdict = labels_gate.gate(worse, alice.labels_history()[0], tolerance=0)
     assert not verdict["passed"] and len(verdict["lost"]) == 1
-    noisy = alice.eval_labels(
-        threshold=0.0, k=50, actor=CURATOR
-    )  # everything passes and is taken: the labelled-wrong one is gained
+    # everything passes and is taken: the labelled-wrong one is gained
+    noisy = alice.eval_labels(threshold=0.0, k=50, actor=CURATOR)
     assert labels_gate.gate(noisy, run, tolerance=0)["gained_wrong"]
     assert labels_gate.gate(noisy, run, tolerance=1)["passed"]
     alice.close()
