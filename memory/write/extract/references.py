@@ -1,0 +1,395 @@
+"""References a fact cannot carry alone: "it", "this X", "him", "one", "that place" — 它、这个、那里、他/她.
+
+A memory is read months later, away from the conversation: "User wants to try it and see if it helps them sleep"
+says nothing unless "it" is named. :func:`unresolved` lists the words in a candidate's *head* (the statement before
+any "; …" the extractor appended: the head names what the rest goes on about) that point at something the memory does
+not name. The extractor abstains on such a candidate (the episode already holds what was said) unless
+:func:`resolve` can name it; ``bench/facts_standalone.py`` uses the same detector to measure the share that gets
+through. One detector, one place: the extractor and the measure cannot drift apart.
+
+What is *not* a reference here: the speaker's own they / them / their (the extractor writes them for "I" / "me" /
+"my"), a dummy "it" ("it's been a while", "make it to …"), "this week / this year" (a date the extractor resolves),
+"that" joining a clause ("User thinks that …", "the book that changed …"), and a he / she / him / her after the
+person it stands for is named in the same statement ("User's sister moved; she …").
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["head", "resolve", "unresolved"]
+
+# -- English -------------------------------------------------------------------------------------------------------
+_TIME = (
+    r"(?:week|weekend|month|year|morning|afternoon|evening|summer|winter|spring|fall|autumn|season|semester|term|"
+    r"time of year|past (?:week|month|year)|days|point|moment)"
+)
+#: "this X" / "these X" pointing at a thing named elsewhere; a date word, "these days", "those who" are not
+_DEICTIC = re.compile(rf"\b(?P<det>this|these|those|that)\b(?!\s+{_TIME}\b)(?!\s+(?:who|which|whom)\b)", re.I)
+#: after "that", what makes it a conjunction or a relative pronoun, not a pointer
+_THAT_JOINS = re.compile(
+    r"\s+(?:User|user|they|it|he|she|we|you|there|the|a|an|his|her|their|its|our|this|these|those|some|one|all|"
+    r"every|no|many|much|more|most|is|was|are|were|has|had|have|can|could|will|would|should|might|may|must|"
+    r"do|does|did|not|never|always|really|just|also|\w+ed|\w+s)\b",
+)
+#: a word that ends a clause: "that" before it is a pronoun ("User loves that.")
+_END = re.compile(r"^\s*(?:[,.;:!?)]|$|and\b|but\b|so\b|because\b|too\b|again\b|now\b|with\b)")
+_PRONOUN = re.compile(r"\b(?P<p>it|its|itself|him|himself|he|she|her|herself|one|ones)\b", re.I)
+#: "it" that points at nothing: weather, time, idioms
+_DUMMY_IT = re.compile(
+    r"\bmake it (?:to|through|work|happen|out|big)\b|\bmade it (?:to|through|work|happen|out|big)\b|"
+    r"\bit(?:'s| is| was| has been|'s been| had been) (?:been )?(?:a while|time|hard to|easy to|great to|nice to|"
+    r"fun to|good to|amazing to|cool to|awesome to|tough to|important to|worth|like|(?:\w+ )?that\b)|"
+    r"\bit (?:took|takes|take) \w+|\btake it easy\b|\bhit it off\b|\bcall it\b|\bgive it a (?:try|shot|go)\b",
+    re.I,
+)
+#: "it" is fine after the statement names what it stands for: "User started pottery and it keeps them calm"
+_NOUN_BEFORE_IT = re.compile(r"\b(?:User|user)\b.*?\b(?:a|an|the|their|User's)\s+\w+.*?\bit\b", re.I)
+#: "one": "a new one", "the one", "this one" (not "one day", "one of the …", "no one", a number)
+_ONE = re.compile(
+    r"\b(?:a|an|the|this|that|new|old|another|big|little|small|good|nice|each|which|other|first|last|second|"
+    r"favourite|favorite|same)\s+ones?\b(?!\s+of\b)",
+    re.I,
+)
+_THERE = re.compile(
+    r"\b(?:go|goes|went|gone|going|been|moved|move|live|lived|lives|stay|stayed|get|got|back|visit|visited|"
+    r"work|worked|works|travel|travelled|traveled)\s+there\b",
+    re.I,
+)
+#: "User is planning a few.", "User got some too.": a quantity of something not named
+_QUANTITY_END = re.compile(
+    r"\b(?:a few|a couple|a bunch|several|plenty|one of them|some of them)\s*(?:too|also|now)?\s*[.!]?$", re.I
+)
+#: "User's sister moved to Lyon and lives there now": the place is named before "there"
+_PLACE_NAMED = re.compile(r"\b(?:to|in|at|from|near|visit(?:ed)?)\s+(?:the\s+)?[A-Z][a-z]+")
+_THE_PLACE = re.compile(
+    r"\b(?:the|that)\s+(?:city|town|place|country|area|spot|village|region)\b(?!\s+(?:of|where|called|named)\b)"
+)
+#: a person named in the statement: a he / she / him / her after it has someone to stand for
+_PERSON = re.compile(
+    r"\b(?:[A-Z][a-z]+(?<!User)|mom|mum|mother|dad|father|son|daughter|brother|sister|husband|wife|partner|"
+    r"boyfriend|girlfriend|friend|buddy|boss|colleague|coworker|co-worker|kid|child|baby|grandma|grandpa|"
+    r"grandmother|grandfather|aunt|uncle|cousin|nephew|niece|neighbo(?:u)?r|teacher|coach|mentor|mentee|"
+    r"therapist|doctor|roommate|fiancée?|bf|gf|guy|girl|boy|man|woman|lady|dog|cat|puppy|kitten|pet)s?\b",
+)
+#: a subject pointing back: "Their love has helped User …", "He was okay …", "It was amazing …"
+_LEADING = re.compile(r"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|These|Those)\b")
+
+
+def head(content: str) -> str:
+    """The statement a memory makes before what the extractor appended to it ("…; it keeps them calm")."""
+    return re.split(r"[;；]", content, maxsplit=1)[0]
+
+
+def unresolved(content: str, evidence: str = "") -> list[str]:
+    """The references in ``content``'s head that it does not name (empty: the memory stands on its own).
+
+    ``evidence`` (what was said) tells the speaker's own "they" from a third party's: a leading They / Their is
+    a reference only when the speaker said it ("Their love has helped me …"), not when it stands for "I"."""
+    text = head(content).strip()
+    if re.search(r"[\u4e00-\u9fff]", text):
+        return _unresolved_zh(text)
+    found: list[str] = []
+    lead = _LEADING.match(text)
+    if lead and not (
+        lead.group().lower().startswith("the") and not re.match(r"(?i)\s*(?:they|their|them)\b", evidence)
+    ):
+        found.append(lead.group())
+    for m in _DEICTIC.finditer(text):
+        if m.start() == 0 and lead:
+            continue
+        if m.group("det").lower() == "that":
+            after = text[m.end() :]
+            if not _END.match(after) and (_THAT_JOINS.match(after) or not _before_is_verb_or_prep(text[: m.start()])):
+                continue
+        found.append(m.group() if m.end() >= len(text) else _phrase(text, m.start()))
+    for m in _PRONOUN.finditer(text):
+        p = m.group("p").lower()
+        if m.start() == 0 and lead:
+            continue
+        if p in ("one", "ones"):
+            continue  # counted by _ONE with its determiner
+        if p in ("it", "its", "itself"):
+            window = text[max(0, m.start() - 20) : m.end() + 30]
+            if p == "its" and _named_before(text[: m.start()]):
+                continue
+            if _DUMMY_IT.search(window) or _NOUN_BEFORE_IT.search(text[: m.end()]) or _clause_before(text[: m.start()]):
+                continue
+        elif _PERSON.search(text[: m.start()].replace("User", "")):
+            continue  # "User's sister … she …": named before
+        found.append(m.group())
+    found += [m.group() for m in _ONE.finditer(text)]
+    found += [m.group() for m in _THERE.finditer(text) if not _PLACE_NAMED.search(text[: m.start()])]
+    found += [m.group() for m in _THE_PLACE.finditer(text)]
+    found += [m.group() for m in _QUANTITY_END.finditer(text)]
+    return found
+
+
+def _clause_before(prefix: str) -> bool:
+    """'it' opening a clause after one that names something: "Clay is incredible, it brings User joy", "User has
+    been networking lately and it's paid off" (it stands for what the clause before is about)."""
+    cut = [m.start() for m in _BOUNDARY_ANY.finditer(prefix)]
+    if not cut:
+        return False
+    before = prefix[: cut[-1]]
+    words = [w for w in re.findall(r"[A-Za-z']+", before) if w.lower() not in _FUNCTION and w.lower() not in _SELF]
+    return len(words) >= 2
+
+
+_BOUNDARY_ANY = re.compile(r",|\s(?:and|but|as|so|because|which)\s|\s-+\s")
+
+
+def _named_before(prefix: str) -> bool:
+    """'its' after the statement names something it can belong to ("running User's biz has had its ups")."""
+    words = [w for w in re.findall(r"[A-Za-z']+", prefix) if w.lower() not in _FUNCTION and w.lower() not in _SELF]
+    return len(words) >= 1
+
+
+_SELF = frozenset(["user", "user's", "they", "them", "their", "they're", "they've", "themself", "others"])
+
+
+def _before_is_verb_or_prep(before: str) -> bool:
+    """'that' after a verb or a preposition points ("User loves that", "User is proud of that design")."""
+    last = re.findall(r"[A-Za-z']+", before)[-1:] or [""]
+    word = last[0].lower()
+    return word in _POINTING_AFTER or word.endswith("ed") or (word.endswith("s") and word not in ("is", "was", "has"))
+
+
+_POINTING_AFTER = frozenset(
+    [
+        "about",
+        "of",
+        "for",
+        "with",
+        "like",
+        "in",
+        "on",
+        "at",
+        "from",
+        "to",
+        "into",
+        "do",
+        "did",
+        "does",
+        "love",
+        "like",
+        "hate",
+        "try",
+        "see",
+        "saw",
+        "make",
+        "made",
+        "got",
+        "get",
+        "had",
+        "have",
+        "has",
+        "read",
+        "watched",
+        "finished",
+        "use",
+        "used",
+        "want",
+        "need",
+        "enjoy",
+        "share",
+        "shared",
+        "capture",
+        "captured",
+        "bought",
+        "took",
+        "take",
+        "keep",
+        "kept",
+        "found",
+        "find",
+        "remember",
+        "missed",
+        "miss",
+        "know",
+        "knew",
+        "through",
+        "by",
+    ]
+)
+
+
+def _phrase(text: str, start: int) -> str:
+    """'this bowl' (a determiner and the noun it points with), or 'this' alone when no noun follows."""
+    words = [w.rstrip(".,;!?") for w in text[start:].split()[:2]]
+    if len(words) < 2 or words[1].lower() in _FUNCTION or not re.match(r"[a-z]", words[1]):
+        return words[0]
+    return " ".join(words)
+
+
+_FUNCTION = frozenset(
+    [
+        "after",
+        "before",
+        "for",
+        "with",
+        "and",
+        "or",
+        "but",
+        "in",
+        "on",
+        "at",
+        "to",
+        "of",
+        "from",
+        "by",
+        "about",
+        "into",
+        "over",
+        "under",
+        "through",
+        "during",
+        "since",
+        "until",
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "been",
+        "has",
+        "had",
+        "have",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "might",
+        "may",
+        "must",
+        "do",
+        "does",
+        "did",
+        "not",
+        "so",
+        "as",
+        "than",
+        "then",
+        "too",
+        "very",
+        "really",
+        "just",
+        "also",
+        "even",
+        "still",
+        "again",
+        "within",
+        "without",
+        "because",
+        "while",
+        "if",
+        "when",
+        "where",
+        "who",
+        "which",
+        "what",
+        "how",
+        "all",
+        "both",
+        "each",
+        "every",
+        "some",
+        "any",
+        "many",
+        "much",
+        "more",
+        "most",
+        "such",
+        "own",
+        "same",
+        "other",
+        "another",
+        "one",
+        "ones",
+    ]
+)
+
+
+# -- Chinese -------------------------------------------------------------------------------------------------------
+_ZH_DEICTIC = re.compile(
+    r"(?:这|那)(?:个|些|里|儿|边|件|本|种|次|家|位|只|张|幅|首|部|条|样|款|座|所|辆)(?!(?:月|星期|礼拜|周末|学期|季))|"
+    r"(?:这|那)(?=是|就是|让|使|令|给|对|也|都|真|太|很|可)|它们?|那儿|那里|这里|这儿"
+)
+_ZH_PERSON_PRONOUN = re.compile(r"[他她](?:们)?")
+_ZH_PERSON = re.compile(
+    r"妈妈|母亲|爸爸|父亲|儿子|女儿|老婆|妻子|丈夫|老公|朋友|同事|老板|哥哥|姐姐|弟弟|妹妹|孩子|男朋友|女朋友|"
+    r"男友|女友|室友|邻居|老师|同学|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|堂哥|宝宝|猫|狗|"
+    r"[A-Z][a-z]+|小[\u4e00-\u9fff]|老[\u4e00-\u9fff]"
+)
+
+
+def _unresolved_zh(text: str) -> list[str]:
+    found = [m.group() for m in _ZH_DEICTIC.finditer(text)]
+    for m in _ZH_PERSON_PRONOUN.finditer(text):
+        if not _ZH_PERSON.search(text[: m.start()].replace("用户", "")):
+            found.append(m.group())
+    return found
+
+
+# -- resolving -----------------------------------------------------------------------------------------------------
+_A_OR_AN = re.compile(r"^[aeiou]", re.I)
+
+
+def resolve(content: str, evidence: str = "") -> str | None:
+    """The memory with its references named, or None when something is left that only the conversation names.
+
+    What can be named without guessing: a determiner that points ("this adoption group", "these lovely flowers",
+    "这幅画") where the noun it points with says what the thing is — it becomes an article ("an adoption group",
+    "lovely flowers"); the fact then stands alone as a statement of its kind. A bare pronoun ("it", "him",
+    "这个", "它") is not guessed at."""
+    refs = unresolved(content, evidence)
+    if not refs:
+        return content
+    fixed = content
+    zh = bool(re.search(r"[\u4e00-\u9fff]", content))
+    for ref in refs:
+        det, _, noun = ref.partition(" ")
+        if zh:
+            return None
+        if det.lower() not in ("this", "these", "those", "that") or not noun or not re.match(r"[a-z]", noun):
+            return None
+        if noun.lower() in _NOT_A_NOUN:
+            return None
+        article = ("an " if _A_OR_AN.match(noun) else "a ") if det.lower() in ("this", "that") else ""
+        if det[0].isupper():
+            return None  # a pointing subject ("This hoodie isn't for sale") stays a remark about the moment
+        fixed = re.sub(rf"\b{det}\s+(?={re.escape(noun)}\b)", article, fixed, count=1)
+    return fixed if not unresolved(fixed, evidence) else None
+
+
+_NOT_A_NOUN = frozenset(
+    [
+        "is",
+        "was",
+        "are",
+        "were",
+        "has",
+        "had",
+        "have",
+        "can",
+        "could",
+        "will",
+        "would",
+        "one",
+        "ones",
+        "stuff",
+        "thing",
+        "things",
+        "way",
+        "kind",
+        "sort",
+        "too",
+        "so",
+        "much",
+        "many",
+        "all",
+        "is",
+        "feeling",
+    ]
+)
