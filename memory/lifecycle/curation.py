@@ -12,7 +12,7 @@ follows it (``memory.write.profile_sync``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session as DBSession
@@ -182,6 +182,21 @@ def edit_memory(
     indexing.index_memories(store, [m])
     profile_sync.changed(store, m, actor=actor, why="edited", note=reason)
     return m
+
+
+def reinforce_from(store: Database, memory_id: str, others: Sequence[Memory], *, actor: Actor, reason: str) -> Memory:
+    """A merge keeps one memory of a fact said several times: it takes the others' source messages and counts their
+    repeats (one fact, several sources), before they are superseded by it."""
+
+    def change(m: Memory) -> dict[str, Any]:
+        _active(m, "merged into")
+        sources = list(m.source_message_ids or [])
+        sources += [i for o in others for i in (o.source_message_ids or []) if i not in sources]
+        m.source_message_ids = list(dict.fromkeys(sources))
+        m.reinforce_count = (m.reinforce_count or 0) + sum((o.reinforce_count or 0) + 1 for o in others)
+        return {"merged_from": [o.id for o in others]}
+
+    return _change(store, memory_id, change, EventOp.REINFORCE, reason, actor)
 
 
 def person_memory(

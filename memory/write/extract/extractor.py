@@ -37,7 +37,7 @@ from memory.write.extract.general import (
     speaker_implied,
     without_tag_question,
 )
-from memory.write.extract.references import resolve
+from memory.write.extract.references import points_unnamed, resolve
 from memory.write.extract.worth import trivial
 
 if TYPE_CHECKING:
@@ -207,7 +207,7 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
     question = answered_question(previous) if role == "user" else None
     for read, said in in_context(said_, previous) if role == "user" else [(s, s) for s in said_]:
         sentence = without_tag_question(read) if role == "user" else read
-        if is_question(sentence):
+        if is_question(sentence) or points_unnamed(sentence):  # "这是我去年买的": what it is, is not said
             last_general = None
             continue
         lang = "zh" if has_cjk(sentence) else "en"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["head", "resolve", "unresolved"]
+__all__ = ["head", "points_unnamed", "resolve", "unresolved"]
 
 # -- English -------------------------------------------------------------------------------------------------------
 _TIME = (
@@ -76,6 +76,20 @@ _PERSON = re.compile(
 _LEADING = re.compile(r"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|These|Those)\b")
 
 
+#: what was said opens by pointing at a thing it never names: "这是我去年买的", "That's what I made last week"
+_SAID_POINTING = re.compile(
+    r"^(?:(?:这|那)(?:个|些)?(?:是|就是)|"
+    r"(?:this|that|these|those)(?:'s|\s+is|\s+was|\s+are|\s+were)\s+(?:what|how|where|why|when|the one)\b)",
+    re.I,
+)
+
+
+def points_unnamed(sentence: str) -> bool:
+    """Whether a sentence opens by pointing at something it never names ("这是我去年买的", "That's what I made"):
+    whatever is read from it is about a thing only the conversation shows."""
+    return bool(_SAID_POINTING.match(sentence.strip()))
+
+
 def head(content: str) -> str:
     """The statement a memory makes before what the extractor appended to it ("…; it keeps them calm")."""
     return re.split(r"[;；]", content, maxsplit=1)[0]
@@ -87,6 +101,9 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     ``evidence`` (what was said) tells the speaker's own "they" from a third party's: a leading They / Their is
     a reference only when the speaker said it ("Their love has helped me …"), not when it stands for "I"."""
     text = head(content).strip()
+    pointed = _SAID_POINTING.match(evidence.strip())
+    if pointed and not _LEADING.match(text):
+        return [pointed.group().strip()]  # "这是我去年买的" / "This is what I made": what it is, is not said
     if re.search(r"[\u4e00-\u9fff]", text):
         return _unresolved_zh(text)
     found: list[str] = []
@@ -152,7 +169,79 @@ def _before_is_verb_or_prep(before: str) -> bool:
     """'that' after a verb or a preposition points ("User loves that", "User is proud of that design")."""
     last = re.findall(r"[A-Za-z']+", before)[-1:] or [""]
     word = last[0].lower()
+    if word in _SAYING:
+        return False  # "User thinks that …", "User realized that …"
     return word in _POINTING_AFTER or word.endswith("ed") or (word.endswith("s") and word not in ("is", "was", "has"))
+
+
+#: verbs and adjectives "that" follows as a conjunction
+_SAYING = frozenset(
+    [
+        "think",
+        "thinks",
+        "thought",
+        "say",
+        "says",
+        "said",
+        "know",
+        "knows",
+        "knew",
+        "feel",
+        "feels",
+        "felt",
+        "hope",
+        "hopes",
+        "hoped",
+        "believe",
+        "believes",
+        "believed",
+        "realize",
+        "realizes",
+        "realized",
+        "realise",
+        "realised",
+        "guess",
+        "guessed",
+        "mean",
+        "means",
+        "meant",
+        "sure",
+        "glad",
+        "proud",
+        "happy",
+        "found",
+        "learned",
+        "learnt",
+        "noticed",
+        "notices",
+        "told",
+        "tells",
+        "tell",
+        "show",
+        "shows",
+        "showed",
+        "shown",
+        "remember",
+        "remembers",
+        "remembered",
+        "reminded",
+        "reminds",
+        "decided",
+        "decide",
+        "decides",
+        "agree",
+        "agrees",
+        "agreed",
+        "wish",
+        "wishes",
+        "wished",
+        "understand",
+        "understands",
+        "understood",
+        "so",
+        "such",
+    ]
+)
 
 
 _POINTING_AFTER = frozenset(
@@ -348,10 +437,10 @@ def resolve(content: str, evidence: str = "") -> str | None:
         return content
     fixed = content
     zh = bool(re.search(r"[\u4e00-\u9fff]", content))
+    if zh:
+        return _resolve_zh(content, refs)
     for ref in refs:
         det, _, noun = ref.partition(" ")
-        if zh:
-            return None
         if det.lower() not in ("this", "these", "those", "that") or not noun or not re.match(r"[a-z]", noun):
             return None
         if noun.lower() in _NOT_A_NOUN:
@@ -393,3 +482,21 @@ _NOT_A_NOUN = frozenset(
         "feeling",
     ]
 )
+
+
+#: "这幅画", "那本书", "这些照片": a pointing determiner with its measure word, before the noun it points with
+_ZH_DET_NOUN = re.compile(
+    r"(?P<det>这|那)(?P<measure>些|件|本|种|家|位|只|张|幅|首|部|条|款|座|所|辆)(?=[\u4e00-\u9fff])"
+)
+
+
+def _resolve_zh(content: str, refs: list[str]) -> str | None:
+    """ "用户画了这幅画" → "用户画了一幅画"; a bare 它 / 这个 / 那里 / 他 is not guessed at, nor a pointing subject."""
+    fixed = content
+    for ref in refs:
+        m = _ZH_DET_NOUN.search(fixed)
+        if not ref.startswith(("这", "那")) or m is None or m.group() != ref or head(fixed).startswith(ref):
+            return None
+        one = "一些" if m.group("measure") == "些" else "一" + m.group("measure")
+        fixed = fixed[: m.start()] + one + fixed[m.end() :]
+    return fixed if not unresolved(fixed) else None

@@ -136,6 +136,10 @@ _ZH_MOOD = re.compile(
     r"(?:开心|高兴|激动|兴奋|感动|感激|感谢|放松|平静|累|疲惫|难过|伤心|紧张|焦虑|害怕|满足|幸福|骄傲|自豪|期待)"
     r"(?:了|啊|呀|极了|坏了|死了)*[。！!]?$"
 )
+_ZH_TEAM = re.compile(
+    r"^用户(?:一家|和(?:大家|朋友们|他们|她们))?(?:真)?是(?:一个|一支|个)?(?:很|超|非常|特别)?(?:棒|好|厉害|默契)的"
+    r"(?:团队|组合|搭档)[。！!]?$"
+)
 _ZH_VERDICT = re.compile(
     r"(?:太棒了|真棒|好棒|很棒|太好了|真好|好开心|好有趣|真有意思|太美了|很有意思|很好玩)[。！!]?$"
 )
@@ -147,6 +151,8 @@ def trivial(content: str) -> str | None:
     text = head(content).strip()
     undated = _DATE.sub("", text).strip()  # a mood is of the moment whatever day it was felt
     if re.search(r"[\u4e00-\u9fff]", text):
+        if _ZH_TEAM.match(undated):
+            return "a verdict on the moment"
         if _ZH_MOOD.match(undated):
             return "a mood of the moment"
         if _ZH_VERDICT.search(text) and len(re.sub(r"用户|[，。！!、]", "", text)) <= 8:

@@ -1,0 +1,141 @@
+"""Facts that stand on their own (issue 44): resolve or abstain, worth keeping, one fact once, readable.
+
+Sentences written for these tests (not LoCoMo text), English and Chinese. Every extraction goes through the function a
+user's chat turn runs (``pipeline.prepare``: classify → mask → extract), read after the message it answers.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.storage.models import Message
+from memory.write.extract.references import resolve, unresolved
+from memory.write.extract.worth import trivial
+from memory.write.pipeline import Item, prepare
+
+AT = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+
+
+def facts(text: str, previous: str | None = None) -> list[str]:
+    message = Message(session_id="s", user_key="u", role="user", content=text, created_at=AT)
+    return [c.content for c in prepare(Item(message, previous=previous)).cands]
+
+
+# -- 1. resolve or abstain -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I want to try it and see if it helps me sleep.",
+        "I also use it to speak up for my community.",
+        "I finally finished it after three weeks of work.",
+        "Their support has really helped me grow.",
+        "We were so lucky he was okay.",
+        "I'm planning a few.",
+        "我很喜欢它。",
+        "我在学做这个。",
+        "她送给我一条围巾。",
+        "这是我去年买的。",
+    ],
+)
+def test_a_reference_the_memory_cannot_name_is_not_stored_as_a_fact(text):
+    assert facts(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "previous", "expected"),
+    [
+        ("I made this bowl in my pottery class.", None, "User made a bowl in their pottery class."),
+        (
+            "We found these lovely wild flowers by the river.",
+            None,
+            "User and others found lovely wild flowers by the river.",
+        ),
+        ("我上周画了这幅画。", None, "用户上周画了一幅画（上周，2024-04-24）。"),
+        # the message it answers names the thing
+        (
+            "Not yet, but I want to try it and see if it helps me sleep.",
+            "Have you ever tried yoga?",
+            "Not yet, but User wants to try yoga and see if it helps them sleep.",
+        ),
+    ],
+)
+def test_a_reference_is_named_where_the_words_name_it(text, previous, expected):
+    assert facts(text, previous) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I adopted a rescue greyhound last Monday.", "User adopted a rescue greyhound (last Monday, 2024-04-22)."),
+        ("My sister moved to Lyon and she loves it there.", "User's sister moved to Lyon and lives there now."),
+        ("I started pottery in March and it keeps me calm.", None),
+        ("我最近迷上了攀岩。", "用户最近迷上了攀岩。"),
+        ("我妹妹小美搬到了杭州，她很喜欢新工作。", None),
+    ],
+)
+def test_a_self_contained_fact_is_kept(text, expected):
+    got = facts(text)
+    assert len(got) == 1, got
+    assert expected is None or got == [expected]
+    assert not unresolved(got[0])
+
+
+def test_the_detector_tells_the_speakers_own_they_and_a_named_person_from_a_reference():
+    assert unresolved("User likes it.") == ["it"]
+    assert unresolved("User painted this after they visited the center.") == ["this"]
+    assert unresolved("User has been drawing since they were twelve.") == []  # they = the speaker
+    assert unresolved("User's sister Anna moved to Lyon; she loves it.") == []  # she = Anna; the rest is appended
+    assert unresolved("Clay is incredible, it brings User so much joy.") == []  # it = clay
+    assert unresolved("User went to a concert this week.") == []  # a date the extractor resolves
+    assert unresolved("User thinks that running is good for them.") == []  # 'that' joins a clause
+    assert unresolved("用户很喜欢它。") == ["它"]
+    assert unresolved("用户的妈妈说她很忙。") == []  # 她 = 妈妈
+    assert resolve("User gave him a call.") is None
+
+
+# -- 2. worth keeping ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We are a great team!",
+        "I'm so excited and thankful!",
+        "I feel calm again.",
+        "I had a great time.",
+        "I had a busy week.",
+        "Knowing I'm helping people is amazing.",
+        "I'm looking forward to more cool memories.",
+        "我今天很开心！",
+        "我们是一个很棒的团队！",
+    ],
+)
+def test_a_reaction_or_a_verdict_of_the_moment_is_not_a_fact(text):
+    assert facts(text) == []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "User opened an online clothing store and it's been great.",  # a fact with a verdict after it
+        "User is happy with their new job in Berlin.",
+        "User adopted a dog (2024-05-01).",
+        "用户最近迷上了攀岩。",
+    ],
+)
+def test_a_fact_with_a_feeling_is_kept(content):
+    assert trivial(content) is None
+
+
+# -- 4. readable ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I do remember the dance classes at school.", ["User remembers the dance classes at school."]),
+        ("I did enjoy the concert in Lisbon.", ["User enjoyed the concert in Lisbon."]),
+        ("I do see them.", []),
+        ("I do yoga on Sundays.", ["User does yoga on Sundays."]),  # 'do' with an object stays
+    ],
+)
+def test_an_emphatic_do_is_never_written_as_does(text, expected):
+    assert facts(text) == expected
