@@ -214,3 +214,5 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+    sys.stdout.flush()
+    os._exit(0)  # the embedder's worker threads can hold the interpreter's exit for minutes

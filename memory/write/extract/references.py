@@ -25,7 +25,9 @@ _TIME = (
     r"time of year|past (?:week|month|year)|days|point|moment)"
 )
 #: "this X" / "these X" pointing at a thing named elsewhere; a date word, "these days", "those who" are not
-_DEICTIC = re.compile(rf"\b(?P<det>this|these|those|that)\b(?!\s+{_TIME}\b)(?!\s+(?:who|which|whom)\b)", re.I)
+_DEICTIC = re.compile(
+    rf"\b(?P<det>this|these|those|that)\b(?!\s+{_TIME}\b)(?!\s+(?:who|which|whom|in need|around)\b)", re.I
+)
 #: after "that", what makes it a conjunction or a relative pronoun, not a pointer
 _THAT_JOINS = re.compile(
     r"\s+(?:User|user|they|it|he|she|we|you|there|the|a|an|his|her|their|its|our|this|these|those|some|one|all|"
@@ -40,7 +42,9 @@ _DUMMY_IT = re.compile(
     r"\bmake it (?:to|through|work|happen|out|big)\b|\bmade it (?:to|through|work|happen|out|big)\b|"
     r"\bit(?:'s| is| was| has been|'s been| had been) (?:been )?(?:a while|time|hard to|easy to|great to|nice to|"
     r"fun to|good to|amazing to|cool to|awesome to|tough to|important to|worth|like|(?:\w+ )?that\b)|"
-    r"\bit (?:took|takes|take) \w+|\btake it easy\b|\bhit it off\b|\bcall it\b|\bgive it a (?:try|shot|go)\b",
+    r"\bit (?:took|takes|take) \w+|\btake it easy\b|\bhit it off\b|\bcall it\b|\bgive it a (?:try|shot|go)\b|"
+    r"\bgiv(?:e|es|ing|en) it (?:\w+'s |their |his |her |my )?all\b|\bit(?:'s| is| was) a (?:bummer|shame|pity) that\b|"
+    r"\bhow (?:\w+ )?it (?:must|might|can|could) be\b",
     re.I,
 )
 #: "it" is fine after the statement names what it stands for: "User started pottery and it keeps them calm"
@@ -171,7 +175,7 @@ def _before_is_verb_or_prep(before: str) -> bool:
     word = last[0].lower()
     if word in _SAYING:
         return False  # "User thinks that …", "User realized that …"
-    return word in _POINTING_AFTER or word.endswith("ed") or (word.endswith("s") and word not in ("is", "was", "has"))
+    return word in _POINTING_AFTER  # after a noun it is a relative pronoun: "brands that align with …"
 
 
 #: verbs and adjectives "that" follows as a conjunction
