@@ -33,6 +33,8 @@ def facts(text: str, previous: str | None = None) -> list[str]:
         "Their support has really helped me grow.",
         "We were so lucky he was okay.",
         "I'm planning a few.",
+        "I rely on them for strength.",  # them: people the message never names
+        "I started volunteering here a year ago.",
         "我很喜欢它。",
         "我在学做这个。",
         "她送给我一条围巾。",
@@ -90,6 +92,9 @@ def test_the_detector_tells_the_speakers_own_they_and_a_named_person_from_a_refe
     assert unresolved("Clay is incredible, it brings User so much joy.") == []  # it = clay
     assert unresolved("User went to a concert this week.") == []  # a date the extractor resolves
     assert unresolved("User thinks that running is good for them.") == []  # 'that' joins a clause
+    assert unresolved("User likes brands that align with their values.") == []  # 'that' after a noun: relative
+    said = "I met some young folks and supported them."
+    assert unresolved("User met some young folks and supported them.", said) == []  # them = the folks
     assert unresolved("用户很喜欢它。") == ["它"]
     assert unresolved("用户的妈妈说她很忙。") == []  # 她 = 妈妈
     assert resolve("User gave him a call.") is None

@@ -142,8 +142,38 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     found += [m.group() for m in _ONE.finditer(text)]
     found += [m.group() for m in _THERE.finditer(text) if not _PLACE_NAMED.search(text[: m.start()])]
     found += [m.group() for m in _THE_PLACE.finditer(text)]
+    found += [m.group() for m in _HERE.finditer(text)]
+    found += _third_party(text, evidence)
     found += [m.group() for m in _QUANTITY_END.finditer(text)]
     return found
+
+
+#: "User started volunteering here": where "here" is, only the conversation says
+_HERE = re.compile(r"\bhere\b(?!\s+and\s+there)", re.I)
+_THEY = re.compile(r"\b(?:they|them|their|theirs|they're|they've|they'll|they'd)\b", re.I)
+_MINE = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our|ours|ourselves|I'm|I've|I'll|I'd|we're|we've)\b", re.I)
+#: a plural or a group named before a they / them that stands for it ("met some young folks and supported them")
+_GROUP = re.compile(
+    r"\b(?:(?:the|some|my|their|these|those|many|few|all|his|her|our|other|several|both|two|three|four|five|of|"
+    r"and)\s+(?:\w+\s+){0,2}\w+s|people|folks|kids|children|family|fam|team|friends|everyone|everybody|group|crew|"
+    r"gang|class|club|parents|guys|others)\b",
+    re.I,
+)
+_NOT_PLURAL = re.compile(r"\b(?:is|was|has|does|its|this|thus|always|as|us|yes|User's|lots|less|across|unless)\b")
+
+
+def _third_party(text: str, evidence: str) -> list[str]:
+    """A they / them the speaker said of others ("I rely on them for strength"), which the extractor keeps as said:
+    more they / them / their in the memory than first-person words it rewrote, and no group named before it."""
+    if not evidence or not _THEY.search(evidence):
+        return []
+    rewritten = max(0, len(_MINE.findall(evidence)) - 1)  # the first became "User"
+    theirs = list(_THEY.finditer(text))
+    if len(theirs) <= rewritten:
+        return []
+    first = theirs[rewritten]
+    before = _NOT_PLURAL.sub("", text[: first.start()].replace("User and others", ""))
+    return [] if _GROUP.search(before) else [first.group()]
 
 
 def _clause_before(prefix: str) -> bool:
@@ -175,7 +205,8 @@ def _before_is_verb_or_prep(before: str) -> bool:
     word = last[0].lower()
     if word in _SAYING:
         return False  # "User thinks that …", "User realized that …"
-    return word in _POINTING_AFTER  # after a noun it is a relative pronoun: "brands that align with …"
+    # after a verb, a gerund or a preposition it points; after a noun it is a relative pronoun ("brands that align")
+    return word in _POINTING_AFTER or (word.endswith("ing") and len(word) > 5)
 
 
 #: verbs and adjectives "that" follows as a conjunction
@@ -250,6 +281,25 @@ _SAYING = frozenset(
 
 _POINTING_AFTER = frozenset(
     [
+        "bring",
+        "brought",
+        "watch",
+        "visit",
+        "visited",
+        "loved",
+        "tried",
+        "wear",
+        "wore",
+        "cook",
+        "cooked",
+        "buy",
+        "play",
+        "played",
+        "eat",
+        "ate",
+        "sell",
+        "sold",
+        "keep",
         "about",
         "of",
         "for",
