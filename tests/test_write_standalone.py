@@ -98,6 +98,8 @@ def test_the_detector_tells_the_speakers_own_they_and_a_named_person_from_a_refe
     assert unresolved("用户很喜欢它。") == ["它"]
     assert unresolved("用户的妈妈说她很忙。") == []  # 她 = 妈妈
     assert resolve("User gave him a call.") is None
+    assert resolve("Moments like these remind User what matters.") is None  # never "Moments like remind …"
+    assert resolve("User trained hard for that last match.") is None  # never "a last match"
 
 
 # -- 2. worth keeping ----------------------------------------------------------------------------------------------
@@ -109,6 +111,7 @@ def test_the_detector_tells_the_speakers_own_they_and_a_named_person_from_a_refe
         "I feel calm again.",
         "I had a great time.",
         "I had a busy week.",
+        "This week's been really busy.",
         "Knowing I'm helping people is amazing.",
         "I'm looking forward to more cool memories.",
         "我今天很开心！",

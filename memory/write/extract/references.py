@@ -77,7 +77,7 @@ _PERSON = re.compile(
     r"therapist|doctor|roommate|fiancée?|bf|gf|guy|girl|boy|man|woman|lady|dog|cat|puppy|kitten|pet)s?\b",
 )
 #: a subject pointing back: "Their love has helped User …", "He was okay …", "It was amazing …"
-_LEADING = re.compile(r"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|These|Those)\b")
+_LEADING = re.compile(rf"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|These|Those)\b(?!\s+{_TIME}\b)")
 
 
 #: what was said opens by pointing at a thing it never names: "这是我去年买的", "That's what I made last week"
@@ -497,8 +497,8 @@ def resolve(content: str, evidence: str = "") -> str | None:
         det, _, noun = ref.partition(" ")
         if det.lower() not in ("this", "these", "those", "that") or not noun or not re.match(r"[a-z]", noun):
             return None
-        if noun.lower() in _NOT_A_NOUN:
-            return None
+        if noun.lower() in _NOT_A_NOUN or noun.lower() in _ORDINAL or _LIKE_BEFORE.search(fixed.split(ref)[0]):
+            return None  # "that last match", "moments like these": what is meant is not in the words
         article = ("an " if _A_OR_AN.match(noun) else "a ") if det.lower() in ("this", "that") else ""
         if det[0].isupper():
             return None  # a pointing subject ("This hoodie isn't for sale") stays a remark about the moment
@@ -506,6 +506,8 @@ def resolve(content: str, evidence: str = "") -> str | None:
     return fixed if not unresolved(fixed, evidence) else None
 
 
+_ORDINAL = frozenset(["last", "first", "next", "second", "third", "same", "other", "very", "exact", "whole", "entire"])
+_LIKE_BEFORE = re.compile(r"\b(?:like|as)\s*$", re.I)
 _NOT_A_NOUN = frozenset(
     [
         "is",

@@ -56,7 +56,10 @@ _SPELL = re.compile(
     r"has been through|went through)\s+(?:a |an |some |such a )?(?:really |so |pretty |super )?(?:tough|hard|rough|"
     r"busy|crazy|hectic|long|difficult|stressful|wild|good|great|nice|lovely|slow|quiet)\s+(?:times?|weeks?|days?|"
     r"months?|year|while|patch|stretch|ride)(?:\s+(?:lately|recently|now|so far))?\s*[.!]?$|"
-    r"^A lot(?:'s| has) been (?:going on|happening) (?:in User's life|with User|for User)\s*[.!]?$",
+    r"^A lot(?:'s| has) been (?:going on|happening) (?:in User's life|with User|for User)\s*[.!]?$|"
+    r"^(?:This|Last|The past|The last) (?:week|month|year|weekend|few days)(?:'s| has| was| is|'s been| has been)\s+"
+    r"(?:really |so |super |pretty |quite )?(?:busy|crazy|hectic|tough|rough|hard|wild|slow|quiet|long)"
+    r"(?: for User)?\s*[.!]?$",
     re.I,
 )
 _DATE = re.compile(r"\s*[(（][^()（）]*\d{4}[^()（）]*[)）]")
