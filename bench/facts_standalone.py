@@ -48,9 +48,9 @@ def dump(path: str) -> list[dict[str, Any]]:
 
     out = []
     for conv in facts.load(path):
-        before = None
+        before: facts.Turn | None = None
         for turn in conv.turns:
-            previous = before.text if before and facts._answers(turn, before) else None
+            previous: str | None = before.text if before and facts._answers(turn, before) else None
             before = turn
             message = Message(session_id="b", user_key="b", role="user", content=turn.text, created_at=turn.at)
             for c in prepare(Item(message, previous=previous)).cands:
