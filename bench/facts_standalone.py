@@ -115,7 +115,7 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
     for m, v in zip(mems, vecs, strict=True):
         m["vec"] = v
         m["unresolved"] = unresolved(m["content"], m.get("evidence") or "")
-        m["trivial"] = trivial(m["content"])
+        m["trivial"] = trivial(m["content"], m["predicate"])
     # the write path, per speaker in order: a memory the write rule reinforces is not stored again
     stored: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     reinforced: dict[str, int] = defaultdict(int)

@@ -74,6 +74,10 @@ def test_a_reference_is_named_where_the_words_name_it(text, previous, expected):
         ("My sister moved to Lyon and she loves it there.", "User's sister moved to Lyon and lives there now."),
         ("I started pottery in March and it keeps me calm.", None),
         ("我最近迷上了攀岩。", "用户最近迷上了攀岩。"),
+        ("我搬到上海了。", "用户搬到了上海，现在住在那里。"),  # 那里 = 上海, named before it
+        ("I'm vegetarian.", "User is vegetarian."),  # a template states it whole: never 'too little said'
+        ("I work as a nurse at the city hospital.", None),  # 'the city hospital' names its place
+        ("This scarf from my aunt is really special to me.", "This scarf from User's aunt is really special to them."),
         ("我妹妹小美搬到了杭州，她很喜欢新工作。", None),
     ],
 )

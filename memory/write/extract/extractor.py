@@ -359,7 +359,7 @@ def standing(cands: list[Candidate]) -> list[Candidate]:
     was said is in the episode, and the write log records the message's reason when nothing is left."""
     out = []
     for c in cands:
-        if trivial(c.content):
+        if trivial(c.content, c.predicate):
             continue
         named = resolve(c.content, c.evidence)
         if named is None:

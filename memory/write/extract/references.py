@@ -67,7 +67,8 @@ _QUANTITY_END = re.compile(
 #: "User's sister moved to Lyon and lives there now": the place is named before "there"
 _PLACE_NAMED = re.compile(r"\b(?:to|in|at|from|near|visit(?:ed)?)\s+(?:the\s+)?[A-Z][a-z]+")
 _THE_PLACE = re.compile(
-    r"\b(?:the|that)\s+(?:city|town|place|country|area|spot|village|region)\b(?!\s+(?:of|where|called|named)\b)"
+    r"\b(?:the|that)\s+(?:city|town|place|spot|village)\b(?!\s+(?:of|where|called|named|[a-z]+(?:al|er|s)?\b(?<!and)"
+    r"(?<!but)(?<!with)(?<!for)(?<!to)(?<!in)(?<!on)(?<!at)(?<!since)(?<!last)(?<!again)(?<!too)(?<!now)))"
 )
 #: a person named in the statement: a he / she / him / her after it has someone to stand for
 _PERSON = re.compile(
@@ -80,6 +81,8 @@ _PERSON = re.compile(
 _LEADING = re.compile(rf"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|These|Those)\b(?!\s+{_TIME}\b)")
 
 
+#: a pointing subject that names its thing: "This scarf from User's aunt …", "That painting User made …"
+_NAMED_SUBJECT = re.compile(r"^(?:This|That)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:from|of|by|User|that User|which User)\b")
 #: what was said opens by pointing at a thing it never names: "这是我去年买的", "That's what I made last week"
 _SAID_POINTING = re.compile(
     r"^(?:(?:这|那)(?:个|些)?(?:是|就是)|"
@@ -112,12 +115,15 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
         return _unresolved_zh(text)
     found: list[str] = []
     lead = _LEADING.match(text)
+    if lead and _NAMED_SUBJECT.match(text):
+        lead = None  # "This scarf from User's aunt is special to them": the thing is named where it is pointed at
     if lead and not (
         lead.group().lower().startswith("the") and not re.match(r"(?i)\s*(?:they|their|them)\b", evidence)
     ):
         found.append(lead.group())
+    named_subject = bool(_NAMED_SUBJECT.match(text))
     for m in _DEICTIC.finditer(text):
-        if m.start() == 0 and lead:
+        if m.start() == 0 and (lead or named_subject):
             continue
         if m.group("det").lower() == "that":
             after = text[m.end() :]
@@ -155,11 +161,11 @@ _MINE = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our|ours|ourselves|I'm|I've|
 #: a plural or a group named before a they / them that stands for it ("met some young folks and supported them")
 _GROUP = re.compile(
     r"\b(?:(?:the|some|my|their|these|those|many|few|all|his|her|our|other|several|both|two|three|four|five|of|"
-    r"and)\s+(?:\w+\s+){0,2}\w+s|people|folks|kids|children|family|fam|team|friends|everyone|everybody|group|crew|"
-    r"gang|class|club|parents|guys|others)\b",
+    r"and|User's)\s+(?:[\w-]+\s+){0,2}[\w-]+s|people|folks|kids|children|family|fam|team|friends|everyone|"
+    r"everybody|group|crew|gang|class|club|parents|guys|others)\b",
     re.I,
 )
-_NOT_PLURAL = re.compile(r"\b(?:is|was|has|does|its|this|thus|always|as|us|yes|User's|lots|less|across|unless)\b")
+_NOT_PLURAL = re.compile(r"\b(?:is|was|has|does|its|this|thus|always|as|us|yes|lots|less|across|unless)\b")
 
 
 def _third_party(text: str, evidence: str) -> list[str]:
@@ -318,8 +324,6 @@ _POINTING_AFTER = frozenset(
         "like",
         "hate",
         "try",
-        "see",
-        "saw",
         "make",
         "made",
         "got",
@@ -345,7 +349,6 @@ _POINTING_AFTER = frozenset(
         "keep",
         "kept",
         "found",
-        "find",
         "remember",
         "missed",
         "miss",
@@ -467,8 +470,16 @@ _ZH_PERSON = re.compile(
 )
 
 
+#: a place named before a 那里 / 这里 that stands for it ("用户搬到了上海，现在住在那里")
+_ZH_PLACE_BEFORE = re.compile(r"(?:搬到了?|住在|去了?|到了|来到|回到|在)[\u4e00-\u9fff]{2,}")
+
+
 def _unresolved_zh(text: str) -> list[str]:
-    found = [m.group() for m in _ZH_DEICTIC.finditer(text)]
+    found = [
+        m.group()
+        for m in _ZH_DEICTIC.finditer(text)
+        if not (m.group() in ("那里", "这里", "那儿", "这儿") and _ZH_PLACE_BEFORE.search(text[: m.start()]))
+    ]
     for m in _ZH_PERSON_PRONOUN.finditer(text):
         if not _ZH_PERSON.search(text[: m.start()].replace("用户", "")):
             found.append(m.group())

@@ -90,7 +90,7 @@ _WISH = re.compile(
 _TRAILING_VERDICT = re.compile(
     r"^User\b[^,;]*?\b\w+(?:ed|t|d)\b[^,;]*(?:,\s*(?:and|so|but)?|\band\b|\bso\b|\bbut\b)\s+(?:it|that|this)\b[^,;]*$"
 )
-_WORD = re.compile(r"[a-z']+")
+_WORD = re.compile(r"[a-z0-9']+")
 _LIGHT = frozenset(
     [
         "user",
@@ -149,8 +149,15 @@ _ZH_VERDICT = re.compile(
 _ZH_WISH = re.compile(r"^用户(?:很|非常)?期待(?:更多|以后)?(?:美好|开心|快乐)?的?(?:回忆|时光|时刻)[。！!]?$")
 
 
-def trivial(content: str) -> str | None:
-    """Why the memory is a reaction or a verdict of the moment, or None when it says something to keep."""
+#: what a template states whole (a name, a diet, a budget, a place …): never a reaction, however short
+_OWN_WORDS = frozenset({"fact", "event", "likes", "plan"})
+
+
+def trivial(content: str, predicate: str | None = None) -> str | None:
+    """Why the memory is a reaction or a verdict of the moment, or None when it says something to keep. Only a
+    statement in the speaker's own words is judged (``predicate`` fact / event / likes / plan, or unknown)."""
+    if predicate is not None and predicate not in _OWN_WORDS:
+        return None
     text = head(content).strip()
     undated = _DATE.sub("", text).strip()  # a mood is of the moment whatever day it was felt
     if re.search(r"[\u4e00-\u9fff]", text):
@@ -171,6 +178,6 @@ def trivial(content: str) -> str | None:
         return "a verdict on the moment"
     if _WISH.match(text):
         return "a wish with nothing named"
-    if len([w for w in _WORD.findall(text.lower()) if w not in _LIGHT]) < 2:
+    if predicate in (None, "fact") and len([w for w in _WORD.findall(text.lower()) if w not in _LIGHT]) < 2:
         return "too little said"
     return None
