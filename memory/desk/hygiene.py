@@ -52,6 +52,7 @@ from memory.text.sentences import sentences
 from memory.vocab import Actor, AuditAction, MemoryStatus, MemoryType, Role, SourceType, is_flagged
 from memory.write import profile_sync, status
 from memory.write.extract.base import OPPOSITES, SINGLE_VALUED
+from memory.write.plan import differ_in_specifics
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -314,10 +315,29 @@ def near_duplicates(
                 parts[_value_key(m)].append(m)
             for part in parts.values():
                 lead = part[0]  # similar meaning is not enough: a duplicate also says it in mostly the same words
-                same = [lead, *(m for m in part[1:] if _same_statement(lead, m) or _wording(lead, m) > DUP_WORDS)]
+                same = [
+                    lead,
+                    *(
+                        m
+                        for m in part[1:]
+                        if not differ_in_specifics(lead.content, m.content)
+                        and (_same_statement(lead, m) or _wording(lead, m) > DUP_WORDS)
+                    ),
+                ]
                 if len(same) > 1:
                     out.append((same, reason or "same statement"))
     return out
+
+
+def same_fact(a: str, b: str, similarity: float, threshold: float) -> bool:
+    """Whether two memories of one user state one fact, as the near-duplicate check judges it: similar meaning
+    (``similarity`` ≥ ``threshold``), mostly the same words, and no number, date or name that differs ("ran 5 km" is
+    not "ran 10 km", "moved to Lyon (2024-03)" is not "… (2025-03)": two facts, never merged)."""
+    if similarity < threshold or differ_in_specifics(a, b):
+        return False
+    wa, wb = words(_BRACKETS.sub("", a)), words(_BRACKETS.sub("", b))
+    small, big = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    return share_in(small, big) > DUP_WORDS
 
 
 def _same_statement(a: MemInfo, b: MemInfo) -> bool:
@@ -518,18 +538,22 @@ def merge_into(
     store: Storage, memory_id: str, *, others: Sequence[str], actor: Actor, reason: str = "merged by a person"
 ) -> Memory:
     """Keep ``memory_id``; every other memory of the group is superseded by it (restorable history, the profile
-    values they set follow the one kept)."""
+    values they set follow the one kept) and its source messages and repeats become the kept one's."""
     keep = records.get_memory(store, memory_id)
     if keep.status != MemoryStatus.ACTIVE:
         raise InvalidInput(f"memory {memory_id} is {keep.status}; keep an active one")
-    for other in others:
+    merged = []
+    for other in dict.fromkeys(others):
         if other == memory_id:
             continue
         m = records.get_memory(store, other)
         if m.user_key != keep.user_key:
             raise NotFound(f"no memory {other!r} for this user")
-        if m.status != MemoryStatus.ACTIVE:
-            continue
+        if m.status == MemoryStatus.ACTIVE:
+            merged.append(m)
+    if merged:  # one fact, several sources: the memory kept takes the others' messages and repeats
+        keep = curation.reinforce_from(store, keep.id, merged, actor=actor, reason=reason)
+    for m in merged:
         status.supersede(store, m.id, keep.id, reason=f"merged into {keep.id}: {reason}", actor=actor)
     profile_sync.put(store, keep, actor=actor, why="kept in a merge", note=reason, only_if_empty=True)
     return keep

@@ -12,7 +12,7 @@ follows it (``memory.write.profile_sync``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session as DBSession
@@ -265,6 +265,21 @@ def correct_episode(store: Storage, memory_id: str, content: str, *, actor: Acto
     profile_sync.put(store, new, actor=actor, why="corrects what was said", note=reason)
     corrections.rebuild_for(store, [memory_id])
     return records.get_memory(store, memory_id)
+
+
+def reinforce_from(store: Database, memory_id: str, others: Sequence[Memory], *, actor: Actor, reason: str) -> Memory:
+    """A merge keeps one memory of a fact said several times: it takes the others' source messages and counts their
+    repeats (one fact, several sources), before they are superseded by it."""
+
+    def change(m: Memory) -> dict[str, Any]:
+        _active(m, "merged into")
+        sources = list(m.source_message_ids or [])
+        sources += [i for o in others for i in (o.source_message_ids or []) if i not in sources]
+        m.source_message_ids = list(dict.fromkeys(sources))
+        m.reinforce_count = (m.reinforce_count or 0) + sum((o.reinforce_count or 0) + 1 for o in others)
+        return {"merged_from": [o.id for o in others]}
+
+    return _change(store, memory_id, change, EventOp.REINFORCE, reason, actor)
 
 
 def person_memory(

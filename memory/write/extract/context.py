@@ -233,6 +233,13 @@ _NP_END = frozenset(
 )
 #: "it" as the object of a verb: "I finished it", "Yeah, I made it in class"; not "It was", "I think it's"
 _FIRST_STATEMENT = re.compile(r"\b(?:I|I've|I'm|me|my|we|we've|our)\b")
+#: the thing a question asks about with no determiner: "Have you ever tried yoga?", "Do you like jazz music?"
+_BARE_THING = re.compile(
+    r"\b(?:tried|try|like|love|enjoy|play|played|do|done|heard of|thought about|considered|been to|seen)\s+"
+    r"(?!(?:it|that|this|them|one|any|anything|something|some|a|an|the|your|my|to|out|before|again)\b)"
+    r"(?P<np>[a-z]{3,}(?: [a-z]{3,})?)\s*\?+\s*$",
+    re.IGNORECASE,
+)
 _NAMES_A_THING = re.compile(r"\b(?:a|an|the|my|our|this|that)\s+[a-z]{3,}", re.IGNORECASE)
 
 # -- Chinese ---------------------------------------------------------------------------------------------------
@@ -418,10 +425,15 @@ def _resolve_it(out: list[tuple[str, str]], previous: str) -> None:
         recent = " ".join(sentences(previous[-400:])[-2:])  # the question and the sentence before it
         named = [(m.group("det"), _thing(m.group("np"))) for m in _THING.finditer(recent)]
         things = [(det, np) for det, np in named if np]
+        bare = _BARE_THING.search(answered_question(previous) or "")
         if things:
             det, np = things[-1]  # the nearest
             thing = f"{'my' if det.lower() == 'your' else 'the'} {np}"
-            out[i] = (read[: it.start()] + it.group("before") + " " + thing + read[it.end() :], said)
+        elif bare and _thing(bare.group("np")) == bare.group("np"):
+            thing = bare.group("np")  # "Have you ever tried yoga?" → "… want to try yoga"
+        else:
+            return
+        out[i] = (read[: it.start()] + it.group("before") + " " + thing + read[it.end() :], said)
         return
 
 

@@ -37,11 +37,13 @@ from memory.write.extract.general import (
     speaker_implied,
     without_tag_question,
 )
+from memory.write.extract.references import points_unnamed, resolve
+from memory.write.extract.worth import trivial
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-__all__ = ["Candidate", "classify", "extract", "extract_rules"]
+__all__ = ["Candidate", "classify", "extract", "extract_rules", "standing"]
 
 _SMALL_TALK = re.compile(
     r"^(?:hi|hello|hey|thanks|thank you|thx|ok|okay|sure|yes|no|yep|nope|cool|great|nice|lol|haha|bye|good night|"
@@ -205,7 +207,7 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
     question = answered_question(previous) if role == "user" else None
     for read, said in in_context(said_, previous) if role == "user" else [(s, s) for s in said_]:
         sentence = without_tag_question(read) if role == "user" else read
-        if is_question(sentence):
+        if is_question(sentence) or points_unnamed(sentence):  # "这是我去年买的": what it is, is not said
             last_general = None
             continue
         lang = "zh" if has_cjk(sentence) else "en"
@@ -343,7 +345,25 @@ def extract(
         from memory.write.extract.llm import ExtractionFailed, extract_llm
 
         try:
-            return extract_llm(model, text, role=role, at=at, previous=previous if role == "user" else None)
+            return standing(extract_llm(model, text, role=role, at=at, previous=previous if role == "user" else None))
         except ExtractionFailed:
             pass
-    return extract_rules(text, role=role, at=at, previous=previous)
+    return standing(extract_rules(text, role=role, at=at, previous=previous))
+
+
+def standing(cands: list[Candidate]) -> list[Candidate]:
+    """The candidates that stand on their own, whichever extractor proposed them: a reference the memory does not
+    name is named where the words allow ("this adoption group" → "an adoption group") or the candidate is dropped
+    (memory.write.extract.references: the episode keeps what was said), and a reaction or a verdict of the moment is
+    dropped (memory.write.extract.worth). Why each was dropped is kept on the survivors' list only as a count: what
+    was said is in the episode, and the write log records the message's reason when nothing is left."""
+    out = []
+    for c in cands:
+        if trivial(c.content, c.predicate):
+            continue
+        named = resolve(c.content, c.evidence)
+        if named is None:
+            continue
+        c.content = named
+        out.append(c)
+    return out

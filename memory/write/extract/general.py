@@ -232,7 +232,65 @@ def third_person(text: str) -> str | None:
     if not vm:
         return None
     adverbs, verb, tail = vm.groups()
+    emphatic = re.match(r"\s+((?:" + _ADVERB + r"\s+)*)([a-z]+)\b", tail) if verb.lower() in ("do", "did") else None
+    if emphatic and emphatic.group(2) not in _NOT_A_VERB:  # "I do remember …": "User remembers …", never "does"
+        more, main = emphatic.groups()
+        said = conjugate(main) if verb.lower() == "do" else _past(main)
+        return "User " + adverbs + more + said + later_person(tail[emphatic.end() :])
     return "User " + adverbs + conjugate(verb) + later_person(tail)
+
+
+#: what may follow "do" as its object, not as the verb an emphatic "do" stresses ("I do yoga", "I did a course")
+_NOT_A_VERB = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "my",
+        "our",
+        "your",
+        "some",
+        "yoga",
+        "pilates",
+        "it",
+        "that",
+        "this",
+        "them",
+        "so",
+        "not",
+        "lots",
+        "lots",
+        "a",
+        "lot",
+        "well",
+        "too",
+        "what",
+        "all",
+        "some",
+        "any",
+        "more",
+        "most",
+        "much",
+        "nothing",
+        "something",
+        "everything",
+        "anything",
+        "stuff",
+        "things",
+        "crafts",
+        "art",
+        "volunteering",
+    ]
+)
+
+
+def _past(verb: str) -> str:
+    """The past of a verb an emphatic 'did' stressed ("I did enjoy it" → "enjoyed"); irregular ones kept few."""
+    irregular = {"see": "saw", "go": "went", "have": "had", "make": "made", "get": "got", "feel": "felt"}
+    irregular |= {"think": "thought", "find": "found", "know": "knew", "take": "took", "say": "said", "try": "tried"}
+    if verb in irregular:
+        return irregular[verb]
+    return verb + ("d" if verb.endswith("e") else "ed")
 
 
 #: "every weekend", "每周末": a habit; its date phrase names no one day

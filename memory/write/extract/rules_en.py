@@ -22,6 +22,11 @@ _OBJ = r"(?P<obj>[^,.;!?]{2,60}?)" + _END
 _CAP = r"(?P<obj>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|de|da|of))*(?:\s+[A-Z][\w'’-]*)?)"
 _NAME = r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+(?-i:(?!I\b)[A-Z])[\w'’-]*){0,2})"  # later words capitalised, case-sensitive
 _I_AM = r"\b(?:i'm|i am|im|i’m)"
+#: "I do see them", "I do remember …": an emphatic "do" before a verb, not an activity ("User does see them")
+_EMPHATIC = (
+    r"(?!(?:see|remember|love|like|think|know|want|hope|believe|miss|feel|wish|agree|understand|need|have|get|"
+    r"enjoy|appreciate|recall|mean|care|try|make|go|say|find|get|plan|hope|worry|wonder|admire|respect|trust)\b)"
+)
 _MONEY = (
     r"(?P<obj>(?:[$¥€£]|rmb\s?|usd\s?)?\s?\d[\d,.]*\s?(?:k\b|K\b)?\s?"
     r"(?:yuan|rmb|dollars|bucks|usd|euros?|pounds|元|块)?)"
@@ -291,7 +296,9 @@ RULES: list[Rule] = [
     _r(
         "likes",
         r"\bi (?:also |regularly |often |usually )?(?P<verb>play|practi[cs]e|do) "
-        r"(?!it\b|that\b|this\b|so\b|not\b|my\b|them\b|what\b|some\b|a lot\b|well\b|too\b|the same\b|to\b)" + _OBJ,
+        r"(?!it\b|that\b|this\b|so\b|not\b|my\b|them\b|what\b|some\b|a lot\b|well\b|too\b|the same\b|to\b)"
+        + _EMPHATIC
+        + _OBJ,
         "User {verb} {obj}.",  # "User plays the violin on weekends", never "User regularly does the violin"
     ),
     _r(

@@ -1,0 +1,218 @@
+"""Facts that stand on their own (issue 44): before / after on LoCoMo conversations left out of tuning, one command.
+
+    python bench/facts_standalone.py /work/shared/data/locomo_dev.json [--before COMMIT] [--out FILE]
+
+Every turn of every conversation goes through the function a user's chat turn runs (``pipeline.prepare``: classify,
+mask, extract), read after the other speaker's turn of the same session, as ``memlens eval facts`` does. "Before" is
+the same extraction run by the code of ``--before`` (default: the commit this work started from), unpacked with
+``git archive`` into a temporary folder and run there in a subprocess; "after" is this tree. Both lists of memories are
+then scored here, by one set of measures:
+
+- LoCoMo observations recall / precision (``memory.evaluation.facts``: the benchmark's agreement, unchanged);
+- the share of memories with an unresolved reference (``memory.write.extract.references.unresolved``, the detector the
+  extractor itself abstains with; its precision is read by hand on a seeded sample, see docs/extraction.md);
+- the trivial share (``memory.write.extract.worth.trivial``: a reaction or an evaluation of the moment);
+- memories per 100 messages;
+- duplicates per user: memories one speaker would have stored twice — the write path's rule (``plan._is_duplicate``
+  with the configured ``dedupe_threshold``) left out, so what remains is what the hygiene queue's near-duplicate check
+  (``hygiene.same_fact``) still finds among the memories the write path keeps.
+
+Splits are by conversation: ``facts.TUNE`` (conv-26, conv-30) is where rules were read and fitted; the others are the
+headline ("left_out"). Writes bench/results/facts_standalone.json and prints one table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE_COMMIT = "7d62077"  # main when issue 44 started
+SAMPLE = 50
+SEED = 44
+
+
+def dump(path: str) -> list[dict[str, Any]]:
+    """Every memory the write path's extraction proposes for every turn (run by the code on ``sys.path``)."""
+    from memory.evaluation import facts
+    from memory.storage.models import Message
+    from memory.write.pipeline import Item, prepare
+
+    out = []
+    for conv in facts.load(path):
+        before: facts.Turn | None = None
+        for turn in conv.turns:
+            previous: str | None = before.text if before and facts._answers(turn, before) else None
+            before = turn
+            message = Message(session_id="b", user_key="b", role="user", content=turn.text, created_at=turn.at)
+            for c in prepare(Item(message, previous=previous)).cands:
+                out.append(
+                    {
+                        "conversation": conv.sample_id,
+                        "dia_id": turn.dia_id,
+                        "speaker": turn.speaker,
+                        "content": c.content,
+                        "evidence": c.evidence,
+                        "predicate": c.predicate,
+                        "previous": previous,
+                    }
+                )
+    return out
+
+
+def dump_at(commit: str, path: str) -> list[dict[str, Any]]:
+    """``dump`` run by the code of ``commit`` (git archive into a temporary folder, a subprocess there)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        out = Path(tmp) / "dump.json"
+        code = (
+            "import json, sys; sys.path.insert(0, sys.argv[1]); import importlib.util as u; "
+            "s = u.spec_from_file_location('fs', sys.argv[2]); m = u.module_from_spec(s); s.loader.exec_module(m); "
+            "open(sys.argv[4], 'w').write(json.dumps(m.dump(sys.argv[3])))"
+        )
+        env = {**os.environ, "PYTHONPATH": tmp}
+        subprocess.run([sys.executable, "-c", code, tmp, __file__, path, str(out)], check=True, env=env, cwd=tmp)
+        return json.loads(out.read_text())
+
+
+def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any]:
+    """The measures above, per split (tune / left_out) and per conversation."""
+    from memory.config import Settings
+    from memory.desk.hygiene import same_fact
+    from memory.evaluation import facts
+    from memory.write.extract.base import Candidate
+    from memory.write.extract.references import unresolved
+    from memory.write.extract.worth import trivial
+    from memory.write.plan import Existing, _is_duplicate
+
+    convs = {c.sample_id: c for c in facts.load(path)}
+    by_turn: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for m in mems:
+        by_turn[(m["conversation"], m["dia_id"])].append(m)
+    scored: dict[str, facts.Scored] = {}
+    for cid, conv in convs.items():
+
+        def extractor(
+            text: str, at: datetime, previous: str | None, _it: Any = iter(conv.turns), _cid: str = cid
+        ) -> list[str]:
+            turn = next(_it)  # score_conversation asks for the turns in order
+            return [m["content"] for m in by_turn.get((_cid, turn.dia_id), [])]
+
+        scored[cid] = facts.score_conversation(conv, embedder, extractor)
+
+    vecs = embedder.embed_passages([m["content"] for m in mems]) if mems else []
+    threshold = Settings().dedupe_threshold
+    compact = Settings().compact_similarity
+    for m, v in zip(mems, vecs, strict=True):
+        m["vec"] = v
+        m["unresolved"] = unresolved(m["content"], m.get("evidence") or "")
+        m["trivial"] = trivial(m["content"], m["predicate"])
+    # the write path, per speaker in order: a memory the write rule reinforces is not stored again
+    stored: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    reinforced: dict[str, int] = defaultdict(int)
+    for m in mems:
+        key = (m["conversation"], m["speaker"])
+        c = Candidate(predicate=m["predicate"], object=m["content"], content=m["content"])
+        kept = stored[key]
+        c.neighbours = {str(i): float(m["vec"] @ k["vec"]) for i, k in enumerate(kept)}
+        existing = [Existing(str(i), k["content"], k["predicate"], k["content"]) for i, k in enumerate(kept)]
+        if any(_is_duplicate(c, e, threshold)[0] for e in existing):
+            reinforced[m["conversation"]] += 1
+        else:
+            kept.append(m)
+    left_dups: dict[str, int] = defaultdict(int)
+    for (cid, _), kept in stored.items():
+        for i, a in enumerate(kept):
+            if any(same_fact(a["content"], b["content"], float(a["vec"] @ b["vec"]), compact) for b in kept[:i]):
+                left_dups[cid] += 1
+
+    def summary(ids: list[str]) -> dict[str, Any]:
+        base = facts.summarise([scored[i] for i in ids])
+        mine = [m for m in mems if m["conversation"] in ids]
+        n = len(mine)
+        speakers = sum(len(convs[i].speakers) for i in ids)
+        base.update(
+            {
+                "memories_per_100_messages": round(100 * n / base["turns"], 1) if base["turns"] else None,
+                "unresolved_share": round(sum(bool(m["unresolved"]) for m in mine) / n, 4) if n else None,
+                "trivial_share": round(sum(bool(m["trivial"]) for m in mine) / n, 4) if n else None,
+                "reinforced_at_write": sum(reinforced[i] for i in ids),
+                "duplicates_stored_per_user": round(sum(left_dups[i] for i in ids) / speakers, 2),
+                "stored": sum(len(v) for (c, _), v in stored.items() if c in ids),
+            }
+        )
+        base.pop("unreadable_by_check", None)
+        return base
+
+    tune = [c for c in convs if c in facts.TUNE]
+    left = [c for c in convs if c not in facts.TUNE]
+    for m in mems:
+        m.pop("vec", None)
+    return {
+        "splits": {"tune": summary(tune), "left_out": summary(left)},
+        "by_conversation": {c: summary([c]) for c in convs},
+    }
+
+
+def sample(mems: list[dict[str, Any]], n: int = SAMPLE, seed: int = SEED) -> list[dict[str, Any]]:
+    """A seeded random sample of left-out memories, for reading by hand (detector precision, trivial share)."""
+    from memory.evaluation import facts
+
+    left = [m for m in mems if m["conversation"] not in facts.TUNE]
+    return random.Random(seed).sample(left, min(n, len(left)))
+
+
+def main(argv: list[str]) -> None:
+    if not argv or argv[0].startswith("-"):
+        raise SystemExit(__doc__)
+    sys.path.insert(0, str(ROOT))
+    from memory.storage.embed import E5Embedder
+
+    path = argv[0]
+    commit = argv[argv.index("--before") + 1] if "--before" in argv else BASE_COMMIT
+    out = (
+        Path(argv[argv.index("--out") + 1]) if "--out" in argv else ROOT / "bench" / "results" / "facts_standalone.json"
+    )
+    embedder = E5Embedder()
+    runs = {"before": dump_at(commit, path), "after": dump(path)}
+    report: dict[str, Any] = {
+        "command": "python bench/facts_standalone.py /work/shared/data/locomo_dev.json",
+        "before_commit": commit,
+        "tune_conversations": list(__import__("memory.evaluation.facts", fromlist=["TUNE"]).TUNE),
+    }
+    for name, mems in runs.items():
+        report[name] = score(path, mems, embedder)
+        report[name]["sample"] = [
+            {k: m[k] for k in ("conversation", "dia_id", "content", "evidence", "unresolved", "trivial")}
+            for m in sample(mems)
+        ]
+    out.write_text(json.dumps(report, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    cols = (
+        "recall",
+        "precision",
+        "memories",
+        "memories_per_100_messages",
+        "unresolved_share",
+        "trivial_share",
+        "reinforced_at_write",
+        "duplicates_stored_per_user",
+    )
+    print(f"{'':<18}" + "".join(f"{c[:14]:>16}" for c in cols))
+    for name in runs:
+        for split, v in report[name]["splits"].items():
+            print(f"{name + ' ' + split:<18}" + "".join(f"{v[c]!s:>16}" for c in cols))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+    sys.stdout.flush()
+    os._exit(0)  # the embedder's worker threads can hold the interpreter's exit for minutes

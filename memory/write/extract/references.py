@@ -1,0 +1,569 @@
+"""References a fact cannot carry alone: "it", "this X", "him", "one", "that place" — 它、这个、那里、他/她.
+
+A memory is read months later, away from the conversation: "User wants to try it and see if it helps them sleep"
+says nothing unless "it" is named. :func:`unresolved` lists the words in a candidate's *head* (the statement before
+any "; …" the extractor appended: the head names what the rest goes on about) that point at something the memory does
+not name. The extractor abstains on such a candidate (the episode already holds what was said) unless
+:func:`resolve` can name it; ``bench/facts_standalone.py`` uses the same detector to measure the share that gets
+through. One detector, one place: the extractor and the measure cannot drift apart.
+
+What is *not* a reference here: the speaker's own they / them / their (the extractor writes them for "I" / "me" /
+"my"), a dummy "it" ("it's been a while", "make it to …"), "this week / this year" (a date the extractor resolves),
+"that" joining a clause ("User thinks that …", "the book that changed …"), and a he / she / him / her after the
+person it stands for is named in the same statement ("User's sister moved; she …").
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["head", "points_unnamed", "resolve", "unresolved"]
+
+# -- English -------------------------------------------------------------------------------------------------------
+_TIME = (
+    r"(?:week|weekend|month|year|morning|afternoon|evening|summer|winter|spring|fall|autumn|season|semester|term|"
+    r"time of year|past (?:week|month|year)|days|point|moment)"
+)
+#: "this X" / "these X" pointing at a thing named elsewhere; a date word, "these days", "those who" are not
+_DEICTIC = re.compile(
+    rf"\b(?P<det>this|these|those|that)\b(?!\s+{_TIME}\b)(?!\s+(?:who|which|whom|in need|around)\b)", re.I
+)
+#: after "that", what makes it a conjunction or a relative pronoun, not a pointer
+_THAT_JOINS = re.compile(
+    r"\s+(?:User|user|they|it|he|she|we|you|there|the|a|an|his|her|their|its|our|this|these|those|some|one|all|"
+    r"every|no|many|much|more|most|is|was|are|were|has|had|have|can|could|will|would|should|might|may|must|"
+    r"do|does|did|not|never|always|really|just|also|\w+ed|\w+s)\b",
+)
+#: a word that ends a clause: "that" before it is a pronoun ("User loves that.")
+_END = re.compile(r"^\s*(?:[,.;:!?)]|$|and\b|but\b|so\b|because\b|too\b|again\b|now\b|with\b)")
+_PRONOUN = re.compile(r"\b(?P<p>it|its|itself|him|himself|he|she|her|herself|one|ones)\b", re.I)
+#: "it" that points at nothing: weather, time, idioms
+_DUMMY_IT = re.compile(
+    r"\bmake it (?:to|through|work|happen|out|big)\b|\bmade it (?:to|through|work|happen|out|big)\b|"
+    r"\bit(?:'s| is| was| has been|'s been| had been) (?:been )?(?:a while|time|hard to|easy to|great to|nice to|"
+    r"fun to|good to|amazing to|cool to|awesome to|tough to|important to|worth|like|(?:\w+ )?that\b)|"
+    r"\bit (?:took|takes|take) \w+|\btake it easy\b|\bhit it off\b|\bcall it\b|\bgive it a (?:try|shot|go)\b|"
+    r"\bgiv(?:e|es|ing|en) it (?:\w+'s |their |his |her |my )?all\b|\bit(?:'s| is| was) a (?:bummer|shame|pity) that\b|"
+    r"\bhow (?:\w+ )?it (?:must|might|can|could) be\b",
+    re.I,
+)
+#: "it" is fine after the statement names what it stands for: "User started pottery and it keeps them calm"
+_NOUN_BEFORE_IT = re.compile(r"\b(?:User|user)\b.*?\b(?:a|an|the|their|User's)\s+\w+.*?\bit\b", re.I)
+#: "one": "a new one", "the one", "this one" (not "one day", "one of the …", "no one", a number)
+_ONE = re.compile(
+    r"\b(?:a|an|the|this|that|new|old|another|big|little|small|good|nice|each|which|other|first|last|second|"
+    r"favourite|favorite|same)\s+ones?\b(?!\s+of\b)",
+    re.I,
+)
+_THERE = re.compile(
+    r"\b(?:go|goes|went|gone|going|been|moved|move|live|lived|lives|stay|stayed|get|got|back|visit|visited|"
+    r"work|worked|works|travel|travelled|traveled)\s+there\b",
+    re.I,
+)
+#: "User is planning a few.", "User got some too.": a quantity of something not named
+_QUANTITY_END = re.compile(
+    r"\b(?:a few|a couple|a bunch|several|plenty|one of them|some of them)\s*(?:too|also|now)?\s*[.!]?$", re.I
+)
+#: "User's sister moved to Lyon and lives there now": the place is named before "there"
+_PLACE_NAMED = re.compile(r"\b(?:to|in|at|from|near|visit(?:ed)?)\s+(?:the\s+)?[A-Z][a-z]+")
+_THE_PLACE = re.compile(
+    r"\b(?:the|that)\s+(?:city|town|place|spot|village)\b(?!\s+(?:of|where|called|named|[a-z]+(?:al|er|s)?\b(?<!and)"
+    r"(?<!but)(?<!with)(?<!for)(?<!to)(?<!in)(?<!on)(?<!at)(?<!since)(?<!last)(?<!again)(?<!too)(?<!now)))"
+)
+#: a person named in the statement: a he / she / him / her after it has someone to stand for
+_PERSON = re.compile(
+    r"\b(?:[A-Z][a-z]+(?<!User)|mom|mum|mother|dad|father|son|daughter|brother|sister|husband|wife|partner|"
+    r"boyfriend|girlfriend|friend|buddy|boss|colleague|coworker|co-worker|kid|child|baby|grandma|grandpa|"
+    r"grandmother|grandfather|aunt|uncle|cousin|nephew|niece|neighbo(?:u)?r|teacher|coach|mentor|mentee|"
+    r"therapist|doctor|roommate|fiancée?|bf|gf|guy|girl|boy|man|woman|lady|dog|cat|puppy|kitten|pet)s?\b",
+)
+#: a subject pointing back: "Their love has helped User …", "He was okay …", "It was amazing …"
+_LEADING = re.compile(rf"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|These|Those)\b(?!\s+{_TIME}\b)")
+
+
+#: a pointing subject that names its thing: "This scarf from User's aunt …", "That painting User made …"
+_NAMED_SUBJECT = re.compile(r"^(?:This|That)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:from|of|by|User|that User|which User)\b")
+#: what was said opens by pointing at a thing it never names: "这是我去年买的", "That's what I made last week"
+_SAID_POINTING = re.compile(
+    r"^(?:(?:这|那)(?:个|些)?(?:是|就是)|"
+    r"(?:this|that|these|those)(?:'s|\s+is|\s+was|\s+are|\s+were)\s+(?:what|how|where|why|when|the one)\b)",
+    re.I,
+)
+
+
+def points_unnamed(sentence: str) -> bool:
+    """Whether a sentence opens by pointing at something it never names ("这是我去年买的", "That's what I made"):
+    whatever is read from it is about a thing only the conversation shows."""
+    return bool(_SAID_POINTING.match(sentence.strip()))
+
+
+def head(content: str) -> str:
+    """The statement a memory makes before what the extractor appended to it ("…; it keeps them calm")."""
+    return re.split(r"[;；]", content, maxsplit=1)[0]
+
+
+def unresolved(content: str, evidence: str = "") -> list[str]:
+    """The references in ``content``'s head that it does not name (empty: the memory stands on its own).
+
+    ``evidence`` (what was said) tells the speaker's own "they" from a third party's: a leading They / Their is
+    a reference only when the speaker said it ("Their love has helped me …"), not when it stands for "I"."""
+    text = head(content).strip()
+    pointed = _SAID_POINTING.match(evidence.strip())
+    if pointed and not _LEADING.match(text):
+        return [pointed.group().strip()]  # "这是我去年买的" / "This is what I made": what it is, is not said
+    if re.search(r"[\u4e00-\u9fff]", text):
+        return _unresolved_zh(text)
+    found: list[str] = []
+    lead = _LEADING.match(text)
+    if lead and _NAMED_SUBJECT.match(text):
+        lead = None  # "This scarf from User's aunt is special to them": the thing is named where it is pointed at
+    if lead and not (
+        lead.group().lower().startswith("the") and not re.match(r"(?i)\s*(?:they|their|them)\b", evidence)
+    ):
+        found.append(lead.group())
+    named_subject = bool(_NAMED_SUBJECT.match(text))
+    for m in _DEICTIC.finditer(text):
+        if m.start() == 0 and (lead or named_subject):
+            continue
+        if m.group("det").lower() == "that":
+            after = text[m.end() :]
+            if not _END.match(after) and (_THAT_JOINS.match(after) or not _before_is_verb_or_prep(text[: m.start()])):
+                continue
+        found.append(m.group() if m.end() >= len(text) else _phrase(text, m.start()))
+    for m in _PRONOUN.finditer(text):
+        p = m.group("p").lower()
+        if m.start() == 0 and lead:
+            continue
+        if p in ("one", "ones"):
+            continue  # counted by _ONE with its determiner
+        if p in ("it", "its", "itself"):
+            window = text[max(0, m.start() - 20) : m.end() + 30]
+            if p == "its" and _named_before(text[: m.start()]):
+                continue
+            if _DUMMY_IT.search(window) or _NOUN_BEFORE_IT.search(text[: m.end()]) or _clause_before(text[: m.start()]):
+                continue
+        elif _PERSON.search(text[: m.start()].replace("User", "")):
+            continue  # "User's sister … she …": named before
+        found.append(m.group())
+    found += [m.group() for m in _ONE.finditer(text)]
+    found += [m.group() for m in _THERE.finditer(text) if not _PLACE_NAMED.search(text[: m.start()])]
+    found += [m.group() for m in _THE_PLACE.finditer(text)]
+    found += [m.group() for m in _HERE.finditer(text)]
+    found += _third_party(text, evidence)
+    found += [m.group() for m in _QUANTITY_END.finditer(text)]
+    return found
+
+
+#: "User started volunteering here": where "here" is, only the conversation says
+_HERE = re.compile(r"\bhere\b(?!\s+and\s+there)", re.I)
+_THEY = re.compile(r"\b(?:they|them|their|theirs|they're|they've|they'll|they'd)\b", re.I)
+_MINE = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our|ours|ourselves|I'm|I've|I'll|I'd|we're|we've)\b", re.I)
+#: a plural or a group named before a they / them that stands for it ("met some young folks and supported them")
+_GROUP = re.compile(
+    r"\b(?:(?:the|some|my|their|these|those|many|few|all|his|her|our|other|several|both|two|three|four|five|of|"
+    r"and|User's)\s+(?:[\w-]+\s+){0,2}[\w-]+s|people|folks|kids|children|family|fam|team|friends|everyone|"
+    r"everybody|group|crew|gang|class|club|parents|guys|others)\b",
+    re.I,
+)
+_NOT_PLURAL = re.compile(r"\b(?:is|was|has|does|its|this|thus|always|as|us|yes|lots|less|across|unless)\b")
+
+
+def _third_party(text: str, evidence: str) -> list[str]:
+    """A they / them the speaker said of others ("I rely on them for strength"), which the extractor keeps as said:
+    more they / them / their in the memory than first-person words it rewrote, and no group named before it."""
+    if not evidence or not _THEY.search(evidence):
+        return []
+    rewritten = max(0, len(_MINE.findall(evidence)) - 1)  # the first became "User"
+    theirs = list(_THEY.finditer(text))
+    if len(theirs) <= rewritten:
+        return []
+    first = theirs[rewritten]
+    before = _NOT_PLURAL.sub("", text[: first.start()].replace("User and others", ""))
+    return [] if _GROUP.search(before) else [first.group()]
+
+
+def _clause_before(prefix: str) -> bool:
+    """'it' opening a clause after one that names something: "Clay is incredible, it brings User joy", "User has
+    been networking lately and it's paid off" (it stands for what the clause before is about)."""
+    cut = [m.start() for m in _BOUNDARY_ANY.finditer(prefix)]
+    if not cut:
+        return False
+    before = prefix[: cut[-1]]
+    words = [w for w in re.findall(r"[A-Za-z']+", before) if w.lower() not in _FUNCTION and w.lower() not in _SELF]
+    return len(words) >= 2
+
+
+_BOUNDARY_ANY = re.compile(r",|\s(?:and|but|as|so|because|which)\s|\s-+\s")
+
+
+def _named_before(prefix: str) -> bool:
+    """'its' after the statement names something it can belong to ("running User's biz has had its ups")."""
+    words = [w for w in re.findall(r"[A-Za-z']+", prefix) if w.lower() not in _FUNCTION and w.lower() not in _SELF]
+    return len(words) >= 1
+
+
+_SELF = frozenset(["user", "user's", "they", "them", "their", "they're", "they've", "themself", "others"])
+
+
+def _before_is_verb_or_prep(before: str) -> bool:
+    """'that' after a verb or a preposition points ("User loves that", "User is proud of that design")."""
+    last = re.findall(r"[A-Za-z']+", before)[-1:] or [""]
+    word = last[0].lower()
+    if word in _SAYING:
+        return False  # "User thinks that …", "User realized that …"
+    # after a verb, a gerund or a preposition it points; after a noun it is a relative pronoun ("brands that align")
+    return word in _POINTING_AFTER or (word.endswith("ing") and len(word) > 5)
+
+
+#: verbs and adjectives "that" follows as a conjunction
+_SAYING = frozenset(
+    [
+        "think",
+        "thinks",
+        "thought",
+        "say",
+        "says",
+        "said",
+        "know",
+        "knows",
+        "knew",
+        "feel",
+        "feels",
+        "felt",
+        "hope",
+        "hopes",
+        "hoped",
+        "believe",
+        "believes",
+        "believed",
+        "realize",
+        "realizes",
+        "realized",
+        "realise",
+        "realised",
+        "guess",
+        "guessed",
+        "mean",
+        "means",
+        "meant",
+        "sure",
+        "glad",
+        "proud",
+        "happy",
+        "found",
+        "learned",
+        "learnt",
+        "noticed",
+        "notices",
+        "told",
+        "tells",
+        "tell",
+        "show",
+        "shows",
+        "showed",
+        "shown",
+        "remember",
+        "remembers",
+        "remembered",
+        "reminded",
+        "reminds",
+        "decided",
+        "decide",
+        "decides",
+        "agree",
+        "agrees",
+        "agreed",
+        "wish",
+        "wishes",
+        "wished",
+        "understand",
+        "understands",
+        "understood",
+        "so",
+        "such",
+    ]
+)
+
+
+_POINTING_AFTER = frozenset(
+    [
+        "bring",
+        "brought",
+        "watch",
+        "visit",
+        "visited",
+        "loved",
+        "tried",
+        "wear",
+        "wore",
+        "cook",
+        "cooked",
+        "buy",
+        "play",
+        "played",
+        "eat",
+        "ate",
+        "sell",
+        "sold",
+        "keep",
+        "about",
+        "of",
+        "for",
+        "with",
+        "like",
+        "in",
+        "on",
+        "at",
+        "from",
+        "to",
+        "into",
+        "do",
+        "did",
+        "does",
+        "love",
+        "like",
+        "hate",
+        "try",
+        "make",
+        "made",
+        "got",
+        "get",
+        "had",
+        "have",
+        "has",
+        "read",
+        "watched",
+        "finished",
+        "use",
+        "used",
+        "want",
+        "need",
+        "enjoy",
+        "share",
+        "shared",
+        "capture",
+        "captured",
+        "bought",
+        "took",
+        "take",
+        "keep",
+        "kept",
+        "found",
+        "remember",
+        "missed",
+        "miss",
+        "know",
+        "knew",
+        "through",
+        "by",
+    ]
+)
+
+
+def _phrase(text: str, start: int) -> str:
+    """'this bowl' (a determiner and the noun it points with), or 'this' alone when no noun follows."""
+    words = [w.rstrip(".,;!?") for w in text[start:].split()[:2]]
+    if len(words) < 2 or words[1].lower() in _FUNCTION or not re.match(r"[a-z]", words[1]):
+        return words[0]
+    return " ".join(words)
+
+
+_FUNCTION = frozenset(
+    [
+        "after",
+        "before",
+        "for",
+        "with",
+        "and",
+        "or",
+        "but",
+        "in",
+        "on",
+        "at",
+        "to",
+        "of",
+        "from",
+        "by",
+        "about",
+        "into",
+        "over",
+        "under",
+        "through",
+        "during",
+        "since",
+        "until",
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "been",
+        "has",
+        "had",
+        "have",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "might",
+        "may",
+        "must",
+        "do",
+        "does",
+        "did",
+        "not",
+        "so",
+        "as",
+        "than",
+        "then",
+        "too",
+        "very",
+        "really",
+        "just",
+        "also",
+        "even",
+        "still",
+        "again",
+        "within",
+        "without",
+        "because",
+        "while",
+        "if",
+        "when",
+        "where",
+        "who",
+        "which",
+        "what",
+        "how",
+        "all",
+        "both",
+        "each",
+        "every",
+        "some",
+        "any",
+        "many",
+        "much",
+        "more",
+        "most",
+        "such",
+        "own",
+        "same",
+        "other",
+        "another",
+        "one",
+        "ones",
+    ]
+)
+
+
+# -- Chinese -------------------------------------------------------------------------------------------------------
+_ZH_DEICTIC = re.compile(
+    r"(?:这|那)(?:个|些|里|儿|边|件|本|种|次|家|位|只|张|幅|首|部|条|样|款|座|所|辆)(?!(?:月|星期|礼拜|周末|学期|季))|"
+    r"(?:这|那)(?=是|就是|让|使|令|给|对|也|都|真|太|很|可)|它们?|那儿|那里|这里|这儿"
+)
+_ZH_PERSON_PRONOUN = re.compile(r"[他她](?:们)?")
+_ZH_PERSON = re.compile(
+    r"妈妈|母亲|爸爸|父亲|儿子|女儿|老婆|妻子|丈夫|老公|朋友|同事|老板|哥哥|姐姐|弟弟|妹妹|孩子|男朋友|女朋友|"
+    r"男友|女友|室友|邻居|老师|同学|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|堂哥|宝宝|猫|狗|"
+    r"[A-Z][a-z]+|小[\u4e00-\u9fff]|老[\u4e00-\u9fff]"
+)
+
+
+#: a place named before a 那里 / 这里 that stands for it ("用户搬到了上海，现在住在那里")
+_ZH_PLACE_BEFORE = re.compile(r"(?:搬到了?|住在|去了?|到了|来到|回到|在)[\u4e00-\u9fff]{2,}")
+
+
+def _unresolved_zh(text: str) -> list[str]:
+    found = [
+        m.group()
+        for m in _ZH_DEICTIC.finditer(text)
+        if not (m.group() in ("那里", "这里", "那儿", "这儿") and _ZH_PLACE_BEFORE.search(text[: m.start()]))
+    ]
+    for m in _ZH_PERSON_PRONOUN.finditer(text):
+        if not _ZH_PERSON.search(text[: m.start()].replace("用户", "")):
+            found.append(m.group())
+    return found
+
+
+# -- resolving -----------------------------------------------------------------------------------------------------
+_A_OR_AN = re.compile(r"^[aeiou]", re.I)
+
+
+def resolve(content: str, evidence: str = "") -> str | None:
+    """The memory with its references named, or None when something is left that only the conversation names.
+
+    What can be named without guessing: a determiner that points ("this adoption group", "these lovely flowers",
+    "这幅画") where the noun it points with says what the thing is — it becomes an article ("an adoption group",
+    "lovely flowers"); the fact then stands alone as a statement of its kind. A bare pronoun ("it", "him",
+    "这个", "它") is not guessed at."""
+    refs = unresolved(content, evidence)
+    if not refs:
+        return content
+    fixed = content
+    zh = bool(re.search(r"[\u4e00-\u9fff]", content))
+    if zh:
+        return _resolve_zh(content, refs)
+    for ref in refs:
+        det, _, noun = ref.partition(" ")
+        if det.lower() not in ("this", "these", "those", "that") or not noun or not re.match(r"[a-z]", noun):
+            return None
+        if noun.lower() in _NOT_A_NOUN or noun.lower() in _ORDINAL or _LIKE_BEFORE.search(fixed.split(ref)[0]):
+            return None  # "that last match", "moments like these": what is meant is not in the words
+        article = ("an " if _A_OR_AN.match(noun) else "a ") if det.lower() in ("this", "that") else ""
+        if det[0].isupper():
+            return None  # a pointing subject ("This hoodie isn't for sale") stays a remark about the moment
+        fixed = re.sub(rf"\b{det}\s+(?={re.escape(noun)}\b)", article, fixed, count=1)
+    return fixed if not unresolved(fixed, evidence) else None
+
+
+_ORDINAL = frozenset(["last", "first", "next", "second", "third", "same", "other", "very", "exact", "whole", "entire"])
+_LIKE_BEFORE = re.compile(r"\b(?:like|as)\s*$", re.I)
+_NOT_A_NOUN = frozenset(
+    [
+        "is",
+        "was",
+        "are",
+        "were",
+        "has",
+        "had",
+        "have",
+        "can",
+        "could",
+        "will",
+        "would",
+        "one",
+        "ones",
+        "stuff",
+        "thing",
+        "things",
+        "way",
+        "kind",
+        "sort",
+        "too",
+        "so",
+        "much",
+        "many",
+        "all",
+        "is",
+        "feeling",
+    ]
+)
+
+
+#: "这幅画", "那本书", "这些照片": a pointing determiner with its measure word, before the noun it points with
+_ZH_DET_NOUN = re.compile(
+    r"(?P<det>这|那)(?P<measure>些|件|本|种|家|位|只|张|幅|首|部|条|款|座|所|辆)(?=[\u4e00-\u9fff])"
+)
+
+
+def _resolve_zh(content: str, refs: list[str]) -> str | None:
+    """ "用户画了这幅画" → "用户画了一幅画"; a bare 它 / 这个 / 那里 / 他 is not guessed at, nor a pointing subject."""
+    fixed = content
+    for ref in refs:
+        m = _ZH_DET_NOUN.search(fixed)
+        if not ref.startswith(("这", "那")) or m is None or m.group() != ref or head(fixed).startswith(ref):
+            return None
+        one = "一些" if m.group("measure") == "些" else "一" + m.group("measure")
+        fixed = fixed[: m.start()] + one + fixed[m.end() :]
+    return fixed if not unresolved(fixed) else None

@@ -1,0 +1,183 @@
+"""Worth keeping: a reaction or an evaluation of the moment is not a fact.
+
+"User is so excited and thankful.", "User and others are a great team.", "User had a great time.", "Knowing User is
+helping is amazing." are true when said and say nothing a reader needs later; the episode keeps them. Rules, read off
+the tuning conversations of the LoCoMo dev split (conv-26, conv-30: memories no observation agreed with) and measured
+on the conversations left out (``bench/facts_standalone.py``). A statement is trivial when its head (before any
+"; …" appended) is only one of these shapes, with nothing named beyond the mood or the verdict:
+
+- a mood or a state of the moment: "User is so excited (and thankful)", "User feels calm again", "User had a blast";
+- a verdict on something: "<…> is/was amazing / so cool / the best", "User and others are a great team";
+- a wish or a look forward without a thing or a date: "User is looking forward to more cool memories", "User and
+  others will make some awesome memories";
+- too little said: fewer than two content words besides the speaker ("User's full support.").
+
+Chinese alike: "用户很开心。", "用户觉得太棒了。", "用户期待更多美好的回忆。".
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.write.extract.references import head
+
+__all__ = ["trivial"]
+
+_MOOD = (
+    r"(?:excited|thrilled|stoked|happy|glad|thankful|grateful|blessed|proud|pumped|psyched|ecstatic|overjoyed|"
+    r"delighted|relieved|calm|relaxed|peaceful|content|fine|good|great|okay|ok|tired|exhausted|drained|sad|down|"
+    r"bummed|upset|nervous|anxious|worried|scared|stressed|overwhelmed|inspired|motivated|touched|moved|amazed|"
+    r"speechless|honored|honoured|lucky|fortunate|curious|hopeful|optimistic|positive|better|alive|refreshed|"
+    r"energized|energised|rejuvenated|at peace|on cloud nine|over the moon|in awe|humbled|busy)"
+)
+_INTENS = (
+    r"(?:so |really |super |very |pretty |truly |totally |absolutely |just |feeling |kinda |a bit |quite |extra |"
+    r"also |still |now |finally |all |again )*"
+)
+#: "User is so excited and thankful.", "User feels calm again.", "User was really scared."
+_MOOD_ONLY = re.compile(
+    rf"^(?:User|User and others)(?:'s| is| was| are| were| feels| felt| has been| have been| 's been| got| gets| "
+    rf"became| is feeling| was feeling| is getting)\s+{_INTENS}{_MOOD}"
+    rf"(?:\s*(?:,|and|&)\s*{_INTENS}{_MOOD})*(?:\s+(?:again|now|today|right now|lately|too|as well))?\s*[.!]?$",
+    re.I,
+)
+#: "User is so grateful for all the support.", "User was happy and thankful for everything."
+_MOOD_FOR = re.compile(
+    rf"^(?:User|User and others) (?:is|was|are|were|feels|felt)\s+{_INTENS}{_MOOD}"
+    rf"(?:\s*(?:,|and|&)\s*{_INTENS}{_MOOD})*"
+    r"\s+(?:for|about|of|with)\s+(?:all\s+)?(?:the|their|this|that|it|everything|them)\s*(?:support|help|love|"
+    r"encouragement|kindness|kind words|chat|talk|advice)?(?:\s+(?:they've|they have|they) (?:got|gotten|had|received)"
+    r"(?:\s+from [\w ]+)?)?\s*[.!]?$",
+    re.I,
+)
+#: "User has been having some tough times lately.", "User had a busy week.", "A lot's been going on in User's life."
+_SPELL = re.compile(
+    r"^(?:User|User and others) (?:has been having|have been having|had|has had|have had|is having|are having|"
+    r"has been through|went through)\s+(?:a |an |some |such a )?(?:really |so |pretty |super )?(?:tough|hard|rough|"
+    r"busy|crazy|hectic|long|difficult|stressful|wild|good|great|nice|lovely|slow|quiet)\s+(?:times?|weeks?|days?|"
+    r"months?|year|while|patch|stretch|ride)(?:\s+(?:lately|recently|now|so far))?\s*[.!]?$|"
+    r"^A lot(?:'s| has) been (?:going on|happening) (?:in User's life|with User|for User)\s*[.!]?$|"
+    r"^(?:This|Last|The past|The last) (?:week|month|year|weekend|few days)(?:'s| has| was| is|'s been| has been)\s+"
+    r"(?:really |so |super |pretty |quite )?(?:busy|crazy|hectic|tough|rough|hard|wild|slow|quiet|long)"
+    r"(?: for User)?\s*[.!]?$",
+    re.I,
+)
+_DATE = re.compile(r"\s*[(（][^()（）]*\d{4}[^()（）]*[)）]")
+_VERDICT = (
+    r"(?:amazing|awesome|great|so great|cool|so cool|incredible|wonderful|fantastic|fun|so much fun|a blast|"
+    r"the best|the bomb|epic|unreal|wild|crazy|beautiful|stunning|gorgeous|lovely|perfect|special|magical|"
+    r"inspiring|rewarding|worth it|nice|sweet|neat|fab|fabulous|brilliant|impressive|priceless|huge|a great team|"
+    r"a good team|a team|such a team|a great time|a good time|the best time|a blast|an amazing time|a great day)"
+)
+#: "… was amazing.", "User and others are a great team.", "User had a great time."
+_VERDICT_ONLY = re.compile(
+    rf"(?:\b(?:is|was|are|were|'s|has been|have been|'s been|feels|felt|looks|looked|sounds|sounded)\s+{_INTENS}"
+    rf"{_VERDICT}|^(?:User|User and others) (?:had|have|has had|are having|is having)\s+{_INTENS}(?:a |an |such a )?"
+    rf"(?:great|good|wonderful|fantastic|amazing|awesome|lovely|fun|blast|wicked|nice|fab|super)\w*\s*"
+    rf"(?:time|day|blast|night|weekend)?)\s*[.!]?$",
+    re.I,
+)
+#: "User is looking forward to more cool memories.", "User and others will make some awesome memories."
+_WISH = re.compile(
+    r"^(?:User|User and others) (?:is |are |was )?(?:looking forward to|can't wait (?:to|for)|will make|hopes? for|"
+    r"wants? (?:more|many)|will have|are gonna have|is gonna have|gonna make)\s+(?:more |many |lots of |some |a lot "
+    r"of |so many |tons of )?(?:\w+ )?(?:memories|fun|times|moments|adventures|good times|great times|years|days|"
+    r"it|that|this)"
+    r"\s*[.!]?$",
+    re.I,
+)
+#: "User opened a store and it's been great": a fact with a verdict after it, kept
+_TRAILING_VERDICT = re.compile(
+    r"^User\b[^,;]*?\b\w+(?:ed|t|d)\b[^,;]*(?:,\s*(?:and|so|but)?|\band\b|\bso\b|\bbut\b)\s+(?:it|that|this)\b[^,;]*$"
+)
+_WORD = re.compile(r"[a-z0-9']+")
+_LIGHT = frozenset(
+    [
+        "user",
+        "user's",
+        "and",
+        "others",
+        "the",
+        "a",
+        "an",
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "so",
+        "really",
+        "very",
+        "just",
+        "also",
+        "too",
+        "their",
+        "them",
+        "they",
+        "it",
+        "its",
+        "this",
+        "that",
+        "to",
+        "of",
+        "for",
+        "with",
+        "in",
+        "on",
+        "at",
+        "my",
+        "full",
+    ]
+)
+
+_ZH_MOOD = re.compile(
+    r"^用户(?:现在|今天|真的|非常|特别|超级|很|太|好|挺|有点|也|又|终于|感到|觉得|感觉|心里)*"
+    r"(?:开心|高兴|激动|兴奋|感动|感激|感谢|放松|平静|累|疲惫|难过|伤心|紧张|焦虑|害怕|满足|幸福|骄傲|自豪|期待)"
+    r"(?:了|啊|呀|极了|坏了|死了)*[。！!]?$"
+)
+_ZH_TEAM = re.compile(
+    r"^用户(?:一家|和(?:大家|朋友们|他们|她们))?(?:真)?是(?:一个|一支|个)?(?:很|超|非常|特别)?(?:棒|好|厉害|默契)的"
+    r"(?:团队|组合|搭档)[。！!]?$"
+)
+_ZH_VERDICT = re.compile(
+    r"(?:太棒了|真棒|好棒|很棒|太好了|真好|好开心|好有趣|真有意思|太美了|很有意思|很好玩)[。！!]?$"
+)
+_ZH_WISH = re.compile(r"^用户(?:很|非常)?期待(?:更多|以后)?(?:美好|开心|快乐)?的?(?:回忆|时光|时刻)[。！!]?$")
+
+
+#: what a template states whole (a name, a diet, a budget, a place …): never a reaction, however short
+_OWN_WORDS = frozenset({"fact", "event", "likes", "plan"})
+
+
+def trivial(content: str, predicate: str | None = None) -> str | None:
+    """Why the memory is a reaction or a verdict of the moment, or None when it says something to keep. Only a
+    statement in the speaker's own words is judged (``predicate`` fact / event / likes / plan, or unknown)."""
+    if predicate is not None and predicate not in _OWN_WORDS:
+        return None
+    text = head(content).strip()
+    undated = _DATE.sub("", text).strip()  # a mood is of the moment whatever day it was felt
+    if re.search(r"[\u4e00-\u9fff]", text):
+        if _ZH_TEAM.match(undated):
+            return "a verdict on the moment"
+        if _ZH_MOOD.match(undated):
+            return "a mood of the moment"
+        if _ZH_VERDICT.search(text) and len(re.sub(r"用户|[，。！!、]", "", text)) <= 8:
+            return "a verdict on the moment"
+        if _ZH_WISH.match(text):
+            return "a wish with nothing named"
+        return None
+    if _MOOD_ONLY.match(undated) or _MOOD_FOR.match(undated) or _SPELL.match(undated):
+        return "a mood of the moment"
+    if re.search(r"\(\d{4}", text):
+        return None  # dated: an event, whatever words it is told in
+    if _VERDICT_ONLY.search(text) and not _TRAILING_VERDICT.search(text):
+        return "a verdict on the moment"
+    if _WISH.match(text):
+        return "a wish with nothing named"
+    if predicate in (None, "fact") and len([w for w in _WORD.findall(text.lower()) if w not in _LIGHT]) < 2:
+        return "too little said"
+    return None
