@@ -267,7 +267,7 @@ def correct_episode(store: Storage, memory_id: str, content: str, *, actor: Acto
     return records.get_memory(store, memory_id)
 
 
-def reinforce_from(store: Database, memory_id: str, others: Sequence[Memory], *, actor: Actor, reason: str) -> Memory:
+def reinforce_from(store: Storage, memory_id: str, others: Sequence[Memory], *, actor: Actor, reason: str) -> Memory:
     """A merge keeps one memory of a fact said several times: it takes the others' source messages and counts their
     repeats (one fact, several sources), before they are superseded by it."""
 
