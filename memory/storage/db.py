@@ -57,6 +57,9 @@ class Indexed(Database, Protocol):
     @property
     def embedder(self) -> Embedder: ...
 
+    @property
+    def read_only(self) -> str | None: ...
+
 
 #: PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock, lock not available
 _PG_TRANSIENT = {"40001", "40P01", "55P03"}

@@ -30,7 +30,6 @@ from memory.vocab import MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
     from memory.storage.db import Database, Indexed
-    from memory.storage.store import Storage
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +231,7 @@ def finish_imports(store: Indexed) -> int:
         jobs = list(db.exec(select(ImportJob)).all())
     total = 0
     for job in jobs:
-        with idle_user(cast("Storage", store), job.user_hash) as idle:
+        with idle_user(store, job.user_hash) as idle:
             if not idle:
                 continue
             while rows := _unindexed_of(store, job.imported_key, 256):

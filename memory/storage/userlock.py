@@ -22,7 +22,7 @@ import fcntl
 import os
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.pool import NullPool
@@ -30,7 +30,22 @@ from sqlalchemy.pool import NullPool
 from memory.storage.models import id_hash
 
 if TYPE_CHECKING:
-    from memory.storage.store import Storage
+    from memory.config import Settings
+
+
+class Storage(Protocol):
+    """What a lock needs of the storage (a :class:`~memory.storage.store.Storage` is one): typed here rather than
+    imported, so the start-up check (``integrity``, below the storage object) can take a user's lock without an
+    import circle."""
+
+    settings: Settings
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def read_only(self) -> str | None: ...
+
 
 _guard = threading.Lock()
 _thread_locks: dict[str, threading.RLock] = {}
