@@ -262,12 +262,14 @@ def profile_used(profile: dict[str, Any], reply: str, lang: str) -> list[str]:
 
 def forget_topic(svc: MemoryService, user_id: str, word: str, *, actor: Actor, reason: str) -> int:
     """Delete every active memory of the user that states ``word`` (facts and the episodes that said it), as a
-    curator does on the user's request; returns how many."""
+    curator does on the user's request; returns how many. Deleting an episode takes along what was read only from it
+    (the corrections cascade), so each memory is deleted only if it is still active when its turn comes."""
     user = svc.get_user(user_id)
     rows = svc.list_memories(user, statuses=(MemoryStatus.ACTIVE,), limit=5000)
     gone = [m for m in rows if word.casefold() in m.content.casefold()]
     for m in gone:
-        svc.delete_memory(m.id, actor=actor, reason=reason)
+        if svc.memories_by_id([m.id])[m.id].status == MemoryStatus.ACTIVE:
+            svc.delete_memory(m.id, actor=actor, reason=reason)
     return len(gone)
 
 

@@ -4,6 +4,8 @@ error's text or the values bound to the failing statement (the user's key, their
 
 from __future__ import annotations
 
+import re
+
 import httpx
 from actors import ADMIN
 from doors_helpers import free_port, serve_in_thread
@@ -32,5 +34,5 @@ def test_a_500s_traceback_keeps_no_key_or_id_of_the_user(backend_plumbing_svc, c
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60) as c:
             assert c.delete("/v1/users/ana").status_code == 200
     log = capfd.readouterr().err + caplog.text
-    assert "internal error (OperationalError) on POST /v1/memories" in log  # the server did log the failure
+    assert re.search(r"internal error \(\w+Error\) on POST /v1/memories", log)  # the server did log the failure
     assert user_key not in log and memory_id not in log and "Porto" not in log
