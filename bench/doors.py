@@ -71,7 +71,7 @@ def seed(svc, n: int) -> None:
 
     mem = Memory(svc, via="bench", name="bench-seed")
     conv = 0
-    while not svc.list_users() or svc.user_stats("bench")["memories"]["active"] < n:
+    while not svc.list_users() or svc.lifecycle.user_stats("bench")["memories"]["active"] < n:
         msgs = []
         for j in range(10):
             k = conv * 10 + j

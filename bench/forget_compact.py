@@ -137,16 +137,16 @@ def main() -> None:
         dry_forget, dry_compact = [], []
         for user in sample:
             t = time.perf_counter()
-            svc.forget(user, dry_run=True, now=NOW)
+            svc.lifecycle.forget(user, dry_run=True, now=NOW)
             dry_forget.append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()
-            svc.compact(user, dry_run=True, now=NOW)
+            svc.lifecycle.compact(user, dry_run=True, now=NOW)
             dry_compact.append((time.perf_counter() - t) * 1000)
         t, c = time.perf_counter(), time.process_time()
-        forgot = svc.forget(now=NOW, actor=BENCH)
+        forgot = svc.lifecycle.forget(now=NOW, actor=BENCH)
         forget_s, forget_cpu = time.perf_counter() - t, time.process_time() - c
         t, c = time.perf_counter(), time.process_time()
-        compacted = svc.compact(now=NOW, actor=BENCH)
+        compacted = svc.lifecycle.compact(now=NOW, actor=BENCH)
         compact_s, compact_cpu = time.perf_counter() - t, time.process_time() - c
         svc.close()
     fr, cr = forgot.to_dict(), compacted.to_dict()

@@ -6,7 +6,7 @@ looks for (:data:`memory.desk.hygiene.KINDS`), each planted the way such junk ar
 restatement the write path's dedupe missed, a second value of a single-valued fact, the system prompt or an agent
 reply kept as the user's words, a fact its source message never said, an instruction to the model, personal data
 the masker missed, a profile value whose memory went away without the profile following, a memory nobody recalled
-in months. Then ``MemoryService.hygiene_review()`` runs over every user, as `memlens hygiene --json` does.
+in months. Then ``MemoryService.desk.hygiene_review()`` runs over every user, as `memlens hygiene --json` does.
 
 Reported per kind: found / planted (a planted memory counts as found when a finding of its own kind names it);
 and false accusations: good memories named by any finding that names no planted memory, over all good memories.
@@ -262,7 +262,7 @@ def run(per_kind: int, users: int, data_dir: Path, seed: int = 7) -> dict[str, A
         planted = plant(svc, per_kind, rng)
         seeded = time.perf_counter() - t0
         t1 = time.perf_counter()
-        review = svc.hygiene_review()
+        review = svc.desk.hygiene_review()
         took = time.perf_counter() - t1
         out = score(review, planted, good)
         out.update(
@@ -293,7 +293,7 @@ def real_conversations(path: Path, conversations: int, data_dir: Path) -> dict[s
         for sample in load_locomo(path)[:conversations]:
             ingest_sample(svc, sample)
         kinds = [k for k in KINDS if k != "never_recalled"]
-        review = svc.hygiene_review(kinds=kinds)
+        review = svc.desk.hygiene_review(kinds=kinds)
         facts = [
             m
             for u in svc.list_users()

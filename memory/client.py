@@ -323,7 +323,7 @@ class Memory:
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Erase a user completely: SQL rows, vectors and checkpoints (``memlens delete-user``)."""
         with self.service.user_writes(user_id), self._acting():
-            return self.service.delete_user(user_id, actor=self.actor)
+            return self.service.lifecycle.delete_user(user_id, actor=self.actor)
 
     def reset(self) -> dict[str, Any]:
         """Erase every user. Guarded: only a ``Memory(allow_reset=True)`` may do it."""

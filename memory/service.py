@@ -4,13 +4,15 @@ agent/serve) call.
 It holds a :class:`memory.storage.store.Storage` (settings, engine, index, embedder, live settings) and delegates:
 rows (users, sessions, messages, memory rows, the SQL-then-index write order) to :mod:`memory.storage.records`, and
 each domain operation to its own small module (write, profile, recall, summary, lifecycle, compact, export, stats),
-which receives the storage object — never this facade.
+which receives the storage object — never this facade. Three concepts have a side of their own, reached as
+attributes: ``people`` (accounts, API keys, the audit trail), ``desk`` (the audit desk) and ``lifecycle``
+(forgetting, compaction, export, import, erasure).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -19,9 +21,10 @@ from typing import TYPE_CHECKING, Any, Unpack
 from memory import audit, keyed, provenance, validate, views  # noqa: F401  (provenance registers its write listeners)
 from memory.access import check
 from memory.config import Settings
+from memory.desk_facade import Desk
 from memory.errors import NotFound
 from memory.lifecycle import curation, export
-from memory.lifecycle import retention as lifecycle
+from memory.lifecycle_facade import Lifecycle
 from memory.people import People
 from memory.retrieval import log as retrieval_log
 from memory.retrieval import policy as recall_policy
@@ -33,7 +36,7 @@ from memory.retrieval.relevance import Calibration
 from memory.sessions import summary, turns
 from memory.sessions.extractive import Summariser
 from memory.storage import indexing, integrity, records
-from memory.storage.models import Memory, Message, ProfileField, Session, SessionBridge, SummaryAnchor, User, id_hash
+from memory.storage.models import Memory, Message, ProfileField, Session, SessionBridge, SummaryAnchor, User
 from memory.storage.records import MemoryDraft
 from memory.storage.store import Storage
 from memory.text.privacy import mask_pii
@@ -63,6 +66,10 @@ class MemoryService:
         self.storage = Storage(settings, embedder=embedder)
         #: accounts, sign-in, API keys and the audit trail (the gate, the Audit page, the doors' key check, the CLI)
         self.people = People(self.storage)
+        #: the audit desk: why (not), hygiene, the labels gate, A/B and shadow replay, the relations graph
+        self.desk = Desk(self)
+        #: forgetting, compaction, export, import, erasure, receipts and per-user stats
+        self.lifecycle = Lifecycle(self)
         #: each turn's memory write, run after its reply (per user, in order; the next turn and close wait for it)
         self.writes = WriteBehind()
         #: a langchain chat model for structured extraction (set by the agent when one is configured); None = rules
@@ -616,254 +623,6 @@ class MemoryService:
         sig = gather(self.storage, user_key=user.key, agent_id=agent, query=query, params=params)
         return sig, params
 
-    # -- the audit desk (memory/desk/): why (not), hygiene, the labels gate, A/B replay, the graph --------------
-    def explain_recall(
-        self,
-        user_id: str,
-        memory_id: str,
-        query: str | None = None,
-        *,
-        retrieval_id: int | None = None,
-        agent_id: str | None = None,
-        filters: RecallFilters | None = None,
-        policy: RecallPolicy | None = None,
-        **changes: Unpack[PolicyChanges],
-    ) -> dict[str, Any]:
-        """Why a memory was (not) recalled for a typed query or a logged retrieval: every stage of the real recall
-        and the first one it fell out at (memory.desk.explain). Not logged."""
-        from memory.desk import explain
-
-        user = self.get_user(user_id)
-        if query is not None:
-            query = mask_pii(validate.text(query, self.settings.max_message_chars, "query"))
-        agent = validate.agent_id(agent_id, self.settings.default_agent_id)
-        params = self._policy(policy, changes)
-        retrieval_log.flush(self.storage)  # a logged retrieval may still be queued
-        profile = {name: f.value for name, f in self.profile_fields(user).items()}
-        result = explain.explain(
-            self.storage,
-            user,
-            memory_id,
-            query=query,
-            retrieval_id=retrieval_id,
-            agent_id=agent,
-            params=params,
-            calibration=params.calibration,
-            filters=filters,
-            profile=profile,
-        )
-        return result.to_dict()
-
-    def hygiene_review(
-        self,
-        user_id: str | None = None,
-        *,
-        never_recalled_days: float | None = None,
-        kinds: Sequence[str] | None = None,
-        now: datetime | None = None,
-    ) -> Any:
-        """The memory-hygiene review queue for one user or everyone (memory.desk.hygiene): findings with evidence
-        and actions, and each user's junk rate."""
-        from memory.desk import hygiene
-
-        retrieval_log.flush(self.storage)  # access times of recalls still being written
-        return hygiene.review(
-            self.storage,
-            user_key=self._user_key(user_id),
-            now=now,
-            never_recalled_days=hygiene.NEVER_RECALLED_DAYS if never_recalled_days is None else never_recalled_days,
-            kinds=tuple(kinds or hygiene.KINDS),
-        )
-
-    def hygiene_act(
-        self,
-        key: str,
-        action: str,
-        *,
-        actor: Actor,
-        user_id: str | None = None,
-        target: str | None = None,
-        reason: str = "",
-        never_recalled_days: float | None = None,
-    ) -> dict[str, Any]:
-        """Apply ``action`` (merge, flag, delete, clear, keep) to the queue's finding ``key``, through the curation
-        operations (role checked, logged, audited)."""
-        from memory.desk import hygiene
-
-        check(self.storage, actor, Role.CURATOR, "act on a hygiene finding")
-        queue = self.hygiene_review(user_id, never_recalled_days=never_recalled_days)
-        finding = next((f for f in queue.findings if f.key == key), None)
-        if finding is None:
-            raise NotFound(f"no open hygiene finding {key[:80]!r}")
-        done = hygiene.act(self.storage, finding, action, actor=actor, target=target, reason=reason)
-        if action == "clear":
-            self.update_profile(finding.user_id, finding.detail["field"], None, actor=actor, reason=reason or "hygiene")
-        return done
-
-    def eval_labels(
-        self,
-        user_id: str | None = None,
-        *,
-        actor: Actor,
-        record: bool = False,
-        policy: RecallPolicy | None = None,
-        **changes: Unpack[PolicyChanges],
-    ) -> dict[str, Any]:
-        """Precision / recall of what recall would select for every labelled query under the current settings
-        (or under ``policy``), each searched again unlogged (memory.desk.labels_gate). Every labelled query is
-        searched again: a curator's (a refusal is audited). ``record`` keeps the run in the audit trail: the
-        suite's history, and the gate's next baseline."""
-        from memory.desk import labels_gate
-        from memory.storage.models import utcnow
-
-        actor = check(self.storage, actor, Role.CURATOR, "run the labelled-query suite")
-        retrieval_log.flush(self.storage)
-        suite = views.labelled_queries(self.storage, self._user_key(user_id))
-
-        def search(entry: dict[str, Any]) -> RecallResult:
-            q = entry["retrieval_query"]
-            return self.recall(entry["user_id"], q, agent_id=entry["agent_id"], log=False, policy=p)
-
-        p = self._policy(policy, changes)
-        run = labels_gate.evaluate(suite, search)
-        run["settings"] = {
-            k: getattr(p, k) for k in ("mode", "k", "threshold", "fusion", "vector_weight", "rrf_k", "context_span")
-        }
-        run["user_id"], run["at"] = user_id, utcnow().isoformat()
-        if record:
-            kept = {k: v for k, v in run.items() if k != "per_query"}
-            audit.record(self.storage, actor, AuditAction.EVAL_LABELS, user_id=user_id, detail=kept)
-        return run
-
-    def labels_history(self, limit: int = 100) -> list[dict[str, Any]]:
-        """Recorded runs of the labelled-query suite, newest first (each with who ran it)."""
-        rows = audit.events(self.storage, action=AuditAction.EVAL_LABELS, limit=limit)
-        return [{**(r.detail or {}), "actor": r.actor, "via": r.via, "recorded_at": r.at} for r in rows]
-
-    def import_labels(
-        self,
-        labels: str | Sequence[Any],
-        *,
-        actor: Actor,
-        fmt: str | None = None,
-        users: Sequence[str] = (),
-        limit: int | None = None,
-    ) -> dict[str, Any]:
-        """Labels from JSON or CSV text, or decoded rows (objects with the same four fields): every row is
-        checked first — its fields, its user, and that its memory is that user's — and nothing is stored when one is
-        wrong (the refusal is audited); then each query is searched once (logged, as the lab's are) and labelled.
-        ``users``, when given, are the only users the rows may name (a door's key restricted to some users);
-        ``limit`` bounds the rows (default ``labels_gate.MAX_LABELS``)."""
-        from memory.desk import labels_gate
-        from memory.errors import Forbidden, InvalidInput
-
-        actor = check(self.storage, actor, Role.CURATOR, "import labels")
-        try:
-            most = limit or labels_gate.MAX_LABELS
-            if isinstance(labels, str):
-                rows = labels_gate.parse_labels(labels, fmt, limit=most)
-            else:
-                rows = labels_gate.labels_from_rows(list(labels), limit=most)
-            for n, lb in enumerate(rows, 1):
-                if users and lb.user_id not in users:
-                    raise Forbidden(f"label {n}: this key may not act for user {lb.user_id[:40]!r}")
-            known = {u: self._key_or_none(u) for u in {lb.user_id for lb in rows}}
-            owners = self.memories_by_id(sorted({lb.memory_id for lb in rows}))
-            for n, lb in enumerate(rows, 1):
-                m = owners.get(lb.memory_id)
-                if m is None or known[lb.user_id] is None or m.user_key != known[lb.user_id]:  # one answer for all
-                    raise InvalidInput(f"label {n}: no memory {lb.memory_id[:40]!r} for user {lb.user_id[:40]!r}")
-        except (InvalidInput, Forbidden) as exc:
-            audit.record(self.storage, actor, AuditAction.DENIED, reason=f"labels import refused: {exc}")
-            raise
-        queries: dict[tuple[str, str], list[Any]] = {}
-        for lb in rows:
-            queries.setdefault((lb.user_id, lb.query), []).append(lb)
-        retrievals = []
-        for (user_id, query), group in queries.items():
-            retrieval_id = self.recall(user_id, query).retrieval_id
-            assert retrieval_id is not None
-            retrievals.append(retrieval_id)
-            for lb in group:
-                self.label_hit(retrieval_id, lb.memory_id, lb.relevant, actor=actor)
-        return {"labels": len(rows), "queries": len(queries), "retrieval_ids": retrievals}
-
-    def replay(
-        self, changes: dict[str, Any], *, actor: Actor, user_id: str | None = None, last: int = 20
-    ) -> dict[str, Any]:
-        """A/B replay: the last ``last`` distinct logged queries (one user's or everyone's) under the current
-        settings (A) and with ``changes`` (B), unlogged; per query the memories and tokens gained or lost. Two
-        searches per query: a curator's, audited (a refusal too)."""
-        from memory.desk import replay
-
-        actor = check(self.storage, actor, Role.CURATOR, "replay logged queries")
-        retrieval_log.flush(self.storage)
-        s = self.effective_settings()
-        calibration = self.relevance_model(s)
-        recall_policy.resolve(s, calibration, changes)  # refuses a bad name or value before anything runs
-        logged = replay.logged_queries(self.storage, self._user_key(user_id), last)
-
-        def search(entry: dict[str, Any], knobs: dict[str, Any]) -> RecallResult:
-            p = recall_policy.resolve(s, calibration, knobs)
-            return self.recall(entry["user_id"], entry["query"], agent_id=entry["agent_id"], log=False, policy=p)
-
-        out = replay.compare(logged, search, changes)
-        detail = {"changes": {k: str(v) for k, v in changes.items()}, "queries": out["queries"]}
-        audit.record(self.storage, actor, AuditAction.REPLAY, user_id=user_id, detail=detail)
-        return out
-
-    def shadow_replay(
-        self,
-        user_id: str,
-        *,
-        embedder: str | None = None,
-        extractor: str | None = None,
-        sample: int = 200,
-        last: int = 20,
-        actor: Actor,
-        embedder_b: Embedder | None = None,
-        model_b: Any = None,
-    ) -> dict[str, Any]:
-        """A/B replay of another embedder or extractor (memory.desk.shadow): the user's last ``sample`` messages
-        written again into two throw-away stores (A live configuration, B changed), then their ``last`` logged
-        queries searched in both; what each store kept and what each query would gain or lose. Reads the live store
-        only. ``extractor="model"`` uses ``model_b``, else the chat model the agent gave this service. It embeds
-        (and extracts) up to 2,000 messages twice: a curator's, audited (a refusal too)."""
-        from memory.desk import replay, shadow
-
-        actor = check(self.storage, actor, Role.CURATOR, "replay messages into shadow stores")
-        retrieval_log.flush(self.storage)
-        logged = replay.logged_queries(self.storage, self.get_user(user_id).key, last)
-
-        def make_model(_settings: Settings) -> Any:
-            return model_b if model_b is not None else self.extraction_model
-
-        def open_store(settings: Settings, embedder: Embedder | None) -> MemoryService:
-            return MemoryService(settings, embedder=embedder)
-
-        out = shadow.shadow_replay(
-            self,
-            open_store,
-            user_id,
-            embedder=embedder,
-            extractor=extractor,
-            sample=sample,
-            last=last,
-            logged=logged,
-            make_model=make_model,
-            embedder_b=embedder_b,
-        )
-        detail = {"a": out["a"], "b": out["b"], "messages": out["messages"], "queries": out["queries"]}
-        audit.record(self.storage, actor, AuditAction.SHADOW_REPLAY, user_id=user_id, detail=detail)
-        return out
-
-    def relations_graph(self, user_id: str, *, agent_id: str | None = None, limit: int = 1000) -> dict[str, Any]:
-        """What the user's facts say about whom: people, pets, places, organisations as nodes, facts as edges
-        (superseded and flagged ones marked), per agent (memory.desk.graph)."""
-        from memory.desk import graph
-
-        return graph.build(self.storage, self.get_user(user_id).key, agent_id=agent_id, limit=limit)
-
     # -- sessions: summaries and bridges (memory/sessions/summary.py) ------------------------------------------------
     def end_session(
         self,
@@ -1049,7 +808,6 @@ class MemoryService:
         """Move a session and all it produced ``days`` back in time (demo histories)."""
         return turns.shift_session(self.storage, user.key, session_id, days)
 
-    # -- lifecycle (memory/lifecycle/: retention, compact, export, stats) ---------------------------------------
     def _user_key(self, user_id: str | None) -> str | None:
         return None if user_id is None else self.get_user(user_id).key
 
@@ -1061,151 +819,3 @@ class MemoryService:
             return self.get_user(user_id).key
         except NotFound:
             return None
-
-    def _maintain(
-        self, actor: Actor | None, dry_run: bool, action: AuditAction, user_id: str | None, ids: Iterable[str]
-    ) -> None:
-        if not dry_run and actor is not None:
-            audit.record(self.storage, actor, action, user_id=user_id, target_ids=list(ids)[:500])
-
-    def forget(
-        self,
-        user_id: str | None = None,
-        *,
-        dry_run: bool = False,
-        now: datetime | None = None,
-        actor: Actor | None = None,
-    ):
-        """Expire, fade, cap and purge (rules in memory/lifecycle/retention.py); ``user_id=None`` = every user.
-        Applying it (not a dry run) is a curator's action."""
-        if not dry_run:  # a dry run only reads
-            actor = check(self.storage, actor, Role.CURATOR, "apply the forgetting policy")
-        retrieval_log.flush(self.storage)  # access counts and logged hits of recalls still being written
-        report = lifecycle.forget(self.storage, user_key=self._user_key(user_id), dry_run=dry_run, now=now, actor=actor)
-        self._maintain(actor, dry_run, AuditAction.FORGET, user_id, (a.memory_id for a in report.actions))
-        return report
-
-    def lifecycle_overview(self, user_id: str, *, now: datetime | None = None) -> dict[str, Any]:
-        """What is archived (why, purge date) and what will expire (when, why): the lifecycle view's data."""
-        retrieval_log.flush(self.storage)
-        return lifecycle.overview(self.storage, user_key=self.get_user(user_id).key, now=now)
-
-    def compact(
-        self,
-        user_id: str | None = None,
-        *,
-        dry_run: bool = False,
-        now: datetime | None = None,
-        actor: Actor | None = None,
-    ):
-        """Merge near-duplicate / same-topic memories, keeping every source's provenance (curator, unless dry)."""
-        from memory.lifecycle import compact
-        from memory.storage.embed import embed_threads
-
-        if not dry_run:
-            actor = check(self.storage, actor, Role.CURATOR, "merge memories")
-        retrieval_log.flush(self.storage)  # access counts and logged hits of recalls still being written
-        with embed_threads(self.settings.embed_threads):
-            report = compact.compact(self.storage, user_key=self._user_key(user_id), dry_run=dry_run, now=now)
-        self._maintain(actor, dry_run, AuditAction.COMPACT, user_id, (m.record["id"] for m in report.merges))
-        return report
-
-    def export_user(self, user_id: str, *, actor: Actor) -> dict[str, Any]:
-        """Everything about a user as JSON (admin: it is all their personal data at once)."""
-        from memory.lifecycle import export
-
-        actor = check(self.storage, actor, Role.ADMIN, "export a user")
-        self.wait_writes(user_id)  # a turn's write still running in the background belongs in the export
-        retrieval_log.flush(self.storage)
-        data = export.export_user(self.storage, user_id)
-        audit.record(self.storage, actor, AuditAction.EXPORT, user_id=user_id)
-        return data
-
-    def import_user(self, data: dict[str, Any], *, actor: Actor) -> dict[str, int]:
-        from memory.lifecycle import export
-
-        actor = check(self.storage, actor, Role.ADMIN, "import a user")
-        from memory.errors import Conflict, InvalidInput
-
-        try:
-            counts = export.import_user(self.storage, data, importer=actor.name)
-        except (InvalidInput, Conflict) as exc:  # a refused file is a refusal like any other: audited
-            audit.record(self.storage, actor, AuditAction.DENIED, reason=f"import refused: {str(exc)[:500]}")
-            raise
-        user = data.get("user") if isinstance(data, dict) else None
-        user_id = user.get("external_id") if isinstance(user, dict) else None
-        audit.record(self.storage, actor, AuditAction.IMPORT, user_id=user_id, detail={"rows": counts})
-        return counts
-
-    def delete_user(self, user_id: str, *, actor: Actor) -> dict[str, int]:
-        """Erase a user at once, even mid-conversation (a running turn writes nothing more); admin. Their audit
-        rows stay, with the id and any free text cleared in the same transaction. Returns rows deleted per table;
-        :meth:`erase_user` returns the whole receipt."""
-        removed = self.erase_user(user_id, actor=actor)["removed"]
-        return {**removed["sql"], "checkpoints": removed["checkpoints"]}
-
-    def erase_user(self, user_id: str, *, actor: Actor) -> dict[str, Any]:
-        """:meth:`delete_user`, returning its receipt (memory.desk.receipt: what each store removed, counts, hashed
-        ids, time, actor), which the audit trail keeps (:meth:`erasure_receipts`)."""
-        from memory.desk import receipt
-        from memory.lifecycle import export
-
-        actor = check(self.storage, actor, Role.ADMIN, "delete a user")
-        from memory.lifecycle import erasure
-
-        retrieval_log.flush(self.storage)
-        job = erasure.pending_job(self.storage, id_hash(user_id))
-        if job is None:  # a new erasure: what the user has now, for the receipt
-            user = self.get_user(user_id)
-            key, before = user.key, receipt.inventory(self.storage, user)
-        else:  # a rerun finishing a crashed erasure: its rows are (partly) gone, the receipt counts what is left
-            key, before = job.erased_key, receipt.NOTHING_READ | {"vectors": self.storage.index.count(job.erased_key)}
-        counts = export.delete_user(self.storage, user_id)
-        paper = receipt.make(self.storage, user_id, key, before, counts, actor)
-        if job is not None:
-            paper["resumed"] = "finished an erasure a crash had interrupted (its rows were read by the run that died)"
-            if export.recreated(self.storage, job) is not None:  # written again after the erasure began: erase it too
-                again = self.get_user(user_id)
-                now = receipt.inventory(self.storage, again)
-                second = export.delete_user(self.storage, user_id)
-                paper["recreated"] = receipt.recreated_part(self.storage, again.key, now, second)
-                counts = {t: counts.get(t, 0) + second.get(t, 0) for t in {*counts, *second}}
-        detail = {"rows": sum(counts.values()), "receipt": paper}
-        audit.record(self.storage, actor, AuditAction.DELETE_USER, user_hash=id_hash(user_id), detail=detail)
-        return paper
-
-    def erasure_receipts(self, user_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-        """Erasure receipts kept in the audit trail, newest first (one user's, found through the id's hash)."""
-        rows = audit.events(self.storage, action=AuditAction.DELETE_USER, limit=limit)
-        if user_id is not None:
-            rows = [r for r in rows if r.user_hash == id_hash(user_id)]
-        return [r.detail["receipt"] for r in rows if isinstance((r.detail or {}).get("receipt"), dict)]
-
-    def delete_session(
-        self, user_id: str, session_id: str, *, agent_id: str | None = None, actor: Actor
-    ) -> dict[str, int]:
-        from memory.lifecycle import export
-
-        actor = check(self.storage, actor, Role.ADMIN, "delete a session")
-        retrieval_log.flush(self.storage)
-        counts = export.delete_session(self.storage, user_id, session_id, agent_id=agent_id)
-        ids = [f"session:{id_hash(session_id)[:16]}"]  # a session id is caller text: only its hash is kept
-        audit.record(self.storage, actor, AuditAction.DELETE_SESSION, user_id=user_id, target_ids=ids)
-        return counts
-
-    def purge_memory(self, memory_id: str, *, actor: Actor) -> dict[str, int]:
-        """Delete one memory for good, history included (admin)."""
-        from memory.lifecycle import export
-
-        actor = check(self.storage, actor, Role.ADMIN, "purge a memory")
-        retrieval_log.flush(self.storage)
-        owner = audit.user_id_of(self.storage, self.get_memory(memory_id).user_key)
-        counts = export.purge_memory(self.storage, memory_id)
-        audit.record(self.storage, actor, AuditAction.PURGE, user_id=owner, target_ids=[memory_id])
-        return counts
-
-    def user_stats(self, user_id: str) -> dict[str, Any]:
-        retrieval_log.flush(self.storage)
-        from memory.lifecycle import stats
-
-        return stats.user_stats(self.storage, user_id)

@@ -60,7 +60,7 @@ def explain_one(memory_id: str, query: str) -> None:
 # -- hygiene -------------------------------------------------------------------------------------------------------
 def _act(key: str, action: str, target: str | None, owner: str) -> None:
     try:
-        svc.hygiene_act(key, action, actor=current_actor(), user_id=owner, target=target)
+        svc.desk.hygiene_act(key, action, actor=current_actor(), user_id=owner, target=target)
     except MemLensError as exc:
         st.toast(plain(exc), icon=":material/error:")
         return
@@ -74,7 +74,9 @@ def hygiene_tab() -> None:
     kinds = c[2].multiselect(
         "Checks", KINDS, default=list(KINDS), key="dk_hy_kinds", format_func=lambda kind: KIND_TITLES.get(kind, kind)
     )
-    review = svc.hygiene_review(None if everyone else user.external_id, never_recalled_days=float(days), kinds=kinds)
+    review = svc.desk.hygiene_review(
+        None if everyone else user.external_id, never_recalled_days=float(days), kinds=kinds
+    )
     counts = review.counts()
     rate = review.junk_rate(user.external_id)
     m = st.columns(4)
@@ -131,14 +133,14 @@ def labels_tab() -> None:
     curator = can(Role.CURATOR)  # the service checks it too: every labelled query is searched again
     if c[0].button("Run the suite", key="dk_lb_run", icon=":material/play_arrow:", disabled=not curator):
         try:
-            st.session_state["dk_lb_result"] = svc.eval_labels(record=True, actor=current_actor())
+            st.session_state["dk_lb_result"] = svc.desk.eval_labels(record=True, actor=current_actor())
         except MemLensError as exc:
             st.error(plain(exc))
     upload = c[1].file_uploader("Import labels", type=["json", "csv"], key="dk_lb_file", label_visibility="collapsed")
     if upload is not None and c[2].button("Import these labels", key="dk_lb_import", disabled=not can(Role.CURATOR)):
         try:
             fmt = "csv" if upload.name.lower().endswith(".csv") else "json"
-            done = svc.import_labels(upload.getvalue().decode("utf-8"), actor=current_actor(), fmt=fmt)
+            done = svc.desk.import_labels(upload.getvalue().decode("utf-8"), actor=current_actor(), fmt=fmt)
             st.success(f"Imported {done['labels']} labels on {done['queries']} queries.")
         except (MemLensError, UnicodeDecodeError) as exc:
             st.error(plain(exc))
@@ -149,7 +151,7 @@ def labels_tab() -> None:
         m[1].metric("Precision", "—" if run["precision"] is None else f"{run['precision']:.1%}", border=True)
         m[2].metric("Recall", "—" if run["recall"] is None else f"{run['recall']:.1%}", border=True)
         m[3].metric("Wrong selected", run["wrong_selected"], border=True)
-    history = svc.labels_history()
+    history = svc.desk.labels_history()
     if history:
         st.markdown("**History**")
         st.dataframe(
@@ -185,13 +187,13 @@ def _ab() -> dict:
     """Read from the widgets' state at the click (a callback's args would hold the previous run's values)."""
     state = st.session_state
     changes = parse_overrides([p for p in str(state["dk_rp_set"]).split(",") if p.strip()])
-    return svc.replay(changes, user_id=user.external_id, last=int(state["dk_rp_last"]), actor=current_actor())
+    return svc.desk.replay(changes, user_id=user.external_id, last=int(state["dk_rp_last"]), actor=current_actor())
 
 
 def _shadows() -> dict:
     state = st.session_state
     embedder, extractor = str(state["dk_sh_embedder"]), str(state["dk_sh_extractor"])
-    return svc.shadow_replay(
+    return svc.desk.shadow_replay(
         user.external_id,
         embedder=None if embedder.startswith("(") else embedder,
         extractor=None if extractor.startswith("(") else extractor,
@@ -341,10 +343,10 @@ def graph_figure(g: dict) -> go.Figure:
 
 
 def graph_tab() -> None:
-    g0 = svc.relations_graph(user.external_id)
+    g0 = svc.desk.relations_graph(user.external_id)
     agents = ["all agents", *g0["agents"]]
     pick = st.selectbox("Agent", agents, key="dk_gr_agent") if len(agents) > 2 else "all agents"
-    g = g0 if pick == "all agents" else svc.relations_graph(user.external_id, agent_id=pick)
+    g = g0 if pick == "all agents" else svc.desk.relations_graph(user.external_id, agent_id=pick)
     if g["facts"] == 0:
         empty("No facts with a subject and a predicate yet.")
         return
@@ -371,7 +373,7 @@ def graph_tab() -> None:
 
 # -- erasure receipts ------------------------------------------------------------------------------------------------
 def receipts_tab() -> None:
-    receipts = svc.erasure_receipts()
+    receipts = svc.lifecycle.erasure_receipts()
     if not receipts:
         empty("No user has been erased yet.", "Deleting a user (Lifecycle page or `memlens delete-user`) writes one.")
         return

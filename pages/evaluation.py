@@ -305,7 +305,7 @@ def compare(a: dict, b: dict, name_a: str, name_b: str) -> None:
 
 def labels_suite() -> None:
     """The labelled-query suite's recorded runs (`memlens eval labels --record`, the Audit desk): its history."""
-    history = service().labels_history()
+    history = service().desk.labels_history()
     if not history:
         return
     with st.expander(f"Labelled-query suite: {len(history)} recorded runs", icon=":material/rule:"):

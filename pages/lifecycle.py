@@ -30,7 +30,7 @@ page_title("Lifecycle", picked)
 user = picked.external_id
 st.caption("What is remembered, what will be forgotten and why; take everything out, or delete it for good.")
 
-stats = svc.user_stats(user)
+stats = svc.lifecycle.user_stats(user)
 cols = st.columns(4)
 cols[0].metric("Sessions", stats["sessions"]["total"])
 cols[1].metric("Active memories", stats["memories"].get("active", 0))
@@ -48,8 +48,8 @@ if stats["problems"]:
         _table(stats["problems"], ["table", "id", "problem"])
 
 st.header("Forgetting")
-overview = svc.lifecycle_overview(user)
-plan = svc.forget(user, dry_run=True).to_dict()
+overview = svc.lifecycle.lifecycle_overview(user)
+plan = svc.lifecycle.forget(user, dry_run=True).to_dict()
 st.caption(
     f"{overview['active']} active facts, preferences, events and summaries · cap {overview['cap']} per user · "
     f"{overview['active_episodes']} active episodes · cap {overview['episode_cap']} · "
@@ -64,7 +64,7 @@ with tab_plan:
         with st.popover("Apply forgetting now…", icon=":material/auto_delete:"):
             st.caption("Archived memories can be restored on the Memories page until they are purged.")
             if st.button("Yes, apply it", key="lc_forget", type="primary"):
-                done = svc.forget(user, actor=current_actor()).to_dict()
+                done = svc.lifecycle.forget(user, actor=current_actor()).to_dict()
                 st.success(f"archived {done['archived']}, deleted {done['deleted']}")
 with tab_expiring:
     _table(overview["expiring"], ["expires_at", "type", "content", "why", "value"])
@@ -78,13 +78,15 @@ with tab_episodes:
     )
     _table(overview["folded"], ["said_on", "folded_at", "episodes", "content"])
 with tab_compact:
-    merges = svc.compact(user, dry_run=True).to_dict()
+    merges = svc.lifecycle.compact(user, dry_run=True).to_dict()
     _table(merges["merges"], ["content", "reason", "source_ids"])
     if merges["merges"] and can(Role.CURATOR):
         with st.popover("Merge these…", icon=":material/merge:"):
             st.caption("Every source is kept on the merged memory; the merged ones stay in the history.")
             if st.button("Yes, merge", key="lc_compact", type="primary"):
-                st.success(f"merged {svc.compact(user, actor=current_actor()).to_dict()['superseded']} memories")
+                st.success(
+                    f"merged {svc.lifecycle.compact(user, actor=current_actor()).to_dict()['superseded']} memories"
+                )
 
 st.header("Export and delete")
 if not can(Role.ADMIN):  # the service checks the role again
@@ -96,7 +98,7 @@ st.download_button(
     key="lc_export",
     mime="application/json",
     file_name="memlens-export.json",
-    data=lambda: json.dumps(svc.export_user(user, actor=who), ensure_ascii=False, indent=1, sort_keys=True),
+    data=lambda: json.dumps(svc.lifecycle.export_user(user, actor=who), ensure_ascii=False, indent=1, sort_keys=True),
 )
 with st.form("lc_delete"):
     st.warning(
@@ -108,7 +110,7 @@ with st.form("lc_delete"):
             st.error("The id typed does not match: nothing was deleted.")
         else:
             try:
-                receipt = svc.erase_user(user, actor=who)
+                receipt = svc.lifecycle.erase_user(user, actor=who)
             except MemLensError as exc:
                 st.error(plain(exc))
             else:

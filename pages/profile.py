@@ -161,13 +161,13 @@ else:
 
 st.subheader("Statistics", anchor=False)
 counts = views.memory_counts(svc.storage, user.key)
-stats: dict[str, Any] = svc.user_stats(user.external_id)
+stats: dict[str, Any] = svc.lifecycle.user_stats(user.external_id)
 cols = st.columns(5)
 cols[0].metric("Active memories", counts["status"].get("active", 0), border=True)
 cols[1].metric("Superseded", counts["status"].get("superseded", 0), border=True)
 cols[2].metric("Profile fields", len(fields), border=True)
 cols[3].metric("Profile changes", len(changes), border=True)
-junk = svc.hygiene_review(user.external_id)  # the Audit desk's review queue (memory.desk.hygiene)
+junk = svc.desk.hygiene_review(user.external_id)  # the Audit desk's review queue (memory.desk.hygiene)
 rate = junk.junk_rate(user.external_id)
 cols[4].metric(
     "Junk rate",

@@ -34,7 +34,7 @@ def show(
     import pandas as pd  # only when something is explained: the chat page's first load skips it
 
     try:
-        e = svc.explain_recall(user.external_id, memory_id, query, retrieval_id=retrieval_id, policy=policy)
+        e = svc.desk.explain_recall(user.external_id, memory_id, query, retrieval_id=retrieval_id, policy=policy)
     except MemLensError as exc:
         st.error(plain(exc))
         return

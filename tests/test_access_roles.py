@@ -33,8 +33,8 @@ def _calls(svc, a: str, b: str, retrieval_id: int):
         ("flag", Role.CURATOR, lambda who: curation.flag_memory(svc.storage, b, reason="wrong", actor=who)),
         ("label", Role.CURATOR, lambda who: svc.label_hit(retrieval_id, a, True, actor=who)),
         ("profile", Role.CURATOR, lambda who: svc.update_profile("lin", "notes", "calls at 9", actor=who)),
-        ("forget", Role.CURATOR, lambda who: svc.forget("lin", actor=who)),
-        ("compact", Role.CURATOR, lambda who: svc.compact("lin", actor=who)),
+        ("forget", Role.CURATOR, lambda who: svc.lifecycle.forget("lin", actor=who)),
+        ("compact", Role.CURATOR, lambda who: svc.lifecycle.compact("lin", actor=who)),
         (
             "supersede",
             Role.CURATOR,
@@ -42,10 +42,10 @@ def _calls(svc, a: str, b: str, retrieval_id: int):
         ),
         ("delete", Role.CURATOR, lambda who: svc.delete_memory(b, reason="dup", actor=who)),
         ("settings", Role.ADMIN, lambda who: svc.set_live_settings({"top_k": 3}, actor=who)),
-        ("export", Role.ADMIN, lambda who: svc.export_user("lin", actor=who)),
-        ("purge", Role.ADMIN, lambda who: svc.purge_memory(a, actor=who)),
-        ("delete-session", Role.ADMIN, lambda who: svc.delete_session("lin", "nope", actor=who)),
-        ("delete-user", Role.ADMIN, lambda who: svc.delete_user("lin", actor=who)),
+        ("export", Role.ADMIN, lambda who: svc.lifecycle.export_user("lin", actor=who)),
+        ("purge", Role.ADMIN, lambda who: svc.lifecycle.purge_memory(a, actor=who)),
+        ("delete-session", Role.ADMIN, lambda who: svc.lifecycle.delete_session("lin", "nope", actor=who)),
+        ("delete-user", Role.ADMIN, lambda who: svc.lifecycle.delete_user("lin", actor=who)),
     ]
 
 
@@ -105,5 +105,8 @@ def test_an_admin_may_do_everything(world):
 
 def test_dry_runs_are_reads(world):
     svc, *_ = world
-    assert svc.forget("lin", dry_run=True).actions == [] and svc.compact("lin", dry_run=True).merges == []
+    assert (
+        svc.lifecycle.forget("lin", dry_run=True).actions == []
+        and svc.lifecycle.compact("lin", dry_run=True).merges == []
+    )
     assert audit.events(svc.storage) == []

@@ -82,7 +82,7 @@ def test_erasing_a_user_keeps_the_audit_rows_but_not_their_id_or_text(plumbing_s
     [flag] = audit.events(svc.storage, user_id="张伟 <zw@example.com>")
     assert (flag.actor, flag.role, flag.action, flag.target_ids) == ("test-curator", "curator", "flag", [mem.id])
     assert flag.user_id == "张伟 <zw@example.com>" and flag.reason == "张伟 says he moved"
-    svc.delete_user("张伟 <zw@example.com>", actor=ADMIN)
+    svc.lifecycle.delete_user("张伟 <zw@example.com>", actor=ADMIN)
     rows = audit.events(svc.storage, user_id="张伟 <zw@example.com>")  # still found through the hash of the id
     assert [r.action for r in rows] == ["delete-user", "flag"]
     dump = json.dumps([audit.to_dict(r) for r in audit.events(svc.storage)], ensure_ascii=False)

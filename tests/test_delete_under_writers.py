@@ -63,11 +63,11 @@ def test_deletes_while_another_process_writes(settings):
         doomed = svc.ensure_user(f"gone-{rounds}")
         for j in range(3):
             svc.add_memory(doomed, f"{secret} private diary line {j}")
-        svc.delete_user(f"gone-{rounds}", actor=ADMIN)
+        svc.lifecycle.delete_user(f"gone-{rounds}", actor=ADMIN)
         purge_secret = "zp" + uuid.uuid4().hex[:12]
         secrets.append(purge_secret)
         m = svc.add_memory(svc.ensure_user("keep-a"), f"{purge_secret} a memory to purge")
-        svc.purge_memory(m.id, actor=ADMIN)
+        svc.lifecycle.purge_memory(m.id, actor=ADMIN)
         rounds += 1
     report = out.get(timeout=120)
     writer.join(timeout=60)

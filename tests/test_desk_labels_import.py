@@ -46,7 +46,7 @@ def desk(plumbing_svc):
 
 
 def _stored(svc) -> int:
-    return svc.eval_labels(actor=CURATOR)["labels"]
+    return svc.desk.eval_labels(actor=CURATOR)["labels"]
 
 
 def test_json_and_csv_rows_are_imported_as_the_lab_stores_them(desk):
@@ -63,7 +63,7 @@ def test_json_and_csv_rows_are_imported_as_the_lab_stores_them(desk):
     csv_text = f"user_id,query,memory_id,relevant\n王芳,她住在哪里？,{hz},yes\n"
     r = c["all"].post(ROUTE, json={"csv": csv_text})
     assert r.status_code == 200, r.text
-    suite = svc.eval_labels(actor=CURATOR)
+    suite = svc.desk.eval_labels(actor=CURATOR)
     assert suite["queries"] == 2 and suite["labels"] == 3
     by_query = {q["query"]: q for q in suite["per_query"]}
     assert by_query["where does she live?"]["labelled"] == 2 and by_query["她住在哪里？"]["user_id"] == "王芳"

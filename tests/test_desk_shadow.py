@@ -46,7 +46,7 @@ def _shadows_left() -> list[Path]:
 
 def test_another_embedder_is_replayed_into_a_shadow_and_compared(lin, e5):
     before, left = _counts(lin), _shadows_left()
-    out = lin.shadow_replay("lin", embedder="e5", embedder_b=e5, actor=CURATOR)
+    out = lin.desk.shadow_replay("lin", embedder="e5", embedder_b=e5, actor=CURATOR)
     assert out["a"] == {"embedder": "hash", "extractor": "rules"}
     assert out["b"]["embedder"].startswith("e5") and out["b"]["extractor"] == "rules"
     assert out["messages"] == len(SAID) and out["sessions"] == 2 and out["queries"] == len(QUERIES)
@@ -67,7 +67,7 @@ def test_the_same_configuration_changes_nothing(lin):
     """A is B when only the extractor A already uses is named: a replay that found differences here would be noise.
     (Relevance cut off, so the hash embedder selects something to compare.)"""
     lin.set_live_settings({"relevance_threshold": 0.0}, actor=ADMIN)
-    out = lin.shadow_replay("lin", extractor="rules", actor=CURATOR)
+    out = lin.desk.shadow_replay("lin", extractor="rules", actor=CURATOR)
     assert out["changed_queries"] == out["gained"] == out["lost"] == 0
     assert out["tokens_a"] == out["tokens_b"] > 0 and out["stored"]["only_a"] == out["stored"]["only_b"] == []
 
@@ -77,7 +77,7 @@ def test_a_model_extractor_is_the_fake_model_boundary(lin):
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
     silent = FakeListChatModel(responses=['{"facts": []}'] * 50)
-    out = lin.shadow_replay("lin", extractor="model", model_b=silent, actor=CURATOR)
+    out = lin.desk.shadow_replay("lin", extractor="model", model_b=silent, actor=CURATOR)
     assert out["b"]["extractor"] == "model" and out["stored"]["b"] < out["stored"]["a"]
     assert out["stored"]["only_a"] and "extractor rules → model" in out["summary"]
 
@@ -94,7 +94,7 @@ def test_a_model_extractor_is_the_fake_model_boundary(lin):
 )
 def test_refusals_are_clear(lin, kwargs, says):
     with pytest.raises(InvalidInput, match=says):
-        lin.shadow_replay("lin", **kwargs, actor=CURATOR)
+        lin.desk.shadow_replay("lin", **kwargs, actor=CURATOR)
 
 
 def test_cli_and_rest_doors(lin, monkeypatch):

@@ -42,7 +42,7 @@ def _summaries(svc: MemoryService) -> list[Memory]:
 
 
 def test_the_cap_folds_each_sessions_archived_episodes_into_a_summary_in_their_own_words(capped):
-    report = capped.forget("fold", now=NOW, actor=ADMIN).to_dict()
+    report = capped.lifecycle.forget("fold", now=NOW, actor=ADMIN).to_dict()
     folded = {f["session_id"]: f for f in report["folded"]}
     with capped.storage.db() as db:
         said = {m.id: m for m in db.exec(Message.__table__.select()).all()}  # type: ignore[attr-defined]
@@ -67,12 +67,12 @@ def test_the_cap_folds_each_sessions_archived_episodes_into_a_summary_in_their_o
     assert [e.content for e in episodes if e.status == MemoryStatus.ACTIVE] == [NEW[2]]
     why = {a["memory_id"]: a["reason"] for a in report["actions"]}
     assert all(FOLDED in why[e.id] for e in archived)
-    overview = capped.lifecycle_overview("fold", now=NOW)
+    overview = capped.lifecycle.lifecycle_overview("fold", now=NOW)
     assert {f["memory_id"] for f in overview["folded"]} == set(summaries) and overview["active_episodes"] == 1
 
 
 def test_recall_finds_an_archived_episodes_words_through_its_summary(capped):
-    capped.forget("fold", now=NOW, actor=ADMIN)
+    capped.lifecycle.forget("fold", now=NOW, actor=ADMIN)
     for query, word in (("What did Lena get?", "pilot"), ("我女儿在学什么乐器？", "大提琴")):
         hits = [h for h in capped.recall("fold", query).hits if h.selected]
         assert any(h.type == MemoryType.SUMMARY and word in h.content for h in hits), query
@@ -97,9 +97,9 @@ def test_a_summary_quotes_only_what_was_said():
 
 
 def test_deleting_the_session_or_purging_a_fact_from_it_erases_its_summary(capped):
-    capped.forget("fold", now=NOW, actor=ADMIN)
+    capped.lifecycle.forget("fold", now=NOW, actor=ADMIN)
     summaries = {m.content[:40]: m.id for m in _summaries(capped)}
-    capped.delete_session("fold", "march", actor=ADMIN)
+    capped.lifecycle.delete_session("fold", "march", actor=ADMIN)
     left = [m.content for m in _summaries(capped)]
     assert not any("Lena" in t for t in left) and any("大提琴" in t for t in left)
     gone = [i for k, i in summaries.items() if "Lena" in k]
@@ -107,15 +107,15 @@ def test_deleting_the_session_or_purging_a_fact_from_it_erases_its_summary(cappe
     # purging a fact read from a folded message takes the message's words with it: the summary too
     facts = [m for m in capped.list_memories(capped.get_user("fold")) if m.type != MemoryType.SUMMARY]
     cello = next(m for m in facts if "大提琴" in m.content)  # read from the folded message
-    capped.purge_memory(cello.id, actor=ADMIN)
+    capped.lifecycle.purge_memory(cello.id, actor=ADMIN)
     assert not any("大提琴" in m.content for m in _summaries(capped))
 
 
 def test_export_and_import_carry_a_summary_with_its_episodes_remapped(capped):
-    capped.forget("fold", now=NOW, actor=ADMIN)
-    data = capped.export_user("fold", actor=ADMIN)
-    capped.delete_user("fold", actor=ADMIN)
-    capped.import_user(data, actor=ADMIN)
+    capped.lifecycle.forget("fold", now=NOW, actor=ADMIN)
+    data = capped.lifecycle.export_user("fold", actor=ADMIN)
+    capped.lifecycle.delete_user("fold", actor=ADMIN)
+    capped.lifecycle.import_user(data, actor=ADMIN)
     copy = capped.get_user("fold")
     kept = capped.list_memories(
         copy, types=[MemoryType.SUMMARY, MemoryType.EPISODE], statuses=[MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED]

@@ -232,7 +232,7 @@ def test_deleting_a_session_erases_its_episodes_from_sql_and_the_index(svc):
     svc.remember("ep-del", "zqkeepme I adopted a cat named Mimi", session_id="a")
     svc.remember("ep-del", "zqgoneword I planted an apple tree", session_id="b")
     gone = [m.id for m in _episodes(svc, "ep-del") if "zqgoneword" in m.content]
-    svc.delete_session("ep-del", "b", actor=ADMIN)
+    svc.lifecycle.delete_session("ep-del", "b", actor=ADMIN)
     texts = [m.content for m in _episodes(svc, "ep-del")]
     assert any("zqkeepme" in t for t in texts) and not any("zqgoneword" in t for t in texts)
     assert gone and not set(gone) & svc.storage.index.ids()  # the episode's vector went with it

@@ -34,7 +34,7 @@ def test_delete_session_removes_the_write_logs_copies(backend_plumbing_svc):
     svc.remember("u", "hmm, zqsmalltalk okay", session_id="chat")  # produces no memory: only the write log keeps it
     with svc.storage.db() as db:
         assert any("zqsmalltalk" in e.content for e in db.exec(select(MemoryEvent)).all())
-    svc.delete_session("u", "chat", actor=ADMIN)
+    svc.lifecycle.delete_session("u", "chat", actor=ADMIN)
     with svc.storage.db() as db:
         assert not any("zqsmalltalk" in (e.content + e.reason) for e in db.exec(select(MemoryEvent)).all())
 
@@ -44,7 +44,7 @@ def test_purge_memory_removes_its_source_message(backend_plumbing_svc):
     report = svc.remember("u", "I love zqpurgeme hiking", session_id="chat")
     svc.remember("u", "I live in Porto.", session_id="chat")
     mid = next(op["memory_id"] for op in report.operations if op.get("memory_id"))
-    svc.purge_memory(mid, actor=ADMIN)
+    svc.lifecycle.purge_memory(mid, actor=ADMIN)
     with svc.storage.db() as db:
         texts = [m.content for m in db.exec(select(Message)).all()]
         events = [e.content for e in db.exec(select(MemoryEvent)).all()]
@@ -58,7 +58,7 @@ def test_delete_user_text_leaves_the_files(backend_plumbing_svc, backend_setting
         svc.remember("gone", f"I love zqerased{i} hiking and my diary says zqerased{i}", session_id="s")
         svc.remember("kept", f"I like tea number {i}", session_id="s")
     svc.recall("gone", "zqerased1 hiking")
-    svc.delete_user("gone", actor=ADMIN)
+    svc.lifecycle.delete_user("gone", actor=ADMIN)
     blob = _disk(backend_settings)
     assert b"I like tea" in blob, "the scan must see the stored text"
     assert b"zqerased" not in blob
@@ -80,12 +80,12 @@ def test_no_distinctive_string_of_the_user_is_left_in_any_file(backend_plumbing_
     curator = Actor("zqcurator", Role.ADMIN, "test")
     svc.flag_memory(extra.id, actor=curator, reason="zqdistinctreason flagged")
     svc.recall(uid, "zqdistinctquery about hiking")
-    svc.export_user(uid, actor=ADMIN)
+    svc.lifecycle.export_user(uid, actor=ADMIN)
     svc.flush_retrieval_log()
     strings = [uid, user.key, session.id, "zqdistinct-session", memory_id, extra.id, "zqdistinctcontent"]
     strings += ["zqdistinctsecond", "zqdistinctreason", "zqdistinctquery"]
     assert all(s.encode() in _disk(backend_settings) for s in strings[:2] + strings[6:7]), "the scan sees them"
-    svc.delete_user(uid, actor=ADMIN)
+    svc.lifecycle.delete_user(uid, actor=ADMIN)
     blob = _disk(backend_settings)
     assert b"I like tea" in blob
     left = [s for s in strings if s.encode() in blob]

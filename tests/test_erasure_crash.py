@@ -42,7 +42,7 @@ def _erase_and_die(settings_json: str, point: str) -> None:
         "close": (erasure, "close_job"),
     }[point]
     setattr(*target, _die)
-    _svc(settings_json).delete_user("gone", actor=ADMIN)
+    _svc(settings_json).lifecycle.delete_user("gone", actor=ADMIN)
 
 
 def _seed(svc: MemoryService) -> None:
@@ -69,13 +69,13 @@ def test_a_killed_erasure_is_finished_by_a_rerun_or_repair(backend_settings, poi
     with svc.storage.db() as db:
         assert db.get(ErasureJob, db.exec(ErasureJob.__table__.select()).first()[0]) is not None  # left open
     if finish == "rerun":
-        svc.delete_user("gone", actor=ADMIN)  # not "no user": the job is found by the id's hash and finished
+        svc.lifecycle.delete_user("gone", actor=ADMIN)  # not "no user": the job is found by the id's hash and finished
     else:
         assert svc.repair().get("erasures_finished") == 1
     with svc.storage.db() as db:
         assert db.exec(ErasureJob.__table__.select()).first() is None
     with pytest.raises(NotFound):
-        svc.delete_user("gone", actor=ADMIN)  # finished: now there is no such user
+        svc.lifecycle.delete_user("gone", actor=ADMIN)  # finished: now there is no such user
     assert [h.content for h in svc.recall("kept", "tea", threshold=-1.0, log=False).hits]
     svc.close()
     blob = _disk(backend_settings)
@@ -92,7 +92,7 @@ def test_two_erasures_of_one_user_at_once_both_end_well(plumbing_svc):
 
     def erase() -> None:
         try:
-            results.append(plumbing_svc.delete_user("gone", actor=ADMIN))
+            results.append(plumbing_svc.lifecycle.delete_user("gone", actor=ADMIN))
         except NotFound as exc:  # the other call finished first
             results.append(exc)
 
@@ -131,7 +131,7 @@ def test_an_older_snapshot_does_not_keep_erased_rows(tmp_path, monkeypatch, guar
         older.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         older.execute("SELECT 1")  # a snapshot from before the erasure, and no lock on any user table
         threading.Timer(2.0, older.commit).start()
-        svc.delete_user("gone", actor=ADMIN)
+        svc.lifecycle.delete_user("gone", actor=ADMIN)
         older.close()
         svc.close()
         blob = _disk(settings)

@@ -35,14 +35,14 @@ def _killed_after_rows_then_written_again(settings) -> str:
 def test_a_rerun_erases_the_recreated_user_too_and_says_so(backend_settings):
     settings_json = _killed_after_rows_then_written_again(backend_settings)
     svc = _svc(settings_json)
-    paper = svc.erase_user("gone", actor=ADMIN)
+    paper = svc.lifecycle.erase_user("gone", actor=ADMIN)
     with pytest.raises(NotFound):
         svc.get_user("gone")  # the old rerun finished the job and left the recreated user, receipt and all
     assert "resumed" in paper
     assert paper["recreated"]["removed"]["sql"]["memory"] >= 1 and paper["recreated"]["hashed_ids"]["memories"]
     with svc.storage.db() as db:
         assert db.exec(ErasureJob.__table__.select()).first() is None
-    assert svc.erasure_receipts("gone")[0]["recreated"] == paper["recreated"]
+    assert svc.lifecycle.erasure_receipts("gone")[0]["recreated"] == paper["recreated"]
     svc.close()
     blob = _disk(backend_settings)
     assert b"I like tea" in blob and b"zqback" not in blob and b"zqcrash" not in blob
@@ -53,7 +53,7 @@ def test_repair_finishes_the_job_and_its_receipt_says_the_recreated_user_stays(b
     svc = _svc(settings_json)
     report = svc.repair()
     assert report["erasures_finished"] == 1 and report["erasures_recreated"] == 1
-    [paper] = svc.erasure_receipts("gone")
+    [paper] = svc.lifecycle.erasure_receipts("gone")
     assert paper["complete"] is False and "still exists" in paper["recreated"]["what"]
     assert paper["recreated"]["still_there"]["memories"] >= 1
     kept = svc.list_memories(svc.get_user("gone"))  # written after the request: kept
@@ -73,7 +73,7 @@ def test_repair_says_complete_when_nobody_came_back(backend_settings):
     child.join(120)
     svc = _svc(settings_json)
     assert svc.repair()["erasures_recreated"] == 0
-    assert svc.erasure_receipts("gone")[0]["complete"] is True
+    assert svc.lifecycle.erasure_receipts("gone")[0]["complete"] is True
     svc.close()
 
 
@@ -87,7 +87,7 @@ def test_an_import_waits_for_the_unfinished_erasure_of_its_user(backend_settings
     settings_json = backend_settings.model_dump_json()
     svc = _svc(settings_json)
     _seed(svc)
-    data = json.loads(json.dumps(svc.export_user("gone", actor=ADMIN)))
+    data = json.loads(json.dumps(svc.lifecycle.export_user("gone", actor=ADMIN)))
     svc.close()
     child = worker_context().Process(target=_erase_and_die, args=(settings_json, "index"))
     child.start()
@@ -95,9 +95,9 @@ def test_an_import_waits_for_the_unfinished_erasure_of_its_user(backend_settings
     assert child.exitcode == -signal.SIGKILL
     svc = _svc(settings_json)
     with pytest.raises(Conflict, match="erasure of this user was interrupted"):
-        svc.import_user(data, actor=ADMIN)
+        svc.lifecycle.import_user(data, actor=ADMIN)
     with pytest.raises(NotFound):
         svc.get_user("gone")  # nothing imported
     svc.repair()
-    assert svc.import_user(data, actor=ADMIN)["memory"] == len(data["tables"]["memory"])
+    assert svc.lifecycle.import_user(data, actor=ADMIN)["memory"] == len(data["tables"]["memory"])
     svc.close()

@@ -87,7 +87,7 @@ def test_export_delete_import_is_lossless(plumbing_svc):
     svc = plumbing_svc
     seed_user(svc, HOSTILE_ID, "zebraquokka")
     seed_user(svc, "bob", "platypusowl")
-    first = svc.export_user(HOSTILE_ID, actor=ADMIN)
+    first = svc.lifecycle.export_user(HOSTILE_ID, actor=ADMIN)
     tables = first["tables"]
     for name in (
         "profilefield",
@@ -108,10 +108,10 @@ def test_export_delete_import_is_lossless(plumbing_svc):
         assert tables[name], f"the seed should cover {name}"
     assert {m["status"] for m in tables["memory"]} == {"active", "superseded"}
 
-    svc.delete_user(HOSTILE_ID, actor=ADMIN)
-    counts = svc.import_user(json.loads(_dump(first)), actor=ADMIN)  # through real JSON text, as the CLI does
+    svc.lifecycle.delete_user(HOSTILE_ID, actor=ADMIN)
+    counts = svc.lifecycle.import_user(json.loads(_dump(first)), actor=ADMIN)  # through real JSON text, as the CLI does
     assert counts["memory"] == len(tables["memory"])
-    again = svc.export_user(HOSTILE_ID, actor=ADMIN)
+    again = svc.lifecycle.export_user(HOSTILE_ID, actor=ADMIN)
     assert _same_rows(again) == _same_rows(as_imported_by(first, ADMIN.name))
     assert {lb["labeled_by"] for lb in again["tables"]["hitlabel"]} == {"test-admin (imported: team)"}
     assert again["user"]["key"] != first["user"]["key"]  # ids are remapped, never trusted
@@ -122,16 +122,16 @@ def test_export_delete_import_is_lossless(plumbing_svc):
 def test_import_refuses_existing_user_and_bad_files(plumbing_svc):
     svc = plumbing_svc
     seed_user(svc, "alice", "zebraquokka")
-    data = svc.export_user("alice", actor=ADMIN)
+    data = svc.lifecycle.export_user("alice", actor=ADMIN)
     with pytest.raises(Conflict):
-        svc.import_user(data, actor=ADMIN)
+        svc.lifecycle.import_user(data, actor=ADMIN)
     with pytest.raises(InvalidInput):
-        svc.import_user({"format": "something else"}, actor=ADMIN)
+        svc.lifecycle.import_user({"format": "something else"}, actor=ADMIN)
     broken = json.loads(_dump(data))
     broken["tables"]["memory"][0]["created_at"] = "last tuesday"
-    svc.delete_user("alice", actor=ADMIN)
+    svc.lifecycle.delete_user("alice", actor=ADMIN)
     with pytest.raises(InvalidInput, match="ISO-8601"):
-        svc.import_user(broken, actor=ADMIN)
+        svc.lifecycle.import_user(broken, actor=ADMIN)
     assert svc.list_users() == []  # nothing half-imported
 
 

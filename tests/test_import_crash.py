@@ -35,7 +35,7 @@ def _import_and_die(settings_json: str, path: str) -> None:
 
     indexing.index_memories = _die
     with open(path, encoding="utf-8") as f:
-        _svc(settings_json).import_user(json.load(f), actor=ADMIN)
+        _svc(settings_json).lifecycle.import_user(json.load(f), actor=ADMIN)
 
 
 def _unindexed(svc: MemoryService) -> int:
@@ -50,8 +50,8 @@ def test_an_import_killed_after_its_commit_is_indexed_at_the_next_start(backend_
     drafts = [MemoryDraft(content=f"note {i} about zqimport rowing club {i}") for i in range(MANY)]
     svc.add_memories(user, drafts)
     path = tmp_path / "moved.json"
-    path.write_text(json.dumps(svc.export_user("moved", actor=ADMIN)), encoding="utf-8")
-    svc.delete_user("moved", actor=ADMIN)
+    path.write_text(json.dumps(svc.lifecycle.export_user("moved", actor=ADMIN)), encoding="utf-8")
+    svc.lifecycle.delete_user("moved", actor=ADMIN)
     svc.close()
 
     child = worker_context().Process(target=_import_and_die, args=(settings_json, str(path)))

@@ -71,12 +71,12 @@ def test_a_door_user_round_trips_through_export_and_import(backend_plumbing_svc,
     user = f"{door}-user"
     USE[door](svc, user)
     svc.flush_retrieval_log()
-    first = json.loads(json.dumps(svc.export_user(user, actor=ADMIN), ensure_ascii=False))
+    first = json.loads(json.dumps(svc.lifecycle.export_user(user, actor=ADMIN), ensure_ascii=False))
     assert first["tables"]["retrieval"], "the door's searches are logged and exported"
-    svc.delete_user(user, actor=ADMIN)
-    counts = svc.import_user(first, actor=ADMIN)
+    svc.lifecycle.delete_user(user, actor=ADMIN)
+    counts = svc.lifecycle.import_user(first, actor=ADMIN)
     assert counts["retrieval"] == len(first["tables"]["retrieval"])
-    again = svc.export_user(user, actor=ADMIN)
+    again = svc.lifecycle.export_user(user, actor=ADMIN)
     assert _same_rows(again) == _same_rows(first)
     active = [m for m in again["tables"]["memory"] if m["status"] == "active"]
     hits = svc.recall(user, active[0]["content"], threshold=-1.0, log=False, any_agent=True).hits
@@ -88,12 +88,12 @@ def test_a_mem0_id_kept_across_an_update_names_the_imported_row(backend_plumbing
     import, the door's listing, get and history agree on the new id."""
     svc = backend_plumbing_svc
     _python(svc, "ana")
-    first = svc.export_user("ana", actor=ADMIN)
+    first = svc.lifecycle.export_user("ana", actor=ADMIN)
     assert any((m["meta"] or {}).get("stable_id") for m in first["tables"]["memory"]), "an UPDATE happened"
-    svc.delete_user("ana", actor=ADMIN)
-    svc.import_user(json.loads(json.dumps(first)), actor=ADMIN)
+    svc.lifecycle.delete_user("ana", actor=ADMIN)
+    svc.lifecycle.import_user(json.loads(json.dumps(first)), actor=ADMIN)
     mem = Memory(svc)
-    ids = {m["id"] for m in svc.export_user("ana", actor=ADMIN)["tables"]["memory"]}
+    ids = {m["id"] for m in svc.lifecycle.export_user("ana", actor=ADMIN)["tables"]["memory"]}
     listed = mem.get_all(user_id="ana")["results"]
     berlin = next(r for r in listed if "Berlin" in r["memory"] and r["type"] == "fact")
     assert berlin["id"] in ids  # a row of this user, not the id from the file

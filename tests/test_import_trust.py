@@ -22,9 +22,9 @@ from memory.langgraph import MemLensStore
 
 def _crafted(svc, user_id: str, change) -> dict:
     """The user's real export with ``change`` applied to it, the user deleted: the file an attacker hands in."""
-    data = json.loads(json.dumps(svc.export_user(user_id, actor=ADMIN), ensure_ascii=False))
+    data = json.loads(json.dumps(svc.lifecycle.export_user(user_id, actor=ADMIN), ensure_ascii=False))
     change(data)
-    svc.delete_user(user_id, actor=ADMIN)
+    svc.lifecycle.delete_user(user_id, actor=ADMIN)
     return data
 
 
@@ -56,7 +56,7 @@ def test_an_imported_stable_id_cannot_take_over_another_users_memory(rest):
         for m in data["tables"]["memory"]:
             m["meta"] = {**m["meta"], "stable_id": victim_id}
 
-    svc.import_user(_crafted(svc, "mallory", take_over), actor=ADMIN)
+    svc.lifecycle.import_user(_crafted(svc, "mallory", take_over), actor=ADMIN)
     with client("bob") as bob:
         mine = bob.get(f"/v1/memories/{victim_id}")
         assert mine.status_code == 200 and mine.json()["memory"] == "I live in Lisbon", mine.text
@@ -106,7 +106,7 @@ def test_an_imported_namespace_never_places_an_item_under_another_user(backend_p
             if "store_ns" in m["meta"]:
                 m["meta"] = {**m["meta"], "store_ns": json.dumps(["bob", "notes"]), "store_key": "pay"}
 
-    svc.import_user(_crafted(svc, "mallory", plant), actor=ADMIN)
+    svc.lifecycle.import_user(_crafted(svc, "mallory", plant), actor=ADMIN)
     under_bob = store.search(("bob",), limit=50)
     assert [i.value["content"] for i in under_bob] == ["Bob likes oolong tea"]
     assert store.get(("bob", "notes"), "pay") is None
@@ -172,6 +172,6 @@ def test_a_context_sections_left_out_ids_never_name_another_users_rows(rest):
         for section in data["tables"]["contextsection"]:
             section["dropped_items"] = [victim_id, "system", "999999"]
 
-    svc.import_user(_crafted(svc, "mallory", point_at_bob), actor=ADMIN)
-    sections = svc.export_user("mallory", actor=ADMIN)["tables"]["contextsection"]
+    svc.lifecycle.import_user(_crafted(svc, "mallory", point_at_bob), actor=ADMIN)
+    sections = svc.lifecycle.export_user("mallory", actor=ADMIN)["tables"]["contextsection"]
     assert sections and all(s["dropped_items"] == ["system"] for s in sections)

@@ -16,8 +16,8 @@ from memory.storage.models import Memory, ProfileField, User, id_hash
 def _export(svc, user_id="alice"):
     user = svc.ensure_user(user_id)
     svc.add_memory(user, "User likes green tea")
-    data = svc.export_user(user_id, actor=ADMIN)
-    svc.delete_user(user_id, actor=ADMIN)
+    data = svc.lifecycle.export_user(user_id, actor=ADMIN)
+    svc.lifecycle.delete_user(user_id, actor=ADMIN)
     return data
 
 
@@ -29,7 +29,7 @@ def test_rows_claiming_another_user_land_in_the_files_user(plumbing_svc):
     forged = copy.deepcopy(data["tables"]["memory"][0])
     forged.update(id="f" * 32, user_key=victim.key, content="Victim's card is 4242 4242 4242 4242")
     data["tables"]["memory"].append(forged)
-    svc.import_user(data, actor=ADMIN)
+    svc.lifecycle.import_user(data, actor=ADMIN)
     alice = svc.get_user("alice")
     with svc.storage.db() as db:
         victim_rows = db.exec(select(Memory).where(Memory.user_key == victim.key)).all()
@@ -44,12 +44,12 @@ def test_hashes_are_recomputed_so_no_user_is_squatted(plumbing_svc):
     svc = plumbing_svc
     data = _export(svc)
     data["user"]["external_hash"] = id_hash("future-user")
-    svc.import_user(data, actor=ADMIN)
+    svc.lifecycle.import_user(data, actor=ADMIN)
     with svc.storage.db() as db:
         alice = db.exec(select(User).where(User.external_id == "alice")).one()
     assert alice.external_hash == id_hash("alice")
     svc.remember("future-user", "I live in Porto.")  # the squatted id works
-    svc.delete_user("alice", actor=ADMIN)  # and the imported user can be deleted
+    svc.lifecycle.delete_user("alice", actor=ADMIN)  # and the imported user can be deleted
 
 
 @pytest.mark.parametrize("bad", ["../../../etc/passwd", "a b", "x" * 200, "abc\n"])
@@ -58,7 +58,7 @@ def test_a_bad_id_is_refused_naming_the_row(plumbing_svc, bad):
     data = _export(svc)
     data["tables"]["memory"][0]["id"] = bad
     with pytest.raises(InvalidInput, match=r"memory row 1.*id"):
-        svc.import_user(data, actor=ADMIN)
+        svc.lifecycle.import_user(data, actor=ADMIN)
     assert svc.storage.index.count() == 0
 
 
@@ -68,7 +68,7 @@ def test_profile_values_and_texts_are_masked_again(plumbing_svc):
     data["tables"].setdefault("profilefield", []).append(
         {"user_key": "someone-else", "field": "city", "value": "call 139 0144 0461", "confidence": 1.0}
     )
-    svc.import_user(data, actor=ADMIN)
+    svc.lifecycle.import_user(data, actor=ADMIN)
     with svc.storage.db() as db:
         row = db.exec(select(ProfileField)).one()
     assert row.value == "call [phone ***0461]"
@@ -87,7 +87,7 @@ def test_malformed_files_get_clear_errors(plumbing_svc, mutate, message):
     data = _export(plumbing_svc)
     mutate(data)
     with pytest.raises(InvalidInput, match=message):
-        plumbing_svc.import_user(data, actor=ADMIN)
+        plumbing_svc.lifecycle.import_user(data, actor=ADMIN)
 
 
 @pytest.mark.parametrize("bad", ["agent\n", "agent\r\n"])
@@ -108,9 +108,9 @@ def _victim_and_file(svc):
 
     seed_user(svc, "victim", "zqvictim")
     seed_user(svc, "mallory", "zqmallory")
-    victim = svc.export_user("victim", actor=ADMIN)
-    data = svc.export_user("mallory", actor=ADMIN)
-    svc.delete_user("mallory", actor=ADMIN)
+    victim = svc.lifecycle.export_user("victim", actor=ADMIN)
+    data = svc.lifecycle.export_user("mallory", actor=ADMIN)
+    svc.lifecycle.delete_user("mallory", actor=ADMIN)
     return victim, data
 
 
@@ -192,15 +192,15 @@ def test_a_reference_to_another_users_row_refuses_the_whole_file(plumbing_svc, a
     victim, data = _victim_and_file(svc)
     attack(victim, data)
     with pytest.raises(InvalidInput, match=r"import refused: \w+ row \d+: .*not a \w+ of this file.*another user"):
-        svc.import_user(data, actor=ADMIN)
+        svc.lifecycle.import_user(data, actor=ADMIN)
     assert _user_ids(svc) == {"victim"}  # nothing written
     from memory import audit
 
     assert any("import refused" in e.reason for e in audit.events(svc.storage, action="denied"))  # audited
-    assert _same_victim(svc.export_user("victim", actor=ADMIN), victim)
+    assert _same_victim(svc.lifecycle.export_user("victim", actor=ADMIN), victim)
     svc.remember("victim", "I live in Porto.", session_id="old")  # the victim's statements still become memories
     assert any("Porto" in m.content for m in svc.list_memories(svc.get_user("victim")))
-    svc.delete_user("victim", actor=ADMIN)  # and the victim can still be erased
+    svc.lifecycle.delete_user("victim", actor=ADMIN)  # and the victim can still be erased
 
 
 def _same_victim(after, before):
@@ -234,9 +234,9 @@ def test_ids_are_remapped_so_colliding_or_huge_ids_touch_nothing(plumbing_svc):
         for col in ("user_message_id", "from_message_id", "source_message_id"):
             if row.get(col) == first_msg:
                 row[col] = huge
-    svc.import_user(data, actor=ADMIN)
-    assert _same_victim(svc.export_user("victim", actor=ADMIN), victim)
-    mine = svc.export_user("mallory", actor=ADMIN)["tables"]
+    svc.lifecycle.import_user(data, actor=ADMIN)
+    assert _same_victim(svc.lifecycle.export_user("victim", actor=ADMIN), victim)
+    mine = svc.lifecycle.export_user("mallory", actor=ADMIN)["tables"]
     assert victim_memory["id"] not in {m["id"] for m in mine["memory"]}
     assert max(m["id"] for m in mine["message"]) < 1000  # the database chose the ids
     by_id = {m["id"]: m for m in mine["message"]}
@@ -282,7 +282,7 @@ def test_values_are_checked_like_live_input(plumbing_svc, mutate, message):
     _victim, data = _victim_and_file(svc)
     mutate(data)
     with pytest.raises(InvalidInput, match=message):
-        svc.import_user(data, actor=ADMIN)
+        svc.lifecycle.import_user(data, actor=ADMIN)
     assert _user_ids(svc) == {"victim"}
 
 
@@ -292,8 +292,8 @@ def test_a_reference_to_a_row_deleted_before_the_export_is_cleared(plumbing_svc)
     _victim, data = _victim_and_file(svc)
     data["tables"]["memory"][0]["source_message_ids"] = [987_654]
     data["tables"]["profilefield"][0]["memory_ids"] = {"x": "0" * 31 + "1"}
-    svc.import_user(data, actor=ADMIN)
-    mine = svc.export_user("mallory", actor=ADMIN)["tables"]
+    svc.lifecycle.import_user(data, actor=ADMIN)
+    mine = svc.lifecycle.export_user("mallory", actor=ADMIN)["tables"]
     assert [] in [m["source_message_ids"] for m in mine["memory"]]
     assert mine["profilefield"][0]["memory_ids"] == {}
 
@@ -317,12 +317,12 @@ def test_on_every_backend_a_crafted_file_is_refused_and_a_clean_one_gets_new_ids
     crafted = copy.deepcopy(data)
     _attack_memory_sourced_from_the_victims_message(victim, crafted)
     with pytest.raises(InvalidInput, match="another user"):
-        svc.import_user(crafted, actor=ADMIN)
+        svc.lifecycle.import_user(crafted, actor=ADMIN)
     _rename_message(data, data["tables"]["message"][0]["id"], 2**62)  # remapped: the sequence does not move
-    counts = svc.import_user(data, actor=ADMIN)
+    counts = svc.lifecycle.import_user(data, actor=ADMIN)
     assert counts["message"] == len(data["tables"]["message"])
     svc.remember("after", "I live in Porto.")  # the next ids still come from the sequence
-    assert max(m["id"] for m in svc.export_user("after", actor=ADMIN)["tables"]["message"]) < 1000
+    assert max(m["id"] for m in svc.lifecycle.export_user("after", actor=ADMIN)["tables"]["message"]) < 1000
 
 
 def _rename_message(data, old, new) -> None:

@@ -56,9 +56,9 @@ def test_the_same_statement_merges_with_provenance(plumbing_svc):
             ),
         ],
     )
-    assert svc.compact("alice", dry_run=True, now=T0).merges and len(svc.list_memories(user)) == 4
+    assert svc.lifecycle.compact("alice", dry_run=True, now=T0).merges and len(svc.list_memories(user)) == 4
 
-    report = svc.compact("alice", now=T0, actor=ADMIN)
+    report = svc.lifecycle.compact("alice", now=T0, actor=ADMIN)
     assert len(report.merges) == 1
     merged = svc.get_memory(report.merges[0].record["id"])
     assert merged.status == "active" and merged.source_message_ids == sorted([m1, m2])
@@ -74,7 +74,7 @@ def test_the_same_statement_merges_with_provenance(plumbing_svc):
     with svc.storage.db() as db:
         ops = sorted(e.op for e in db.query(MemoryEvent).filter(MemoryEvent.op.in_(["MERGE", "COMPACT"])).all())
     assert ops == ["COMPACT", "MERGE", "MERGE"]
-    assert svc.compact("alice", now=T0, actor=ADMIN).merges == []  # idempotent
+    assert svc.lifecycle.compact("alice", now=T0, actor=ADMIN).merges == []  # idempotent
 
 
 def test_near_duplicates_merge_by_meaning_english_and_chinese(svc):
@@ -93,7 +93,7 @@ def test_near_duplicates_merge_by_meaning_english_and_chinese(svc):
             MemoryDraft("turn: I live in Hangzhou.", type="episode"),
         ],
     )
-    report = svc.compact("lin", now=T0, actor=ADMIN)
+    report = svc.lifecycle.compact("lin", now=T0, actor=ADMIN)
     groups = sorted(sorted(m.source_ids) for m in report.merges)
     ids = {r.content: r.id for r in rows}
     assert groups == sorted(

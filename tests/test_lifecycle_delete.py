@@ -131,14 +131,16 @@ def test_delete_user_leaves_no_trace_and_spares_others(plumbing_svc):
     _checkpoint(svc, bob["old"].id, "checkpoint platypusowl")
     root = svc.settings.data_dir
     assert files_containing(root, "zebraquokka")  # the scan does see text before deletion
-    bob_before = svc.export_user("bob", actor=ADMIN)
+    bob_before = svc.lifecycle.export_user("bob", actor=ADMIN)
 
-    counts = svc.delete_user(alice_id, actor=ADMIN)  # at once, although the "live" session had activity just now
+    counts = svc.lifecycle.delete_user(
+        alice_id, actor=ADMIN
+    )  # at once, although the "live" session had activity just now
     assert counts["checkpoints"] > 0 and counts["message"] == 3 and counts["user"] == 1
 
     assert files_containing(root, "zebraquokka") == []
     assert files_containing(root, alice_id) == []  # (the random internal key may remain in LanceDB's commit log)
-    assert svc.export_user("bob", actor=ADMIN) == bob_before
+    assert svc.lifecycle.export_user("bob", actor=ADMIN) == bob_before
     assert svc.recall("bob", "platypusowl hiking", threshold=0.0).selected
     assert [u["user_id"] for u in svc.list_users()] == ["bob"]
 
@@ -146,8 +148,8 @@ def test_delete_user_leaves_no_trace_and_spares_others(plumbing_svc):
 def test_delete_session_is_never_refused_and_removes_only_that_session(plumbing_svc):
     svc = plumbing_svc
     seeded = seed_user(svc, "alice", "zebraquokka")
-    svc.delete_session("alice", "live", actor=ADMIN)  # running a moment ago: erasure does not wait
-    counts = svc.delete_session("alice", "old", actor=ADMIN)
+    svc.lifecycle.delete_session("alice", "live", actor=ADMIN)  # running a moment ago: erasure does not wait
+    counts = svc.lifecycle.delete_session("alice", "old", actor=ADMIN)
     assert counts["message"] == 2 and counts["retrieval"] == 1 and counts["sessionbridge"] == 1
     with svc.storage.db() as db:
         assert db.query(Message).count() == 0 and db.query(Turn).count() == 0
@@ -160,7 +162,7 @@ def test_purge_memory_removes_row_history_and_vector(plumbing_svc):
     svc = plumbing_svc
     seeded = seed_user(svc, "alice", "zebraquokka")
     first = seeded["memories"][0]
-    svc.purge_memory(first.id, actor=ADMIN)
+    svc.lifecycle.purge_memory(first.id, actor=ADMIN)
     with svc.storage.db() as db:
         assert db.get(Memory, first.id) is None
         assert db.query(HitLabel).filter(HitLabel.memory_id == first.id).count() == 0

@@ -56,17 +56,17 @@ def test_expiry_per_type_and_explicit_date(plumbing_svc):
             MemoryDraft("coupon valid until Friday", expires_at=T0 - timedelta(hours=1), importance=0.9),
         ],
     )
-    plan = _by_content(svc.forget("alice", dry_run=True, now=T0))
+    plan = _by_content(svc.lifecycle.forget("alice", dry_run=True, now=T0))
     assert set(plan) == {"trip to Paris", "coupon valid until Friday"}
     assert plan["trip to Paris"].rule == "expired" and "30 days after their event time" in plan["trip to Paris"].reason
     assert "its own expiry date" in plan["coupon valid until Friday"].reason
     assert len(svc.list_memories(user)) == 5  # dry run changed nothing
 
-    svc.forget("alice", now=T0, actor=ADMIN)
+    svc.lifecycle.forget("alice", now=T0, actor=ADMIN)
     assert {m.content for m in svc.list_memories(user, statuses=("archived",))} == set(plan)
     assert len(svc.list_memories(user)) == 3
     assert svc.storage.index.count(user.key) == 3  # archived memories leave the index
-    later = _by_content(svc.forget("alice", dry_run=True, now=T0 + timedelta(days=2)))
+    later = _by_content(svc.lifecycle.forget("alice", dry_run=True, now=T0 + timedelta(days=2)))
     assert set(later) == {"dinner next week"}  # facts and turns never expire
 
 
@@ -86,7 +86,7 @@ def test_cap_archives_lowest_value_first_and_reinforcement_helps(plumbing_svc, m
     )
     _set(svc, fresh.id, last_accessed_at=T0 - timedelta(days=1))
     _set(svc, repeated.id, reinforce_count=3)
-    report = svc.forget("alice", now=T0, actor=ADMIN)
+    report = svc.lifecycle.forget("alice", now=T0, actor=ADMIN)
     archived = {a.memory_id: a for a in report.actions}
     # decay: 60 idle days = 2 half-lives → 0.125; the reinforced 0.4 beats the single 0.4 and the idle 0.5
     assert set(archived) == {stale.id, single.id}
@@ -104,12 +104,12 @@ def test_faded_memories_archived_then_purged_after_retention(plumbing_svc):
             MemoryDraft("an important fact", importance=1.0, created_at=T0 - timedelta(days=100)),
         ],
     )
-    report = svc.forget("alice", now=T0, actor=ADMIN)
+    report = svc.lifecycle.forget("alice", now=T0, actor=ADMIN)
     assert [(a.memory_id, a.rule) for a in report.actions] == [(faded.id, "faded")]
     assert "without use" in report.actions[0].reason
 
-    assert svc.forget("alice", dry_run=True, now=T0 + timedelta(days=89)).count("delete") == 0
-    purge = svc.forget("alice", now=T0 + timedelta(days=91), actor=ADMIN)
+    assert svc.lifecycle.forget("alice", dry_run=True, now=T0 + timedelta(days=89)).count("delete") == 0
+    purge = svc.lifecycle.forget("alice", now=T0 + timedelta(days=91), actor=ADMIN)
     assert [(a.memory_id, a.action, a.rule) for a in purge.actions] == [(faded.id, "delete", "retention")]
     with svc.storage.db() as db:
         assert db.get(Memory, faded.id) is None and db.get(Memory, kept.id) is not None

@@ -79,7 +79,7 @@ def test_the_episodes_tab_shows_the_cap_and_the_summaries_folded_from_archived_e
     for sid, words, at in (("feb", "My sister Lena got her pilot's licence.", old), ("now", "Hello again.", None)):
         session = svc.ensure_session(user, sid)
         svc.write_from_messages(user, session, [svc.add_message(session, "user", words, created_at=at or utcnow())])
-    svc.forget("fold-page", actor=ADMIN)
+    svc.lifecycle.forget("fold-page", actor=ADMIN)
     svc.close()
     monkeypatch.syspath_prepend(str(PAGE.parents[1]))
     at = AppTest.from_file(str(PAGE), default_timeout=60)

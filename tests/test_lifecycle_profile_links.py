@@ -35,7 +35,7 @@ def test_an_archived_memory_takes_its_profile_value_with_it(svc: MemoryService):
     assert _state(svc, "ana", "city") == ("Lisbon", {"Lisbon": city})
     before = len(svc.profile_history("ana"))
     _expire(svc, city)
-    report = svc.forget("ana", actor=CURATOR)
+    report = svc.lifecycle.forget("ana", actor=CURATOR)
     assert [a.memory_id for a in report.actions] == [city]
     assert _state(svc, "ana", "city") == (None, {})  # the prompt and the profile page no longer say Lisbon
     change = svc.profile_history("ana")[-1]
@@ -55,7 +55,7 @@ def test_a_forgotten_value_stated_by_another_memory_moves_its_link(svc: MemorySe
     )
     before = len(svc.profile_history("bo"))
     _expire(svc, first)
-    svc.forget("bo", actor=CURATOR)
+    svc.lifecycle.forget("bo", actor=CURATOR)
     assert _state(svc, "bo", "city") == ("Porto", {"Porto": again.id})
     assert len(svc.profile_history("bo")) == before  # the value did not change: no change-log entry
 
@@ -68,7 +68,7 @@ def test_a_purged_memory_clears_a_value_still_linked_to_it(svc: MemoryService):
             .where(Memory.id == city)
             .values(status=MemoryStatus.ARCHIVED, updated_at=utcnow() - timedelta(days=400))
         )
-    report = svc.forget("cy", actor=CURATOR)
+    report = svc.lifecycle.forget("cy", actor=CURATOR)
     assert [(a.memory_id, a.action) for a in report.actions] == [(city, "delete")]
     assert _state(svc, "cy", "city") == (None, {})
     assert "forgotten (archived on" in svc.profile_history("cy")[-1].reason
@@ -79,7 +79,7 @@ def test_compaction_moves_the_link_to_the_merged_record(svc: MemoryService):
     user = svc.get_user("di")
     svc.add_memories(user, [MemoryDraft("User lives in Oslo.", subject="user", predicate="lives_in", object="Oslo")])
     before = len(svc.profile_history("di"))
-    report = svc.compact("di", actor=CURATOR)
+    report = svc.lifecycle.compact("di", actor=CURATOR)
     (merge,) = report.merges
     assert city in merge.source_ids
     merged_id = merge.record["id"]

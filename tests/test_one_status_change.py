@@ -113,7 +113,7 @@ def compaction(svc: MemoryService) -> str:
     svc.add_memories(
         svc.get_user("u"), [MemoryDraft("User lives in Porto.", subject="user", predicate="lives_in", object="Porto")]
     )
-    report = svc.compact("u", actor=CURATOR)
+    report = svc.lifecycle.compact("u", actor=CURATOR)
     assert any(m in merge.source_ids for merge in report.merges)
     return m
 
@@ -122,13 +122,13 @@ def forgetting(svc: MemoryService) -> str:
     m = _porto(svc)
     with svc.storage.engine.begin() as conn:
         conn.execute(update(Memory).where(col(Memory.id) == m).values(expires_at=utcnow() - timedelta(days=1)))
-    svc.forget("u", actor=CURATOR)
+    svc.lifecycle.forget("u", actor=CURATOR)
     return m
 
 
 def purge(svc: MemoryService) -> str:
     m = _porto(svc)
-    svc.purge_memory(m, actor=ADMIN)
+    svc.lifecycle.purge_memory(m, actor=ADMIN)
     return m
 
 

@@ -179,9 +179,9 @@ def test_write_pipeline_profile_and_deletion_on_each_backend(backend_svc):
     statuses = {m.content: m.status for m in svc.list_memories(svc.get_user("lin"), statuses=())}
     assert "superseded" in statuses.values()
     svc.remember("other", "I live in Paris")
-    dump = svc.export_user("lin", actor=ADMIN)
+    dump = svc.lifecycle.export_user("lin", actor=ADMIN)
     assert dump["user"]["external_id"] == "lin"
-    svc.delete_user("lin", actor=ADMIN)
+    svc.lifecycle.delete_user("lin", actor=ADMIN)
     assert [u["user_id"] for u in svc.list_users()] == ["other"]
     assert svc.storage.index.count() == len(svc.list_memories(svc.get_user("other")))
 

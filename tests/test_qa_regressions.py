@@ -57,7 +57,7 @@ def test_compaction_keeps_different_likes_apart_so_a_negation_removes_only_one(p
     svc = plumbing_svc
     svc.remember("bob", "I love tea.")
     svc.remember("bob", "I love coffee.")
-    svc.compact("bob", actor=ADMIN)
+    svc.lifecycle.compact("bob", actor=ADMIN)
     svc.remember("bob", "I no longer like tea.")
     active = [m.content for m in svc.list_memories(svc.get_user("bob"), types=SEMANTIC_TYPES)]
     assert any("coffee" in c for c in active)

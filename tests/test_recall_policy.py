@@ -48,7 +48,7 @@ def test_a_misspelt_knob_is_refused_everywhere_never_ignored(alice):
     with pytest.raises(InvalidInput, match="'topk' is not a recall setting"):
         svc.recall_policy().replace(topk=3)
     with pytest.raises(InvalidInput, match="not a recall setting"):
-        svc.replay({"treshold": 0.5}, actor=CURATOR)
+        svc.desk.replay({"treshold": 0.5}, actor=CURATOR)
     with pytest.raises(InvalidInput, match="k must be"):
         svc.recall_policy().replace(k=0)
     with pytest.raises(InvalidInput, match="mode must be"):

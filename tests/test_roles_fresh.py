@@ -67,7 +67,7 @@ def test_a_removed_account_can_do_nothing(plumbing_svc: MemoryService):
     accounts.remove(svc.storage, "gone", actor=ADMIN)
     for act in (
         lambda: svc.delete_memory(memory_id, actor=gone),
-        lambda: svc.export_user("rf-user", actor=gone),
+        lambda: svc.lifecycle.export_user("rf-user", actor=gone),
         lambda: accounts.add(svc.storage, "again", Role.ADMIN, PASSWORD, actor=gone),
     ):
         with pytest.raises(Forbidden, match="no longer exists"):

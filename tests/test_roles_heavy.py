@@ -51,19 +51,19 @@ def _accounts(svc) -> set[str]:
 #: name → (the call, the role it needs, the audit action of a done call, what must be unchanged when refused)
 CASES = {
     "shadow replay": (
-        lambda svc, who: svc.shadow_replay("rh-user", extractor="rules", sample=50, actor=who),
+        lambda svc, who: svc.desk.shadow_replay("rh-user", extractor="rules", sample=50, actor=who),
         Role.CURATOR,
         AuditAction.SHADOW_REPLAY,
         lambda svc: _shadows(),
     ),
     "A/B replay": (
-        lambda svc, who: svc.replay({"k": 1}, user_id="rh-user", actor=who),
+        lambda svc, who: svc.desk.replay({"k": 1}, user_id="rh-user", actor=who),
         Role.CURATOR,
         AuditAction.REPLAY,
         None,
     ),
     "labelled suite": (
-        lambda svc, who: svc.eval_labels("rh-user", record=True, actor=who),
+        lambda svc, who: svc.desk.eval_labels("rh-user", record=True, actor=who),
         Role.CURATOR,
         AuditAction.EVAL_LABELS,
         None,
@@ -140,9 +140,9 @@ def test_revoking_a_key_is_an_admins_and_audited(svc):
 def test_no_actor_and_a_forged_role_are_refused_and_audited(svc):
     """A call with no actor, or with a role that does not exist, is refused like a low role, and audited."""
     with pytest.raises(Forbidden, match="no actor"):
-        svc.shadow_replay("rh-user", extractor="rules", actor=None)  # type: ignore[arg-type]
+        svc.desk.shadow_replay("rh-user", extractor="rules", actor=None)  # type: ignore[arg-type]
     with pytest.raises(Forbidden, match="no valid role"):
-        svc.replay({"k": 1}, actor=Actor("mallory", "superuser", via="ui"))  # type: ignore[arg-type]
+        svc.desk.replay({"k": 1}, actor=Actor("mallory", "superuser", via="ui"))  # type: ignore[arg-type]
     assert len(audit.events(svc.storage, action=AuditAction.DENIED)) == 2
 
 
@@ -157,5 +157,5 @@ def test_a_demoted_account_is_refused_at_its_next_heavy_call(svc):
         db.add(row)
         db.commit()
     with pytest.raises(Forbidden, match="is a viewer"):
-        svc.shadow_replay("rh-user", extractor="rules", actor=cu)
+        svc.desk.shadow_replay("rh-user", extractor="rules", actor=cu)
     assert [(e.actor, e.role) for e in audit.events(svc.storage, action=AuditAction.DENIED)] == [("rh-cu", "viewer")]

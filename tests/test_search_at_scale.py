@@ -50,7 +50,7 @@ def big_user(backend_plumbing_svc):
     _fill(Memory(svc), "alice")
     built = time.perf_counter() - started
     Memory(svc).add("I love jasmine tea", user_id="bob", infer=False)  # another user: never among alice's hits
-    assert svc.user_stats("alice")["memories"]["active"] >= USERS_MEMORIES, built
+    assert svc.lifecycle.user_stats("alice")["memories"]["active"] >= USERS_MEMORIES, built
     return svc
 
 

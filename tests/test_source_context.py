@@ -107,7 +107,7 @@ def test_a_purged_memorys_blanked_source_is_not_shown(plumbing_svc):
             MemoryDraft(content="Ana likes running", source_message_ids=[msgs[2].id]),
         ],
     )
-    svc.purge_memory(rash.id, actor=ADMIN)
+    svc.lifecycle.purge_memory(rash.id, actor=ADMIN)
     rows = load(svc.storage.engine, user.key, [[msgs[2].id]], 2)[0]
     assert [r.message_id for r in rows] == [msgs[1].id]
 
@@ -115,7 +115,7 @@ def test_a_purged_memorys_blanked_source_is_not_shown(plumbing_svc):
 def test_deleted_sessions_leave_no_context(plumbing_svc):
     svc = plumbing_svc
     user, msgs = _conversation(svc, "ana", ["one", "two", "three"])
-    svc.delete_session("ana", "s", actor=ADMIN)
+    svc.lifecycle.delete_session("ana", "s", actor=ADMIN)
     assert load(svc.storage.engine, user.key, [[msgs[1].id]], 2) == [[]]
 
 
@@ -307,7 +307,7 @@ def test_a_turn_injects_context_records_its_tokens_and_a_purge_scrubs_it_from_th
     [turn] = views.context_snapshots(svc.storage, result.session_key)
     memories = next(s for s in turn["sections"] if s["name"] == "memories")
     assert 0 < memories["context_used"] <= memories["used"]
-    svc.purge_memory(rash.id, actor=ADMIN)
+    svc.lifecycle.purge_memory(rash.id, actor=ADMIN)
     with svc.storage.db() as db:
         prompt = db.get(ContextSnapshot, snap.id).prompt
     assert "my doctor" not in prompt and "the rash is eczema" not in prompt  # the message, raw or fenced, is gone

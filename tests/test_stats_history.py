@@ -80,7 +80,7 @@ def test_interests_topics_and_median_budget(plumbing_svc):
             ),
         ],
     )
-    stats = svc.user_stats("lin")
+    stats = svc.lifecycle.user_stats("lin")
     assert [(i["value"], i["count"]) for i in stats["interests"]] == [("photography", 2), ("tea", 1), ("hiking", 1)]
     assert stats["typical_budget"] == 4750  # median of 3000, 4500, 5000, 50000 — not the mean
     assert stats["budget_samples"] == 4
@@ -102,7 +102,7 @@ def test_ties_go_to_the_most_recent(plumbing_svc):
             ("interests", ["chess", "go"], ["chess", "go", "bridge"], None, 1),
         ],
     )
-    assert [i["value"] for i in svc.user_stats("lin")["interests"]] == ["go", "bridge", "chess"]
+    assert [i["value"] for i in svc.lifecycle.user_stats("lin")["interests"]] == ["go", "bridge", "chess"]
 
 
 def test_corrupted_and_legacy_rows_are_skipped_and_reported(plumbing_svc):
@@ -124,7 +124,7 @@ def test_corrupted_and_legacy_rows_are_skipped_and_reported(plumbing_svc):
             ),
             {"k": user.key},
         )
-    stats = svc.user_stats("lin")
+    stats = svc.lifecycle.user_stats("lin")
     problems = {(p["table"], p["id"]) for p in stats["problems"]}
     assert {("memory", b.id) for b in bad} | {("memory", budget.id)} <= problems
     assert any(p["table"] == "profilechange" for p in stats["problems"])

@@ -175,18 +175,18 @@ def test_the_hygiene_queue_keeps_two_dated_facts_apart_and_a_merge_keeps_every_s
     user = svc.get_user("dee")
     first = records.add_memory(svc.storage, user, "User moved to Lyon (2024-03).", source_message_ids=[101])
     second = records.add_memory(svc.storage, user, "User moved to Lyon (2025-03).", source_message_ids=[102])
-    near = [f for f in svc.hygiene_review("dee").findings if f.kind == "near_duplicate"]
+    near = [f for f in svc.desk.hygiene_review("dee").findings if f.kind == "near_duplicate"]
     assert not any({first.id, second.id} <= set(f.memory_ids) for f in near), near
 
     a = records.add_memory(svc.storage, user, "User plays the cello in an orchestra.", source_message_ids=[201])
     b = records.add_memory(svc.storage, user, "User plays the cello in an orchestra!", source_message_ids=[202])
     finding = next(
         f
-        for f in svc.hygiene_review("dee").findings
+        for f in svc.desk.hygiene_review("dee").findings
         if f.kind == "near_duplicate" and {a.id, b.id} <= set(f.memory_ids)
     )
     curator = Actor(name="cora", role=Role.CURATOR, via="test")
-    svc.hygiene_act(finding.key, "merge", actor=curator, user_id="dee", target=a.id)
+    svc.desk.hygiene_act(finding.key, "merge", actor=curator, user_id="dee", target=a.id)
     kept, gone = svc.get_memory(a.id), svc.get_memory(b.id)
     assert gone.status == MemoryStatus.SUPERSEDED and gone.superseded_by == a.id
     assert set(kept.source_message_ids) == {201, 202} and kept.reinforce_count == 1

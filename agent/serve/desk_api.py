@@ -47,7 +47,7 @@ def _actor(key: KeyInfo) -> Actor:
 def explain(user_id: str, body: ExplainRequest, key: Key, doors: Service) -> dict[str, Any]:
     """Why (not)? Every recall stage one memory went through for a query, and the first one it fell out at."""
     allowed(key, user_id)
-    return doors.service.explain_recall(
+    return doors.service.desk.explain_recall(
         user_id,
         body.memory_id,
         body.query,
@@ -75,14 +75,14 @@ def hygiene(
 ) -> dict[str, Any]:
     """The memory-hygiene review queue (one user's, or everyone's for an unrestricted key)."""
     _scope(key, user_id)
-    return dict(doors.service.hygiene_review(user_id, never_recalled_days=days).to_dict())
+    return dict(doors.service.desk.hygiene_review(user_id, never_recalled_days=days).to_dict())
 
 
 @router.post("/hygiene/{finding_key}/actions")
 def hygiene_action(finding_key: str, body: HygieneAction, key: Key, doors: Service) -> dict[str, Any]:
     """Apply merge, flag, delete, clear or keep to one finding (audited, as in the back office)."""
     _scope(key, body.user_id)
-    return doors.service.hygiene_act(
+    return doors.service.desk.hygiene_act(
         finding_key, body.action, actor=_actor(key), user_id=body.user_id, target=body.target, reason=body.reason
     )
 
@@ -117,7 +117,7 @@ def eval_labels(body: LabelsRequest, key: Key, doors: Service) -> dict[str, Any]
     from memory.desk import labels_gate
 
     _scope(key, body.user_id)
-    run = doors.service.eval_labels(body.user_id, actor=_actor(key), **_changes(body.set))
+    run = doors.service.desk.eval_labels(body.user_id, actor=_actor(key), **_changes(body.set))
     verdict = labels_gate.gate(run, body.baseline, body.tolerance) if body.baseline is not None else None
     return {**run, "gate": verdict}
 
@@ -190,7 +190,7 @@ def import_labels(body: LabelsImport, key: Key, doors: Service) -> dict[str, Any
     else:
         assert body.csv is not None
         rows = body.csv
-    return doors.service.import_labels(rows, actor=_actor(key), fmt="csv", users=key.users, limit=MAX_IMPORT)
+    return doors.service.desk.import_labels(rows, actor=_actor(key), fmt="csv", users=key.users, limit=MAX_IMPORT)
 
 
 @router.post("/replay")
@@ -200,7 +200,7 @@ def replay(body: ReplayRequest, key: Key, doors: Service) -> dict[str, Any]:
     changes = _changes(body.set)
     if not changes:
         raise HTTPException(400, "set at least one recall setting")
-    return doors.service.replay(changes, user_id=body.user_id, last=body.last, actor=_actor(key))
+    return doors.service.desk.replay(changes, user_id=body.user_id, last=body.last, actor=_actor(key))
 
 
 class ShadowReplayRequest(BaseModel):
@@ -223,7 +223,7 @@ def shadow_replay(user_id: str, body: ShadowReplayRequest, key: Key, doors: Serv
     allowed(key, user_id)
     if body.embedder is None and body.extractor is None:
         raise HTTPException(400, "name another embedder or extractor for the shadow store (B)")
-    return doors.service.shadow_replay(
+    return doors.service.desk.shadow_replay(
         user_id, embedder=body.embedder, extractor=body.extractor, sample=body.sample, last=body.last, actor=_actor(key)
     )
 
@@ -232,11 +232,11 @@ def shadow_replay(user_id: str, body: ShadowReplayRequest, key: Key, doors: Serv
 def relations_graph(user_id: str, key: Key, doors: Service, agent_id: str | None = None) -> dict[str, Any]:
     """People, pets, places and organisations the user's facts mention; facts as edges (with their memory)."""
     allowed(key, user_id)
-    return doors.service.relations_graph(user_id, agent_id=agent_id)
+    return doors.service.desk.relations_graph(user_id, agent_id=agent_id)
 
 
 @router.get("/users/{user_id}/erasure-receipts")
 def erasure_receipts(user_id: str, key: Key, doors: Service) -> dict[str, Any]:
     """The receipts of this user's erasure (what each store removed, hashed ids, time, actor), from the audit trail."""
     allowed(key, user_id)
-    return {"receipts": doors.service.erasure_receipts(user_id)}
+    return {"receipts": doors.service.lifecycle.erasure_receipts(user_id)}

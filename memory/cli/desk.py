@@ -30,7 +30,7 @@ def explain(
     json_out: JsonOpt = False,
 ) -> None:
     """Why (not)? Every stage one memory went through for a query, and the first one it fell out at."""
-    data = service().explain_recall(
+    data = service().desk.explain_recall(
         user, memory, query, retrieval_id=retrieval, agent_id=agent, k=k, threshold=threshold, mode=mode
     )
     if json_out:
@@ -72,7 +72,7 @@ def hygiene(
     if act is not None:
         if not key:
             raise typer.BadParameter("--act needs --key (a finding's key, from --json)")
-        done = svc.hygiene_act(
+        done = svc.desk.hygiene_act(
             key, act, actor=cli_actor(), user_id=user, target=target, reason=reason, never_recalled_days=days
         )
         if json_out:
@@ -80,7 +80,7 @@ def hygiene(
         else:
             say(f"{act}: {done}")
         return
-    review = svc.hygiene_review(user, never_recalled_days=days, kinds=kind)
+    review = svc.desk.hygiene_review(user, never_recalled_days=days, kinds=kind)
     if json_out:
         emit(review.to_dict())
         return
@@ -126,7 +126,7 @@ def labels(
     if import_file:
         path = Path(import_file)
         fmt = "csv" if path.suffix.casefold() == ".csv" else "json" if path.suffix.casefold() == ".json" else None
-        done = svc.import_labels(path.read_text(encoding="utf-8"), actor=cli_actor(), fmt=fmt)
+        done = svc.desk.import_labels(path.read_text(encoding="utf-8"), actor=cli_actor(), fmt=fmt)
         say(f"imported {done['labels']} labels on {done['queries']} queries", err=True)
     changes = replay.parse_overrides(set_ or [])
     before = None
@@ -134,9 +134,9 @@ def labels(
         if baseline:
             before = json.loads(Path(baseline).read_text(encoding="utf-8"))
         else:
-            history = [h for h in svc.labels_history(limit=20) if h.get("user_id") == user and "hits" in h]
+            history = [h for h in svc.desk.labels_history(limit=20) if h.get("user_id") == user and "hits" in h]
             before = history[0] if history else None
-    run = svc.eval_labels(user, record=record, actor=cli_actor(), **changes)
+    run = svc.desk.eval_labels(user, record=record, actor=cli_actor(), **changes)
     verdict = labels_gate.gate(run, before, tolerance) if gate else None
     if json_out:
         emit({**run, "gate": verdict})
@@ -182,7 +182,7 @@ def replay_cmd(
     if embedder is not None or extractor is not None:
         if user is None or set_:
             raise typer.BadParameter("a shadow replay (--embedder / --extractor) takes --user and no --set")
-        out = service().shadow_replay(
+        out = service().desk.shadow_replay(
             user, embedder=embedder, extractor=extractor, sample=sample, last=last, actor=cli_actor()
         )
         _print_replay(out, json_out)
@@ -190,7 +190,7 @@ def replay_cmd(
     changes = replay.parse_overrides(set_ or [])
     if not changes:
         raise typer.BadParameter("give at least one --set KEY=VALUE (e.g. --set k=8)")
-    out = service().replay(changes, user_id=user, last=last, actor=cli_actor())
+    out = service().desk.replay(changes, user_id=user, last=last, actor=cli_actor())
     _print_replay(out, json_out)
 
 

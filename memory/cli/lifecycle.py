@@ -41,7 +41,7 @@ def _confirm(yes: bool, what: str) -> None:
 @cli.command()
 def forget(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = None, json_out: JsonOpt = False) -> None:
     """Archive expired, faded and over-cap memories; purge archived ones past retention. Says why for each."""
-    report = service().forget(user, dry_run=dry_run, now=_now(now), actor=cli_actor()).to_dict()
+    report = service().lifecycle.forget(user, dry_run=dry_run, now=_now(now), actor=cli_actor()).to_dict()
     if json_out:
         emit(report)
         return
@@ -54,7 +54,7 @@ def forget(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = No
 @cli.command()
 def compact(user: AnyUserOpt = None, dry_run: DryRunOpt = False, now: NowOpt = None, json_out: JsonOpt = False) -> None:
     """Merge near-duplicate / same-topic memories into one record that keeps every source."""
-    report = service().compact(user, dry_run=dry_run, now=_now(now), actor=cli_actor()).to_dict()
+    report = service().lifecycle.compact(user, dry_run=dry_run, now=_now(now), actor=cli_actor()).to_dict()
     if json_out:
         emit(report)
         return
@@ -69,7 +69,9 @@ def export(
     user: UserOpt, out: Annotated[Path | None, typer.Option("--out", "-o", help="File (default: stdout).")] = None
 ) -> None:
     """Write everything about a user as JSON (profile, change log, memories and their history, sessions, …)."""
-    text = json.dumps(service().export_user(user, actor=cli_actor()), ensure_ascii=False, indent=1, sort_keys=True)
+    text = json.dumps(
+        service().lifecycle.export_user(user, actor=cli_actor()), ensure_ascii=False, indent=1, sort_keys=True
+    )
     if out is None:
         say(text)
         return
@@ -86,7 +88,7 @@ def import_(
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InvalidInput(f"cannot read {file}: {exc}") from None
-    counts = service().import_user(data, actor=cli_actor())
+    counts = service().lifecycle.import_user(data, actor=cli_actor())
     if json_out:
         emit({"imported": counts})
     else:
@@ -99,7 +101,7 @@ def delete_user(user: UserOpt, yes: YesOpt = False, force: ForceOpt = False, jso
     disk space holding the text."""
     _confirm(yes, "deleting a user")
     del force
-    paper = service().erase_user(user, actor=cli_actor())  # the erasure receipt, also kept in the audit trail
+    paper = service().lifecycle.erase_user(user, actor=cli_actor())  # the erasure receipt, also kept in the audit trail
     counts = {**paper["removed"]["sql"], "checkpoints": paper["removed"]["checkpoints"]}
     if json_out:
         emit({"deleted": counts, "receipt": paper})
@@ -120,7 +122,7 @@ def delete_session(
     """Delete one session (messages, summaries, turns, retrievals, checkpoints); its memories stay."""
     _confirm(yes, "deleting a session")
     del force
-    counts = service().delete_session(user, session, agent_id=agent, actor=cli_actor())
+    counts = service().lifecycle.delete_session(user, session, agent_id=agent, actor=cli_actor())
     emit({"deleted": counts}) if json_out else say(f"deleted session ({sum(counts.values())} rows)")
 
 
@@ -128,14 +130,14 @@ def delete_session(
 def purge_memory(memory_id: str, yes: YesOpt = False, json_out: JsonOpt = False) -> None:
     """Delete one memory for good (row, history, hits, vector)."""
     _confirm(yes, "purging a memory")
-    counts = service().purge_memory(memory_id, actor=cli_actor())
+    counts = service().lifecycle.purge_memory(memory_id, actor=cli_actor())
     emit({"deleted": counts}) if json_out else say(f"purged {memory_id}")
 
 
 @cli.command()
 def stats(user: UserOpt, json_out: JsonOpt = False) -> None:
     """Counts, most frequent interests and topics, typical budget; lists rows that had to be skipped."""
-    result = service().user_stats(user)
+    result = service().lifecycle.user_stats(user)
     if json_out:
         emit(result)
         return
