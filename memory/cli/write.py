@@ -101,7 +101,9 @@ def profile(
 
     svc = service()
     for name, value in _edits(set_ or [], clear or []):
-        listed = [v.strip() for v in value.split(",") if v.strip()] if value and name in fields_of.LIST_FIELDS else None
+        listed = None
+        if value and name in fields_of.LIST_FIELDS:  # comma-separated, a Chinese comma too (as on the Profile page)
+            listed = [v.strip() for v in value.replace("，", ",").split(",") if v.strip()]
         svc.update_profile(user, name, listed if listed is not None else value, actor=cli_actor(), reason=reason)
     fields = svc.profile_fields(user)
     changes = svc.profile_history(user)
