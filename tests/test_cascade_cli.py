@@ -71,3 +71,47 @@ def test_flag_edit_and_undo_of_messages_from_the_cli(tmp_path):
     memlens("memory", "restore", valencia, "--reason", "it was said")
     memlens("profile", "--user", "v")  # one more process start: its start-up check finds nothing
     assert warnings == []
+
+
+def test_profile_set_and_clear_from_the_cli_cascade_and_restore_brings_the_value_back(tmp_path):
+    """`memlens profile --clear/--set` is the Profile page's edit from a shell: the fact it fed is retracted, the next
+    turn's bridge says plainly that the news was corrected, its reply and hits follow; `memlens memory restore` of the
+    fact brings it all back. EN and ZH."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLENS_")}
+    env.update(PYTHONPATH=str(ROOT), MEMLENS_DATA_DIR=str(tmp_path / "data"))
+
+    def memlens(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", "from agent.cli import main; main()", *args],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "disagrees" not in done.stderr
+        return done.stdout
+
+    def city(user: str):
+        return json.loads(memlens("profile", "--user", user, "--json"))["profile"].get("city", {}).get("value")
+
+    memlens("chat", "--user", "王芳", "--session", "a", "我住在杭州。")
+    memlens("profile", "--user", "王芳", "--clear", "city", "--reason", "搬走了")
+    assert city("王芳") is None
+    rows = json.loads(memlens("memories", "--user", "王芳", "--all", "--json"))
+    fact = next(r for r in rows if r["type"] != "episode" and "杭州" in r["content"])
+    assert fact["status"] == "deleted"
+    turn = json.loads(memlens("chat", "--user", "王芳", "--session", "c", "--json", "我住在哪里？"))
+    assert turn["bridge"] == BRIDGE_WORDS["zh"]["corrected"] and "杭州" not in turn["reply"]
+    assert not [h for h in turn["hits"] if h["selected"] and "杭州" in h["content"]]
+    memlens("memory", "restore", fact["memory_id"], "--reason", "没搬")
+    assert city("王芳") == "杭州"
+    assert "杭州" in json.loads(memlens("chat", "--user", "王芳", "--session", "d", "--json", "我住在哪里？"))["reply"]
+
+    memlens("remember", "--user", "v", "I live in Valencia")
+    memlens("profile", "--user", "v", "--set", "city=Seville", "--reason", "moved")
+    assert city("v") == "Seville"
+    turn = json.loads(memlens("chat", "--user", "v", "--session", "b", "--json", "Where do I live?"))
+    assert "Seville" in turn["reply"] and "Valencia" not in turn["reply"]
+    assert not [h for h in turn["hits"] if h["selected"] and "Valencia" in h["content"]]

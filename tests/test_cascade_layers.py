@@ -140,6 +140,9 @@ def test_deleting_a_fact_keeps_its_claim_out_while_its_episode_is_recalled_and_r
     assert "设计师" not in turn.reply
     assert not [c for c in _selected(turn) if "设计师" in c]  # the episode, when recalled, without the claim
     assert "设计师" not in _bridge_of(svc, first.session_key)
+    cat = _chat(svc, "李雷", "b", "我的猫叫什么？")  # the message's other content still answers, the claim left out
+    assert "猫" in cat.reply and "设计师" not in cat.reply
+    assert not [c for c in _selected(cat) if "设计师" in c]
     svc.restore_memory(fact.id, actor=ANA, reason="没错")
     assert svc.get_profile("李雷")["occupation"] == "设计师"
     assert "设计师" in _bridge_of(svc, first.session_key)  # rebuilt from what is in force again

@@ -158,6 +158,8 @@ def test_the_demo_path_through_the_agent_reads(svc):
     transcript = [m.content for s in sessions if s.external_id in ("s2", "s3") for m in svc.messages(s.id)]
     assert any("told me that" in t or "From what" in t for t in transcript)  # the replies did repeat a bridge
     assert repeated == []  # … and recall never returns them
+    assert [h for h in wide.hits if "Japan" in h.content]  # recall returns what was said
+    assert not [h for h in wide.hits if h.selected and "Lisbon" in h.content]  # the corrected clause is gone
     texts = [h.content for h in wide.hits] + [result.reply, result.bridge or ""]
     problems = {t: _broken(t) for t in texts if _broken(t)}
     assert not problems, problems

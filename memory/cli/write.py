@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from memory.cli.common import AgentOpt, JsonOpt, UserOpt, emit, say, service
+from memory.cli.common import AgentOpt, JsonOpt, UserOpt, cli_actor, emit, say, service
+from memory.errors import InvalidInput
 from memory.vocab import MemoryStatus
 
 if TYPE_CHECKING:
@@ -71,10 +72,39 @@ def memories(
         )
 
 
+def _edits(set_: list[str], clear: list[str]) -> list[tuple[str, str | None]]:
+    """``--set FIELD=VALUE`` and ``--clear FIELD`` as (field, value or None), in the order given."""
+    out: list[tuple[str, str | None]] = []
+    for item in set_:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise InvalidInput(f"--set takes FIELD=VALUE (e.g. city=Seville), not {item!r}")
+        out.append((name.strip(), value.strip()))
+    return out + [(name.strip(), None) for name in clear]
+
+
 @cli.command()
-def profile(user: UserOpt, json_out: JsonOpt = False) -> None:
-    """Show a user's core profile and its change log."""
+def profile(
+    user: UserOpt,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Set a field as your edit, FIELD=VALUE (list fields: comma-separated)."),
+    ] = None,
+    clear: Annotated[list[str] | None, typer.Option("--clear", help="Clear a field (its memories deleted).")] = None,
+    reason: Annotated[str, typer.Option("--reason", "-r", help="Why (logged with your name).")] = "edited from the CLI",
+    json_out: JsonOpt = False,
+) -> None:
+    """Show a user's core profile and its change log; --set / --clear edit a field as the Profile page does (the
+    memories stating the old value, the replies restating it and the bridges follow; `memlens memory restore` of a
+    deleted memory brings its value back)."""
+    from memory import profile as fields_of
+
     svc = service()
+    for name, value in _edits(set_ or [], clear or []):
+        listed = None
+        if value and name in fields_of.LIST_FIELDS:  # comma-separated, a Chinese comma too (as on the Profile page)
+            listed = [v.strip() for v in value.replace("，", ",").split(",") if v.strip()]
+        svc.update_profile(user, name, listed if listed is not None else value, actor=cli_actor(), reason=reason)
     fields = svc.profile_fields(user)
     changes = svc.profile_history(user)
     data: dict[str, Any] = {

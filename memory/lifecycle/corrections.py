@@ -1,6 +1,10 @@
 """The one function every correction goes through — flag, unflag, delete, restore, whoever asks (the pages, the CLI,
 the Python, LangGraph, MCP and REST doors, the hygiene queue): :func:`apply`.
 
+A person's replacement of a fact (a profile edit, ``memlens memory supersede``: op SUPERSEDE) comes here too: the
+replies restating the replaced claim are flagged and the bridges rebuilt (it has no undo of its own: setting the value
+back states it again).
+
 It is the one status change (:func:`memory.write.status.change`: SQL, index, profile, write log) followed by the
 other layer (:func:`memory.write.cascade.plan` decides the steps: an episode's withdrawal takes what was read only
 from it, a fact's the replies that restated it, an undo the steps cascaded before), each step applied through the
@@ -26,11 +30,18 @@ if TYPE_CHECKING:
 
 
 def apply(
-    store: Storage, changes: Sequence[status.Change], *, actor: Actor, audit: AuditAction | None = None
+    store: Storage,
+    changes: Sequence[status.Change],
+    *,
+    actor: Actor,
+    audit: AuditAction | None = None,
+    profile: bool = True,
 ) -> list[status.Done]:
     """Apply a person's status changes and carry them across both layers and the bridges (module docstring).
-    Returns the changes asked for, as applied; the cascaded ones are in the write log (``cascade_from``)."""
-    done = status.change(store, changes, actor=actor, audit=audit)
+    ``profile=False`` only for a person's profile edit, which writes the field itself (the cascaded steps still move
+    their own values). Returns the changes asked for, as applied; the cascaded ones are in the write log
+    (``cascade_from``)."""
+    done = status.change(store, changes, actor=actor, audit=audit, profile=profile)
     touched = [d.change.memory_id for d in done]
     frontier = list(done)
     for _ in range(cascade.DEPTH):
@@ -45,7 +56,7 @@ def apply(
         ]
         frontier = status.change(store, follow, actor=actor, strict=False)
         touched += [d.change.memory_id for d in frontier]
-    if any(d.change.op in cascade.TRIGGERS for d in done):
+    if any(d.change.op in cascade.TRIGGERS or d.change.op == cascade.REPLACE for d in done):
         rebuild_for(store, touched)
     return done
 

@@ -341,7 +341,7 @@ def supersede_memory(
         extra={"supersedes": old.id},
     )
     profile_sync.put(store, new, actor=actor, why="supersedes the old value", note=reason)  # first: no revert
-    status.supersede(store, old.id, new.id, reason=reason, actor=actor, detail=_PERSON)
+    corrections.apply(store, [status.Change(old.id, EventOp.SUPERSEDE, reason, new.id, _PERSON)], actor=actor)
     return new
 
 

@@ -1,5 +1,7 @@
 """A person edits a profile field: the memories stating the old value are retired and one stating the new value is
-written, through the same curation operations the Memories page uses, then the field is set and linked to them.
+written, then the field is set and linked to them; the retired memories go through the one correction function
+(:func:`memory.lifecycle.corrections.apply`), so the replies restating them, the bridges and summaries follow exactly
+as they do for a flag or delete on the Memories page, and restoring a deleted one brings its value back.
 
 Above both :mod:`memory.lifecycle.curation` (memory operations) and :mod:`memory.write.profile_sync` (keeping the
 profile in step with memories), so neither has to import the other's caller.
@@ -11,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from memory import profile
 from memory.errors import Conflict, InvalidInput
-from memory.lifecycle import curation
+from memory.lifecycle import corrections, curation
 from memory.storage.models import Memory, ProfileField, User
 from memory.text.privacy import mask_value
-from memory.vocab import Actor, SourceType
+from memory.vocab import Actor, EventOp, SourceType
 from memory.write import profile_sync, status
 
 if TYPE_CHECKING:
@@ -34,13 +36,15 @@ def _new_memory(store: Storage, user: User, field: str, value: Any, *, actor: Ac
     )
 
 
-def _retire(store: Storage, m: Memory, by: str | None, *, actor: Actor, reason: str) -> None:
-    """A memory the person's edit replaces (``by``) or removes: the one status change, profile left to this edit."""
+def _retire(store: Storage, olds: list[Memory], by: str | None, *, actor: Actor, reason: str) -> None:
+    """The memories the person's edit replaces (``by``: superseded) or removes (deleted, restorable): the one
+    correction function — the other layer and the bridges follow — with the field left to this edit (written first)."""
+    if not olds:
+        return
     detail = {"source_type": SourceType.PERSON_EDIT.value}
-    if by:
-        status.supersede(store, m.id, by, reason=reason, actor=actor, detail=detail, profile=False)
-    else:
-        status.delete_(store, m.id, reason=reason, actor=actor, detail=detail, profile=False)
+    op = EventOp.SUPERSEDE if by else EventOp.DELETE
+    changes = [status.Change(m.id, op, reason, by, detail) for m in olds]
+    corrections.apply(store, changes, actor=actor, profile=False)
 
 
 def edit_field(
@@ -71,10 +75,7 @@ def edit_field(
     if value not in (None, "", []):
         new = _new_memory(store, user, field, value, actor=actor, reason=reason, agent_id=agent)
         links, new_id = {str(mask_value(value)): new.id}, new.id
-    for m in olds:
-        if m.id != new_id:
-            _retire(store, m, new_id, actor=actor, reason=f"profile {field} edited: {reason}")
-    return profile.set_field(
+    written = profile.set_field(
         store,
         user,
         field,
@@ -85,6 +86,9 @@ def edit_field(
         memory_id=new_id,
         actor=profile_sync.label(actor),
     )
+    why = f"profile {field} edited: {reason}"
+    _retire(store, [m for m in olds if m.id != new_id], new_id, actor=actor, reason=why)
+    return written
 
 
 def _edit_list(store: Storage, user: User, field: str, items: list, olds: list[Memory], **kw: Any) -> ProfileField:
@@ -94,16 +98,17 @@ def _edit_list(store: Storage, user: User, field: str, items: list, olds: list[M
     current = list(row.value or []) if row else []
     removed = [i for i in current if not any(profile_sync._same(field, i, n) for n in items)]
     added = [n for n in items if not any(profile_sync._same(field, n, o) for o in current)]
+    retired = []
     for m in olds:
         c = profile_sync.statement(m.content)
         gone_item = any(links.get(str(i)) == m.id for i in removed)
         gone_stmt = c is not None and any(profile_sync._same(field, profile_sync._display(c), i) for i in removed)
         if gone_item or gone_stmt:
-            _retire(store, m, None, actor=actor, reason=f"profile {field} edited: {reason}")
+            retired.append(m)
     links = {k: v for k, v in links.items() if not any(profile_sync._same(field, k, i) for i in removed)}
     for item in added:
         links[str(mask_value(item))] = _new_memory(store, user, field, item, **kw).id
-    return profile.set_field(
+    written = profile.set_field(
         store,
         user,
         field,
@@ -114,3 +119,5 @@ def _edit_list(store: Storage, user: User, field: str, items: list, olds: list[M
         memory_id=None,
         actor=profile_sync.label(actor),
     )
+    _retire(store, retired, None, actor=actor, reason=f"profile {field} edited: {reason}")
+    return written

@@ -11,6 +11,7 @@ them through the one status change, and rebuilds the bridges; the rules live her
   show that source as withdrawn). A correction's person-edit memory (``meta.correction_of``) goes with an unflag.
 - **a fact flagged or deleted** takes along the assistant replies that restated its claim (an episode spoken by the
   agent whose text states the retracted value, while no other live memory still states it).
+- **a fact replaced by a person** (a profile edit, a supersede) takes along the replies that restated it, flagged.
 - **unflag / restore** undo exactly the steps that were cascaded from that memory: a memory whose last event is the
   matching cascaded op gets the inverse op; what a person withdrew on its own stays withdrawn.
 - the profile follows each cascaded step through the status change's own rule (``status.PROFILE_RULE``), and the
@@ -39,11 +40,19 @@ if TYPE_CHECKING:
 WITHDRAW = (EventOp.FLAG, EventOp.DELETE)
 UNDO = {EventOp.UNFLAG: EventOp.FLAG, EventOp.RESTORE: EventOp.DELETE}
 TRIGGERS = (*WITHDRAW, *UNDO)
+#: a person's replacement of a fact (a profile edit, a supersede): its restating replies are flagged with it
+REPLACE = EventOp.SUPERSEDE
 #: the write-log detail key naming the memory a cascaded step followed
 CASCADE_KEY = "cascade_from"
 #: how deep a cascade goes: episode → fact → the replies that restated it
 DEPTH = 3
-_VERB = {EventOp.FLAG: "flagged", EventOp.DELETE: "deleted", EventOp.UNFLAG: "unflagged", EventOp.RESTORE: "restored"}
+_VERB = {
+    EventOp.FLAG: "flagged",
+    EventOp.DELETE: "deleted",
+    EventOp.UNFLAG: "unflagged",
+    EventOp.RESTORE: "restored",
+    EventOp.SUPERSEDE: "replaced by a person",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,16 +175,18 @@ def _fact_steps(store: Database, d: Applied) -> list[Step]:
     if d.op in UNDO:
         return _undo_steps(store, replies, d)
     why = f"a reply restating a memory {_VERB[d.op]} ({m.id[:8]}): {d.reason}"
-    return [Step(r.id, d.op, m.id, why) for r in replies if in_force(r)]
+    op = EventOp.FLAG if d.op == REPLACE else d.op  # a replaced claim: the reply said what is now wrong
+    return [Step(r.id, op, m.id, why) for r in replies if in_force(r)]
 
 
 def plan(store: Database, done: Sequence[Applied]) -> list[Step]:
     """The next steps of a cascade for the changes just applied (see the module docstring)."""
     steps: list[Step] = []
     for d in done:
-        if d.op not in TRIGGERS:
-            continue
-        steps += _episode_steps(store, d) if d.type == MemoryType.EPISODE else _fact_steps(store, d)
+        if d.op in TRIGGERS:
+            steps += _episode_steps(store, d) if d.type == MemoryType.EPISODE else _fact_steps(store, d)
+        elif d.op == REPLACE and d.type != MemoryType.EPISODE:
+            steps += _fact_steps(store, d)
     seen: set[str] = {d.memory_id for d in done}
     out = []
     for s in steps:
