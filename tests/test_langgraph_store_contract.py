@@ -1673,7 +1673,6 @@ def test_inmemory_cannot_put_empty_namespace() -> None:
 BY_DESIGN = {
     "test_embed_with_path": "MemLens embeds one vector per memory with its own model (the index fields joined), not one "
     "vector per field with the config's embed function, and scores by calibrated relevance, not raw cosine",
-    "test_embed_with_path_operation_config": "same: per-field vectors and raw-cosine score values",
     "test_scores": "same: the test expects the exact cosine of its character-frequency embedder",
     "test_sql_injection_vulnerability": "filters run in Python over the parsed value, never in SQL, so any key "
     "(Chinese too) is allowed and there is nothing to refuse",

@@ -80,15 +80,14 @@ def name_user(storage: Database, user: User, name: str | None) -> User:
     entry reads facts only from the turns that speaker said (``memory.write.entry.own_words``)."""
     name = name.strip()[:64] if name and name.strip() else None
     validate.clean_value(name, "name")
-    with storage.db() as db:
-        row = db.get(User, user.key)
-        if row is None:
-            raise NotFound("no such user")
-        row.display_name = name
-        db.add(row)
-        db.commit()
-        db.refresh(row)
-        return row
+    with storage.engine.begin() as conn:
+        done = conn.execute(update(User).where(col(User.key) == user.key).values(display_name=name)).rowcount
+    if not done:
+        raise NotFound("no such user")
+    row = user_by_key(storage, user.key)  # the one lookup by key
+    if row is None:  # erased in between
+        raise NotFound("no such user")
+    return row
 
 
 def get_user(storage: Database, user_id: str) -> User:

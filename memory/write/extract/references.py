@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from memory.text.language import has_cjk
+
 __all__ = ["head", "points_unnamed", "resolve", "unresolved"]
 
 # -- English -------------------------------------------------------------------------------------------------------
@@ -111,7 +113,7 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     pointed = _SAID_POINTING.match(evidence.strip())
     if pointed and not _LEADING.match(text):
         return [pointed.group().strip()]  # "这是我去年买的" / "This is what I made": what it is, is not said
-    if re.search(r"[\u4e00-\u9fff]", text):
+    if has_cjk(text):
         return _unresolved_zh(text)
     found: list[str] = []
     lead = _LEADING.match(text)
@@ -501,7 +503,7 @@ def resolve(content: str, evidence: str = "") -> str | None:
     if not refs:
         return content
     fixed = content
-    zh = bool(re.search(r"[\u4e00-\u9fff]", content))
+    zh = has_cjk(content)
     if zh:
         return _resolve_zh(content, refs)
     for ref in refs:

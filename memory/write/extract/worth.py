@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from memory.text.language import has_cjk
 from memory.write.extract.references import head
 
 __all__ = ["trivial"]
@@ -160,7 +161,7 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
         return None
     text = head(content).strip()
     undated = _DATE.sub("", text).strip()  # a mood is of the moment whatever day it was felt
-    if re.search(r"[\u4e00-\u9fff]", text):
+    if has_cjk(text):
         if _ZH_TEAM.match(undated):
             return "a verdict on the moment"
         if _ZH_MOOD.match(undated):
