@@ -17,7 +17,7 @@ from memory.storage.models import (
     Message,
     Session,
 )
-from memory.vocab import MemoryStatus, is_flagged
+from memory.vocab import MemoryStatus, MemoryType, is_flagged
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -150,6 +150,27 @@ def message_with_context(store: Database, message_id: int, around: int = 2) -> d
         "message": _msg(msg),
         "session": session.external_id if session else msg.session_id,
         "thread": [{**_msg(m), "is_source": m.id == msg.id} for m in rows],
+    }
+
+
+def source_words(store: Database, memory_id: str, limit: int = 20) -> dict[str, Any] | None:
+    """The words a fact, preference or event came from, for its card: the sentence the extractor read
+    (``evidence``), the question it answered when it was read with one, and every source message as said (a memory
+    reinforced by later messages has several), oldest first. ``None`` for an episode (it *is* the words) or a
+    memory no message stated (a person's edit)."""
+    with store.db() as db:
+        m = db.get(Memory, memory_id)
+        if m is None or m.type == MemoryType.EPISODE:
+            return None
+        ids = [int(i) for i in m.source_message_ids or [] if str(i).isdigit()][:limit]
+        msgs = db.exec(select(Message).where(col(Message.id).in_(ids)).order_by(col(Message.id))).all() if ids else []
+    meta = m.meta or {}
+    if not msgs and not meta.get("evidence"):
+        return None
+    return {
+        "evidence": str(meta.get("evidence") or ""),
+        "in_answer_to": str(meta.get("in_answer_to") or ""),
+        "messages": [_msg(x) for x in msgs],
     }
 
 
