@@ -156,14 +156,16 @@ def message_with_context(store: Database, message_id: int, around: int = 2) -> d
 def source_words(store: Database, memory_id: str, limit: int = 20) -> dict[str, Any] | None:
     """The words a fact, preference or event came from, for its card: the sentence the extractor read
     (``evidence``), the question it answered when it was read with one, and every source message as said (a memory
-    reinforced by later messages has several), oldest first. ``None`` for an episode (it *is* the words) or a
+    reinforced by later messages has several), oldest first, only ever the memory's own user's messages (a source id
+    given through a door is not trusted to name one). ``None`` for an episode (it *is* the words) or a
     memory no message stated (a person's edit)."""
     with store.db() as db:
         m = db.get(Memory, memory_id)
         if m is None or m.type == MemoryType.EPISODE:
             return None
         ids = [int(i) for i in m.source_message_ids or [] if str(i).isdigit()][:limit]
-        msgs = db.exec(select(Message).where(col(Message.id).in_(ids)).order_by(col(Message.id))).all() if ids else []
+        mine = select(Message).where(col(Message.id).in_(ids), Message.user_key == m.user_key)  # never another's
+        msgs = db.exec(mine.order_by(col(Message.id))).all() if ids else []
     meta = m.meta or {}
     if not msgs and not meta.get("evidence"):
         return None
