@@ -274,7 +274,9 @@ with st.container(border=True):
     curator = can(Role.CURATOR)  # viewers read; the service refuses their corrections anyway
     tabs = st.tabs([":material/forum: Source message"] + ([":material/edit: Correct"] if curator else []))
     with tabs[0]:
-        ctx = views.message_with_context(svc.storage, row["message_id"]) if row["message_id"] else None
+        ctx = (
+            views.message_with_context(svc.storage, row["message_id"], user_key=user.key) if row["message_id"] else None
+        )
         if ctx is None:
             st.caption("No source message (a person's edit or a system action).")
         else:

@@ -90,5 +90,7 @@ def test_a_facts_source_words_are_its_own_users_messages_only(plumbing_svc):
     bobs = views.write_log(svc.storage, svc.get_user("bob").key)[0][-1]["message_id"]
     planted = records.add_memory(svc.storage, svc.get_user("ann"), "User plans a move.", source_message_ids=[bobs])
     assert views.source_words(svc.storage, planted.id) is None  # no evidence, and bob's message is not ann's
+    ann = svc.get_user("ann").key
+    assert views.message_with_context(svc.storage, bobs, user_key=ann) is None  # the Source message tab alike
     episode = next(m for m in svc.list_memories(svc.get_user("ann")) if m.type == "episode")
     assert views.source_words(svc.storage, episode.id) is None  # an episode is the words

@@ -126,11 +126,14 @@ def memory_events(store: Database, memory_id: str, limit: int = 500) -> list[dic
     ]
 
 
-def message_with_context(store: Database, message_id: int, around: int = 2) -> dict[str, Any] | None:
-    """A source message and its neighbours in the session, so a write can be read where it came from."""
+def message_with_context(
+    store: Database, message_id: int, around: int = 2, *, user_key: str | None = None
+) -> dict[str, Any] | None:
+    """A source message and its neighbours in the session, so a write can be read where it came from; with
+    ``user_key``, ``None`` for a message of another user (a source id set through a door is not trusted)."""
     with store.db() as db:
         msg = db.get(Message, message_id)
-        if msg is None:
+        if msg is None or (user_key is not None and msg.user_key != user_key):
             return None
         session = db.get(Session, msg.session_id)
         before = db.exec(
