@@ -14,8 +14,10 @@ then scored here, by one set of measures:
 - the trivial share (``memory.write.extract.worth.trivial``: a reaction or an evaluation of the moment);
 - memories per 100 messages;
 - duplicates per user: memories one speaker would have stored twice — the write path's rule (``plan._is_duplicate``
-  with the configured ``dedupe_threshold``) left out, so what remains is what the hygiene queue's near-duplicate check
-  (``hygiene.same_fact``) still finds among the memories the write path keeps.
+  with the configured ``dedupe_threshold``) left out, so what remains is what ``hygiene.same_fact`` (similar meaning,
+  mostly the same words) still finds among the memories the write path keeps; and what the hygiene queue's
+  near-duplicate check itself (``hygiene.near_duplicates``) proposes to merge among them, with its groups listed for
+  reading by hand.
 
 Splits are by conversation: ``facts.TUNE`` (conv-26, conv-30) is where rules were read and fitted; the others are the
 headline ("left_out"). Writes bench/results/facts_standalone.json and prints one table.
@@ -62,6 +64,9 @@ def dump(path: str) -> list[dict[str, Any]]:
                         "content": c.content,
                         "evidence": c.evidence,
                         "predicate": c.predicate,
+                        "object": c.object,
+                        "subject": c.subject,
+                        "type": str(c.type),
                         "previous": previous,
                     }
                 )
@@ -134,6 +139,7 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
         for i, a in enumerate(kept):
             if any(same_fact(a["content"], b["content"], float(a["vec"] @ b["vec"]), compact) for b in kept[:i]):
                 left_dups[cid] += 1
+    queue, groups = queue_duplicates(stored, compact)
 
     def summary(ids: list[str]) -> dict[str, Any]:
         base = facts.summarise([scored[i] for i in ids])
@@ -147,6 +153,8 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
                 "trivial_share": round(sum(bool(m["trivial"]) for m in mine) / n, 4) if n else None,
                 "reinforced_at_write": sum(reinforced[i] for i in ids),
                 "duplicates_stored_per_user": round(sum(left_dups[i] for i in ids) / speakers, 2),
+                "queue_duplicates_per_user": round(sum(queue[i] for i in ids) / speakers, 2),
+                "queue_groups": [g for c, g in groups if c in ids],
                 "stored": sum(len(v) for (c, _), v in stored.items() if c in ids),
             }
         )
@@ -161,6 +169,54 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
         "splits": {"tune": summary(tune), "left_out": summary(left)},
         "by_conversation": {c: summary([c]) for c in convs},
     }
+
+
+def queue_duplicates(
+    stored: dict[tuple[str, str], list[dict[str, Any]]], threshold: float
+) -> tuple[dict[str, int], list[tuple[str, list[str]]]]:
+    """What the hygiene queue's near-duplicate check (``hygiene.near_duplicates``, the function ``memlens desk
+    hygiene`` and the Audit desk run) proposes to merge among each speaker's stored memories: per conversation the
+    memories a merge would fold (a group of n counts n - 1), and the groups' contents for reading by hand."""
+    from datetime import UTC, timedelta
+
+    from memory.desk.hygiene import near_duplicates
+    from memory.lifecycle.retention import MemInfo
+
+    t0 = datetime(2023, 1, 1, tzinfo=UTC)
+    found: dict[str, int] = defaultdict(int)
+    groups: list[tuple[str, list[str]]] = []
+    for (cid, speaker), kept in stored.items():
+        rows, vectors = [], {}
+        for i, m in enumerate(kept):
+            mid = f"{cid}/{speaker}/{i}"
+            at = t0 + timedelta(minutes=i)  # stored in the order said
+            rows.append(
+                MemInfo(
+                    id=mid,
+                    user_key=f"{cid}/{speaker}",
+                    agent_id="bench",
+                    type=m.get("type", "fact"),
+                    content=m["content"],
+                    confidence=0.9,
+                    importance=0.5,
+                    status="active",
+                    access_count=0,
+                    reinforce_count=0,
+                    event_time=None,
+                    created_at=at,
+                    updated_at=at,
+                    last_accessed_at=None,
+                    expires_at=None,
+                    subject=m.get("subject"),
+                    predicate=m["predicate"],
+                    object=m.get("object"),
+                )
+            )
+            vectors[mid] = m["vec"]
+        for group, _ in near_duplicates(rows, vectors, threshold):
+            found[cid] += len(group) - 1
+            groups.append((cid, [g.content for g in group]))
+    return found, groups
 
 
 def sample(mems: list[dict[str, Any]], n: int = SAMPLE, seed: int = SEED) -> list[dict[str, Any]]:
@@ -205,6 +261,7 @@ def main(argv: list[str]) -> None:
         "trivial_share",
         "reinforced_at_write",
         "duplicates_stored_per_user",
+        "queue_duplicates_per_user",
     )
     print(f"{'':<18}" + "".join(f"{c[:14]:>16}" for c in cols))
     for name in runs:

@@ -86,7 +86,11 @@ EXTRACTION = """Extract durable facts about the USER from one chat message (Engl
 Only what the user states about themself: preferences, diet, name / how to be addressed, city and moves, job,
 plans and events with dates, budget, communication style, and any other self-disclosure (what they did, do, have,
 feel about something in their life, the people in it) as predicate "fact" in close to their own words. Ignore small
-talk, questions, requests, reactions and remarks about the other person.
+talk, questions, requests, reactions and remarks about the other person, and verdicts or moods of the moment
+("that's great", "we are a great team", "I feel calm again").
+Each fact stands alone, read months later: name what "it", "this X", "that place", "him" / "her", "one" (它、这个、
+那里、他/她) stand for, from the message or the message it answers ("I want to try it" after "Have you tried yoga?"
+→ "User wants to try yoga."); a fact whose reference cannot be named is left out. The same fact once.
 Predicates: {predicates}. Set negated=true for "I no longer ..." / "不再 ...", hedged=true for "maybe" / "可能" /
 "还没决定". content: one short third-person sentence in the message's language whose subject is "User" / "用户"
 ("User lives in Hangzhou.", "User went to a pottery class yesterday."), never "I" or "you".

@@ -364,7 +364,8 @@ def graph_tab() -> None:
         for line in data["links_text"]:  # the episodes it was read from, in words
             st.text(line)
         ids = data["provenance"]["source_message_ids"]
-        source = views.message_with_context(svc.storage, int(ids[0]), 0) if ids and str(ids[0]).isdigit() else None
+        first = int(ids[0]) if ids and str(ids[0]).isdigit() else None
+        source = views.message_with_context(svc.storage, first, 0, user_key=user.key) if first is not None else None
         if source is not None:
             st.text(
                 f"source message ({source['message']['role']}, {source['session']}): {source['message']['content']}"

@@ -236,10 +236,33 @@ def _corrections(row: dict) -> None:
         st.caption(f"This memory is {fmt(status)}: nothing to correct.")
 
 
+def _words_it_came_from(memory_id: str | None) -> None:
+    """One click from a fact, preference or event: the words it came from, as said (plain text: user text is data).
+    The sentence read first, then each source message whole (a reinforced memory has several)."""
+    words = views.source_words(svc.storage, memory_id) if memory_id else None
+    if words is None:
+        return
+    n = len(words["messages"])
+    label = "Words it came from" + (f" · {n} messages" if n > 1 else "")
+    with st.popover(label, icon=":material/format_quote:"):
+        if words["evidence"]:
+            st.caption("The words read")
+            text_block(words["evidence"])
+        if words["in_answer_to"]:
+            st.caption("In answer to")
+            text_block(words["in_answer_to"])
+        for msg in words["messages"]:
+            st.caption(f"{fmt(msg['role'])} · {when(msg['at'])} · message {msg['id']}")
+            text_block(msg["content"])
+        if not n:
+            st.caption("Its source message is gone (erased or purged).")
+
+
 by = f" ({row['by']})" if row["by"] else ""
 with st.container(border=True):
     st.markdown(op_badge(row["op"]))
     text_block(row["content"])
+    _words_it_came_from(row["memory_id"])
     st.caption(
         f"{when(row['at'])} · reason: {plain(reason_text(row['reason']))} · type {fmt(row['type'])} · "
         f"confidence {fmt(row['confidence'], 2)} · importance {fmt(row['importance'], 2)} · "
@@ -251,7 +274,9 @@ with st.container(border=True):
     curator = can(Role.CURATOR)  # viewers read; the service refuses their corrections anyway
     tabs = st.tabs([":material/forum: Source message"] + ([":material/edit: Correct"] if curator else []))
     with tabs[0]:
-        ctx = views.message_with_context(svc.storage, row["message_id"]) if row["message_id"] else None
+        ctx = (
+            views.message_with_context(svc.storage, row["message_id"], user_key=user.key) if row["message_id"] else None
+        )
         if ctx is None:
             st.caption("No source message (a person's edit or a system action).")
         else:

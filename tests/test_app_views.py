@@ -72,3 +72,25 @@ def test_a_label_can_be_set_changed_and_cleared(store):
     assert views.labelled_similarities(store.storage, key) == [(hit["similarity"], False)]
     views.set_label(store.storage, key, retrieval["id"], hit["memory_id"], None)
     assert views.labelled_similarities(store.storage, key) == []
+
+
+def test_a_facts_source_words_are_its_own_users_messages_only(plumbing_svc):
+    """The card's "Words it came from" (views.source_words): the sentence read and each source message whole — and a
+    source id naming another user's message (a door caller can set source ids) shows nothing of that message."""
+    from memory.storage import records
+    from memory.vocab import SEMANTIC_TYPES
+
+    svc = plumbing_svc
+    svc.remember("ann", "I live in Lisbon. **Not markup** here.", session_id="a")
+    svc.remember("bob", "My secret plan is to move to Oslo.", session_id="b")
+    fact = svc.list_memories(svc.get_user("ann"), types=SEMANTIC_TYPES)[0]
+    words = views.source_words(svc.storage, fact.id)
+    assert words["evidence"] == "I live in Lisbon"
+    assert [m["content"] for m in words["messages"]] == ["I live in Lisbon. **Not markup** here."]
+    bobs = views.write_log(svc.storage, svc.get_user("bob").key)[0][-1]["message_id"]
+    planted = records.add_memory(svc.storage, svc.get_user("ann"), "User plans a move.", source_message_ids=[bobs])
+    assert views.source_words(svc.storage, planted.id) is None  # no evidence, and bob's message is not ann's
+    ann = svc.get_user("ann").key
+    assert views.message_with_context(svc.storage, bobs, user_key=ann) is None  # the Source message tab alike
+    episode = next(m for m in svc.list_memories(svc.get_user("ann")) if m.type == "episode")
+    assert views.source_words(svc.storage, episode.id) is None  # an episode is the words

@@ -192,6 +192,44 @@ def test_the_hygiene_queue_keeps_two_dated_facts_apart_and_a_merge_keeps_every_s
     assert set(kept.source_message_ids) == {201, 202} and kept.reinforce_count == 1
 
 
+def test_the_hygiene_queue_finds_a_duplicate_the_greedy_grouping_hid_and_keeps_two_likes_apart(svc):
+    """Near-identical facts the write path kept (held-out LoCoMo, conv-42): "User likes to help." sits 0.955 from
+    "User likes action.", which compaction's greedy grouping made its leader, so the queue never compared it with
+    "User likes helping people." (0.985) — now every memory is compared with every group's leader. And two likes of
+    different things ("helping the community" / "infrastructure in their community", conv-41) were proposed for a
+    merge on their shared words; now their objects must share most of their words too. The merge keeps every
+    source."""
+    from memory.storage import records
+    from memory.vocab import Actor, MemoryStatus, MemoryType, Role
+
+    svc.remember("nate", "Hello there!")  # the user exists
+    user = svc.get_user("nate")
+
+    def like(obj: str, source: int):
+        return records.add_memory(
+            svc.storage,
+            user,
+            f"User likes {obj}.",
+            type=MemoryType.PREFERENCE,
+            subject="user",
+            predicate="likes",
+            object=obj,
+            source_message_ids=[source],
+        )
+
+    action, helping, to_help = like("action", 1), like("helping people", 2), like("to help", 3)
+    community, infrastructure = like("helping the community", 4), like("infrastructure in their community", 5)
+    near = [f for f in svc.desk.hygiene_review("nate").findings if f.kind == "near_duplicate"]
+    assert [sorted(f.memory_ids) for f in near] == [sorted([helping.id, to_help.id])], [f.contents for f in near]
+    assert not any({community.id, infrastructure.id} & set(f.memory_ids) for f in near)
+    assert action.id not in near[0].memory_ids
+    curator = Actor(name="cora", role=Role.CURATOR, via="test")
+    svc.desk.hygiene_act(near[0].key, "merge", actor=curator, user_id="nate", target=helping.id)
+    kept = svc.get_memory(helping.id)
+    assert svc.get_memory(to_help.id).superseded_by == helping.id and kept.status == MemoryStatus.ACTIVE
+    assert set(kept.source_message_ids) == {2, 3}
+
+
 # -- 5. the LLM extractor follows the same contract ----------------------------------------------------------------
 def test_what_a_model_proposes_meets_the_same_contract():
     """A configured model's candidates go through the same step as the rules' (extractor.standing): a reference it

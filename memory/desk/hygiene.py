@@ -3,10 +3,11 @@ evidence and the actions that fix it.
 
 Kinds (:data:`KINDS`), each a pure check over the active memories and what they came from:
 
-- ``near_duplicate`` — the same statement twice, or two memories of one type at least ``compact_similarity``
-  similar (compaction's own grouping, :func:`memory.lifecycle.compact.cluster`) that also share most of their words
-  (e5 puts "went hiking" and "visited the beach" above 0.95), without differing values of a single-valued fact
-  (that is a contradiction);
+- ``near_duplicate`` — memories of one user and type that state one fact (:func:`one_fact`): the same statement
+  twice, or at least ``compact_similarity`` similar and sharing most of their words (e5 puts "went hiking" and
+  "visited the beach" above 0.95) — never two that differ in a number, a date or a name, two values of a
+  single-valued fact (a contradiction), nor two likes of different things; its merge keeps one memory with every
+  member's source messages and repeats;
 - ``contradiction`` — two values of a single-valued fact (lives in Porto / lives in Lisbon), or likes and dislikes
   of one thing, both still active;
 - ``restates_prompt`` — text that is the system prompt's or the agent's own words kept as the user's: learnt from a
@@ -296,37 +297,67 @@ def contradictions(rows: Sequence[MemInfo]) -> list[tuple[list[MemInfo], str]]:
 def near_duplicates(
     rows: Sequence[MemInfo], vectors: dict[str, Any], threshold: float
 ) -> list[tuple[list[MemInfo], str]]:
-    """Compaction's groups (same statement, or similar enough), without those that are contradictions."""
-    from memory.lifecycle.compact import NEVER_COMPACT, cluster
+    """Memories of one user (agent, type) that state one fact: each memory, highest value first, joins the first
+    group whose leader states the same fact (:func:`one_fact`), or leads a group of its own.
 
+    Every memory is compared with every group's leader, not only with the one leader compaction's greedy clustering
+    picked for it: "User likes to help." lands under "User likes action." (0.955 similar) there, and its real
+    duplicate "User likes helping people." (0.985) was never compared with it."""
     by: dict[tuple[str, str, str], list[MemInfo]] = defaultdict(list)
     for m in rows:
-        if m.type not in NEVER_COMPACT and m.type != MemoryType.SUMMARY:
+        if m.type not in EVIDENCE_TYPES:
             by[(m.user_key, m.agent_id, m.type)].append(m)
-    out = []
+    out: list[tuple[list[MemInfo], str]] = []
     for members in by.values():
         if len(members) < 2:
             continue
-        values = {m.id: m.confidence + 0.001 * m.reinforce_count for m in members}
-        for group, reason in cluster(members, vectors, threshold, values):
-            # one value per sub-group: members stating different values of one fact contradict, not duplicate
-            parts: dict[tuple[str, str], list[MemInfo]] = defaultdict(list)
-            for m in group:
-                parts[_value_key(m)].append(m)
-            for part in parts.values():
-                lead = part[0]  # similar meaning is not enough: a duplicate also says it in mostly the same words
-                same = [
-                    lead,
-                    *(
-                        m
-                        for m in part[1:]
-                        if not differ_in_specifics(lead.content, m.content)
-                        and (_same_statement(lead, m) or _wording(lead, m) > DUP_WORDS)
-                    ),
-                ]
-                if len(same) > 1:
-                    out.append((same, reason or "same statement"))
+        order = sorted(members, key=lambda m: (-(m.confidence + 0.001 * m.reinforce_count), m.created_at, m.id))
+        groups: list[tuple[MemInfo, list[MemInfo], list[str]]] = []  # leader, members, why each joined
+        for m in order:
+            for lead, group, why in groups:
+                reason = one_fact(lead, m, _similarity(vectors, lead.id, m.id), threshold)
+                if reason:
+                    group.append(m)
+                    why.append(reason)
+                    break
+            else:
+                groups.append((m, [m], []))
+        out += [(group, "; ".join(dict.fromkeys(why))) for _, group, why in groups if len(group) > 1]
     return out
+
+
+def _similarity(vectors: dict[str, Any], a: str, b: str) -> float | None:
+    if a not in vectors or b not in vectors:
+        return None  # not indexed yet: only the same statement can tell
+    return float(vectors[a] @ vectors[b])
+
+
+def one_fact(a: MemInfo, b: MemInfo, similarity: float | None, threshold: float) -> str | None:
+    """Why two memories of one user state one fact (``None``: they do not). Never when they differ in a number, a
+    date or a name (in the words, or in the dates they happened), nor when they state two values of a single-valued
+    fact or the two sides of a likes / dislikes (a contradiction); the same statement always is; otherwise
+    :func:`same_fact`, and for two structured facts (likes, plans …) of one predicate, objects that share most of
+    their words too ("helping the community" is not "infrastructure in the community")."""
+    if differ_in_specifics(a.content, b.content) or _value_key(a) != _value_key(b):
+        return None
+    if a.event_time and b.event_time and a.event_time.date() != b.event_time.date():
+        return None
+    if _same_statement(a, b):
+        return "same statement"
+    if similarity is None or not same_fact(a.content, b.content, similarity, threshold):
+        return None
+    if _structured(a) and _structured(b):
+        if a.predicate != b.predicate:
+            return None
+        oa, ob = words(a.object), words(b.object)
+        small, big = (oa, ob) if len(oa) <= len(ob) else (ob, oa)
+        if share_in(small, big) <= DUP_WORDS:
+            return None
+    return f"similarity {similarity:.3f} ≥ {threshold:g} and mostly the same words"
+
+
+def _structured(m: MemInfo) -> bool:
+    return bool(m.predicate) and m.predicate != "fact" and bool(m.object)
 
 
 def same_fact(a: str, b: str, similarity: float, threshold: float) -> bool:

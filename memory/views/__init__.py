@@ -25,6 +25,7 @@ from memory.views.writes import (
     memory_counts,
     memory_events,
     message_with_context,
+    source_words,
     write_log,
 )
 
@@ -48,6 +49,7 @@ __all__ = [
     "retrieval_hits",
     "retrieval_params",
     "sessions_overview",
+    "source_words",
     "conversation",
     "set_label",
     "turn_composed",

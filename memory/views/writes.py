@@ -17,7 +17,7 @@ from memory.storage.models import (
     Message,
     Session,
 )
-from memory.vocab import MemoryStatus, is_flagged
+from memory.vocab import MemoryStatus, MemoryType, is_flagged
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -126,11 +126,14 @@ def memory_events(store: Database, memory_id: str, limit: int = 500) -> list[dic
     ]
 
 
-def message_with_context(store: Database, message_id: int, around: int = 2) -> dict[str, Any] | None:
-    """A source message and its neighbours in the session, so a write can be read where it came from."""
+def message_with_context(
+    store: Database, message_id: int, around: int = 2, *, user_key: str | None = None
+) -> dict[str, Any] | None:
+    """A source message and its neighbours in the session, so a write can be read where it came from; with
+    ``user_key``, ``None`` for a message of another user (a source id set through a door is not trusted)."""
     with store.db() as db:
         msg = db.get(Message, message_id)
-        if msg is None:
+        if msg is None or (user_key is not None and msg.user_key != user_key):
             return None
         session = db.get(Session, msg.session_id)
         before = db.exec(
@@ -150,6 +153,29 @@ def message_with_context(store: Database, message_id: int, around: int = 2) -> d
         "message": _msg(msg),
         "session": session.external_id if session else msg.session_id,
         "thread": [{**_msg(m), "is_source": m.id == msg.id} for m in rows],
+    }
+
+
+def source_words(store: Database, memory_id: str, limit: int = 20) -> dict[str, Any] | None:
+    """The words a fact, preference or event came from, for its card: the sentence the extractor read
+    (``evidence``), the question it answered when it was read with one, and every source message as said (a memory
+    reinforced by later messages has several), oldest first, only ever the memory's own user's messages (a source id
+    given through a door is not trusted to name one). ``None`` for an episode (it *is* the words) or a
+    memory no message stated (a person's edit)."""
+    with store.db() as db:
+        m = db.get(Memory, memory_id)
+        if m is None or m.type == MemoryType.EPISODE:
+            return None
+        ids = [int(i) for i in m.source_message_ids or [] if str(i).isdigit()][:limit]
+        mine = select(Message).where(col(Message.id).in_(ids), Message.user_key == m.user_key)  # never another's
+        msgs = db.exec(mine.order_by(col(Message.id))).all() if ids else []
+    meta = m.meta or {}
+    if not msgs and not meta.get("evidence"):
+        return None
+    return {
+        "evidence": str(meta.get("evidence") or ""),
+        "in_answer_to": str(meta.get("in_answer_to") or ""),
+        "messages": [_msg(x) for x in msgs],
     }
 
 
