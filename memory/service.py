@@ -44,7 +44,7 @@ from memory.vocab import STATUS_OP, Actor, AuditAction, MemoryStatus, Role
 from memory.warm import freeze_loaded
 from memory.write import behind, entry, profile_sync
 from memory.write.behind import WriteBehind, unwritten_turns
-from memory.write.entry import Said
+from memory.write.entry import Said, WriteOptions
 
 if TYPE_CHECKING:  # the embedder loads numpy: never at import
     from langchain_core.language_models import BaseChatModel
@@ -351,30 +351,14 @@ class MemoryService:
         user: User | str,
         session: Session,
         messages: Sequence[Message | int | Said],
-        *,
-        agent_id: str | None = None,
-        turn_id: int | None = None,
-        model: Any = None,
-        keep_unparsed: bool = False,
-        infer: bool | Sequence[bool] = True,
-        owner: str | None = None,
+        **options: Unpack[WriteOptions],
     ) -> list[WriteReport]:
         """:meth:`write` for long-conversation ingest (one embedding call, one transaction, one index append) with
-        every core embedding (``MEMLENS_EMBED_THREADS``)."""
+        every core embedding (``MEMLENS_EMBED_THREADS``); the options are :meth:`write`'s, passed on as they are."""
         from memory.storage.embed import embed_threads
 
         with embed_threads(self.settings.embed_threads):
-            return self.write(
-                user,
-                session,
-                messages,
-                agent_id=agent_id,
-                turn_id=turn_id,
-                model=model,
-                keep_unparsed=keep_unparsed,
-                infer=infer,
-                owner=owner,
-            )
+            return self.write(user, session, messages, **options)
 
     def remember(self, user_id: str, text: str, *, session_id: str = "cli", agent_id: str | None = None):
         """Store ``text`` as a user message in that session and run the write path on it (an explicit request:

@@ -183,6 +183,12 @@ def _replay(run) -> None:
         st.session_state["dk_rp_error"] = str(exc)
 
 
+def _replay_button(where, label: str, key: str, run, curator: bool) -> None:
+    """Both replays are one kind of button: a curator's bulk action (greyed for others; the service checks the role
+    too) whose click runs ``run`` through :func:`_replay`."""
+    where.button(label, key=key, icon=":material/compare_arrows:", disabled=not curator, on_click=_replay, args=(run,))
+
+
 def _ab() -> dict:
     """Read from the widgets' state at the click (a callback's args would hold the previous run's values)."""
     state = st.session_state
@@ -208,14 +214,7 @@ def replay_tab() -> None:
     c[0].text_input("Setting B (KEY=VALUE, comma-separated)", "k=3", key="dk_rp_set")
     c[1].number_input("Logged queries", 1, 200, 20, key="dk_rp_last")
     curator = can(Role.CURATOR)  # the service checks it too (and audits a refusal): both replays work in bulk
-    c[2].button(
-        "Replay A vs B",
-        key="dk_rp_go",
-        icon=":material/compare_arrows:",
-        disabled=not curator,
-        on_click=_replay,
-        args=(_ab,),
-    )
+    _replay_button(c[2], "Replay A vs B", "dk_rp_go", _ab, curator)
     with st.expander("Another embedder or extractor (shadow stores)", icon=":material/content_copy:"):
         st.caption(
             "This user's recorded messages are written again into two throw-away stores — A with the live "
@@ -226,14 +225,7 @@ def replay_tab() -> None:
         s[0].selectbox("Embedder B", ["(as live)", "e5", "hash", "openai"], key="dk_sh_embedder")
         s[1].selectbox("Extractor B", ["(as live)", "rules", "model"], key="dk_sh_extractor")
         s[2].number_input("Messages", 1, 2000, 200, key="dk_sh_sample")
-        s[3].button(
-            "Replay in shadows",
-            key="dk_sh_go",
-            icon=":material/compare_arrows:",
-            disabled=not curator,
-            on_click=_replay,
-            args=(_shadows,),
-        )
+        _replay_button(s[3], "Replay in shadows", "dk_sh_go", _shadows, curator)
     if err := st.session_state.pop("dk_rp_error", None):
         st.error(plain(err))
     out = st.session_state.get("dk_rp_out")

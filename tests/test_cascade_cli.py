@@ -7,34 +7,21 @@ index disagreeing with SQL: each operation leaves them agreeing in the process t
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from cli_helpers import cli_env, run_memlens
 
 from memory.prompts import BRIDGE_WORDS
 
-ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
 
 
 def test_flag_edit_and_undo_of_messages_from_the_cli(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLENS_")}
-    env.update(PYTHONPATH=str(ROOT), MEMLENS_DATA_DIR=str(tmp_path / "data"))
+    env = cli_env(tmp_path / "data")
     warnings: list[str] = []
 
     def memlens(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-c", "from agent.cli import main; main()", *args],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
-        assert done.returncode == 0, done.stderr
+        done = run_memlens(env, tmp_path, *args)
         warnings.extend(line for line in done.stderr.splitlines() if "disagrees" in line)
         return done.stdout
 
@@ -77,19 +64,10 @@ def test_profile_set_and_clear_from_the_cli_cascade_and_restore_brings_the_value
     """`memlens profile --clear/--set` is the Profile page's edit from a shell: the fact it fed is retracted, the next
     turn's bridge says plainly that the news was corrected, its reply and hits follow; `memlens memory restore` of the
     fact brings it all back. EN and ZH."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLENS_")}
-    env.update(PYTHONPATH=str(ROOT), MEMLENS_DATA_DIR=str(tmp_path / "data"))
+    env = cli_env(tmp_path / "data")
 
     def memlens(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-c", "from agent.cli import main; main()", *args],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
-        assert done.returncode == 0, done.stderr
+        done = run_memlens(env, tmp_path, *args)
         assert "disagrees" not in done.stderr
         return done.stdout
 

@@ -4,25 +4,13 @@ step. Real SQLite + LanceDB, the real e5 embedder, the offline agent; EN and ZH.
 
 from __future__ import annotations
 
-from agent.runtime import Agent
+from cascade_helpers import ANA, bridge_text, chat_settled, fact_with, selected_contents
+
 from memory import Memory as Client
 from memory import views
 from memory.lifecycle import curation
 from memory.prompts import BRIDGE_WORDS
-from memory.storage.models import SessionBridge
-from memory.vocab import SEMANTIC_TYPES, Actor, MemoryStatus, MemoryType, Role, SourceType, is_flagged
-
-ANA = Actor("ana", Role.CURATOR, "ui")
-
-
-def _chat(svc, user: str, session: str, text: str):
-    agent = Agent(svc)
-    try:
-        result = agent.chat(user, session, text)
-        svc.wait_writes(user)
-        return result
-    finally:
-        agent.close()
+from memory.vocab import MemoryStatus, MemoryType, SourceType, is_flagged
 
 
 def _episode(svc, user: str, needle: str):
@@ -30,43 +18,26 @@ def _episode(svc, user: str, needle: str):
     return next(m for m in rows if needle in m.content and m.source_type == SourceType.USER_STATED)
 
 
-def _fact(svc, user: str, needle: str):
-    rows = svc.list_memories(svc.get_user(user), types=SEMANTIC_TYPES, statuses=tuple(MemoryStatus))
-    return next(m for m in rows if needle in m.content and m.source_type != SourceType.PERSON_EDIT)
-
-
-def _selected(result) -> list[str]:
-    return [h.content for h in result.recall.selected] if result.recall else []
-
-
-def _bridge_of(svc, session_key: str) -> str:
-    with svc.storage.db() as db:
-        from sqlmodel import select
-
-        row = db.exec(select(SessionBridge).where(SessionBridge.from_session_id == session_key)).first()
-    return row.text if row else ""
-
-
 def test_flagging_an_episode_retracts_what_was_read_from_it_and_unflag_brings_it_all_back(svc):
-    first = _chat(svc, "q", "a", "I keep a parrot named Kiwi.")
-    episode, fact = _episode(svc, "q", "Kiwi"), _fact(svc, "q", "Kiwi")
+    first = chat_settled(svc, "q", "a", "I keep a parrot named Kiwi.")
+    episode, fact = _episode(svc, "q", "Kiwi"), fact_with(svc, "q", "Kiwi")
     svc.flag_memory(episode.id, actor=ANA, reason="that is my sister's parrot")
     assert is_flagged(svc.get_memory(fact.id).meta)  # read only from it: flagged with it
     assert svc.get_memory(episode.id).content == "I keep a parrot named Kiwi."  # what was said stays as said
-    turn = _chat(svc, "q", "b", "What is my parrot called?")
+    turn = chat_settled(svc, "q", "b", "What is my parrot called?")
     assert turn.bridge == BRIDGE_WORDS["en"]["corrected"]  # said plainly, not "you didn't tell me anything new"
-    assert "Kiwi" not in turn.reply and not [c for c in _selected(turn) if "Kiwi" in c]
+    assert "Kiwi" not in turn.reply and not [c for c in selected_contents(turn) if "Kiwi" in c]
     svc.unflag_memory(episode.id, actor=ANA, reason="it was theirs after all")
     assert not is_flagged(svc.get_memory(fact.id).meta)
-    assert "Kiwi" in _bridge_of(svc, first.session_key)  # the bridge is rebuilt, not just hidden
-    again = _chat(svc, "q", "c", "Do you remember the name of my parrot?")
-    assert "Kiwi" in again.reply and [c for c in _selected(again) if "Kiwi" in c]
+    assert "Kiwi" in bridge_text(svc, first.session_key)  # the bridge is rebuilt, not just hidden
+    again = chat_settled(svc, "q", "c", "Do you remember the name of my parrot?")
+    assert "Kiwi" in again.reply and [c for c in selected_contents(again) if "Kiwi" in c]
 
 
 def test_deleting_an_episode_keeps_a_fact_with_another_source_and_restore_undoes_every_step_zh(svc):
-    _chat(svc, "王芳", "a", "我住在杭州。")
-    _chat(svc, "王芳", "b", "我住在杭州，很喜欢这里。")
-    fact = _fact(svc, "王芳", "杭州")
+    chat_settled(svc, "王芳", "a", "我住在杭州。")
+    chat_settled(svc, "王芳", "b", "我住在杭州，很喜欢这里。")
+    fact = fact_with(svc, "王芳", "杭州")
     assert len(fact.source_message_ids) == 2 and svc.get_profile("王芳")["city"] == "杭州"
     one, two = _episode(svc, "王芳", "我住在杭州。"), _episode(svc, "王芳", "很喜欢")
     svc.delete_memory(one.id, actor=ANA, reason="说错了")
@@ -75,21 +46,21 @@ def test_deleting_an_episode_keeps_a_fact_with_another_source_and_restore_undoes
     assert [s["state"] for s in shown["read_from"]] == ["deleted", "in force"]
     svc.delete_memory(two.id, actor=ANA, reason="也说错了")
     assert svc.get_memory(fact.id).status == "deleted" and svc.get_profile("王芳").get("city") is None
-    turn = _chat(svc, "王芳", "c", "我住在哪里？")
-    assert "杭州" not in turn.reply and not [c for c in _selected(turn) if "杭州" in c]
+    turn = chat_settled(svc, "王芳", "c", "我住在哪里？")
+    assert "杭州" not in turn.reply and not [c for c in selected_contents(turn) if "杭州" in c]
     assert turn.bridge == BRIDGE_WORDS["zh"]["corrected"]  # the only news was corrected away: said plainly
     svc.restore_memory(two.id, actor=ANA, reason="其实没错")
     assert svc.get_memory(fact.id).status == "active" and svc.get_profile("王芳")["city"] == "杭州"
     city = next(f for f in views.profile_fields(svc.storage, svc.get_user("王芳").key) if f["field"] == "city")
     assert city["said"] == "“我住在杭州。” (deleted); “我住在杭州，很喜欢这里。”"  # the profile names its episodes
-    again = _chat(svc, "王芳", "d", "我住在哪里？")
+    again = chat_settled(svc, "王芳", "d", "我住在哪里？")
     assert "杭州" in again.reply
 
 
 def test_editing_an_episode_records_a_correction_the_facts_profile_and_agent_follow(svc):
     m = Client(service=svc)
     m.add("I live in Valencia", user_id="v")
-    episode, fact = _episode(svc, "v", "Valencia"), _fact(svc, "v", "Valencia")
+    episode, fact = _episode(svc, "v", "Valencia"), fact_with(svc, "v", "Valencia")
     m.update(episode.id, "I live in Seville")  # the Python door: the same correction as the pages and the CLI
     kept = svc.get_memory(episode.id)
     assert kept.content == "I live in Valencia" and kept.type == MemoryType.EPISODE
@@ -101,9 +72,9 @@ def test_editing_an_episode_records_a_correction_the_facts_profile_and_agent_fol
         x for x in curation.show_memory(svc.storage, episode.id)["read_into"] if "Seville" in x["content"]
     )
     assert correction["state"] == "in force" and svc.get_memory(correction["memory_id"]).source_type == "person-edit"
-    turn = _chat(svc, "v", "b", "Where do I live?")
+    turn = chat_settled(svc, "v", "b", "Where do I live?")
     assert "Seville" in turn.reply and "Valencia" not in turn.reply
-    assert not [c for c in _selected(turn) if "Valencia" in c]
+    assert not [c for c in selected_contents(turn) if "Valencia" in c]
     svc.unflag_memory(episode.id, actor=ANA, reason="the correction was wrong")
     assert svc.get_memory(correction["memory_id"]).status == "deleted"
     assert svc.get_profile("v")["city"] == "Valencia" and not is_flagged(svc.get_memory(fact.id).meta)
@@ -119,7 +90,7 @@ def test_flagging_a_fact_retracts_the_configured_models_reply_that_restated_it_a
         ],
         user_id="v",
     )
-    fact = _fact(svc, "v", "Valencia")
+    fact = fact_with(svc, "v", "Valencia")
     rows = svc.list_memories(svc.get_user("v"), types=[MemoryType.EPISODE])
     reply = next(r for r in rows if r.source_type == SourceType.AGENT)  # a model's reply stays retrievable
     assert reply.subject == "Assistant"
@@ -132,25 +103,27 @@ def test_flagging_a_fact_retracts_the_configured_models_reply_that_restated_it_a
 
 
 def test_deleting_a_fact_keeps_its_claim_out_while_its_episode_is_recalled_and_restore_brings_it_back_zh(svc):
-    first = _chat(svc, "李雷", "a", "我的职业是设计师，我养了一只猫叫米米。")
-    fact = _fact(svc, "李雷", "设计师")
+    first = chat_settled(svc, "李雷", "a", "我的职业是设计师，我养了一只猫叫米米。")
+    fact = fact_with(svc, "李雷", "设计师")
     svc.delete_memory(fact.id, actor=ANA, reason="用户其实是产品经理")
     assert svc.get_profile("李雷").get("occupation") is None
-    turn = _chat(svc, "李雷", "b", "我的职业是什么？")
+    turn = chat_settled(svc, "李雷", "b", "我的职业是什么？")
     assert "设计师" not in turn.reply
-    assert not [c for c in _selected(turn) if "设计师" in c]  # the episode, when recalled, without the claim
-    assert "设计师" not in _bridge_of(svc, first.session_key)
-    cat = _chat(svc, "李雷", "b", "我的猫叫什么？")  # the message's other content still answers, the claim left out
+    assert not [c for c in selected_contents(turn) if "设计师" in c]  # the episode, when recalled, without the claim
+    assert "设计师" not in bridge_text(svc, first.session_key)
+    cat = chat_settled(
+        svc, "李雷", "b", "我的猫叫什么？"
+    )  # the message's other content still answers, the claim left out
     assert "猫" in cat.reply and "设计师" not in cat.reply
-    assert not [c for c in _selected(cat) if "设计师" in c]
+    assert not [c for c in selected_contents(cat) if "设计师" in c]
     svc.restore_memory(fact.id, actor=ANA, reason="没错")
     assert svc.get_profile("李雷")["occupation"] == "设计师"
-    assert "设计师" in _bridge_of(svc, first.session_key)  # rebuilt from what is in force again
-    assert "设计师" in _chat(svc, "李雷", "c", "我的职业是什么？").reply
+    assert "设计师" in bridge_text(svc, first.session_key)  # rebuilt from what is in force again
+    assert "设计师" in chat_settled(svc, "李雷", "c", "我的职业是什么？").reply
 
 
 def test_offline_replies_stay_in_the_transcript_but_are_not_retrievable_memory(svc):
-    turn = _chat(svc, "q", "a", "I keep a parrot named Kiwi.")
+    turn = chat_settled(svc, "q", "a", "I keep a parrot named Kiwi.")
     said = [msg.role for msg in svc.messages(turn.session_key)]
     assert said == ["user", "assistant"]
     rows = svc.list_memories(svc.get_user("q"), types=[MemoryType.EPISODE])
@@ -167,7 +140,7 @@ def test_a_summary_anchor_is_rebuilt_without_a_flagged_message_and_with_it_again
     svc = MemoryService(settings, embedder=e5)
     try:
         for text in ("I keep a parrot named Kiwi.", "I work as a nurse.", "I like hiking."):
-            turn = _chat(svc, "q", "a", text)
+            turn = chat_settled(svc, "q", "a", text)
 
         def folded() -> str:
             return "\n".join(a.text for a in svc.summary_anchors(turn.session_key))

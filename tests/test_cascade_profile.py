@@ -6,56 +6,27 @@ e5 embedder, the offline agent."""
 
 from __future__ import annotations
 
-from sqlmodel import select
+from cascade_helpers import ANA, bridge_text, chat_settled, fact_with, selected_contents
 
-from agent.runtime import Agent
 from memory import Memory as Client
-from memory.storage.models import SessionBridge
-from memory.vocab import SEMANTIC_TYPES, Actor, MemoryStatus, MemoryType, Role, SourceType, is_flagged
-
-ANA = Actor("ana", Role.CURATOR, "ui")
-
-
-def _chat(svc, user: str, session: str, text: str):
-    agent = Agent(svc)
-    try:
-        result = agent.chat(user, session, text)
-        svc.wait_writes(user)
-        return result
-    finally:
-        agent.close()
-
-
-def _fact(svc, user: str, needle: str):
-    rows = svc.list_memories(svc.get_user(user), types=SEMANTIC_TYPES, statuses=tuple(MemoryStatus))
-    return next(m for m in rows if needle in m.content and m.source_type != SourceType.PERSON_EDIT)
-
-
-def _bridge_of(svc, session_key: str) -> str:
-    with svc.storage.db() as db:
-        row = db.exec(select(SessionBridge).where(SessionBridge.from_session_id == session_key)).first()
-    return row.text if row else ""
-
-
-def _selected(result) -> list[str]:
-    return [h.content for h in result.recall.selected] if result.recall else []
+from memory.vocab import MemoryStatus, MemoryType, SourceType, is_flagged
 
 
 def _clear_then_restore(svc, user: str, said: str, place: str, hello: str, question: str) -> None:
-    first = _chat(svc, user, "a", said)
-    _chat(svc, user, "b", hello)  # the bridge from session a is written now, saying the place
-    assert place in _bridge_of(svc, first.session_key)
-    fact = _fact(svc, user, place)
+    first = chat_settled(svc, user, "a", said)
+    chat_settled(svc, user, "b", hello)  # the bridge from session a is written now, saying the place
+    assert place in bridge_text(svc, first.session_key)
+    fact = fact_with(svc, user, place)
     svc.update_profile(user, "city", None, actor=ANA, reason="no longer true")
     assert svc.get_memory(fact.id).status == MemoryStatus.DELETED and svc.get_profile(user).get("city") is None
-    assert place not in _bridge_of(svc, first.session_key)  # rebuilt, not just hidden when read
-    turn = _chat(svc, user, "c", question)
+    assert place not in bridge_text(svc, first.session_key)  # rebuilt, not just hidden when read
+    turn = chat_settled(svc, user, "c", question)
     assert place not in turn.reply and place not in (turn.bridge or "")
-    assert not [c for c in _selected(turn) if place in c]
+    assert not [c for c in selected_contents(turn) if place in c]
     svc.restore_memory(fact.id, actor=ANA, reason="it was true")
     assert svc.get_profile(user)["city"] == place
-    assert place in _bridge_of(svc, first.session_key)
-    assert place in _chat(svc, user, "d", question).reply
+    assert place in bridge_text(svc, first.session_key)
+    assert place in chat_settled(svc, user, "d", question).reply
 
 
 def test_clearing_a_profile_value_retracts_its_fact_and_bridge_and_restore_brings_them_back(svc):
@@ -78,7 +49,7 @@ def test_changing_a_profile_value_flags_the_models_reply_that_restated_the_old_o
         {"role": "assistant", "content": "Noted: you live in Valencia, by the sea."},
     ]
     m.add(said, user_id="v")
-    fact, reply = _fact(svc, "v", "Valencia"), _reply(svc, "v")
+    fact, reply = fact_with(svc, "v", "Valencia"), _reply(svc, "v")
     svc.update_profile("v", "city", "Seville", actor=ANA, reason="moved")
     assert svc.get_memory(fact.id).status == MemoryStatus.SUPERSEDED
     assert is_flagged(svc.get_memory(reply.id).meta)  # the reply said what is now replaced
@@ -91,7 +62,7 @@ def test_clearing_a_profile_value_deletes_the_models_reply_and_restore_brings_it
     m = Client(service=svc)
     said = [{"role": "user", "content": "我住在杭州。"}, {"role": "assistant", "content": "好的，你住在杭州。"}]
     m.add(said, user_id="王芳")
-    fact, reply = _fact(svc, "王芳", "杭州"), _reply(svc, "王芳")
+    fact, reply = fact_with(svc, "王芳", "杭州"), _reply(svc, "王芳")
     svc.update_profile("王芳", "city", None, actor=ANA, reason="搬走了")
     assert svc.get_memory(reply.id).status == MemoryStatus.DELETED
     assert not [h for h in svc.recall("王芳", "我住在哪里", threshold=0.0).selected if "杭州" in h.content]

@@ -9,14 +9,11 @@ same folder, as a process would open it), since a process start costs seconds of
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli_env, run_memlens
 
-ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
 
 
@@ -27,8 +24,7 @@ def _files_with(root: Path, needle: str) -> list[str]:
 
 def test_done_when_sequence_on_a_fresh_data_folder(tmp_path, monkeypatch):
     data = tmp_path / "fresh"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLENS_")}
-    env.update(PYTHONPATH=str(ROOT), MEMLENS_DATA_DIR=str(data))
+    env = cli_env(data)
     monkeypatch.setenv("MEMLENS_DATA_DIR", str(data))
 
     def read(*args: str) -> str:
@@ -42,16 +38,7 @@ def test_done_when_sequence_on_a_fresh_data_folder(tmp_path, monkeypatch):
         return done.stdout
 
     def memlens(*args: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-c", "from agent.cli import main; main()", *args],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+        return run_memlens(env, tmp_path, *args).stdout
 
     memlens("remember", "--user", "t1", "I live in Lisbon")
     facts = [m for m in json.loads(read("memories", "--user", "t1", "--json")) if m["type"] != "episode"]

@@ -203,27 +203,28 @@ def rebuild(store: Database, user_key: str, session_keys: set[str], settings: Se
                     settings.summary_max_tokens,
                 ),
             )
-            if text != anchor.text:
-                with store.db() as db:
-                    row = db.get(SummaryAnchor, anchor.id)
-                    if row is not None:
-                        row.text, row.tokens = text, count_tokens(text)
-                        db.add(row)
-                        db.commit()
-                        changed += 1
+            if text != anchor.text and _rewrite(store, SummaryAnchor, anchor.id, text):
+                changed += 1
         with store.db() as db:
             bridges = db.exec(select(SessionBridge).where(SessionBridge.from_session_id == session.id)).all()
         for bridge in bridges:
             said = bridge_for(store, session, settings)
-            if said is not None and said != bridge.text:
-                with store.db() as db:
-                    stored = db.get(SessionBridge, bridge.id)
-                    if stored is not None:
-                        stored.text, stored.tokens = said, count_tokens(said)
-                        db.add(stored)
-                        db.commit()
-                        changed += 1
+            if said is not None and said != bridge.text and _rewrite(store, SessionBridge, bridge.id, said):
+                changed += 1
     return changed
+
+
+def _rewrite(store: Database, table: type[SummaryAnchor] | type[SessionBridge], row_id: int | None, text: str) -> bool:
+    """One summary or bridge row given its rewritten text (and its token count, which the prompt budget reads); False
+    when the row is gone meanwhile, so :func:`rebuild` counts only what it really rewrote."""
+    with store.db() as db:
+        row = db.get(table, row_id)
+        if row is None:
+            return False
+        row.text, row.tokens = text, count_tokens(text)
+        db.add(row)
+        db.commit()
+    return True
 
 
 # -- sessions and bridges ----------------------------------------------------------------------------------------

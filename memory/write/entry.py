@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from memory import validate
 from memory.errors import InvalidInput
@@ -48,6 +48,18 @@ class Said:
     content: str
     meta: dict[str, Any] = field(default_factory=dict)
     created_at: datetime | None = None
+
+
+class WriteOptions(TypedDict, total=False):
+    """:func:`write`'s keyword options, named once so a facade that only wraps the write (batch ingest under more
+    embedding threads) passes them on typed instead of repeating the list."""
+
+    agent_id: str | None
+    turn_id: int | None
+    model: Any
+    keep_unparsed: bool
+    infer: bool | Sequence[bool]
+    owner: str | None
 
 
 def own_words(message: Message, owner: str | None = None) -> bool:

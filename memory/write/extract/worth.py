@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from memory.text.auxiliaries import BE_HAVE
 from memory.text.language import has_cjk
 from memory.write.extract.references import head
 
@@ -92,47 +93,41 @@ _TRAILING_VERDICT = re.compile(
     r"^User\b[^,;]*?\b\w+(?:ed|t|d)\b[^,;]*(?:,\s*(?:and|so|but)?|\band\b|\bso\b|\bbut\b)\s+(?:it|that|this)\b[^,;]*$"
 )
 _WORD = re.compile(r"[a-z0-9']+")
-_LIGHT = frozenset(
-    [
-        "user",
-        "user's",
-        "and",
-        "others",
-        "the",
-        "a",
-        "an",
-        "is",
-        "was",
-        "are",
-        "were",
-        "be",
-        "been",
-        "has",
-        "have",
-        "had",
-        "so",
-        "really",
-        "very",
-        "just",
-        "also",
-        "too",
-        "their",
-        "them",
-        "they",
-        "it",
-        "its",
-        "this",
-        "that",
-        "to",
-        "of",
-        "for",
-        "with",
-        "in",
-        "on",
-        "at",
-        "my",
-        "full",
-    ]
+_LIGHT = (
+    frozenset(
+        [
+            "user",
+            "user's",
+            "and",
+            "others",
+            "the",
+            "a",
+            "an",
+            "so",
+            "really",
+            "very",
+            "just",
+            "also",
+            "too",
+            "their",
+            "them",
+            "they",
+            "it",
+            "its",
+            "this",
+            "that",
+            "to",
+            "of",
+            "for",
+            "with",
+            "in",
+            "on",
+            "at",
+            "my",
+            "full",
+        ]
+    )
+    | BE_HAVE
 )
 
 _ZH_MOOD = re.compile(
