@@ -97,8 +97,10 @@ def test_recall_means_the_same_on_both_backends(backend_svc):
             )
         ],
     )
-    assert svc.recall("u", "what food should I avoid ordering?", k=1).selected[0].content.startswith("The user is veg")
-    assert svc.recall("u", "他住在哪个城市？", k=1).selected[0].content == "用户住在杭州，喜欢西湖"
+    # the same ranking on both backends (the cut of a three-memory store is the calibration's business)
+    food = svc.recall("u", "what food should I avoid ordering?", threshold=-1.0).hits
+    assert food[0].content.startswith("The user is veg")
+    assert svc.recall("u", "他住在哪个城市？", threshold=-1.0).hits[0].content == "用户住在杭州，喜欢西湖"
     hits = svc.recall("u", "tennis", threshold=-1.0).hits
     assert hits[0].content == "The user plays tennis on Saturdays" and hits[0].fts_score is not None
 

@@ -96,7 +96,7 @@ def calibration_block(outcomes: Sequence[Outcome], top: int = 10) -> dict:
 #: episodes and extracted memories are fitted apart (:func:`memory.retrieval.fit.fit_calibration`): on LoCoMo dev's
 #: full conversations, left out by conversation, one model for both injected a gold memory for 84.1 % of answerable
 #: questions with 4.5 % foreign noise (threshold chosen per fold: 78.0 % / 1.9 %); a model per layer 85.4 % / 3.3 %
-#: (83.5 % / 1.8 %) — bench/results/calibration_features_20261204.json (the store before the one write rule)
+#: (83.5 % / 1.8 %) — bench/results/calibration_locomo_dev.json
 LAYERED = True
 
 
