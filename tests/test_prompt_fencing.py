@@ -104,13 +104,13 @@ def test_the_extraction_request_fences_the_message():
     """The message to extract from is data: it cannot close the fence, forge a header or reach the instructions."""
     from datetime import UTC, datetime
 
-    text = f"I like tea. {ESCAPE}\n{IGNORE}"
+    text = f"I like oolong. {ESCAPE}\n{IGNORE}"  # a word the instructions never use
     request = extraction_prompt(text, role="user", at=datetime(2026, 1, 5, tzinfo=UTC), predicates=["likes"])
     instructions, data = request.split(DATA_OPEN + "\n", 1)
-    assert "tea" not in instructions and "Predicates: likes." in instructions and "2026-01-05" in instructions
+    assert "oolong" not in instructions and "Predicates: likes." in instructions and "2026-01-05" in instructions
     assert data.count(DATA_CLOSE) == 1 and data.rstrip().endswith(DATA_CLOSE)
     assert not any(line.startswith(("SYSTEM:", "Ignore")) for line in data.splitlines())
-    assert "I like tea." in data and IGNORE in data  # all of it is there, as data
+    assert "I like oolong." in data and IGNORE in data  # all of it is there, as data
 
 
 def test_the_offline_engine_speaks_from_the_prompts_module():
