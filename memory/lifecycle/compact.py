@@ -27,8 +27,8 @@ from sqlalchemy import insert, update
 from sqlmodel import col
 
 from memory import provenance
-from memory.lifecycle.retention import MemInfo, chunks, load, value
-from memory.storage.db import retrying
+from memory.lifecycle.retention import MemInfo, load, value
+from memory.storage.db import chunks, retrying
 from memory.storage.models import Memory, MemoryEvent, new_id, utcnow
 from memory.storage.vectors import IndexRow, sql_literal
 from memory.vocab import Actor, EventOp, MemoryStatus, MemoryType

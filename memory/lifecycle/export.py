@@ -34,6 +34,7 @@ from memory.errors import Conflict, InvalidInput, NotFound
 from memory.lifecycle import erasure, import_check
 from memory.lifecycle import retention as lifecycle
 from memory.storage import indexing, records, userlock
+from memory.storage.db import chunks
 from memory.storage.models import (
     ErasureJob,
     HitLabel,
@@ -149,7 +150,7 @@ def _insert(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> list[
         conn.execute(insert(table), rows)
         return [r[pk.name] for r in rows]
     out: list[Any] = []
-    for filled in lifecycle.chunks(rows):
+    for filled in chunks(rows):
         result = conn.execute(insert(table).returning(pk, sort_by_parameter_order=True), filled)
         out.extend(result.scalars().all())
     return out
@@ -326,7 +327,7 @@ def _delete_checkpoints(conn: Connection, thread_ids: Sequence[str]) -> int:
     for name in CHECKPOINT_TABLES:
         if name not in present:
             continue
-        for chunk in lifecycle.chunks(list(thread_ids)):
+        for chunk in chunks(list(thread_ids)):
             marks = ", ".join(f":t{i}" for i in range(len(chunk)))
             res = conn.execute(
                 text(f'DELETE FROM "{name}" WHERE thread_id IN ({marks})'), {f"t{i}": t for i, t in enumerate(chunk)}

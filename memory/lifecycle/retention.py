@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, overload
@@ -43,6 +43,7 @@ from sqlmodel import SQLModel, col
 
 from memory.config import Settings
 from memory.lifecycle.fold import FOLDED, Folded, fold, folded_summaries
+from memory.storage.db import chunks
 from memory.storage.models import Memory, MemoryEvent, utcnow
 from memory.vocab import Actor, EventOp, MemoryStatus, MemoryType
 from memory.write import status
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
     from memory.storage.db import Database
     from memory.storage.store import Storage
 
-CHUNK = 900  # ids per IN (...) list: below SQLite's default limit on bound parameters
 _TIMES = ("event_time", "created_at", "updated_at", "last_accessed_at", "expires_at")
 _RULE_COLUMNS = (
     "id",
@@ -85,11 +85,6 @@ def aware(dt: None) -> None: ...
 def aware(dt: datetime | None) -> datetime | None:
     """SQLite hands datetimes back naive; they were stored as UTC."""
     return dt.replace(tzinfo=UTC) if dt is not None and dt.tzinfo is None else dt
-
-
-def chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 # -- value -------------------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from sqlalchemy import Integer, String, and_, bindparam, select, union_all
 from sqlmodel import SQLModel
 
 from memory.prompts import offline_intro_length
+from memory.storage.db import chunks
 from memory.storage.models import PURGED_MESSAGE as PURGED
 from memory.storage.models import Memory, MemoryEvent, Message
 from memory.vocab import MemoryStatus, MemoryType, is_flagged
@@ -189,11 +190,6 @@ def shown_rows(
 
 #: ids bound in one ``IN (...)`` list (SQLite's default bound-parameter limit is 32,766; PostgreSQL's 65,535)
 IN_CHUNK = 500
-
-
-def chunks(ids: Sequence[int], size: int) -> list[Sequence[int]]:
-    """``ids`` in slices of at most ``size``: each slice is one bounded statement."""
-    return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
 _COLUMNS = ("id", "session_id", "role", "meta", "created_at", "content")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import quote
@@ -59,6 +59,16 @@ class Indexed(Database, Protocol):
 
     @property
     def read_only(self) -> str | None: ...
+
+
+#: ids bound in one ``IN (...)`` list: below SQLite's default limit on bound parameters (32,766; PostgreSQL 65,535)
+IN_LIST = 900
+
+
+def chunks(items: Sequence[Any], size: int = IN_LIST) -> Iterator[Sequence[Any]]:
+    """``items`` in slices of at most ``size``: each slice is one bounded statement, whatever the number of ids."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 #: PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock, lock not available
