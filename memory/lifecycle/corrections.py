@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from sqlmodel import col, select
 
-from memory.errors import NotFound
 from memory.sessions import summary
+from memory.storage import records
 from memory.storage.models import Memory, Message
 from memory.vocab import Actor, AuditAction
 from memory.write import cascade, status
@@ -64,11 +64,7 @@ def apply(
 def one(store: Storage, change: status.Change, *, actor: Actor, audit: AuditAction | None = None) -> Memory:
     """:func:`apply` of one change (strict), returning the memory as it is now."""
     apply(store, [change], actor=actor, audit=audit)
-    with store.db() as db:
-        m = db.get(Memory, change.memory_id)
-    if m is None:  # erased meanwhile
-        raise NotFound(f"no memory {change.memory_id!r}")
-    return m
+    return records.get_memory(store, change.memory_id)  # NotFound when erased meanwhile
 
 
 def rebuild_for(store: Storage, memory_ids: Iterable[str]) -> None:

@@ -35,13 +35,11 @@ def profile_fields(store: Database, user_key: str) -> list[dict[str, Any]]:
 def said_in(store: Database, memory_ids: list[str]) -> str:
     """Where a profile value came from, in words: what the user said (the episodes its memories were read from,
     with their state when not in force), or that a person set it."""
-    from memory.storage.models import Memory
+    from memory.keyed import by_ids
     from memory.write.links import sources, state_words
 
-    if not memory_ids:
-        return ""
-    with store.db() as db:
-        rows = [m for i in memory_ids if (m := db.get(Memory, i)) is not None]
+    found = by_ids(store, memory_ids)  # one read, in the field's order
+    rows = [found[i] for i in memory_ids if i in found]
     said = []
     for m in rows:
         eps = [m] if m.type == "episode" else sources(store, m)
