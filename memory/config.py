@@ -138,12 +138,13 @@ class Settings(BaseSettings):
 
     # write pipeline
     dedupe_threshold: float = Field(
-        0.96,
+        0.95,
         ge=-1.0,
         le=1.0,
-        description="Write pipeline: a new memory whose passage similarity to a stored one is at "
-        "least this reinforces it instead of being added (only where predicates cannot decide; e5 puts paraphrases at "
-        "0.97-1.0 and same-template facts about different things at 0.92-0.97).",
+        description="One fact once (memory.write.same): a new memory at least this similar to a stored one of the same "
+        "user, with mostly the same words and no number, date or name that differs, reinforces it instead of being "
+        "added; the hygiene queue's near-duplicate check uses the same rule and threshold (e5 puts paraphrases at "
+        "0.95-1.0 and same-template facts about different things at 0.92-0.97: the words tell those apart).",
     )
 
     # retrieval (live)

@@ -60,9 +60,9 @@ def test_multi_valued_likes_coexist():
 
 def test_unstructured_near_duplicate_uses_the_dedupe_threshold():
     free = Existing(id="f1", content="User enjoys hiking.", predicate=None)
-    (above,) = _plan("I love hiking.", [free], sims={"f1": 0.97})
+    (above,) = _plan("I love hiking.", [free], sims={"f1": 0.985})
     (below,) = _plan("I love hiking.", [free], sims={"f1": 0.90})
-    assert above.op == "REINFORCE" and "0.970" in above.reason and below.op == "ADD"
+    assert above.op == "REINFORCE" and "0.985" in above.reason and below.op == "ADD"
 
 
 def test_assistant_inference_is_low_confidence_and_never_reinforces():

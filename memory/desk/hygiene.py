@@ -3,8 +3,9 @@ evidence and the actions that fix it.
 
 Kinds (:data:`KINDS`), each a pure check over the active memories and what they came from:
 
-- ``near_duplicate`` — memories of one user and type that state one fact (:func:`one_fact`): the same statement
-  twice, or at least ``compact_similarity`` similar and sharing most of their words (e5 puts "went hiking" and
+- ``near_duplicate`` — memories of one user and type that state one fact (:func:`one_fact`, the write path's rule
+  and threshold, :mod:`memory.write.same`): the same statement twice, or at least ``dedupe_threshold`` similar and
+  sharing most of their words (e5 puts "went hiking" and
   "visited the beach" above 0.95) — never two that differ in a number, a date or a name, two values of a
   single-valued fact (a contradiction), nor two likes of different things; its merge keeps one memory with every
   member's source messages and repeats;
@@ -47,13 +48,13 @@ from memory.prompts import SYSTEM
 from memory.storage import records
 from memory.storage.models import Memory, Message, ProfileField, User, utcnow
 from memory.storage.people import AuditEvent
-from memory.text.language import CJK_RUN
 from memory.text.privacy import find_pii
 from memory.text.sentences import sentences
 from memory.vocab import Actor, AuditAction, MemoryStatus, MemoryType, Role, SourceType, is_flagged
 from memory.write import profile_sync, status
 from memory.write.extract.base import OPPOSITES, SINGLE_VALUED
-from memory.write.plan import differ_in_specifics
+from memory.write.same import Said, share_in, words
+from memory.write.same import one_fact as _one_fact
 
 if TYPE_CHECKING:
     from memory.storage.db import Database
@@ -91,8 +92,6 @@ NEVER_RECALLED_DAYS = 90.0
 EVIDENCE_TYPES = frozenset({MemoryType.EPISODE.value, MemoryType.SUMMARY.value})
 #: share of a memory's words its source message must hold
 SUPPORT_SHARE = 0.34
-#: two similar memories are duplicates only when more than this share of the shorter one's words are in the other
-DUP_WORDS = 0.5
 _BRACKETS = re.compile(r"[(（][^)）]*[)）]")
 #: share of a memory's words that one sentence of the system prompt or an agent reply holding them must cover
 RESTATE_SHARE = 0.8
@@ -122,11 +121,6 @@ HARD = [re.compile(p, re.IGNORECASE) for p in _HARD]
 SOFT = [re.compile(p, re.IGNORECASE) for p in _SOFT]
 #: predicates that legitimately tell the agent how to answer: only the hard patterns apply to them
 STYLE_PREDICATES = frozenset({"communication_style", "language", "prefers"})
-
-_EN = re.compile(r"[a-z0-9][a-z0-9'’-]*")
-_STOP_WORDS = """the a an and or of to in on at for with from by is are was were be been am has have had do does did it
-its this that user user's users i me my mine we our you your he she his her they their them as about"""
-_STOP = frozenset(_STOP_WORDS.split())
 
 
 @dataclass
@@ -181,22 +175,6 @@ def finding_key(kind: str, ids: Sequence[str]) -> str:
 
 
 # -- text helpers --------------------------------------------------------------------------------------------------
-def words(text: str | None) -> set[str]:
-    """Content words (English: casefolded, first 4 letters as a crude stem, stop words out; Chinese: character
-    pairs)."""
-    t = (text or "").casefold()
-    out = {w.strip("'’-")[:4] for w in _EN.findall(t) if w.strip("'’-") not in _STOP}
-    for run in CJK_RUN.findall(t):
-        run = run.removeprefix("用户")
-        out |= {run[i : i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
-    out.discard("")
-    return out
-
-
-def share_in(part: set[str], whole: set[str]) -> float:
-    return len(part & whole) / len(part) if part else 1.0
-
-
 def _sentences(text: str) -> list[str]:
     return [s for s in sentences(text, semicolons=False) if len(s.split()) >= 3 or len(s) >= 8]
 
@@ -333,67 +311,20 @@ def _similarity(vectors: dict[str, Any], a: str, b: str) -> float | None:
 
 
 def one_fact(a: MemInfo, b: MemInfo, similarity: float | None, threshold: float) -> str | None:
-    """Why two memories of one user state one fact (``None``: they do not). Never when they differ in a number, a
-    date or a name (in the words, or in the dates they happened), nor when they state two values of a single-valued
-    fact or the two sides of a likes / dislikes (a contradiction); the same statement always is; otherwise
-    :func:`same_fact`, and for two structured facts (likes, plans …) of one predicate, objects that share most of
-    their words too ("helping the community" is not "infrastructure in the community")."""
-    if differ_in_specifics(a.content, b.content) or _value_key(a) != _value_key(b):
-        return None
-    if a.event_time and b.event_time and a.event_time.date() != b.event_time.date():
-        return None
-    if _same_statement(a, b):
-        return "same statement"
-    if similarity is None or not same_fact(a.content, b.content, similarity, threshold):
-        return None
-    if _structured(a) and _structured(b):
-        if a.predicate != b.predicate:
-            return None
-        oa, ob = words(a.object), words(b.object)
-        small, big = (oa, ob) if len(oa) <= len(ob) else (ob, oa)
-        if share_in(small, big) <= DUP_WORDS:
-            return None
-    return f"similarity {similarity:.3f} ≥ {threshold:g} and mostly the same words"
+    """Why two memories of one user state one fact (``None``: they do not): the write path's rule
+    (:func:`memory.write.same.one_fact`), so the queue proposes what the write path would have reinforced."""
+    return _one_fact(_said(a), _said(b), similarity, threshold)
 
 
-def _structured(m: MemInfo) -> bool:
-    return bool(m.predicate) and m.predicate != "fact" and bool(m.object)
-
-
-def same_fact(a: str, b: str, similarity: float, threshold: float) -> bool:
-    """Whether two memories of one user state one fact, as the near-duplicate check judges it: similar meaning
-    (``similarity`` ≥ ``threshold``), mostly the same words, and no number, date or name that differs ("ran 5 km" is
-    not "ran 10 km", "moved to Lyon (2024-03)" is not "… (2025-03)": two facts, never merged)."""
-    if similarity < threshold or differ_in_specifics(a, b):
-        return False
-    wa, wb = words(_BRACKETS.sub("", a)), words(_BRACKETS.sub("", b))
-    small, big = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-    return share_in(small, big) > DUP_WORDS
-
-
-def _same_statement(a: MemInfo, b: MemInfo) -> bool:
-    return bool(a.predicate) and (_norm(a.subject), a.predicate, _norm(a.object)) == (
-        _norm(b.subject),
-        b.predicate,
-        _norm(b.object),
+def _said(m: MemInfo) -> Said:
+    return Said(
+        m.content,
+        m.predicate,
+        m.object,
+        m.subject,
+        bool((m.meta or {}).get("negated")),
+        m.event_time.date() if m.event_time else None,
     )
-
-
-def _wording(a: MemInfo, b: MemInfo) -> float:
-    """Share of the shorter text's words the other holds (dates in brackets left out: two events of one week share
-    them)."""
-    wa, wb = words(_BRACKETS.sub("", a.content)), words(_BRACKETS.sub("", b.content))
-    small, big = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
-    return share_in(small, big)
-
-
-def _value_key(m: MemInfo) -> tuple[str, str]:
-    """What a duplicate must share: the value of a single-valued fact, the side (likes / dislikes) of a polar one."""
-    if m.predicate in SINGLE_VALUED and m.object:
-        return "value", _norm(m.object)
-    if m.predicate in OPPOSITES:
-        return "side", m.predicate
-    return "", ""
 
 
 # -- the review ----------------------------------------------------------------------------------------------------
@@ -440,7 +371,7 @@ def review(
     sources = _source_messages(store, rows) if {"unsupported", "restates_prompt"} & set(kinds) else {}
     if "near_duplicate" in kinds:
         vectors = _vectors(store, user_key, rows)
-        for group, why in near_duplicates(rows, vectors, store.settings.compact_similarity):
+        for group, why in near_duplicates(rows, vectors, store.settings.dedupe_threshold):
             add("near_duplicate", group, why)
     if "contradiction" in kinds:
         for group, why in contradictions(rows):

@@ -8,8 +8,9 @@ Decision order for each candidate (first match wins):
    reinforces a user statement and never reaches the profile)
 3. a negation ("I no longer …", "不再 …") → UPDATE: supersedes the memories it takes back (same predicate, matching
    object); ADD when there is nothing to take back
-4. a duplicate → REINFORCE: same predicate and object (objects compared in a normal form, so 杭州 = Hangzhou), or
-   — when either side has no structured predicate — passage similarity ≥ ``dedupe_threshold``
+4. a duplicate → REINFORCE: one fact by the rule the hygiene queue applies too (:mod:`memory.write.same`): the same
+   statement (objects compared in a normal form, so 杭州 = Hangzhou), or passage similarity ≥ ``dedupe_threshold``
+   with mostly the same words — never two statements that differ in a number, a date or a name
 5. a contradiction → UPDATE: same subject and a single-valued predicate (lives_in, name, budget, …) with another
    object, or the opposite polarity (likes ↔ dislikes) of the same object; a *hedged* candidate never supersedes:
    it is ADDed at low confidence beside the old memory
@@ -23,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memory.config import Settings
-from memory.text.language import has_cjk
 from memory.vocab import EventOp
 from memory.write import importance
 from memory.write.extract.base import OPPOSITES, Candidate, norm_object
+from memory.write.same import Said, differ_in_specifics, one_fact
 
 #: the decisions the planner makes (a subset of :class:`memory.vocab.EventOp`)
 OPS = (EventOp.ADD, EventOp.REINFORCE, EventOp.UPDATE, EventOp.NOOP)
@@ -80,28 +81,6 @@ class Operation:
         }
 
 
-_NUMBER = re.compile(
-    r"\d+(?:[.,:]\d+)*|[零〇一二两三四五六七八九十百千万亿]+|\b(?:one|two|three|four|five|six|seven|eight|"
-    r"nine|ten|eleven|twelve|first|second|third|fourth|fifth)\b",
-    re.IGNORECASE,
-)
-_NAME = re.compile(r"(?<![.!?。]\s)(?<!^)\b(?!User\b)[A-Z][a-z]+")
-
-
-def differ_in_specifics(a: str | None, b: str | None) -> bool:
-    """Two statements that name different numbers, names, places or dates are two facts, however alike the rest
-    ("apple tree number 2" is not "apple tree number 1"; "moved to Lyon (2024-03)" is not "… (2025-03)")."""
-    x, y = a or "", b or ""
-    if has_cjk(x) != has_cjk(y):
-        return False  # the same fact in two languages ("杭州" / "Hangzhou"): the structured object decides
-    for pattern in (_NUMBER, _NAME):
-        fx = {m.lower() for m in pattern.findall(x)}
-        fy = {m.lower() for m in pattern.findall(y)}
-        if fx != fy:
-            return True
-    return False
-
-
 def objects_match(a: str | None, b: str | None) -> bool:
     """Same thing named twice: equal normal forms, one inside the other, or half the words shared — never two
     objects that differ in a number or a name."""
@@ -117,17 +96,11 @@ def objects_match(a: str | None, b: str | None) -> bool:
 
 
 def _is_duplicate(c: Candidate, e: Existing, threshold: float) -> tuple[bool, float | None]:
+    """The one rule (:func:`memory.write.same.one_fact`, which the hygiene queue's near-duplicate check applies too)."""
     sim = c.neighbours.get(e.id)
-    if c.negated != e.negated or differ_in_specifics(c.content, e.content):
-        return False, sim
-    structured = c.predicate not in STRUCTURED_SKIP and e.predicate not in STRUCTURED_SKIP
-    if structured:
-        if c.predicate != e.predicate:
-            return False, sim
-        if norm_object(c.object) == norm_object(e.object or ""):
-            return True, sim
-        return (sim is not None and sim >= threshold and objects_match(c.object, e.object)), sim
-    return (sim is not None and sim >= threshold), sim
+    new = Said(c.content, c.predicate, c.object, c.subject, c.negated, c.event_time.date() if c.event_time else None)
+    old = Said(e.content, e.predicate, e.object, e.subject, e.negated)
+    return one_fact(new, old, sim, threshold) is not None, sim
 
 
 def _contradicted(c: Candidate, e: Existing) -> bool:

@@ -6,9 +6,10 @@ kept current in memory as the plan goes: rows added by earlier messages of the b
 counts and confidence, superseded rows leave it. So message *k* is planned against exactly what it would find in SQL
 and the index had messages 1..k-1 been written one by one.
 
-A similarity can decide only when a candidate or a stored fact/preference/event has no structured predicate
-(otherwise duplicates and contradictions are settled by predicate and object), so most messages need no vector
-search at all.
+A similarity can decide only when a candidate or a stored fact/preference/event has no structured predicate, or a
+stored memory has the candidate's predicate with another object ("likes to help" may repeat "likes helping people":
+the one-fact rule, :mod:`memory.write.same`, reads their similarity); otherwise duplicates and contradictions are
+settled by predicate and object, so most messages need no vector search at all.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from sqlmodel import SQLModel
 
 from memory.storage.models import Memory
 from memory.vocab import MemoryStatus, MemoryType
-from memory.write.extract.base import OPPOSITES, Candidate
+from memory.write.extract.base import OPPOSITES, Candidate, norm_object
 from memory.write.plan import STRUCTURED_SKIP, Existing, Operation
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ class PlanState:
         first = (
             0
             if self.stored_unstructured
-            else next((i for i, cs in enumerate(per_message) if any(c.predicate in STRUCTURED_SKIP for c in cs)), None)
+            else next((i for i, cs in enumerate(per_message) if any(self._similar_may_decide(c) for c in cs)), None)
         )
         if first is None:
             return
@@ -163,8 +164,18 @@ class PlanState:
                 self._take(conn.execute(query))
 
     # -- what one message sees ------------------------------------------------------------------------------------
+    def _similar_may_decide(self, c: Candidate) -> bool:
+        """Free text, or a structured candidate whose predicate a stored memory holds with another object."""
+        if c.predicate in STRUCTURED_SKIP:
+            return True
+        other = norm_object(c.object or "")
+        return any(
+            k.existing.predicate == c.predicate and norm_object(k.existing.object or "") != other
+            for k in self.known.values()
+        )
+
     def similarity_matters(self, cands: list[Candidate]) -> bool:
-        if any(c.predicate in STRUCTURED_SKIP for c in cands):
+        if any(self._similar_may_decide(c) for c in cands):
             return True
         return self.stored_unstructured or any(k.unstructured for k in self.known.values() if k.fresh)
 

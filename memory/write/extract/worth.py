@@ -10,9 +10,17 @@ on the conversations left out (``bench/facts_standalone.py``). A statement is tr
 - a verdict on something: "<…> is/was amazing / so cool / the best", "User and others are a great team";
 - a wish or a look forward without a thing or a date: "User is looking forward to more cool memories", "User and
   others will make some awesome memories";
+- a pep talk or a reassurance: resolve with nothing named ("User is gonna keep chasing after dreams.", "User wants
+  to keep making a difference.", "User keeps facing new challenges, but they're sure it'll be worth it in the end.",
+  "Now User is stepping into the unknown and hoping for the best.");
+- a mood caused by the moment ("The colors make User feel calm.", "Being around people who back User up is beyond
+  words.", "User is so lucky to have such a great support
+  system around them.");
+- news announced, not told ("User shared some good news; they've got something to share.");
 - too little said: fewer than two content words besides the speaker ("User's full support.").
 
-Chinese alike: "用户很开心。", "用户觉得太棒了。", "用户期待更多美好的回忆。".
+Chinese alike: "用户很开心。", "用户今天心情很好。", "用户觉得太棒了。", "用户期待更多美好的回忆。",
+"用户会继续加油的。".
 """
 
 from __future__ import annotations
@@ -62,6 +70,43 @@ _SPELL = re.compile(
     r"^(?:This|Last|The past|The last) (?:week|month|year|weekend|few days)(?:'s| has| was| is|'s been| has been)\s+"
     r"(?:really |so |super |pretty |quite )?(?:busy|crazy|hectic|tough|rough|hard|wild|slow|quiet|long)"
     r"(?: for User)?\s*[.!]?$",
+    re.I,
+)
+#: resolve with nothing named: "User is gonna keep chasing after dreams.", "User wants to help make a difference."
+_PEP = re.compile(
+    r"^(?:Now |So )?(?:User|User and others) (?:is |are |was |were |'s |'re )?(?:(?:really |so |totally |just )?"
+    r"(?:gonna|going to|wants? to|will|plans? to|hopes? to|determined to|trying to|ready to|up for|can't wait to)\s+)?"
+    r"(?:keep |keeps |continue to |help |always )?(?:chas\w+|follow\w*|pursu\w+|go(?:ing)? (?:after|for)|mak\w+|"
+    r"reach\w*|liv\w+|do(?:ing)?) (?:after |on )?(?:their |the |a |all their |big )?(?:(?:real |positive |big |huge )?"
+    r"difference|dreams?|goals?|best(?: life)?|it happen|it work|this work|things happen)(?: a reality| come true)?"
+    r"(?: together)?\s*[.!]?$|"
+    r"^(?:Now |So )?(?:User|User and others) (?:is |are )?(?:gonna |going to |will |won't )?(?:not |never )?"
+    r"(?:gonna |going to )?"
+    r"(?:keep (?:going|pushing|at it|trying|moving forward|fighting)|give up|giving up|stop(?:ping)?)\s*[.!]?$|"
+    r"(?:worth it in the end|pay off in the end|hoping for the best|"
+    r"there's (?:still )?(?:more|a lot more|lots more) to do|nothing but good (?:stuff|things) (?:coming|ahead)|"
+    r"(?:ain't|isn't|hasn't been|wasn't) (?:been )?a walk in the "
+    r"park(?:, that's for sure)?|make everything just right|"
+    r"even though it's been (?:so |really )?(?:tough|hard|rough))\s*[.!]?$",
+    re.I,
+)
+#: a mood the moment caused: "The colors make User feel calm.", "Being around people who back User up is beyond words."
+_MOOD_CAUSED = re.compile(
+    rf"^(?:The|This|That|It|These|Those)\b[^,;]{{0,40}}\b(?:makes?|made|gets?|got) (?:User|User and others) "
+    rf"(?:feel |so |really )*{_INTENS}{_MOOD}\s*[.!]?$|"
+    r"\b(?:is|was|'s) (?:so |just |truly |really )?(?:beyond words|indescribable|hard to put into words|"
+    r"everything)\s*[.!]?$|"
+    r"^(?:User|User and others) (?:is|are|was|were|feels?|felt) (?:so |really |very |super |pretty )*(?:lucky|blessed|"
+    r"fortunate|grateful|thankful) (?:to have|for having) (?:such )?(?:a |an )?(?:great |amazing |awesome |wonderful |"
+    r"good |strong |solid |supportive |lovely )*(?:support(?: system)?|people|friends|folks|fam|family|crew|gang|"
+    r"network|bunch)(?: around (?:them|User))?(?: like (?:that|this|them))?\s*[.!]?$",
+    re.I,
+)
+#: news announced, not told: "User shared some good news; they've got something to share."
+_ANNOUNCED = re.compile(
+    r"^(?:User|User and others) (?:has|have|shared|had|'s got|got|has got|have got) (?:some )?(?:good |great |big |"
+    r"exciting |amazing )?(?:news|something to (?:share|tell))"
+    r"(?:\s*(?:;|,|and)\s*(?:they've|they have|they) (?:got|have) (?:something|some news) to (?:share|tell))?\s*[.!]?$",
     re.I,
 )
 _DATE = re.compile(r"\s*[(（][^()（）]*\d{4}[^()（）]*[)）]")
@@ -142,6 +187,16 @@ _ZH_TEAM = re.compile(
 _ZH_VERDICT = re.compile(
     r"(?:太棒了|真棒|好棒|很棒|太好了|真好|好开心|好有趣|真有意思|太美了|很有意思|很好玩)[。！!]?$"
 )
+#: "用户今天心情很好。", "用户心情不错。"
+_ZH_SPIRITS = re.compile(
+    r"^用户(?:今天|现在|这几天|最近|此刻)?(?:的)?(?:心情|状态|情绪)(?:真的|非常|特别|超级|很|挺|有点|不太|比较|还)*"
+    r"(?:好|不错|棒|愉快|低落|差|糟|不好|一般|好多了|轻松)(?:了|极了)?[。！!]?$"
+)
+#: "用户会继续加油的。", "用户相信一切都会好起来的。"
+_ZH_PEP = re.compile(
+    r"^用户(?:会|要|一定会|一定要|将|决定)?(?:继续|一直)?(?:加油|努力|坚持(?:下去)?|不放弃|不会放弃|追逐梦想|追梦)"
+    r"(?:的)?[。！!]?$|一切(?:都)?会(?:好起来|变好|顺利)(?:的)?[。！!]?$"
+)
 _ZH_WISH = re.compile(r"^用户(?:很|非常)?期待(?:更多|以后)?(?:美好|开心|快乐)?的?(?:回忆|时光|时刻)[。！!]?$")
 
 
@@ -159,8 +214,10 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
     if has_cjk(text):
         if _ZH_TEAM.match(undated):
             return "a verdict on the moment"
-        if _ZH_MOOD.match(undated):
+        if _ZH_MOOD.match(undated) or _ZH_SPIRITS.match(undated):
             return "a mood of the moment"
+        if _ZH_PEP.search(undated):
+            return "a pep talk"
         if _ZH_VERDICT.search(text) and len(re.sub(r"用户|[，。！!、]", "", text)) <= 8:
             return "a verdict on the moment"
         if _ZH_WISH.match(text):
@@ -168,8 +225,14 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
         return None
     if _MOOD_ONLY.match(undated) or _MOOD_FOR.match(undated) or _SPELL.match(undated):
         return "a mood of the moment"
+    if _MOOD_CAUSED.search(undated):
+        return "a mood of the moment"
     if re.search(r"\(\d{4}", text):
         return None  # dated: an event, whatever words it is told in
+    if _PEP.search(text):
+        return "a pep talk"
+    if _ANNOUNCED.match(text):
+        return "news announced, not told"
     if _VERDICT_ONLY.search(text) and not _TRAILING_VERDICT.search(text):
         return "a verdict on the moment"
     if _WISH.match(text):
