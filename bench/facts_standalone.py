@@ -13,11 +13,11 @@ then scored here, by one set of measures:
   extractor itself abstains with; its precision is read by hand on a seeded sample, see docs/extraction.md);
 - the trivial share (``memory.write.extract.worth.trivial``: a reaction or an evaluation of the moment);
 - memories per 100 messages;
-- duplicates per user: memories one speaker would have stored twice — the write path's rule (``plan._is_duplicate``
-  with the configured ``dedupe_threshold``) left out, so what remains is what ``hygiene.same_fact`` (similar meaning,
-  mostly the same words) still finds among the memories the write path keeps; and what the hygiene queue's
-  near-duplicate check itself (``hygiene.near_duplicates``) proposes to merge among them, with its groups listed for
-  reading by hand.
+- duplicates per user: memories one speaker would have stored twice — the write path's rule (``plan._is_duplicate``,
+  i.e. ``memory.write.same.one_fact`` with the configured ``dedupe_threshold``) left out, so what remains is what
+  ``same.same_fact`` (similar meaning, mostly the same words) still finds among the memories the write path keeps;
+  and what the hygiene queue's near-duplicate check itself (``hygiene.near_duplicates``, the same rule and threshold)
+  proposes to merge among them, with its groups listed for reading by hand.
 
 Splits are by conversation: ``facts.TUNE`` (conv-26, conv-30) is where rules were read and fitted; the others are the
 headline ("left_out"). Writes bench/results/facts_standalone.json and prints one table.
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-BASE_COMMIT = "7d62077"  # main when issue 44 started
+BASE_COMMIT = "7d62077"  # main when issue 44 started (the third round compares with 5123b0b: --before 5123b0b)
 SAMPLE = 50
 SEED = 44
 
@@ -92,12 +92,12 @@ def dump_at(commit: str, path: str) -> list[dict[str, Any]]:
 def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any]:
     """The measures above, per split (tune / left_out) and per conversation."""
     from memory.config import Settings
-    from memory.desk.hygiene import same_fact
     from memory.evaluation import facts
     from memory.write.extract.base import Candidate
     from memory.write.extract.references import unresolved
     from memory.write.extract.worth import trivial
     from memory.write.plan import Existing, _is_duplicate
+    from memory.write.same import same_fact
 
     convs = {c.sample_id: c for c in facts.load(path)}
     by_turn: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -116,7 +116,6 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
 
     vecs = embedder.embed_passages([m["content"] for m in mems]) if mems else []
     threshold = Settings().dedupe_threshold
-    compact = Settings().compact_similarity
     for m, v in zip(mems, vecs, strict=True):
         m["vec"] = v
         m["unresolved"] = unresolved(m["content"], m.get("evidence") or "")
@@ -126,10 +125,10 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
     reinforced: dict[str, int] = defaultdict(int)
     for m in mems:
         key = (m["conversation"], m["speaker"])
-        c = Candidate(predicate=m["predicate"], object=m["content"], content=m["content"])
+        c = Candidate(predicate=m["predicate"], object=m.get("object") or "", content=m["content"])
         kept = stored[key]
         c.neighbours = {str(i): float(m["vec"] @ k["vec"]) for i, k in enumerate(kept)}
-        existing = [Existing(str(i), k["content"], k["predicate"], k["content"]) for i, k in enumerate(kept)]
+        existing = [Existing(str(i), k["content"], k["predicate"], k.get("object")) for i, k in enumerate(kept)]
         if any(_is_duplicate(c, e, threshold)[0] for e in existing):
             reinforced[m["conversation"]] += 1
         else:
@@ -137,9 +136,9 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
     left_dups: dict[str, int] = defaultdict(int)
     for (cid, _), kept in stored.items():
         for i, a in enumerate(kept):
-            if any(same_fact(a["content"], b["content"], float(a["vec"] @ b["vec"]), compact) for b in kept[:i]):
+            if any(same_fact(a["content"], b["content"], float(a["vec"] @ b["vec"]), threshold) for b in kept[:i]):
                 left_dups[cid] += 1
-    queue, groups = queue_duplicates(stored, compact)
+    queue, groups = queue_duplicates(stored, threshold)
 
     def summary(ids: list[str]) -> dict[str, Any]:
         base = facts.summarise([scored[i] for i in ids])

@@ -189,6 +189,23 @@ def test_an_emphatic_do_is_never_written_as_does(text, expected):
     assert facts(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Look what I made!", []),  # never "Look what User made."
+        ("Wow, look what I painted!", []),
+        ("Take a look at what I made last week.", []),
+        (  # never "User read reminds them …": the event verb sat in the subject's clause
+            "This book I read last year reminds me to always pursue my dreams.",
+            ["This book User read last year reminds them to always pursue their dreams (2023)."],
+        ),
+        ("Yesterday I bought new shoes.", ["User bought new shoes (Yesterday, 2024-04-30)."]),
+    ],
+)
+def test_the_offline_grammar_never_writes_words_to_the_listener_or_a_clause_as_an_event(text, expected):
+    assert facts(text) == expected
+
+
 # -- 3. one fact once ----------------------------------------------------------------------------------------------
 def test_the_near_duplicate_check_never_joins_facts_that_differ_in_a_number_a_date_or_a_name():
     from memory.write.same import same_fact

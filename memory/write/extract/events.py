@@ -50,6 +50,15 @@ _EVENT_ZH = re.compile(
 )
 
 
+#: "This book I read last year reminds me …": the event verb sits in a clause that names the sentence's subject; read
+#: as an event it gave "User read reminds them …" (the general path keeps the sentence whole)
+_SUBJECT_CLAUSE = re.compile(
+    r"^\W*(?:this|that|these|those|the|my|a|an|one)\s+(?!(?:[\w'-]+\s+){0,3}?(?:day|days|week|weekend|month|year|"
+    r"morning|afternoon|evening|night|time|summer|winter|spring|fall|autumn)\b)(?:[\w'-]+\s+){0,3}$",
+    re.IGNORECASE,
+)
+
+
 def dated_statements(sentence: str, lang: str, at: datetime, claimed: list[tuple[int, int]]) -> list[Candidate]:
     """Events (past, dated) first; otherwise plans; spans already claimed by another rule are skipped."""
     events = _EVENT_ZH if lang == "zh" else _EVENT_EN
@@ -73,6 +82,8 @@ def _emit(
     out = []
     for m, kind in matches:
         if any(m.start() < ce and cs < m.end() for cs, ce in claimed):
+            continue
+        if lang == "en" and kind == "event" and _SUBJECT_CLAUSE.match(sentence[: m.start()]):
             continue
         obj = _strip_date(m.group("obj").strip(), found, lang)
         if lang == "en":

@@ -17,6 +17,8 @@ on the conversations left out (``bench/facts_standalone.py``). A statement is tr
   words.", "User is so lucky to have such a great support
   system around them.");
 - news announced, not told ("User shared some good news; they've got something to share.");
+- words to the listener, not about the speaker: "Look what User made.", "Take a look at what User found." (the
+  offline grammar read an imperative as a statement; what was shown is in the episode);
 - too little said: fewer than two content words besides the speaker ("User's full support.").
 
 Chinese alike: "用户很开心。", "用户今天心情很好。", "用户觉得太棒了。", "用户期待更多美好的回忆。",
@@ -108,6 +110,11 @@ _ANNOUNCED = re.compile(
     r"exciting |amazing )?(?:news|something to (?:share|tell))"
     r"(?:\s*(?:;|,|and)\s*(?:they've|they have|they) (?:got|have) (?:something|some news) to (?:share|tell))?\s*[.!]?$",
     re.I,
+)
+#: an imperative to the listener: "Look what User made.", "Check out what User got.", "Guess what User did."
+_TO_LISTENER = re.compile(
+    r"^(?:(?:Wow|Hey|Oh|So|Ooh|Haha),? )?(?:Look|Look at|Check out|Check|Take a look(?: at)?|Have a look(?: at)?|See|"
+    r"Guess|Imagine|Get this|Remember)\b(?! User\b)",
 )
 _DATE = re.compile(r"\s*[(（][^()（）]*\d{4}[^()（）]*[)）]")
 _VERDICT = (
@@ -210,6 +217,8 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
     if predicate is not None and predicate not in _OWN_WORDS:
         return None
     text = head(content).strip()
+    if _TO_LISTENER.match(text):
+        return "words to the listener"
     undated = _DATE.sub("", text).strip()  # a mood is of the moment whatever day it was felt
     if has_cjk(text):
         if _ZH_TEAM.match(undated):
