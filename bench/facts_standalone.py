@@ -15,7 +15,8 @@ then scored here, by one set of measures:
 - memories per 100 messages;
 - duplicates per user: memories one speaker would have stored twice — the write path's rule (``plan._is_duplicate``,
   i.e. ``memory.write.same.one_fact`` with the configured ``dedupe_threshold``) left out, so what remains is what
-  ``same.same_fact`` (similar meaning, mostly the same words) still finds among the memories the write path keeps;
+  the same rule, read on the whole list the write path kept (not only the nearest rows it searched, and in either
+  order), still finds among them (pairs listed in ``left_pairs``);
   and what the hygiene queue's near-duplicate check itself (``hygiene.near_duplicates``, the same rule and threshold)
   proposes to merge among them, with its groups listed for reading by hand.
 
@@ -97,7 +98,7 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
     from memory.write.extract.references import unresolved
     from memory.write.extract.worth import trivial
     from memory.write.plan import Existing, _is_duplicate
-    from memory.write.same import same_fact
+    from memory.write.same import Said, one_fact
 
     convs = {c.sample_id: c for c in facts.load(path)}
     by_turn: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -134,10 +135,18 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
         else:
             kept.append(m)
     left_dups: dict[str, int] = defaultdict(int)
+    left_pairs: list[tuple[str, str, str]] = []
+
+    def said(m: dict[str, Any]) -> Said:
+        return Said(m["content"], m["predicate"], m.get("object"), m.get("subject"))
+
     for (cid, _), kept in stored.items():
         for i, a in enumerate(kept):
-            if any(same_fact(a["content"], b["content"], float(a["vec"] @ b["vec"]), threshold) for b in kept[:i]):
+            sims = [(b, float(a["vec"] @ b["vec"])) for b in kept[:i]]
+            twin = next((b for b, sim in sims if one_fact(said(a), said(b), sim, threshold)), None)
+            if twin is not None:
                 left_dups[cid] += 1
+                left_pairs.append((cid, twin["content"], a["content"]))
     queue, groups = queue_duplicates(stored, threshold)
 
     def summary(ids: list[str]) -> dict[str, Any]:
@@ -154,6 +163,7 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
                 "duplicates_stored_per_user": round(sum(left_dups[i] for i in ids) / speakers, 2),
                 "queue_duplicates_per_user": round(sum(queue[i] for i in ids) / speakers, 2),
                 "queue_groups": [g for c, g in groups if c in ids],
+                "left_pairs": [[a, b] for c, a, b in left_pairs if c in ids],
                 "stored": sum(len(v) for (c, _), v in stored.items() if c in ids),
             }
         )
