@@ -46,20 +46,6 @@ def test_a_reference_the_memory_cannot_name_is_not_stored_as_a_fact(text):
 
 
 @pytest.mark.parametrize(
-    "text",
-    [
-        "Picking a favourite was hard, but seeing her smile got me all choked up.",  # "Picking" names nobody
-        "I even got a great cookbook while I was there.",
-        "I loved doing something similar with my siblings.",
-        "The photo is from a forest near my hometown.",
-        "Rest assured, it will be something I cherish!",
-    ],
-)
-def test_a_reference_the_third_round_reads_is_not_stored_as_a_fact(text):
-    assert facts(text) == []
-
-
-@pytest.mark.parametrize(
     ("text", "previous", "expected"),
     [
         ("I made this bowl in my pottery class.", None, "User made a bowl in their pottery class."),

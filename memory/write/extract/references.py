@@ -60,7 +60,7 @@ _ONE = re.compile(
 )
 _THERE = re.compile(
     r"\b(?:go|goes|went|gone|going|been|moved|move|live|lived|lives|stay|stayed|get|got|back|visit|visited|"
-    r"work|worked|works|travel|travelled|traveled|was|were|is|are|be)\s+there\b",
+    r"work|worked|works|travel|travelled|traveled)\s+there\b",
     re.I,
 )
 #: "User is planning a few.", "User got some too.": a quantity of something not named
@@ -80,12 +80,6 @@ _PERSON = re.compile(
     r"grandmother|grandfather|aunt|uncle|cousin|nephew|niece|neighbo(?:u)?r|teacher|coach|mentor|mentee|"
     r"therapist|doctor|roommate|fiancée?|bf|gf|guy|girl|boy|man|woman|lady|dog|cat|puppy|kitten|pet)s?\b",
 )
-#: "User did something similar": like what, only the conversation says
-_SIMILAR = re.compile(r"\b(?:something|anything) (?:similar|like (?:that|this|it))\b|\bthe same thing\b", re.I)
-#: "The photo is from a forest …": a shared picture the memory does not show ("The photo of User's dog" names it)
-_THE_PHOTO = re.compile(r"^(?:The|That|This) (?:photo|pic|picture|pics|photos|shot|image|snap|video)\b(?! of\b)")
-#: a gerund opening the sentence is no person named before a pronoun ("Picking a favorite … seeing her …")
-_GERUND_START = re.compile(r"^\W*[A-Z][a-z]+ing\b")
 #: a subject pointing back: "Their love has helped User …", "He was okay …", "It was amazing …"
 _LEADING = re.compile(rf"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|These|Those)\b(?!\s+{_TIME}\b)")
 
@@ -151,15 +145,13 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
                 continue
             if _DUMMY_IT.search(window) or _NOUN_BEFORE_IT.search(text[: m.end()]) or _clause_before(text[: m.start()]):
                 continue
-        elif _PERSON.search(_GERUND_START.sub("", text[: m.start()]).replace("User", "")):
+        elif _PERSON.search(text[: m.start()].replace("User", "")):
             continue  # "User's sister … she …": named before
         found.append(m.group())
     found += [m.group() for m in _ONE.finditer(text)]
     found += [m.group() for m in _THERE.finditer(text) if not _PLACE_NAMED.search(text[: m.start()])]
     found += [m.group() for m in _THE_PLACE.finditer(text)]
     found += [m.group() for m in _HERE.finditer(text)]
-    found += [m.group() for m in _SIMILAR.finditer(text)]
-    found += [m.group() for m in _THE_PHOTO.finditer(text)]
     found += _third_party(text, evidence)
     found += [m.group() for m in _QUANTITY_END.finditer(text)]
     return found

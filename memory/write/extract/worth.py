@@ -111,8 +111,6 @@ _ANNOUNCED = re.compile(
     r"(?:\s*(?:;|,|and)\s*(?:they've|they have|they) (?:got|have) (?:something|some news) to (?:share|tell))?\s*[.!]?$",
     re.I,
 )
-#: a reassurance: "Rest assured, it will be something User cherishes."
-_REASSURE = re.compile(r"^(?:Rest assured|Don't worry|No worries|Trust me)\b", re.I)
 #: an imperative to the listener: "Look what User made.", "Check out what User got.", "Guess what User did."
 _TO_LISTENER = re.compile(
     r"^(?:(?:Wow|Hey|Oh|So|Ooh|Haha),? )?(?:Look|Look at|Check out|Check|Take a look(?: at)?|Have a look(?: at)?|See|"
@@ -221,8 +219,6 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
     text = head(content).strip()
     if _TO_LISTENER.match(text):
         return "words to the listener"
-    if _REASSURE.match(text):
-        return "a reassurance"
     undated = _DATE.sub("", text).strip()  # a mood is of the moment whatever day it was felt
     if has_cjk(text):
         if _ZH_TEAM.match(undated):
