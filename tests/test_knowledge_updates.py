@@ -1,0 +1,176 @@
+"""Knowledge updates through the product: something that changed over time (a job, a city, a car, a habit) is told
+in one session and changed in a later one, then asked about in a third, through the agent's turn (offline engine,
+bundled e5 embedder, default settings), in English and Chinese.
+
+- "Where do I work?" → the newer statement ranks above the older among the selected memories, an older one that is
+  still selected is labelled as earlier, and the reply never says the older value as current;
+- "Where did I work before?" / 我以前在哪里工作？ → the older value is recalled, labelled as earlier, and the reply says
+  it as earlier — also when the write path superseded it (then only its link to the newer memory finds it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent.runtime import Agent
+from memory.retrieval.recall import Hit
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Change:
+    name: str
+    first: str  # session 1
+    then: str  # session 2, weeks later
+    now_q: str
+    past_q: str
+    old: str  # the older value, as the reply and memories write it
+    new: str
+    earlier_word: str  # how the reply marks a value as earlier
+
+    def states_old(self, text: str) -> bool:
+        return self.old.lower() in text.lower() and self.new.lower() not in text.lower()
+
+    def states_new(self, text: str) -> bool:
+        return self.new.lower() in text.lower()
+
+
+CHANGES = [
+    Change(
+        "en-job",
+        "I work at Acme as a nurse.",
+        "I just started a new job at Globex.",
+        "Where do I work?",
+        "Where did I work before?",
+        "Acme",
+        "Globex",
+        "earlier",
+    ),
+    Change(
+        "en-city",
+        "I live in Berlin.",
+        "I moved to Lisbon last month.",
+        "Where do I live?",
+        "Where did I live before?",
+        "Berlin",
+        "Lisbon",
+        "earlier",
+    ),
+    Change(
+        "en-car",
+        "I drive a Toyota Corolla.",
+        "I sold my Corolla and now I drive a Tesla Model 3.",
+        "What car do I drive?",
+        "What car did I use to drive?",
+        "Corolla",
+        "Tesla",
+        "earlier",
+    ),
+    Change(
+        "en-habit",
+        "I go running every morning.",
+        "These days I swim every morning instead of running.",
+        "What do I do in the mornings?",
+        "What did I use to do in the mornings?",
+        "running",
+        "swim",
+        "earlier",
+    ),
+    Change(
+        "zh-job",
+        "我在阿里巴巴当程序员。",
+        "我刚换了工作，现在在腾讯上班。",
+        "我在哪里工作？",
+        "我以前在哪里工作？",
+        "阿里巴巴",
+        "腾讯",
+        "以前",
+    ),
+    Change(
+        "zh-city", "我住在杭州。", "我上个月搬到了上海。", "我住在哪里？", "我以前住在哪里？", "杭州", "上海", "以前"
+    ),
+    Change(
+        "zh-car",
+        "我开一辆丰田卡罗拉。",
+        "我把卡罗拉卖了，现在开特斯拉。",
+        "我开什么车？",
+        "我以前开什么车？",
+        "卡罗拉",
+        "特斯拉",
+        "以前",
+    ),
+    Change(
+        "zh-habit",
+        "我每天早上跑步。",
+        "我现在每天早上游泳，不跑步了。",
+        "我早上做什么运动？",
+        "我以前早上做什么运动？",
+        "跑步",
+        "游泳",
+        "以前",
+    ),
+]
+
+
+def _sentences(reply: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.。！？!?])\s*|\n+", reply) if s.strip()]
+
+
+def _told_and_changed(agent: Agent, uid: str, c: Change) -> None:
+    agent.chat(uid, "s1", c.first, at=T0)
+    agent.wait()
+    agent.end_session(uid, "s1")
+    agent.chat(uid, "s2", c.then, at=T0 + timedelta(days=20))
+    agent.wait()
+    agent.end_session(uid, "s2")
+
+
+def _ask(agent: Agent, uid: str, question: str):
+    res = agent.chat(uid, "q", question, at=T0 + timedelta(days=40))
+    agent.wait()
+    return res
+
+
+def _label(h: Hit) -> str | None:
+    return getattr(h, "update", None)
+
+
+@pytest.mark.parametrize("c", CHANGES, ids=[c.name for c in CHANGES])
+def test_the_newer_statement_answers_a_question_about_now(svc, c):
+    agent = Agent(svc)
+    try:
+        _told_and_changed(agent, f"ku-now-{c.name}", c)
+        res = _ask(agent, f"ku-now-{c.name}", c.now_q)
+    finally:
+        agent.close()
+    chosen = [h for h in res.recall.hits if h.selected]
+    stating = [h for h in chosen if c.states_new(h.content) or c.states_old(h.content)]
+    assert stating and c.states_new(stating[0].content), [(h.rank, h.content) for h in chosen]  # newer first
+    for h in stating:  # an older value still shown is labelled as earlier, never as holding
+        if c.states_old(h.content):
+            assert _label(h) == "earlier", (h.content, _label(h))
+    assert c.new.lower() in res.reply.lower(), res.reply
+    for s in _sentences(res.reply):  # the reply never says the older value as the current one
+        if c.states_old(s):
+            assert c.earlier_word in s.lower(), res.reply
+
+
+@pytest.mark.parametrize("c", CHANGES, ids=[c.name for c in CHANGES])
+def test_the_older_statement_is_found_as_history(svc, c):
+    agent = Agent(svc)
+    try:
+        _told_and_changed(agent, f"ku-past-{c.name}", c)
+        res = _ask(agent, f"ku-past-{c.name}", c.past_q)
+    finally:
+        agent.close()
+    chosen = [h for h in res.recall.hits if h.selected]
+    older = [h for h in chosen if c.states_old(h.content)]
+    assert older, [(h.rank, h.content, h.drop_reason) for h in res.recall.hits]
+    assert all(_label(h) == "earlier" for h in older), [(h.content, _label(h)) for h in older]
+    said = [s for s in _sentences(res.reply) if c.states_old(s)]
+    assert said and all(c.earlier_word in s.lower() for s in said), res.reply
