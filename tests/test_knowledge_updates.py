@@ -17,7 +17,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent.runtime import Agent
+from memory.config import Settings
 from memory.retrieval.recall import Hit
+from memory.retrieval.updates import asks_past, settle
+from memory.sessions import prompt
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -172,5 +175,67 @@ def test_the_older_statement_is_found_as_history(svc, c):
     older = [h for h in chosen if c.states_old(h.content)]
     assert older, [(h.rank, h.content, h.drop_reason) for h in res.recall.hits]
     assert all(_label(h) == "earlier" for h in older), [(h.content, _label(h)) for h in older]
+    assert all(h.injected for h in older), [(h.content, h.drop_reason) for h in older]  # history, not a contradiction
     said = [s for s in _sentences(res.reply) if c.states_old(s)]
     assert said and all(c.earlier_word in s.lower() for s in said), res.reply
+
+
+def _hit(mid: str, content: str, day: int, rank: int, selected: bool, message: int, **kw) -> Hit:
+    return Hit(
+        memory_id=mid,
+        content=content,
+        type=kw.pop("type", "fact"),
+        source_type=kw.pop("source_type", "user-stated"),
+        created_at=T0 + timedelta(days=day),
+        event_time=None,
+        confidence=1.0,
+        importance=0.5,
+        similarity=0.8,
+        fts_score=None,
+        score=1.0 / rank,
+        relevance=0.5 / rank,
+        rank=rank,
+        passed=selected,
+        selected=selected,
+        drop_reason=None if selected else "below threshold",
+        source_message_ids=[message],
+        **kw,
+    )
+
+
+def test_only_a_newer_statement_saying_it_changed_replaces_an_older_one():
+    """Pure: what counts as a change, and what does not (general recall is left as it was)."""
+    works = _hit("acme", "User works at Acme.", 0, 1, True, 1)
+    club = _hit("club", "User joined a book club.", 20, 2, True, 2)
+    couch = _hit("couch", "User moved the couch into the hall.", 21, 3, True, 3)
+    asked = _hit("asked", "Where do I work now?", 22, 4, False, 4, type="episode")
+    guess = _hit("guess", "User probably started a new job at Initech.", 23, 5, False, 5, source_type="inferred")
+    hits = settle([works, club, couch, asked, guess], k=5)
+    assert [h.memory_id for h in hits] == ["acme", "club", "couch", "asked", "guess"]
+    assert all(h.update is None for h in hits)  # a club, a couch, a question, a guess: nothing changed
+    newer = _hit("globex", "User just started a new job at Globex.", 20, 6, False, 6)
+    hits = settle([_hit("acme", "User works at Acme.", 0, 1, True, 1), newer], k=5)
+    assert [(h.memory_id, h.update, h.selected) for h in hits] == [
+        ("globex", "current", True),
+        ("acme", "earlier", True),
+    ]
+    assert hits[1].replaced_by == "globex" and hits[1].replaced_on == T0 + timedelta(days=20)
+    older = _hit("run", "用户每天早上跑步。", 0, 1, True, 1)
+    swim = _hit("swim", "我现在每天早上游泳，不跑步了。", 20, 2, False, 2, type="episode")
+    assert [h.memory_id for h in settle([older, swim], k=1)] == ["swim", "run"]  # k holds: the older one goes
+    assert older.update == "earlier" and not older.selected and older.drop_reason == "beyond top-k"
+    assert asks_past("What car did I use to drive?") and asks_past("我以前住在哪里？") and not asks_past("我住在哪里？")
+
+
+def test_the_prompt_shows_an_earlier_value_as_history_beside_the_profile():
+    """A value a newer one replaced stays in the prompt, labelled with the day it was replaced, instead of being left
+    out as a contradiction of the profile's current value."""
+    when = T0 + timedelta(days=20)
+    berlin = prompt.MemoryItem(
+        "b", "User lives in Berlin.", T0, predicate="lives_in", object="Berlin", update="earlier", replaced_on=when
+    )
+    request = prompt.ContextRequest(input="Where did I live before?", profile={"city": "Lisbon"}, memories=[berlin])
+    comp = prompt.compose(request, Settings())
+    text = comp.prompt_text
+    assert "b" in comp.injected and "b" not in comp.contradicted
+    assert "earlier, replaced 2026-03-22] User lives in Berlin." in text, text

@@ -32,6 +32,7 @@ from sqlmodel import col
 from memory.storage.models import Memory, Message
 from memory.text.language import CJK
 from memory.vocab import MemoryStatus, MemoryType, SourceType, Update
+from memory.write.extract.base import is_question
 
 if TYPE_CHECKING:
     from memory.retrieval.filters import RecallFilters
@@ -127,6 +128,8 @@ def replaces(newer: Hit, older: Hit, said: str) -> bool:
     saying it changed: a change word of a topic ``older`` is in, or a word naming what ``older`` states."""
     if newer.created_at is None or older.created_at is None or newer.created_at <= older.created_at:
         return False
+    if newer.source_type not in _SAYERS or is_question(newer.content):  # only what the user (or a person) says
+        return False
     learnt = [str(s) for s in older.source_message_ids[:1]]  # where the older one was first said (a later message
     if set(learnt) & set(map(str, newer.source_message_ids)):  # that reinforced it may be the very change)
         return False
@@ -140,6 +143,9 @@ def replaces(newer: Hit, older: Hit, said: str) -> bool:
 
 #: verdicts that keep a candidate out whatever its rank: never taken back in as the newer statement
 _OUT = ("flagged", "states a retracted memory")
+#: who can say that something changed: the user, or a person correcting what they said (not an inference, not the
+#: agent's own words)
+_SAYERS = (SourceType.USER_STATED, SourceType.PERSON_EDIT)
 
 
 def settle(hits: list[Hit], k: int, said: dict[str, str] | None = None) -> list[Hit]:
@@ -147,6 +153,8 @@ def settle(hits: list[Hit], k: int, said: dict[str, str] | None = None) -> list[
     :data:`EARLIER` (``replaced_by``, ``replaced_on``) and that newer one ranked just above it (selected, even if
     the threshold had cut it; the selection stays at most ``k``, counting the newer ones). ``said``: source message
     id → its text, where a fact's change word may be."""
+    from memory.retrieval.recall import IN_CONVERSATION
+
     said = said or {}
     pool = [h for h in hits if h.drop_reason not in _OUT and not h.flagged]
     by_rank = sorted(pool, key=lambda h: h.rank)
@@ -162,9 +170,7 @@ def settle(hits: list[Hit], k: int, said: dict[str, str] | None = None) -> list[
         old.update, old.replaced_by, old.replaced_on = EARLIER, newer.memory_id, newer.created_at
         if newer.update != EARLIER:
             newer.update = CURRENT
-        if newer.rank > old.rank and not newer.selected and newer.memory_id not in moved:
-            moved[newer.memory_id] = old.memory_id
-        elif newer.rank > old.rank and newer.selected:
+        if newer.rank > old.rank and newer.drop_reason != IN_CONVERSATION:  # the prompt shows that one anyway
             moved.setdefault(newer.memory_id, old.memory_id)
     if not moved:
         return hits
@@ -207,7 +213,7 @@ def history(
     that replaced it and carries that memory's scores (its similarity is unknown: None). A person's correction is
     not history: what it replaced was wrong, not earlier. The search's agent and filters hold for them as for any
     candidate (a door's metadata filter, memory and source types, event time)."""
-    from memory.retrieval.recall import HIT_COLUMNS, MemoryRow, _hit
+    from memory.retrieval.recall import HIT_COLUMNS, MemoryRow, _hit  # recall calls this module: imported on use
 
     have = {h.memory_id for h in hits}
     out: list[Hit] = []
