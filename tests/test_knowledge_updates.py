@@ -239,3 +239,19 @@ def test_the_prompt_shows_an_earlier_value_as_history_beside_the_profile():
     text = comp.prompt_text
     assert "b" in comp.injected and "b" not in comp.contradicted
     assert "earlier, replaced 2026-03-22] User lives in Berlin." in text, text
+
+
+def test_the_mem0_door_finds_an_earlier_city_as_history(svc):
+    """Through the mem0-shaped door: the write path superseded the older city, a question about the past still finds
+    it (through its link to the newer memory), marked as earlier; a question about now does not."""
+    from memory.client import Memory
+
+    mem = Memory(svc)
+    mem.add("I live in Berlin.", user_id="ku-door")
+    mem.add("I moved to Lisbon last month.", user_id="ku-door")
+    past = mem.search("Where did I live before?", user_id="ku-door", cut="calibrated")["results"]
+    berlin = [r for r in past if "Berlin" in r["memory"]]
+    assert berlin and all(r.get("update") == "earlier" and r["status"] == "superseded" for r in berlin), past
+    assert any("Lisbon" in r["memory"] for r in past)
+    now = mem.search("Where do I live?", user_id="ku-door", cut="calibrated")["results"]
+    assert not [r for r in now if "Berlin" in r["memory"]], now
