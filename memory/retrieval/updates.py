@@ -21,6 +21,7 @@ question about the past and leaves it out of an answer about now.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from datetime import datetime
@@ -66,7 +67,8 @@ TOPIC_CHANGE = {
     "job": re.compile(
         r"\b(?:new (?:job|role|position|employer)|started (?:a |my )?new (?:job|role|position)|"
         r"(?:started|now|currently) work(?:s|ing)? (?:at|for|as)|switched jobs|changed jobs|got (?:a job|hired)|"
-        r"was hired)\b|换了?(?:个|份)?工作|跳槽|入职|新工作|现在在\w{0,10}?(?:上班|工作)",
+        r"was hired|promoted to|retired)\b|换了?(?:个|份)?工作|跳槽|入职|新工作|升职|升为|当上了|退休了|"
+        r"现在在\w{0,10}?(?:上班|工作)",
         re.IGNORECASE,
     ),
     "home": re.compile(
@@ -135,14 +137,19 @@ def replaces(newer: Hit, older: Hit, said: str) -> bool:
         return False
     if newer.object and older.object and newer.object.lower() == older.object.lower():
         return False
-    text = f"{newer.content}\n{said}"
-    if any(TOPIC_CHANGE[t].search(text) for t in _topics(older)):
+    topics, replaced = _change(f"{newer.content}\n{said}")
+    if topics & _topics(older):
         return True
-    return any(all(_names(older.content, w) for w in words) for words in _replaced(text))
+    return any(all(_names(older.content, w) for w in words) for words in replaced)
 
 
-#: verdicts that keep a candidate out whatever its rank: never taken back in as the newer statement
-_OUT = ("flagged", "states a retracted memory")
+@functools.lru_cache(maxsize=4096)
+def _change(text: str) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
+    """What a statement says changed: the topics of its change phrases, and the words of what it replaced (read once
+    per text: a search compares every selected memory with every candidate)."""
+    return frozenset(t for t, words in TOPIC_CHANGE.items() if words.search(text)), tuple(_replaced(text))
+
+
 #: who can say that something changed: the user, or a person correcting what they said (not an inference, not the
 #: agent's own words)
 _SAYERS = (SourceType.USER_STATED, SourceType.PERSON_EDIT)
@@ -153,10 +160,10 @@ def settle(hits: list[Hit], k: int, said: dict[str, str] | None = None) -> list[
     :data:`EARLIER` (``replaced_by``, ``replaced_on``) and that newer one ranked just above it (selected, even if
     the threshold had cut it; the selection stays at most ``k``, counting the newer ones). ``said``: source message
     id → its text, where a fact's change word may be."""
-    from memory.retrieval.recall import IN_CONVERSATION
+    from memory.retrieval.recall import IN_CONVERSATION, RETRACTED  # recall calls this module: imported on use
 
     said = said or {}
-    pool = [h for h in hits if h.drop_reason not in _OUT and not h.flagged]
+    pool = [h for h in hits if h.drop_reason != RETRACTED and not h.flagged]  # never taken back in
     by_rank = sorted(pool, key=lambda h: h.rank)
     moved: dict[str, str] = {}  # newer id → the id of the older memory it goes above
     for old in [h for h in by_rank if h.selected]:
@@ -180,13 +187,7 @@ def settle(hits: list[Hit], k: int, said: dict[str, str] | None = None) -> list[
         order.insert(next(i for i, h in enumerate(order) if h.memory_id == oid), newer)
         if not newer.selected:
             newer.selected, newer.drop_reason = True, None
-    chosen = 0
-    for rank, h in enumerate(order, 1):
-        h.rank = rank
-        if h.selected:
-            chosen += 1
-            if chosen > k:
-                h.selected, h.drop_reason = False, "beyond top-k"
+    _renumber(order, k)
     return order
 
 
@@ -205,14 +206,20 @@ HISTORY_DEPTH = 3
 
 
 def history(
-    store: Storage, user_key: str, hits: list[Hit], agent_id: str | None = None, filters: RecallFilters | None = None
+    store: Storage,
+    user_key: str,
+    hits: list[Hit],
+    k: int,
+    agent_id: str | None = None,
+    filters: RecallFilters | None = None,
 ) -> list[Hit]:
     """For a question about the past: after each selected memory the user stated, the memories it superseded
     through the write path (``meta.supersedes``, followed back :data:`HISTORY_DEPTH` steps), as selected hits
     labelled :data:`EARLIER`. They are out of the index, so no search finds them: each is found through the memory
     that replaced it and carries that memory's scores (its similarity is unknown: None). A person's correction is
     not history: what it replaced was wrong, not earlier. The search's agent and filters hold for them as for any
-    candidate (a door's metadata filter, memory and source types, event time)."""
+    candidate (a door's metadata filter, memory and source types, event time), and so does ``k``: the lowest-ranked
+    selected hits make room."""
     from memory.retrieval.recall import HIT_COLUMNS, MemoryRow, _hit  # recall calls this module: imported on use
 
     have = {h.memory_id for h in hits}
@@ -239,9 +246,21 @@ def history(
             later, wanted = old, [i for r in rows for i in _superseded_ids(r.meta)]
         if h.update is None and len(out) and out[-1] is not h:
             h.update = CURRENT
-    for rank, h in enumerate(out, 1):
-        h.rank = rank
+    if len(out) == len(hits):
+        return hits
+    _renumber(out, k)
     return out
+
+
+def _renumber(hits: list[Hit], k: int) -> None:
+    """Ranks in list order; selected hits beyond the first ``k`` are cut ("beyond top-k")."""
+    chosen = 0
+    for rank, h in enumerate(hits, 1):
+        h.rank = rank
+        if h.selected:
+            chosen += 1
+            if chosen > k:
+                h.selected, h.drop_reason = False, "beyond top-k"
 
 
 def _kept(row: Any, agent_id: str | None, filters: RecallFilters | None) -> bool:
@@ -309,5 +328,5 @@ def apply(
     if hits:
         hits = settle(hits, k, source_texts(store, user_key, hits))
     if asks_past(query):
-        hits = history(store, user_key, hits, agent_id, filters)
+        hits = history(store, user_key, hits, k, agent_id, filters)
     return hits
