@@ -224,6 +224,11 @@ def test_only_a_newer_statement_saying_it_changed_replaces_an_older_one():
     swim = _hit("swim", "我现在每天早上游泳，不跑步了。", 20, 2, False, 2, type="episode")
     assert [h.memory_id for h in settle([older, swim], k=1)] == ["swim", "run"]  # k holds: the older one goes
     assert older.update == "earlier" and not older.selected and older.drop_reason == "beyond top-k"
+    eggs = _hit("eggs", "User has 15 dozen eggs in the fridge.", 0, 1, True, 1)
+    cats = _hit("cats", "User has 2 cats.", 1, 2, True, 2)
+    recount = _hit("recount", "I now have 20 dozen eggs stocked up.", 20, 3, False, 3, type="episode")
+    settled = settle([eggs, cats, recount], k=5)
+    assert [(h.memory_id, h.update) for h in settled] == [("recount", "current"), ("eggs", "earlier"), ("cats", None)]
     assert asks_past("What car did I use to drive?") and asks_past("我以前住在哪里？") and not asks_past("我住在哪里？")
 
 

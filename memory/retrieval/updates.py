@@ -89,6 +89,15 @@ REPLACED = re.compile(
     r"放弃了(\w{1,4})",
     re.IGNORECASE,
 )
+#: a newer count or amount ("I now have 20 dozen eggs" after "I have 15 dozen eggs", 我现在攒了两万 after 攒了一万):
+#: said with one of these words, with another number, and a content word in common
+NOW = re.compile(r"\b(?:now|currently|these days|at the moment|so far|by now|up to)\b|现在|目前|如今|至今|到现在", re.I)
+_NUMBERS = re.compile(
+    r"\d+(?:[.,]\d+)*|[零〇一二两三四五六七八九十百千万亿]{1,8}|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen)\b",
+    re.IGNORECASE,
+)
+_ZH_COMMON = frozenset(re.findall(r"\S+", "用户 现在 目前 如今 至今 已经 我们 一个 一下 这个 那个 还是 就是 什么"))
 _FILLER = frozenset(
     re.findall(
         r"\w+",
@@ -140,7 +149,30 @@ def replaces(newer: Hit, older: Hit, said: str) -> bool:
     topics, replaced = _change(f"{newer.content}\n{said}")
     if topics & _topics(older):
         return True
-    return any(all(_names(older.content, w) for w in words) for words in replaced)
+    if any(all(_names(older.content, w) for w in words) for words in replaced):
+        return True
+    return _recounted(newer.content, older.content)
+
+
+def _recounted(newer: str, older: str) -> bool:
+    """A newer count of the same thing: the newer says "now" / 现在, both give numbers, the numbers differ, and they
+    share a content word (dozen eggs, episodes, 鸡蛋)."""
+    if not NOW.search(newer):
+        return False
+    a, b = _amounts(newer), _amounts(older)
+    return bool(a and b and a != b and _content(newer) & _content(older))
+
+
+@functools.lru_cache(maxsize=4096)
+def _amounts(text: str) -> frozenset[str]:
+    return frozenset(n.lower().replace(",", "") for n in _NUMBERS.findall(text) if n.strip("零〇"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _content(text: str) -> frozenset[str]:
+    english = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", text.lower())} - _FILLER - {"user", "now", "currently"}
+    chinese = {run[i : i + 2] for run in re.findall(r"[\u3400-\u9fff]+", text) for i in range(len(run) - 1)}
+    return frozenset(english | (chinese - _ZH_COMMON))
 
 
 @functools.lru_cache(maxsize=4096)
