@@ -92,12 +92,6 @@ REPLACED = re.compile(
 #: a newer count or amount ("I now have 20 dozen eggs" after "I have 15 dozen eggs", 我现在攒了两万 after 攒了一万):
 #: said with one of these words, with another number, and a content word in common
 NOW = re.compile(r"\b(?:now|currently|these days|at the moment|so far|by now|up to)\b|现在|目前|如今|至今|到现在", re.I)
-_NUMBERS = re.compile(
-    r"\d+(?:[.,]\d+)*|[零〇一二两三四五六七八九十百千万亿]{1,8}|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|dozen)\b",
-    re.IGNORECASE,
-)
-_ZH_COMMON = frozenset(re.findall(r"\S+", "用户 现在 目前 如今 至今 已经 我们 一个 一下 这个 那个 还是 就是 什么"))
 _FILLER = frozenset(
     re.findall(
         r"\w+",
@@ -146,33 +140,61 @@ def replaces(newer: Hit, older: Hit, said: str) -> bool:
         return False
     if newer.object and older.object and newer.object.lower() == older.object.lower():
         return False
-    topics, replaced = _change(f"{newer.content}\n{said}")
+    if len(older.content) > SHORT:
+        return False
+    topics, replaced = _change("\n".join(_short(f"{newer.content}\n{said}")))
     if topics & _topics(older):
         return True
     if any(all(_names(older.content, w) for w in words) for words in replaced):
         return True
-    return _recounted(newer.content, older.content)
+    return _recounted(f"{newer.content}\n{said}", older.content)
 
 
 def _recounted(newer: str, older: str) -> bool:
-    """A newer count of the same thing: the newer says "now" / 现在, both give numbers, the numbers differ, and they
-    share a content word (dozen eggs, episodes, 鸡蛋)."""
-    if not NOW.search(newer):
+    """A newer count of the same thing: a sentence of the newer says "now" / 现在 and counts something the older
+    counts too, with another number ("20 dozen eggs" after "30 dozen eggs", 两万块 after 一万块)."""
+    was = _counts(older)
+    if not was:
         return False
-    a, b = _amounts(newer), _amounts(older)
-    return bool(a and b and a != b and _content(newer) & _content(older))
+    for sentence in _short(newer):
+        if NOW.search(sentence):
+            now = _counts(sentence)
+            if any(thing in was and numbers != was[thing] for thing, numbers in now.items()):
+                return True
+    return False
+
+
+#: a number and the thing it counts: "20 dozen eggs", "50 episodes", "两万块", "3辆车"
+_COUNT = re.compile(
+    r"(\d+(?:[.,]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+    r"forty|fifty|hundred)\b)\s+(?:dozen |of (?:the |my )?)?([a-z]{3,})|([零〇一二两三四五六七八九十百千万亿\d]{1,8})"
+    r"\s*([\u3400-\u9fff]{1,2})",
+    re.IGNORECASE,
+)
 
 
 @functools.lru_cache(maxsize=4096)
-def _amounts(text: str) -> frozenset[str]:
-    return frozenset(n.lower().replace(",", "") for n in _NUMBERS.findall(text) if n.strip("零〇"))
+def _counts(text: str) -> dict[str, frozenset[str]]:
+    """Thing counted → the numbers counting it, in a short text (a long one counts too many things to compare)."""
+    if len(text) > SHORT:
+        return {}
+    out: dict[str, set[str]] = {}
+    for m in _COUNT.finditer(text):
+        number, thing = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if number.isdigit() and len(number) == 4 and number.startswith(("19", "20")):
+            continue  # a year, not a count
+        out.setdefault(thing.lower().rstrip("s"), set()).add(number.lower().replace(",", ""))
+    return {k: frozenset(v) for k, v in out.items()}
 
 
-@functools.lru_cache(maxsize=4096)
-def _content(text: str) -> frozenset[str]:
-    english = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", text.lower())} - _FILLER - {"user", "now", "currently"}
-    chinese = {run[i : i + 2] for run in re.findall(r"[\u3400-\u9fff]+", text) for i in range(len(run) - 1)}
-    return frozenset(english | (chinese - _ZH_COMMON))
+#: the longest statement read for a change, in characters: a sentence of a longer message is read on its own, and a
+#: longer memory is never labelled earlier (a long message mentions every topic in passing)
+SHORT = 300
+
+
+def _short(text: str) -> list[str]:
+    """The sentences of ``text`` short enough to state one change."""
+    return [p for p in re.split(r"(?<=[.!?。！？])\s*|\n+", text) if p.strip() and len(p) <= SHORT]
 
 
 @functools.lru_cache(maxsize=4096)
