@@ -32,6 +32,7 @@ from sqlmodel import col
 
 from memory.storage.models import Memory, Message
 from memory.text.language import CJK
+from memory.text.sentences import sentences
 from memory.vocab import MemoryStatus, MemoryType, SourceType, Update
 from memory.write.extract.base import is_question
 
@@ -194,7 +195,7 @@ SHORT = 300
 
 def _short(text: str) -> list[str]:
     """The sentences of ``text`` short enough to state one change."""
-    return [p for p in re.split(r"(?<=[.!?。！？])\s*|\n+", text) if p.strip() and len(p) <= SHORT]
+    return [p for p in sentences(text, semicolons=False) if len(p) <= SHORT]
 
 
 @functools.lru_cache(maxsize=4096)
