@@ -150,7 +150,16 @@ def _offline_context(state: TurnState, c: TurnContext) -> OfflineContext:
     s = c.scratch
     comp = s.composed()
     injected = [
-        Recalled(m.content, m.created_at, s.importance.get(m.memory_id, 0.5), m.source_type, m.predicate, m.type)
+        Recalled(
+            m.content,
+            m.created_at,
+            s.importance.get(m.memory_id, 0.5),
+            m.source_type,
+            m.predicate,
+            m.type,
+            m.update,
+            m.replaced_on,
+        )
         for m in s.memory_items
         if m.memory_id in comp.injected
     ]

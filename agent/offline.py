@@ -23,10 +23,11 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from memory.prompts import OFFLINE_REPLIES
+from memory.retrieval.updates import asks_past
 from memory.text.language import CJK_RUN, is_chinese
 from memory.text.lines import corrected, spoken_line
 from memory.text.voice import profile_sentence, sentence_end, told_on
-from memory.vocab import MemoryType, SourceType
+from memory.vocab import MemoryType, SourceType, Update
 from memory.write.extract.base import PREDICATES, is_question
 
 _QUESTION = re.compile(
@@ -71,6 +72,9 @@ class Recalled:
     source_type: str = "user-stated"
     predicate: str | None = None  # a memory restating a profile field already said is not said twice
     type: str = MemoryType.FACT
+    #: ``earlier``: a newer memory replaced it (on ``replaced_on``): said as history, never as the current value
+    update: str | None = None
+    replaced_on: datetime | None = None
 
 
 @dataclass
@@ -114,8 +118,22 @@ def offline_reply(user: str, ctx: OfflineContext | None = None) -> str:
 
 
 def _unsaid(memories: list[Recalled], said_fields: set[str]) -> list[Recalled]:
-    """Memories that do not restate a profile field the reply already says ("You live in Lisbon")."""
-    return [m for m in memories if PREDICATES.get(m.predicate or "", (None,) * 4)[3] not in said_fields]
+    """Memories that do not restate a profile field the reply already says ("You live in Lisbon"); an earlier value
+    of the field is history the profile does not say."""
+    return [
+        m
+        for m in memories
+        if m.update == Update.EARLIER or PREDICATES.get(m.predicate or "", (None,) * 4)[3] not in said_fields
+    ]
+
+
+def in_time(memories: list[Recalled], question: str) -> list[Recalled]:
+    """The memories for a question, as it asks in time: about the past ("Where did I work before?", 我以前住在哪里?)
+    the earlier values come first, said as earlier; about now, an earlier value is left out (the prompt still shows
+    it, labelled, to a language model)."""
+    if asks_past(question):
+        return sorted(memories, key=lambda m: m.update != Update.EARLIER)
+    return [m for m in memories if m.update != Update.EARLIER]
 
 
 def _profile_lines(ctx: OfflineContext, lang: str, names: list[str] | None = None) -> list[str]:
@@ -220,8 +238,9 @@ def on_topic(question: str, memories: list[Recalled], wanted: list[str]) -> list
 def _answer(user: str, ctx: OfflineContext, lang: str, t: dict[str, str]) -> str:
     wanted = [name for name, hint in _FIELD_HINTS.items() if re.search(hint, user, re.IGNORECASE)]
     said = {name for name in wanted if ctx.profile.get(name) not in (None, "", [])}
-    candidates = _unsaid(speakable(ctx.memories), said)
-    shown = on_topic(user, candidates, wanted)[:SHOWN_MEMORIES]
+    candidates = in_time(_unsaid(speakable(ctx.memories), said), user)
+    topical = on_topic(user, candidates, wanted)  # an earlier value is left for a question about the past: on topic
+    shown = [m for m in candidates if m in topical or m.update == Update.EARLIER][:SHOWN_MEMORIES]
     if not shown and not said and candidates:  # nothing names the question's topic: the recall's best
         shown = candidates[:1]
     memories = [spoken_line(m, lang, ctx.now) for m in shown]

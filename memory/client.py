@@ -396,6 +396,10 @@ class Memory:
             }
             if h.relevance is not None:
                 item["relevance"] = h.relevance
+            if h.update is not None:  # a knowledge update: "earlier" (replaced by a newer memory) or "current"
+                item["update"] = h.update
+                if h.replaced_by is not None:
+                    item["replaced_by"] = self._stable(rows[h.replaced_by]) if h.replaced_by in rows else h.replaced_by
             out.append(item)
         out.sort(key=lambda r: -(r["score"] if r["score"] is not None else -2.0))  # mem0: best score first
         return {"results": out, "retrieval_id": result.retrieval_id}

@@ -75,8 +75,8 @@ HEADERS = {
     "profile": "## Profile (stated by the user; corrections by a person are marked)",
     "bridge": "## Last session (written by the system from the conversation)",
     "summary": "## Conversation so far (written by the system)",
-    "memories": "## Memories (date · source · type; indented: who said what just before ↑ / after ↓ it, that day "
-    "unless dated)",
+    "memories": "## Memories (date · source · type, and 'earlier, replaced <date>' when a newer memory replaced it: "
+    "history, not the current value; indented: who said what just before ↑ / after ↓ it, that day unless dated)",
 }
 #: marks of a source-context line: said before / after the message the memory came from
 CONTEXT_MARKS = ("↑", "↓")
@@ -217,6 +217,8 @@ OFFLINE_REPLIES = {
         "corrected": " — corrected by a person",
         "guess": " — my own guess, you never said it",
         "mentioned": "You mentioned that {said}",
+        "earlier": "Earlier: {said}",
+        "earlier_until": "Earlier, until {day} {month}: {said}",
     },
     "zh": {
         "hello_name": "{name}，你好！",
@@ -230,6 +232,8 @@ OFFLINE_REPLIES = {
         "corrected": "（由工作人员更正）",
         "guess": "（这是我的推测）",
         "mentioned": "你提到过：{said}",
+        "earlier": "以前：{said}",
+        "earlier_until": "以前（{month_number}月{day}日之前）：{said}",
     },
 }
 

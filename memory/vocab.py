@@ -49,6 +49,14 @@ class SourceType(StrEnum):
     AGENT = "agent"  # the agent's own words (an episode of its reply): never evidence about the user
 
 
+class Update(StrEnum):
+    """A recall hit's place in a knowledge update (``memory.retrieval.updates``): ``earlier`` = a newer memory
+    replaced what it states (history, never the current value); ``current`` = it replaced an earlier one."""
+
+    EARLIER = "earlier"
+    CURRENT = "current"
+
+
 class SessionStatus(StrEnum):
     ACTIVE = "active"
     ENDED = "ended"

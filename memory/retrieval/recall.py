@@ -39,7 +39,7 @@ from sqlalchemy import select
 from sqlmodel import col
 
 from memory import provenance
-from memory.retrieval import context, crosslingual, neighbours
+from memory.retrieval import context, crosslingual, neighbours, updates
 from memory.retrieval.context import ContextRow
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
 from memory.retrieval.policy import RecallPolicy
@@ -97,6 +97,11 @@ class Hit:
     #: source context (selected hits only): the conversation around the message it came from (:mod:`.context`)
     context: list[ContextRow] = field(default_factory=list)
     subject: str | None = None
+    #: knowledge updates (:mod:`.updates`): ``earlier`` = a newer memory replaced what this one states (which, and
+    #: when), ``current`` = this one replaced an earlier memory; None = no change in time was seen
+    update: str | None = None
+    replaced_by: str | None = None
+    replaced_on: datetime | None = None
 
     @property
     def flagged(self) -> bool:
@@ -106,7 +111,7 @@ class Hit:
         out = asdict(self)
         out.pop("features")  # model inputs, not a score: the lab and the refit read them from the Hit
         out["context"] = [row.to_dict() for row in self.context]
-        for key in ("created_at", "event_time"):
+        for key in ("created_at", "event_time", "replaced_on"):
             out[key] = out[key].isoformat() if out[key] else None
         return out
 
@@ -505,7 +510,9 @@ def run_search(
     retracted: Callable[[str], str] | None = None,
 ) -> list[Hit]:
     """Query both signals, fuse, join with SQL (the truth: stale index rows are ignored), rank and cut; with
-    ``retracted``, episodes stating only retracted memories are left out (:func:`without_retracted`).
+    ``retracted``, episodes stating only retracted memories are left out (:func:`without_retracted`); then a memory a
+    newer one replaced is ranked below it and labelled earlier, and a question about the past gets the history
+    (:func:`memory.retrieval.updates.apply`).
 
     The full-text search runs in a worker thread while the query is embedded and the vector search runs, so hybrid
     costs about as much as vector alone (LanceDB and the embedder release the GIL). ``filters`` narrow the
@@ -516,6 +523,7 @@ def run_search(
     hits = rank_signals(sig, params=params, calibration=calibration, filters=filters)
     if retracted is not None:
         hits = without_retracted(sig, hits, params, calibration, filters, retracted)
+    hits = updates.apply(store, user_key, query, hits, params.k, agent_id, filters)  # newer first; history if asked
     add_context(store.engine, user_key, hits, params.context_span)
     return hits
 

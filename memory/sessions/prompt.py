@@ -83,6 +83,9 @@ class MemoryItem:
     source_message_ids: list = field(default_factory=list)
     #: who said it, for an episode (what was said): the line reads "speaker: words"
     speaker: str | None = None
+    #: ``earlier``: a newer memory replaced what this one states (on ``replaced_on``): history, not the current value
+    update: str | None = None
+    replaced_on: datetime | None = None
 
     @classmethod
     def from_hit(cls, h: Hit) -> MemoryItem:
@@ -98,6 +101,8 @@ class MemoryItem:
             context=h.context,
             source_message_ids=h.source_message_ids,
             speaker=h.subject if h.type == MemoryType.EPISODE else None,
+            update=h.update,
+            replaced_on=h.replaced_on,
         )
 
 

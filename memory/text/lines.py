@@ -11,14 +11,15 @@ from typing import Protocol
 
 from memory.prompts import OFFLINE_REPLIES, fence_line
 from memory.text.voice import said_to_you, sentence_end, told_on, you
-from memory.vocab import MemoryType, SourceType
+from memory.vocab import MemoryType, SourceType, Update
 
 #: how the prompt names a person's correction (the model must not read it as something the user said)
 PERSON_EDIT_LABEL = "correction by a person, not the user's words"
 
 
 class Renderable(Protocol):
-    """What a line needs of a memory (the composer's ``MemoryItem``, the offline engine's ``Recalled``)."""
+    """What a line needs of a memory (the composer's ``MemoryItem``, the offline engine's ``Recalled``). Optional:
+    ``update`` / ``replaced_on`` (a memory a newer one replaced is said as earlier, :func:`_earlier`)."""
 
     @property
     def content(self) -> str: ...
@@ -35,7 +36,15 @@ def prompt_line(m: Renderable, speaker: str | None = None) -> str:
     day = m.created_at.date().isoformat() if m.created_at else "undated"
     source = PERSON_EDIT_LABEL if m.source_type == SourceType.PERSON_EDIT else m.source_type
     said = f"{fence_line(speaker)}: " if m.type == MemoryType.EPISODE and speaker else ""
-    return f"\n- [{day} · {fence_line(source)} · {fence_line(m.type)}] {said}{fence_line(m.content)}"
+    return f"\n- [{day} · {fence_line(source)} · {fence_line(m.type)}{_earlier(m)}] {said}{fence_line(m.content)}"
+
+
+def _earlier(m: Renderable) -> str:
+    """`` · earlier, replaced 2026-03-22`` for a memory a newer one replaced (nothing for any other)."""
+    if getattr(m, "update", None) != Update.EARLIER:
+        return ""
+    until = getattr(m, "replaced_on", None)
+    return f" · {Update.EARLIER.value}" + (f", replaced {until.date().isoformat()}" if until else "")
 
 
 def corrected(when: datetime | None, lang: str) -> str:
@@ -57,4 +66,15 @@ def spoken_line(m: Renderable, lang: str, now: datetime | None) -> str:
         told = OFFLINE_REPLIES[lang]["guess"]
     if said.endswith("）") and told.startswith("（"):  # "（2027年1月）（今天告诉我的）" → "（2027年1月；今天告诉我的）"
         said, told = said[:-1], "；" + told[1:]
+    if getattr(m, "update", None) == Update.EARLIER:  # history: "Earlier, until 22 March: you work at Acme — …"
+        said = _said_as_earlier(said, getattr(m, "replaced_on", None), lang)
     return sentence_end(said + told, lang)
+
+
+def _said_as_earlier(said: str, until: datetime | None, lang: str) -> str:
+    t = OFFLINE_REPLIES[lang]
+    if lang != "zh" and said[:1].isupper() and not said.startswith("I "):
+        said = said[0].lower() + said[1:]
+    if until is None:
+        return t["earlier"].format(said=said)
+    return t["earlier_until"].format(said=said, day=until.day, month=f"{until:%B}", month_number=until.month)

@@ -15,6 +15,7 @@ from typing import Any
 
 from memory.text.language import CJK
 from memory.text.sentences import END_MARKS, sentences
+from memory.vocab import Update
 from memory.write.extract.base import PREDICATES, SINGLE_VALUED, amount_key, norm_object
 
 
@@ -33,10 +34,15 @@ def _conflicts(profile: dict[str, Any], predicate: str | None, obj: str | None) 
 
 def one_value_each(profile: dict[str, Any], memories: list) -> tuple[list, list[str]]:
     """Memories (``.memory_id``, ``.predicate``, ``.object``) in rank order, without those stating a second value of
-    a single-valued fact (the profile's value wins, then the better-ranked memory); returns (kept, ids left out)."""
+    a single-valued fact (the profile's value wins, then the better-ranked memory); returns (kept, ids left out).
+    A memory labelled as an earlier value (``update == "earlier"``: a newer memory replaced it, see
+    ``memory.retrieval.updates``) is history, not a second current value: it is kept, and claims no value."""
     seen: dict[str, Any] = {}
     kept, out = [], []
     for m in memories:
+        if getattr(m, "update", None) == Update.EARLIER:
+            kept.append(m)
+            continue
         if m.predicate not in SINGLE_VALUED or not m.object:
             kept.append(m)
             continue
