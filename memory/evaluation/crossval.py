@@ -208,11 +208,11 @@ def loco(outcomes: Sequence[Outcome], *, embedder: str, k: int, ks: Sequence[int
         cal = fit_fold(train, embedder=embedder, l2=l2)
         scored = rescored(test, cal)
         held += scored
-        own = [o for o in scored if not o.foreign]
+        own = [o for o in scored if not o.foreign and store_of(o) == "full"]
         folds[conv] = {"brier": calibration_block(scored)["brier"], "recall@10": metrics.aggregate(own, [10])}
     curve = metrics.threshold_curves(held, k)
     chosen = chosen_threshold(held, k)
-    own = [o for o in held if not o.foreign]
+    own = [o for o in held if not o.foreign and store_of(o) == "full"]  # recall figures: full conversations only
     return {
         "nested": nested(outcomes, embedder=embedder, k=k, l2=l2) if len(convs) > 2 else None,
         "folds": folds,
