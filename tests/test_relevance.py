@@ -15,9 +15,7 @@ from memory.evaluation import crossval
 from memory.evaluation.metrics import Outcome, RankedRecord
 from memory.retrieval import relevance
 from memory.retrieval.fit import (
-    EVIDENCE_SIGNS,
     brier,
-    evidence_signs,
     expected_calibration_error,
     fit_calibration,
     fit_logistic,
@@ -62,28 +60,6 @@ def test_logistic_fit_recovers_known_coefficients():
     y = (rng.random(20000) < 1 / (1 + np.exp(-(1.5 * x[:, 0] - 2.0 * x[:, 1] + 0.5)))).astype(float)
     coef, intercept = fit_logistic(x, y, l2=0.0)
     assert coef == pytest.approx([1.5, -2.0], abs=0.08) and intercept == pytest.approx(0.5, abs=0.08)
-
-
-def test_a_fit_held_to_evidence_signs_never_scores_more_evidence_as_less_relevant():
-    """Two correlated signals (normalised and absolute BM25) where the data alone trade one against the other: the
-    free fit gives absolute BM25 a negative weight (more lexical evidence, less relevant); the fact model held to
-    :data:`EVIDENCE_SIGNS` keeps it ≥ 0 and every signed feature its sign, and relevance rises with the evidence."""
-    rng = np.random.default_rng(3)
-    n = 20000
-    x = rng.normal(size=(n, len(FEATURES)))
-    norm, log = FEATURES.index("bm25_norm"), FEATURES.index("bm25_log")
-    x[:, log] = x[:, norm] + 0.3 * rng.normal(size=n)
-    x[:, FEATURES.index("is_episode")] = 0.0
-    y = (rng.random(n) < 1 / (1 + np.exp(-(2.0 * x[:, norm] - 1.0 * x[:, log] - 1.0)))).astype(float)
-    free = fit_calibration(x, y, embedder="t", threshold=0.5, version="v", source="s")
-    held = fit_calibration(x, y, embedder="t", threshold=0.5, version="v", source="s", signs=evidence_signs())
-    assert free.coef[log] < -0.3  # the trade the data ask for
-    assert held.coef[log] == 0.0 and held.coef[norm] > 0.5
-    assert all(c * EVIDENCE_SIGNS.get(f, 0) >= 0 for f, c in zip(FEATURES, held.coef, strict=True))
-    row = np.zeros(len(FEATURES))
-    more = row.copy()
-    more[log] = 2.0
-    assert held.predict([more])[0] >= held.predict([row])[0] > free.predict([more])[0]
 
 
 def test_a_new_fit_of_the_same_day_gets_a_name_of_its_own(monkeypatch):
