@@ -16,7 +16,7 @@ import numpy as np
 from memory.evaluation import metrics
 from memory.evaluation.locomo import conversation_of, store_label
 from memory.evaluation.metrics import Outcome
-from memory.retrieval.fit import brier, expected_calibration_error, fit_calibration, reliability
+from memory.retrieval.fit import brier, evidence_signs, expected_calibration_error, fit_calibration, reliability
 from memory.retrieval.relevance import FEATURES, Calibration
 
 #: the goals the default threshold is chosen for: a gold memory injected for at least 80 % of answerable questions,
@@ -96,7 +96,7 @@ def calibration_block(outcomes: Sequence[Outcome], top: int = 10) -> dict:
 #: episodes and extracted memories are fitted apart (:func:`memory.retrieval.fit.fit_calibration`): on LoCoMo dev's
 #: full conversations, left out by conversation, one model for both injected a gold memory for 84.1 % of answerable
 #: questions with 4.5 % foreign noise (threshold chosen per fold: 78.0 % / 1.9 %); a model per layer 85.4 % / 3.3 %
-#: (83.5 % / 1.8 %) — bench/results/calibration_locomo_dev.json
+#: (83.5 % / 1.8 %) — bench/results/calibration_locomo_dev_20261204.json
 LAYERED = True
 
 
@@ -112,6 +112,7 @@ def fit_fold(train: Sequence[Outcome], *, embedder: str, l2: float = 1.0) -> Cal
         source="cv fold",
         l2=l2,
         layered=LAYERED,
+        signs=evidence_signs(),
     )
 
 
@@ -260,7 +261,10 @@ def fit_all(outcomes: Sequence[Outcome], *, embedder: str, threshold: float, ver
         embedder=embedder,
         threshold=threshold,
         version=version,
-        source="LoCoMo dev, all, episodes and facts fitted apart" if LAYERED else "LoCoMo dev, all",
+        source="LoCoMo dev, all, episodes and facts fitted apart, the fact model held to evidence signs"
+        if LAYERED
+        else "LoCoMo dev, all, held to evidence signs",
         meta=meta,
         layered=LAYERED,
+        signs=evidence_signs(),
     )
