@@ -79,6 +79,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         svc = MemoryService(Settings(data_dir=Path(tmp)))
+        calibration = svc.relevance_model().version
         ranks = answer_ranks(svc)
         svc.close()
     result = {name: summary(rows) for name, rows in ranks.items()}
@@ -88,7 +89,8 @@ def main() -> None:
             print(f"{name:<20} {split:<5} {line}")
     out = ROOT / "bench" / "results" / "crosslingual.json"
     load = os.getloadavg()[0]
-    doc = {"benchmark": "crosslingual", "embedder": "e5-small-q4", "mode": "hybrid", "load_1min": round(load, 1)}
+    doc = {"benchmark": "crosslingual", "embedder": "e5-small-q4", "mode": "hybrid", "calibration": calibration}
+    doc["load_1min"] = round(load, 1)
     out.write_text(json.dumps({**doc, "first_place": result}, indent=1, ensure_ascii=False), encoding="utf-8")
 
 

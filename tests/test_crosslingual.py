@@ -11,11 +11,14 @@ from bench.crosslingual import DATA, answer_ranks, direction, store_texts, summa
 from memory.retrieval import crosslingual
 from memory.text.language import has_cjk
 
-#: measured on the held-out half with the lexicon (e5-small-q4, hybrid): 18 of 26, 9 of 13 each way (without it:
-#: 19 of 26; bench/results/crosslingual.json); a drop below these floors is a regression. It was 20 of 26 while the
-#: full-text index dropped "man" as a stop word: both directions of the "married" pair now rank the answer second,
-#: behind "… parents have been married for thirty years" (the answer is one indexed word longer, so its BM25 is lower)
-HELD_FLOOR = 0.69  # 18 / 26, as the summary rounds it (0.692)
+#: measured on the held-out half with the lexicon (e5-small-q4, hybrid, calibration e5-small-q4-locomo-20261204b):
+#: 19 of 26, 9 and 10 of 13 (without it: 19 of 26; bench/results/crosslingual.json); a drop below these floors is a
+#: regression. It was 20 of 26 while the full-text index dropped "man" as a stop word (the "married" pair now ranks
+#: the answer second both ways, behind "… parents have been married for thirty years"), 18 with the fit of 4 December,
+#: and a free refit on today's store fell to 15: its fact model weighed absolute BM25 against normalised BM25, and
+#: the direct answer, first by BM25, fell behind distractors found by neither (memory.retrieval.fit.EVIDENCE_SIGNS;
+#: held to those signs with term overlap clipped it was 19 but lost the spicy-food pair: relevance.UNCLIPPED)
+HELD_FLOOR = 0.73  # 19 / 26, as the summary rounds it (0.731)
 DIRECTION_FLOOR = 0.69  # 9 / 13
 
 

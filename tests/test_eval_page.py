@@ -168,9 +168,13 @@ def test_the_shipped_calibration_meets_the_goals_on_conversations_left_out_of_it
     answerable questions, foreign noise ≤ 5 % (issue 43), episodes and facts fitted apart."""
     from memory.evaluation.crossval import TARGET_HIT, TARGET_NOISE
     from memory.retrieval import relevance
+    from memory.retrieval.fit import EVIDENCE_SIGNS
+    from memory.retrieval.relevance import FEATURES
 
     shipped = relevance.shipped("e5-small-q4")
-    assert shipped.version >= "e5-small-q4-locomo-20261204" and shipped.episodes is not None
+    assert shipped.version >= "e5-small-q4-locomo-20261204b" and shipped.episodes is not None
+    # its fact model holds the evidence signs (more evidence is never less relevant: memory.retrieval.fit)
+    assert all(c * EVIDENCE_SIGNS.get(f, 0) >= 0 for f, c in zip(FEATURES, shipped.coef, strict=True))
     at = shipped.measured_at(shipped.threshold)
     assert at is not None and at["threshold"] == shipped.threshold and at["k"] == 5
     assert at["all"]["gold_injected"] >= TARGET_HIT and at["all"]["foreign_noise"] <= TARGET_NOISE

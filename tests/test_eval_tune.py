@@ -43,3 +43,22 @@ def test_weights_are_chosen_without_the_left_out_conversation():
     assert report["in_sample"]["weights"] == {"vector_weight": 0.1}
     assert report["recall"]["overall"]["with_evidence"] == 7 and "recall@1" in report["in_sample"]["overall"]
     assert "outcomes" in report and len(report["outcomes"]) == 7
+
+
+def test_recall_figures_count_the_full_conversations_only():
+    """An early store's questions (its user after a few sessions) join the calibration and the threshold's rates,
+    never the recall figures: pooled into the left-out recall they set it beside an in-sample figure without them."""
+    from memory.evaluation import crossval
+    from memory.evaluation.locomo import EARLY
+
+    full = [probe(c, 0, False) for c in "abc"] + [probe("d", i, True) for i in range(4)]
+    early = [probe(f"{c}{EARLY}1", 1, c == "d") for c in "abcd"]
+    base = replace(RecallPolicy.from_settings(Settings(), threshold=0.0), mode="hybrid", fusion="linear")
+    report = nested([*full, *early], base, embedder="test", k=1, ks=(1,), grid={"vector_weight": (0.1, 0.9)}, tune_k=1)
+    assert len(report["outcomes"]) == 11  # the early stores are still fitted and scored with their conversation
+    for block in (report["recall"], report["in_sample"], report["recall_alone"]):
+        assert block["overall"]["with_evidence"] == 7
+    assert sum(f["recall@10"]["with_evidence"] for f in report["folds"].values()) == 7
+    cv = crossval.loco(report["outcomes"], embedder="test", k=1, ks=(1,))
+    assert cv["recall"]["overall"]["with_evidence"] == 7 and cv["recall_alone"]["overall"]["with_evidence"] == 7
+    assert sum(f["recall@10"]["with_evidence"] for f in cv["folds"].values()) == 7

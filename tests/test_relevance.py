@@ -14,7 +14,15 @@ from memory.errors import InvalidInput
 from memory.evaluation import crossval
 from memory.evaluation.metrics import Outcome, RankedRecord
 from memory.retrieval import relevance
-from memory.retrieval.fit import brier, expected_calibration_error, fit_calibration, fit_logistic, reliability
+from memory.retrieval.fit import (
+    EVIDENCE_SIGNS,
+    brier,
+    evidence_signs,
+    expected_calibration_error,
+    fit_calibration,
+    fit_logistic,
+    reliability,
+)
 from memory.retrieval.relevance import FEATURES, Calibration, Scored, features
 from memory.storage.db import make_engine, migrate
 from memory.storage.migrations import m0004_relevance
@@ -54,6 +62,57 @@ def test_logistic_fit_recovers_known_coefficients():
     y = (rng.random(20000) < 1 / (1 + np.exp(-(1.5 * x[:, 0] - 2.0 * x[:, 1] + 0.5)))).astype(float)
     coef, intercept = fit_logistic(x, y, l2=0.0)
     assert coef == pytest.approx([1.5, -2.0], abs=0.08) and intercept == pytest.approx(0.5, abs=0.08)
+
+
+def test_a_fit_held_to_evidence_signs_never_scores_more_evidence_as_less_relevant():
+    """Two correlated signals (normalised and absolute BM25) where the data alone trade one against the other: the
+    free fit gives absolute BM25 a negative weight (more lexical evidence, less relevant); the fact model held to
+    :data:`EVIDENCE_SIGNS` keeps it ≥ 0 and every signed feature its sign, and relevance rises with the evidence."""
+    rng = np.random.default_rng(3)
+    n = 20000
+    x = rng.normal(size=(n, len(FEATURES)))
+    norm, log = FEATURES.index("bm25_norm"), FEATURES.index("bm25_log")
+    x[:, log] = x[:, norm] + 0.3 * rng.normal(size=n)
+    x[:, FEATURES.index("is_episode")] = 0.0
+    y = (rng.random(n) < 1 / (1 + np.exp(-(2.0 * x[:, norm] - 1.0 * x[:, log] - 1.0)))).astype(float)
+    free = fit_calibration(x, y, embedder="t", threshold=0.5, version="v", source="s")
+    held = fit_calibration(x, y, embedder="t", threshold=0.5, version="v", source="s", signs=evidence_signs())
+    assert free.coef[log] < -0.3  # the trade the data ask for
+    assert held.coef[log] == 0.0 and held.coef[norm] > 0.5
+    assert all(c * EVIDENCE_SIGNS.get(f, 0) >= 0 for f, c in zip(FEATURES, held.coef, strict=True))
+    row = np.zeros(len(FEATURES))
+    more = row.copy()
+    more[log] = 2.0
+    assert held.predict([more])[0] >= held.predict([row])[0] > free.predict([more])[0]
+
+
+def test_term_overlap_is_a_share_and_never_saturates_at_the_clip():
+    """Overlap among LoCoMo's candidates is mostly 0 (small sd), so clipped at ±3 sd a memory stating every concept of
+    the query (1.0) scored as one stating half (0.5); unclipped, the fuller statement is more relevant. Other
+    features are still clipped (a store unlike the fit's must not run them off)."""
+    n = len(FEATURES)
+    over, bm25 = FEATURES.index("overlap"), FEATURES.index("bm25_log")
+    mean, scale = [0.0] * n, [1.0] * n
+    mean[over], scale[over] = 0.04, 0.09
+    coef = [0.0] * n
+    coef[over], coef[bm25] = 0.2, 0.2
+    cal = Calibration(embedder="t", coef=tuple(coef), intercept=-3.0, mean=tuple(mean), scale=tuple(scale))
+    half, full, far, farther = (np.zeros(n) for _ in range(4))
+    half[over], full[over] = 0.5, 1.0
+    far[bm25], farther[bm25] = 3.0, 30.0
+    p = cal.predict(np.vstack([half, full, far, farther]))
+    assert p[1] > p[0]
+    assert p[3] == pytest.approx(p[2])  # BM25 held at +3 sd
+
+
+def test_a_new_fit_of_the_same_day_gets_a_name_of_its_own(monkeypatch):
+    from memory.evaluation import calibrate
+
+    day = utcnow().strftime("%Y%m%d")
+    assert calibrate.dated_version("e5", "e5-locomo-20200101") == f"e5-locomo-{day}"
+    assert calibrate.dated_version("e5", None) == f"e5-locomo-{day}"
+    assert calibrate.dated_version("e5", f"e5-locomo-{day}") == f"e5-locomo-{day}b"
+    assert calibrate.dated_version("e5", f"e5-locomo-{day}b") == f"e5-locomo-{day}c"
 
 
 def test_brier_and_reliability_by_hand():

@@ -16,11 +16,26 @@ from pathlib import Path
 
 from memory.evaluation import crossval, metrics
 from memory.evaluation.runner import EvalOptions, gather
+from memory.retrieval import relevance
 from memory.retrieval.relevance import Calibration
 from memory.service import MemoryService
 from memory.storage.models import utcnow
 
 Progress = Callable[[int], None]
+
+
+def dated_version(embedder: str, shipped: str | None) -> str:
+    """``<embedder>-locomo-<yyyymmdd>``, with a letter (``b``, ``c`` …) after the date when the shipped fit already
+    carries that name: two fits of one day must not share a name, since reports and pages name the fit in use."""
+    base = f"{embedder}-locomo-{utcnow():%Y%m%d}"
+    if not shipped or not shipped.startswith(base):
+        return base
+    suffix = shipped[len(base) :]
+    if suffix == "":
+        return base + "b"
+    if len(suffix) == 1 and "b" <= suffix < "z":
+        return base + chr(ord(suffix) + 1)
+    return f"{base}-{utcnow():%H%M}"
 
 
 def measured(held: list, k: int) -> dict:
@@ -75,7 +90,7 @@ def calibrate(
     cv = crossval.loco(both, embedder=embedder, k=k, ks=opts.ks)
     held = cv.pop("outcomes")
     chosen = cv["chosen"]
-    version = f"{embedder}-locomo-{utcnow():%Y%m%d}"
+    version = dated_version(embedder, relevance.shipped(embedder).version)
     meta = {
         "samples": [s.sample_id for s in samples],
         "k": k,
@@ -83,6 +98,7 @@ def calibrate(
         "cv_nested_at_threshold": (cv.get("nested") or {}).get("at_threshold"),
         # the goals' own protocol: full conversations, each question asked of the next conversation's user
         "cv_nested_full": ((cv.get("nested") or {}).get("by_store") or {}).get("full"),
+        "cv_nested_full_by_layer": (cv.get("nested") or {}).get("full_by_layer"),
         "cv_brier": cv["calibration"]["brier"],
         "mode": opts.mode,
     }

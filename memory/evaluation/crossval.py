@@ -16,7 +16,7 @@ import numpy as np
 from memory.evaluation import metrics
 from memory.evaluation.locomo import conversation_of, store_label
 from memory.evaluation.metrics import Outcome
-from memory.retrieval.fit import brier, expected_calibration_error, fit_calibration, reliability
+from memory.retrieval.fit import brier, evidence_signs, expected_calibration_error, fit_calibration, reliability
 from memory.retrieval.relevance import FEATURES, Calibration
 
 #: the goals the default threshold is chosen for: a gold memory injected for at least 80 % of answerable questions,
@@ -96,7 +96,7 @@ def calibration_block(outcomes: Sequence[Outcome], top: int = 10) -> dict:
 #: episodes and extracted memories are fitted apart (:func:`memory.retrieval.fit.fit_calibration`): on LoCoMo dev's
 #: full conversations, left out by conversation, one model for both injected a gold memory for 84.1 % of answerable
 #: questions with 4.5 % foreign noise (threshold chosen per fold: 78.0 % / 1.9 %); a model per layer 85.4 % / 3.3 %
-#: (83.5 % / 1.8 %) — bench/results/calibration_locomo_dev.json
+#: (83.5 % / 1.8 %) — bench/results/calibration_locomo_dev_20261204.json
 LAYERED = True
 
 
@@ -104,7 +104,15 @@ def fit_fold(train: Sequence[Outcome], *, embedder: str, l2: float = 1.0) -> Cal
     """A calibration fitted on ``train`` only (one fold of a cross-validation)."""
     x, y = examples(train)
     return fit_calibration(
-        x, y, embedder=embedder, threshold=0.5, version="cv", source="cv fold", l2=l2, layered=LAYERED
+        x,
+        y,
+        embedder=embedder,
+        threshold=0.5,
+        version="cv",
+        source="cv fold",
+        l2=l2,
+        layered=LAYERED,
+        signs=evidence_signs(),
     )
 
 
@@ -175,16 +183,27 @@ def nested(outcomes: Sequence[Outcome], *, embedder: str, k: int, l2: float = 1.
         scored = rescored(test, fit_fold(train, embedder=embedder, l2=l2))
         folds[conv] = metrics.at_threshold(scored, chosen, k)
         pooled += [(o, chosen) for o in scored]
-    return {"folds": folds, "at_threshold": pooled_rates(pooled, k), "by_store": by_store(pooled, k)}
+    full = [(o, t) for o, t in pooled if store_of(o) == "full"]
+    return {
+        "folds": folds,
+        "at_threshold": pooled_rates(pooled, k),
+        "by_store": by_store(pooled, k),
+        # the goals' protocol (full conversations), counted per layer: gold injected as an episode / as a fact,
+        # foreign noise an episode / a fact brought
+        "full_by_layer": {layer: pooled_rates(full, k, layer) for layer in metrics.LAYERS},
+    }
 
 
-def pooled_rates(scored: Sequence[tuple[Outcome, float]], k: int) -> dict:
-    """:func:`metrics.at_threshold` over outcomes each cut at its own fold's threshold."""
+def pooled_rates(scored: Sequence[tuple[Outcome, float]], k: int, layer: str | None = None) -> dict:
+    """:func:`metrics.at_threshold` over outcomes each cut at its own fold's threshold (``layer``: counted for that
+    layer's memories only, as :func:`metrics.at_threshold` counts them)."""
     own = [(o, t) for o, t in scored if o.gold and not o.foreign]
     foreign = [(o, t) for o, t in scored if o.foreign]
-    tops = [metrics.selected(o.ranked, k, t) for o, t in own]
+    tops = [[c for c in metrics.selected(o.ranked, k, t) if metrics.in_layer(c, layer)] for o, t in own]
     hits = [metrics.hit(o.gold, top) for (o, _), top in zip(own, tops, strict=True)]
-    noise = [1.0 if metrics.selected(o.ranked, 1, t) else 0.0 for o, t in foreign]
+    noise = [
+        1.0 if any(metrics.in_layer(c, layer) for c in metrics.selected(o.ranked, k, t)) else 0.0 for o, t in foreign
+    ]
     return {
         "threshold": "chosen per fold",
         "k": k,
@@ -208,11 +227,11 @@ def loco(outcomes: Sequence[Outcome], *, embedder: str, k: int, ks: Sequence[int
         cal = fit_fold(train, embedder=embedder, l2=l2)
         scored = rescored(test, cal)
         held += scored
-        own = [o for o in scored if not o.foreign]
+        own = [o for o in scored if not o.foreign and store_of(o) == "full"]
         folds[conv] = {"brier": calibration_block(scored)["brier"], "recall@10": metrics.aggregate(own, [10])}
     curve = metrics.threshold_curves(held, k)
     chosen = chosen_threshold(held, k)
-    own = [o for o in held if not o.foreign]
+    own = [o for o in held if not o.foreign and store_of(o) == "full"]  # recall figures: full conversations only
     return {
         "nested": nested(outcomes, embedder=embedder, k=k, l2=l2) if len(convs) > 2 else None,
         "folds": folds,
@@ -242,7 +261,10 @@ def fit_all(outcomes: Sequence[Outcome], *, embedder: str, threshold: float, ver
         embedder=embedder,
         threshold=threshold,
         version=version,
-        source="LoCoMo dev, all, episodes and facts fitted apart" if LAYERED else "LoCoMo dev, all",
+        source="LoCoMo dev, all, episodes and facts fitted apart, the fact model held to evidence signs"
+        if LAYERED
+        else "LoCoMo dev, all, held to evidence signs",
         meta=meta,
         layered=LAYERED,
+        signs=evidence_signs(),
     )

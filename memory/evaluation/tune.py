@@ -142,7 +142,11 @@ def _record(p: Probe, h: Hit, tokens: dict[str, int], span: int) -> RankedRecord
 
 
 def by_category(outcomes: Sequence[Outcome], ks: Sequence[int]) -> dict:
-    own = [o for o in outcomes if not o.foreign]
+    """Evidence recall overall and per category on the full conversations' own questions: an early store's questions
+    (a few sessions, few candidates) join the calibration and the threshold's rates, never the recall figures — pooled
+    in, they lifted left-out recall@10 from 86.1 to 87.9 and open-domain from 44.1 to 52.1 beside an in-sample figure
+    without them (LoCoMo dev, today's store)."""
+    own = [o for o in outcomes if not o.foreign and crossval.store_of(o) == "full"]
     cats = sorted({o.category for o in own})
     return {
         "overall": metrics.aggregate(own, ks),
@@ -233,6 +237,6 @@ def _fold(every: Sequence[Outcome], conv: str, embedder: str, k: int) -> tuple[l
 def _fold_figures(scored: Sequence[Outcome], threshold: float, k: int) -> dict:
     return {
         "brier": crossval.calibration_block(scored)["brier"],
-        "recall@10": metrics.aggregate([o for o in scored if not o.foreign], [10]),
+        "recall@10": metrics.aggregate([o for o in scored if not o.foreign and crossval.store_of(o) == "full"], [10]),
         "at_threshold": metrics.at_threshold(scored, threshold, k),
     }
