@@ -229,6 +229,14 @@ def test_only_a_newer_statement_saying_it_changed_replaces_an_older_one():
     recount = _hit("recount", "I now have 20 dozen eggs stocked up.", 20, 3, False, 3, type="episode")
     settled = settle([eggs, cats, recount], k=5)
     assert [(h.memory_id, h.update) for h in settled] == [("recount", "current"), ("eggs", "earlier"), ("cats", None)]
+    home = _hit("home", "用户住在杭州", 0, 1, True, 1)
+    wish = _hit("wish", "用户想搬到深圳", 20, 2, True, 2)
+    plan = _hit("plan", "User is thinking about a new job in Denver.", 21, 3, True, 3)
+    assert [(h.memory_id, h.update) for h in settle([home, wish, plan], k=5)] == [
+        ("home", None),
+        ("wish", None),
+        ("plan", None),
+    ]  # a wish or a plan is not a change (tests/data/crosslingual_pairs.json's 'home' pair)
     assert asks_past("What car did I use to drive?") and asks_past("我以前住在哪里？") and not asks_past("我住在哪里？")
 
 

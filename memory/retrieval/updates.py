@@ -193,9 +193,17 @@ def _counts(text: str) -> dict[str, frozenset[str]]:
 SHORT = 300
 
 
+#: a wish or a plan is not a change yet ("wants to move to Shenzhen", 想搬到深圳, "thinking about a new job")
+INTENT = re.compile(
+    r"\b(?:wants?|wanted|wish(?:es)?|hopes?|hoping|plans?|planning|intends?|thinking (?:about|of)|considering|"
+    r"would like|'d like|going to|might|maybe|someday)\b|想|打算|计划|希望|准备|考虑|梦想|也许|可能",
+    re.IGNORECASE,
+)
+
+
 def _short(text: str) -> list[str]:
-    """The sentences of ``text`` short enough to state one change."""
-    return [p for p in sentences(text, semicolons=False) if len(p) <= SHORT]
+    """The sentences of ``text`` short enough to state one change and not a wish or a plan."""
+    return [p for p in sentences(text, semicolons=False) if len(p) <= SHORT and not INTENT.search(p)]
 
 
 @functools.lru_cache(maxsize=4096)
