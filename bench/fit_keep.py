@@ -90,11 +90,11 @@ def candidates(path: str, embedder: Any) -> dict[str, Any]:
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> np.ndarray:
-    """L2-regularised logistic regression by Newton's method; the last weight is the (unpenalised) bias."""
+    """L2-regularised logistic regression by Newton's method; the last weight is the bias."""
     xb = np.hstack([x, np.ones((len(x), 1))])
     w = np.zeros(xb.shape[1])
     ridge = l2 * np.eye(len(w))
-    ridge[-1, -1] = 0.0
+    ridge[-1, -1] = 1e-6  # the bias all but unpenalised (and a solvable system when a fold has no examples)
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-(xb @ w)))
         step = np.linalg.solve((xb * (p * (1 - p))[:, None]).T @ xb + ridge, xb.T @ (p - y) + ridge @ w)
@@ -108,12 +108,15 @@ class Data:
     """The cached candidates as arrays, and the figures of a keep-mask."""
 
     def __init__(self, d: dict[str, Any]) -> None:
+        from memory.write import keep
+
         self.rows = d["rows"]
         self.vectors = d["vectors"]
         self.observations, self.turns = d["observations"], d["turns"]
         self.conv = np.array([r["conversation"] for r in self.rows])
         self.judged = np.array([bool(r["judged"]) for r in self.rows])
-        self.flags = np.array([r["flags"] for r in self.rows], dtype=np.float64).reshape(len(self.rows), -1)
+        flags = [r["flags"] for r in self.rows]
+        self.flags = np.array(flags, dtype=np.float64).reshape(len(self.rows), len(keep.FLAGS))
         self.y = np.array([float(bool(r["hits"])) for r in self.rows])
 
     def design(self, idx: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -121,7 +124,10 @@ class Data:
 
     def model(self, convs: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         idx = np.where(self.judged & np.isin(self.conv, convs))[0]
-        mean, scale = self.flags[idx].mean(0), self.flags[idx].std(0) + 1e-6
+        if len(idx):
+            mean, scale = self.flags[idx].mean(0), self.flags[idx].std(0) + 1e-6
+        else:  # nothing to judge in these conversations
+            mean, scale = np.zeros(self.flags.shape[1]), np.ones(self.flags.shape[1])
         return fit(self.design(idx, mean, scale), self.y[idx]), mean, scale
 
     def probabilities(self, m: tuple[np.ndarray, np.ndarray, np.ndarray], convs: list[str]) -> np.ndarray:

@@ -72,7 +72,7 @@ _NOT_NAMES = frozenset({"User", "I"})
 
 @dataclass(frozen=True)
 class Fit:
-    """The shipped weights: ``p = sigmoid(w · [vector, (flags - mean) / scale] + bias)``; keep when ``p >= threshold``."""
+    """The shipped weights: ``p = sigmoid(w · [vector, (flags - mean) / scale] + bias)``; kept when p >= threshold."""
 
     version: str
     embedder: str

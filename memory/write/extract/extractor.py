@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from memory.text.language import CJK, has_cjk
 from memory.text.numerals import find_amount
 from memory.text.sentences import sentences
+from memory.write import keep
 from memory.write.extract import rules_en, rules_zh
 from memory.write.extract.base import (
     CONF_EXPLICIT,
@@ -38,7 +39,6 @@ from memory.write.extract.general import (
     without_tag_question,
 )
 from memory.write.extract.references import points_unnamed, resolve
-from memory.write import keep
 from memory.write.extract.worth import trivial
 
 if TYPE_CHECKING:
