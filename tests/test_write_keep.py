@@ -15,8 +15,8 @@ from memory.vocab import SEMANTIC_TYPES, EventOp
 from memory.write import keep
 
 ROOT = Path(__file__).resolve().parents[1]
-#: a mood of the moment / a pep talk to oneself that no hand-written rule (worth.trivial) catches
-PEP = ["I'm taking things as they come.", "I keep telling myself it will get better."]
+#: a pep talk to oneself that no hand-written rule catches (not trivial, no unresolved reference)
+PEP = ["I'm holding on to hope.", "I always try to look on the bright side of things."]
 #: concrete facts: a name, a place, a number, a date
 CONCRETE = [
     "I adopted a greyhound named Biscuit last Monday.",
@@ -42,12 +42,14 @@ def test_the_shipped_fit_loads_once_for_its_embedder_and_carries_its_left_out_fi
 
 
 def test_the_write_path_drops_a_pep_talk_no_rule_catches_and_keeps_concrete_facts(svc):
+    from memory.write.extract.references import resolve
     from memory.write.extract.worth import trivial
 
     for text in PEP:
         report = svc.remember("kp", text)
         (noop,) = [o for o in report.operations if o["op"] == EventOp.NOOP]
         assert trivial(noop["content"], noop["predicate"]) is None  # no hand-written rule drops it
+        assert resolve(noop["content"], text) == noop["content"]
         assert "not worth keeping as a fact" in noop["reason"]  # the write log says why
     assert _stored(svc, "kp") == []
     episodes = svc.list_memories(svc.get_user("kp"), types=["episode"])
