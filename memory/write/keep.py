@@ -54,7 +54,6 @@ FLAGS = (
     "unresolved",
     "renamed",
     "log_words",
-    "log_evidence_chars",
     "number",
     "date",
     "name",
@@ -68,6 +67,11 @@ RENAMED = "renamed"  # Candidate.meta key: "this X" was renamed "a X"
 _WORD = re.compile(r"[A-Za-z0-9']+")
 _NAME = re.compile(r"\b[A-Z][a-z]+")
 _NOT_NAMES = frozenset({"User", "I"})
+_NUMBER = re.compile(
+    r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|dozen)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,7 @@ def flags(c: Candidate) -> list[float]:
         float(bool(c.meta.get(UNRESOLVED))),
         float(bool(c.meta.get(RENAMED))),
         math.log1p(len(words)),
-        math.log1p(len(c.evidence or "")),
-        float(bool(re.search(r"\d", c.content))),
+        float(bool(_NUMBER.search(c.content))),
         float(bool(re.search(r"\(\d{4}", c.content))),
         float(bool(names)),
         float(c.hedged),
