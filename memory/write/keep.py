@@ -19,8 +19,9 @@ Where it decides (and where it does not):
 - only English: the fit is on English LoCoMo and there is no labelled Chinese to check it on, so Chinese candidates
   keep the hand-written rules (an unresolved 这个 / 它 is dropped, a mood by ``worth.trivial``) — deciding them with an
   English fit would drop facts nobody measured;
-- only with the embedder it was fitted for (e5-small-q4): another embedder's vectors mean nothing to the weights, so the
-  hand-written rules decide there too (an unresolved reference is then dropped, as before).
+- only with the embedder it was fitted for (e5-small-q4: the settings' embedder is ``e5`` and the vector has the fit's
+  dimension): another embedder's vectors mean nothing to the weights, so the hand-written rules decide there too (an
+  unresolved reference is then dropped, as before).
 
 In English it replaces one abstention rule: a candidate whose reference the detector cannot name is no longer dropped
 outright — the detector's flag is a feature and the classifier decides (a fact that reads as one LoCoMo's annotators
