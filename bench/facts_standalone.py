@@ -3,7 +3,8 @@
     python bench/facts_standalone.py /work/shared/data/locomo_dev.json [--before COMMIT] [--out FILE]
 
 Every turn of every conversation goes through the function a user's chat turn runs (``pipeline.prepare``: classify,
-mask, extract), read after the other speaker's turn of the same session, as ``memlens eval facts`` does. "Before" is
+mask, extract; then the planner's worth-keeping decision, ``memory.write.keep``, on each candidate's passage vector),
+read after the other speaker's turn of the same session, as ``memlens eval facts`` does. "Before" is
 the same extraction run by the code of ``--before`` (default: the commit this work started from), unpacked with
 ``git archive`` into a temporary folder and run there in a subprocess; "after" is this tree. Both lists of memories are
 then scored here, by one set of measures:
@@ -49,6 +50,13 @@ def dump(path: str) -> list[dict[str, Any]]:
     from memory.storage.models import Message
     from memory.write.pipeline import Item, prepare
 
+    try:  # the worth-keeping decision the planner applies with the candidate's passage vector (absent before it)
+        from memory.storage.embed import E5Embedder
+        from memory.write import keep
+
+        embedder: Any = E5Embedder()
+    except ImportError:
+        keep = embedder = None
     out = []
     for conv in facts.load(path):
         before: facts.Turn | None = None
@@ -56,7 +64,12 @@ def dump(path: str) -> list[dict[str, Any]]:
             previous: str | None = before.text if before and facts._answers(turn, before) else None
             before = turn
             message = Message(session_id="b", user_key="b", role="user", content=turn.text, created_at=turn.at)
-            for c in prepare(Item(message, previous=previous)).cands:
+            cands = prepare(Item(message, previous=previous)).cands
+            if keep is not None and cands:
+                for c, v in zip(cands, embedder.embed_passages([c.content for c in cands]), strict=True):
+                    c.vector = v
+                cands = [c for c in cands if keep.why_not(c, embedder.name) is None]
+            for c in cands:
                 out.append(
                     {
                         "conversation": conv.sample_id,

@@ -51,6 +51,11 @@ RECORDED: dict[str, list[dict]] = {
     "Look what I made!": [_fact("Look what User made.", "what User made")],
     "I'm gonna keep chasing my dreams!": [_fact("User is gonna keep chasing their dreams.", "dreams")],
     "我今天心情很好。": [_fact("用户今天心情很好。", "心情很好")],
+    # the learned worth-keeping decision (memory.write.keep): a mood no rule lists, a concrete dated fact
+    "I am just holding on to hope these days.": [_fact("User is holding on to hope.", "hope")],
+    "Biscuit is my new greyhound, adopted him last Monday.": [
+        _fact("User adopted a greyhound named Biscuit last Monday.", "greyhound Biscuit", "event")
+    ],
 }
 #: the agent's reply to each message (what the next message answers)
 REPLIES = {"I live in Lisbon.": "Nice! Have you tried yoga for your sleep?"}
@@ -177,3 +182,18 @@ def test_the_llm_extractor_drops_a_pep_talk_and_words_to_the_listener_and_reinfo
     (memory,) = svc.list_memories(svc.get_user("u"), types=SEMANTIC_TYPES)
     said = [m["content"] for m in views.source_words(svc.storage, memory.id)["messages"]]
     assert said == ["I like helping people.", "I like to help."]
+
+
+def test_what_a_model_extracts_is_kept_or_dropped_by_the_learned_worth_keeping_decision(svc, stub):
+    """Real e5: the planner reads the model's candidate with its passage vector (memory.write.keep) — a mood of the
+    moment no hand-written rule lists is not stored as a fact (the episode keeps it), a concrete dated fact is."""
+    from memory.write.extract.references import resolve
+    from memory.write.extract.worth import trivial
+
+    base_url, _ = stub
+    texts = ["I am just holding on to hope these days.", "Biscuit is my new greyhound, adopted him last Monday."]
+    said = "User is holding on to hope."
+    assert trivial(said, "fact") is None and resolve(said, texts[0]) == said  # no hand-written rule drops it
+    assert _turns(svc, base_url, texts) == ["User adopted a greyhound named Biscuit last Monday."]
+    episodes = [m.content for m in svc.list_memories(svc.get_user("u"), types=[MemoryType.EPISODE])]
+    assert any("holding on to hope" in e for e in episodes)

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from memory.storage.models import Message
+from memory.write import keep
 from memory.write.extract.references import resolve, unresolved
 from memory.write.extract.worth import trivial
 from memory.write.pipeline import Item, prepare
@@ -29,20 +30,26 @@ def facts(text: str, previous: str | None = None) -> list[str]:
     [
         "I want to try it and see if it helps me sleep.",
         "I also use it to speak up for my community.",
-        "I finally finished it after three weeks of work.",
         "Their support has really helped me grow.",
         "We were so lucky he was okay.",
         "I'm planning a few.",
         "I rely on them for strength.",  # them: people the message never names
-        "I started volunteering here a year ago.",
         "我很喜欢它。",
         "我在学做这个。",
         "她送给我一条围巾。",
         "这是我去年买的。",
     ],
 )
-def test_a_reference_the_memory_cannot_name_is_not_stored_as_a_fact(text):
-    assert facts(text) == []
+def test_a_reference_the_memory_cannot_name_is_not_stored_as_a_fact(svc, text):
+    """Through the write path with real e5: in Chinese the detector drops it; in English the detector's flag is one
+    input of the learned worth-keeping decision (memory.write.keep), which drops these. ("I started volunteering here
+    a year ago." and "I finally finished it after three weeks of work." were in this list: the learned decision keeps
+    them — a date, a number — with their unnamed "here" / "it": the cost, see docs/extraction.md, fourth round.)"""
+    from memory.write.entry import Said
+
+    user = svc.ensure_user("ref")
+    svc.write(user, svc.ensure_session(user, "s"), [Said("user", text, created_at=AT)])
+    assert _stored(svc, "ref") == []
 
 
 @pytest.mark.parametrize(
@@ -294,15 +301,17 @@ def _stored(svc, uid: str) -> list:
     [
         ("I like helping people.", "I like to help.", "User likes helping people."),
         (
-            "I shared a pic of my family.",
-            "I shared a pic of my fam at the beach.",
-            "User shared a pic of their family.",
+            "I shared a photo of my family at Lake Tahoe.",
+            "I shared a pic of my fam at Lake Tahoe.",
+            "User shared a photo of their family at Lake Tahoe.",
         ),
     ],
 )
 def test_a_near_identical_fact_said_again_is_one_memory_with_both_sources(svc, first, again, kept):
-    """Pairs the write path used to store twice (held-out LoCoMo, conv-41 / conv-42: e5 0.985 and 0.950, other
-    words) and the hygiene queue then proposed to merge: at write time the second statement now reinforces the first
+    """Pairs like those the write path used to store twice (held-out LoCoMo, conv-41 / conv-42: "likes helping
+    people" / "likes to help", e5 0.985; "shared a pic of their family" / "… of their fam at the beach", 0.950 — the
+    learned worth-keeping decision now drops the first of that pair, so the test says it with a named place) and the
+    hygiene queue then proposed to merge: at write time the second statement now reinforces the first
     (the queue's rule, :mod:`memory.write.same`), so the queue has nothing left to propose."""
     from memory.views.writes import source_words
 
@@ -361,5 +370,13 @@ def test_what_a_model_proposes_meets_the_same_contract():
     msg = AIMessage(content="", tool_calls=[{"name": "Extraction", "args": payload, "id": "call_1"}])
     model = ToolCallingFake(messages=iter([msg]))
     text = "I live in Porto. I made this bowl in my pottery class! So excited and thankful. I want to try it."
-    got = [c.content for c in extract(text, role="user", at=AT, model=model)]
-    assert got == ["User made a bowl in their pottery class.", "User lives in Porto."]
+    got = extract(text, role="user", at=AT, model=model)
+    assert [c.content for c in got] == [
+        "User wants to try it to sleep better.",  # unnamed: left to the planner's decision, marked
+        "User made a bowl in their pottery class.",
+        "User lives in Porto.",
+    ]
+    assert [bool(c.meta.get(keep.UNRESOLVED)) for c in got] == [True, False, False]
+    # without a vector of the fitted embedder the planner drops the unnamed reference (the rule as before)
+    kept = [c.content for c in got if keep.why_not(c, None) is None]
+    assert kept == ["User made a bowl in their pottery class.", "User lives in Porto."]

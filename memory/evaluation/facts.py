@@ -326,15 +326,28 @@ def load(path: str | Path) -> list[Conversation]:
 
 
 # -- extraction through the user's path --------------------------------------------------------------------------
-def extract_turn(text: str, at: datetime, model: BaseChatModel | None = None, previous: str | None = None) -> list[str]:
+def extract_turn(
+    text: str,
+    at: datetime,
+    model: BaseChatModel | None = None,
+    previous: str | None = None,
+    embedder: Embedder | None = None,
+) -> list[str]:
     """The memories a user's chat turn with this text would propose (classify → mask → extract, no storage), read
-    after ``previous``, the other speaker's turn before it (as a chat turn is read after the agent's reply)."""
+    after ``previous``, the other speaker's turn before it (as a chat turn is read after the agent's reply). With
+    ``embedder``, the planner's worth-keeping decision (memory.write.keep) is applied to each candidate's passage
+    vector, as the write path does; without one, what it cannot decide (an unresolved reference) is dropped."""
     from memory.storage.models import Message
+    from memory.write import keep
     from memory.write.pipeline import Item, prepare
 
     message = Message(session_id="eval", user_key="eval", role="user", content=text, created_at=at)
-    item = prepare(Item(message, previous=previous), model)
-    return [c.content for c in item.cands]
+    cands = prepare(Item(message, previous=previous), model).cands
+    if embedder is not None and cands:
+        for c, v in zip(cands, embedder.embed_passages([c.content for c in cands]), strict=True):
+            c.vector = v
+    name = getattr(embedder, "name", None)
+    return [c.content for c in cands if keep.why_not(c, name) is None]
 
 
 @dataclass
@@ -448,7 +461,7 @@ def run(
             raise InvalidInput(f"no conversation named {sorted(wanted)} in {str(path)[:200]}")
 
     def extractor(text: str, at: datetime, previous: str | None) -> list[str]:
-        return extract_turn(text, at, model, previous)
+        return extract_turn(text, at, model, previous, embedder)
 
     scored: dict[str, Scored] = {}
     for conv in convs:

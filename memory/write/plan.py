@@ -3,6 +3,8 @@
 No I/O here, so the plan can be tested without storage and shown in the back office before or after it is applied.
 Decision order for each candidate (first match wins):
 
+0. not worth keeping as a fact (:mod:`memory.write.keep`: the learned decision over the candidate's passage vector,
+   English statements in the user's own words; an unresolved reference without it) → NOOP: the episode keeps it
 1. repeated within the same message → NOOP
 2. the assistant's inference → NOOP if already known, else ADD at low confidence (it never supersedes, never
    reinforces a user statement and never reaches the profile)
@@ -25,7 +27,7 @@ from typing import Any
 
 from memory.config import Settings
 from memory.vocab import EventOp
-from memory.write import importance
+from memory.write import importance, keep
 from memory.write.extract.base import OPPOSITES, Candidate, norm_object
 from memory.write.same import Said, differ_in_specifics, one_fact
 
@@ -211,9 +213,13 @@ def _against(c: Candidate, conflicts: list[Existing]) -> Operation:
 def plan_writes(candidates: list[Candidate], existing: list[Existing], settings: Settings) -> list[Operation]:
     """One operation per candidate; later candidates see what earlier ones in the same message will write."""
     threshold = settings.dedupe_threshold
+    embedder = keep.embedder_of(settings)
     ops: list[Operation] = []
     seen: set[tuple] = set()
     for c in candidates:
+        if (why := keep.why_not(c, embedder)) is not None:
+            ops.append(_scored(EventOp.NOOP, why, c))
+            continue
         marker = (c.key(), c.negated)
         if marker in seen:
             ops.append(_scored(EventOp.NOOP, "repeated within the same message", c))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from memory.text.language import CJK, has_cjk
 from memory.text.numerals import find_amount
 from memory.text.sentences import sentences
+from memory.write import keep
 from memory.write.extract import rules_en, rules_zh
 from memory.write.extract.base import (
     CONF_EXPLICIT,
@@ -353,17 +354,24 @@ def extract(
 
 def standing(cands: list[Candidate]) -> list[Candidate]:
     """The candidates that stand on their own, whichever extractor proposed them: a reference the memory does not
-    name is named where the words allow ("this adoption group" → "an adoption group") or the candidate is dropped
-    (memory.write.extract.references: the episode keeps what was said), and a reaction or a verdict of the moment is
-    dropped (memory.write.extract.worth). Why each was dropped is kept on the survivors' list only as a count: what
-    was said is in the episode, and the write log records the message's reason when nothing is left."""
+    name is named where the words allow ("this adoption group" → "an adoption group"), and a reaction or a verdict of
+    the moment is dropped (memory.write.extract.worth). A reference that cannot be named is dropped in Chinese (the
+    episode keeps what was said); in English it is marked (``meta["unresolved"]``) and left to the learned
+    worth-keeping decision the planner applies with the candidate's passage vector (memory.write.keep), which drops
+    it when no vector of the fitted embedder is there. Why each was dropped is kept on the survivors' list only as a
+    count: what was said is in the episode, and the write log records the message's reason when nothing is left."""
     out = []
     for c in cands:
         if trivial(c.content, c.predicate):
             continue
         named = resolve(c.content, c.evidence)
         if named is None:
-            continue
+            if not keep.judged(c):
+                continue
+            c.meta[keep.UNRESOLVED] = True
+            named = c.content
+        elif named != c.content:
+            c.meta[keep.RENAMED] = True
         c.content = named
         out.append(c)
     return out
