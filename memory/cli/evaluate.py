@@ -276,6 +276,10 @@ def longmemeval_cmd(
         int | None,
         typer.Option("--per-type", help="A stratified sample: the first N questions of each question type."),
     ] = None,
+    types: Annotated[
+        list[str] | None,
+        typer.Option("--type", help="Ask only this question type (repeatable), e.g. temporal-reasoning."),
+    ] = None,
     user_turns_only: Annotated[
         bool,
         typer.Option("--user-turns-only", help="Ingest only the user's turns (faster; as in the paper's ablation)."),
@@ -297,6 +301,7 @@ def longmemeval_cmd(
         ks=_ks(k),
         limit=limit,
         per_type=per_type,
+        types=types or (),
         user_turns_only=user_turns_only,
         bar=_bar,
     )

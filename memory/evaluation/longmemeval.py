@@ -234,12 +234,20 @@ def run(
     ks: Sequence[int] = (5, 10),
     limit: int | None = None,
     per_type: int | None = None,
+    types: Sequence[str] = (),
     user_turns_only: bool = False,
     bar: Callable[[str, int], Progress] | None = None,
 ) -> dict:
-    """Ingest and ask each question in turn (one user per question); the report holds numbers only."""
+    """Ingest and ask each question in turn (one user per question); the report holds numbers only (with each
+    question's id, type, ingest seconds and where its answer sessions ranked). ``types``: ask only these question
+    types (a run that fits the time there is; the sample is still the first ``per_type`` of each)."""
     questions = load(path)
     asked = [q for q in questions if not q.abstention]
+    unknown = set(types) - {q.question_type for q in asked}
+    if unknown:
+        raise InvalidInput(f"no question of type {', '.join(sorted(unknown))} in {Path(path).name}")
+    if types:
+        asked = [q for q in asked if q.question_type in set(types)]
     if per_type:
         asked = stratified(asked, per_type)
     asked = asked[:limit] if limit else asked
@@ -248,6 +256,7 @@ def run(
     refused: list[dict] = []
     wide = svc.recall_policy(threshold=-1.0, k=max(ks))
     for q in asked:
+        began = time.perf_counter()
         try:
             turns += ingest(svc, q, user_turns_only=user_turns_only)
         except InvalidInput as exc:  # reported, never fatal: the other questions still run
@@ -258,15 +267,36 @@ def run(
         filters = RecallFilters.build(as_of=q.date) if q.date else None
         res = svc.recall(q.user_id, q.question, policy=wide, log=False, filters=filters)
         shown = _windows(svc, q, res.hits[: max(ks)], res.params.context_span)
-        found = score(q, res.hits, ks, truth(svc, q), shown)
-        rows.append({"type": q.question_type, "latency_ms": res.latency_ms, **found})
+        t = truth(svc, q)
+        found = score(q, res.hits, ks, t, shown)
+        ranked = _session_ranking(res.hits, t)
+        rows.append(
+            {
+                "question_id": q.question_id,
+                "type": q.question_type,
+                "seconds": round(time.perf_counter() - began, 1),
+                "latency_ms": res.latency_ms,
+                # 1-based rank of each answer session among the sessions the hits come from (None: not in the hits)
+                "answer_session_ranks": sorted(
+                    (ranked.index(s) + 1 if s in ranked else None for s in q.answer_sessions),
+                    key=lambda r: (r is None, r or 0),
+                ),
+                **found,
+            }
+        )
         if step:
             step(1)
     return {
         "benchmark": "longmemeval",
         "dataset": Path(path).name,
         "created_at": utcnow().isoformat(),
-        "settings": {"ks": list(ks), "limit": limit, "per_type": per_type, "user_turns_only": user_turns_only},
+        "settings": {
+            "ks": list(ks),
+            "limit": limit,
+            "per_type": per_type,
+            "types": sorted(types),
+            "user_turns_only": user_turns_only,
+        },
         "questions": len(questions),
         "asked": len(asked),
         "skipped_abstention": sum(1 for q in questions if q.abstention),
@@ -275,6 +305,7 @@ def run(
         "ingest_path": INGEST_PATH,
         "seconds": round(time.perf_counter() - start, 1),
         **summarise(rows, ks),
+        "per_question": rows,
     }
 
 

