@@ -18,6 +18,7 @@ from memory.evaluation.facts import readability
 from memory.text.voice import you
 from memory.write.extract.extractor import classify, extract_rules
 from memory.write.plan import Existing, differ_in_specifics, objects_match, plan_writes
+from memory.write.same import Said, one_fact
 
 AT = datetime(2025, 5, 1, 9, 0, tzinfo=UTC)  # a Thursday
 
@@ -118,6 +119,17 @@ def test_numbers_names_and_dates_keep_statements_apart():
     assert differ_in_specifics("User moved to Lyon (2024-03).", "User moved to Lyon (2025-03).")
     assert differ_in_specifics("User met Anna at the gym.", "User met Maria at the gym.")
     assert not differ_in_specifics("User planted an apple tree.", "User planted an apple tree!")
+    # the same numbers in another order are other specifics, and a word with a digit is an identifier, kept whole
+    assert differ_in_specifics("User ran 5 km in 10 minutes.", "User ran 10 km in 5 minutes.")
+    assert (
+        one_fact(
+            Said("User likes sport1x0.", "likes", "sport1x0"),
+            Said("User likes sport0x1.", "likes", "sport0x1"),
+            0.96,
+            0.95,
+        )
+        is None
+    )
     assert not objects_match("apple tree number 2", "apple tree number 1")
     assert objects_match("apple tree", "the apple tree")
     (c,) = extract_rules("I planted apple tree number 2 today.", at=AT)

@@ -39,11 +39,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from memory.write.extract.base import Candidate
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from memory.config import Settings
 
 SHIPPED_DIR = Path(__file__).with_name("keeping")
@@ -89,6 +89,8 @@ class Fit:
     dim: int
 
     def probability(self, vector: Any, flags: list[float]) -> float:
+        import numpy as np  # here, not at import: SQL-only commands import the write path and must stay light
+
         x = np.concatenate([np.asarray(vector, dtype=np.float64), (np.asarray(flags) - self.mean) / self.scale])
         return 1.0 / (1.0 + math.exp(-float(x @ self.weights + self.bias)))
 
@@ -116,6 +118,8 @@ def load(embedder: str = EMBEDDER) -> Fit | None:
     path = SHIPPED_DIR / f"{embedder}.json"
     if not path.exists():
         return None
+    import numpy as np  # see Fit.probability
+
     raw = json.loads(path.read_text(encoding="utf-8"))
     if list(raw["flags"]) != list(FLAGS):
         raise ValueError(f"{path.name}: fitted on flags {raw['flags']}, this code computes {list(FLAGS)}")

@@ -64,15 +64,19 @@ class Said:
 
 
 def words(text: str | None) -> set[str]:
-    """Content words (English: casefolded, first 4 letters as a crude stem, stop words out; Chinese: character
-    pairs)."""
+    """Content words (English: casefolded, first 4 letters as a crude stem — a word with a digit in it is an
+    identifier and is kept whole, "sport1x0" is not "sport0x1" —, stop words out; Chinese: character pairs)."""
     t = (text or "").casefold()
-    out = {w.strip("'’-")[:4] for w in _EN.findall(t) if w.strip("'’-") not in _STOP}
+    out = {_stem(w.strip("'’-")) for w in _EN.findall(t) if w.strip("'’-") not in _STOP}
     for run in CJK_RUN.findall(t):
         run = run.removeprefix("用户")
         out |= {run[i : i + 2] for i in range(len(run) - 1)} if len(run) > 1 else {run}
     out.discard("")
     return out
+
+
+def _stem(word: str) -> str:
+    return word if any(ch.isdigit() for ch in word) else word[:4]
 
 
 def share_in(part: set[str], whole: set[str]) -> float:
@@ -85,12 +89,9 @@ def differ_in_specifics(a: str | None, b: str | None) -> bool:
     x, y = a or "", b or ""
     if has_cjk(x) != has_cjk(y):
         return False  # the same fact in two languages ("杭州" / "Hangzhou"): the structured object decides
-    for pattern in (_NUMBER, _NAME):
-        fx = {m.lower() for m in pattern.findall(x)}
-        fy = {m.lower() for m in pattern.findall(y)}
-        if fx != fy:
-            return True
-    return False
+    if [m.lower() for m in _NUMBER.findall(x)] != [m.lower() for m in _NUMBER.findall(y)]:
+        return True  # in order: "ran 5 km in 10 minutes" is not "ran 10 km in 5 minutes"
+    return {m.lower() for m in _NAME.findall(x)} != {m.lower() for m in _NAME.findall(y)}
 
 
 def _mostly_same_words(a: str, b: str) -> bool:
