@@ -75,8 +75,10 @@ HEADERS = {
     "profile": "## Profile (stated by the user; corrections by a person are marked)",
     "bridge": "## Last session (written by the system from the conversation)",
     "summary": "## Conversation so far (written by the system)",
-    "memories": "## Memories (date · source · type, and 'earlier, replaced <date>' when a newer memory replaced it: "
-    "history, not the current value; indented: who said what just before ↑ / after ↓ it, that day unless dated)",
+    #: (a memory a newer one replaced carries "earlier, replaced <date>" in its brackets: the words say it is history;
+    #: the header stays short, it is spent from the memories section's budget)
+    "memories": "## Memories (date · source · type; indented: who said what just before ↑ / after ↓ it, that day "
+    "unless dated)",
 }
 #: marks of a source-context line: said before / after the message the memory came from
 CONTEXT_MARKS = ("↑", "↓")

@@ -159,6 +159,7 @@ AGENT_BEYOND_FACADE = {
         "memory.retrieval.crosslingual",
     ): "the cross-lingual lexicon: a reply keeps to the question's topic",
     ("agent.offline", "memory.write.extract.base"): "the fact vocabulary (PREDICATES, is_question) for offline replies",
+    ("agent.offline", "memory.retrieval.updates"): "asks_past: a reply to a question about the past puts history first",
     ("agent.demo", "memory.evaluation"): "the demo runs the evaluation's bundled inputs",
     ("agent.demo", "memory.views"): "the demo prints read models",
     ("agent.serve.api", "memory.apikeys"): "KeyInfo (the type the key check returns)",

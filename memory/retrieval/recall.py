@@ -31,8 +31,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -40,13 +39,21 @@ from sqlmodel import col
 
 from memory import provenance
 from memory.retrieval import context, crosslingual, neighbours, updates
-from memory.retrieval.context import ContextRow
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
+from memory.retrieval.hits import (
+    HIT_COLUMNS,
+    IN_CONVERSATION,
+    RETRACTED,
+    SAME_SOURCE,
+    Hit,
+    MemoryRow,
+    hit_of_row,
+)
 from memory.retrieval.policy import RecallPolicy
 from memory.retrieval.relevance import Calibration, Scored, features
 from memory.storage.lance import import_lancedb
 from memory.storage.models import Memory
-from memory.vocab import MemoryStatus, MemoryType, is_flagged
+from memory.vocab import MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage
@@ -67,53 +74,6 @@ def is_near_miss(hit: Hit, threshold: float) -> bool:
     """Cut by the threshold alone, and within the band under it: what a slightly lower threshold would let in."""
     rel = hit.relevance
     return hit.drop_reason == "below threshold" and rel is not None and near_miss_floor(threshold) <= rel < threshold
-
-
-@dataclass
-class Hit:
-    memory_id: str
-    content: str
-    type: str
-    source_type: str
-    created_at: datetime | None
-    event_time: datetime | None
-    confidence: float
-    importance: float
-    similarity: float | None
-    fts_score: float | None
-    score: float
-    #: a calibrated probability or the raw similarity: ``RecallResult.params.relevance`` says which
-    relevance: float | None = None
-    rank: int = 0
-    passed: bool = False
-    selected: bool = False
-    injected: bool | None = None
-    drop_reason: str | None = None
-    source_message_ids: list[Any] = field(default_factory=list)
-    meta: dict[str, Any] = field(default_factory=dict)
-    predicate: str | None = None
-    object: str | None = None
-    features: list[float] = field(default_factory=list)
-    #: source context (selected hits only): the conversation around the message it came from (:mod:`.context`)
-    context: list[ContextRow] = field(default_factory=list)
-    subject: str | None = None
-    #: knowledge updates (:mod:`.updates`): ``earlier`` = a newer memory replaced what this one states (which, and
-    #: when), ``current`` = this one replaced an earlier memory; None = no change in time was seen
-    update: str | None = None
-    replaced_by: str | None = None
-    replaced_on: datetime | None = None
-
-    @property
-    def flagged(self) -> bool:
-        return is_flagged(self.meta)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out.pop("features")  # model inputs, not a score: the lab and the refit read them from the Hit
-        out["context"] = [row.to_dict() for row in self.context]
-        for key in ("created_at", "event_time", "replaced_on"):
-            out[key] = out[key].isoformat() if out[key] else None
-        return out
 
 
 @dataclass
@@ -195,27 +155,6 @@ def fuse(
     return dict(zip((back[r] for r in fused["_rowid"].to_pylist()), fused["_relevance_score"].to_pylist(), strict=True))
 
 
-HIT_COLUMNS = tuple(
-    col(c)
-    for c in (
-        Memory.id,
-        Memory.agent_id,
-        Memory.content,
-        Memory.type,
-        Memory.source_type,
-        Memory.created_at,
-        Memory.event_time,
-        Memory.confidence,
-        Memory.importance,
-        Memory.source_message_ids,
-        Memory.meta,
-        Memory.predicate,
-        Memory.object,
-        Memory.subject,
-    )
-)
-
-
 def _verdict(hit: Hit, params: RecallPolicy, best: float | None) -> str | None:
     """Why a candidate does not pass (None = it passes)."""
     rel, sim = hit.relevance, hit.similarity
@@ -265,13 +204,6 @@ def rank_and_cut(
         elif hit.passed:
             hit.drop_reason = "beyond top-k"
     return scored
-
-
-#: why a hit passed but was left out: a higher-ranked selected memory of the other layer came from the same message
-#: (an episode and a fact drawn from it say the same thing; the prompt spends its budget once)
-SAME_SOURCE = "same message as"
-#: why an episode passed but was left out: its message is among the recent turns the prompt shows anyway
-IN_CONVERSATION = "in the recent conversation"
 
 
 def _all_in(sources: list[Any], shown: frozenset[str]) -> bool:
@@ -379,26 +311,6 @@ def _signals(
     return vec, [(i, s) for i, s, _ in found], sims
 
 
-@dataclass(frozen=True)
-class MemoryRow:
-    """One candidate's stored columns (:data:`HIT_COLUMNS`), as SQL returned them."""
-
-    id: str
-    agent_id: str | None
-    content: str
-    type: str
-    source_type: str
-    created_at: datetime | None
-    event_time: datetime | None
-    confidence: float
-    importance: float
-    source_message_ids: list[Any]
-    meta: dict[str, Any]
-    predicate: str | None
-    object: str | None
-    subject: str | None = None
-
-
 @dataclass
 class Signals:
     """What the index and SQL returned for one query: the I/O half of a search. Ranking them is pure
@@ -447,34 +359,13 @@ def gather(
     return Signals(query=query, vec=vec, fts=fts, sims=sims, rows=rows)
 
 
-def _hit(m: MemoryRow, sims: dict[str, float], bm25: dict[str, float], fused: dict[str, float]) -> Hit:
-    return Hit(
-        memory_id=m.id,
-        content=m.content,
-        type=m.type,
-        source_type=m.source_type,
-        created_at=m.created_at,
-        event_time=m.event_time,
-        confidence=m.confidence,
-        importance=m.importance,
-        similarity=round(sims[m.id], 6) if m.id in sims else None,
-        fts_score=round(bm25[m.id], 6) if m.id in bm25 else None,
-        score=round(float(fused[m.id]), 6),
-        source_message_ids=list(m.source_message_ids or []),
-        meta=dict(m.meta or {}),
-        predicate=m.predicate,
-        object=m.object,
-        subject=m.subject,
-    )
-
-
 def rank_signals(
     sig: Signals, *, params: RecallPolicy, calibration: Calibration, filters: RecallFilters | None = None
 ) -> list[Hit]:
     """Fuse, score relevance, rank and cut (pure: no I/O)."""
     fused, smoothed = fused_scores(sig, params, filters)
     bm25 = dict(sig.fts)
-    hits = [_hit(m, sig.sims, bm25, fused) for m in sig.rows if m.id in fused]
+    hits = [hit_of_row(m, sig.sims, bm25, fused) for m in sig.rows if m.id in fused]
     score_relevance(hits, sig.query, smoothed, calibration, crosslingual=params.crosslingual)
     return rank_and_cut(hits, params, filters.shown_messages if filters is not None else frozenset())
 
@@ -528,9 +419,6 @@ def run_search(
     return hits
 
 
-#: why an episode is left out: every sentence of it states a memory a person flagged or deleted, or one later
-#: superseded or edited away (what was said stays in the conversation, but is not recalled as holding)
-RETRACTED = "states a retracted memory"
 #: rounds of reading the selected episodes for retracted statements (each round reads only the episodes newly
 #: selected in place of the ones taken out: the work follows k, not the candidate pool)
 RETRACTION_ROUNDS = 4

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 from sqlmodel import col
 
+from memory.retrieval.hits import HIT_COLUMNS, IN_CONVERSATION, RETRACTED, Hit, MemoryRow, hit_of_row
 from memory.storage.models import Memory, Message
 from memory.text.language import CJK
 from memory.text.sentences import sentences
@@ -38,7 +39,6 @@ from memory.write.extract.base import is_question
 
 if TYPE_CHECKING:
     from memory.retrieval.filters import RecallFilters
-    from memory.retrieval.recall import Hit
     from memory.storage.store import Storage
 
 EARLIER, CURRENT = Update.EARLIER.value, Update.CURRENT.value
@@ -223,8 +223,6 @@ def settle(hits: list[Hit], k: int, said: dict[str, str] | None = None) -> list[
     :data:`EARLIER` (``replaced_by``, ``replaced_on``) and that newer one ranked just above it (selected, even if
     the threshold had cut it; the selection stays at most ``k``, counting the newer ones). ``said``: source message
     id → its text, where a fact's change word may be."""
-    from memory.retrieval.recall import IN_CONVERSATION, RETRACTED  # recall calls this module: imported on use
-
     said = said or {}
     pool = [h for h in hits if h.drop_reason != RETRACTED and not h.flagged]  # never taken back in
     by_rank = sorted(pool, key=lambda h: h.rank)
@@ -283,8 +281,6 @@ def history(
     not history: what it replaced was wrong, not earlier. The search's agent and filters hold for them as for any
     candidate (a door's metadata filter, memory and source types, event time), and so does ``k``: the lowest-ranked
     selected hits make room."""
-    from memory.retrieval.recall import HIT_COLUMNS, MemoryRow, _hit  # recall calls this module: imported on use
-
     have = {h.memory_id for h in hits}
     out: list[Hit] = []
     for h in hits:
@@ -300,7 +296,7 @@ def history(
             if not rows:
                 break
             for row in rows:
-                old = _hit(row, {}, {}, {row.id: later.score})
+                old = hit_of_row(row, {}, {}, {row.id: later.score})
                 old.similarity, old.relevance, old.rank = None, later.relevance, later.rank
                 old.selected, old.passed = True, True
                 old.update, old.replaced_by, old.replaced_on = EARLIER, later.memory_id, later.created_at
