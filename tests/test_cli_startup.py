@@ -9,14 +9,14 @@ nor a compiled extraction rule (the rule tables compile on first use, ~0.3 s CPU
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.cli_helpers import ROOT, cli_env
+
 HEAVY = (
     "lancedb",
     "pyarrow",
@@ -33,8 +33,7 @@ HEAVY = (
 
 
 def _loaded_after(code: str, tmp_path: Path, heavy: tuple[str, ...] = HEAVY) -> list[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMLENS_DATA_DIR": str(tmp_path)}
-    env.pop("MEMLENS_DATABASE_URL", None)
+    env = cli_env(tmp_path)
     report = f"\nprint('\\n' + json.dumps([m for m in {heavy!r} if m in sys.modules]))"
     out = subprocess.run(
         [sys.executable, "-c", "import json, sys\n" + code + report],

@@ -124,19 +124,21 @@ def _sentences(reply: str) -> list[str]:
     return [s for s in re.split(r"(?<=[.。！？!?])\s*|\n+", reply) if s.strip()]
 
 
-def _told_and_changed(agent: Agent, uid: str, c: Change) -> None:
-    agent.chat(uid, "s1", c.first, at=T0)
-    agent.wait()
-    agent.end_session(uid, "s1")
-    agent.chat(uid, "s2", c.then, at=T0 + timedelta(days=20))
-    agent.wait()
-    agent.end_session(uid, "s2")
-
-
-def _ask(agent: Agent, uid: str, question: str):
-    res = agent.chat(uid, "q", question, at=T0 + timedelta(days=40))
-    agent.wait()
-    return res
+def _told_changed_and_asked(svc, uid: str, c: Change, question: str):
+    """Session 1 tells ``c.first``, session 2 (20 days later) ``c.then``; a third (20 days after that) asks."""
+    agent = Agent(svc)
+    try:
+        agent.chat(uid, "s1", c.first, at=T0)
+        agent.wait()
+        agent.end_session(uid, "s1")
+        agent.chat(uid, "s2", c.then, at=T0 + timedelta(days=20))
+        agent.wait()
+        agent.end_session(uid, "s2")
+        res = agent.chat(uid, "q", question, at=T0 + timedelta(days=40))
+        agent.wait()
+        return res
+    finally:
+        agent.close()
 
 
 def _label(h: Hit) -> str | None:
@@ -145,12 +147,7 @@ def _label(h: Hit) -> str | None:
 
 @pytest.mark.parametrize("c", CHANGES, ids=[c.name for c in CHANGES])
 def test_the_newer_statement_answers_a_question_about_now(svc, c):
-    agent = Agent(svc)
-    try:
-        _told_and_changed(agent, f"ku-now-{c.name}", c)
-        res = _ask(agent, f"ku-now-{c.name}", c.now_q)
-    finally:
-        agent.close()
+    res = _told_changed_and_asked(svc, f"ku-now-{c.name}", c, c.now_q)
     chosen = [h for h in res.recall.hits if h.selected]
     stating = [h for h in chosen if c.states_new(h.content) or c.states_old(h.content)]
     assert stating and c.states_new(stating[0].content), [(h.rank, h.content) for h in chosen]  # newer first
@@ -165,12 +162,7 @@ def test_the_newer_statement_answers_a_question_about_now(svc, c):
 
 @pytest.mark.parametrize("c", CHANGES, ids=[c.name for c in CHANGES])
 def test_the_older_statement_is_found_as_history(svc, c):
-    agent = Agent(svc)
-    try:
-        _told_and_changed(agent, f"ku-past-{c.name}", c)
-        res = _ask(agent, f"ku-past-{c.name}", c.past_q)
-    finally:
-        agent.close()
+    res = _told_changed_and_asked(svc, f"ku-past-{c.name}", c, c.past_q)
     chosen = [h for h in res.recall.hits if h.selected]
     older = [h for h in chosen if c.states_old(h.content)]
     assert older, [(h.rank, h.content, h.drop_reason) for h in res.recall.hits]

@@ -7,10 +7,12 @@ and the update step builds hits of its own (history a question about the past as
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Engine, select
 from sqlmodel import col
 
 from memory.retrieval.context import ContextRow
@@ -135,3 +137,16 @@ def hit_of_row(m: MemoryRow, sims: dict[str, float], bm25: dict[str, float], fus
         object=m.object,
         subject=m.subject,
     )
+
+
+def stored_rows(engine: Engine, user_key: str, ids: Sequence[str], status: str) -> list[MemoryRow]:
+    """The rows of ``ids`` that are this user's and in ``status``, in the order SQL returns them. By primary key only,
+    owner and status checked on the rows: with them in the WHERE clause SQLite's planner walks the user's (or every
+    active) memory index instead of the id list (8.5 → 2.7 ms at 10k memories/user). Plain rows, not ORM objects:
+    ~10× cheaper for a hundred candidates."""
+    n = len(HIT_COLUMNS)
+    with engine.connect() as conn:
+        found = conn.execute(
+            select(*HIT_COLUMNS, col(Memory.user_key), col(Memory.status)).where(col(Memory.id).in_(list(ids)))
+        ).all()
+    return [MemoryRow(*m[:n]) for m in found if m.user_key == user_key and m.status == status]

@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlmodel import col
 
-from memory.retrieval.hits import HIT_COLUMNS, IN_CONVERSATION, RETRACTED, Hit, MemoryRow, hit_of_row
-from memory.storage.models import Memory, Message
+from memory.retrieval.hits import IN_CONVERSATION, RETRACTED, Hit, MemoryRow, hit_of_row, stored_rows
+from memory.storage.models import Message
 from memory.text.language import CJK
 from memory.text.sentences import sentences
 from memory.vocab import MemoryStatus, MemoryType, SourceType, Update
@@ -292,7 +291,7 @@ def history(
             wanted = [i for i in wanted if i not in have]
             if not wanted:
                 break
-            rows = [r for r in _rows(store, user_key, wanted, HIT_COLUMNS, MemoryRow) if _kept(r, agent_id, filters)]
+            rows = [r for r in _superseded(store, user_key, wanted) if _kept(r, agent_id, filters)]
             if not rows:
                 break
             for row in rows:
@@ -335,14 +334,9 @@ def _superseded_ids(meta: Any) -> list[str]:
     return [str(i) for i in ids] if isinstance(ids, list) else []
 
 
-def _rows(store: Storage, user_key: str, ids: list[str], columns: Iterable[Any], make: Any) -> list[Any]:
-    """The superseded memories among ``ids``, this user's only, in stored order (oldest first)."""
-    n = len(tuple(columns))
-    with store.engine.connect() as conn:
-        found = conn.execute(
-            select(*columns, col(Memory.user_key), col(Memory.status)).where(col(Memory.id).in_(ids[:50]))
-        ).all()
-    rows = [make(*m[:n]) for m in found if m.user_key == user_key and m.status == MemoryStatus.SUPERSEDED]
+def _superseded(store: Storage, user_key: str, ids: list[str]) -> list[MemoryRow]:
+    """The superseded memories among ``ids`` (the first 50), this user's only, oldest first."""
+    rows = stored_rows(store.engine, user_key, ids[:50], MemoryStatus.SUPERSEDED)
     return sorted(rows, key=lambda r: r.created_at or datetime.min)
 
 
