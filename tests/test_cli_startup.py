@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.cli_helpers import ROOT, cli_env
+from cli_helpers import ROOT, cli_env
 
 HEAVY = (
     "lancedb",
