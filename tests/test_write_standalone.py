@@ -6,7 +6,9 @@ user's chat turn runs (``pipeline.prepare``: classify → mask → extract), rea
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -380,3 +382,86 @@ def test_what_a_model_proposes_meets_the_same_contract():
     # without a vector of the fitted embedder the planner drops the unnamed reference (the rule as before)
     kept = [c.content for c in got if keep.why_not(c, None) is None]
     assert kept == ["User made a bowl in their pottery class.", "User lives in Porto."]
+
+
+# -- fifth round: a reference named from the message itself, and moods of the moment the rules now read ------------
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I've got some other stuff with sentimental value, like my hand-painted bowl. A friend made it for my "
+            "18th birthday ten years ago.",
+            "A friend made User's hand-painted bowl for User's 18th birthday ten years ago (2014).",
+        ),
+        (
+            "Yay! My online clothes store is open! I've been dreaming of this for a while now.",
+            "User has been dreaming of their online clothes store for a while now.",
+        ),
+        (  # a shared photo arrives as its caption: a bare "this" is what it shows
+            "I painted this after I visited the lake last week. [shares a photo of a painting of a sunset over the "
+            "ocean]",
+            "User painted a painting after they visited the lake last week (2024-04-24).",
+        ),
+    ],
+)
+def test_a_reference_is_named_from_an_earlier_sentence_or_the_shared_photo(text, expected):
+    assert expected in facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "guess"),
+    [
+        ("My sister and my brother came over. I love them so much.", "loves"),  # nothing plural named: not guessed
+        ("I got my bike and my helmet back. I finally fixed it after three weeks.", "fixed"),  # two things: which?
+        ("It was a long day. I finally finished it after three weeks.", "finished"),  # nothing named before
+        ("I want to try it someday. [shares a photo of a yoga mat]", "try"),  # "it" is not the photo's: only "this"
+    ],
+)
+def test_a_reference_the_message_does_not_name_once_is_not_guessed(text, guess):
+    """No fact of the sentence with the reference names a thing in its place (the learned decision judges the
+    unnamed one as before)."""
+    said = [f for f in facts(text) if guess in f]
+    assert all(" it " in f or " them " in f for f in said), said
+
+
+def test_captions_reach_the_facts_benchmark_as_the_product_path_sends_them(tmp_path):
+    """``memlens eval facts`` reads each turn as the chat client sends it: a shared photo named by its caption."""
+    from memory.evaluation import facts as bench
+
+    raw = json.loads((Path(__file__).parent / "data" / "tiny_locomo_observations.json").read_text(encoding="utf-8"))
+    raw[0]["conversation"]["session_1"][2]["blip_caption"] = "a photo of a violin on a stand"
+    path = tmp_path / "captioned.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    turn = next(t for t in bench.load(path)[0].turns if t.dia_id == "D1:3")
+    assert turn.text == "I play the violin on weekends. [shares a photo of a violin on a stand]"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Running a business isn't easy, but User is determined to make it work.",
+        "Searching for investors has been tough, but User is staying hopeful.",
+        "User saw someone drawing on the ground the other day and it made them so happy.",
+        "Art gives User so much joy.",
+        "User was really scared when they got into the accident.",
+        "Life's been a bit rough lately but User is doing alright.",
+        "这让用户很开心。",
+        "用户最近还好。",
+        "用户会保持乐观。",
+    ],
+)
+def test_a_resolve_a_made_mood_or_how_user_is_doing_is_not_a_fact(content):
+    assert trivial(content, "fact")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "User is determined to find the right spot for their dance studio.",
+        "User is excited to mentor young dancers at the studio.",
+        "User has been doing well at their new job in Lyon.",
+        "用户最近在上海找到了新工作。",
+    ],
+)
+def test_a_feeling_about_something_named_is_kept(content):
+    assert trivial(content, "fact") is None

@@ -309,7 +309,10 @@ def load(path: str | Path) -> list[Conversation]:
     out = []
     for raw in data:
         sample = parse_sample(raw)
-        turns = [Turn(sample.sample_id, t.dia_id, t.speaker, t.text, t.at) for s in sample.sessions for t in s.turns]
+        # the message as the product path sends it: a shared photo named by its caption ("… [shares a photo of …]")
+        turns = [
+            Turn(sample.sample_id, t.dia_id, t.speaker, t.message(), t.at) for s in sample.sessions for t in s.turns
+        ]
         obs = []
         for per_session in (raw.get("observation") or {}).values():
             for speaker, items in (per_session or {}).items():

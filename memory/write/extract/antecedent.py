@@ -1,0 +1,354 @@
+"""Name a reference from the sentences said before it in the same message (issue 44: resolve instead of abstain).
+
+"I've got some other stuff with sentimental value, like my hand-painted bowl. A friend made it for my 18th
+birthday." — the second sentence alone gives "A friend made it for User's 18th birthday", which a reader of the memory
+cannot place (``references.unresolved`` flags "it") and which the extractor would otherwise abstain on. The thing is
+named one sentence before, by the speaker: "my hand-painted bowl". This module names it there: "A friend made
+User's hand-painted bowl for User's 18th birthday."
+
+It guesses only where one thing fits: the reference is a bare "it" / "this" / "that" (one thing) or "them" (things);
+the nearest earlier sentence (of the same message, at most two back) that names anything names exactly one thing of
+that number, and one the speaker owns ("my …", "our …": a "the …" / "a …" read by rule picked adjectives and the
+wrong thing too often on the tuning conversations); and what replaces the reference leaves nothing unresolved. Two
+candidates, a reference of another kind ("him", "here", "one") or no candidate: nothing is guessed and the caller
+abstains as before. The thing stays the speaker's ("my bowl" → "User's bowl", "their bowl" after "User").
+
+A bare "this" no earlier sentence names is the photo the message shares, when it shares one: the product path sends a
+shared image as its caption ("… [shares a photo of a painting of a sunset]"), so "I painted this after I visited a
+LGBTQ center" becomes "User painted a painting after …" (the caption cut after its first noun: what it shows, not
+the scene around it). Only "this": an "it" or a "them" as often points at what the other person said.
+
+Chinese is not guessed at here (no word boundaries to cut a noun phrase at without a segmenter; a 它 / 这个 the
+message does not name in its own sentence is dropped as before).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.text.language import has_cjk
+from memory.text.sentences import sentences
+from memory.write.extract.references import head, unresolved
+
+__all__ = ["name_from_message"]
+
+#: at most this many sentences back: farther, the speaker has moved on
+_BACK = 2
+_DET = r"(?P<det>my|our)"
+#: a determiner, up to two modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
+#: (a lookahead, so that "my bike and my helmet" yields both)
+_NP = re.compile(rf"\b{_DET}\s+(?=(?P<np>(?:[a-z][a-z-]*\s+){{0,2}}[a-z][a-z-]*))", re.I)
+#: words that end a noun phrase before them or cannot be its head
+_STOP = frozenset(
+    [
+        "and",
+        "or",
+        "but",
+        "so",
+        "as",
+        "at",
+        "in",
+        "on",
+        "of",
+        "for",
+        "with",
+        "to",
+        "from",
+        "by",
+        "about",
+        "into",
+        "over",
+        "after",
+        "before",
+        "than",
+        "then",
+        "that",
+        "which",
+        "who",
+        "when",
+        "where",
+        "while",
+        "because",
+        "if",
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "been",
+        "being",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "not",
+        "no",
+        "very",
+        "really",
+        "so",
+        "too",
+        "just",
+        "also",
+        "even",
+        "still",
+        "again",
+        "all",
+        "some",
+        "any",
+        "more",
+        "most",
+        "much",
+        "many",
+        "lot",
+        "lots",
+        "bit",
+        "kind",
+        "sort",
+        "way",
+        "thing",
+        "things",
+        "stuff",
+        "one",
+        "ones",
+        "time",
+        "times",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "year",
+        "years",
+        "month",
+        "months",
+        "while",
+        "moment",
+        "moments",
+        "point",
+        "it",
+        "its",
+        "it's",
+        "this",
+        "these",
+        "those",
+        "there",
+        "here",
+        "them",
+        "they",
+        "their",
+        "he",
+        "she",
+        "him",
+        "her",
+        "his",
+        "we",
+        "us",
+        "you",
+        "your",
+        "i",
+        "me",
+        "mine",
+        "myself",
+        "what",
+        "how",
+        "why",
+        "who",
+        "whom",
+        "whose",
+        "anything",
+        "something",
+        "everything",
+        "nothing",
+        "gonna",
+        "wanna",
+        "got",
+        "get",
+        "gets",
+        "getting",
+        "go",
+        "goes",
+        "going",
+        "went",
+        "make",
+        "made",
+        "making",
+        "feel",
+        "felt",
+        "feeling",
+        "love",
+        "loved",
+        "like",
+        "liked",
+        "self",
+        "life",
+        "childhood",
+        "heart",
+        "mind",
+        "soul",
+        "own",
+        "true",
+        "best",
+        "favorite",
+        "favourite",
+        "fave",
+        "whole",
+        "entire",
+        "new",
+        "old",
+        "first",
+        "last",
+        "next",
+        "back",
+        "up",
+        "down",
+        "out",
+        "off",
+        "away",
+        "home",
+    ]
+)
+#: a verb or a predicate adjective after the noun ("my car broke down", "keep my community safe")
+_AFTER_NOUN = frozenset(
+    [
+        "broke",
+        "broken",
+        "took",
+        "gave",
+        "came",
+        "found",
+        "said",
+        "told",
+        "ran",
+        "won",
+        "lost",
+        "left",
+        "kept",
+        "felt",
+        "safe",
+        "happy",
+        "ready",
+        "open",
+        "busy",
+        "alive",
+    ]
+)
+_POSSESSIVE_TAIL = re.compile(r"'s$")
+_REF = re.compile(r"\b(?P<ref>it|this|that|them)\b")
+
+
+def _phrases(sentence: str) -> list[tuple[str, str]]:
+    """(determiner, noun phrase) pairs a sentence names, the noun phrase cut at the first word that ends it."""
+    out = []
+    for m in _NP.finditer(sentence):
+        words: list[str] = []
+        for w in m.group("np").split():
+            if w.lower() in _STOP or words and (w.lower().endswith(("ing", "ed")) or w.lower() in _AFTER_NOUN):
+                break
+            words.append(w)
+        while words and (words[-1].lower() in _STOP or words[-1].lower().endswith("ly")):
+            words.pop()
+        if not words or words[-1].lower() in _STOP:
+            continue
+        # "the dance studio's been …": the possessive / contracted "'s" ends the phrase
+        words[-1] = _POSSESSIVE_TAIL.sub("", words[-1])
+        out.append((m.group("det").lower(), " ".join(words)))
+    return out
+
+
+def _plural(noun_phrase: str) -> bool:
+    last = noun_phrase.split()[-1].lower()
+    return last.endswith("s") and not last.endswith(("ss", "us", "is"))
+
+
+def _said_before(evidence: str, message: str) -> list[str]:
+    """The sentences of ``message`` before the one ``evidence`` quotes (nearest first), or [] when not found."""
+    first = sentences(evidence)[:1]
+    at = message.find(first[0].strip()) if first else -1
+    if at <= 0:
+        return []
+    return list(reversed(sentences(message[:at])))[:_BACK]
+
+
+#: a photo the message shares, as a chat client sends it ("… [shares a photo of a painting of a sunset]")
+_SHARED = re.compile(
+    r"\[shares (?:an? (?:photo|picture|pic|image|screenshot) of )?(?P<thing>an? [a-z][a-z -]*?)"
+    r"(?:\s+(?:with|on|in|at|that|and|next|under|over|near|from|by|of|\w+ing|\w+ed)\b[^\]]*)?\]",
+    re.I,
+)
+
+
+_NOT_A_THING = frozenset(
+    [
+        "red",
+        "white",
+        "blue",
+        "green",
+        "black",
+        "yellow",
+        "orange",
+        "purple",
+        "pink",
+        "brown",
+        "gray",
+        "grey",
+        "small",
+        "large",
+        "big",
+        "little",
+        "old",
+        "new",
+        "close",
+    ]
+)
+
+
+def shared_thing(message: str) -> str | None:
+    """What the photo a message shares shows, by its caption ("a painting", "a notebook"), or None."""
+    m = _SHARED.search(message)
+    if m is None or m.group("thing").split()[-1].lower() in _NOT_A_THING:
+        return None  # "a red and white sign" cut at "and": an adjective is not a thing
+    return m.group("thing").strip()
+
+
+def name_from_message(content: str, evidence: str, message: str) -> str | None:
+    """``content`` with its one unresolved reference named from an earlier sentence of ``message``, or None."""
+    if not message or not evidence:
+        return None
+    if has_cjk(content):
+        return None  # see the module docstring: Chinese references are not guessed at from another sentence
+    refs = unresolved(content, evidence)
+    if len(refs) != 1 or refs[0] not in ("it", "this", "that", "them"):
+        return None
+    ref = refs[0]
+    found: tuple[str, str] | None = None
+    for sentence in _said_before(evidence, message):
+        named = [(d, np) for d, np in _phrases(sentence) if _plural(np) == (ref == "them")]
+        if not _phrases(sentence):
+            continue  # names nothing: look one sentence further back
+        if len(named) != 1:
+            return None  # the nearest sentence that names things names none or several of this number
+        found = named[0]
+        break
+    text = head(content)
+    m = next((r for r in _REF.finditer(text) if r.group("ref") == ref), None)
+    if m is None:
+        return None
+    if found is not None:
+        owner = "their" if "User" in text[: m.start()] else "User's"
+        said = f"{owner} {found[1]}"
+    else:  # a bare "this" points at what the message shows: "I painted this … [shares a photo of a painting …]"
+        shown = shared_thing(message) if ref == "this" else None
+        if shown is None:
+            return None
+        said = shown
+    named_content = content[: m.start()] + said + content[m.end() :]
+    return named_content if not unresolved(named_content, evidence) else None
