@@ -1,6 +1,6 @@
 """Facts that stand on their own (issue 44): before / after on LoCoMo conversations left out of tuning, one command.
 
-    python bench/facts_standalone.py /work/shared/data/locomo_dev.json [--before COMMIT] [--out FILE]
+    python bench/facts_standalone.py /work/shared/data/locomo_dev.json [--before COMMIT] [--out FILE] [--seed N]
 
 Every turn of every conversation goes through the function a user's chat turn runs (``pipeline.prepare``: classify,
 mask, extract; then the planner's worth-keeping decision, ``memory.write.keep``, on each candidate's passage vector),
@@ -260,18 +260,20 @@ def main(argv: list[str]) -> None:
     out = (
         Path(argv[argv.index("--out") + 1]) if "--out" in argv else ROOT / "bench" / "results" / "facts_standalone.json"
     )
+    seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else SEED
     embedder = E5Embedder()
     runs = {"before": dump_at(commit, path), "after": dump(path)}
     report: dict[str, Any] = {
         "command": "python bench/facts_standalone.py /work/shared/data/locomo_dev.json",
         "before_commit": commit,
+        "sample_seed": seed,
         "tune_conversations": list(__import__("memory.evaluation.facts", fromlist=["TUNE"]).TUNE),
     }
     for name, mems in runs.items():
         report[name] = score(path, mems, embedder)
         report[name]["sample"] = [
             {k: m[k] for k in ("conversation", "dia_id", "content", "evidence", "unresolved", "trivial")}
-            for m in sample(mems)
+            for m in sample(mems, seed=seed)
         ]
     out.write_text(json.dumps(report, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     cols = (

@@ -415,13 +415,15 @@ def test_a_reference_is_named_from_an_earlier_sentence_or_the_shared_photo(text,
         ("I got my bike and my helmet back. I finally fixed it after three weeks.", "fixed"),  # two things: which?
         ("It was a long day. I finally finished it after three weeks.", "finished"),  # nothing named before
         ("I want to try it someday. [shares a photo of a yoga mat]", "try"),  # "it" is not the photo's: only "this"
+        ("I just got a new addition to the family, this is Max! [shares a photo of a dog on a couch]", "Max"),
     ],
 )
 def test_a_reference_the_message_does_not_name_once_is_not_guessed(text, guess):
     """No fact of the sentence with the reference names a thing in its place (the learned decision judges the
-    unnamed one as before)."""
+    unnamed one as before). A guard for the naming above: it passes before this change too, when nothing was named
+    from another sentence; the "this is Max" case failed on a first version (it wrote "a dog is Max")."""
     said = [f for f in facts(text) if guess in f]
-    assert all(" it " in f or " them " in f for f in said), said
+    assert all(" it " in f or " them " in f or "this" in f for f in said), said
 
 
 def test_captions_reach_the_facts_benchmark_as_the_product_path_sends_them(tmp_path):
@@ -434,34 +436,3 @@ def test_captions_reach_the_facts_benchmark_as_the_product_path_sends_them(tmp_p
     path.write_text(json.dumps(raw), encoding="utf-8")
     turn = next(t for t in bench.load(path)[0].turns if t.dia_id == "D1:3")
     assert turn.text == "I play the violin on weekends. [shares a photo of a violin on a stand]"
-
-
-@pytest.mark.parametrize(
-    "content",
-    [
-        "Running a business isn't easy, but User is determined to make it work.",
-        "Searching for investors has been tough, but User is staying hopeful.",
-        "User saw someone drawing on the ground the other day and it made them so happy.",
-        "Art gives User so much joy.",
-        "User was really scared when they got into the accident.",
-        "Life's been a bit rough lately but User is doing alright.",
-        "这让用户很开心。",
-        "用户最近还好。",
-        "用户会保持乐观。",
-    ],
-)
-def test_a_resolve_a_made_mood_or_how_user_is_doing_is_not_a_fact(content):
-    assert trivial(content, "fact")
-
-
-@pytest.mark.parametrize(
-    "content",
-    [
-        "User is determined to find the right spot for their dance studio.",
-        "User is excited to mentor young dancers at the studio.",
-        "User has been doing well at their new job in Lyon.",
-        "用户最近在上海找到了新工作。",
-    ],
-)
-def test_a_feeling_about_something_named_is_kept(content):
-    assert trivial(content, "fact") is None

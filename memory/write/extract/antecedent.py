@@ -346,7 +346,8 @@ def name_from_message(content: str, evidence: str, message: str) -> str | None:
         owner = "their" if "User" in text[: m.start()] else "User's"
         said = f"{owner} {found[1]}"
     else:  # a bare "this" points at what the message shows: "I painted this … [shares a photo of a painting …]"
-        shown = shared_thing(message) if ref == "this" else None
+        subject = re.match(r"\s*(?:is|was|'s|has|looks|means)\b", text[m.end() :])  # "this is Max": who it is, not said
+        shown = shared_thing(message) if ref == "this" and not subject else None
         if shown is None:
             return None
         said = shown

@@ -19,16 +19,10 @@ on the conversations left out (``bench/facts_standalone.py``). A statement is tr
 - news announced, not told ("User shared some good news; they've got something to share.");
 - words to the listener, not about the speaker: "Look what User made.", "Take a look at what User found." (the
   offline grammar read an imperative as a statement; what was shown is in the episode);
-- too little said: fewer than two content words besides the speaker ("User's full support.");
-- (fifth round, read off conv-26 / conv-30 memories no observation agreed with) a resolve to keep going or stay
-  hopeful said of a hard patch ("Running a business isn't easy, but User is determined to make it work.", "…, but
-  User is staying hopeful"), a mood something made ("… and it made them so happy", "Art gives User so much joy"), a
-  passing fear or relief with its reason ("User was really scared when they got into the accident.", "User was glad
-  they could share their story …"), and how User is doing ("Life's been a bit rough lately but User is doing
-  alright.").
+- too little said: fewer than two content words besides the speaker ("User's full support.").
 
 Chinese alike: "用户很开心。", "用户今天心情很好。", "用户觉得太棒了。", "用户期待更多美好的回忆。",
-"用户会继续加油的。", "这让用户很开心。", "用户最近还好。", "用户会保持乐观。".
+"用户会继续加油的。".
 """
 
 from __future__ import annotations
@@ -122,33 +116,6 @@ _TO_LISTENER = re.compile(
     r"^(?:(?:Wow|Hey|Oh|So|Ooh|Haha),? )?(?:Look|Look at|Check out|Check|Take a look(?: at)?|Have a look(?: at)?|See|"
     r"Guess|Imagine|Get this|Remember)\b(?! User\b)",
 )
-#: a resolve said of a hard patch: "…, but User is determined to make it work.", "User is staying hopeful"
-_RESOLVE = re.compile(
-    r"\b(?:determined to make it work|(?:stays?|staying|remains?|keeps?|keeping) (?:so |really |still |totally |"
-    r"super )?(?:hopeful|upbeat|positive|determined)\b|is (?:staying |still )?hopeful\b|up for the challenge|"
-    r"make (?:a |real )?change\b|chas\w+ (?:after )?(?:their |the )?dreams|keep (?:going|pushing|working hard|at it)\b|"
-    r"be cou?rage?ous\b)",
-    re.I,
-)
-#: a mood something made: "… and it made them so happy.", "Art gives User so much joy."
-_MADE_MOOD = re.compile(
-    r"\b(?:(?:made|makes|make) (?:User|them) (?:feel )?(?:so |really |super )*(?:happy|calm|relaxed|better|alive|"
-    r"peaceful)|(?:gave|gives|fills?|filled) (?:User|them) (?:with )?(?:so much |such |a )*(?:joy|happiness|boost))"
-    r"\s*[.!]?$",
-    re.I,
-)
-#: a passing fear or relief with its reason: "User was really scared when …", "User was glad they could …"
-_PASSING = re.compile(
-    rf"^User (?:is|was|feels|felt|'s) {_INTENS}(?:a mix of \w+|glad|scared|upset|sad|nervous|relieved|worried)"
-    rf"(?:\s+and\s+{_INTENS}{_MOOD})?\s+(?:to|that|when|seeing|because|they|about|for)\b",
-    re.I,
-)
-#: how User is doing: "Life's been a bit rough lately but User is doing alright."
-_DOING = re.compile(
-    r"\bUser (?:is|'s|has been) (?:doing |holding up )?(?:alright|all right|okay|ok|fine|well|good|great|"
-    r"hanging in there)\s*[.!]?$",
-    re.I,
-)
 _DATE = re.compile(r"\s*[(（][^()（）]*\d{4}[^()（）]*[)）]")
 _VERDICT = (
     r"(?:amazing|awesome|great|so great|cool|so cool|incredible|wonderful|fantastic|fun|so much fun|a blast|"
@@ -237,19 +204,6 @@ _ZH_PEP = re.compile(
     r"^用户(?:会|要|一定会|一定要|将|决定)?(?:继续|一直)?(?:加油|努力|坚持(?:下去)?|不放弃|不会放弃|追逐梦想|追梦)"
     r"(?:的)?[。！!]?$|一切(?:都)?会(?:好起来|变好|顺利)(?:的)?[。！!]?$"
 )
-#: "这让用户很开心。", "画画使用户感到平静。"
-_ZH_MADE_MOOD = re.compile(
-    r"(?:让|使|令)用户(?:感到|觉得)?(?:很|非常|特别|好|超级|更)?(?:开心|快乐|幸福|平静|放松|安心|舒服|感动|好受)"
-    r"(?:多了|了)?[。！!]?$"
-)
-#: "用户最近还好。", "用户过得挺好的。"
-_ZH_DOING = re.compile(
-    r"^用户(?:现在|最近|这几天)?(?:一切|过得|都)?(?:还|挺|也)?(?:好|不错|还行|挺好|没事)(?:的)?[。！!]?$"
-)
-#: "用户会保持乐观。", "用户决心把它做好。"
-_ZH_RESOLVE = re.compile(
-    r"^用户(?:会|要|一定会|一定要|决心)?(?:继续)?(?:保持(?:乐观|积极|希望)|把(?:它|这件事)?做好)(?:的)?[。！!]?$"
-)
 _ZH_WISH = re.compile(r"^用户(?:很|非常)?期待(?:更多|以后)?(?:美好|开心|快乐)?的?(?:回忆|时光|时刻)[。！!]?$")
 
 
@@ -271,10 +225,8 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
             return "a verdict on the moment"
         if _ZH_MOOD.match(undated) or _ZH_SPIRITS.match(undated):
             return "a mood of the moment"
-        if _ZH_PEP.search(undated) or _ZH_RESOLVE.match(undated):
+        if _ZH_PEP.search(undated):
             return "a pep talk"
-        if _ZH_MADE_MOOD.search(undated) or _ZH_DOING.match(undated):
-            return "a mood of the moment"
         if _ZH_VERDICT.search(text) and len(re.sub(r"用户|[，。！!、]", "", text)) <= 8:
             return "a verdict on the moment"
         if _ZH_WISH.match(text):
@@ -286,10 +238,6 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
         return "a mood of the moment"
     if re.search(r"\(\d{4}", text):
         return None  # dated: an event, whatever words it is told in
-    if _MADE_MOOD.search(text) or _PASSING.match(text) or _DOING.search(text):
-        return "a mood of the moment"
-    if _RESOLVE.search(text):
-        return "a pep talk"
     if _PEP.search(text):
         return "a pep talk"
     if _ANNOUNCED.match(text):
