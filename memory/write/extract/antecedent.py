@@ -7,16 +7,18 @@ named one sentence before, by the speaker: "my hand-painted bowl". This module n
 User's hand-painted bowl for User's 18th birthday."
 
 It guesses only where one thing fits: the reference is a bare "it" / "this" / "that" (one thing) or "them" (things);
-the nearest earlier sentence (of the same message, at most two back) that names anything names exactly one thing of
-that number, and one the speaker owns ("my …", "our …": a "the …" / "a …" read by rule picked adjectives and the
-wrong thing too often on the tuning conversations); and what replaces the reference leaves nothing unresolved. Two
-candidates, a reference of another kind ("him", "here", "one") or no candidate: nothing is guessed and the caller
-abstains as before. The thing stays the speaker's ("my bowl" → "User's bowl", "their bowl" after "User").
+the sentence just before it in the same message names exactly one thing of that number, and one the speaker owns
+("my …", "our …": a "the …" / "a …" read by rule picked adjectives and the wrong thing too often on the tuning
+conversations); and what replaces the reference leaves nothing unresolved. Two candidates, a reference of another
+kind ("him", "here", "one") or no candidate: nothing is guessed and the caller abstains as before. The thing stays
+the speaker's ("my bowl" → "User's bowl", "their bowl" after "User").
 
-A bare "this" no earlier sentence names is the photo the message shares, when it shares one: the product path sends a
-shared image as its caption ("… [shares a photo of a painting of a sunset]"), so "I painted this after I visited a
-LGBTQ center" becomes "User painted a painting after …" (the caption cut after its first noun: what it shows, not
-the scene around it). Only "this": an "it" or a "them" as often points at what the other person said.
+What is not used, and why (read on all five LoCoMo dev conversations, after a first version did): the photo a
+message shares (the product path sends it as "… [shares a photo of …]"): a bare "this" named by the caption was right
+in 1 of 4 ("chat about this" is the matter discussed, not the party invitation in the photo); a sentence two back
+("I wore my Gryffindor scarf. Everyone had cool costumes. I even got this as a treat": the treat is a chocolate frog);
+an "it" a judgement is about ("I find it fulfilling", "I find it really rewarding": the activity, not "my group" the
+sentence before names). A wrong name makes a false fact, which is worse than an unnamed one.
 
 Chinese is not guessed at here (no word boundaries to cut a noun phrase at without a segmenter; a 它 / 这个 the
 message does not name in its own sentence is dropped as before).
@@ -32,8 +34,8 @@ from memory.write.extract.references import head, unresolved
 
 __all__ = ["name_from_message"]
 
-#: at most this many sentences back: farther, the speaker has moved on
-_BACK = 2
+#: only the sentence just before: two back, the speaker has moved on (see the module docstring)
+_BACK = 1
 _DET = r"(?P<det>my|our)"
 #: a determiner, up to two modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
 #: (a lookahead, so that "my bike and my helmet" yields both)
@@ -278,45 +280,8 @@ def _said_before(evidence: str, message: str) -> list[str]:
     return list(reversed(sentences(message[:at])))[:_BACK]
 
 
-#: a photo the message shares, as a chat client sends it ("… [shares a photo of a painting of a sunset]")
-_SHARED = re.compile(
-    r"\[shares (?:an? (?:photo|picture|pic|image|screenshot) of )?(?P<thing>an? [a-z][a-z -]*?)"
-    r"(?:\s+(?:with|on|in|at|that|and|next|under|over|near|from|by|of|\w+ing|\w+ed)\b[^\]]*)?\]",
-    re.I,
-)
-
-
-_NOT_A_THING = frozenset(
-    [
-        "red",
-        "white",
-        "blue",
-        "green",
-        "black",
-        "yellow",
-        "orange",
-        "purple",
-        "pink",
-        "brown",
-        "gray",
-        "grey",
-        "small",
-        "large",
-        "big",
-        "little",
-        "old",
-        "new",
-        "close",
-    ]
-)
-
-
-def shared_thing(message: str) -> str | None:
-    """What the photo a message shares shows, by its caption ("a painting", "a notebook"), or None."""
-    m = _SHARED.search(message)
-    if m is None or m.group("thing").split()[-1].lower() in _NOT_A_THING:
-        return None  # "a red and white sign" cut at "and": an adjective is not a thing
-    return m.group("thing").strip()
+#: "I find it fulfilling": a judgement about what the speaker does, not about the thing the sentence before names
+_JUDGED_IT = re.compile(r"\b(?:find|finds|found|finding|consider|considers|considered)\s+it\b", re.I)
 
 
 def name_from_message(content: str, evidence: str, message: str) -> str | None:
@@ -342,14 +307,9 @@ def name_from_message(content: str, evidence: str, message: str) -> str | None:
     m = next((r for r in _REF.finditer(text) if r.group("ref") == ref), None)
     if m is None:
         return None
-    if found is not None:
-        owner = "their" if "User" in text[: m.start()] else "User's"
-        said = f"{owner} {found[1]}"
-    else:  # a bare "this" points at what the message shows: "I painted this … [shares a photo of a painting …]"
-        subject = re.match(r"\s*(?:is|was|'s|has|looks|means)\b", text[m.end() :])  # "this is Max": who it is, not said
-        shown = shared_thing(message) if ref == "this" and not subject else None
-        if shown is None:
-            return None
-        said = shown
+    if found is None or _JUDGED_IT.search(evidence):
+        return None
+    owner = "their" if "User" in text[: m.start()] else "User's"
+    said = f"{owner} {found[1]}"
     named_content = content[: m.start()] + said + content[m.end() :]
     return named_content if not unresolved(named_content, evidence) else None

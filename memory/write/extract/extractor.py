@@ -358,7 +358,7 @@ def extract(
 def standing(cands: list[Candidate], message: str = "") -> list[Candidate]:
     """The candidates that stand on their own, whichever extractor proposed them: a reference the memory does not
     name is named where the words allow ("this adoption group" → "an adoption group") or where an earlier sentence of
-    ``message`` or the photo it shares names it (memory.write.extract.antecedent: "… like my hand-painted bowl. A
+    ``message`` names it (memory.write.extract.antecedent: "… like my hand-painted bowl. A
     friend made it …"), and a reaction or a verdict of the moment is dropped (memory.write.extract.worth). A
     reference that cannot be named is dropped in Chinese (the episode keeps what was said); in English it is marked
     (``meta["unresolved"]``) and left to the learned worth-keeping decision the planner applies with the candidate's
