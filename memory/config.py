@@ -135,6 +135,13 @@ class Settings(BaseSettings):
         description="Longest episode, in tokens: a longer message is kept as several episodes, cut at paragraph and "
         "sentence ends (the e5 embedder reads 512 tokens of a passage).",
     )
+    reply_embed_tokens: int = Field(
+        128,
+        ge=0,
+        description="How much of an assistant reply's episode the embedder reads, in tokens from its start (0: all "
+        "of it): a reply's opening says what it is about, and embedding is most of a long history's ingest. The "
+        "whole reply stays full-text searchable and is shown as said; the user's own words are always embedded whole.",
+    )
 
     # write pipeline
     dedupe_threshold: float = Field(

@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 from actors import ADMIN
 from sqlmodel import select
@@ -248,3 +249,51 @@ def test_the_index_reads_an_episode_with_its_speaker_and_day():
     )
     assert passage(MemoryType.FACT, "User likes tea.", "user", at) == "User likes tea."
     assert re.search(r"\(\d+ \w+ \d{4}\)", passage(MemoryType.EPISODE, "x", None, at))
+
+
+ASKED = "Can you suggest a place for brunch in Bandung? I love pastries and good coffee on slow weekend mornings."
+REPLY = (
+    "Bandung has a lively brunch scene, with many cafes that serve fresh pastries and good coffee all morning. "
+    "Here are a few places worth a visit on your next trip, each in a different part of the city. "
+    "The first is Miss Bee Providore, a garden cafe known for its eggs benedict, its cakes and its quiet terrace."
+)
+
+
+def test_a_long_reply_is_embedded_by_its_opening_and_every_word_stays_searchable(tmp_path, e5):
+    """The embedder reads an assistant reply's opening ``reply_embed_tokens`` only (its cost is most of a long
+    history's ingest); the user's words are embedded whole, every word of the reply is full-text searchable, and a
+    rebuilt index gives the same vectors as the write path."""
+    from memory.storage.indexing import reindex
+    from memory.storage.passages import embedded
+    from memory.write.entry import Said
+
+    settings = Settings(data_dir=tmp_path / "data", reply_embed_tokens=24)
+    svc = MemoryService(settings, embedder=e5)
+    user = svc.ensure_user("ep-reply")
+    svc.write_from_messages(user, svc.ensure_session(user, "s1"), [Said("user", ASKED), Said("assistant", REPLY)])
+    eps = {m.source_type: m for m in _episodes(svc, "ep-reply")}
+    mine, reply = eps[SourceType.USER_STATED], eps[SourceType.AGENT]
+    assert reply.content == REPLY  # kept as said
+
+    def vectors() -> dict[str, np.ndarray]:
+        rows = svc.storage.index.table.to_arrow().to_pylist()
+        return {r["id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
+
+    def alone(text: str) -> np.ndarray:
+        return e5.embed_passages([text])[0]
+
+    def full(m: Memory) -> str:
+        return passage(m.type, m.content, m.subject, m.created_at)
+
+    head = embedded(reply.type, reply.content, reply.subject, reply.created_at, reply.source_type, 24)
+    assert "Bandung" in head and "Providore" not in head and full(reply).startswith(head)
+    written = vectors()
+    assert np.abs(written[reply.id] - alone(head)).max() <= 1e-5  # the opening, not the whole reply
+    assert np.abs(written[reply.id] - alone(full(reply))).max() > 1e-3
+    assert np.abs(written[mine.id] - alone(full(mine))).max() <= 1e-5  # the user's words: all of them
+    found = svc.storage.index.search_text("Providore", user.key, None, limit=5)
+    assert [hit[0] for hit in found] == [reply.id]  # a word past the opening is still found by full text
+    reindex(svc.storage)
+    rebuilt = vectors()
+    assert all(np.abs(rebuilt[k] - written[k]).max() <= 1e-5 for k in (mine.id, reply.id))
+    svc.close()

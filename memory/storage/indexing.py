@@ -13,7 +13,7 @@ from sqlalchemy import update
 from sqlmodel import col, select
 
 from memory.storage.models import Memory
-from memory.storage.passages import passage
+from memory.storage.passages import embedded, passage
 from memory.storage.vectors import IndexRow
 from memory.vocab import MemoryStatus
 
@@ -47,7 +47,12 @@ def index_memories(storage: Indexed, rows: Sequence[Memory], *, vectors: Any = N
         # many rows (batch add, import, reindex): every core
         with embed_threads(storage.settings.embed_threads if len(active) > 1 else 1):
             vectors = storage.embedder.embed_passages(
-                [passage(m.type, m.content, m.subject, m.created_at) for m in active]
+                [
+                    embedded(
+                        m.type, m.content, m.subject, m.created_at, m.source_type, storage.settings.reply_embed_tokens
+                    )
+                    for m in active
+                ]
             )
     index = storage.index
     (index.add if fresh else index.upsert)(

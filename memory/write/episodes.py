@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from memory import provenance
 from memory.prompts import offline_intro_length
 from memory.storage.models import Message, User, new_id, utcnow
-from memory.storage.passages import passage
+from memory.storage.passages import embedded
 from memory.text.privacy import mask_value
 from memory.text.tokens import count_tokens, truncate_to_tokens
 from memory.vocab import CANNED, MemoryType, SourceType
@@ -117,19 +117,24 @@ def build(store: Storage, user: User, agent_id: str, message: Message, text: str
     at = message.created_at or utcnow()
     parts = [(start + offset, part) for offset, part in chunks(text[start:], store.settings.episode_tokens)]
     base_meta = {k: v for k, v in (message.meta or {}).items() if k not in _SKIP_META}
+    source = SourceType.USER_STATED if message.role == "user" else SourceType.AGENT
+    reply_tokens = store.settings.reply_embed_tokens
     out = []
     for n, (offset, part) in enumerate(parts):
         meta: dict[str, Any] = {**mask_value(base_meta), "role": message.role, "speaker": who}
         if len(parts) > 1 or start:
             meta.update(part=n + 1, parts=len(parts), offset=offset, length=len(part))
         out.append(
-            Episode(_row(user, agent_id, message, who, part, at, meta), passage(MemoryType.EPISODE, part, who, at))
+            Episode(
+                _row(user, agent_id, message, who, part, at, meta, source),
+                embedded(MemoryType.EPISODE, part, who, at, source, reply_tokens),
+            )
         )
     return out
 
 
 def _row(
-    user: User, agent_id: str, message: Message, who: str, text: str, at: datetime, meta: dict[str, Any]
+    user: User, agent_id: str, message: Message, who: str, text: str, at: datetime, meta: dict[str, Any], source: str
 ) -> dict[str, Any]:
     return new_lifecycle(utcnow()) | {
         "id": new_id(),
@@ -140,7 +145,7 @@ def _row(
         "predicate": None,
         "object": None,
         "content": text,
-        "source_type": SourceType.USER_STATED if message.role == "user" else SourceType.AGENT,
+        "source_type": source,
         "source_message_ids": [message.id],
         "confidence": 1.0,
         "importance": EPISODE_IMPORTANCE,
