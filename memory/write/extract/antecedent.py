@@ -34,12 +34,9 @@ from memory.write.extract.references import head, unresolved
 
 __all__ = ["name_from_message"]
 
-#: only the sentence just before: two back, the speaker has moved on (see the module docstring)
-_BACK = 1
-_DET = r"(?P<det>my|our)"
 #: a determiner, up to two modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
 #: (a lookahead, so that "my bike and my helmet" yields both)
-_NP = re.compile(rf"\b{_DET}\s+(?=(?P<np>(?:[a-z][a-z-]*\s+){{0,2}}[a-z][a-z-]*))", re.I)
+_NP = re.compile(r"\b(?:my|our)\s+(?=(?P<np>(?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*))", re.I)
 #: words that end a noun phrase before them or cannot be its head
 _STOP = frozenset(
     [
@@ -97,7 +94,6 @@ _STOP = frozenset(
         "no",
         "very",
         "really",
-        "so",
         "too",
         "just",
         "also",
@@ -132,7 +128,6 @@ _STOP = frozenset(
         "years",
         "month",
         "months",
-        "while",
         "moment",
         "moments",
         "point",
@@ -163,7 +158,6 @@ _STOP = frozenset(
         "what",
         "how",
         "why",
-        "who",
         "whom",
         "whose",
         "anything",
@@ -247,8 +241,8 @@ _POSSESSIVE_TAIL = re.compile(r"'s$")
 _REF = re.compile(r"\b(?P<ref>it|this|that|them)\b")
 
 
-def _phrases(sentence: str) -> list[tuple[str, str]]:
-    """(determiner, noun phrase) pairs a sentence names, the noun phrase cut at the first word that ends it."""
+def _phrases(sentence: str) -> list[str]:
+    """The noun phrases a sentence names after "my" / "our", each cut at the first word that ends it."""
     out = []
     for m in _NP.finditer(sentence):
         words: list[str] = []
@@ -262,7 +256,7 @@ def _phrases(sentence: str) -> list[tuple[str, str]]:
             continue
         # "the dance studio's been …": the possessive / contracted "'s" ends the phrase
         words[-1] = _POSSESSIVE_TAIL.sub("", words[-1])
-        out.append((m.group("det").lower(), " ".join(words)))
+        out.append(" ".join(words))
     return out
 
 
@@ -271,13 +265,13 @@ def _plural(noun_phrase: str) -> bool:
     return last.endswith("s") and not last.endswith(("ss", "us", "is"))
 
 
-def _said_before(evidence: str, message: str) -> list[str]:
-    """The sentences of ``message`` before the one ``evidence`` quotes (nearest first), or [] when not found."""
+def _said_before(evidence: str, message: str) -> str | None:
+    """The sentence of ``message`` just before the one ``evidence`` quotes (two back, the speaker has moved on: the
+    module docstring), or None when there is none or the quote is not found."""
     first = sentences(evidence)[:1]
     at = message.find(first[0].strip()) if first else -1
-    if at <= 0:
-        return []
-    return list(reversed(sentences(message[:at])))[:_BACK]
+    before = sentences(message[:at]) if at > 0 else []
+    return before[-1] if before else None
 
 
 #: "I find it fulfilling": a judgement about what the speaker does, not about the thing the sentence before names
@@ -285,8 +279,8 @@ _JUDGED_IT = re.compile(r"\b(?:find|finds|found|finding|consider|considers|consi
 
 
 def name_from_message(content: str, evidence: str, message: str) -> str | None:
-    """``content`` with its one unresolved reference named from an earlier sentence of ``message``, or None."""
-    if not message or not evidence:
+    """``content`` with its one unresolved reference named from the sentence of ``message`` before it, or None."""
+    if not message or not evidence or _JUDGED_IT.search(evidence):
         return None
     if has_cjk(content):
         return None  # see the module docstring: Chinese references are not guessed at from another sentence
@@ -294,22 +288,14 @@ def name_from_message(content: str, evidence: str, message: str) -> str | None:
     if len(refs) != 1 or refs[0] not in ("it", "this", "that", "them"):
         return None
     ref = refs[0]
-    found: tuple[str, str] | None = None
-    for sentence in _said_before(evidence, message):
-        named = [(d, np) for d, np in _phrases(sentence) if _plural(np) == (ref == "them")]
-        if not _phrases(sentence):
-            continue  # names nothing: look one sentence further back
-        if len(named) != 1:
-            return None  # the nearest sentence that names things names none or several of this number
-        found = named[0]
-        break
+    sentence = _said_before(evidence, message)
+    named = [np for np in _phrases(sentence) if _plural(np) == (ref == "them")] if sentence else []
+    if len(named) != 1:
+        return None  # the sentence before names none or several things of this number
     text = head(content)
     m = next((r for r in _REF.finditer(text) if r.group("ref") == ref), None)
     if m is None:
         return None
-    if found is None or _JUDGED_IT.search(evidence):
-        return None
     owner = "their" if "User" in text[: m.start()] else "User's"
-    said = f"{owner} {found[1]}"
-    named_content = content[: m.start()] + said + content[m.end() :]
+    named_content = f"{content[: m.start()]}{owner} {named[0]}{content[m.end() :]}"
     return named_content if not unresolved(named_content, evidence) else None
