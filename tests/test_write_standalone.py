@@ -482,6 +482,26 @@ def test_a_reference_the_answered_message_does_not_point_at_once_is_not_guessed(
     assert all(w not in f for f in said for w in named), said
 
 
+def test_a_chinese_reference_is_named_by_what_the_message_answered_points_at():
+    """那辆自行车 in the message answered names the 它 of the answer; before this, the fact was dropped."""
+    assert facts("谢谢！我每天都骑它上班。", "那辆自行车真酷！你常骑吗？") == ["用户每天都骑一辆自行车上班。"]
+    assert facts("我很喜欢它。", "那家咖啡店怎么样？") == ["用户很喜欢一家咖啡店。"]
+
+
+@pytest.mark.parametrize(
+    ("text", "previous"),
+    [
+        ("我很喜欢它。", "那家咖啡店和那本书怎么样？"),  # two things pointed at: which?
+        ("我去过上海，我很喜欢它。", "那家咖啡店怎么样？"),  # a clause before it may name the thing itself
+        ("我很喜欢它。", "你周末做了什么？"),  # nothing pointed at
+        ("哈哈，我在那里住了三年。", "那座城市好玩吗？"),  # a place: not named this way
+    ],
+)
+def test_a_chinese_reference_the_answered_message_does_not_point_at_once_is_not_guessed(text, previous):
+    """A guard (passes before the change too: the unnamed reference was dropped then as now)."""
+    assert not [f for f in facts(text, previous) if "咖啡店" in f or "书" in f or "城市" in f or "它" in f]
+
+
 def test_captions_reach_the_facts_benchmark_as_the_product_path_sends_them(tmp_path):
     """``memlens eval facts`` reads each turn as the chat client sends it: a shared photo named by its caption."""
     from memory.evaluation import facts as bench

@@ -20,8 +20,9 @@ in 1 of 4 ("chat about this" is the matter discussed, not the party invitation i
 an "it" a judgement is about ("I find it fulfilling", "I find it really rewarding": the activity, not "my group" the
 sentence before names). A wrong name makes a false fact, which is worse than an unnamed one.
 
-Chinese is not guessed at here (no word boundaries to cut a noun phrase at without a segmenter; a 它 / 这个 the
-message does not name in its own sentence is dropped as before).
+Chinese is not guessed at from the sentence before (no word boundaries to cut a noun phrase at without a segmenter);
+from the message answered only where it points with a measure word ("那辆自行车真酷！" → "我每天都骑它上班"), see
+``name_from_answered``.
 """
 
 from __future__ import annotations
@@ -356,8 +357,10 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
     alone in the memory ("it's …", "give it their all" are not things), and the speaker said nothing but
     interjections before the quoted sentence ("Barcelona sounds awesome! … adding it to my list" is Barcelona, not
     the travel list)."""
-    if not previous or not evidence or has_cjk(content) or _JUDGED_IT.search(evidence):
+    if not previous or not evidence or _JUDGED_IT.search(evidence):
         return None
+    if has_cjk(content):
+        return _named_from_answered_zh(content, evidence, message, previous)
     refs = unresolved(content, evidence)
     if len(refs) != 1 or refs[0] not in ("it", "this", "that", "them"):
         return None
@@ -380,4 +383,52 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
     else:
         thing = f"{'an' if np[0].lower() in 'aeiou' else 'a'} {np}"
     named_content = f"{content[: m.start()]}{thing}{content[m.end() :]}"
+    return named_content if not unresolved(named_content, evidence) else None
+
+
+#: what the other speaker points at in Chinese: 这 / 那 with a measure word and a short noun ("那辆自行车", "这幅画")
+_ZH_POINTED = re.compile(
+    r"(?:这|那)(?P<measure>个|件|本|种|家|位|只|张|幅|首|部|条|款|座|所|辆|台|双|块|盆|杯|瓶|顶)"
+    r"(?=(?P<noun>[\u4e00-\u9fff]{1,6}))"
+)
+#: where a Chinese noun after its measure word ends: a verb, an adverb, a particle or a pronoun after it
+_ZH_NOUN_END = re.compile(r"[是真太很好看吗呢啊吧了有在也都我你他她它怎么什为还就会能要想可挺非特让给和跟的得地着过]")
+#: what a speaker may say first without naming a thing ("谢谢！", "哈哈，")
+_ZH_INTERJECTION = re.compile(
+    r"^[\s，,。！!？?～~]*(?:(?:谢谢|多谢|哈哈|嘿嘿|是的|是啊|对啊|对|嗯|哇|好的|没错|当然)[\s，,。！!？?～~]*)*$"
+)
+#: the bare references named this way: one thing (not 它们, not a place or a person)
+_ZH_BARE = ("它", "这个", "那个")
+
+
+def _zh_pointed(previous: str) -> list[tuple[str, str]]:
+    out = []
+    for m in _ZH_POINTED.finditer(previous):
+        noun = m.group("noun")
+        cut = _ZH_NOUN_END.search(noun)
+        noun = noun[: cut.start()] if cut else noun
+        if 1 <= len(noun) <= 4:
+            out.append((m.group("measure"), noun))
+    return out
+
+
+def _named_from_answered_zh(content: str, evidence: str, message: str, previous: str) -> str | None:
+    """The Chinese side of ``name_from_answered``: "那辆自行车真酷！你常骑吗？" → "谢谢！我每天都骑它上班。" →
+    "用户每天都骑一辆自行车上班。" Only a bare 它 / 这个 / 那个, only when the message answered points at exactly one
+    thing with a measure word, and only when the speaker said nothing but interjections before the quoted sentence."""
+    refs = unresolved(content, evidence)
+    if len(refs) != 1 or refs[0] not in _ZH_BARE:
+        return None
+    at = message.find(evidence.strip()[:12])
+    if at < 0 or not _ZH_INTERJECTION.match(message[:at]):
+        return None
+    named = _zh_pointed(previous)
+    text = head(content)
+    if len(named) != 1 or text.count(refs[0]) != 1 or "它们" in text:
+        return None
+    if re.search(r"[，,；;]", text[: text.index(refs[0])]):
+        return None  # "我去过上海，我很喜欢它": a clause before it may name the thing itself
+    measure, noun = named[0]
+    i = content.index(refs[0])
+    named_content = f"{content[:i]}一{measure}{noun}{content[i + len(refs[0]) :]}"
     return named_content if not unresolved(named_content, evidence) else None
