@@ -502,6 +502,14 @@ def test_a_chinese_reference_the_answered_message_does_not_point_at_once_is_not_
     assert not [f for f in facts(text, previous) if "咖啡店" in f or "书" in f or "城市" in f or "它" in f]
 
 
+def test_a_chinese_thank_you_is_not_taken_for_the_answer_to_a_where_question():
+    """ "你是在哪里画的？" — "谢谢！……": the thank-you was read as the place ("用户是在谢谢画。")."""
+    got = facts("谢谢！我去年在海边画了它。", "这幅画真漂亮！你是在哪里画的？")
+    assert not [f for f in got if "谢谢" in f], got
+    # and 去年 (last year) is a time, not a trip planned ("用户计划在海边画了它")
+    assert not [f for f in got if "计划" in f], got
+
+
 def test_captions_reach_the_facts_benchmark_as_the_product_path_sends_them(tmp_path):
     """``memlens eval facts`` reads each turn as the chat client sends it: a shared photo named by its caption."""
     from memory.evaluation import facts as bench
