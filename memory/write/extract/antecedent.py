@@ -20,8 +20,9 @@ in 1 of 4 ("chat about this" is the matter discussed, not the party invitation i
 an "it" a judgement is about ("I find it fulfilling", "I find it really rewarding": the activity, not "my group" the
 sentence before names). A wrong name makes a false fact, which is worse than an unnamed one.
 
-Chinese is not guessed at here (no word boundaries to cut a noun phrase at without a segmenter; a 它 / 这个 the
-message does not name in its own sentence is dropped as before).
+Chinese is not guessed at from the sentence before (no word boundaries to cut a noun phrase at without a segmenter);
+from the message answered only where it points with a measure word ("那辆自行车真酷！" → "我每天都骑它上班"), see
+``name_from_answered``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from memory.text.language import has_cjk
 from memory.text.sentences import sentences
 from memory.write.extract.references import head, unresolved
 
-__all__ = ["name_from_message"]
+__all__ = ["name_from_answered", "name_from_message"]
 
 #: a determiner, up to two modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
 #: (a lookahead, so that "my bike and my helmet" yields both)
@@ -239,12 +240,15 @@ _AFTER_NOUN = frozenset(
 )
 _POSSESSIVE_TAIL = re.compile(r"'s$")
 _REF = re.compile(r"\b(?P<ref>it|this|that|them)\b")
+#: a bare "this" / "that" ends its phrase: punctuation, the end, or a preposition / conjunction after it
+_ENDS = re.compile(r"^\s*(?:[,.;:!?)]|$|(?:and|but|so|because|after|before|when|at|in|on|for|with|to|from)\b)")
 
 
-def _phrases(sentence: str) -> list[str]:
-    """The noun phrases a sentence names after "my" / "our", each cut at the first word that ends it."""
+def _phrases(sentence: str, pattern: re.Pattern[str] = _NP) -> list[str]:
+    """The noun phrases a sentence names after "my" / "our" (or ``pattern``'s determiners), each cut at the first
+    word that ends it."""
     out = []
-    for m in _NP.finditer(sentence):
+    for m in pattern.finditer(sentence):
         words: list[str] = []
         for w in m.group("np").split():
             if w.lower() in _STOP or words and (w.lower().endswith(("ing", "ed")) or w.lower() in _AFTER_NOUN):
@@ -298,4 +302,133 @@ def name_from_message(content: str, evidence: str, message: str) -> str | None:
         return None
     owner = "their" if "User" in text[: m.start()] else "User's"
     named_content = f"{content[: m.start()]}{owner} {named[0]}{content[m.end() :]}"
+    return named_content if not unresolved(named_content, evidence) else None
+
+
+#: what the other speaker points at in the message answered ("that agency", "those cookies"); not "your X": "your
+#: encouragement", "your travel list", "your team" were the thanks or the advice, not the thing the answer means
+_POINTED = re.compile(
+    r"(?<!\bdoes )(?<!\bdid )(?<!\bdo )(?<!\bwould )(?<!\bwill )\b(?P<det>that|this|those|these)\s+"
+    r"(?=(?P<np>(?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*))",
+    re.I,
+)
+#: what a speaker may say before the quoted sentence without naming a thing of their own ("Thanks, Melanie!")
+_INTERJECTION = frozenset(
+    ["thanks", "thank", "you", "wow", "yes", "yeah", "yep", "yup", "sure", "awesome", "great", "cool", "nice"]
+    + ["oh", "ah", "aw", "aww", "haha", "hey", "hi", "hello", "so", "much", "totally", "absolutely", "definitely"]
+    + ["ok", "okay", "amazing", "lol", "omg", "really", "indeed", "right", "exactly", "true", "agreed"]
+)
+#: a share of the things: "most of them" reads "most of the films", not "most of films"
+_PART_OF = re.compile(r"\b(?:most|all|some|many|few|each|both|none|any|several|half)\s+of\s*$", re.I)
+#: the reference stands alone: not "it's …" (a clause), not "give it their all" (an idiom)
+_BARE_AFTER = re.compile(r"^(?:'|\s+(?:my|our|their|your|his|her)\s+all\b)", re.I)
+
+
+def _only_interjections(said_before: str) -> bool:
+    """Whether what the speaker said before the quoted sentence names nothing: interjections and a vocative name."""
+    for sentence in sentences(said_before):
+        words = re.findall(r"[A-Za-z']+", re.sub(r",\s*[A-Z][a-z]+\b", "", sentence))
+        if any(w.lower() not in _INTERJECTION for w in words):
+            return False
+    return True
+
+
+def _pointed(previous: str) -> list[tuple[str, str]]:
+    """(determiner, noun phrase) pairs the other speaker points at: "that" / "this" followed by a word in -s is a
+    verb ("that sounds great", "this looks fun"), not a thing; a phrase must agree in number with its determiner."""
+    out = []
+    for m in _POINTED.finditer(previous):
+        det = m.group("det").lower()
+        first = m.group("np").split()[0].lower()
+        if det in ("that", "this") and first.endswith("s") and not first.endswith("ss"):
+            continue
+        for np in _phrases(previous[m.start() :], _POINTED)[:1]:
+            if _plural(np) == (det in ("those", "these")):
+                out.append((det, np))
+    return out
+
+
+def name_from_answered(content: str, evidence: str, message: str, previous: str | None) -> str | None:
+    """``content`` with its one unresolved bare reference named by what the message answered points at, or None.
+
+    "Wow, that painting is awesome! What inspired you?" → "Thanks! I painted this after …" is about the painting:
+    the other speaker pointed at it. Only where that message points at exactly one thing of the reference's number
+    ("that X", "those X"; "your X" was the thanks or the advice more often than the thing), the reference stands
+    alone in the memory ("it's …", "give it their all" are not things), and the speaker said nothing but
+    interjections before the quoted sentence ("Barcelona sounds awesome! … adding it to my list" is Barcelona, not
+    the travel list)."""
+    if not previous or not evidence or _JUDGED_IT.search(evidence):
+        return None
+    if has_cjk(content):
+        return _named_from_answered_zh(content, evidence, message, previous)
+    refs = unresolved(content, evidence)
+    if len(refs) != 1 or refs[0] not in ("it", "this", "that", "them"):
+        return None
+    ref = refs[0]
+    first = sentences(evidence)[:1]
+    at = message.find(first[0].strip()) if first else -1
+    if at < 0 or not _only_interjections(message[:at]):
+        return None
+    named = [np for _, np in _pointed(previous) if _plural(np) == (ref == "them")]
+    if len(named) != 1:
+        return None
+    text = head(content)
+    m = next((r for r in _REF.finditer(text) if r.group("ref") == ref), None)
+    after = text[m.end() :] if m else ""
+    if m is None or _BARE_AFTER.match(after) or (ref in ("this", "that") and not _ENDS.match(after)):
+        return None
+    np = named[0]
+    if ref == "them":  # "a bunch of movies", but "most of the films"
+        thing = f"the {np}" if _PART_OF.search(text[: m.start()]) else np
+    else:
+        thing = f"{'an' if np[0].lower() in 'aeiou' else 'a'} {np}"
+    named_content = f"{content[: m.start()]}{thing}{content[m.end() :]}"
+    return named_content if not unresolved(named_content, evidence) else None
+
+
+#: what the other speaker points at in Chinese: 这 / 那 with a measure word and a short noun ("那辆自行车", "这幅画")
+_ZH_POINTED = re.compile(
+    r"(?:这|那)(?P<measure>个|件|本|种|家|位|只|张|幅|首|部|条|款|座|所|辆|台|双|块|盆|杯|瓶|顶)"
+    r"(?=(?P<noun>[\u4e00-\u9fff]{1,6}))"
+)
+#: where a Chinese noun after its measure word ends: a verb, an adverb, a particle or a pronoun after it
+_ZH_NOUN_END = re.compile(r"[是真太很好看吗呢啊吧了有在也都我你他她它怎么什为还就会能要想可挺非特让给和跟的得地着过]")
+#: what a speaker may say first without naming a thing ("谢谢！", "哈哈，")
+_ZH_INTERJECTION = re.compile(
+    r"^[\s，,。！!？?～~]*(?:(?:谢谢|多谢|哈哈|嘿嘿|是的|是啊|对啊|对|嗯|哇|好的|没错|当然)[\s，,。！!？?～~]*)*$"
+)
+#: the bare references named this way: one thing (not 它们, not a place or a person)
+_ZH_BARE = ("它", "这个", "那个")
+
+
+def _zh_pointed(previous: str) -> list[tuple[str, str]]:
+    out = []
+    for m in _ZH_POINTED.finditer(previous):
+        noun = m.group("noun")
+        cut = _ZH_NOUN_END.search(noun)
+        noun = noun[: cut.start()] if cut else noun
+        if 1 <= len(noun) <= 4:
+            out.append((m.group("measure"), noun))
+    return out
+
+
+def _named_from_answered_zh(content: str, evidence: str, message: str, previous: str) -> str | None:
+    """The Chinese side of ``name_from_answered``: "那辆自行车真酷！你常骑吗？" → "谢谢！我每天都骑它上班。" →
+    "用户每天都骑一辆自行车上班。" Only a bare 它 / 这个 / 那个, only when the message answered points at exactly one
+    thing with a measure word, and only when the speaker said nothing but interjections before the quoted sentence."""
+    refs = unresolved(content, evidence)
+    if len(refs) != 1 or refs[0] not in _ZH_BARE:
+        return None
+    at = message.find(evidence.strip()[:12])
+    if at < 0 or not _ZH_INTERJECTION.match(message[:at]):
+        return None
+    named = _zh_pointed(previous)
+    text = head(content)
+    if len(named) != 1 or text.count(refs[0]) != 1 or "它们" in text:
+        return None
+    if re.search(r"[，,；;]", text[: text.index(refs[0])]):
+        return None  # "我去过上海，我很喜欢它": a clause before it may name the thing itself
+    measure, noun = named[0]
+    i = content.index(refs[0])
+    named_content = f"{content[:i]}一{measure}{noun}{content[i + len(refs[0]) :]}"
     return named_content if not unresolved(named_content, evidence) else None

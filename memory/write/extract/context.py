@@ -455,6 +455,10 @@ def _thing(np: str) -> str | None:
 
 
 # -- Chinese ---------------------------------------------------------------------------------------------------
+#: a thank-you or an exclamation before the answer, never the answer to "where / what / when"
+_THANKS_ZH = re.compile(r"^(?:谢谢|多谢|感谢|哈哈|嘿嘿|哇|嗯|好的|太好了|天哪)[你您啦呀啊哈！!，, ]*$")
+
+
 def _answer_zh(first: str, question: str | None) -> str | None:
     if question is None or len(first) > _SHORT:
         return None
@@ -477,8 +481,8 @@ def _answer_zh(first: str, question: str | None) -> str | None:
     if not m or not q.startswith("你"):
         return None
     answer = re.sub(r"[了啦呀啊哦吧]+$", "", ans)
-    if not answer:
-        return None
+    if not answer or _THANKS_ZH.match(answer):
+        return None  # "你是在哪里画的？" — "谢谢！": a thank-you, not the place
     before, after = q[: m.start()], re.sub(r"[了呢呀啊][?？]?$", "", q[m.end() :])
     if m.group() == "什么" and after[:1] and not re.match(r"[时候]", after[:1]):
         after = re.sub(r"^\w{0,2}?(?=[，,。]|$)", "", after) if len(after) <= 2 else after

@@ -17,7 +17,7 @@ from memory.text.numerals import find_amount
 from memory.text.sentences import sentences
 from memory.write import keep
 from memory.write.extract import rules_en, rules_zh
-from memory.write.extract.antecedent import name_from_message
+from memory.write.extract.antecedent import name_from_answered, name_from_message
 from memory.write.extract.base import (
     CONF_EXPLICIT,
     CONF_HEDGED,
@@ -348,18 +348,21 @@ def extract(
 
         try:
             return standing(
-                extract_llm(model, text, role=role, at=at, previous=previous if role == "user" else None), text
+                extract_llm(model, text, role=role, at=at, previous=previous if role == "user" else None),
+                text,
+                previous if role == "user" else None,
             )
         except ExtractionFailed:
             pass
-    return standing(extract_rules(text, role=role, at=at, previous=previous), text)
+    return standing(extract_rules(text, role=role, at=at, previous=previous), text, previous)
 
 
-def standing(cands: list[Candidate], message: str = "") -> list[Candidate]:
+def standing(cands: list[Candidate], message: str = "", previous: str | None = None) -> list[Candidate]:
     """The candidates that stand on their own, whichever extractor proposed them: a reference the memory does not
     name is named where the words allow ("this adoption group" → "an adoption group") or where an earlier sentence of
-    ``message`` names it (memory.write.extract.antecedent: "… like my hand-painted bowl. A
-    friend made it …"), and a reaction or a verdict of the moment is dropped (memory.write.extract.worth). A
+    ``message`` names it (memory.write.extract.antecedent: "… like my hand-painted bowl. A friend made it …") or
+    by the one thing the message it answers points at (``previous``: "that painting … What inspired you?" → "I
+    painted this …"), and a reaction or a verdict of the moment is dropped (memory.write.extract.worth). A
     reference that cannot be named is dropped in Chinese (the episode keeps what was said); in English it is marked
     (``meta["unresolved"]``) and left to the learned worth-keeping decision the planner applies with the candidate's
     passage vector (memory.write.keep), which drops it when no vector of the fitted embedder is there. Why each was
@@ -372,6 +375,8 @@ def standing(cands: list[Candidate], message: str = "") -> list[Candidate]:
         named = resolve(c.content, c.evidence)
         if named is None:  # named by a sentence said before it in the message ("… my bowl. A friend made it …")
             named = name_from_message(c.content, c.evidence, message)
+        if named is None:  # named by what the message answered points at ("that agency … pick it?")
+            named = name_from_answered(c.content, c.evidence, message, previous)
         if named is None:
             if not keep.judged(c):
                 continue

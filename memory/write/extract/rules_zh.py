@@ -133,7 +133,8 @@ _DATE_WORDS = r"(?:明天|后天|今天|今晚|大后天|这周末|周末|下周
 PLAN = re.compile(
     r"我(?P<pre>[^，。！？；]{0,10}?)(?P<verb>打算|准备|计划|要|会|将|想要|想)(?P<obj>[^，。！？；,.!?;]{2,24})"
 )  # noqa: E501 (pattern table)
-PLAN_GO = re.compile(r"我(?P<pre>[^，。！？；]{0,8}?)(?P<obj>去[^，。！？；,.!?;]{1,16})")
+#: "我下周去北京" (not 去年 / 去世: a time word and a death are not a trip)
+PLAN_GO = re.compile(r"我(?P<pre>[^，。！？；]{0,8}?)(?P<obj>去(?!年|世)[^，。！？；,.!?;]{1,16})")
 PLAN_HAVE = re.compile(
     r"我(?P<pre>[^，。！？；]{0,10}?)有(?:一)?个(?P<obj>[\u4e00-\u9fff]{0,8}?(?:面试|会议|会|考试|约会|航班|手术|演讲|聚会|婚礼|体检|课|"
     r"比赛|演出|出差))"
