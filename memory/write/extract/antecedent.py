@@ -269,13 +269,34 @@ def _plural(noun_phrase: str) -> bool:
     return last.endswith("s") and not last.endswith(("ss", "us", "is"))
 
 
+#: the bare references named from another sentence: one English word standing for a thing
+_BARE = ("it", "this", "that", "them")
+
+
+def _bare_ref(content: str, evidence: str) -> str | None:
+    """The memory's one unresolved reference when it is a bare it / this / that / them, else None."""
+    refs = unresolved(content, evidence)
+    return refs[0] if len(refs) == 1 and refs[0] in _BARE else None
+
+
+def _quoted_at(evidence: str, message: str) -> int:
+    """Where in ``message`` the first sentence ``evidence`` quotes begins (-1: not found)."""
+    first = sentences(evidence)[:1]
+    return message.find(first[0].strip()) if first else -1
+
+
 def _said_before(evidence: str, message: str) -> str | None:
     """The sentence of ``message`` just before the one ``evidence`` quotes (two back, the speaker has moved on: the
     module docstring), or None when there is none or the quote is not found."""
-    first = sentences(evidence)[:1]
-    at = message.find(first[0].strip()) if first else -1
+    at = _quoted_at(evidence, message)
     before = sentences(message[:at]) if at > 0 else []
     return before[-1] if before else None
+
+
+def _ref_in(content: str, ref: str) -> tuple[str, re.Match[str] | None]:
+    """The memory's head and where ``ref`` stands in it as a reference (None: not as one)."""
+    text = head(content)
+    return text, next((r for r in _REF.finditer(text) if r.group("ref") == ref), None)
 
 
 #: "I find it fulfilling": a judgement about what the speaker does, not about the thing the sentence before names
@@ -288,16 +309,14 @@ def name_from_message(content: str, evidence: str, message: str) -> str | None:
         return None
     if has_cjk(content):
         return None  # see the module docstring: Chinese references are not guessed at from another sentence
-    refs = unresolved(content, evidence)
-    if len(refs) != 1 or refs[0] not in ("it", "this", "that", "them"):
+    ref = _bare_ref(content, evidence)
+    if ref is None:
         return None
-    ref = refs[0]
     sentence = _said_before(evidence, message)
     named = [np for np in _phrases(sentence) if _plural(np) == (ref == "them")] if sentence else []
     if len(named) != 1:
         return None  # the sentence before names none or several things of this number
-    text = head(content)
-    m = next((r for r in _REF.finditer(text) if r.group("ref") == ref), None)
+    text, m = _ref_in(content, ref)
     if m is None:
         return None
     owner = "their" if "User" in text[: m.start()] else "User's"
@@ -361,19 +380,16 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
         return None
     if has_cjk(content):
         return _named_from_answered_zh(content, evidence, message, previous)
-    refs = unresolved(content, evidence)
-    if len(refs) != 1 or refs[0] not in ("it", "this", "that", "them"):
+    ref = _bare_ref(content, evidence)
+    if ref is None:
         return None
-    ref = refs[0]
-    first = sentences(evidence)[:1]
-    at = message.find(first[0].strip()) if first else -1
+    at = _quoted_at(evidence, message)
     if at < 0 or not _only_interjections(message[:at]):
         return None
     named = [np for _, np in _pointed(previous) if _plural(np) == (ref == "them")]
     if len(named) != 1:
         return None
-    text = head(content)
-    m = next((r for r in _REF.finditer(text) if r.group("ref") == ref), None)
+    text, m = _ref_in(content, ref)
     after = text[m.end() :] if m else ""
     if m is None or _BARE_AFTER.match(after) or (ref in ("this", "that") and not _ENDS.match(after)):
         return None
