@@ -203,11 +203,19 @@ class Settings(BaseSettings):
     )
     neighbor_span: int = Field(2, ge=0, description="How many turns away a neighbour still counts.")
     context_span: int = Field(
-        2,
+        3,
         ge=0,
         le=20,
         description="Source context: each injected memory learnt from a message brings the conversation turns "
         "within this many positions of that message (same session; shared turns shown once); 0 = off.",
+    )
+    near_duplicate_cosine: float = Field(
+        0.95,
+        ge=0.0,
+        le=1.0,
+        description="What the agent injects: a candidate whose vector is within this cosine of a better-ranked "
+        "selected one is passed over (it says nothing new; the next one takes its place). 0 = off. Doors' searches "
+        "never pass over (they return every match they promise).",
     )
     day_boost: float = Field(
         1.0,
@@ -282,7 +290,12 @@ class Settings(BaseSettings):
     context_profile_cap: int = Field(300, ge=0, description="Token cap of the core-profile section (0 = off).")
     context_bridge_cap: int = Field(200, ge=0, description="Token cap of the last-session bridge section (0 = off).")
     context_summary_cap: int = Field(600, ge=0, description="Token cap of the rolling-summary section (0 = off).")
-    context_memories_cap: int = Field(1500, ge=0, description="Token cap of the retrieved-memories section (0 = off).")
+    context_memories_cap: int = Field(
+        1110,
+        ge=0,
+        description="Token cap of the retrieved-memories section (0 = off): the memory lines first, then their source "
+        "context in rank order (tuned on LoCoMo with the ±3 window).",
+    )
     context_history_cap: int = Field(
         0, ge=0, description="Token cap of the recent-history section (0 = whatever is left)."
     )

@@ -574,7 +574,8 @@ class MemoryService:
         every agent of the user (or the named one), with the door's own filters (``where``, a test on each
         candidate's stored row) applied *before* the cut. A door returns exactly ``result.selected``: recall's
         verdicts — flagged, states a retracted memory, same message as a better hit, below the cut, beyond the
-        limit — and no filtering of its own after it. ``policy.k`` is the door's limit, so source context is read for
+        limit — and no filtering of its own after it; near-duplicates are not passed over (that is what the agent
+        injects, not what a search promises). ``policy.k`` is the door's limit, so source context is read for
         the hits returned and no others. ``narrow``: ``where`` may discard many candidates (a metadata filter, a
         run), so the candidate pool is widened to :data:`DOOR_POOL` (× the filtered-pool factor). None when the user
         does not exist (the query is refused first either way, so an empty query is the same error for every
@@ -585,6 +586,7 @@ class MemoryService:
         except NotFound:
             return None
         filters = None if where is None else RecallFilters(rows=where, rows_label=where_label)
+        policy = policy.replace(near_duplicate_cosine=0.0)  # a door returns every match, near-identical ones too
         if where is not None and narrow:  # a narrow door filter still finds its matches: a wider candidate pool
             policy = policy.replace(pool=max(policy.pool, DOOR_POOL))
         return self.recall(user_id, query, agent_id=agent_id, any_agent=True, policy=policy, filters=filters)

@@ -105,6 +105,8 @@ def test_sigkill_mid_stream_then_repair_loses_nothing(backend_settings, hash_emb
         svc.close()
     svc = MemoryService(backend_settings, embedder=hash_embedder)
     text = "round 2 batch 0 note 1 about 杭州 and tennis"  # acknowledged in the last round, never deleted
-    hits = svc.recall("crash-user", text, mode="vector", threshold=0.999, k=20).hits
+    # the hash embedder gives "batch 1 note 0" the same bag-of-words vector: what the agent injects would pass over
+    # one of the two as a near-duplicate, so the check searches as a door does (every match)
+    hits = svc.recall("crash-user", text, mode="vector", threshold=0.999, k=20, near_duplicate_cosine=0.0).hits
     assert text in [h.content for h in hits if h.selected]  # the hash embedder: same text, same vector
     svc.close()

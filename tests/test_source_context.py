@@ -175,6 +175,24 @@ def test_context_is_cut_before_any_memory_and_the_budget_holds():
     assert _memories_section(full)["context_cut"] == 0 and len(full.context_shown["m0"]) == 3
 
 
+def test_context_fills_in_rank_order_and_stops_at_the_first_line_that_does_not_fit():
+    """The best memory's whole window before the second memory's nearest line: filled nearest first across all
+    memories instead, every memory's nearest lines came first and the best hit lost its outer ones."""
+    from memory.sessions.prompt import context_line
+    from memory.text.tokens import count_tokens
+
+    words = " ".join(["word"] * 20)
+    memories = [_item(n, 100 * n, [(100 * n - 2, words), (100 * n - 1, words), (100 * n + 1, words)]) for n in (1, 2)]
+    memories.append(_item(3, 300, [(299, "ok"), (301, "ok")]))  # short lines: they would fit, after the cut
+    bare = compose(ContextRequest(input="hi", memories=[replace(m, context=[]) for m in memories]), Settings())
+    row = memories[0].context[0]
+    line = count_tokens(context_line(row, True, row.created_at.date().isoformat()))
+    cap = _memories_section(bare)["used"] + 4 * line + line // 2
+    comp = compose(ContextRequest(input="hi", memories=memories), Settings(context_memories_cap=cap))
+    assert comp.context_shown == {"m1": [98, 99, 101], "m2": [199], "m3": []}
+    assert _memories_section(comp)["used"] <= cap
+
+
 def test_a_retracted_statement_never_comes_back_as_context():
     req = ContextRequest(
         input="where do I live?",
@@ -218,7 +236,7 @@ def test_eval_records_count_context_evidence_and_dedupe_its_tokens():
     from memory.evaluation import crossval, metrics, tune
 
     probe = _eval_probe({"s": [1, 2, 3, 4, 5, 6]}, {"D1:1", "D1:6"})
-    params = replace(RecallPolicy.from_settings(Settings(), threshold=-1.0), mode="vector", k=5)
+    params = replace(RecallPolicy.from_settings(Settings(), threshold=-1.0), mode="vector", k=5, context_span=2)
     [out] = tune.replay([probe], params, {})
     a, b = out.ranked
     assert (a.own, a.dia_ids) == ({"D1:3"}, {"D1:1", "D1:2", "D1:3", "D1:4", "D1:5"})

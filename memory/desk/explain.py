@@ -21,6 +21,7 @@ from sqlmodel import select
 from memory.errors import InvalidInput, NotFound
 from memory.retrieval import policy
 from memory.retrieval.filters import RecallFilters
+from memory.retrieval.near_duplicates import NEAR_DUPLICATE
 from memory.retrieval.policy import RecallPolicy
 from memory.retrieval.recall import (
     IN_CONVERSATION,
@@ -265,6 +266,12 @@ def _ranking_stages(hit: Hit, hits: list[Hit], params: RecallPolicy, calibration
         twin = hit.drop_reason[len(SAME_SOURCE) :].strip()
         said = f"a better-ranked memory from the same message ({twin}) reaches the prompt instead"
         out.append(Stage("one copy per message", False, said))
+        return out
+    if hit.drop_reason and hit.drop_reason.startswith(NEAR_DUPLICATE):
+        twin = hit.drop_reason[len(NEAR_DUPLICATE) :].strip()
+        cos = f"cosine ≥ {params.near_duplicate_cosine:g}"
+        said = f"a better-ranked selected memory ({twin}) says nearly the same ({cos}) and reaches the prompt instead"
+        out.append(Stage("near-duplicate", False, said))
         return out
     passed = [h for h in hits if h.passed]
     place = next(n for n, h in enumerate(passed, 1) if h.memory_id == hit.memory_id)

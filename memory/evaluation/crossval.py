@@ -199,7 +199,7 @@ def pooled_rates(scored: Sequence[tuple[Outcome, float]], k: int, layer: str | N
     layer's memories only, as :func:`metrics.at_threshold` counts them)."""
     own = [(o, t) for o, t in scored if o.gold and not o.foreign]
     foreign = [(o, t) for o, t in scored if o.foreign]
-    tops = [[c for c in metrics.selected(o.ranked, k, t) if metrics.in_layer(c, layer)] for o, t in own]
+    tops = [[c for c in metrics.shown(o, k, t) if metrics.in_layer(c, layer)] for o, t in own]
     hits = [metrics.hit(o.gold, top) for (o, _), top in zip(own, tops, strict=True)]
     noise = [
         1.0 if any(metrics.in_layer(c, layer) for c in metrics.selected(o.ranked, k, t)) else 0.0 for o, t in foreign

@@ -17,9 +17,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from memory.prompts import HEADERS
+from memory.sessions.prompt import MIN_PARTIAL
+from memory.text.tokens import count_tokens
 from memory.vocab import MemoryType
 
 SWEEP = tuple(round(i / 20, 2) for i in range(21))  # relevance 0.00 .. 1.00
+#: the composer's memory-section header (:mod:`memory.sessions.prompt`)
+MEMORIES_HEADER_TOKENS = count_tokens(f"\n\n{HEADERS['memories']}")
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,11 @@ class RankedRecord:
     #: its source message ids, and its source context's (the window around them, its sources left out)
     sources: frozenset[int] = frozenset()
     context_ids: tuple[int, ...] = ()
+    memory_id: str = ""
+    #: the candidates of this search near-identical to it at the policy's cosine (recall passes over them)
+    near: frozenset[str] = frozenset()
+    #: tokens of its line in the prompt's memory section (date, source and type prefix included; 0 = unknown)
+    line_tokens: int = 0
 
     @property
     def own(self) -> frozenset[str]:
@@ -59,6 +69,10 @@ class Outcome:
     asked_of: str | None = None
     #: tokens of each message as a source-context line (shared by the outcomes of one user; None = no context)
     message_tokens: Mapping[int, int] | None = field(default=None, repr=False, compare=False)
+    #: the dia_id of each message (shared by the outcomes of one user): what a kept context line covers
+    dia_of: Mapping[int, str] | None = field(default=None, repr=False, compare=False)
+    #: the composer's memory-section cap (``context_memories_cap``; None = none): context lines past it are not shown
+    memory_cap: int | None = None
 
     @property
     def foreign(self) -> bool:
@@ -66,14 +80,66 @@ class Outcome:
 
 
 def selected(ranked: Sequence[RankedRecord], k: int, threshold: float | None = None) -> list[RankedRecord]:
-    """The first k candidates whose relevance passes the threshold (None = no threshold)."""
+    """The first k candidates whose relevance passes the threshold (None = no threshold), passing over one
+    near-identical to a selected one (as :func:`memory.retrieval.recall.rank_and_cut` does)."""
     out: list[RankedRecord] = []
+    chosen: set[str] = set()
     for c in ranked:
         if len(out) >= k:
             break
-        if threshold is None or (c.relevance is not None and c.relevance >= threshold):
-            out.append(c)
+        if threshold is not None and (c.relevance is None or c.relevance < threshold):
+            continue
+        if c.near & chosen:
+            continue
+        out.append(c)
+        chosen.add(c.memory_id)
     return out
+
+
+def shown(o: Outcome, k: int, threshold: float | None = None) -> list[RankedRecord]:
+    """What the prompt shows of a question's selection: :func:`selected`, with the source context the composer's
+    memory cap keeps (:func:`capped`)."""
+    return capped(selected(o.ranked, k, threshold), o)
+
+
+def capped(top: Sequence[RankedRecord], o: Outcome) -> list[RankedRecord]:
+    """The records as the composer's memory section keeps them under ``o.memory_cap``
+    (:func:`memory.sessions.prompt._fill_memories`): the header and every memory line first (a line that does not fit
+    is kept cut, without context, when the room is worth it, and the rest go), then each record's new context lines
+    in rank order, nearest to its source first, until the first that does not fit. A record covers its own evidence
+    and its kept lines' (a line no better-ranked record already brought, as :func:`prompt_tokens` counts it)."""
+    if o.memory_cap is None or o.message_tokens is None or o.dia_of is None:
+        return list(top)
+    used, kept = MEMORIES_HEADER_TOKENS, []
+    for c in top:
+        if used + c.line_tokens <= o.memory_cap:
+            kept.append(c)
+            used += c.line_tokens
+            continue
+        if o.memory_cap - used >= MIN_PARTIAL:
+            kept.append(replace(c, context_ids=()))
+            used = o.memory_cap
+        break
+    claimed = {m for c in kept if c.type == MemoryType.EPISODE for m in c.sources}
+    out, full = [], False
+    for c in kept:
+        claimed |= c.sources
+        lines: list[int] = []
+        for m in sorted((m for m in c.context_ids if m not in claimed), key=lambda m: (_distance(m, c.sources), m)):
+            cost = o.message_tokens.get(m, 0)
+            if full or used + cost > o.memory_cap:
+                full = True
+                break
+            lines.append(m)
+            used += cost
+        claimed.update(lines)
+        dia = frozenset(o.dia_of[m] for m in lines if m in o.dia_of)
+        out.append(replace(c, context_ids=tuple(sorted(lines)), dia_ids=c.own | dia))
+    return out
+
+
+def _distance(message_id: int, sources: frozenset[int]) -> int:
+    return min((abs(message_id - s) for s in sources), default=0)
 
 
 def prompt_tokens(top: Sequence[RankedRecord], message_tokens: Mapping[int, int] | None) -> int:
@@ -133,12 +199,12 @@ def aggregate(outcomes: Sequence[Outcome], ks: Sequence[int], threshold: float |
     scored = [o for o in outcomes if o.gold]
     out: dict = {"questions": len(outcomes), "with_evidence": len(scored)}
     for k in ks:
-        tops = [selected(o.ranked, k, threshold) for o in scored]
+        tops = [shown(o, k, threshold) for o in scored]
         out[f"recall@{k}"] = _pct([evidence_recall(o.gold, t) for o, t in zip(scored, tops, strict=True)])
         out[f"hit@{k}"] = _pct([hit(o.gold, t) for o, t in zip(scored, tops, strict=True)])
         out[f"tokens@{k}"] = _mean_tokens(scored, tops)
     top_k = max(ks)
-    rr = [reciprocal_rank(o.gold, selected(o.ranked, top_k, threshold)) for o in scored]
+    rr = [reciprocal_rank(o.gold, shown(o, top_k, threshold)) for o in scored]
     out["mrr"] = round(sum(rr) / len(rr), 4) if rr else 0.0
     if threshold is not None:
         out["empty_rate"] = empty_rate(outcomes, threshold)
@@ -156,7 +222,7 @@ def recall_curve(outcomes: Sequence[Outcome], max_k: int) -> list[dict]:
     scored = [o for o in outcomes if o.gold]
     rows = []
     for k in range(1, max_k + 1):
-        tops = [o.ranked[:k] for o in scored]
+        tops = [shown(o, k) for o in scored]
         rows.append(
             {
                 "k": k,
@@ -174,7 +240,7 @@ def threshold_sweep(outcomes: Sequence[Outcome], ks: Sequence[int], thresholds: 
     for t in thresholds:
         row: dict = {"threshold": t, "empty_rate": empty_rate(outcomes, t)}
         for k in ks:
-            row[f"recall@{k}"] = _pct([evidence_recall(o.gold, selected(o.ranked, k, t)) for o in scored])
+            row[f"recall@{k}"] = _pct([evidence_recall(o.gold, shown(o, k, t)) for o in scored])
         rows.append(row)
     return rows
 
@@ -201,7 +267,7 @@ def at_threshold(outcomes: Sequence[Outcome], threshold: float, k: int, layer: s
     injected as an episode / as a fact, foreign noise an episode / a fact brought."""
     own = [o for o in outcomes if o.gold and not o.foreign]
     foreign = [o for o in outcomes if o.foreign]
-    tops = [[c for c in selected(o.ranked, k, threshold) if in_layer(c, layer)] for o in own]
+    tops = [[c for c in shown(o, k, threshold) if in_layer(c, layer)] for o in own]
     noisy = [any(in_layer(c, layer) for c in selected(o.ranked, k, threshold)) for o in foreign]
     return {
         "threshold": round(threshold, 4),

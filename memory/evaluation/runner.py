@@ -124,6 +124,7 @@ def assemble(
     early: Sequence[Outcome] = (),
     probes: Sequence[Probe] = (),
     base: RecallPolicy | None = None,
+    memory_cap: int | None = None,
 ) -> dict:
     """The report dict from per-mode outcomes (pure): the main mode's blocks on top, every mode under ``runs``;
     with ``foreign`` outcomes also the answerable/foreign rates at the configured cut, their curves against the
@@ -169,7 +170,7 @@ def assemble(
         if len(samples) > 1:
             embedder = settings["embedder"]
             if probes and base is not None:
-                cv = tune.nested(probes, base, embedder=embedder, k=configured_k, ks=opts.ks)
+                cv = tune.nested(probes, base, embedder=embedder, k=configured_k, ks=opts.ks, memory_cap=memory_cap)
             else:
                 cv = crossval.loco(both, embedder=embedder, k=configured_k, ks=opts.ks)
             cv.pop("outcomes")
@@ -196,6 +197,7 @@ def build_report(
         early=[o for o in [*asked.outcomes.get(opts.mode, []), *asked.foreign] if _early(o)],
         probes=[*asked.probes.get(opts.mode, []), *asked.foreign_probes],
         base=svc.recall_policy(mode=opts.mode, k=max(opts.ks), threshold=-1.0),
+        memory_cap=svc.effective_settings().context_memories_cap,
     )
 
 
@@ -309,12 +311,13 @@ def gather(
                 data = {"key": _cache_key(opts), "probes": asked.probes, "foreign_probes": asked.foreign_probes}
                 pickle.dump(data, fh)
     attach_conversations(svc, [p for ps in asked.probes.values() for p in ps] + asked.foreign_probes)
-    tokens: dict[str, int] = {}
+    tokens: dict[str, tuple[int, int]] = {}
+    cap = svc.effective_settings().context_memories_cap  # the metrics count what the composer keeps under it
     for mode, probes in asked.probes.items():
         params = svc.recall_policy(mode=mode, k=max(opts.ks), threshold=-1.0)
-        asked.outcomes[mode] = tune.replay(probes, params, tokens, calibration=params.calibration)
+        asked.outcomes[mode] = tune.replay(probes, params, tokens, calibration=params.calibration, memory_cap=cap)
     params = svc.recall_policy(mode=opts.mode, k=max(opts.ks), threshold=-1.0)
-    asked.foreign = tune.replay(asked.foreign_probes, params, tokens, calibration=params.calibration)
+    asked.foreign = tune.replay(asked.foreign_probes, params, tokens, calibration=params.calibration, memory_cap=cap)
     return samples, stats, asked
 
 

@@ -25,7 +25,9 @@ from memory.retrieval.context import Placement, source_ids
 from memory.retrieval.policy import RecallPolicy
 from memory.retrieval.recall import Hit, Signals, fused_scores, rank_signals
 from memory.retrieval.relevance import Calibration
+from memory.text.lines import prompt_line
 from memory.text.tokens import count_tokens
+from memory.vocab import MemoryType
 
 #: the weights tuned per fold (values around the shipped defaults) — the recall knobs of Settings
 GRID: dict[str, tuple[float, ...]] = {
@@ -92,17 +94,23 @@ def grid_recall(
 
 
 def replay(
-    probes: Sequence[Probe], params: RecallPolicy, tokens: dict[str, int], calibration: Calibration | None = None
+    probes: Sequence[Probe],
+    params: RecallPolicy,
+    tokens: dict[str, tuple[int, int]],
+    calibration: Calibration | None = None,
+    memory_cap: int | None = None,
 ) -> list[Outcome]:
     """Outcomes as the evaluation records them: every candidate with its features. With ``calibration`` ranked and
-    scored as recall ranks them (``params.order``); without, in fused order (for fitting a calibration)."""
+    scored as recall ranks them (``params.order``); without, in fused order (for fitting a calibration). Each
+    record knows its near-identical candidates at ``params.near_duplicate_cosine`` (the cut passes over them, as
+    recall's does), and with ``memory_cap`` (the composer's ``context_memories_cap``) the metrics count the source
+    context the composer keeps under it (:func:`memory.evaluation.metrics.capped`)."""
     out = []
     if calibration is None:
         calibration, params = Calibration(embedder="replay"), replace(params, order="fused")
     for p in probes:
         ranked = [
-            _record(p, h, tokens, params.context_span)
-            for h in rank_signals(p.signals, params=params, calibration=calibration)
+            _record(p, h, tokens, params) for h in rank_signals(p.signals, params=params, calibration=calibration)
         ]
         conv = p.conversation if params.context_span > 0 else None
         out.append(
@@ -115,29 +123,38 @@ def replay(
                 latency_ms=p.latency_ms,
                 asked_of=p.asked_of,
                 message_tokens=conv.tokens if conv else None,
+                dia_of=p.dia_of,
+                memory_cap=memory_cap or None,
             )
         )
     return out
 
 
-def _record(p: Probe, h: Hit, tokens: dict[str, int], span: int) -> RankedRecord:
+def _record(p: Probe, h: Hit, tokens: dict[str, tuple[int, int]], params: RecallPolicy) -> RankedRecord:
     """A candidate as the evaluation counts it: with the turns its source context would bring (the same windowing
-    as recall, :mod:`memory.retrieval.context`); which of them the prompt shows once is decided per selection."""
+    as recall, :mod:`memory.retrieval.context`); which of them the prompt shows once is decided per selection.
+    ``tokens`` caches (its text's tokens, its prompt line's tokens) per memory."""
     if h.memory_id not in tokens:
-        tokens[h.memory_id] = count_tokens(h.content)
+        line = prompt_line(h, h.subject if h.type == MemoryType.EPISODE else None)
+        tokens[h.memory_id] = (count_tokens(h.content), count_tokens(line))
     own = p.dia(h.source_message_ids)
     sources = frozenset(source_ids(h.source_message_ids))
+    span = params.context_span
     window = p.conversation.placement.window(sources, span) if p.conversation is not None and span > 0 else []
+    cosine = params.near_duplicate_cosine
     return RankedRecord(
         dia_ids=own | p.dia(window),
         similarity=h.similarity,
-        tokens=tokens[h.memory_id],
+        tokens=tokens[h.memory_id][0],
         type=h.type,
         relevance=h.relevance,
         features=tuple(h.features),
         own_dia_ids=own,
         sources=sources,
         context_ids=tuple(window),
+        memory_id=h.memory_id,
+        near=frozenset(i for i, s in h.near.items() if s >= cosine) if cosine > 0 else frozenset(),
+        line_tokens=tokens[h.memory_id][1],
     )
 
 
@@ -163,6 +180,7 @@ def nested(
     ks: Sequence[int],
     grid: Mapping[str, Sequence[float]] = GRID,
     tune_k: int = TUNE_K,
+    memory_cap: int | None = None,
 ) -> dict:
     """Left-out recall per category with the weights and the calibration both fitted without the left-out
     conversation, beside the in-sample figures; the left-out calibration, threshold curve and chosen threshold."""
@@ -170,12 +188,12 @@ def nested(
     answerable = [p for p in probes if not p.foreign and p.gold]
     scores = grid_recall(answerable, base, settings, tune_k)
     convs = sorted({conversation_of(p.sample_id) for p in probes})
-    tokens: dict[str, int] = {}
+    tokens: dict[str, tuple[int, int]] = {}
     cache: dict[int, list[Outcome]] = {}
 
     def outcomes(i: int) -> list[Outcome]:
         if i not in cache:
-            cache[i] = replay(probes, replace(base, **settings[i]), tokens)
+            cache[i] = replay(probes, replace(base, **settings[i]), tokens, memory_cap=memory_cap)
         return cache[i]
 
     held: list[Outcome] = []

@@ -63,6 +63,9 @@ class Hit:
     update: str | None = None
     replaced_by: str | None = None
     replaced_on: datetime | None = None
+    #: the other candidates of this search whose vectors are near-identical to this one's (id → cosine, down to
+    #: :data:`memory.retrieval.near_duplicates.PAIR_FLOOR`; only when the policy passes over near-duplicates)
+    near: dict[str, float] = field(default_factory=dict)
 
     @property
     def flagged(self) -> bool:
@@ -71,6 +74,7 @@ class Hit:
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out.pop("features")  # model inputs, not a score: the lab and the refit read them from the Hit
+        out.pop("near")  # the cut's input (its verdict is ``drop_reason``), read from the Hit like the features
         out["context"] = [row.to_dict() for row in self.context]
         for key in ("created_at", "event_time", "replaced_on"):
             out[key] = out[key].isoformat() if out[key] else None

@@ -62,6 +62,9 @@ class RecallPolicy:
     order: str = "fused"
     #: source context: turns within this many positions of a selected memory's source message (0 = off)
     context_span: int = 2
+    #: pass over a candidate within this cosine of a better-ranked selected one (0 = off): what the agent injects
+    #: does; a door's search does not (``MemoryService.door_search``), it returns every match it promises
+    near_duplicate_cosine: float = 0.0
     #: the relevance model the threshold is on (not a knob: it follows the mode, see :func:`resolve`)
     calibration: Calibration = field(default_factory=_fallback, compare=False, repr=False)
 
@@ -109,6 +112,7 @@ class RecallPolicy:
             day_boost=s.day_boost,
             crosslingual=s.crosslingual_lexicon,
             context_span=s.context_span,
+            near_duplicate_cosine=s.near_duplicate_cosine,
             calibration=calibration or _fallback(),
         )
 
@@ -134,6 +138,7 @@ class PolicyChanges(TypedDict, total=False):
     include_flagged: bool | None
     order: str | None
     context_span: int | None
+    near_duplicate_cosine: float | None
 
 
 #: every name :meth:`RecallPolicy.replace` accepts
@@ -162,6 +167,8 @@ def _check(p: RecallPolicy) -> None:
         raise InvalidInput(f"relative cut must be 0 or more, not {p.relative_cut}")
     if not 0 <= p.context_span <= 20:
         raise InvalidInput(f"context span must be between 0 and 20, not {p.context_span}")
+    if not 0.0 <= p.near_duplicate_cosine <= 1.0:
+        raise InvalidInput(f"near-duplicate cosine must be between 0 and 1 (0 = off), not {p.near_duplicate_cosine}")
     fit_mode = p.calibration.meta.get("mode")
     if p.calibration.fitted and fit_mode not in (None, p.mode):  # features mean other things in other modes
         raise InvalidInput(

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from memory import provenance
-from memory.retrieval import context, crosslingual, neighbours, updates
+from memory.retrieval import context, crosslingual, near_duplicates, neighbours, updates
 from memory.retrieval.filters import FILTERED_POOL_FACTOR, RecallFilters, period, time_boost
 from memory.retrieval.hits import (
     IN_CONVERSATION,
@@ -53,6 +53,7 @@ from memory.vocab import MemoryStatus, MemoryType
 
 if TYPE_CHECKING:
     from memory.storage.store import Storage
+    from memory.storage.vector_cache import UserVectors
 
 #: a near miss is a candidate cut only by the threshold whose relevance is at least this fraction of the threshold
 #: (threshold 0.019 → 0.0095 … 0.019; 0.6 → 0.3 … 0.6). Relative: a fixed band of 0.1 under a calibrated threshold
@@ -172,8 +173,9 @@ def rank_and_cut(
 ) -> list[Hit]:
     """Order (by relevance or by fused score, ``params.order``), then mark passed / selected (pure: no I/O). The one
     cut the agent and the lab share. An episode of a message the prompt already shows (``shown``: the session's
-    recent turns) and a memory saying what a higher-ranked one of the other layer said (:data:`SAME_SOURCE`) pass
-    but are not selected, and take no place in the top k."""
+    recent turns), a memory saying what a higher-ranked one of the other layer said (:data:`SAME_SOURCE`) and, when
+    the policy passes over near-duplicates, one whose vector is that close to a selected one's
+    (:mod:`.near_duplicates`, from ``hit.near``) pass but are not selected, and take no place in the top k."""
     if params.order == "relevance":
         scored.sort(key=lambda h: (-(h.relevance or 0.0), -h.score, h.memory_id))
     else:
@@ -181,6 +183,7 @@ def rank_and_cut(
     best = max((h.similarity for h in scored if h.similarity is not None), default=None)
     chosen = 0
     said: dict[tuple[bool, str], int] = {}  # (is an episode, source message) → rank of the selected hit
+    chosen_at: dict[str, int] = {}  # selected memory id → its rank
     for rank, hit in enumerate(scored, 1):
         hit.rank = rank
         hit.drop_reason = _verdict(hit, params, best)
@@ -193,8 +196,12 @@ def rank_and_cut(
             if (twin := _same_source(hit, said)) is not None:
                 hit.drop_reason = f"{SAME_SOURCE} #{twin}"
                 continue
+            if (twin := near_duplicates.twin(hit.near, chosen_at, params.near_duplicate_cosine)) is not None:
+                hit.drop_reason = f"{near_duplicates.NEAR_DUPLICATE} #{twin}"
+                continue
             hit.selected = True
             chosen += 1
+            chosen_at[hit.memory_id] = rank
             for src in hit.source_message_ids:
                 said.setdefault((hit.type == MemoryType.EPISODE, str(src)), rank)
         elif hit.passed:
@@ -275,8 +282,9 @@ def _contextualise(
 
 def _signals(
     store: Storage, user_key: str, agent_id: str | None, query: str, params: RecallPolicy, where: str | None
-) -> tuple[Pairs, Pairs, dict[str, float]]:
-    """(vector hits, BM25 hits, similarity per candidate) from the index, prefiltered to the user (and ``where``)."""
+) -> tuple[Pairs, Pairs, dict[str, float], UserVectors | None]:
+    """(vector hits, BM25 hits, similarity per candidate, the user's cached vectors if the search used them) from the
+    index, prefiltered to the user (and ``where``)."""
     import numpy as np  # imported on use, like LanceDB: SQL-only commands start without them
 
     texts = [query] if params.mode != "vector" else []
@@ -304,7 +312,7 @@ def _signals(
         sims.update(cached.similarity(qvec, missing))  # … or from the cached vectors
         if rest := [i for i in missing if i not in sims]:  # rows another process added since the version check
             sims.update(store.index.similarities(qvec, user_key, rest))
-    return vec, [(i, s) for i, s, _ in found], sims
+    return vec, [(i, s) for i, s, _ in found], sims, cached
 
 
 @dataclass
@@ -318,6 +326,8 @@ class Signals:
     fts: list[tuple[str, float]]  # (id, BM25) by the full-text search
     sims: dict[str, float]  # similarity of every candidate
     rows: list[MemoryRow]  # the active ones among them (SQL is the truth: stale index rows are left out)
+    #: near-identical pairs among the rows (:mod:`.near_duplicates`; empty when the policy does not pass over them)
+    near: near_duplicates.Pairs = field(default_factory=dict)
 
 
 def gather(
@@ -333,14 +343,15 @@ def gather(
     filters = filters or RecallFilters()
     if filters.sql_side:
         params = replace(params, pool=params.pool * FILTERED_POOL_FACTOR)
-    vec, fts, sims = _signals(store, user_key, agent_id, query, params, filters.index_clause())
+    vec, fts, sims, cached = _signals(store, user_key, agent_id, query, params, filters.index_clause())
     ids = list(dict.fromkeys([i for i, _ in vec] + [i for i, _ in fts]))
     rows = [m for m in stored_rows(store.engine, user_key, ids, MemoryStatus.ACTIVE) if agent_id in (None, m.agent_id)]
     if filters.sql_side:  # on the rows SQL returned (source type, event time, a door's filters: not index columns)
         rows = [m for m in rows if filters.keeps_row(m)]
         keep = {m.id for m in rows}
         vec, fts = [p for p in vec if p[0] in keep], [p for p in fts if p[0] in keep]
-    return Signals(query=query, vec=vec, fts=fts, sims=sims, rows=rows)
+    near = near_duplicates.pairs(store, user_key, [m.id for m in rows], params.near_duplicate_cosine, cached)
+    return Signals(query=query, vec=vec, fts=fts, sims=sims, rows=rows, near=near)
 
 
 def rank_signals(
@@ -350,6 +361,8 @@ def rank_signals(
     fused, smoothed = fused_scores(sig, params, filters)
     bm25 = dict(sig.fts)
     hits = [hit_of_row(m, sig.sims, bm25, fused) for m in sig.rows if m.id in fused]
+    for h in hits:
+        h.near = sig.near.get(h.memory_id, {})
     score_relevance(hits, sig.query, smoothed, calibration, crosslingual=params.crosslingual)
     return rank_and_cut(hits, params, filters.shown_messages if filters is not None else frozenset())
 
@@ -435,6 +448,7 @@ def without_retracted(
             fts=[p for p in sig.fts if p[0] not in gone],
             sims={k: v for k, v in sig.sims.items() if k not in gone},
             rows=[m for m in sig.rows if m.id not in gone],
+            near=sig.near,
         )
         hits = rank_signals(sig, params=params, calibration=calibration, filters=filters)
     else:  # the last round's replacements are read too; any gone leave the selection without another ranking

@@ -95,11 +95,15 @@ class UserVectors:
     def similarity(self, qvec: np.ndarray, ids: Iterable[str]) -> dict[str, float]:
         """Cosine similarity of the query to each of ``ids`` held here (ids not held are left out)."""
         q = unit_rows(qvec)[0]
-        out: dict[str, float] = {}
+        return {mid: float(v @ q) for mid, v in self.unit_vectors(ids).items()}
+
+    def unit_vectors(self, ids: Iterable[str]) -> dict[str, np.ndarray]:
+        """The unit-length vector of each of ``ids`` held here (ids not held are left out)."""
+        out: dict[str, np.ndarray] = {}
         for mid in ids:
             at = self.where.get(mid)
             if at is not None:
-                out[mid] = float(self.blocks[at[0]].matrix[at[1]] @ q)
+                out[mid] = self.blocks[at[0]].matrix[at[1]]
         return out
 
     def search(self, qvecs: np.ndarray, agent_id: str | None, limit: int) -> list[list[tuple[str, float]]]:

@@ -613,13 +613,18 @@ class VectorIndex:
     def similarities(self, qvec: np.ndarray, user_key: str, ids: list[str]) -> dict[str, float]:
         """Cosine similarity of the query to each of the user's rows ``ids``, read from the table (for full-text hits
         a cached entry did not hold yet: rows another process added since; ids not found are left out)."""
+        q = unit_rows(qvec)[0]
+        return {mid: float(v @ q) for mid, v in self.unit_vectors(user_key, ids).items()}
+
+    def unit_vectors(self, user_key: str, ids: list[str]) -> dict[str, np.ndarray]:
+        """The unit-length vector of each of the user's rows ``ids``, read from the table (ids not found are left
+        out; one id stored twice by two racing writers keeps one of its equal vectors)."""
         if not ids:
             return {}
         where = f"user_key = {sql_literal(user_key)} AND id IN (" + ", ".join(sql_literal(i) for i in ids) + ")"
         with self.locked():
             res = self.table.search().where(where).select(["id", "vector"]).limit(None).to_arrow()
-        sims = unit_rows(self._matrix(res)) @ unit_rows(qvec)[0]
-        return dict(zip(res["id"].to_pylist(), (float(x) for x in sims), strict=True))
+        return dict(zip(res["id"].to_pylist(), unit_rows(self._matrix(res)), strict=True))
 
     def ids(self, user_key: str | None = None) -> set[str]:
         return set(self.id_list(user_key))
