@@ -58,6 +58,12 @@ def calibration_section() -> None:
             f"{held['answerable_hit_rate']:.1f}%, foreign noise {held['foreign_noise_rate']:.1f}%"
         )
     st.caption(" · ".join(parts) + f" (k {cal.meta.get('k', '?')}, LoCoMo dev)")
+    if rec := cal.meta.get("recall_left_out"):
+        cats = " · ".join(f"{name} {value:.1f}" for name, value in rec["by_category"].items())
+        st.caption(
+            f"left out by conversation: evidence recall@{rec['k']} {rec['recall']:.1f} at {rec['tokens']:.0f} "
+            f"tokens@{rec['k']} (memory and the source context the composer keeps); by category: {cats}"
+        )
 
 
 def run_form() -> None:

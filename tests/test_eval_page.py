@@ -161,6 +161,9 @@ def test_page_names_the_shipped_calibration_its_threshold_and_its_held_out_figur
     held = " ".join(c.value for c in page.caption)
     assert f"gold injected {at['all']['gold_injected']:.1f}%" in held
     assert f"foreign noise {at['all']['foreign_noise']:.1f}%" in held
+    rec = shipped.meta["recall_left_out"]
+    assert f"evidence recall@10 {rec['recall']:.1f} at {rec['tokens']:.0f} tokens@10" in held
+    assert f"open-domain {rec['by_category']['open-domain']:.1f}" in held
 
 
 def test_the_shipped_calibration_meets_the_goals_on_conversations_left_out_of_its_fit():
@@ -179,3 +182,8 @@ def test_the_shipped_calibration_meets_the_goals_on_conversations_left_out_of_it
     assert at is not None and at["threshold"] == shipped.threshold and at["k"] == 5
     assert at["all"]["gold_injected"] >= TARGET_HIT and at["all"]["foreign_noise"] <= TARGET_NOISE
     assert at["episodes"]["foreign_noise"] <= at["all"]["foreign_noise"] >= at["facts"]["foreign_noise"]
+    # and its left-out evidence recall: ≥ 85 @10 within today's 922 tokens@10, every category ≥ 50 (issue 43)
+    rec = shipped.meta["recall_left_out"]
+    assert rec["k"] == 10 and rec["recall"] >= 85 and rec["tokens"] <= 922
+    assert set(rec["by_category"]) == {"multi-hop", "temporal", "open-domain", "single-hop", "adversarial"}
+    assert min(rec["by_category"].values()) >= 50

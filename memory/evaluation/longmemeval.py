@@ -32,7 +32,7 @@ from sqlmodel import select
 
 from memory.errors import InvalidInput
 from memory.evaluation.ingest import INGEST_PATH
-from memory.retrieval import context
+from memory.retrieval import context, near_duplicates
 from memory.retrieval.filters import RecallFilters
 from memory.service import MemoryService
 from memory.storage.models import Message, utcnow
@@ -266,10 +266,11 @@ def run(
             continue
         filters = RecallFilters.build(as_of=q.date) if q.date else None
         res = svc.recall(q.user_id, q.question, policy=wide, log=False, filters=filters)
-        shown = _windows(svc, q, res.hits[: max(ks)], res.params.context_span)
+        hits = [h for h in res.hits if not near_duplicates.passed_over(h)]  # what the agent draws from
+        shown = _windows(svc, q, hits[: max(ks)], res.params.context_span)
         t = truth(svc, q)
-        found = score(q, res.hits, ks, t, shown)
-        ranked = _session_ranking(res.hits, t)
+        found = score(q, hits, ks, t, shown)
+        ranked = _session_ranking(hits, t)
         rows.append(
             {
                 "question_id": q.question_id,

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from memory.retrieval.hits import Hit
     from memory.storage.store import Storage
     from memory.storage.vector_cache import UserVectors
 
@@ -66,3 +67,9 @@ def twin(near: Mapping[str, float], chosen: Mapping[str, int], cosine: float) ->
         return None
     ranks = [chosen[o] for o, s in near.items() if s >= cosine and o in chosen]
     return min(ranks) if ranks else None
+
+
+def passed_over(hit: Hit) -> bool:
+    """Whether the cut passed this hit over as a near-duplicate (a ranking of what the agent draws from leaves it out,
+    as the LongMemEval evaluation does)."""
+    return (hit.drop_reason or "").startswith(NEAR_DUPLICATE)
