@@ -91,3 +91,35 @@ def test_a_gzip_compressed_release_reads_like_the_plain_file(tmp_path):
     broken.write_bytes(gzip.compress(TINY.read_bytes())[:40])  # a truncated download
     with pytest.raises(InvalidInput, match="cannot read LongMemEval file"):
         longmemeval.load(broken)
+
+
+def test_a_haystack_is_one_write_call_and_a_run_cut_short_resumes_without_repeats(svc, monkeypatch):
+    """The haystack is written as an import of a long history is: every session's messages, then ONE
+    ``write_from_messages`` call (one embedding call over every core), then each session ended in order. A run cut
+    short before the write finds its stored messages again by their keys: nothing is stored twice."""
+    from sqlmodel import select
+
+    from memory.storage.models import Message, Session
+    from memory.vocab import SessionStatus
+
+    multi = next(q for q in longmemeval.load(TINY) if q.question_id == "q-multi-1")
+    calls = []
+    real = svc.write_from_messages
+    monkeypatch.setattr(svc, "write_from_messages", lambda *a, **kw: calls.append(len(a[2])) or real(*a, **kw))
+    crash = RuntimeError("killed before the write")
+
+    def killed(*a, **kw):
+        raise crash
+
+    with monkeypatch.context() as m:
+        m.setattr(svc, "write_from_messages", killed)
+        with pytest.raises(RuntimeError):
+            longmemeval.ingest(svc, multi, user_turns_only=False)
+    assert longmemeval.ingest(svc, multi, user_turns_only=False) == 6  # three sessions of two turns
+    assert calls == [6]  # one write for the whole haystack
+    user = svc.get_user(multi.user_id)
+    with svc.storage.db() as db:
+        assert len(db.exec(select(Message).where(Message.user_key == user.key)).all()) == 6  # none stored twice
+        sessions = db.exec(select(Session).where(Session.user_key == user.key)).all()
+    assert len(sessions) == 3 and all(s.status == SessionStatus.ENDED for s in sessions)
+    assert longmemeval.ingest(svc, multi, user_turns_only=False) == 0 and calls == [6]  # ended sessions are reused

@@ -123,25 +123,32 @@ def load(path: str | Path) -> list[LmeQuestion]:
 
 
 def ingest(svc: MemoryService, q: LmeQuestion, *, user_turns_only: bool) -> int:
-    """The question's haystack through the one ingest path, as a chat turn and the doors write it: each session's
-    messages stored (stamped with its date), then ``write_from_messages`` (an episode of each, facts from the user's;
-    sessions already ended are reused); returns the episodes kept."""
+    """The question's haystack through the one write path, as an import of a long history is written: every
+    session's messages stored (stamped with its date, each with an idempotency key), then ONE ``write_from_messages``
+    call for all of them in order (an episode of each, facts from the user's; one embedding call dealt over every
+    core, one transaction, one index append — the decisions a session-by-session write makes, as
+    :mod:`memory.write.batch` says), then each session ended in order. Sessions already ended are reused; a run cut
+    short resumes (stored messages are found again by their keys, written ones report "already written"). Returns
+    the episodes kept."""
     user = svc.ensure_user(q.user_id)
-    added = 0
+    sessions, msgs = [], []
     for n, (sid, when, turns) in enumerate(q.sessions):
         session = svc.ensure_session(user, f"{n:04d}:{sid}"[:120])
         if session.status == SessionStatus.ENDED:
             continue
-        msgs = []
         for i, t in enumerate(turns):
             if (user_turns_only and t.role != "user") or not t.content.strip():
                 continue
             role = "user" if t.role == "user" else "assistant"
             meta = {"source": "longmemeval", "session": sid, "turn": i, "has_answer": t.has_answer}
-            msgs.append(svc.add_message(session, role, t.content, created_at=when or utcnow(), meta=meta))
-        if msgs:
-            added += sum(len(r.episodes) for r in svc.write_from_messages(user, session, msgs))
-        svc.end_session_row(session)  # the one session end
+            key = f"lme:{q.question_id}:{n}:{i}"[:128]
+            msgs.append(
+                svc.add_message(session, role, t.content, created_at=when or utcnow(), meta=meta, idempotency_key=key)
+            )
+        sessions.append(session)
+    added = sum(len(r.episodes) for r in svc.write_from_messages(user, sessions[-1], msgs)) if msgs else 0
+    for session in sessions:
+        svc.end_session_row(session)  # the one session end, in order
     return added
 
 
