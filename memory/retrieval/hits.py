@@ -63,8 +63,8 @@ class Hit:
     update: str | None = None
     replaced_by: str | None = None
     replaced_on: datetime | None = None
-    #: the other candidates of this search whose vectors are near-identical to this one's (id → cosine, down to
-    #: :data:`memory.retrieval.near_duplicates.PAIR_FLOOR`; only when the policy passes over near-duplicates)
+    #: the other candidates of this search whose vectors are near-identical to this one's (id → cosine, at the
+    #: policy's ``near_duplicate_cosine``; only when the policy passes over near-duplicates)
     near: dict[str, float] = field(default_factory=dict)
 
     @property

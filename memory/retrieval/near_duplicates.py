@@ -12,9 +12,10 @@ Only what the agent injects passes over (the setting is on the agent's policy); 
 store, MCP, REST) returns every match its contract promises, near-identical ones included
 (``MemoryService.door_search`` turns it off).
 
-The pairs are computed once per search, among the candidates, down to :data:`PAIR_FLOOR` (so the evaluation can
-replay a stricter cosine on cached questions without asking again). Vectors come from this process's vector cache
-when it holds the user, else from the index: the same stored float32 vectors either way, so the verdicts agree.
+The pairs are computed once per search, among the candidates, at the policy's cosine (so the evaluation can replay
+that cosine, or a stricter one, on cached questions without asking again). Vectors come from this process's vector
+cache when it holds the user, else from the index: the same stored float32 vectors either way, so the verdicts
+agree.
 """
 
 from __future__ import annotations
@@ -29,15 +30,12 @@ if TYPE_CHECKING:
 
 #: why a candidate passed but was left out: a better-ranked selected one says nearly the same (cosine ≥ the setting)
 NEAR_DUPLICATE = "near-duplicate of"
-#: the lowest cosine a search records a pair at (a replay may pass over at this or any higher cosine)
-PAIR_FLOOR = 0.9
-
 Pairs = dict[str, dict[str, float]]  # memory id → {near-identical memory id: cosine}
 
 
 def pairs(store: Storage, user_key: str, ids: Iterable[str], cosine: float, cached: UserVectors | None) -> Pairs:
-    """Every pair of the user's memories ``ids`` whose vectors are within ``min(cosine, PAIR_FLOOR)`` (symmetric;
-    empty when ``cosine`` is 0, off). ``cached``: the user's cached vectors the search used, if any."""
+    """Every pair of the user's memories ``ids`` whose vectors are within ``cosine`` (symmetric; empty when ``cosine``
+    is 0, off). ``cached``: the user's cached vectors the search used, if any."""
     import numpy as np
 
     wanted = list(dict.fromkeys(ids))
@@ -51,9 +49,8 @@ def pairs(store: Storage, user_key: str, ids: Iterable[str], cosine: float, cach
         return {}
     matrix = np.stack([found[i] for i in held])
     sims = matrix @ matrix.T
-    floor = min(cosine, PAIR_FLOOR)
     out: Pairs = {}
-    for a, b in zip(*np.nonzero(np.triu(sims >= floor, k=1)), strict=True):
+    for a, b in zip(*np.nonzero(np.triu(sims >= cosine, k=1)), strict=True):
         s = float(sims[a, b])
         out.setdefault(held[a], {})[held[b]] = s
         out.setdefault(held[b], {})[held[a]] = s
