@@ -31,9 +31,10 @@ import re
 
 from memory.text.language import has_cjk
 from memory.text.sentences import sentences
+from memory.write.extract.context import answered_question
 from memory.write.extract.references import head, unresolved
 
-__all__ = ["name_from_answered", "name_from_message"]
+__all__ = ["name_from_answered", "name_from_message", "said_before"]
 
 #: a determiner, up to two modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
 #: (a lookahead, so that "my bike and my helmet" yields both)
@@ -285,7 +286,7 @@ def _quoted_at(evidence: str, message: str) -> int:
     return message.find(first[0].strip()) if first else -1
 
 
-def _said_before(evidence: str, message: str) -> str | None:
+def said_before(evidence: str, message: str) -> str | None:
     """The sentence of ``message`` just before the one ``evidence`` quotes (two back, the speaker has moved on: the
     module docstring), or None when there is none or the quote is not found."""
     at = _quoted_at(evidence, message)
@@ -303,6 +304,96 @@ def _ref_in(content: str, ref: str) -> tuple[str, re.Match[str] | None]:
 _JUDGED_IT = re.compile(r"\b(?:find|finds|found|finding|consider|considers|considered)\s+it\b", re.I)
 
 
+#: "Guitar's mostly my thing.": a sentence that opens on a bare noun as its subject
+_BARE_SUBJECT = re.compile(r"^\s*(?P<w>[A-Z][a-z]{2,})(?:'s|\s+(?:is|was|has been))\b")
+#: words that open a sentence so and are no thing ("Everything's fine", "Today was long", "Let's go")
+_NOT_SUBJECT = frozenset(
+    [
+        "everything",
+        "nothing",
+        "something",
+        "anything",
+        "everyone",
+        "everybody",
+        "someone",
+        "somebody",
+        "anyone",
+        "nobody",
+        "life",
+        "today",
+        "tomorrow",
+        "yesterday",
+        "tonight",
+        "let",
+        "how",
+        "what",
+        "why",
+        "who",
+        "where",
+        "when",
+        "there",
+        "here",
+        "mine",
+        "yours",
+        "family",
+    ]
+)
+#: a plural after a subject it would be the verb of ("it makes", "that means", "she loves")
+_THIRD_PERSON = re.compile(r"\b(?:it|that|this|he|she|which|who|what|one|everyone|everybody|everything)\s+$", re.I)
+_NOT_PLURAL_NOUN = frozenset(
+    [
+        "always",
+        "sometimes",
+        "perhaps",
+        "besides",
+        "towards",
+        "afterwards",
+        "whereas",
+        "nevertheless",
+        "thanks",
+        "yes",
+        "news",
+        "series",
+        "species",
+        "physics",
+        "lots",
+        "less",
+        "unless",
+        "across",
+        "various",
+        "famous",
+        "previous",
+        "serious",
+        "nervous",
+        "gorgeous",
+        "anxious",
+        "delicious",
+        "obvious",
+    ]
+)
+
+
+def _bare_named(sentence: str, ref: str) -> str | None:
+    """The one thing a sentence names without "my" that ``ref`` can stand for, or None: for "it" a bare noun it opens
+    on as its subject ("Guitar's mostly my thing." → "guitar"), for "them" its one bare plural ("… for when I have
+    kids." → "kids")."""
+    if re.search(r"\bthem\b|\bthey\b|\b'em\b" if ref == "them" else r"\bit\b", sentence, re.I):
+        return None  # "Watching them enjoy their snacks. I like holding them.": the sentence before points on too
+    if ref == "them":
+        found = {
+            m.group().lower()
+            for m in re.finditer(r"\b[a-z]{3,}s\b", sentence)
+            if m.group() not in _STOP
+            and m.group() not in _NOT_PLURAL_NOUN
+            and not m.group().endswith(("ss", "us", "is", "ous"))
+            and not _THIRD_PERSON.search(sentence[: m.start()])
+        }
+        return found.pop() if len(found) == 1 else None
+    m = _BARE_SUBJECT.match(sentence)
+    word = m.group("w").lower() if m else ""
+    return word if word and word not in _STOP and word not in _NOT_SUBJECT and not _plural(word) else None
+
+
 def name_from_message(content: str, evidence: str, message: str) -> str | None:
     """``content`` with its one unresolved reference named from the sentence of ``message`` before it, or None."""
     if not message or not evidence or _JUDGED_IT.search(evidence):
@@ -312,15 +403,20 @@ def name_from_message(content: str, evidence: str, message: str) -> str | None:
     ref = _bare_ref(content, evidence)
     if ref is None:
         return None
-    sentence = _said_before(evidence, message)
-    named = [np for np in _phrases(sentence) if _plural(np) == (ref == "them")] if sentence else []
-    if len(named) != 1:
+    sentence = said_before(evidence, message)
+    phrases = _phrases(sentence) if sentence else []
+    named = [np for np in phrases if _plural(np) == (ref == "them")]
+    bare = _bare_named(sentence, ref) if sentence and not phrases else None
+    if len(named) != 1 and bare is None:
         return None  # the sentence before names none or several things of this number
     text, m = _ref_in(content, ref)
     if m is None:
         return None
     owner = "their" if "User" in text[: m.start()] else "User's"
-    named_content = f"{content[: m.start()]}{owner} {named[0]}{content[m.end() :]}"
+    if len(named) != 1 and re.search(r"\b(?!User\b)[A-Z][a-z]+", text[1 : m.start()]):
+        return None  # "User has always liked Under Armour, working with them …": a name before it may be the thing
+    thing = f"{owner} {named[0]}" if len(named) == 1 else bare
+    named_content = f"{content[: m.start()]}{thing}{content[m.end() :]}"
     return named_content if not unresolved(named_content, evidence) else None
 
 
@@ -380,6 +476,9 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
         return None
     if has_cjk(content):
         return _named_from_answered_zh(content, evidence, message, previous)
+    counted = _counted_from_question(content, evidence, previous)
+    if counted is not None:
+        return counted
     ref = _bare_ref(content, evidence)
     if ref is None:
         return None
@@ -400,6 +499,34 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
         thing = f"{'an' if np[0].lower() in 'aeiou' else 'a'} {np}"
     named_content = f"{content[: m.start()]}{thing}{content[m.end() :]}"
     return named_content if not unresolved(named_content, evidence) else None
+
+
+#: a count of things left unnamed at the end of the memory ("User is planning a few.")
+_COUNT = re.compile(r"\b(?P<count>a few|a couple|several|plenty|a bunch)(?P<rest>\s*(?:too|also|now)?\s*[.!]?)$", re.I)
+#: the things a question asks a count of: "Any more paintings coming up?", "How many guitars do you own?"
+_ASKED = re.compile(r"\b(?:any|some|many|more|other|new)\s+(?:(?:more|new|other)\s+)?(?P<np>[a-z][a-z-]*s)\b", re.I)
+_OF = {"a couple": "a couple of", "plenty": "plenty of", "a bunch": "a bunch of"}
+
+
+def _counted_from_question(content: str, evidence: str, previous: str) -> str | None:
+    """ "Any more paintings coming up?" → "I'm planning a few." → "User is planning a few paintings.": a count the
+    memory ends on, of the one kind of things the question it answers asks about (a plural after "any" / "more" /
+    "how many"). Not when the question asks about none or several kinds."""
+    refs = unresolved(content, evidence)
+    text = head(content)
+    m = _COUNT.search(text)
+    if len(refs) != 1 or m is None or not refs[0].lower().startswith(m.group("count").lower()):
+        return None
+    question = answered_question(previous) or ""
+    if re.search(r"\b(?:or|and)\b", question):
+        return None  # "Any more paintings or drawings?": which?
+    asked = {np.lower() for np in (a.group("np") for a in _ASKED.finditer(question))}
+    asked = {np for np in asked if np not in _STOP and not np.endswith(("ss", "us", "is"))}
+    if len(asked) != 1:
+        return None
+    count = m.group("count")
+    named = f"{text[: m.start()]}{_OF.get(count.lower(), count)} {asked.pop()}{m.group('rest')}{content[len(text) :]}"
+    return named if not unresolved(named, evidence) else None
 
 
 #: what the other speaker points at in Chinese: 这 / 那 with a measure word and a short noun ("那辆自行车", "这幅画")

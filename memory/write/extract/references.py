@@ -285,6 +285,28 @@ _SAYING = frozenset(
         "so",
         "such",
     ]
+    # their gerunds: "User is still thinking that counseling … is the way to go" (was rewritten "a counseling")
+    + [
+        "thinking",
+        "knowing",
+        "hoping",
+        "believing",
+        "realizing",
+        "realising",
+        "saying",
+        "guessing",
+        "feeling",
+        "noticing",
+        "remembering",
+        "wishing",
+        "meaning",
+        "telling",
+        "showing",
+        "learning",
+        "deciding",
+        "agreeing",
+        "understanding",
+    ]
 )
 
 

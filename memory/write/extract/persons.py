@@ -1,0 +1,204 @@
+"""Name a he / she / him / her from the one person the sentence before names as the speaker's (issue 44).
+
+"We were all freaked when my son got into an accident. We were so lucky he was okay." — the second sentence alone
+gives "User and others were so lucky he was okay", which a reader of the memory cannot place (``references.unresolved``
+flags "he"); the extractor would abstain on it in Chinese and leave it to the learned decision in English. The person
+is named one sentence before, as the speaker's: "my son". This module names them there: "User and others were so
+lucky User's son was okay." Chinese alike: "我儿子上周出了车祸。还好他没事。" → "还好用户的儿子没事。"
+
+It guesses only where one person fits: every unresolved reference of the memory is a he / him / she / her (他 / 她)
+of one gender; the sentence just before it in the same message names exactly one person of the speaker's ("my …",
+"our …"; 我 / 我的 …) that the pronoun can stand for — a kin word of that gender ("son" for he, "mom" for she) or a
+word for a person or a pet of either ("friend", "boss", "dog"); and what replaces the reference leaves nothing
+unresolved. A name the speaker gives them is kept ("my friend Anna" → "User's friend Anna"). Two such people ("my
+dad and my brother … him"), none, or another kind of reference: nothing is guessed. A name said alone ("I met Anna.
+She …") is not used: a capitalised word at the head of a clause is as often a place, a brand or the other speaker.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.text.language import has_cjk
+from memory.write.extract.antecedent import said_before
+from memory.write.extract.references import head, unresolved
+
+__all__ = ["name_person_from_message"]
+
+_MALE = frozenset(
+    [
+        "son",
+        "brother",
+        "dad",
+        "father",
+        "husband",
+        "boyfriend",
+        "hubby",
+        "grandpa",
+        "grandfather",
+        "uncle",
+        "nephew",
+        "stepson",
+        "stepdad",
+        "stepfather",
+        "fiance",
+        "bf",
+    ]
+)
+_FEMALE = frozenset(
+    [
+        "daughter",
+        "sister",
+        "mom",
+        "mum",
+        "mother",
+        "wife",
+        "girlfriend",
+        "grandma",
+        "grandmother",
+        "granny",
+        "aunt",
+        "niece",
+        "stepdaughter",
+        "stepmom",
+        "stepmother",
+        "fiancee",
+        "gf",
+    ]
+)
+#: people and pets a he or a she may stand for alike
+_EITHER = frozenset(
+    [
+        "friend",
+        "bestie",
+        "buddy",
+        "partner",
+        "boss",
+        "colleague",
+        "coworker",
+        "co-worker",
+        "roommate",
+        "neighbor",
+        "neighbour",
+        "teacher",
+        "coach",
+        "mentor",
+        "mentee",
+        "therapist",
+        "doctor",
+        "kid",
+        "child",
+        "baby",
+        "toddler",
+        "cousin",
+        "dog",
+        "cat",
+        "puppy",
+        "kitten",
+        "pet",
+    ]
+)
+#: "my son", "our little girl's" is not read (a modifier and a noun only): "my older brother", "my best friend Anna"
+_PERSON_NP = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:little|big|older|younger|oldest|youngest|eldest|baby|best|late|new|dear|sweet)\s+)?"
+    r"(?P<noun>[a-z-]+)(?:\s+(?P<name>[A-Z][a-z]+)(?!\s*'))?",
+)
+_GENDER = {"he": _MALE, "him": _MALE, "she": _FEMALE, "her": _FEMALE}
+_REF = re.compile(r"\b(?P<ref>he|him|she|her)\b")
+#: after an object "her" (not a possessive one: "her lasagna"): "I visit her every summer", "I took her to …"
+_OBJECT_AFTER = re.compile(
+    r"^(?:\s*(?:[,.;:!?)]|$)|\s+(?:a|an|the|to|for|with|and|or|but|at|in|on|up|out|off|back|about|so|too|again|now|"
+    r"from|every|each|this|that|these|those|some|all|more|over|into|around|when|because|since|after|before|while|"
+    r"if|as|yesterday|today|tonight|tomorrow|last|next|once|twice|here|there|home|\w+ly)\b)"
+)
+
+
+def _people(sentence: str, pronoun: str) -> list[str]:
+    """The people of the speaker's the sentence names that ``pronoun`` can stand for ("son", "friend Anna")."""
+    out = []
+    for m in _PERSON_NP.finditer(sentence):
+        noun = m.group("noun").lower()
+        if noun in _GENDER[pronoun] or noun in _EITHER:
+            out.append(f"{m.group('noun')} {m.group('name')}" if m.group("name") else m.group("noun"))
+    return out
+
+
+def name_person_from_message(content: str, evidence: str, message: str) -> str | None:
+    """``content`` with its he / him / she / her named by the one person of the speaker's the sentence of
+    ``message`` before it names, or None."""
+    if not message or not evidence:
+        return None
+    if has_cjk(content):
+        return _named_zh(content, evidence, message)
+    refs = [r.lower() for r in unresolved(content, evidence)]
+    if not refs or any(r not in _GENDER for r in refs) or len({_GENDER[r] for r in refs}) != 1:
+        return None
+    sentence = said_before(evidence, message)
+    people = _people(sentence, refs[0]) if sentence else []
+    if len(people) != 1:
+        return None  # none or several people the pronoun could stand for
+    text = head(content)
+    m = next((r for r in _REF.finditer(text) if r.group("ref") == refs[0]), None)
+    if m is None:
+        return None
+    owner = "their" if "User" in text[: m.start()] else "User's"
+    person = f"{owner} {people[0]}"
+    if m.group("ref") == "her" and not _OBJECT_AFTER.match(text[m.end() :]):
+        person += "'s"  # "I love her lasagna" → "User loves their mom's lasagna"
+    named = f"{content[: m.start()]}{person}{content[m.end() :]}"
+    # the memory now carries the sentence before's words too ("my son"): its first person is the speaker's
+    return named if not unresolved(named, f"{sentence} {evidence}") else None
+
+
+_ZH_MALE = (
+    "儿子",
+    "哥哥",
+    "弟弟",
+    "爸爸",
+    "父亲",
+    "老公",
+    "丈夫",
+    "男朋友",
+    "男友",
+    "爷爷",
+    "外公",
+    "姥爷",
+    "叔叔",
+    "舅舅",
+    "侄子",
+)
+_ZH_FEMALE = (
+    "女儿",
+    "姐姐",
+    "妹妹",
+    "妈妈",
+    "母亲",
+    "老婆",
+    "妻子",
+    "女朋友",
+    "女友",
+    "奶奶",
+    "外婆",
+    "姥姥",
+    "阿姨",
+    "姑姑",
+    "侄女",
+)
+_ZH_EITHER = ("朋友", "同事", "老板", "室友", "邻居", "老师", "同学", "孩子", "宝宝", "表哥", "表姐", "堂哥")
+_ZH_PERSON = re.compile(r"我(?:的|们的|们)?(?P<noun>" + "|".join(_ZH_MALE + _ZH_FEMALE + _ZH_EITHER) + ")")
+
+
+def _named_zh(content: str, evidence: str, message: str) -> str | None:
+    """The Chinese side: a 他 / 她 (not 他们 / 她们) named by the one 我(的)<person> of the sentence before."""
+    refs = unresolved(content, evidence)
+    if not refs or any(r not in ("他", "她") for r in refs) or len(set(refs)) != 1:
+        return None
+    sentence = said_before(evidence, message)
+    fits = _ZH_MALE if refs[0] == "他" else _ZH_FEMALE
+    people = [m.group("noun") for m in _ZH_PERSON.finditer(sentence or "") if m.group("noun") in fits + _ZH_EITHER]
+    text = head(content)
+    if len(people) != 1 or refs[0] + "们" in text:
+        return None
+    i = content.index(refs[0])
+    named = f"{content[:i]}用户的{people[0]}{content[i + 1 :]}"
+    return named if not unresolved(named, evidence) else None
