@@ -620,3 +620,20 @@ def test_a_chinese_person_named_from_the_sentence_before_is_stored(svc):
     stored = [m.content for m in _stored(svc, "mom")]
     assert "用户每周都去看用户的妈妈。" in stored, stored
     assert not [m for m in stored if "她" in m], stored
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我很喜欢吉他。", ["用户喜欢吉他。"]),  # 吉他 is a guitar, not a 他
+        ("我和其他人一起去爬山了。", ["用户和其他人一起去爬山了。"]),  # 其他 is "other"
+        (
+            "我朋友昨天来了。我和其他人一起去爬山了。",
+            ["用户朋友昨天来了（昨天，2024-04-30）。", "用户和其他人一起去爬山了。"],
+        ),
+    ],
+)
+def test_a_he_inside_a_chinese_word_is_no_reference(text, expected):
+    """The detector read the 他 of 吉他 (guitar) and 其他 (other) as an unnamed "he", and the fact was dropped; the
+    person naming would have written "用户和其用户的朋友人…" (seen while writing it)."""
+    assert facts(text) == expected

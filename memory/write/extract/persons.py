@@ -21,7 +21,7 @@ import re
 
 from memory.text.language import has_cjk
 from memory.write.extract.antecedent import said_before
-from memory.write.extract.references import head, unresolved
+from memory.write.extract.references import ZH_PERSON_PRONOUN, head, unresolved
 
 __all__ = ["name_person_from_message"]
 
@@ -196,9 +196,9 @@ def _named_zh(content: str, evidence: str, message: str) -> str | None:
     sentence = said_before(evidence, message)
     fits = _ZH_MALE if refs[0] == "他" else _ZH_FEMALE
     people = [m.group("noun") for m in _ZH_PERSON.finditer(sentence or "") if m.group("noun") in fits + _ZH_EITHER]
-    text = head(content)
-    if len(people) != 1 or refs[0] + "们" in text:
+    pronoun = next((m for m in ZH_PERSON_PRONOUN.finditer(head(content)) if m.group() == refs[0]), None)
+    if len(people) != 1 or pronoun is None:
         return None
-    i = content.index(refs[0])
+    i = pronoun.start()
     named = f"{content[:i]}用户的{people[0]}{content[i + 1 :]}"
     return named if not unresolved(named, evidence) else None
