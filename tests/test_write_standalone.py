@@ -637,3 +637,30 @@ def test_a_he_inside_a_chinese_word_is_no_reference(text, expected):
     """The detector read the 他 of 吉他 (guitar) and 其他 (other) as an unnamed "he", and the fact was dropped; the
     person naming would have written "用户和其用户的朋友人…" (seen while writing it)."""
     assert facts(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "previous", "expected"),
+    [
+        (
+            "Yeah, I finished it last weekend. I gave it to my mom.",
+            "How's the quilt coming along?",
+            "User gave the quilt to their mom.",
+        ),
+        (
+            "Since I was twelve. I find it so calming.",
+            "How long have you been drawing?",
+            "User finds drawing so calming.",
+        ),
+    ],
+)
+def test_an_it_right_after_a_completed_answer_stands_for_what_the_question_asked_about(text, previous, expected):
+    """The message answered named the thing for the answer's first "it" (or asked how long the speaker has been
+    doing something); the sentence right after goes on about the same thing. Before, its "it" was left unnamed."""
+    assert expected in facts(text, previous)
+
+
+def test_an_it_after_the_speaker_names_something_else_is_not_carried_over():
+    """A guard (passes before too): after "My dad taught me …" the "it" may be anything the speaker has."""
+    got = facts("Since I was twelve. My dad taught me and I still have it.", "How long have you been drawing?")
+    assert not [f for f in got if "have drawing" in f or "has drawing" in f], got
