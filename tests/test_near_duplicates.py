@@ -19,7 +19,12 @@ from memory.service import MemoryDraft, MemoryService
 
 PEPPER = "I adopted a greyhound named Pepper last spring."
 PEPPER_AGAIN = "I adopted a greyhound called Pepper last spring"  # cosine 0.994 to PEPPER on the bundled e5
-TEXTS = [PEPPER, PEPPER_AGAIN, "My greyhound Pepper loves running on the beach", "We moved to Berlin in 2024 for my job"]
+TEXTS = [
+    PEPPER,
+    PEPPER_AGAIN,
+    "My greyhound Pepper loves running on the beach",
+    "We moved to Berlin in 2024 for my job",
+]
 ZH = ["好的，明天见！", "好的，明天见", "明天我们去爬山吧", "我妈妈喜欢打网球"]  # the first two: cosine 0.992
 
 

@@ -298,8 +298,8 @@ def _carry_it(out: list[tuple[str, str]], at: int, thing: str) -> None:
     "Did you make it?" → "Yeah, I made it in pottery class. I love it!" ("I love the plate"); "How long have you been
     creating art?" → "Since I was 17. I find it so empowering." ("I find creating art so empowering"). Only the next
     sentence, a statement of the speaker's own that names no thing before its "it"."""
-    if at + 1 >= len(out):
-        return
+    if at + 1 >= len(out) or any(w.endswith("ed") for w in thing.split()):
+        return  # "your charging needs covered" was a phrase cut in the wrong place: not carried further
     read, said = out[at + 1]
     if read != said or is_question(said) or has_cjk(said) or not _FIRST_STATEMENT.search(read):
         return

@@ -113,6 +113,11 @@ _OBJECT_AFTER = re.compile(
 )
 
 
+#: "he'd be happy" → "User's friend David would be happy" (not "David'd")
+_CONTRACTED = re.compile(r"^'(d|ll)\b", re.I)
+_EXPANDED = {"d": " would", "ll": " will"}
+
+
 def _people(sentence: str, pronoun: str) -> list[str]:
     """The people of the speaker's the sentence names that ``pronoun`` can stand for ("son", "friend Anna")."""
     out = []
@@ -145,7 +150,8 @@ def name_person_from_message(content: str, evidence: str, message: str) -> str |
     person = f"{owner} {people[0]}"
     if m.group("ref") == "her" and not _OBJECT_AFTER.match(text[m.end() :]):
         person += "'s"  # "I love her lasagna" → "User loves their mom's lasagna"
-    named = f"{content[: m.start()]}{person}{content[m.end() :]}"
+    rest = _CONTRACTED.sub(lambda c: _EXPANDED[c.group(1).lower()], content[m.end() :], count=1)
+    named = f"{content[: m.start()]}{person}{rest}"
     # the memory now carries the sentence before's words too ("my son"): its first person is the speaker's
     return named if not unresolved(named, f"{sentence} {evidence}") else None
 
