@@ -542,6 +542,12 @@ def test_captions_reach_the_facts_benchmark_as_the_product_path_sends_them(tmp_p
             "User misses their mom's cooking every day.",
         ),
         ("I met my coach. I told him about the race.", None, "User told their coach about the race."),
+        # or by the message it answers, when the speaker said nothing before it but interjections
+        (
+            "Yes! I visit her every Sunday.",
+            "Do you still see your grandma often?",
+            "User visits their grandma every Sunday.",
+        ),
         ("我妈妈做饭很好吃。我每周都去看她。", None, "用户每周都去看用户的妈妈。"),
         ("我女儿今年上小学了。我每天送她上学。", None, "用户每天送用户的女儿上学。"),
         # a count of the one kind of things the question asks about
@@ -574,6 +580,7 @@ def test_a_reference_is_named_by_the_person_or_the_thing_the_words_before_it_nam
     [
         ("My dad and my brother came over. I cooked him dinner.", None, "cooked", ("dad", "brother")),  # two: which?
         ("My sister called. I told him the news.", None, "told", ("sister",)),  # not a he
+        ("Yes! I visit her every Sunday.", "Do your grandma and your aunt visit?", "visit", ("grandma", "aunt")),
         ("I met Anna at the park. I like her a lot.", None, "like", ("Anna",)),  # a name alone: not used
         ("我爸爸和我哥哥来了。我给他做了饭。", None, "做了饭", ("爸爸", "哥哥")),
         ("I'm planning a few.", "Any more paintings or drawings coming up?", "planning", ("paintings", "drawings")),

@@ -39,7 +39,7 @@ from memory.text.sentences import sentences
 from memory.write.extract.context import answered_question
 from memory.write.extract.references import head, unresolved
 
-__all__ = ["name_from_answered", "name_from_message", "said_before"]
+__all__ = ["name_from_answered", "name_from_message", "only_interjections", "quoted_at", "said_before"]
 
 #: a determiner, up to two modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
 #: (a lookahead, so that "my bike and my helmet" yields both)
@@ -285,7 +285,7 @@ def _bare_ref(content: str, evidence: str) -> str | None:
     return refs[0] if len(refs) == 1 and refs[0] in _BARE else None
 
 
-def _quoted_at(evidence: str, message: str) -> int:
+def quoted_at(evidence: str, message: str) -> int:
     """Where in ``message`` the first sentence ``evidence`` quotes begins (-1: not found)."""
     first = sentences(evidence)[:1]
     return message.find(first[0].strip()) if first else -1
@@ -294,7 +294,7 @@ def _quoted_at(evidence: str, message: str) -> int:
 def said_before(evidence: str, message: str) -> str | None:
     """The sentence of ``message`` just before the one ``evidence`` quotes (two back, the speaker has moved on: the
     module docstring), or None when there is none or the quote is not found."""
-    at = _quoted_at(evidence, message)
+    at = quoted_at(evidence, message)
     before = sentences(message[:at]) if at > 0 else []
     return before[-1] if before else None
 
@@ -382,7 +382,7 @@ _PART_OF = re.compile(r"\b(?:most|all|some|many|few|each|both|none|any|several|h
 _BARE_AFTER = re.compile(r"^(?:'|\s+(?:my|our|their|your|his|her)\s+all\b)", re.I)
 
 
-def _only_interjections(said_before: str) -> bool:
+def only_interjections(said_before: str) -> bool:
     """Whether what the speaker said before the quoted sentence names nothing: interjections and a vocative name."""
     for sentence in sentences(said_before):
         words = re.findall(r"[A-Za-z']+", re.sub(r",\s*[A-Z][a-z]+\b", "", sentence))
@@ -425,8 +425,8 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
     ref = _bare_ref(content, evidence)
     if ref is None:
         return None
-    at = _quoted_at(evidence, message)
-    if at < 0 or not _only_interjections(message[:at]):
+    at = quoted_at(evidence, message)
+    if at < 0 or not only_interjections(message[:at]):
         return None
     named = [np for _, np in _pointed(previous) if _plural(np) == (ref == "them")]
     if len(named) != 1:

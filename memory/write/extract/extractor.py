@@ -377,7 +377,7 @@ def standing(cands: list[Candidate], message: str = "", previous: str | None = N
         if named is None:  # named by a sentence said before it in the message ("… my bowl. A friend made it …")
             named = name_from_message(c.content, c.evidence, message)
         if named is None:  # a he / she named by the one person the sentence before names ("my son … he was okay")
-            named = name_person_from_message(c.content, c.evidence, message)
+            named = name_person_from_message(c.content, c.evidence, message, previous)
         if named is None:  # named by what the message answered points at ("that agency … pick it?")
             named = name_from_answered(c.content, c.evidence, message, previous)
         if named is None:

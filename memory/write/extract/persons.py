@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from memory.text.language import has_cjk
-from memory.write.extract.antecedent import said_before
+from memory.write.extract.antecedent import only_interjections, quoted_at, said_before
 from memory.write.extract.references import ZH_PERSON_PRONOUN, head, unresolved
 
 __all__ = ["name_person_from_message"]
@@ -100,7 +100,7 @@ _EITHER = frozenset(
 )
 #: "my son", "our little girl's" is not read (a modifier and a noun only): "my older brother", "my best friend Anna"
 _PERSON_NP = re.compile(
-    r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:little|big|older|younger|oldest|youngest|eldest|baby|best|late|new|dear|sweet)\s+)?"
+    r"\b(?P<det>[Mm]y|[Oo]ur|[Yy]our)\s+(?:(?:little|big|older|younger|oldest|youngest|eldest|baby|best|late|new|dear|sweet)\s+)?"
     r"(?P<noun>[a-z-]+)(?:\s+(?P<name>[A-Z][a-z]+)(?!\s*'))?",
 )
 _GENDER = {"he": _MALE, "him": _MALE, "she": _FEMALE, "her": _FEMALE}
@@ -118,19 +118,23 @@ _CONTRACTED = re.compile(r"^'(d|ll)\b", re.I)
 _EXPANDED = {"d": " would", "ll": " will"}
 
 
-def _people(sentence: str, pronoun: str) -> list[str]:
-    """The people of the speaker's the sentence names that ``pronoun`` can stand for ("son", "friend Anna")."""
+def _people(sentence: str, pronoun: str, whose: tuple[str, ...] = ("my", "our")) -> list[str]:
+    """The people of the speaker's (``whose``: "my" / "our"; in the message answered, "your") the sentence names that
+    ``pronoun`` can stand for ("son", "friend Anna")."""
     out = []
     for m in _PERSON_NP.finditer(sentence):
         noun = m.group("noun").lower()
+        if m.group("det").lower() not in whose:
+            continue
         if noun in _GENDER[pronoun] or noun in _EITHER:
             out.append(f"{m.group('noun')} {m.group('name')}" if m.group("name") else m.group("noun"))
     return out
 
 
-def name_person_from_message(content: str, evidence: str, message: str) -> str | None:
+def name_person_from_message(content: str, evidence: str, message: str, previous: str | None = None) -> str | None:
     """``content`` with its he / him / she / her named by the one person of the speaker's the sentence of
-    ``message`` before it names, or None."""
+    ``message`` before it names, or None. When the speaker said nothing before it but interjections, the message it
+    answers may name them instead, as the speaker's ("How's your son doing?" → "Great, I'm so proud of him!")."""
     if not message or not evidence:
         return None
     if has_cjk(content):
@@ -140,6 +144,9 @@ def name_person_from_message(content: str, evidence: str, message: str) -> str |
         return None
     sentence = said_before(evidence, message)
     people = _people(sentence, refs[0]) if sentence else []
+    at = quoted_at(evidence, message)
+    if not people and previous and at >= 0 and only_interjections(message[:at]):
+        sentence, people = previous, _people(previous, refs[0], ("your",))
     if len(people) != 1:
         return None  # none or several people the pronoun could stand for
     text = head(content)
