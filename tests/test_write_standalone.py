@@ -679,3 +679,69 @@ def test_an_it_after_the_speaker_names_something_else_is_not_carried_over():
     """A guard (passes before too): after "My dad taught me …" the "it" may be anything the speaker has."""
     got = facts("Since I was twelve. My dad taught me and I still have it.", "How long have you been drawing?")
     assert not [f for f in got if "have drawing" in f or "has drawing" in f], got
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a modifier before the noun does not end the phrase ("my old kayak" was read as nothing)
+        (
+            "I'm thinking of selling my old kayak, a 2015 Perception Pescador. I haven't paddled it in two years.",
+            "User hasn't paddled their old kayak in two years",
+        ),
+        # a thing named by its name as what the speaker tries, sticks with, buys …
+        (
+            "I think I'll try out Babbel first. I've heard great things about it, and the lessons are short.",
+            "User has heard great things about Babbel, and the lessons are short.",
+        ),
+        (
+            "I think I'll stick with the classic Lodge Cast Iron Skillet. I've heard good things about it and it seems "
+            "to last forever.",
+            "User has heard good things about Lodge Cast Iron Skillet and it seems to last forever.",
+        ),
+        (
+            "I think I'll try the Manchego cheese. I've never had it before, but it sounds tasty.",
+            "User has never had Manchego cheese before, but it sounds tasty.",
+        ),
+    ],
+)
+def test_an_it_is_named_by_the_one_thing_the_sentence_before_names(text, expected):
+    """Read on LongMemEval's user turns (not LoCoMo): before, each of these kept its "it" unnamed."""
+    assert [f for f in facts(text) if f.startswith(expected)], facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "previous", "garbled"),
+    [
+        # "that" is a determiner of a named article here, not a thing to name from "my favorite band"
+        (
+            "I'll check out some news on my favorite band's tour. I've also been meaning to read up on that "
+            "Smithsonian article I saw at my aunt's place.",
+            None,
+            "favorite band Smithsonian",
+        ),
+        # "never saw it coming" is what happened, not the film
+        (
+            'I remember when I first watched "Shutter Island," the ending surprised me. I never saw it coming!',
+            None,
+            "saw Shutter",
+        ),
+        # a relative "that" + verb in the message answered is no thing ("an include the soundbar")
+        (
+            "I'm hoping to get it for around $900.",
+            "Some of the bundles that include the soundbar are on sale right now.",
+            "an include",
+        ),
+        # "no idea that so many …" is a clause ("a cover a range so many …")
+        (
+            "Wow, I had no idea that so many free courses were available online!",
+            "Many universities publish free courses that cover a range of topics. That matters for learners.",
+            "a cover",
+        ),
+    ],
+)
+def test_a_determiner_an_idiom_or_a_relative_that_is_not_named_as_a_thing(text, previous, garbled):
+    """The last two were written garbled before (the message answered's "that include …" / "that cover …" read as
+    a pointed thing); the first two are guards for the naming above (pass before too). Seen on LongMemEval."""
+    got = facts(text, previous)
+    assert not [f for f in got if garbled in f], got

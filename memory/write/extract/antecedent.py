@@ -43,10 +43,13 @@ __all__ = ["name_from_answered", "name_from_message", "only_interjections", "quo
 
 #: a determiner, up to two modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
 #: (a lookahead, so that "my bike and my helmet" yields both)
-_NP = re.compile(r"\b(?:my|our)\s+(?=(?P<np>(?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*))", re.I)
+_NP = re.compile(r"\b(?:my|our)\s+(?=(?P<np>(?:[a-z][a-z-]*\s+){0,3}[a-z][a-z-]*)(?![\w-]))", re.I)
 #: words that end a noun phrase before them or cannot be its head
 _STOP = frozenset(
     [
+        "a",
+        "an",
+        "the",
         "and",
         "or",
         "but",
@@ -247,7 +250,13 @@ _AFTER_NOUN = frozenset(
 _POSSESSIVE_TAIL = re.compile(r"'s$")
 _REF = re.compile(r"\b(?P<ref>it|this|that|them)\b")
 #: a bare "this" / "that" ends its phrase: punctuation, the end, or a preposition / conjunction after it
-_ENDS = re.compile(r"^\s*(?:[,.;:!?)]|$|(?:and|but|so|because|after|before|when|at|in|on|for|with|to|from)\b)")
+_ENDS = re.compile(
+    r"^\s*(?:[,.;:!?)]|$|(?:and|but|so(?!\s+(?:many|few)\b)|because|after|before|when|at|in|on|for|with|to|from)\b)"
+)  # "no idea that so many …" is a clause
+
+
+#: words of ``_STOP`` that open a noun phrase as its modifiers ("my old motorcycle", "my new bike", "my own shop")
+_LEADING = frozenset(["old", "new", "own", "best", "favorite", "favourite", "fave", "whole", "entire", "first"])
 
 
 def _phrases(sentence: str, pattern: re.Pattern[str] = _NP) -> list[str]:
@@ -257,6 +266,9 @@ def _phrases(sentence: str, pattern: re.Pattern[str] = _NP) -> list[str]:
     for m in pattern.finditer(sentence):
         words: list[str] = []
         for w in m.group("np").split():
+            if w.lower() in _LEADING and all(x.lower() in _LEADING for x in words):
+                words.append(w)  # "my old motorcycle": a modifier before the noun, not the end of the phrase
+                continue
             if w.lower() in _STOP or words and (w.lower().endswith(("ing", "ed")) or w.lower() in _AFTER_NOUN):
                 break
             words.append(w)
@@ -305,6 +317,8 @@ def _ref_in(content: str, ref: str) -> tuple[str, re.Match[str] | None]:
     return text, next((r for r in _REF.finditer(text) if r.group("ref") == ref), None)
 
 
+#: "never saw it coming": "it" is what happened, not a thing the sentence before names
+_IDIOM_IT = re.compile(r"^\s+coming\b", re.I)
 #: "I find it fulfilling": a judgement about what the speaker does, not about the thing the sentence before names
 _JUDGED_IT = re.compile(r"\b(?:find|finds|found|finding|consider|considers|considered)\s+it\b", re.I)
 
@@ -325,6 +339,42 @@ _NOT_SUBJECT = frozenset(
 )
 
 
+#: a thing named by its name as what the speaker tries, uses, buys, reads …: "I'll try out Duolingo", "I'll stick
+#: with the original Moroccanoil Shampoo", "reading "Becoming Nicole"" (after such a verb a name is a thing)
+_NAMED_THING = re.compile(
+    r"\b(?:try|tried|trying|use|using|used|stick with|buy|bought|buying|order|ordered|download|downloaded|"
+    r"read|reading|watch|watched|watching|play|playing|listen to|listening to|check out|checking out|"
+    r"sell|selling|sold|got|get|getting|pick|picked|started|start|starting|finished|finish)"
+    r"(?:\s+out)?\s+(?:(?:the|a|an|my|our)\s+)?(?:[a-z]+\s+){0,2}?"
+    r"(?:\"(?P<title>[^\"]{2,60})\"|(?P<name>[A-Z][\w'-]*(?:\s+(?:[A-Z0-9][\w'-]*|of|the|and|&)){0,7})"
+    r"(?P<noun>(?:\s+[a-z][a-z-]+){0,3}))"
+)
+
+
+def _named_things(sentence: str) -> list[str]:
+    """The things the sentence names by name after a verb of trying, using, buying …, without a trailing "of" / "the"
+    / "and"."""
+    out = []
+    for m in _NAMED_THING.finditer(sentence):
+        if m.group("title"):
+            name = m.group("title").strip(" ,.;:!?")  # "The Sixth Sense," → "The Sixth Sense"
+        else:
+            name = re.sub(r"(?:\s+(?:of|the|and|&))+$", "", m.group("name"))
+            for w in m.group("noun").split():  # "the Oaxaca cheese", "the VADER sentiment analysis tool"
+                if w in _STOP or w.endswith(("ing", "ed", "ly")) or w in _AFTER_NOUN:
+                    break
+                name += " " + w
+        if name and name not in ("I", "I'm", "I've", "I'll") and not _MONTH_DAY.match(name):
+            out.append(name)
+    return out
+
+
+_MONTH_DAY = re.compile(
+    r"^(?:January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|"
+    r"Wednesday|Thursday|Friday|Saturday|Sunday)\b"
+)
+
+
 def _bare_named(sentence: str, ref: str) -> str | None:
     """The one thing a sentence names without "my" that an "it" can stand for, or None: a bare noun it opens on as
     its subject ("Guitar's mostly my thing." → "guitar"). Not for "them": a bare plural of the sentence before was
@@ -332,6 +382,9 @@ def _bare_named(sentence: str, ref: str) -> str | None:
     "take good care of them" → "… of tips", "plant them" → "plant roots" — the cuttings two sentences back)."""
     if ref != "it" or re.search(r"\bit\b", sentence, re.I):
         return None  # the sentence before points on itself
+    named = set(_named_things(sentence))
+    if named:
+        return named.pop() if len(named) == 1 else None
     m = _BARE_SUBJECT.match(sentence)
     word = m.group("w").lower() if m else ""
     return word if word and word not in _STOP and word not in _NOT_SUBJECT and not _plural(word) else None
@@ -355,9 +408,12 @@ def name_from_message(content: str, evidence: str, message: str) -> str | None:
     text, m = _ref_in(content, ref)
     if m is None:
         return None
-    owner = "their" if "User" in text[: m.start()] else "User's"
+    owner = "their" if re.search(r"\buser\b", text[: m.start()], re.I) else "User's"
     if len(named) != 1 and re.search(r"\b(?!User\b)[A-Z][a-z]+", text[1 : m.start()]):
         return None  # "User has always liked Under Armour, working with them …": a name before it may be the thing
+    after = text[m.end() :]
+    if (ref in ("this", "that") and not _ENDS.match(after)) or (ref == "it" and _IDIOM_IT.match(after)):
+        return None  # "that National Geographic article": a determiner, not a thing; "saw it coming": an idiom
     thing = f"{owner} {named[0]}" if len(named) == 1 else bare
     named_content = f"{content[: m.start()]}{thing}{content[m.end() :]}"
     return named_content if not unresolved(named_content, evidence) else None
@@ -391,6 +447,13 @@ def only_interjections(said_before: str) -> bool:
     return True
 
 
+#: verbs a relative "that" is often followed by ("a bundle that include…", "plans that offer …")
+_VERB_AFTER_THAT = frozenset(
+    ["include", "offer", "provide", "help", "allow", "let", "need", "seem", "look", "sound", "feel", "work", "come"]
+    + ["cover", "fit", "suit", "match", "require", "cost", "use", "run", "keep", "support", "contain", "show"]
+)
+
+
 def _pointed(previous: str) -> list[tuple[str, str]]:
     """(determiner, noun phrase) pairs the other speaker points at: "that" / "this" followed by a word in -s is a
     verb ("that sounds great", "this looks fun"), not a thing; a phrase must agree in number with its determiner."""
@@ -398,8 +461,8 @@ def _pointed(previous: str) -> list[tuple[str, str]]:
     for m in _POINTED.finditer(previous):
         det = m.group("det").lower()
         first = m.group("np").split()[0].lower()
-        if det in ("that", "this") and first.endswith("s") and not first.endswith("ss"):
-            continue
+        if det in ("that", "this") and (first.endswith("s") and not first.endswith("ss") or first in _VERB_AFTER_THAT):
+            continue  # "that sounds great", "models that include the TV": a verb after "that", not a thing
         for np in _phrases(previous[m.start() :], _POINTED)[:1]:
             if _plural(np) == (det in ("those", "these")):
                 out.append((det, np))

@@ -153,7 +153,7 @@ def name_person_from_message(content: str, evidence: str, message: str, previous
     m = next((r for r in _REF.finditer(text) if r.group("ref") == refs[0]), None)
     if m is None:
         return None
-    owner = "their" if "User" in text[: m.start()] else "User's"
+    owner = "their" if re.search(r"\buser\b", text[: m.start()], re.I) else "User's"
     person = f"{owner} {people[0]}"
     if m.group("ref") == "her" and not _OBJECT_AFTER.match(text[m.end() :]):
         person += "'s"  # "I love her lasagna" → "User loves their mom's lasagna"
