@@ -37,6 +37,7 @@ import re
 from memory.text.language import has_cjk
 from memory.text.sentences import sentences
 from memory.write.extract.context import answered_question
+from memory.write.extract.kin import is_person
 from memory.write.extract.references import head, unresolved
 
 __all__ = ["name_from_answered", "name_from_message", "only_interjections", "quoted_at", "said_before"]
@@ -402,6 +403,8 @@ def name_from_message(content: str, evidence: str, message: str) -> str | None:
     sentence = said_before(evidence, message)
     phrases = _phrases(sentence) if sentence else []
     named = [np for np in phrases if _plural(np) == (ref == "them")]
+    if ref != "them" and any(is_person(np) for np in named):
+        return None  # an "it" is never a person ("… for my best friend's birthday. I ordered it …"): not this one
     bare = _bare_named(sentence, ref) if sentence and not phrases else None
     if len(named) != 1 and bare is None:
         return None  # the sentence before names none or several things of this number

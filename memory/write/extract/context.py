@@ -408,6 +408,7 @@ _DURATION = re.compile(
 _COUNT = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|just one|only one)$", re.IGNORECASE)
 _NOT_AFTER = frozenset(
     [
+        "worth",  # "it's worth it"
         "is",
         "was",
         "think",

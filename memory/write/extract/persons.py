@@ -21,89 +21,17 @@ import re
 
 from memory.text.language import has_cjk
 from memory.write.extract.antecedent import only_interjections, quoted_at, said_before
+from memory.write.extract.kin import EITHER, FEMALE, MALE
 from memory.write.extract.references import ZH_PERSON_PRONOUN, head, unresolved
 
 __all__ = ["name_person_from_message"]
 
-_MALE = frozenset(
-    [
-        "son",
-        "brother",
-        "dad",
-        "father",
-        "husband",
-        "boyfriend",
-        "hubby",
-        "grandpa",
-        "grandfather",
-        "uncle",
-        "nephew",
-        "stepson",
-        "stepdad",
-        "stepfather",
-        "fiance",
-        "bf",
-    ]
-)
-_FEMALE = frozenset(
-    [
-        "daughter",
-        "sister",
-        "mom",
-        "mum",
-        "mother",
-        "wife",
-        "girlfriend",
-        "grandma",
-        "grandmother",
-        "granny",
-        "aunt",
-        "niece",
-        "stepdaughter",
-        "stepmom",
-        "stepmother",
-        "fiancee",
-        "gf",
-    ]
-)
-#: people and pets a he or a she may stand for alike
-_EITHER = frozenset(
-    [
-        "friend",
-        "bestie",
-        "buddy",
-        "partner",
-        "boss",
-        "colleague",
-        "coworker",
-        "co-worker",
-        "roommate",
-        "neighbor",
-        "neighbour",
-        "teacher",
-        "coach",
-        "mentor",
-        "mentee",
-        "therapist",
-        "doctor",
-        "kid",
-        "child",
-        "baby",
-        "toddler",
-        "cousin",
-        "dog",
-        "cat",
-        "puppy",
-        "kitten",
-        "pet",
-    ]
-)
 #: "my son", "our little girl's" is not read (a modifier and a noun only): "my older brother", "my best friend Anna"
 _PERSON_NP = re.compile(
     r"\b(?P<det>[Mm]y|[Oo]ur|[Yy]our)\s+(?:(?:little|big|older|younger|oldest|youngest|eldest|baby|best|late|new|dear|sweet)\s+)?"
     r"(?P<noun>[a-z-]+)(?:\s+(?P<name>[A-Z][a-z]+)(?!\s*'))?",
 )
-_GENDER = {"he": _MALE, "him": _MALE, "she": _FEMALE, "her": _FEMALE}
+_GENDER = {"he": MALE, "him": MALE, "she": FEMALE, "her": FEMALE}
 _REF = re.compile(r"\b(?P<ref>he|him|she|her)\b")
 #: after an object "her" (not a possessive one: "her lasagna"): "I visit her every summer", "I took her to …"
 _OBJECT_AFTER = re.compile(
@@ -126,7 +54,7 @@ def _people(sentence: str, pronoun: str, whose: tuple[str, ...] = ("my", "our"))
         noun = m.group("noun").lower()
         if m.group("det").lower() not in whose:
             continue
-        if noun in _GENDER[pronoun] or noun in _EITHER:
+        if noun in _GENDER[pronoun] or noun in EITHER:
             out.append(f"{m.group('noun')} {m.group('name')}" if m.group("name") else m.group("noun"))
     return out
 
