@@ -768,8 +768,9 @@ def test_an_it_is_never_named_by_a_person(text, guess, person):
 
 
 def test_worth_it_is_no_thing_to_carry_over():
-    """A guard (passes before too: nothing was carried over then). "it's worth it" after an answer the message answered named a thing in: the idiom, not the thing (a first
-    version wrote "it's worth their list", seen on a LongMemEval slice held out of the rules' reading)."""
+    """A guard (passes before too: nothing was carried over then). "it's worth it" after an answer the message
+    answered named a thing in: the idiom, not the thing (a first version wrote "it's worth their list", seen on a
+    LongMemEval slice held out of the rules' reading)."""
     got = facts(
         "I've been finding it hard to keep tidy at night. But I keep telling myself that it's worth it in the long "
         "run.",
