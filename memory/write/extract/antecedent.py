@@ -42,7 +42,7 @@ from memory.write.extract.references import head, unresolved
 
 __all__ = ["name_from_answered", "name_from_message", "only_interjections", "quoted_at", "said_before"]
 
-#: a determiner, up to two modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
+#: a determiner, up to three modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
 #: (a lookahead, so that "my bike and my helmet" yields both)
 _NP = re.compile(r"\b(?:my|our)\s+(?=(?P<np>(?:[a-z][a-z-]*\s+){0,3}[a-z][a-z-]*)(?![\w-]))", re.I)
 #: words that end a noun phrase before them or cannot be its head
