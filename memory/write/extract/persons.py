@@ -4,7 +4,7 @@
 gives "User and others were so lucky he was okay", which a reader of the memory cannot place (``references.unresolved``
 flags "he"); the extractor would abstain on it in Chinese and leave it to the learned decision in English. The person
 is named one sentence before, as the speaker's: "my son". This module names them there: "User and others were so
-lucky User's son was okay." Chinese alike: "我儿子上周出了车祸。还好他没事。" → "还好用户的儿子没事。"
+lucky their son was okay." Chinese alike: "我妈妈做饭很好吃。我每周都去看她。" → "用户每周都去看用户的妈妈。"
 
 It guesses only where one person fits: every unresolved reference of the memory is a he / him / she / her (他 / 她)
 of one gender; the sentence just before it in the same message names exactly one person of the speaker's ("my …",
@@ -26,7 +26,7 @@ from memory.write.extract.references import ZH_PERSON_PRONOUN, head, unresolved
 
 __all__ = ["name_person_from_message"]
 
-#: "my son", "our little girl's" is not read (a modifier and a noun only): "my older brother", "my best friend Anna"
+#: "my son", "my older brother", "my best friend Anna" (a modifier, the noun, a name); "your …" in the message answered
 _PERSON_NP = re.compile(
     r"\b(?P<det>[Mm]y|[Oo]ur|[Yy]our)\s+(?:(?:little|big|older|younger|oldest|youngest|eldest|baby|best|late|new|dear|sweet)\s+)?"
     r"(?P<noun>[a-z-]+)(?:\s+(?P<name>[A-Z][a-z]+)(?!\s*'))?",
