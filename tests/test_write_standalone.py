@@ -520,3 +520,260 @@ def test_captions_reach_the_facts_benchmark_as_the_product_path_sends_them(tmp_p
     path.write_text(json.dumps(raw), encoding="utf-8")
     turn = next(t for t in bench.load(path)[0].turns if t.dia_id == "D1:3")
     assert turn.text == "I play the violin on weekends. [shares a photo of a violin on a stand]"
+
+
+# -- seventh round: a person named from the sentence before, a count from the question, a bare noun ------------
+@pytest.mark.parametrize(
+    ("text", "previous", "expected"),
+    [
+        (
+            "It was a long drive when my son twisted his ankle. We were so relieved he was okay.",
+            None,
+            "User and others were so relieved their son was okay.",
+        ),
+        (
+            "My sister moved to Berlin last year. I visit her every summer.",
+            None,
+            "User visits their sister every summer.",
+        ),
+        (
+            "My mom is an amazing cook. I miss her cooking every day.",
+            None,
+            "User misses their mom's cooking every day.",
+        ),
+        ("I met my coach. I told him about the race.", None, "User told their coach about the race."),
+        # or by the message it answers, when the speaker said nothing before it but interjections
+        (
+            "Yes! I visit her every Sunday.",
+            "Do you still see your grandma often?",
+            "User visits their grandma every Sunday.",
+        ),
+        ("我妈妈做饭很好吃。我每周都去看她。", None, "用户每周都去看用户的妈妈。"),
+        ("我女儿今年上小学了。我每天送她上学。", None, "用户每天送用户的女儿上学。"),
+        # a count of the one kind of things the question asks about
+        (
+            "I'm feeling inspired by spring so I'm planning a few.",
+            "Wow! Any more sculptures coming up?",
+            "User is planning a few sculptures.",
+        ),
+        # a bare noun the sentence before opens on, a bare plural it names
+        ("Chess is mostly my thing. Playing it helps me relax.", None, "Playing chess helps User relax."),
+        # "he'd" is "would", not "David'd"
+        (
+            "I've been meaning to call my friend Tom. We haven't hung out in a while, and I'm sure he'd be happy to "
+            "teach me some recipes.",
+            None,
+            "User and others haven't hung out in a while, and they're sure their friend Tom would be happy to teach "
+            "them some recipes.",
+        ),
+    ],
+)
+def test_a_reference_is_named_by_the_person_or_the_thing_the_words_before_it_name(text, previous, expected):
+    """Before this, each of these was kept with its he / her / him / a few / it unnamed (English: left to the learned
+    decision) or dropped (Chinese abstains). The person naming, run on 60 LongMemEval questions' user turns (not
+    LoCoMo), named 10 people, all 10 right."""
+    assert expected in facts(text, previous)
+
+
+@pytest.mark.parametrize(
+    ("text", "previous", "guess", "wrong"),
+    [
+        ("My dad and my brother came over. I cooked him dinner.", None, "cooked", ("dad", "brother")),  # two: which?
+        ("My sister called. I told him the news.", None, "told", ("sister",)),  # not a he
+        ("Yes! I visit her every Sunday.", "Do your grandma and your aunt visit?", "visit", ("grandma", "aunt")),
+        ("I met Anna at the park. I like her a lot.", None, "like", ("Anna",)),  # a name alone: not used
+        ("我爸爸和我哥哥来了。我给他做了饭。", None, "做了饭", ("爸爸", "哥哥")),
+        ("I'm planning a few.", "Any more paintings or drawings coming up?", "planning", ("paintings", "drawings")),
+        # the sentence before points on itself ("them" = the pets, not the snacks; LoCoMo dev, a first version)
+        (
+            "Yeah, it's adorable! Watching them enjoy their favorite snacks is so fun. I also like holding them. "
+            "[shares a photo of a person holding a small turtle in their hand]",
+            "Wow, that's so cute! They look like they really enjoy fruit.",
+            "holding",
+            ("snacks",),
+        ),
+        # a name before the reference may be the thing ("them" = Reebok, not the deals; LoCoMo dev, a first version)
+        (
+            "The Adidas and Puma deals have me thrilled! I've always liked Reebok, signing with them would be amazing.",
+            None,
+            "signing",
+            ("deals", "Adidas", "Puma"),
+        ),
+        ("Everything is fine. I love it.", None, "love", ("everything",)),
+        # a bare plural of the sentence before is not named for "them" (read on LongMemEval: wrong or broken as often)
+        ("Oh wow, all of those dishes sound amazing! I can't wait to try them all.", None, "try", ("dishes",)),
+        ("I can already see roots forming. I'm planning to plant them in soil soon.", None, "plant", ("roots",)),
+        # "Pepper's Lonely Hearts …" opens on a name, not on a bare noun
+        ("Sgt. Pepper's Lonely Hearts is rare. I sold it to a collector.", None, "sold", ("pepper",)),
+    ],
+)
+def test_a_person_or_a_thing_the_words_before_do_not_name_once_is_not_guessed(text, previous, guess, wrong):
+    """Guards for the naming above (they pass before it too, when nothing was named this way): no fact of the
+    sentence with the reference names one of ``wrong`` in its place. The two LoCoMo-shaped ones were wrong namings of
+    a first version, read on all five dev conversations ("User likes holding snacks.", "… working with deals would
+    be really cool")."""
+    said = [f for f in facts(text, previous) if guess in f]
+    assert not [f for f in said for w in wrong if w.lower() in f.lower()], said
+
+
+def test_that_after_thinking_joins_a_clause_and_is_not_rewritten_as_an_article():
+    """ "I'm still thinking that teaching …" was written "User is still thinking a teaching …" (garbled: "that" after a
+    gerund of saying read as a pointing determiner and rewritten, LoCoMo dev conv-26)."""
+    assert facts("I'm still thinking that teaching and research is the way to go.") == [
+        "User is still thinking that teaching and research is the way to go."
+    ]
+
+
+def test_a_chinese_person_named_from_the_sentence_before_is_stored(svc):
+    """Through the write path with real e5: before, "我每周都去看她" was not stored (Chinese abstains on an unnamed 她);
+    now she is named from the sentence before and the fact is a memory of its own beside the first."""
+    from memory.write.entry import Said
+
+    user = svc.ensure_user("mom")
+    text = "我妈妈做饭很好吃。我每周都去看她。"
+    svc.write(user, svc.ensure_session(user, "s"), [Said("user", text, created_at=AT)])
+    stored = [m.content for m in _stored(svc, "mom")]
+    assert "用户每周都去看用户的妈妈。" in stored, stored
+    assert not [m for m in stored if "她" in m], stored
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我很喜欢吉他。", ["用户喜欢吉他。"]),  # 吉他 is a guitar, not a 他
+        ("我和其他人一起去爬山了。", ["用户和其他人一起去爬山了。"]),  # 其他 is "other"
+        (
+            "我朋友昨天来了。我和其他人一起去爬山了。",
+            ["用户朋友昨天来了（昨天，2024-04-30）。", "用户和其他人一起去爬山了。"],
+        ),
+    ],
+)
+def test_a_he_inside_a_chinese_word_is_no_reference(text, expected):
+    """The detector read the 他 of 吉他 (guitar) and 其他 (other) as an unnamed "he", and the fact was dropped; the
+    person naming would have written "用户和其用户的朋友人…" (seen while writing it)."""
+    assert facts(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "previous", "expected"),
+    [
+        (
+            "Yeah, I finished it last weekend. I gave it to my mom.",
+            "How's the quilt coming along?",
+            "User gave the quilt to their mom.",
+        ),
+        (
+            "Since I was twelve. I find it so calming.",
+            "How long have you been drawing?",
+            "User finds drawing so calming.",
+        ),
+    ],
+)
+def test_an_it_right_after_a_completed_answer_stands_for_what_the_question_asked_about(text, previous, expected):
+    """The message answered named the thing for the answer's first "it" (or asked how long the speaker has been
+    doing something); the sentence right after goes on about the same thing. Before, its "it" was left unnamed."""
+    assert expected in facts(text, previous)
+
+
+def test_an_it_after_the_speaker_names_something_else_is_not_carried_over():
+    """A guard (passes before too): after "My dad taught me …" the "it" may be anything the speaker has."""
+    got = facts("Since I was twelve. My dad taught me and I still have it.", "How long have you been drawing?")
+    assert not [f for f in got if "have drawing" in f or "has drawing" in f], got
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a modifier before the noun does not end the phrase ("my old kayak" was read as nothing)
+        (
+            "I'm thinking of selling my old kayak, a 2015 Perception Pescador. I haven't paddled it in two years.",
+            "User hasn't paddled their old kayak in two years",
+        ),
+        # a thing named by its name as what the speaker tries, sticks with, buys …
+        (
+            "I think I'll try out Babbel first. I've heard great things about it, and the lessons are short.",
+            "User has heard great things about Babbel, and the lessons are short.",
+        ),
+        (
+            "I think I'll stick with the classic Lodge Cast Iron Skillet. I've heard good things about it and it seems "
+            "to last forever.",
+            "User has heard good things about Lodge Cast Iron Skillet and it seems to last forever.",
+        ),
+        (
+            "I think I'll try the Manchego cheese. I've never had it before, but it sounds tasty.",
+            "User has never had Manchego cheese before, but it sounds tasty.",
+        ),
+    ],
+)
+def test_an_it_is_named_by_the_one_thing_the_sentence_before_names(text, expected):
+    """Read on LongMemEval's user turns (not LoCoMo): before, each of these kept its "it" unnamed."""
+    assert [f for f in facts(text) if f.startswith(expected)], facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "previous", "garbled"),
+    [
+        # "that" is a determiner of a named article here, not a thing to name from "my favorite band"
+        (
+            "I'll check out some news on my favorite band's tour. I've also been meaning to read up on that "
+            "Smithsonian article I saw at my aunt's place.",
+            None,
+            "favorite band Smithsonian",
+        ),
+        # "never saw it coming" is what happened, not the film
+        (
+            'I remember when I first watched "Shutter Island," the ending surprised me. I never saw it coming!',
+            None,
+            "saw Shutter",
+        ),
+        # a relative "that" + verb in the message answered is no thing ("an include the soundbar")
+        (
+            "I'm hoping to get it for around $900.",
+            "Some of the bundles that include the soundbar are on sale right now.",
+            "an include",
+        ),
+        # "no idea that so many …" is a clause ("a cover a range so many …")
+        (
+            "Wow, I had no idea that so many free courses were available online!",
+            "Many universities publish free courses that cover a range of topics. That matters for learners.",
+            "a cover",
+        ),
+    ],
+)
+def test_a_determiner_an_idiom_or_a_relative_that_is_not_named_as_a_thing(text, previous, garbled):
+    """The last two were written garbled before (the message answered's "that include …" / "that cover …" read as
+    a pointed thing); the first two are guards for the naming above (pass before too). Seen on LongMemEval."""
+    got = facts(text, previous)
+    assert not [f for f in got if garbled in f], got
+
+
+@pytest.mark.parametrize(
+    ("text", "guess", "person"),
+    [
+        # "it" is the album, not the friend (a first version of the leading-modifier phrase wrote "ordered their best
+        # friend on the 15th"; seen on a LongMemEval slice held out of the rules' reading)
+        (
+            "I recently ordered a custom calendar for my best friend's birthday. I ordered it on the 3rd of May.",
+            "3rd",
+            "friend",
+        ),
+        # an older wrong naming of the same kind ("bring their sister up")
+        ("I need to talk to my sister about the trip. I want to bring it up at the right time.", "bring", "sister"),
+    ],
+)
+def test_an_it_is_never_named_by_a_person(text, guess, person):
+    """The second failed before (the sentence before's one "my X" was a person); the first is a guard."""
+    said = [f for f in facts(text) if guess in f]
+    assert not [f for f in said if person in f], said
+
+
+def test_worth_it_is_no_thing_to_carry_over():
+    """A guard (passes before too: nothing was carried over then). "it's worth it" after an answer the message
+    answered named a thing in: the idiom, not the thing (a first version wrote "it's worth their list", seen on a
+    LongMemEval slice held out of the rules' reading)."""
+    got = facts(
+        "I've been finding it hard to keep tidy at night. But I keep telling myself that it's worth it in the long "
+        "run.",
+        "How do you keep going? And what's the next task on your list?",
+    )
+    assert not [f for f in got if "worth their" in f or "worth my" in f], got

@@ -6,6 +6,11 @@ cannot place (``references.unresolved`` flags "it") and which the extractor woul
 named one sentence before, by the speaker: "my hand-painted bowl". This module names it there: "A friend made
 User's hand-painted bowl for User's 18th birthday."
 
+One more shape is read without "my": a sentence that opens on a bare noun as its subject names what an "it" right
+after it stands for ("Guitar's mostly my thing. Playing it helps me …" → "Playing guitar helps User …"). A bare plural
+for "them" is not (a first version: as often wrong or ungrammatical as right, see ``_bare_named``). People ("my son …
+he") are named in ``memory.write.extract.persons``.
+
 It guesses only where one thing fits: the reference is a bare "it" / "this" / "that" (one thing) or "them" (things);
 the sentence just before it in the same message names exactly one thing of that number, and one the speaker owns
 ("my …", "our …": a "the …" / "a …" read by rule picked adjectives and the wrong thing too often on the tuning
@@ -31,16 +36,21 @@ import re
 
 from memory.text.language import has_cjk
 from memory.text.sentences import sentences
+from memory.write.extract.context import answered_question
+from memory.write.extract.kin import is_person
 from memory.write.extract.references import head, unresolved
 
-__all__ = ["name_from_answered", "name_from_message"]
+__all__ = ["name_from_answered", "name_from_message", "only_interjections", "quoted_at", "said_before"]
 
-#: a determiner, up to two modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
+#: a determiner, up to three modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
 #: (a lookahead, so that "my bike and my helmet" yields both)
-_NP = re.compile(r"\b(?:my|our)\s+(?=(?P<np>(?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*))", re.I)
+_NP = re.compile(r"\b(?:my|our)\s+(?=(?P<np>(?:[a-z][a-z-]*\s+){0,3}[a-z][a-z-]*)(?![\w-]))", re.I)
 #: words that end a noun phrase before them or cannot be its head
 _STOP = frozenset(
     [
+        "a",
+        "an",
+        "the",
         "and",
         "or",
         "but",
@@ -241,7 +251,13 @@ _AFTER_NOUN = frozenset(
 _POSSESSIVE_TAIL = re.compile(r"'s$")
 _REF = re.compile(r"\b(?P<ref>it|this|that|them)\b")
 #: a bare "this" / "that" ends its phrase: punctuation, the end, or a preposition / conjunction after it
-_ENDS = re.compile(r"^\s*(?:[,.;:!?)]|$|(?:and|but|so|because|after|before|when|at|in|on|for|with|to|from)\b)")
+_ENDS = re.compile(
+    r"^\s*(?:[,.;:!?)]|$|(?:and|but|so(?!\s+(?:many|few)\b)|because|after|before|when|at|in|on|for|with|to|from)\b)"
+)  # "no idea that so many …" is a clause
+
+
+#: words of ``_STOP`` that open a noun phrase as its modifiers ("my old motorcycle", "my new bike", "my own shop")
+_LEADING = frozenset(["old", "new", "own", "best", "favorite", "favourite", "fave", "whole", "entire", "first"])
 
 
 def _phrases(sentence: str, pattern: re.Pattern[str] = _NP) -> list[str]:
@@ -251,6 +267,9 @@ def _phrases(sentence: str, pattern: re.Pattern[str] = _NP) -> list[str]:
     for m in pattern.finditer(sentence):
         words: list[str] = []
         for w in m.group("np").split():
+            if w.lower() in _LEADING and all(x.lower() in _LEADING for x in words):
+                words.append(w)  # "my old motorcycle": a modifier before the noun, not the end of the phrase
+                continue
             if w.lower() in _STOP or words and (w.lower().endswith(("ing", "ed")) or w.lower() in _AFTER_NOUN):
                 break
             words.append(w)
@@ -279,16 +298,16 @@ def _bare_ref(content: str, evidence: str) -> str | None:
     return refs[0] if len(refs) == 1 and refs[0] in _BARE else None
 
 
-def _quoted_at(evidence: str, message: str) -> int:
+def quoted_at(evidence: str, message: str) -> int:
     """Where in ``message`` the first sentence ``evidence`` quotes begins (-1: not found)."""
     first = sentences(evidence)[:1]
     return message.find(first[0].strip()) if first else -1
 
 
-def _said_before(evidence: str, message: str) -> str | None:
+def said_before(evidence: str, message: str) -> str | None:
     """The sentence of ``message`` just before the one ``evidence`` quotes (two back, the speaker has moved on: the
     module docstring), or None when there is none or the quote is not found."""
-    at = _quoted_at(evidence, message)
+    at = quoted_at(evidence, message)
     before = sentences(message[:at]) if at > 0 else []
     return before[-1] if before else None
 
@@ -299,8 +318,77 @@ def _ref_in(content: str, ref: str) -> tuple[str, re.Match[str] | None]:
     return text, next((r for r in _REF.finditer(text) if r.group("ref") == ref), None)
 
 
+#: "never saw it coming": "it" is what happened, not a thing the sentence before names
+_IDIOM_IT = re.compile(r"^\s+coming\b", re.I)
 #: "I find it fulfilling": a judgement about what the speaker does, not about the thing the sentence before names
 _JUDGED_IT = re.compile(r"\b(?:find|finds|found|finding|consider|considers|considered)\s+it\b", re.I)
+
+
+#: "Guitar's mostly my thing.": a sentence that opens on a bare noun as its subject (after "'s" only what cannot be
+#: a possessive's noun: "Pepper's Lonely Hearts …", "Jon's studio …" are names)
+_BARE_SUBJECT = re.compile(
+    r"^\s*(?P<w>[A-Z][a-z]{2,})(?:\s+(?:is|was|has been)|'s\s+(?=(?:mostly|so|really|always|just|pretty|super|very|"
+    r"totally|definitely|such|my|a|an|the|been)\b))"
+)
+#: words that open a sentence so and are no thing ("Everything's fine", "Today was long", "Let's go")
+_NOT_SUBJECT = frozenset(
+    [
+        *("everything", "nothing", "something", "anything", "everyone", "everybody", "someone", "somebody"),
+        *("anyone", "nobody", "life", "today", "tomorrow", "yesterday", "tonight", "let", "how", "what", "why"),
+        *("who", "where", "when", "there", "here", "mine", "yours", "family"),
+    ]
+)
+
+
+#: a thing named by its name as what the speaker tries, uses, buys, reads …: "I'll try out Duolingo", "I'll stick
+#: with the original Moroccanoil Shampoo", "reading "Becoming Nicole"" (after such a verb a name is a thing)
+_NAMED_THING = re.compile(
+    r"\b(?:try|tried|trying|use|using|used|stick with|buy|bought|buying|order|ordered|download|downloaded|"
+    r"read|reading|watch|watched|watching|play|playing|listen to|listening to|check out|checking out|"
+    r"sell|selling|sold|got|get|getting|pick|picked|started|start|starting|finished|finish)"
+    r"(?:\s+out)?\s+(?:(?:the|a|an|my|our)\s+)?(?:[a-z]+\s+){0,2}?"
+    r"(?:\"(?P<title>[^\"]{2,60})\"|(?P<name>[A-Z][\w'-]*(?:\s+(?:[A-Z0-9][\w'-]*|of|the|and|&)){0,7})"
+    r"(?P<noun>(?:\s+[a-z][a-z-]+){0,3}))"
+)
+
+
+def _named_things(sentence: str) -> list[str]:
+    """The things the sentence names by name after a verb of trying, using, buying …, without a trailing "of" / "the"
+    / "and"."""
+    out = []
+    for m in _NAMED_THING.finditer(sentence):
+        if m.group("title"):
+            name = m.group("title").strip(" ,.;:!?")  # "The Sixth Sense," → "The Sixth Sense"
+        else:
+            name = re.sub(r"(?:\s+(?:of|the|and|&))+$", "", m.group("name"))
+            for w in m.group("noun").split():  # "the Oaxaca cheese", "the VADER sentiment analysis tool"
+                if w in _STOP or w.endswith(("ing", "ed", "ly")) or w in _AFTER_NOUN:
+                    break
+                name += " " + w
+        if name and name not in ("I", "I'm", "I've", "I'll") and not _MONTH_DAY.match(name):
+            out.append(name)
+    return out
+
+
+_MONTH_DAY = re.compile(
+    r"^(?:January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|"
+    r"Wednesday|Thursday|Friday|Saturday|Sunday)\b"
+)
+
+
+def _bare_named(sentence: str, ref: str) -> str | None:
+    """The one thing a sentence names without "my" that an "it" can stand for, or None: a bare noun it opens on as
+    its subject ("Guitar's mostly my thing." → "guitar"). Not for "them": a bare plural of the sentence before was
+    the wrong thing or broke the grammar as often as not (read on LongMemEval: "try them all" → "try dishes all",
+    "take good care of them" → "… of tips", "plant them" → "plant roots" — the cuttings two sentences back)."""
+    if ref != "it" or re.search(r"\bit\b", sentence, re.I):
+        return None  # the sentence before points on itself
+    named = set(_named_things(sentence))
+    if named:
+        return named.pop() if len(named) == 1 else None
+    m = _BARE_SUBJECT.match(sentence)
+    word = m.group("w").lower() if m else ""
+    return word if word and word not in _STOP and word not in _NOT_SUBJECT and not _plural(word) else None
 
 
 def name_from_message(content: str, evidence: str, message: str) -> str | None:
@@ -312,15 +400,25 @@ def name_from_message(content: str, evidence: str, message: str) -> str | None:
     ref = _bare_ref(content, evidence)
     if ref is None:
         return None
-    sentence = _said_before(evidence, message)
-    named = [np for np in _phrases(sentence) if _plural(np) == (ref == "them")] if sentence else []
-    if len(named) != 1:
+    sentence = said_before(evidence, message)
+    phrases = _phrases(sentence) if sentence else []
+    named = [np for np in phrases if _plural(np) == (ref == "them")]
+    if ref != "them" and any(is_person(np) for np in named):
+        return None  # an "it" is never a person ("… for my best friend's birthday. I ordered it …"): not this one
+    bare = _bare_named(sentence, ref) if sentence and not phrases else None
+    if len(named) != 1 and bare is None:
         return None  # the sentence before names none or several things of this number
     text, m = _ref_in(content, ref)
     if m is None:
         return None
-    owner = "their" if "User" in text[: m.start()] else "User's"
-    named_content = f"{content[: m.start()]}{owner} {named[0]}{content[m.end() :]}"
+    owner = "their" if re.search(r"\buser\b", text[: m.start()], re.I) else "User's"
+    if len(named) != 1 and re.search(r"\b(?!User\b)[A-Z][a-z]+", text[1 : m.start()]):
+        return None  # "User has always liked Under Armour, working with them …": a name before it may be the thing
+    after = text[m.end() :]
+    if (ref in ("this", "that") and not _ENDS.match(after)) or (ref == "it" and _IDIOM_IT.match(after)):
+        return None  # "that National Geographic article": a determiner, not a thing; "saw it coming": an idiom
+    thing = f"{owner} {named[0]}" if len(named) == 1 else bare
+    named_content = f"{content[: m.start()]}{thing}{content[m.end() :]}"
     return named_content if not unresolved(named_content, evidence) else None
 
 
@@ -343,13 +441,20 @@ _PART_OF = re.compile(r"\b(?:most|all|some|many|few|each|both|none|any|several|h
 _BARE_AFTER = re.compile(r"^(?:'|\s+(?:my|our|their|your|his|her)\s+all\b)", re.I)
 
 
-def _only_interjections(said_before: str) -> bool:
+def only_interjections(said_before: str) -> bool:
     """Whether what the speaker said before the quoted sentence names nothing: interjections and a vocative name."""
     for sentence in sentences(said_before):
         words = re.findall(r"[A-Za-z']+", re.sub(r",\s*[A-Z][a-z]+\b", "", sentence))
         if any(w.lower() not in _INTERJECTION for w in words):
             return False
     return True
+
+
+#: verbs a relative "that" is often followed by ("a bundle that include…", "plans that offer …")
+_VERB_AFTER_THAT = frozenset(
+    ["include", "offer", "provide", "help", "allow", "let", "need", "seem", "look", "sound", "feel", "work", "come"]
+    + ["cover", "fit", "suit", "match", "require", "cost", "use", "run", "keep", "support", "contain", "show"]
+)
 
 
 def _pointed(previous: str) -> list[tuple[str, str]]:
@@ -359,8 +464,8 @@ def _pointed(previous: str) -> list[tuple[str, str]]:
     for m in _POINTED.finditer(previous):
         det = m.group("det").lower()
         first = m.group("np").split()[0].lower()
-        if det in ("that", "this") and first.endswith("s") and not first.endswith("ss"):
-            continue
+        if det in ("that", "this") and (first.endswith("s") and not first.endswith("ss") or first in _VERB_AFTER_THAT):
+            continue  # "that sounds great", "models that include the TV": a verb after "that", not a thing
         for np in _phrases(previous[m.start() :], _POINTED)[:1]:
             if _plural(np) == (det in ("those", "these")):
                 out.append((det, np))
@@ -380,11 +485,14 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
         return None
     if has_cjk(content):
         return _named_from_answered_zh(content, evidence, message, previous)
+    counted = _counted_from_question(content, evidence, previous)
+    if counted is not None:
+        return counted
     ref = _bare_ref(content, evidence)
     if ref is None:
         return None
-    at = _quoted_at(evidence, message)
-    if at < 0 or not _only_interjections(message[:at]):
+    at = quoted_at(evidence, message)
+    if at < 0 or not only_interjections(message[:at]):
         return None
     named = [np for _, np in _pointed(previous) if _plural(np) == (ref == "them")]
     if len(named) != 1:
@@ -400,6 +508,34 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
         thing = f"{'an' if np[0].lower() in 'aeiou' else 'a'} {np}"
     named_content = f"{content[: m.start()]}{thing}{content[m.end() :]}"
     return named_content if not unresolved(named_content, evidence) else None
+
+
+#: a count of things left unnamed at the end of the memory ("User is planning a few.")
+_COUNT = re.compile(r"\b(?P<count>a few|a couple|several|plenty|a bunch)(?P<rest>\s*(?:too|also|now)?\s*[.!]?)$", re.I)
+#: the things a question asks a count of: "Any more paintings coming up?", "How many guitars do you own?"
+_ASKED = re.compile(r"\b(?:any|some|many|more|other|new)\s+(?:(?:more|new|other)\s+)?(?P<np>[a-z][a-z-]*s)\b", re.I)
+_OF = {"a couple": "a couple of", "plenty": "plenty of", "a bunch": "a bunch of"}
+
+
+def _counted_from_question(content: str, evidence: str, previous: str) -> str | None:
+    """ "Any more paintings coming up?" → "I'm planning a few." → "User is planning a few paintings.": a count the
+    memory ends on, of the one kind of things the question it answers asks about (a plural after "any" / "more" /
+    "how many"). Not when the question asks about none or several kinds."""
+    refs = unresolved(content, evidence)
+    text = head(content)
+    m = _COUNT.search(text)
+    if len(refs) != 1 or m is None or not refs[0].lower().startswith(m.group("count").lower()):
+        return None
+    question = answered_question(previous) or ""
+    if re.search(r"\b(?:or|and)\b", question):
+        return None  # "Any more paintings or drawings?": which?
+    asked = {np.lower() for np in (a.group("np") for a in _ASKED.finditer(question))}
+    asked = {np for np in asked if np not in _STOP and not np.endswith(("ss", "us", "is"))}
+    if len(asked) != 1:
+        return None
+    count = m.group("count")
+    named = f"{text[: m.start()]}{_OF.get(count.lower(), count)} {asked.pop()}{m.group('rest')}{content[len(text) :]}"
+    return named if not unresolved(named, evidence) else None
 
 
 #: what the other speaker points at in Chinese: 这 / 那 with a measure word and a short noun ("那辆自行车", "这幅画")

@@ -269,17 +269,44 @@ def in_context(said: list[str], previous: str | None) -> list[tuple[str, str]]:
     if not previous or not said:
         return out
     question = answered_question(previous) if any(len(s) <= _SHORT for s in said[:_LEAD]) else None
+    answered: tuple[int, str] | None = None  # the answer completed, and the activity the question asked about
     for i, first in enumerate(said[:_LEAD] if question else []):
         # the answer may come after a thank-you ("Thanks, Caroline! Glad you like it. Yeah, I love to.")
         read = _answer_zh(first, question) if has_cjk(first) else _answer_en(first, question)
         if read:
             out[i] = (read, first)
+            doing = _DOING.match(clause(question or ""))
+            answered = (
+                (i, doing.group("doing")) if doing and _thing(doing.group("doing")) == doing.group("doing") else None
+            )
             break
         if _FIRST_STATEMENT.search(first) or "我" in first:
             break  # a statement of the user's own: what follows is not the answer
     if " it" in " ".join(said) and not has_cjk(previous):
-        _resolve_it(out, previous)
+        answered = _resolve_it(out, previous) or answered
+    if answered is not None:
+        _carry_it(out, *answered)
     return out
+
+
+#: "How long have you been creating art?": the activity asked about, which an "it" right after the answer stands for
+_DOING = re.compile(r"^how long (?:have|had) you been (?P<doing>[a-z]+ing(?: [a-z]+){0,2})\s*\?*$", re.IGNORECASE)
+
+
+def _carry_it(out: list[tuple[str, str]], at: int, thing: str) -> None:
+    """The object "it" of the sentence right after the answer the question completed stands for the same thing:
+    "Did you make it?" → "Yeah, I made it in pottery class. I love it!" ("I love the plate"); "How long have you been
+    creating art?" → "Since I was 17. I find it so empowering." ("I find creating art so empowering"). Only the next
+    sentence, a statement of the speaker's own that names no thing before its "it"."""
+    if at + 1 >= len(out) or any(w.endswith("ed") for w in thing.split()):
+        return  # "your charging needs covered" was a phrase cut in the wrong place: not carried further
+    read, said = out[at + 1]
+    if read != said or is_question(said) or has_cjk(said) or not _FIRST_STATEMENT.search(read):
+        return
+    it = next((x for x in _OBJECT_IT.finditer(read) if _an_object(x, read)), None)
+    if it is None or _NAMES_A_THING.search(read[: it.start()]):
+        return
+    out[at + 1] = (read[: it.start()] + it.group("before") + " " + thing + read[it.end() :], said)
 
 
 #: how far into the user's message an answer may come: after a thank-you and a reaction at most
@@ -381,6 +408,7 @@ _DURATION = re.compile(
 _COUNT = re.compile(r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|just one|only one)$", re.IGNORECASE)
 _NOT_AFTER = frozenset(
     [
+        "worth",  # "it's worth it"
         "is",
         "was",
         "think",
@@ -412,16 +440,17 @@ _IDIOM_AFTER = re.compile(
 _OBJECT_IT = re.compile(r"\b(?P<before>[a-z]+)\s+it\b(?!'s|\s+(?:is|was|has|will|would))", re.IGNORECASE)
 
 
-def _resolve_it(out: list[tuple[str, str]], previous: str) -> None:
-    """'it' as the object of the user's first statement, when the message before names one thing: that thing."""
+def _resolve_it(out: list[tuple[str, str]], previous: str) -> tuple[int, str] | None:
+    """'it' as the object of the user's first statement, when the message before names one thing: that thing (and
+    where it was named, for the sentence after it: ``_carry_it``)."""
     for i, (read, said) in enumerate(out):
         if is_question(said) or has_cjk(said) or not _FIRST_STATEMENT.search(read):
             continue  # "Thanks, Mel!", "Wow!": the user's first statement is further on
         it = next((x for x in _OBJECT_IT.finditer(read) if _an_object(x, read)), None)
         if it is None or _NAMES_A_THING.search(read[: it.start()]):
-            return  # only the first statement: later ones may point at what the user named themself
+            return None  # only the first statement: later ones may point at what the user named themself
         if answered_question(previous) is None:
-            return  # the user answers nothing: 'it' may be anything said before ("… froze it in the fridge.")
+            return None  # the user answers nothing: 'it' may be anything said before ("… froze it in the fridge.")
         recent = " ".join(sentences(previous[-400:])[-2:])  # the question and the sentence before it
         named = [(m.group("det"), _thing(m.group("np"))) for m in _THING.finditer(recent)]
         things = [(det, np) for det, np in named if np]
@@ -432,9 +461,10 @@ def _resolve_it(out: list[tuple[str, str]], previous: str) -> None:
         elif bare and _thing(bare.group("np")) == bare.group("np"):
             thing = bare.group("np")  # "Have you ever tried yoga?" → "… want to try yoga"
         else:
-            return
+            return None
         out[i] = (read[: it.start()] + it.group("before") + " " + thing + read[it.end() :], said)
-        return
+        return i, thing
+    return None
 
 
 def _an_object(m: re.Match[str], read: str) -> bool:

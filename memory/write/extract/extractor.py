@@ -39,6 +39,7 @@ from memory.write.extract.general import (
     speaker_implied,
     without_tag_question,
 )
+from memory.write.extract.persons import name_person_from_message
 from memory.write.extract.references import points_unnamed, resolve
 from memory.write.extract.worth import trivial
 
@@ -375,6 +376,8 @@ def standing(cands: list[Candidate], message: str = "", previous: str | None = N
         named = resolve(c.content, c.evidence)
         if named is None:  # named by a sentence said before it in the message ("… my bowl. A friend made it …")
             named = name_from_message(c.content, c.evidence, message)
+        if named is None:  # a he / she named by the one person the sentence before names ("my son … he was okay")
+            named = name_person_from_message(c.content, c.evidence, message, previous)
         if named is None:  # named by what the message answered points at ("that agency … pick it?")
             named = name_from_answered(c.content, c.evidence, message, previous)
         if named is None:

@@ -20,7 +20,7 @@ import re
 from memory.text.auxiliaries import BE_HAVE, MODALS
 from memory.text.language import has_cjk
 
-__all__ = ["head", "points_unnamed", "resolve", "unresolved"]
+__all__ = ["ZH_PERSON_PRONOUN", "head", "points_unnamed", "resolve", "unresolved"]
 
 # -- English -------------------------------------------------------------------------------------------------------
 _TIME = (
@@ -285,6 +285,28 @@ _SAYING = frozenset(
         "so",
         "such",
     ]
+    # their gerunds: "User is still thinking that counseling … is the way to go" (was rewritten "a counseling")
+    + [
+        "thinking",
+        "knowing",
+        "hoping",
+        "believing",
+        "realizing",
+        "realising",
+        "saying",
+        "guessing",
+        "feeling",
+        "noticing",
+        "remembering",
+        "wishing",
+        "meaning",
+        "telling",
+        "showing",
+        "learning",
+        "deciding",
+        "agreeing",
+        "understanding",
+    ]
 )
 
 
@@ -452,7 +474,8 @@ _ZH_DEICTIC = re.compile(
     r"(?:这|那)(?:个|些|里|儿|边|件|本|种|次|家|位|只|张|幅|首|部|条|样|款|座|所|辆)(?!(?:月|星期|礼拜|周末|学期|季))|"
     r"(?:这|那)(?=是|就是|让|使|令|给|对|也|都|真|太|很|可)|它们?|那儿|那里|这里|这儿"
 )
-_ZH_PERSON_PRONOUN = re.compile(r"[他她](?:们)?")
+#: 他 / 她 (们) standing for a person; not inside a word: 其他 (other), 吉他 (guitar), 利他, 他人 (others)
+ZH_PERSON_PRONOUN = re.compile(r"(?<![其吉利])[他她](?!人)(?:们)?")
 _ZH_PERSON = re.compile(
     r"妈妈|母亲|爸爸|父亲|儿子|女儿|老婆|妻子|丈夫|老公|朋友|同事|老板|哥哥|姐姐|弟弟|妹妹|孩子|男朋友|女朋友|"
     r"男友|女友|室友|邻居|老师|同学|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|堂哥|宝宝|猫|狗|"
@@ -470,7 +493,7 @@ def _unresolved_zh(text: str) -> list[str]:
         for m in _ZH_DEICTIC.finditer(text)
         if not (m.group() in ("那里", "这里", "那儿", "这儿") and _ZH_PLACE_BEFORE.search(text[: m.start()]))
     ]
-    for m in _ZH_PERSON_PRONOUN.finditer(text):
+    for m in ZH_PERSON_PRONOUN.finditer(text):
         if not _ZH_PERSON.search(text[: m.start()].replace("用户", "")):
             found.append(m.group())
     return found
