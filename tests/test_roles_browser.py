@@ -72,6 +72,7 @@ def test_deep_links_roles_at_once_and_the_admin_only_evaluation(browser, plumbin
         assert "Page not found" not in page.locator("body").inner_text()
         assert page.get_by_label("Username", exact=True).is_visible()
         _fill_sign_in(page, "cu")
+        page.locator("h1", has_text=re.compile("^Memories")).first.wait_for(timeout=30_000)
         assert page.locator("h1").first.inner_text().startswith("Memories"), page.locator("h1").first.inner_text()
         assert page.url.rstrip("/").endswith("/recent-writes")
 
@@ -106,6 +107,7 @@ def test_deep_links_roles_at_once_and_the_admin_only_evaluation(browser, plumbin
         page.goto(f"{server}/eval-reports")
         page.get_by_label("Password", exact=True).wait_for(timeout=30_000)
         _fill_sign_in(page, "ada")
+        page.locator("h1", has_text=re.compile("^Evaluation")).first.wait_for(timeout=30_000)  # a loaded machine
         assert page.locator("h1").first.inner_text().startswith("Evaluation")
         assert "Evaluation" in _nav(page)
         assert "eval/inputs" in page.locator("body").inner_text()
