@@ -28,18 +28,37 @@ def stored_key(user_key: str, key: str) -> dict[str, str]:
     masked = mask_pii(key)
     if masked == key:
         return {"store_key": key}
-    digest = hashlib.sha256(f"{user_key}\x1f{key}".encode()).hexdigest()
-    return {"store_key": masked, "store_key_digest": digest}
+    return {"store_key": masked, "store_key_digest": _digest(user_key, key)}
+
+
+#: hex digits written as letters: a digest with a run of digits read as a phone number and was masked in ``meta``
+#: like any personal data (so the key could no longer be found: one put in a few, by the random user key)
+_LETTERS = str.maketrans("0123456789abcdef", "ghijklmnopabcdef")
+
+
+def _digest(user_key: str, key: str) -> str:
+    """The user and the key, hashed, in letters only (nothing in it looks like personal data)."""
+    return _hex_digest(user_key, key).translate(_LETTERS)
+
+
+def _hex_digest(user_key: str, key: str) -> str:
+    """The digest as stores written before the letters form keep it (still found: :func:`by_key`)."""
+    return hashlib.sha256(f"{user_key}\x1f{key}".encode()).hexdigest()
 
 
 def by_key(store: Database, user_key: str, key: str, namespace: str) -> Memory | None:
     """The active memory put under ``key`` in ``namespace`` (its JSON form) for this user."""
     kept = stored_key(user_key, key)
-    name, value = ("store_key_digest", kept["store_key_digest"]) if "store_key_digest" in kept else ("store_key", key)
+    if "store_key_digest" in kept:
+        match = (
+            col(Memory.meta)["store_key_digest"].as_string().in_([kept["store_key_digest"], _hex_digest(user_key, key)])
+        )
+    else:
+        match = col(Memory.meta)["store_key"].as_string() == key
     query = select(Memory).where(
         Memory.user_key == user_key,
         Memory.status == MemoryStatus.ACTIVE,
-        col(Memory.meta)[name].as_string() == value,
+        match,
         col(Memory.meta)["store_ns"].as_string() == namespace,
     )
     with store.db() as db:

@@ -304,6 +304,38 @@ def test_no_issue_45_spelling_reaches_any_file_through_any_door(plumbing_svc, se
     assert not raw, f"{len(raw)} spellings stored raw: {raw[:10]}"
 
 
+def test_a_store_keys_digest_never_looks_like_personal_data_and_old_digests_are_still_found(plumbing_svc):
+    """The digest a masked store key is found by is hashed from the (random) user key: in hex, one in a few held a
+    run of digits that read as a phone number and was masked in ``meta`` with it, and that key was lost. In letters
+    it never looks like personal data; a row written with the hex form is still found."""
+    import hashlib
+    import uuid
+
+    from memory import keyed
+    from memory.client import Memory
+    from memory.langgraph import MemLensStore
+    from memory.text.privacy import mask_pii
+
+    def hex_form(user_key: str, key: str) -> str:
+        return hashlib.sha256(f"{user_key}\x1f{key}".encode()).hexdigest()
+
+    users = [uuid.uuid4().hex for _ in range(400)]
+    assert any(mask_pii(hex_form(u, "wei.lin@example.com")) != hex_form(u, "wei.lin@example.com") for u in users)
+    for u in users:
+        digest = keyed.stored_key(u, "wei.lin@example.com")["store_key_digest"]
+        assert mask_pii(digest) == digest and not any(ch.isdigit() for ch in digest)
+    # a put stored by an earlier version (hex digest) is still found and replaced
+    store = MemLensStore(Memory(plumbing_svc, via="langgraph"))
+    ns = ("u46", "contacts")
+    store.put(ns, "wei.lin@example.com", {"content": "Wei from school"})
+    user = plumbing_svc.get_user("u46")
+    [row] = plumbing_svc.list_memories(user)
+    keyed.set_meta(plumbing_svc.storage, row.id, store_key_digest=hex_form(user.key, "wei.lin@example.com"))
+    assert store.get(ns, "wei.lin@example.com").value == {"content": "Wei from school"}
+    store.put(ns, "wei.lin@example.com", {"content": "Wei moved"})
+    assert [i.value["content"] for i in store.search(ns)] == ["Wei moved"]
+
+
 def test_a_store_key_holding_personal_data_is_kept_masked_and_still_found(plumbing_svc):
     from sqlmodel import select
 
