@@ -127,7 +127,7 @@ def test_the_evaluation_counts_the_context_the_composers_cap_keeps_in_rank_order
     first = _rec("m1", line_tokens=20, sources=frozenset({10}), context_ids=(8, 9, 11))
     second = _rec("m2", line_tokens=20, sources=frozenset({20}), context_ids=(19, 21, 22))
     dia = {m: f"D:{m}" for m in (8, 9, 11, 19, 21, 22)}
-    cap = metrics.MEMORIES_HEADER_TOKENS + 40 + 40
+    cap = metrics.memories_header_tokens() + 40 + 40
     out = Outcome("c", 0, 1, frozenset({"D:22"}), [first, second], message_tokens=dict.fromkeys(dia, 10), dia_of=dia)
     uncapped = metrics.shown(out, 2)  # no cap: every window line counts
     assert metrics.hit(out.gold, uncapped) == 1.0

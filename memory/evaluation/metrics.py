@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 from memory.prompts import HEADERS
@@ -23,8 +24,13 @@ from memory.text.tokens import count_tokens
 from memory.vocab import MemoryType
 
 SWEEP = tuple(round(i / 20, 2) for i in range(21))  # relevance 0.00 .. 1.00
-#: the composer's memory-section header (:mod:`memory.sessions.prompt`)
-MEMORIES_HEADER_TOKENS = count_tokens(f"\n\n{HEADERS['memories']}")
+
+
+@cache
+def memories_header_tokens() -> int:
+    """Tokens of the composer's memory-section header (:mod:`memory.sessions.prompt`): counted on first use, so
+    importing the evaluation (the Evaluation page, the demo's seeding) does not load the tokenizer."""
+    return count_tokens(f"\n\n{HEADERS['memories']}")
 
 
 @dataclass(frozen=True)
@@ -110,7 +116,7 @@ def capped(top: Sequence[RankedRecord], o: Outcome) -> list[RankedRecord]:
     and its kept lines' (a line no better-ranked record already brought, as :func:`prompt_tokens` counts it)."""
     if o.memory_cap is None or o.message_tokens is None or o.dia_of is None:
         return list(top)
-    used, kept = MEMORIES_HEADER_TOKENS, []
+    used, kept = memories_header_tokens(), []
     for c in top:
         if used + c.line_tokens <= o.memory_cap:
             kept.append(c)
