@@ -613,18 +613,25 @@ class VectorIndex:
     def similarities(self, qvec: np.ndarray, user_key: str, ids: list[str]) -> dict[str, float]:
         """Cosine similarity of the query to each of the user's rows ``ids``, read from the table (for full-text hits
         a cached entry did not hold yet: rows another process added since; ids not found are left out)."""
-        q = unit_rows(qvec)[0]
-        return {mid: float(v @ q) for mid, v in self.unit_vectors(user_key, ids).items()}
+        found, matrix = self._unit_rows(user_key, ids)
+        return dict(zip(found, (float(x) for x in matrix @ unit_rows(qvec)[0]), strict=True))
 
     def unit_vectors(self, user_key: str, ids: list[str]) -> dict[str, np.ndarray]:
         """The unit-length vector of each of the user's rows ``ids``, read from the table (ids not found are left
         out; one id stored twice by two racing writers keeps one of its equal vectors)."""
+        found, matrix = self._unit_rows(user_key, ids)
+        return dict(zip(found, matrix, strict=True))
+
+    def _unit_rows(self, user_key: str, ids: list[str]) -> tuple[list[str], np.ndarray]:
+        """(ids found, their vectors scaled to unit length as one matrix): one read of the table."""
+        import numpy as np
+
         if not ids:
-            return {}
+            return [], np.zeros((0, self.dim), dtype=np.float32)
         where = f"user_key = {sql_literal(user_key)} AND id IN (" + ", ".join(sql_literal(i) for i in ids) + ")"
         with self.locked():
             res = self.table.search().where(where).select(["id", "vector"]).limit(None).to_arrow()
-        return dict(zip(res["id"].to_pylist(), unit_rows(self._matrix(res)), strict=True))
+        return res["id"].to_pylist(), unit_rows(self._matrix(res))
 
     def ids(self, user_key: str | None = None) -> set[str]:
         return set(self.id_list(user_key))
