@@ -94,6 +94,8 @@ def _emit(
             obj = re.sub(r"^(?:刚刚|刚|已经)|了$", "", obj) if kind == "event" else obj
         if len(obj) < 2 or (lang == "en" and re.fullmatch(r"(?:did|had|got|went|took|saw|made)", obj, re.I)):
             continue  # "I did last week": the answer to a question, not a fact on its own
+        if lang == "en" and rules_en.cut_short(m.group("obj")):
+            continue  # "making a whole day of" (cut before "it and …"): a piece of a phrase reads as garbage
         out.append(_candidate(kind, obj, found, lang, m.group()))
         claimed.append(m.span())
     return out

@@ -159,7 +159,10 @@ _COORDINATED = frozenset({"likes", "dislikes"})
 _COORDINATION = re.compile(r"^\s*,?\s*(?:and|&|or)\s+(?P<more>[^,.;!?]{2,40}?)(?=\s*(?:[,.;!?]|$))", re.IGNORECASE)
 _NOT_AN_OBJECT = re.compile(
     r"^(?:i|i'm|i’m|my|me|we|you|it|it's|that|this|they|he|she|also|then|so|now|really|just|not|am|is|are|was|"
-    r"have|has|do|don't|can|will|would|love|like|hate|enjoy)\b",
+    r"have|has|do|don't|can|will|would|love|like|hate|enjoy)\b"
+    # a verb with its own object ("… and train my dog", "… and dance the night away"), not a second thing liked
+    r"|^(?![a-z]+ing\b|(?:a|an|the|my|our|their|his|her|some|this|that)\b)[a-z]+\s+"
+    r"(?:a|an|the|my|our|their|his|her|it|them|some)\b(?!\s+(?:lot|bit|little|few)\b)",
     re.IGNORECASE,
 )
 

@@ -14,11 +14,13 @@ templates as well (no "User likes my garden" or "you regularly does").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 
 from memory.text.dates import Prefer, resolve
 from memory.text.language import CJK
 from memory.write.extract.base import Candidate, make
+from memory.write.extract.rules_en import EMPHATIC_VERBS
 
 # -- English: first person → third person -------------------------------------------------------------------
 _BE = {"am": "is", "'m": "is", "was": "was", "have": "has", "'ve": "has", "do": "does", "don't": "doesn't"}
@@ -233,11 +235,182 @@ def third_person(text: str) -> str | None:
         return None
     adverbs, verb, tail = vm.groups()
     emphatic = re.match(r"\s+((?:" + _ADVERB + r"\s+)*)([a-z]+)\b", tail) if verb.lower() in ("do", "did") else None
-    if emphatic and emphatic.group(2) not in _NOT_A_VERB:  # "I do remember …": "User remembers …", never "does"
+    if emphatic and (
+        _stressed(emphatic.group(2), tail[emphatic.end() :])
+        if verb.lower() == "do"
+        else emphatic.group(2) not in _NOT_A_VERB  # "I did sign up": a past "did" before a bare word stresses it
+    ):  # "I do remember …": "User remembers …"
         more, main = emphatic.groups()
         said = conjugate(main) if verb.lower() == "do" else _past(main)
         return "User " + adverbs + more + said + later_person(tail[emphatic.end() :])
-    return "User " + adverbs + conjugate(verb) + later_person(tail)
+    return "User " + adverbs + _present_or_past(verb, s) + later_person(_coordinated(verb, tail))
+
+
+#: verbs whose past is their base form: "I just set up …" tells what happened ("User just set up …", never "sets")
+_SAME_PAST = frozenset(
+    [
+        "set",
+        "put",
+        "cut",
+        "read",
+        "hit",
+        "quit",
+        "let",
+        "hurt",
+        "shut",
+        "cost",
+        "spread",
+        "bet",
+        "cast",
+        "split",
+        "burst",
+        "fit",
+        "shed",
+        "upset",
+        "broadcast",
+    ]
+)
+#: what dates a statement in the past ("just", "yesterday", "last week", "three weeks ago"), or another verb of it that
+#: is past ("I set up the tank and added …")
+_PAST_CUE = re.compile(
+    r"\b(?:just|recently|yesterday|last (?:week|weekend|month|year|night|time|\w+day)|ago|earlier|already|finally|"
+    r"the other day|back in|in (?:19|20)\d\d|[a-z]{3,}ed|went|got|made|took|bought|spent|found|built|had|was)\b",
+    re.IGNORECASE,
+)
+#: what makes it a habit instead ("I read every night", "I usually cut my own hair")
+_HABIT_CUE = re.compile(
+    r"\b(?:every|each|usually|always|often|sometimes|never|generally|regularly|daily|weekly|nightly|on weekends|"
+    r"a day|a week|a month|per (?:day|week|month)|these days|nowadays)\b",
+    re.IGNORECASE,
+)
+
+
+def _present_or_past(verb: str, sentence: str) -> str:
+    """The third person of the sentence's verb, read with the sentence when its past looks like its base: past with a
+    past cue and no habit cue ("I just set up my TV" → "set"), present with a habit cue ("I read every night" →
+    "reads"), else as ``conjugate`` has it."""
+    if verb.lower() in _SAME_PAST:
+        if _HABIT_CUE.search(sentence):
+            return verb + "s"
+        if _PAST_CUE.search(sentence):
+            return verb
+    return conjugate(verb)
+
+
+#: words that cannot be a verb coordinated with the one before ("I love cats and dogs" has one verb)
+_NOT_COORDINATED = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "my",
+        "our",
+        "your",
+        "their",
+        "his",
+        "her",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "them",
+        "him",
+        "me",
+        "us",
+        "you",
+        "i",
+        "we",
+        "they",
+        "he",
+        "she",
+        "so",
+        "then",
+        "also",
+        "just",
+        "not",
+        "now",
+        "still",
+        "more",
+        "most",
+        "all",
+        "some",
+        "any",
+        "every",
+        "each",
+        "one",
+        "two",
+        "no",
+        "lots",
+        "lot",
+        "much",
+        "many",
+        "few",
+        "other",
+        "others",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "whose",
+        "when",
+        "where",
+        "how",
+        "why",
+        "as",
+        "if",
+        "because",
+    ]
+)
+#: "I practice and train every day": a second verb, directly after "and" / "or", shares the subject
+_AND_VERB = re.compile(r"^(\s*,?\s+(?:and|or|&)\s+(?:(?:also|then|really|just|even)\s+)?)([a-z]+)\b")
+#: "… and train my dog": a later base verb followed by its own object (an article or a possessive) shares it too
+_AND_LATER = re.compile(
+    r"(\s+and\s+)([a-z]+)(?=\s+(?:a|an|the|my|our|some|it|them)\b)(?!\s+(?:a|the)\s+(?:lot|bit|little|few)\b)"
+)
+
+
+def _coordinated(verb: str, tail: str) -> str:
+    """The tail of a sentence with the verbs that share the first one's subject in the third person too: "and train"
+    → "and trains". Only when the first verb is a present one the subject rewrite changed (not "was", "have", "will",
+    a past), and the word after "and" is in its base form, is nothing else ("cats and dogs") and not a noun
+    repeated."""
+    low = verb.lower()
+    if low in _BE or conjugate(low) == low or low in _SAME_PAST or "'" in low:
+        return tail
+
+    def third(word: str) -> str | None:
+        w = word.lower()
+        if w in _NOT_COORDINATED or w in _BE or w == low or re.search(r"(?:[^s]s|ed|ing|ly|'\w*)$", w):
+            return None
+        return conjugate(word) if w not in _UNCHANGED else None
+
+    m = _AND_VERB.match(tail)
+    if m and (said := third(m.group(2))):
+        return m.group(1) + said + _coordinated_later(tail[m.end() :], third)
+    return _coordinated_later(tail, third)
+
+
+def _coordinated_later(tail: str, third: Callable[[str], str | None]) -> str:
+    """A later "and <verb> <object>" in the first clause (before a comma or a new subject)."""
+    clause = re.split(r",|;|\s+(?:but|because|so|while|when|which|who|that|to)\s+", tail, maxsplit=1)[0]
+    m = _AND_LATER.search(clause)
+    if not m or not (said := third(m.group(2))):
+        return tail
+    return tail[: m.start(2)] + said + tail[m.end(2) :]
+
+
+def _stressed(word: str, after: str) -> bool:
+    """Whether the word after "do" is a verb "do" stresses ("I do use a case"), not what is done ("I do wood
+    working", "I do yoga"): a verb said so often it is known, or a word followed by its own object."""
+    if word in _NOT_A_VERB:
+        return False
+    return bool(
+        re.fullmatch(EMPHATIC_VERBS, word)
+        or re.match(r"\s+(?:a|an|the|my|our|it|them|that|this|some|what|how|to)\b", after, re.IGNORECASE)
+    )
 
 
 #: what may follow "do" as its object, not as the verb an emphatic "do" stresses ("I do yoga", "I did a course")
@@ -417,9 +590,25 @@ _CONTENT_STOP = frozenset(
     ]
 )
 MAX_WORDS = 40
+#: a statement whose end was cut off, whatever cut it: "… and they're excited to", "… trying to capture some of"
+_CUT_TAIL = re.compile(
+    r"\b(?:(?:excited|eager|curious|planning|plan|plans|want|wanted|wanna|going|hoping|hope|trying|decided|meaning|"
+    r"need|ready|able|happy|glad|love|like|dying|tempted|supposed) to|"
+    r"(?:some|all|most|any|none|each|one|many|few|lot|lots|number|track|day|out|bit|couple|kind|sort|rest|top|"
+    r"front|because|instead|both|either|neither) of)\W*$",
+    re.IGNORECASE,
+)
+#: … but not a verb left out on purpose: "… if they need to", "… whenever they want to"
+_ELLIPSIS = re.compile(r"\b(?:if|when|whenever|as|unless|because)\s+\S+\s+(?:\S+\s+)?\w+\s+to\W*$", re.IGNORECASE)
+#: "(Always) been interested in …", "Been obsessed with …": a state the speaker is in, whose "I've" chat left out
+_BEEN_DONE = r" (?:(?:so|really|very|always|long|super) )?[a-z]+ed (?:in|with|by|about|on|to|for)\b"
+#: what is left of a sentence whose subject chat dropped and no rule put back: "Always been … and I'm excited to …"
+_SUBJECTLESS = re.compile(r"^(?:(?:" + _ADVERB + r")\s+)*been\b", re.IGNORECASE)
 #: subject-less fragments: "Really made me think …", "Gives me a visual …", "Almost as silly as …"
 _FRAGMENT = re.compile(
-    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b| (?:only |once |never )?to\b)|"
+    r"^(?:(?:really|just|also|totally|definitely)\s+)?(?:been(?! \w+ing\b| (?:only |once |never )?to\b|"
+    + _BEEN_DONE
+    + r")|"
     r"gives|makes|made|reminds|reminded|"
     r"helps|helped|keeps|kept|brings|brought|means|meant|almost|as|such|what a|so much|too)\b",
     re.IGNORECASE,
@@ -477,8 +666,10 @@ _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
 _TRAILING = re.compile(
-    r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though|"
-    r"take a look|check it out|have a look|see))+$",
+    r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though)|"
+    # "…, check it out" is said to the listener; "… meaning to check it out" is what the speaker means to do
+    r"(?:,\s*|(?<!\bto)(?<!\bll)(?<!\bwill)(?<!\bcan)(?<!\bcould)(?<!\bwould)(?<!\bmust)(?<!\bgonna)(?<!\bwanna)"
+    r"(?<!\band)(?<!\bor)(?<!\bme)(?<!\bus)\s+)(?:take a look|check it out|have a look|see))+$",
     re.IGNORECASE,
 )
 _TIME_WORD = re.compile(
@@ -505,12 +696,21 @@ _GENERIC_WE = re.compile(
 )
 #: "Lost my job yesterday", "Gonna continue my edu", "Been busy painting": chat drops the 'I'
 _DROPPED = re.compile(
-    r"^(?P<adv>(?:just|finally|recently|also|still|actually)\s+)?"
-    r"(?P<verb>(?:gonna|going to)(?! be\b)|been(?= \w+ing\b| (?:only |once |never )?to\b)|"
+    r"^(?P<adv>(?:" + _ADVERB + r")\s+)?"
+    r"(?P<verb>(?:gonna|going to)(?! be\b)|been(?= \w+ing\b| (?:only |once |never )?to\b|" + _BEEN_DONE + r")|"
     r"(?:lost|got|went|started|finished|bought|moved|joined|quit|took|made|met|found|tried|visited|ran|"
     r"learned|learnt|signed|adopted|won|had|spent|painted|finished|decided|booked|picked|saw|watched|read|"
     r"researching|working|planning|thinking|looking|heading|trying|learning|training|preparing|volunteering|"
     r"taking|getting|doing|reading|writing|painting|starting)\b)(?P<rest>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+#: "Still following my passion for dance", "Just finishing up my thesis": an adverb before an -ing verb says it is
+#: what the speaker is doing (a gerund subject rarely follows "still" / "just"; the finite verb check still runs)
+_DROPPED_ING = re.compile(
+    r"^(?P<adv>(?:still|currently|now|finally|slowly)\s+)"
+    r"(?P<verb>(?!(?:some|any|every|no)thing\b|bring\b|sing\b|thing\b)[a-z]{3,}ing)\b(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 
@@ -531,7 +731,11 @@ _SINCE = re.compile(
 
 _ASIDE = re.compile(r"^(?P<lead>[^,]{3,40}),\s+(?=(?:I|I'm|I've|I'd|my|My|we|We)\b)")
 #: "My kids and I just finished …" → "User and their kids just finished …"
-_WITH_OTHERS = re.compile(r"^(?:my|our)\s+(?P<who>[\w' ]{2,25}?)\s+and\s+(?:I|me)\s+", re.IGNORECASE)
+_WITH_OTHERS = re.compile(
+    r"^(?:(?:my|our)\s+(?P<who>[\w' ]{2,25}?)\s+and\s+(?:I|me)|(?:me|I)\s+and\s+(?:my|our)\s+(?P<who2>[\w' ]{2,25}?))"
+    r"\s+",
+    re.IGNORECASE,
+)
 
 
 def _main_clause(body: str) -> str:
@@ -545,7 +749,7 @@ def _main_clause(body: str) -> str:
 
 def _subject_dropped(body: str) -> str:
     """A sentence whose 'I' chat left out, with it put back (a gerund that is the subject stays as it is)."""
-    m = _DROPPED.match(body)
+    m = _DROPPED.match(body) or _DROPPED_ING.match(body)
     if not m:
         return body
     verb, rest = m.group("verb").lower(), m.group("rest")
@@ -604,7 +808,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     body = _subject_dropped(_main_clause(s.strip(" ,")))
     if not _FIRST_PERSON.search(body):
         return None
-    body = _WITH_OTHERS.sub(lambda m: f"User and their {m.group('who')} ", body)
+    body = _WITH_OTHERS.sub(lambda m: f"User and their {m.group('who') or m.group('who2')} ", body)
     if _NOT_A_FACT.search(body) or _GENERIC_WE.match(body):
         return None
     lead = ""
@@ -624,7 +828,9 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if _BARE_AUX.match(body):
         return None  # "Yeah, I did last week!": the answer to a question, nothing on its own
     third = third_person(body)
-    if third is None or _WISHFUL.match(third):
+    if third is None or _WISHFUL.match(third) or _SUBJECTLESS.match(third):
+        return None
+    if _CUT_TAIL.search(third) and not _ELLIPSIS.search(third):
         return None
     past = re.match(r"User (?:\w+ ){0,2}(?:\w+ed|" + "|".join(_UNCHANGED) + r")\b", third)
     specific = past or re.search(r"\b[A-Z][a-z]+|\d", third[5:]) or re.match(r"User is \w+ing\b", third)

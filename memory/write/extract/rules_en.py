@@ -23,9 +23,21 @@ _CAP = r"(?P<obj>[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|de|da|of))*(?:\s+[A-Z][
 _NAME = r"(?P<obj>[A-Za-z][\w'’-]*(?:\s+(?-i:(?!I\b)[A-Z])[\w'’-]*){0,2})"  # later words capitalised, case-sensitive
 _I_AM = r"\b(?:i'm|i am|im|i’m)"
 #: "I do see them", "I do remember …": an emphatic "do" before a verb, not an activity ("User does see them")
-_EMPHATIC = (
-    r"(?!(?:see|remember|love|like|think|know|want|hope|believe|miss|feel|wish|agree|understand|need|have|get|"
-    r"enjoy|appreciate|recall|mean|care|try|make|go|say|find|get|plan|hope|worry|wonder|admire|respect|trust)\b)"
+EMPHATIC_VERBS = (
+    r"(?:see|remember|love|like|think|know|want|hope|believe|miss|feel|wish|agree|understand|need|have|get|"
+    r"enjoy|appreciate|recall|mean|care|try|make|go|say|find|plan|worry|wonder|admire|respect|trust|use|talk|"
+    r"notice|prefer|give|take|keep|recommend|associate|hate|struggle|read|watch|listen|eat|drink|play)"
+)
+_EMPHATIC = r"(?!" + EMPHATIC_VERBS + r"\b)"
+#: what "I do …" does as an activity: an article or an activity noun ("yoga", "woodworking", "gymnastics"). Any other
+#: word after "do" is the verb an emphatic "do" stresses ("I do use a case", "I do talk about it"), and no list of
+#: verbs is ever whole, so the activity is what is named
+_DO_OBJECT = (
+    r"(?=(?:a|an|lots of|a lot of|most of|much of|all of)\s+\w|"
+    r"(?:yoga|pilates|karate|judo|crossfit|ballet|taekwondo|tai chi|kung fu|zumba|aerobics|cardio|research|art|"
+    r"crafts?|sports?|exercises?|homework|chores|laundry|volunteer work|freelance work|charity work|"
+    r"(?!(?:bring|sing|ring|swing|cling|fling|sting|spring|string|wring|(?:some|any|every|no)thing)\b)"
+    r"[a-z]+(?:ing|ics|ography|ery|work))\b)"
 )
 _MONEY = (
     r"(?P<obj>(?:[$¥€£]|rmb\s?|usd\s?)?\s?\d[\d,.]*\s?(?:k\b|K\b)?\s?"
@@ -295,11 +307,16 @@ RULES: list[Rule] = [
     _r("likes", r"\bi (?:also )?collect " + _OBJ, "User collects {obj}."),
     _r(
         "likes",
-        r"\bi (?:also |regularly |often |usually )?(?P<verb>play|practi[cs]e|do) "
+        r"\bi (?:also |regularly |often |usually )?(?P<verb>play|practi[cs]e) "
         r"(?!it\b|that\b|this\b|so\b|not\b|my\b|them\b|what\b|some\b|a lot\b|well\b|too\b|the same\b|to\b)"
         + _EMPHATIC
         + _OBJ,
         "User {verb} {obj}.",  # "User plays the violin on weekends", never "User regularly does the violin"
+    ),
+    _r(
+        "likes",
+        r"\bi (?:also |regularly |often |usually )?(?P<verb>do) " + _DO_OBJECT + _OBJ,
+        "User {verb} {obj}.",  # "User does yoga", never "User does use a case" (an emphatic "do" before a verb)
     ),
     _r(
         "prefers", r"\bi (?:usually |always |generally )?prefer (?!(?:" + _LANGS + r")\b)" + _OBJ, "User prefers {obj}."
@@ -382,6 +399,20 @@ def clean_object(obj: str) -> str | None:
         flags=re.IGNORECASE,
     )
     o = o.strip(" '\"“”.,")
-    if len(o) < 2 or o.lower() in _STOP_OBJECTS or re.match(_NOT_OBJECT_START, o, re.IGNORECASE):
+    if len(o) < 2 or o.lower() in _STOP_OBJECTS or re.match(_NOT_OBJECT_START, o, re.IGNORECASE) or cut_short(o):
         return None
     return o
+
+
+#: an object a rule's boundary cut in two: it opens with a conjunction ("I practice and train" → obj "and train"),
+#: or ends on a word that needs what was cut ("I like to keep track of when …" → "to keep track of")
+_CUT_SHORT = re.compile(
+    r"^(?:and|or|but|&)\b|\b(?:the|a|an|my|our|their|your|and|or)$"
+    r"|(?<!\bto)\s+\w+\s+(?:of|to|with|about|from|into|by|for|at)$",  # "a buddy to volunteer with" is whole
+    re.IGNORECASE,
+)
+
+
+def cut_short(obj: str) -> bool:
+    """Whether a rule's object is a piece of a phrase, not a whole one (see ``_CUT_SHORT``)."""
+    return bool(_CUT_SHORT.search(obj.strip()))
