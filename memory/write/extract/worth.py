@@ -19,15 +19,10 @@ on the conversations left out (``bench/facts_standalone.py``). A statement is tr
 - news announced, not told ("User shared some good news; they've got something to share.");
 - words to the listener, not about the speaker: "Look what User made.", "Take a look at what User found." (the
   offline grammar read an imperative as a statement; what was shown is in the episode);
-- too little said: fewer than two content words besides the speaker ("User's full support.");
-- nothing named: every word is a function word, a mood, a verdict, a word of resolve or a word that stands for any
-  thing, place, time or doing ("thing", "place", "event", "went", "happened"), so whatever happened is not said
-  ("Something great happened to User.", "User went somewhere new and it was amazing.", "User can do anything.",
-  "User is gonna keep pushing forward.", "Things have been hard but User is doing okay."). The words are classes,
-  not phrases: one word naming a thing (a person, a place, a pastime, a number) keeps the memory.
+- too little said: fewer than two content words besides the speaker ("User's full support.").
 
 Chinese alike: "用户很开心。", "用户今天心情很好。", "用户觉得太棒了。", "用户期待更多美好的回忆。",
-"用户会继续加油的。", and nothing named: "用户最近去了一个新地方，太棒了。", "用户什么都能做到。".
+"用户会继续加油的。".
 """
 
 from __future__ import annotations
@@ -187,73 +182,6 @@ _LIGHT = (
     | BE_HAVE
 )
 
-
-def _words(*groups: str) -> frozenset[str]:
-    """A word list written as text, a group a line of thought (read more easily than a list of strings)."""
-    return frozenset(w for g in groups for w in g.split())
-
-
-#: words that name nothing: what a memory made only of these (and of ``_LIGHT``) says is not there
-_GENERIC = _words(
-    # function words, degree and time adverbs
-    """a an the some any this that these those it they them their themself themselves others other we us our you
-    and or but so because when then as if than though while about above after along around at by down for from in
-    into like of off on out over through to up upon with without just really so very super pretty truly totally
-    quite kinda kind sort bit lot lots all also too even still now again always never ever recently lately today
-    tonight finally already more most much many such sooo soo definitely actually literally seriously here there
-    toward towards what how why which who whatever somehow matter not no don't doesn't didn't can't won't isn't
-    wasn't aren't ain't haven't hasn't couldn't""",
-    # the auxiliaries and the verbs any happening is told with
-    """am be being been is are was were has have had having do does did doing done can could will would should
-    might may must gonna going wanna gotta get gets got gotten getting go goes went gone come comes came coming
-    make makes made making take takes took taken taking happen happens happened happening see saw seen feel feels
-    felt feeling tell know bet guess imagine want wants wanted plan plans planning""",
-    # words that stand for any thing, place, time or doing
-    """thing things stuff something anything everything nothing somewhere anywhere everywhere place places spot
-    event events trip trips outing time times day days moment moments experience experiences life way ways one
-    new together""",
-    # moods and verdicts
-    """great good nice amazing awesome fantastic wonderful cool fun incredible special lovely beautiful perfect best
-    better fab fabulous brilliant epic unreal blast wicked sweet neat stunning gorgeous magical memorable
-    unforgettable happy glad excited thrilled stoked grateful thankful blessed lucky proud calm relaxed peaceful
-    fine okay ok alright alive well tough hard rough crazy wild bad tricky scary scared sad upset stressful busy
-    hectic heavy""",
-    # words of resolve
-    """keep keeps kept ahead forward onward pushing push grinding grind trying try stay staying
-    determined strong positive focused motivated courage courageous brave hope hoping hopeful dream dreams goal
-    goals challenge challenges possible succeed reality work working worked start starts started starting turn
-    energy vibe vibes boost motivating inspiring inspired give gives gave given young""",
-)
-_APOSTROPHE = re.compile(r"'(?:s|re|ve|ll|d|m)$")
-#: "move on" / "moving forward" is resolve; "move" alone is a fact ("planning to move in together")
-_MOVING_ON = re.compile(r"\bmov(?:e|es|ed|ing) (?:on|forward|ahead|onward)\b", re.I)
-_ZH_GENERIC = sorted(
-    _words(
-        "最近 今天 现在 终于 一起 一家 和大家 和朋友们 他们 她们 我们 大家",  # time, and who was there
-        "去了 去过 参加了 参加 做到 做了 发生了 发生 经历了 经历 旅行 出去 玩了",  # any doing
-        "一个 一次 一趟 新的 地方 活动 东西 事情 什么 一切 任何 所有",  # any thing or place
-        "继续 努力 加油 前进 坚持",  # resolve
-        "太棒了 真棒 很棒 精彩 有趣 好玩 开心 高兴 难忘 不错 美好 顺利",  # verdicts and moods
-        "真的 非常 特别 超级 都 也 还 就 很 真 太 好 棒",  # degree
-        "能 会 要 去 玩 做 新 个 次 趟 了 的 得 地 呢 啊 呀 吧 是 有 过 在 和 又 挺",  # particles and light verbs
-    ),
-    key=len,
-    reverse=True,
-)
-_ZH_NOTHING = re.compile("|".join(_ZH_GENERIC) + r"|用户|[，。！!？?、\s]")
-
-
-def _nothing_named(content: str) -> bool:
-    """Every word of ``content`` — the whole memory, what the extractor appended too ("…; their grandmother passed
-    away") — is one of the words that name nothing (``_GENERIC``, ``_ZH_GENERIC``); a dated memory names its day."""
-    if re.search(r"[(（][^()（）]*\d{4}", content):
-        return False
-    if has_cjk(content):
-        return not _ZH_NOTHING.sub("", content)
-    words = [_APOSTROPHE.sub("", w) for w in _WORD.findall(_MOVING_ON.sub("", content.lower()))]
-    return bool(words) and all(w in _GENERIC or w in _LIGHT for w in words)
-
-
 _ZH_MOOD = re.compile(
     r"^用户(?:现在|今天|真的|非常|特别|超级|很|太|好|挺|有点|也|又|终于|感到|觉得|感觉|心里)*"
     r"(?:开心|高兴|激动|兴奋|感动|感激|感谢|放松|平静|累|疲惫|难过|伤心|紧张|焦虑|害怕|满足|幸福|骄傲|自豪|期待)"
@@ -303,8 +231,6 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
             return "a verdict on the moment"
         if _ZH_WISH.match(text):
             return "a wish with nothing named"
-        if _nothing_named(content):
-            return "nothing named"
         return None
     if _MOOD_ONLY.match(undated) or _MOOD_FOR.match(undated) or _SPELL.match(undated):
         return "a mood of the moment"
@@ -322,6 +248,4 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
         return "a wish with nothing named"
     if predicate in (None, "fact") and len([w for w in _WORD.findall(text.lower()) if w not in _LIGHT]) < 2:
         return "too little said"
-    if _nothing_named(content):
-        return "nothing named"
     return None
