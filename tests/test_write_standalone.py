@@ -171,6 +171,13 @@ def test_a_resolve_or_news_that_names_something_is_kept(content):
     assert trivial(content) is None
 
 
+def test_a_memory_made_trivial_by_naming_its_reference_is_dropped():
+    """ "those dreams" named "dreams" makes the memory a pep talk: it is judged again after naming (it was kept)."""
+    assert facts("I'm gonna keep following those dreams!") == []
+    assert facts("We're gonna keep chasing after those goals.") == []
+    assert facts("I'm gonna keep following those dreams of opening a bakery.") != []
+
+
 @pytest.mark.parametrize(
     "content",
     [

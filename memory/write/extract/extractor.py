@@ -389,6 +389,8 @@ def standing(cands: list[Candidate], message: str = "", previous: str | None = N
             c.meta[keep.UNRESOLVED] = True
             named = c.content
         elif named != c.content:
+            if trivial(named, c.predicate):  # "… chasing after those dreams" named "… after dreams": a pep talk
+                continue
             c.meta[keep.RENAMED] = True
         c.content = named
         out.append(c)
