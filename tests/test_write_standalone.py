@@ -115,6 +115,17 @@ def test_the_detector_tells_the_speakers_own_they_and_a_named_person_from_a_refe
     assert resolve("User trained hard for that last match.") is None  # never "a last match"
 
 
+def test_a_pointing_determiner_before_a_vague_head_is_not_renamed_into_an_article():
+    """"this charity thing" → "a charity thing" looks named while a reader still cannot tell which event was meant:
+    left unresolved (named from the conversation, else judged as unresolved), while a noun that says what the thing
+    is still becomes an article."""
+    assert resolve("User and a friend went to this book club thing last night.") is None
+    assert resolve("User loves escaping into that world for hours.") is None
+    assert resolve("Visiting those places is on User's list.") is None
+    assert resolve("User joined this adoption group.") == "User joined an adoption group."
+    assert resolve("User planted these lovely tulips.") == "User planted lovely tulips."
+
+
 # -- 2. worth keeping ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "text",

@@ -523,11 +523,33 @@ def resolve(content: str, evidence: str = "") -> str | None:
             return None
         if noun.lower() in _NOT_A_NOUN or noun.lower() in _ORDINAL or _LIKE_BEFORE.search(fixed.split(ref)[0]):
             return None  # "that last match", "moments like these": what is meant is not in the words
+        if _head(fixed, ref) in _VAGUE:
+            return None  # "this charity thing" → "a charity thing", "that world" → "a world": named in name only
         article = ("an " if _A_OR_AN.match(noun) else "a ") if det.lower() in ("this", "that") else ""
         if det[0].isupper():
             return None  # a pointing subject ("This hoodie isn't for sale") stays a remark about the moment
         fixed = re.sub(rf"\b{det}\s+(?={re.escape(noun)}\b)", article, fixed, count=1)
     return fixed if not unresolved(fixed, evidence) else None
+
+
+#: heads that say nothing of which thing was meant: "this charity thing", "that world", "those places" read as
+#: "a charity thing", "a world", "places" would look named while a reader still cannot tell what was meant
+_VAGUE = frozenset(
+    ["thing", "things", "stuff", "world", "worlds", "place", "places", "one", "ones", "kind", "sort", "way", "part"]
+    + ["side", "stage", "point", "level", "bit", "moment", "moments", "situation", "feeling", "feelings", "vibe"]
+)
+
+
+def _head(content: str, ref: str) -> str:
+    """The last word of the noun phrase ``ref`` opens in ``content`` ("this charity thing" → "thing")."""
+    at = content.find(ref)
+    words = [w.strip(".,;:!?'\"").lower() for w in content[at:].split()[1:4]] if at >= 0 else []
+    head = ""
+    for w in words:
+        if not w or w in _FUNCTION or not re.fullmatch(r"[a-z][a-z-]*", w):
+            break
+        head = w
+    return head
 
 
 _ORDINAL = frozenset(["last", "first", "next", "second", "third", "same", "other", "very", "exact", "whole", "entire"])
