@@ -116,7 +116,7 @@ def test_the_detector_tells_the_speakers_own_they_and_a_named_person_from_a_refe
 
 
 def test_a_pointing_determiner_before_a_vague_head_is_not_renamed_into_an_article():
-    """"this charity thing" → "a charity thing" looks named while a reader still cannot tell which event was meant:
+    """ "this charity thing" → "a charity thing" looks named while a reader still cannot tell which event was meant:
     left unresolved (named from the conversation, else judged as unresolved), while a noun that says what the thing
     is still becomes an article."""
     assert resolve("User and a friend went to this book club thing last night.") is None
