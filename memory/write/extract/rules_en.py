@@ -407,7 +407,7 @@ def clean_object(obj: str) -> str | None:
 #: an object a rule's boundary cut in two: it opens with a conjunction ("I practice and train" → obj "and train"),
 #: or ends on a word that needs what was cut ("I like to keep track of when …" → "to keep track of")
 _CUT_SHORT = re.compile(
-    r"^(?:and|or|but|&)\b|\b(?:the|a|an|my|our|their|your|and|or)$"
+    r"^(?:and|or|but|&)\b|(?:^|\s)(?:the|a|an|my|our|their|your|and|or)$"  # a word, not "Xi'an"
     r"|(?<!\bto)\s+\w+\s+(?:of|to|with|about|from|into|by|for|at)$",  # "a buddy to volunteer with" is whole
     re.IGNORECASE,
 )
