@@ -297,15 +297,11 @@ def _present_or_past(verb: str, sentence: str) -> str:
     return conjugate(verb)
 
 
+#: the determiners no verb can be: neither the word "do" stresses nor one coordinated with a verb
+_DETERMINERS = frozenset(["a", "an", "the", "my", "our", "your"])
 #: words that cannot be a verb coordinated with the one before ("I love cats and dogs" has one verb)
-_NOT_COORDINATED = frozenset(
+_NOT_COORDINATED = _DETERMINERS | frozenset(
     [
-        "a",
-        "an",
-        "the",
-        "my",
-        "our",
-        "your",
         "their",
         "his",
         "her",
@@ -414,14 +410,8 @@ def _stressed(word: str, after: str) -> bool:
 
 
 #: what may follow "do" as its object, not as the verb an emphatic "do" stresses ("I do yoga", "I did a course")
-_NOT_A_VERB = frozenset(
+_NOT_A_VERB = _DETERMINERS | frozenset(
     [
-        "a",
-        "an",
-        "the",
-        "my",
-        "our",
-        "your",
         "some",
         "yoga",
         "pilates",
@@ -432,14 +422,11 @@ _NOT_A_VERB = frozenset(
         "so",
         "not",
         "lots",
-        "lots",
-        "a",
         "lot",
         "well",
         "too",
         "what",
         "all",
-        "some",
         "any",
         "more",
         "most",
