@@ -59,12 +59,10 @@ def dump(path: str) -> list[dict[str, Any]]:
         keep = embedder = None
     out = []
     for conv in facts.load(path):
-        before: facts.Turn | None = None
-        for turn in conv.turns:
-            previous: str | None = before.text if before and facts._answers(turn, before) else None
-            before = turn
+        for turn, previous, recent in _read(facts, conv.turns):
             message = Message(session_id="b", user_key="b", role="user", content=turn.text, created_at=turn.at)
-            cands = prepare(Item(message, previous=previous)).cands
+            more = {} if recent is None else {"recent": recent}  # the code before Item.recent has no such field
+            cands = prepare(Item(message, previous=previous, **more)).cands
             if keep is not None and cands:
                 for c, v in zip(cands, embedder.embed_passages([c.content for c in cands]), strict=True):
                     c.vector = v
@@ -84,6 +82,19 @@ def dump(path: str) -> list[dict[str, Any]]:
                         "previous": previous,
                     }
                 )
+    return out
+
+
+def _read(facts: Any, turns: list[Any]) -> Any:
+    """``facts.read_in_session``, or, run by a commit before it (``--before``), how that code read each turn: after
+    the other speaker's turn of the same session only."""
+    if hasattr(facts, "read_in_session"):
+        return facts.read_in_session(turns)
+    before = None
+    out = []
+    for turn in turns:
+        out.append((turn, before.text if before and facts._answers(turn, before) else None, None))
+        before = turn
     return out
 
 
@@ -121,7 +132,12 @@ def score(path: str, mems: list[dict[str, Any]], embedder: Any) -> dict[str, Any
     for cid, conv in convs.items():
 
         def extractor(
-            text: str, at: datetime, previous: str | None, _it: Any = iter(conv.turns), _cid: str = cid
+            text: str,
+            at: datetime,
+            previous: str | None,
+            recent: list[str],
+            _it: Any = iter(conv.turns),
+            _cid: str = cid,
         ) -> list[str]:
             turn = next(_it)  # score_conversation asks for the turns in order
             return [m["content"] for m in by_turn.get((_cid, turn.dia_id), [])]

@@ -39,12 +39,9 @@ def rows(path: str, embedder: E5Embedder) -> list[dict]:
         if conv.sample_id not in facts.TUNE:
             continue
         mine: list[dict] = []
-        before = None
-        for turn in conv.turns:
-            previous = before.text if before and facts._answers(turn, before) else None
-            before = turn
+        for turn, previous, recent in facts.read_in_session(conv.turns):
             message = Message(session_id="e", user_key="e", role="user", content=turn.text, created_at=turn.at)
-            for c in prepare(Item(message, previous=previous)).cands:
+            for c in prepare(Item(message, previous=previous, recent=recent)).cands:
                 if c.predicate in SCORED:
                     mine.append({"conv": conv.sample_id, "turn": turn, "content": c.content})
         vecs = embedder.embed_passages([facts.as_speaker(r["content"], r["turn"].speaker) for r in mine])

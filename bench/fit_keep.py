@@ -48,12 +48,9 @@ def candidates(path: str, embedder: Any) -> dict[str, Any]:
     for conv in facts.load(path):
         nobs[conv.sample_id], nturns[conv.sample_id] = len(conv.observations), len(conv.turns)
         per_turn: dict[str, list[dict[str, Any]]] = {}
-        before: facts.Turn | None = None
-        for turn in conv.turns:
-            previous = before.text if before and facts._answers(turn, before) else None
-            before = turn
+        for turn, previous, recent in facts.read_in_session(conv.turns):
             message = Message(session_id="f", user_key="f", role="user", content=turn.text, created_at=turn.at)
-            for c in prepare(Item(message, previous=previous)).cands:
+            for c in prepare(Item(message, previous=previous, recent=recent)).cands:
                 r = {
                     "conversation": conv.sample_id,
                     "dia_id": turn.dia_id,

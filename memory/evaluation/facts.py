@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -335,9 +335,11 @@ def extract_turn(
     model: BaseChatModel | None = None,
     previous: str | None = None,
     embedder: Embedder | None = None,
+    recent: list[str] | None = None,
 ) -> list[str]:
     """The memories a user's chat turn with this text would propose (classify → mask → extract, no storage), read
-    after ``previous``, the other speaker's turn before it (as a chat turn is read after the agent's reply). With
+    after ``previous``, the other speaker's turn before it (as a chat turn is read after the agent's reply), and
+    with ``recent``, the session's turns before it (as ``memory.write.batch.answered`` reads a session). With
     ``embedder``, the planner's worth-keeping decision (memory.write.keep) is applied to each candidate's passage
     vector, as the write path does; without one, what it cannot decide (an unresolved reference) is dropped."""
     from memory.storage.models import Message
@@ -345,7 +347,7 @@ def extract_turn(
     from memory.write.pipeline import Item, prepare
 
     message = Message(session_id="eval", user_key="eval", role="user", content=text, created_at=at)
-    cands = prepare(Item(message, previous=previous), model).cands
+    cands = prepare(Item(message, previous=previous, recent=recent or []), model).cands
     if embedder is not None and cands:
         for c, v in zip(cands, embedder.embed_passages([c.content for c in cands]), strict=True):
             c.vector = v
@@ -373,7 +375,22 @@ class Scored:
 
 def _answers(turn: Turn, before: Turn) -> bool:
     """Whether ``turn`` follows the other speaker's ``before`` in the same session (LoCoMo ids: "D<session>:<n>")."""
-    return before.speaker != turn.speaker and before.dia_id.split(":")[0] == turn.dia_id.split(":")[0]
+    return before.speaker != turn.speaker and _session(before) == _session(turn)
+
+
+def _session(turn: Turn) -> str:
+    return turn.dia_id.split(":")[0]
+
+
+def read_in_session(turns: list[Turn]) -> Iterator[tuple[Turn, str | None, list[str]]]:
+    """Each turn with what the write path reads it with (``memory.write.batch.answered``): the other speaker's turn
+    just before it in its session (``previous``, or None) and the session's ``RECENT`` turns before it."""
+    from memory.write.pipeline import RECENT
+
+    for i, turn in enumerate(turns):
+        same = [t for t in turns[max(0, i - RECENT) : i] if _session(t) == _session(turn)]
+        previous = same[-1].text if same and _answers(turn, same[-1]) else None
+        yield turn, previous, [t.text for t in same]
 
 
 def _agree(cos: float, shared: int) -> bool:
@@ -383,16 +400,13 @@ def _agree(cos: float, shared: int) -> bool:
 def score_conversation(
     conv: Conversation,
     embedder: Embedder,
-    extractor: Callable[[str, datetime, str | None], list[str]],
+    extractor: Callable[[str, datetime, str | None, list[str]], list[str]],
 ) -> Scored:
     t0 = time.perf_counter()
     out = Scored(turns=len(conv.turns))
     by_turn: dict[str, list[Memory]] = {}
-    before: Turn | None = None
-    for turn in conv.turns:
-        previous = before.text if before and _answers(turn, before) else None
-        before = turn
-        for raw in extractor(turn.text, turn.at, previous):
+    for turn, previous, recent in read_in_session(conv.turns):
+        for raw in extractor(turn.text, turn.at, previous, recent):
             m = Memory(turn, as_speaker(raw, turn.speaker), raw, readability(raw))
             by_turn.setdefault(turn.dia_id, []).append(m)
             out.memories.append(m)
@@ -463,8 +477,8 @@ def run(
         if not convs:
             raise InvalidInput(f"no conversation named {sorted(wanted)} in {str(path)[:200]}")
 
-    def extractor(text: str, at: datetime, previous: str | None) -> list[str]:
-        return extract_turn(text, at, model, previous, embedder)
+    def extractor(text: str, at: datetime, previous: str | None, recent: list[str]) -> list[str]:
+        return extract_turn(text, at, model, previous, embedder, recent)
 
     scored: dict[str, Scored] = {}
     for conv in convs:

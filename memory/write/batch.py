@@ -25,7 +25,7 @@ from memory.errors import InvalidInput, NotFound
 from memory.storage.integrity import CLAIM_LEASE
 from memory.storage.models import MemoryEvent, Message, User, stored_id, utcnow
 from memory.write import apply, episodes
-from memory.write.pipeline import Item, WriteReport, prepare
+from memory.write.pipeline import RECENT, Item, WriteReport, prepare
 from memory.write.plan import plan_writes
 from memory.write.state import PlanState
 
@@ -101,15 +101,27 @@ def write_items(
 
 def answered(store: Database, items: list[Item]) -> None:
     """Give each user message the other speaker's message just before it in its session (the agent's reply it
-    answers), which extraction reads it with: one SQL read per session in the batch."""
-    todo = [it for it in items if it.previous is None and it.infer and it.message.role == "user" and it.message.id]
+    answers), which extraction reads it with, and the session's ``RECENT`` messages before it (``Item.recent``: what
+    a reference of it may point at): one SQL read per session in the batch."""
+    todo = [
+        it
+        for it in items
+        if (it.previous is None or it.recent is None) and it.infer and it.message.role == "user" and it.message.id
+    ]
     sessions: dict[str, list[Item]] = {}
     for it in todo:
         sessions.setdefault(it.message.session_id, []).append(it)
     for sid, its in sessions.items():
         ids = sorted(stored_id(it.message.id, "message") for it in its)
-        # from the message just before the first item up to the last item, in one read
-        start = select(func.max(Message.id)).where(Message.session_id == sid, col(Message.id) < ids[0])
+        # from the RECENT messages before the first item up to the last item, in one read
+        window = (
+            select(Message.id)
+            .where(Message.session_id == sid, col(Message.id) < ids[0])
+            .order_by(col(Message.id).desc())
+            .limit(RECENT)
+            .subquery()
+        )
+        start = select(func.min(window.c.id))
         with store.db() as db:
             rows = db.exec(
                 select(Message.id, Message.role, Message.content)
@@ -123,7 +135,10 @@ def answered(store: Database, items: list[Item]) -> None:
         before = [int(r[0] or 0) for r in rows]
         for it in its:
             at = bisect_left(before, stored_id(it.message.id, "message")) - 1
-            if at >= 0 and rows[at][1] in ("user", "assistant") and rows[at][1] != it.message.role:
+            said = [r for r in rows[max(0, at + 1 - RECENT) : at + 1] if r[1] in ("user", "assistant")]
+            if it.recent is None:
+                it.recent = [r[2] for r in said]
+            if it.previous is None and said and said[-1] == rows[at] and rows[at][1] != it.message.role:
                 it.previous = rows[at][2]
 
 

@@ -6,7 +6,10 @@ on every candidate, so nothing unmasked is ever embedded. :func:`run` takes one 
 takes many at once (one embedding call, one neighbour search, one SQL transaction, one index append) and plans them
 in order, so both make the same decisions. A user's message is read after the other speaker's message just before it
 in its session (``Item.previous``, one SQL read per session in the batch): a short answer is completed from the
-question it answers (memory.write.extract.context). Cost for one message: one ``embed_passages`` call, one SQL read
+question it answers (memory.write.extract.context); the session's few messages before it (``Item.recent``, the same
+read) name what a reference of it points at when the message itself does not (memory.write.extract.recent).
+
+Cost for one message: one ``embed_passages`` call, one SQL read
 of the memories sharing a predicate, a vector search only when a similarity can matter, one transaction for the memory
 rows and the write log, one index append, one UPDATE marking the rows indexed, and the profile's compare-and-set
 writes.
@@ -29,6 +32,12 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
     from memory.write.episodes import Episode
+
+#: how many of the session's messages before a message are read with it (``Item.recent``): the question it answers
+#: and the two or three before it, where LoCoMo's and a chat's references are named ("… a place called Whispering
+#: Falls." … "The sound of that place …")
+RECENT = 4
+RECENT_CHARS = 2000  # of each: its last sentences, where what the next message refers to was said
 
 
 @dataclass
@@ -72,6 +81,9 @@ class Item:
     #: the other speaker's message just before (the agent's reply the user answers): short answers and pronouns are
     #: read with it; None = read the message alone
     previous: str | None = None
+    #: the session's messages just before this one, oldest first (at most ``RECENT``, either speaker, ``previous``
+    #: included): a reference the message does not name is named from them; None = not read yet (memory.write.batch)
+    recent: list[str] | None = None
     report: WriteReport | None = None
     text: str = ""
     cands: list[Candidate] = field(default_factory=list)
@@ -101,13 +113,17 @@ def prepare(item: Item, model: BaseChatModel | None = None, *, max_chars: int | 
         item.skip = f"not remembered as facts: {len(text):,} characters, over MEMLENS_MAX_MESSAGE_CHARS"
         return item
     previous = mask_pii(item.previous) if item.previous else None
+    # the end of each (a pasted document before is read no further), cut with a margin so no masked span is split
+    recent = [mask_pii(m[-RECENT_CHARS - 200 :])[-RECENT_CHARS:] for m in (item.recent or [])[-RECENT:]]
     worth, reason = classify(text, message.role, previous)
     item.report = report = WriteReport(message.id, message.role, worth, reason)
     if not worth:
         item.skip = f"not remembered: {reason}"
     else:
         at = message.created_at or utcnow()
-        item.cands = mask_candidates(extract(text, role=message.role, at=_aware(at), model=model, previous=previous))
+        item.cands = mask_candidates(
+            extract(text, role=message.role, at=_aware(at), model=model, previous=previous, recent=recent)
+        )
         if not item.cands and item.keep_unparsed and message.role == "user":
             item.cands = [_verbatim(text)]
         if not item.cands:

@@ -343,35 +343,47 @@ def extract(
     at: datetime,
     model: BaseChatModel | None = None,
     previous: str | None = None,
+    recent: list[str] | None = None,
 ) -> list[Candidate]:
     """Rules offline; the LLM extractor when a chat model is given (rules if it fails). ``previous``: the other
     speaker's message this one answers (the rules read short answers and pronouns with it; the model is given it as
-    fenced context)."""
+    fenced context); ``recent``: the session's messages before this one, oldest first (see :func:`standing`)."""
     if model is not None:
         from memory.write.extract.llm import ExtractionFailed, extract_llm
 
         try:
             return standing(
-                extract_llm(model, text, role=role, at=at, previous=previous if role == "user" else None),
+                extract_llm(
+                    model,
+                    text,
+                    role=role,
+                    at=at,
+                    previous=previous if role == "user" else None,
+                    recent=recent if role == "user" else None,
+                ),
                 text,
                 previous if role == "user" else None,
+                recent if role == "user" else None,
             )
         except ExtractionFailed:
             pass
-    return standing(extract_rules(text, role=role, at=at, previous=previous), text, previous)
+    return standing(extract_rules(text, role=role, at=at, previous=previous), text, previous, recent)
 
 
-def standing(cands: list[Candidate], message: str = "", previous: str | None = None) -> list[Candidate]:
+def standing(
+    cands: list[Candidate], message: str = "", previous: str | None = None, recent: list[str] | None = None
+) -> list[Candidate]:
     """The candidates that stand on their own, whichever extractor proposed them: a reference the memory does not
     name is named where the words allow ("this adoption group" → "an adoption group") or where an earlier sentence of
     ``message`` names it (memory.write.extract.antecedent: "… like my hand-painted bowl. A friend made it …") or
     by the one thing the message it answers points at (``previous``: "that painting … What inspired you?" → "I
-    painted this …"), and a reaction or a verdict of the moment is dropped (memory.write.extract.worth). A
-    reference that cannot be named is dropped in Chinese (the episode keeps what was said); in English it is marked
-    (``meta["unresolved"]``) and left to the learned worth-keeping decision the planner applies with the candidate's
-    passage vector (memory.write.keep), which drops it when no vector of the fitted embedder is there. Why each was
-    dropped is kept on the survivors' list only as a count: what was said is in the episode, and the write log
-    records the message's reason when nothing is left."""
+    painted this …") or by the one thing the session's ``recent`` messages name (memory.write.extract.recent: "… a
+    place called Whispering Falls." … "The sound of that place …"), and a reaction or a verdict of the moment is
+    dropped (memory.write.extract.worth). A reference that cannot be named is dropped in Chinese (the episode keeps
+    what was said); in English it is marked (``meta["unresolved"]``) and left to the learned worth-keeping decision
+    the planner applies with the candidate's passage vector (memory.write.keep), which drops it when no vector of the
+    fitted embedder is there. Why each was dropped is kept on the survivors' list only as a count: what was said is
+    in the episode, and the write log records the message's reason when nothing is left."""
     out = []
     for c in cands:
         if trivial(c.content, c.predicate):
@@ -383,6 +395,8 @@ def standing(cands: list[Candidate], message: str = "", previous: str | None = N
             named = name_person_from_message(c.content, c.evidence, message, previous)
         if named is None:  # named by what the message answered points at ("that agency … pick it?")
             named = name_from_answered(c.content, c.evidence, message, previous)
+        if named is None and recent:  # named by the session's messages before ("a place called X" … "that place")
+            named = name_from_recent(c.content, c.evidence, message, recent)
         if named is None:
             if not keep.judged(c):
                 continue

@@ -78,9 +78,18 @@ def _event_time(value: str | None) -> datetime | None:
 
 
 def extract_llm(
-    model: BaseChatModel, text: str, *, role: str = "user", at: datetime, previous: str | None = None
+    model: BaseChatModel,
+    text: str,
+    *,
+    role: str = "user",
+    at: datetime,
+    previous: str | None = None,
+    recent: list[str] | None = None,
 ) -> list[Candidate]:
-    prompt = extraction_prompt(text, role=role, at=at, predicates=list(PREDICATES), previous=previous)
+    """The model's facts of one message, read with the message it answers (``previous``) and the session's messages
+    before that (``recent`` without ``previous``), each fenced as context (memory.prompts.extraction_prompt)."""
+    earlier = [m for m in recent or [] if m != previous]
+    prompt = extraction_prompt(text, role=role, at=at, predicates=list(PREDICATES), previous=previous, earlier=earlier)
     out: list[Candidate] = []
     for f in _ask(model, prompt).facts:
         if not f.object.strip() or not f.content.strip():
