@@ -40,6 +40,7 @@ from memory.write.extract.general import (
     without_tag_question,
 )
 from memory.write.extract.persons import name_person_from_message
+from memory.write.extract.recent import name_from_recent
 from memory.write.extract.references import points_unnamed, resolve
 from memory.write.extract.worth import trivial
 
@@ -389,6 +390,8 @@ def standing(
         if trivial(c.content, c.predicate):
             continue
         named = resolve(c.content, c.evidence)
+        if recent and named is not None and named != c.content:  # "that place" → "a place": the session may name it
+            named = name_from_recent(c.content, c.evidence, message, recent) or named
         if named is None:  # named by a sentence said before it in the message ("… my bowl. A friend made it …")
             named = name_from_message(c.content, c.evidence, message)
         if named is None:  # a he / she named by the one person the sentence before names ("my son … he was okay")

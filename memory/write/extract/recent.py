@@ -1,0 +1,310 @@
+"""Name a reference from the session's messages before this one (issue 44: "resolve from … the session's recent
+messages, the session's named entities").
+
+The sentence before and the message answered (memory.write.extract.antecedent, persons) name what a reference points
+at when the speaker names it right there. In conversation it is as often named a few messages back: "I took this
+photo at a beautiful location called Whispering Falls." — "I wish I could have been there!" — "The sound of that
+place made me so calm." The write path reads each user message with the session's few messages before it
+(``Item.recent``, memory.write.batch.answered), and this module names two kinds of reference from them:
+
+- **a place** ("that place", "the place", "been there"): from the one place name the window introduces ("a location
+  called Whispering Falls", "trip to Universal Studios", "in London") — "The sound of Whispering Falls …", "User
+  hasn't been to Universal Studios yet";
+- **a person** (he / him / his / she / her): from the one person named in the window whom a pronoun of the same
+  gender follows in the message that names them, when no word in the window ("a woman", "my son") speaks of
+  someone else of that gender ("I talked to someone named David … his story", "LeBron is
+  incredible. Have you ever met him?", "Emma Watson, she's a big supporter …") — "User has met LeBron a few times".
+
+It guesses only where one thing fits: every reference of the memory is of the one kind; the window (the recent
+messages and the message itself up to the quoted sentence) introduces exactly one name of that kind; a name the
+speakers call each other by ("Thanks, Maria!", "Hey John", "…, Nate!") is never used; and what the memory becomes
+leaves nothing unresolved. Two names, none, a name of a month, a day or a holiday, or another kind of reference:
+nothing is guessed, and the memory is left to the abstention rules (memory.write.extract.extractor.standing).
+English only: Chinese references are dropped unless the message names them (see antecedent's module docstring).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.text.language import has_cjk
+from memory.write.extract.antecedent import quoted_at
+from memory.write.extract.kin import FEMALE, MALE
+from memory.write.extract.references import head, unresolved
+
+__all__ = ["name_from_recent"]
+
+#: a capitalised name of one to four words ("London", "Whispering Falls", "Cliffs of Moher", "J.K. Rowling")
+_NAME = r"(?:[A-Z]\.[ ]?){0,3}[A-Z][^\W\d_A-Z]+(?:[A-Z][^\W\d_A-Z]+)?(?:[ ](?:of[ ]|the[ ])?[A-Z][^\W\d_A-Z]+){0,3}"
+#: a place the window introduces: "called / named X", "in / at X", "visit X", "(went / trip / moved …) to X"
+_PLACE = re.compile(
+    r"\b(?:called|in|at|visit(?:ed|ing)?|(?:go|goes|went|gone|going|been|trip|travel(?:l)?ed|travel(?:l)?ing|moved|"
+    r"move|drove|drive|driving|flew|fly|flying|back)[ ]to)[ ](?:the[ ])?(?P<name>" + _NAME + r")"
+)
+#: a person the window names, with what may follow the name in their sentence
+_PERSON_NAME = re.compile(r"(?P<start>(?:^|[.!?]\s+)\W*)?\b(?P<name>" + _NAME + r")")
+#: a name that opens its sentence is a person's only when the sentence goes on about them ("LeBron is incredible",
+#: "Emma Watson, she's …"); otherwise it is as often a word that opens any sentence ("Hearing his story …")
+_OPENS_ABOUT = re.compile(r"^(?:\s+(?:is|was|has|had|does|did)\b|'s\b|\s*,\s*(?:he|she)\b)")
+#: capitalised words that name no place and no person
+_NOT_NAMES = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "christmas",
+        "easter",
+        "thanksgiving",
+        "halloween",
+        "new",
+        "year",
+        "eve",
+        "i",
+        "i'm",
+        "i've",
+        "i'll",
+        "i'd",
+        "user",
+        "hey",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+        "yeah",
+        "yes",
+        "yep",
+        "wow",
+        "oh",
+        "omg",
+        "sure",
+        "congrats",
+        "congratulations",
+        "sorry",
+        "okay",
+        "ok",
+        "great",
+        "awesome",
+        "cool",
+        "nice",
+        "haha",
+        "aww",
+        "no",
+        "not",
+        "so",
+        "and",
+        "but",
+        "or",
+        "then",
+        "also",
+        "anyway",
+        "well",
+        "that",
+        "this",
+        "these",
+        "those",
+        "there",
+        "here",
+        "it",
+        "its",
+        "they",
+        "their",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "we",
+        "our",
+        "you",
+        "your",
+        "my",
+        "me",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "who",
+        "which",
+        "have",
+        "has",
+        "had",
+        "did",
+        "do",
+        "does",
+        "was",
+        "were",
+        "is",
+        "are",
+        "be",
+        "been",
+        "can",
+        "could",
+        "would",
+        "will",
+        "should",
+        "just",
+        "really",
+        "definitely",
+        "totally",
+        "absolutely",
+        "glad",
+        "good",
+        "love",
+        "hope",
+        "any",
+        "some",
+        "every",
+        "each",
+        "one",
+        "both",
+        "all",
+        "sounds",
+        "seeing",
+        "being",
+        "having",
+        "getting",
+        "making",
+        "hearing",
+        "looking",
+    ]
+)
+#: a name the speakers call each other by: "Thanks, Maria", "Hey John", "Yeah, John!", "…, Nate!"
+_VOCATIVE = re.compile(
+    r"\b(?:hey|hi|hello|thanks|thank you|yeah|yes|yep|wow|oh|sure|congrats|congratulations|sorry|okay|ok|great|"
+    r"awesome|cool|nice|haha|aww|bye|see you|morning|dear)\s*,?\s+(?P<a>[A-Z][a-z]+)\b|"
+    r",\s*(?P<b>[A-Z][a-z]+)\s*[!?.]",
+    re.I,
+)
+#: a place reference named from the window: not "the city" / "the town", which is as often the user's own
+_PLACE_REF = re.compile(r"^(?:that|the)\s+(?:place|spot)$|^(?P<verb>\w+)\s+there$", re.I)
+#: "been there" → "been to X"; "lived there" → "lived in X"
+_TO_VERBS = frozenset(
+    [
+        "go",
+        "goes",
+        "went",
+        "gone",
+        "going",
+        "been",
+        "moved",
+        "move",
+        "travel",
+        "travelled",
+        "traveled",
+        "get",
+        "got",
+        "back",
+        "visit",
+        "visited",
+    ]
+)
+#: a word for someone of one gender the window may name instead ("it's a human female. She is …"): then the pronoun
+#: may be theirs, and nothing is guessed
+_GENDERED = {
+    "m": MALE | {"man", "men", "guy", "boy", "male", "gentleman", "king", "prince"},
+    "f": FEMALE | {"woman", "women", "girl", "lady", "female", "queen", "princess"},
+}
+_WORD = re.compile(r"[a-z]+")
+#: a shared photo's caption ("[shares a photo of a man …]") shows, it does not speak of someone else
+_SHARED = re.compile(r"\[shares [^\]]*\]")
+_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
+_PRONOUN = re.compile(r"\b(?P<p>he|him|his|she|her)\b", re.I)
+#: after an object "her" (not a possessive one: "her advocacy"): the end, punctuation or a word no noun is
+_OBJECT_AFTER = re.compile(
+    r"^(?:\s*(?:[,.;:!?)]|$)|\s+(?:a|an|the|to|for|with|and|or|but|at|in|on|up|out|off|back|about|so|too|again|now|"
+    r"from|every|each|this|that|some|all|more|a few|when|because|since|after|before|while|if|as|yesterday|today|"
+    r"last|next|once|twice|here|there|play|sing|perform|speak|\w+ly)\b)",
+    re.I,
+)
+
+
+def name_from_recent(content: str, evidence: str, message: str, recent: list[str]) -> str | None:
+    """``content`` with its place or person reference named from the session's ``recent`` messages (oldest first)
+    and ``message`` up to the sentence ``evidence`` quotes, or None (see the module docstring)."""
+    if not recent or not evidence or has_cjk(content):
+        return None
+    refs = [r.strip() for r in unresolved(content, evidence)]
+    if not refs:
+        return None
+    at = quoted_at(evidence, message)
+    window = [*recent, message[:at] if at > 0 else ""]
+    speakers = {m.group("a") or m.group("b") for text in window + [message] for m in _VOCATIVE.finditer(text)}
+    if all(_PLACE_REF.match(r) for r in refs):
+        return _name_place(content, evidence, refs, window, speakers)
+    genders = {_GENDER.get(r.lower()) for r in refs}
+    if len(genders) == 1 and None not in genders:
+        return _name_person(content, evidence, genders.pop() or "", window, speakers)
+    return None
+
+
+def _usable(name: str, speakers: set[str]) -> bool:
+    words = name.split()
+    return words[0].lower() not in _NOT_NAMES and not any(w in speakers for w in words)
+
+
+def _name_place(content: str, evidence: str, refs: list[str], window: list[str], speakers: set[str]) -> str | None:
+    places = {m.group("name") for text in window for m in _PLACE.finditer(text) if _usable(m.group("name"), speakers)}
+    if len(places) != 1:
+        return None  # none, or several places the reference could be
+    place = places.pop()
+    named = content
+    for ref in dict.fromkeys(refs):
+        m = _PLACE_REF.match(ref)
+        if m is None:
+            return None
+        verb = m.group("verb")
+        if verb is None:
+            new = place
+        elif verb.lower() in _TO_VERBS:
+            new = f"{verb} to {place}"
+        else:
+            new = f"{verb} in {place}"
+        named = re.sub(rf"\b{re.escape(ref)}\b", new, named, count=1)
+    return named if named != content and not unresolved(named, evidence) else None
+
+
+def _name_person(content: str, evidence: str, gender: str, window: list[str], speakers: set[str]) -> str | None:
+    people = {
+        m.group("name")
+        for text in window
+        for m in _PERSON_NAME.finditer(text)
+        if _usable(m.group("name"), speakers)
+        and (m.group("start") is None or _OPENS_ABOUT.match(text[m.end() :]))
+        and _gendered_after(text[m.end() :], gender)
+    }
+    if len(people) != 1:
+        return None  # none, or several people the pronoun could stand for
+    said = (_SHARED.sub(" ", text).lower() for text in window)
+    if any(w in _GENDERED[gender] for text in said for w in _WORD.findall(text)):
+        return None  # someone else of that gender is spoken of: the pronoun may be theirs
+    person = people.pop()
+    text = head(content)
+    m = next((p for p in _PRONOUN.finditer(text) if _GENDER[p.group("p").lower()] == gender), None)
+    if m is None:
+        return None
+    word = m.group("p").lower()
+    possessive = word == "his" or (word == "her" and not _OBJECT_AFTER.match(text[m.end() :]))
+    named = content[: m.start()] + person + ("'s" if possessive else "") + content[m.end() :]
+    return named if not unresolved(named, evidence) else None
+
+
+def _gendered_after(rest: str, gender: str) -> bool:
+    """Whether a pronoun of ``gender`` follows a name in the message that names them (it stands for them there)."""
+    return any(_GENDER[p.group("p").lower()] == gender for p in _PRONOUN.finditer(rest))

@@ -1,0 +1,169 @@
+"""A reference named from the session's messages before (memory.write.extract.recent, issue 44): a place or a person
+the conversation named a few messages back; never a name the speakers call each other by, never a guess between two.
+
+Sentences written for these tests in the shapes of conversations (not LoCoMo or LongMemEval text)."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.evaluation import facts
+from memory.storage.models import Message
+from memory.write.extract.recent import name_from_recent
+from memory.write.pipeline import RECENT, Item, prepare
+
+AT = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+
+FALLS = [
+    "Thanks, Mia! I took this photo on a hike at a lovely spot called Silver Creek Falls. So quiet up there.",
+    "I wish I could have been there! Your hikes always sound like a blast.",
+]
+
+
+def read(text: str, recent: list[str] | None, previous: str | None = None) -> list[str]:
+    """What the write path makes of a user's message read with the session's messages before it."""
+    message = Message(session_id="s", user_key="u", role="user", content=text, created_at=AT)
+    previous = previous if previous is not None else (recent[-1] if recent else None)
+    return [c.content for c in prepare(Item(message, previous=previous, recent=recent)).cands]
+
+
+@pytest.mark.parametrize(
+    ("recent", "said", "memory"),
+    [
+        (
+            FALLS,
+            "It was, Leo. The sound of that place made me so calm and peaceful.",
+            "The sound of Silver Creek Falls made User so calm and peaceful.",
+        ),
+        (
+            [
+                "I'm planning a trip to Disneyland next month with the kids.",
+                "Oh fun! Have you been before?",
+            ],
+            "No, I haven't been there yet, but I've heard great things.",
+            "User hasn't been to Disneyland yet, but they've heard great things.",
+        ),
+        (
+            [
+                "At the shelter I met someone named Marcus. Hearing his story was humbling.",
+                "That's powerful. Could anyone help him out?",
+            ],
+            "Yes! I talked to him afterwards about a housing program.",
+            "User talked to Marcus afterwards about a housing program.",
+        ),
+        (
+            ["Serena Williams is incredible. Have you ever seen her play live?"],
+            "Yes, I saw her play live twice at the open.",
+            "User saw Serena Williams play live twice at the open.",
+        ),
+        (
+            ["Toni Morrison, she's the writer I keep going back to.", "Oh nice, what do you like about her?"],
+            "Her novels are a huge inspiration to me!",
+            "Toni Morrison's novels are a huge inspiration to User.",
+        ),
+    ],
+)
+def test_a_reference_is_named_from_the_sessions_messages_before(recent, said, memory):
+    assert memory in read(said, recent)
+    assert memory not in read(said, None)  # without the session before it, it is not named
+
+
+def _name(content: str, recent: list[str], said: str | None = None) -> str | None:
+    said = said or content.replace("User", "I")
+    return name_from_recent(content, said, said, recent)
+
+
+def test_a_name_the_speakers_call_each_other_by_is_never_used():
+    # "Nora" is only ever addressed: she is the other speaker, not the "her" the user means
+    recent = ["Thanks, Nora! My week was long.", "Hey Nora, did you see her new video?"]
+    assert _name("User loved her new video.", recent, "I loved her new video.") is None
+    assert _name("User loved her new video.", ["Great news, Nora!", "Did you see her new video?"]) is None
+
+
+@pytest.mark.parametrize(
+    "recent",
+    [
+        # two places: which one is "that place" is not said
+        ["We drove to Lake Tahoe and then went to Reno.", "Which did you like more?"],
+        # no place named at all
+        ["We went hiking last weekend.", "Sounds lovely!"],
+        # a month or a holiday is no place
+        ["I'll be in May and at Christmas mostly home.", "Nice."],
+    ],
+)
+def test_a_place_is_not_guessed_between_two_or_from_none(recent):
+    assert _name("The sound of that place made User calm.", recent, "The sound of that place made me calm.") is None
+
+
+def test_a_person_is_not_guessed_where_the_pronoun_may_stand_for_someone_else():
+    # two named people each followed by "her"
+    two = ["Ana called me, she is moving. Beth too, her lease ended.", "Will you visit her?"]
+    assert _name("User will visit her soon.", two, "I will visit her soon.") is None
+    # a woman the window speaks of without a name: the "her" may be hers
+    other = ["Elena readied her bow. The figure is a woman; she has not seen you.", "What do you do?"]
+    assert _name("User grabs her arm.", other, "I grab her arm.") is None
+    # the pronoun's gender does not fit the one person named
+    assert _name("User met him twice.", ["Serena Williams is great, she plays so well."], "I met him twice.") is None
+
+
+def test_without_the_sessions_messages_nothing_is_named():
+    assert _name("The sound of that place made User calm.", []) is None
+    assert _name("The sound of that place made User calm.", ["", "   "]) is None
+
+
+def test_hostile_or_huge_messages_before_are_read_quickly_and_safely():
+    huge = [
+        "Zoë " * 50_000 + "called Ünïcode Falls \x00\u202e' OR 1=1 --",
+        "\ud7ff" * 100_000,
+        "🙂" * 80_000,
+        "A " * 90_000,
+    ]
+    t0 = time.perf_counter()
+    got = read("The sound of that place made me so calm and peaceful.", huge)
+    assert time.perf_counter() - t0 < 5  # bounded: the write path reads the end of each (RECENT_CHARS)
+    assert got and all("User" in g for g in got)
+
+
+def test_the_write_path_reads_a_message_with_the_sessions_messages_before_it(svc):
+    """Through the one write path (real SQLite, LanceDB, e5): the place named two messages back names "that place";
+    the same words in another session, where nothing names it, are not named."""
+    user = svc.ensure_user("mia")
+    chat = svc.ensure_session(user, "chat")
+    svc.add_message(chat, "user", FALLS[0])
+    svc.add_message(chat, "assistant", FALLS[1])
+    said = svc.add_message(chat, "user", "The sound of that place made me so calm and peaceful.")
+    contents = [op["content"] for op in svc.write_from_message(user, chat, said).added]
+    assert "The sound of Silver Creek Falls made User so calm and peaceful." in contents
+    other = svc.ensure_session(user, "other")
+    alone = svc.add_message(other, "user", "The sound of that place made me so calm and peaceful.")
+    assert not any("Silver Creek" in op["content"] for op in svc.write_from_message(user, other, alone).added)
+
+
+def test_a_batch_gives_each_message_the_messages_before_it_in_its_session(svc):
+    user = svc.ensure_user("leo")
+    chat = svc.ensure_session(user, "chat")
+    said = [
+        svc.add_message(chat, "user", "I had a chat with someone named Marcus. His story was humbling."),
+        svc.add_message(chat, "assistant", "That's powerful. Could anyone help him out?"),
+        svc.add_message(chat, "user", "Yes! I talked to him afterwards about a housing program."),
+    ]
+    reports = svc.write_from_messages(user, chat, said, infer=[True, False, True])
+    assert "User talked to Marcus afterwards about a housing program." in [o["content"] for o in reports[2].added]
+
+
+def test_the_evaluation_reads_a_turn_with_the_same_sessions_turns_before_it():
+    turns = [
+        facts.Turn("c", "D1:1", "Ana", "one", AT),
+        facts.Turn("c", "D1:2", "Ben", "two", AT),
+        facts.Turn("c", "D2:1", "Ben", "three", AT),
+        *[facts.Turn("c", f"D2:{i}", "Ana" if i % 2 else "Ben", f"t{i}", AT) for i in range(2, 8)],
+    ]
+    read_with = {t.dia_id: (previous, recent) for t, previous, recent in facts.read_in_session(turns)}
+    assert read_with["D1:2"] == ("one", ["one"])
+    assert read_with["D2:1"] == (None, [])  # a new session: nothing before it
+    assert read_with["D2:2"] == (None, ["three"])  # the same speaker before: nothing it answers
+    assert read_with["D2:7"] == ("t6", ["t3", "t4", "t5", "t6"])
+    assert len(read_with["D2:7"][1]) == RECENT
