@@ -47,6 +47,11 @@ def read(text: str, recent: list[str] | None, previous: str | None = None) -> li
             "User hasn't been to Disneyland yet, but they've heard great things.",
         ),
         (
+            ["Have you ever been to Lisbon? I keep hearing about it."],
+            "Yes! I had a blast there last spring with my sister.",
+            "User had a blast in Lisbon last spring with their sister.",
+        ),
+        (
             [
                 "At the shelter I met someone named Marcus. Hearing his story was humbling.",
                 "That's powerful. Could anyone help him out?",
@@ -167,3 +172,19 @@ def test_the_evaluation_reads_a_turn_with_the_same_sessions_turns_before_it():
     assert read_with["D2:2"] == (None, ["three"])  # the same speaker before: nothing it answers
     assert read_with["D2:7"] == ("t6", ["t3", "t4", "t5", "t6"])
     assert len(read_with["D2:7"][1]) == RECENT
+
+
+@pytest.mark.parametrize(
+    ("memory", "flagged"),
+    [
+        ("User had a blast there (last month, 2023-12).", True),
+        ("The architecture there was so captivating.", False),  # "there was": left, it may point nowhere
+        ("User saw some great options there.", True),
+        ("User's friend was always there for them.", False),  # an idiom, no place
+        ("User lived in Lisbon and had a blast there.", False),  # the place is named before it
+    ],
+)
+def test_a_there_that_ends_its_clause_is_a_reference_to_a_place(memory, flagged):
+    from memory.write.extract.references import unresolved
+
+    assert any("there" in r for r in unresolved(memory)) == flagged

@@ -39,7 +39,7 @@ _NAME = r"(?:[A-Z]\.[ ]?){0,3}[A-Z][^\W\d_A-Z]+(?:[A-Z][^\W\d_A-Z]+)?(?:[ ](?:of
 #: a place the window introduces: "called / named X", "in / at X", "visit X", "(went / trip / moved …) to X"
 _PLACE = re.compile(
     r"\b(?:called|in|at|visit(?:ed|ing)?|(?:go|goes|went|gone|going|been|trip|travel(?:l)?ed|travel(?:l)?ing|moved|"
-    r"move|drove|drive|driving|flew|fly|flying|back)[ ]to)[ ](?:the[ ])?(?P<name>" + _NAME + r")"
+    r"move|drove|drive|driving|flew|fly|flying|back)[ ]to)[ ](?P<name>(?:the[ ])?" + _NAME + r")"
 )
 #: a person the window names, with what may follow the name in their sentence
 _PERSON_NAME = re.compile(r"(?P<start>(?:^|[.!?]\s+)\W*)?\b(?P<name>" + _NAME + r")")
@@ -213,6 +213,11 @@ _TO_VERBS = frozenset(
         "back",
         "visit",
         "visited",
+        "trip",
+        "trips",
+        "flight",
+        "drive",
+        "way",
     ]
 )
 #: a word for someone of one gender the window may name instead ("it's a human female. She is …"): then the pronoun
@@ -255,7 +260,7 @@ def name_from_recent(content: str, evidence: str, message: str, recent: list[str
 
 
 def _usable(name: str, speakers: set[str]) -> bool:
-    words = name.split()
+    words = name.removeprefix("the ").split()
     return words[0].lower() not in _NOT_NAMES and not any(w in speakers for w in words)
 
 

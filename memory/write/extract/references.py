@@ -63,6 +63,47 @@ _THERE = re.compile(
     r"work|worked|works|travel|travelled|traveled)\s+there\b",
     re.I,
 )
+#: a "there" ending its clause after any word ("had a blast there last month", "the food there is …" is left): a
+#: place only the conversation names (not "there is …", which points nowhere)
+_THERE_ENDS = re.compile(
+    r"\b(?P<word>[a-z]+)\s+there\b(?=\s*(?:[,.;:!?()]|$)|\s+(?:and|but|so|last|next|yesterday|today|too|again|now|"
+    r"for(?!\s+(?:me|them|you|us|him|her|each|one|my|their|our)\b)|with|before|after|when|since|this|every|once)\b)"
+)
+#: before such a "there": idioms ("out there", "be there for", "get there", "over there") and clause openers
+_NOT_BEFORE_THERE = frozenset(
+    [
+        "out",
+        "over",
+        "up",
+        "down",
+        "in",
+        "from",
+        "right",
+        "here",
+        "and",
+        "but",
+        "so",
+        "be",
+        "is",
+        "are",
+        "was",
+        "were",
+        "am",
+        "get",
+        "gets",
+        "getting",
+        "all",
+        "hang",
+        "hanging",
+        "hey",
+        "hi",
+        "oh",
+        "then",
+        "that",
+        "if",
+        "when",
+    ]
+)
 #: "User is planning a few.", "User got some too.": a quantity of something not named
 _QUANTITY_END = re.compile(
     r"\b(?:a few|a couple|a bunch|several|plenty|one of them|some of them)\s*(?:too|also|now)?\s*[.!]?$", re.I
@@ -150,6 +191,13 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
         found.append(m.group())
     found += [m.group() for m in _ONE.finditer(text)]
     found += [m.group() for m in _THERE.finditer(text) if not _PLACE_NAMED.search(text[: m.start()])]
+    found += [
+        m.group()
+        for m in _THERE_ENDS.finditer(text)
+        if m.group("word").lower() not in _NOT_BEFORE_THERE
+        and not _THERE.search(m.group())
+        and not _PLACE_NAMED.search(text[: m.start()])
+    ]
     found += [m.group() for m in _THE_PLACE.finditer(text)]
     found += [m.group() for m in _HERE.finditer(text)]
     found += _third_party(text, evidence)
