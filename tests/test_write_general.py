@@ -301,3 +301,37 @@ def test_an_ly_adverb_is_not_conjugated_but_an_ly_verb_is(said, kept):
     """ "I typically hold …" gave "User typicallies hold …"."""
     contents = [c.content for c in extract_rules(said, at=datetime(2026, 3, 2, 9, tzinfo=UTC))]
     assert any(c.startswith(kept) for c in contents), contents
+
+
+def test_a_subjectless_just_and_a_past_gets_its_subject():
+    """ "Just skyped with that Harry Potter fan I met in CA …" kept no subject and gave "… fan User met in CA"; a
+    state after "just" ("Just swamped with work") is still no statement."""
+    at = datetime(2023, 8, 1, 9, tzinfo=UTC)
+    got = [
+        c.content
+        for c in extract_rules("Just skyped with that Harry Potter fan I met in CA and had a great time.", at=at)
+    ]
+    assert got == ["User just skyped with that Harry Potter fan they met in CA and had a great time."], got
+    got = [c.content for c in extract_rules("Just texted my mom about the party.", at=at)]
+    assert got == ["User just texted their mom about the party."], got
+    assert extract_rules("Just swamped with work lately.", at=at) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "Last week I retook the aptitude test with some great results.",
+            "User retook the aptitude test with some great results last week",
+        ),
+        ("I overslept this morning and missed the bus.", "User overslept this morning"),
+        ("I mistook him for my brother.", "User mistook him"),
+        ("I undertook a big project at work.", "User undertook a big project"),
+        ("I rewrote my essay last week.", "User rewrote their essay"),
+        ("I resent my old job.", "User resents their old job"),  # a present that only looks like re + sent
+    ],
+)
+def test_a_prefixed_irregular_past_stays_past(said, kept):
+    """ "I retook the aptitude test" gave "User retooks …": an irregular past under a prefix is a past too."""
+    contents = [c.content for c in extract_rules(said, at=datetime(2023, 3, 1, 9, tzinfo=UTC))]
+    assert any(c.startswith(kept) for c in contents), contents

@@ -111,8 +111,69 @@ def test_the_detector_tells_the_speakers_own_they_and_a_named_person_from_a_refe
     assert unresolved("用户很喜欢它。") == ["它"]
     assert unresolved("用户的妈妈说她很忙。") == []  # 她 = 妈妈
     assert resolve("User gave him a call.") is None
-    assert resolve("Moments like these remind User what matters.") is None  # never "Moments like remind …"
+    # "moments like these" is "such moments", no reference: kept as it is, never "Moments like remind …"
+    assert resolve("Moments like these remind User what matters.") == "Moments like these remind User what matters."
     assert resolve("User trained hard for that last match.") is None  # never "a last match"
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        # a pronoun of kind after a plural noun ("such moments"), never a determiner of the verb after it
+        ("Moments like these make User so grateful for their basketball career.", ""),
+        ("Moments like that make User love sports and admire the players' determination and heart.", ""),
+        ("User and others are lucky to have places like that near their homes.", ""),
+        ("Having physical reminders like this really helps User stay motivated.", ""),
+        # a their / them whose plural is named before it in the memory
+        (
+            "User has always been passionate about veterans and their rights.",
+            "I've always been passionate about veterans and their rights.",
+        ),
+        (
+            "User has been collaborating with organizations to create more opportunities for young athletes and help "
+            "them succeed; it's amazing to see the difference sports make in people's lives.",
+            "I've been collaborating with organizations to create more opportunities for young athletes and help them"
+            " succeed.",
+        ),
+        # an "it" of an idiom
+        (
+            "User and others gave it their all during last week's scrimmage (2023-12-12).",
+            "We gave it our all during last week's scrimmage.",
+        ),
+        (
+            "Allergies make it so User doesn't really want to get any, and they're too lazy to research alternative "
+            "pets for their allergies.",
+            "Unfortunately, allergies make it so I don't really want to get any, and I'm too lazy to research "
+            "alternative pets for my allergies.",
+        ),
+        # the place "there" stands for, named after it
+        (
+            "Haven't been there yet, but User has heard great things about Universal Studios; it's definitely on "
+            "their bucket list.",
+            "Haven't been there yet, but I've heard great things about Universal Studios.",
+        ),
+    ],
+)
+def test_what_the_memory_itself_names_or_an_idiom_is_no_unresolved_reference(content, said):
+    """False flags of held-out LoCoMo memories (issue 44): each reads fine alone."""
+    assert unresolved(content, said) == []
+
+
+def test_a_pointing_subject_or_a_kind_that_names_nothing_is_still_a_reference():
+    """ "These critters …" opened by a pointer at something never named was let through (These read as They); a
+    "things like that" says nothing a reader can place; "like this" after a verb of seeming is no kind."""
+    said = "These critters also make me appreciate life's little joys."
+    assert unresolved("These critters also make User appreciate life's little joys.", said) == ["These"]
+    assert unresolved("These little guys sure bring joy to User's life.", "These little guys sure bring joy!") == [
+        "These"
+    ]
+    assert unresolved("These critters make User appreciate life's little joys.") == ["These"]  # a verb, not a noun
+    assert unresolved("That should help User stay focused.") == ["That"]  # a modal after it: a pronoun
+    assert unresolved("These cookies from User's grandma are the best.") == []  # named where it is pointed at
+    assert unresolved("These figurines User bought yesterday remind them of family love.") == []
+    assert unresolved("User loves things like that.") == ["things like that"]
+    assert unresolved("User feels like this is their true calling.") == ["this"]
+    assert "Their" in unresolved("Their love gives User strength.", "Their love gives me strength.")  # still
 
 
 def test_a_pointing_determiner_before_a_vague_head_is_not_renamed_into_an_article():

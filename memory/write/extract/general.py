@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 
+from memory.text.auxiliaries import MODALS
 from memory.text.dates import Prefer, resolve
 from memory.text.language import CJK
 from memory.write.extract.base import Candidate, make
@@ -154,7 +155,7 @@ def conjugate(verb: str) -> str:
     v = verb.lower()
     if v in _BE:
         return _BE[v]
-    if v in _UNCHANGED or (v.endswith("ed") and not v.endswith("eed")) or "'" in v:
+    if v in _UNCHANGED or _PREFIXED_PAST.fullmatch(v) or (v.endswith("ed") and not v.endswith("eed")) or "'" in v:
         return verb
     if re.search(r"(?:ss|sh|ch|x|z|o)$", v):
         return verb + "es"
@@ -269,6 +270,13 @@ _SAME_PAST = frozenset(
         "upset",
         "broadcast",
     ]
+)
+#: an irregular past under a prefix is a past too: "retook", "overslept", "undertook", "mistook", "forgave", "awoke"
+#: (it gave "User retooks …"); not a modal, nor a past that is its own base ("output", "misread"), nor "resent"
+_PREFIXED_PAST = re.compile(
+    r"(?:re|over|under|mis|out|with|fore|for|be|up|un|a)(?:"
+    + "|".join(sorted(w for w in _UNCHANGED if w.isalpha() and w not in MODALS | {"shall", "cannot"} | _SAME_PAST))
+    + r")(?<!resent)"
 )
 #: what dates a statement in the past ("just", "yesterday", "last week", "three weeks ago"), or another verb of it that
 #: is past ("I set up the tank and added …")
@@ -702,6 +710,19 @@ _DROPPED_ING = re.compile(
 )
 
 
+#: "Just skyped with that fan I met in CA": "just" and a past no list above names, then what it was done with or to
+#: (an object, a particle or "with"); not a state the speaker is in ("Just swamped with work", "Just excited to …")
+_JUST_PAST = re.compile(
+    r"^(?P<adv>just\s+)"
+    r"(?P<verb>(?!(?:obsessed|blessed|pleased|bored|impressed|overwhelmed|swamped|stuffed|satisfied|disappointed|"
+    r"frustrated|annoyed|tired|stressed|occupied|involved|interested|excited|concerned|fascinated|amazed|delighted|"
+    r"thrilled|stoked|slammed|loaded|packed|connected|engaged|married|wanted|needed)\b)[a-z]{2,}ed)"
+    r"(?P<rest>\s+(?:with|a|an|the|my|our|some|his|her|him|it|them|this|that|these|those|up|back|out|off|over|"
+    r"into)\b.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
 #: what only the conversation shows: "this pic", "those moments" ("Seeing this pic made me …", "Those moments make me
 #: thankful"); a named thing pointed at ("This scarf from my aunt is special to me") still says what it is
 _DEICTIC = re.compile(
@@ -736,7 +757,7 @@ def _main_clause(body: str) -> str:
 
 def _subject_dropped(body: str) -> str:
     """A sentence whose 'I' chat left out, with it put back (a gerund that is the subject stays as it is)."""
-    m = _DROPPED.match(body) or _DROPPED_ING.match(body)
+    m = _DROPPED.match(body) or _DROPPED_ING.match(body) or _JUST_PAST.match(body)
     if not m:
         return body
     verb, rest = m.group("verb").lower(), m.group("rest")
@@ -819,7 +840,9 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         return None
     if _CUT_TAIL.search(third) and not _ELLIPSIS.search(third):
         return None
-    past = re.match(r"User (?:\w+ ){0,2}(?:\w+ed|" + "|".join(_UNCHANGED) + r")\b", third)
+    past = re.match(
+        r"User (?:\w+ ){0,2}(?:\w+ed|" + "|".join(_UNCHANGED) + "|" + _PREFIXED_PAST.pattern + r")\b", third
+    )
     specific = past or re.search(r"\b[A-Z][a-z]+|\d", third[5:]) or re.match(r"User is \w+ing\b", third)
     if _content_count(third) < (2 if specific else 3):
         return None

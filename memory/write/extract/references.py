@@ -9,8 +9,10 @@ through. One detector, one place: the extractor and the measure cannot drift apa
 
 What is *not* a reference here: the speaker's own they / them / their (the extractor writes them for "I" / "me" /
 "my"), a dummy "it" ("it's been a while", "make it to …"), "this week / this year" (a date the extractor resolves),
-"that" joining a clause ("User thinks that …", "the book that changed …"), and a he / she / him / her after the
-person it stands for is named in the same statement ("User's sister moved; she …").
+"that" joining a clause ("User thinks that …", "the book that changed …"), a he / she / him / her after the
+person it stands for is named in the same statement ("User's sister moved; she …"), a they / them / their after the
+plural it stands for ("veterans and their rights"), and a pronoun of kind after a plural noun ("moments like these"
+reads "such moments": the noun says what is meant).
 """
 
 from __future__ import annotations
@@ -31,6 +33,21 @@ _TIME = (
 _DEICTIC = re.compile(
     rf"\b(?P<det>this|these|those|that)\b(?!\s+{_TIME}\b)(?!\s+(?:who|which|whom|in need|around)\b)", re.I
 )
+#: "moments like these", "places like that", "physical reminders like this": after a plural noun and "like", the
+#: pointer is a pronoun of kind ("such moments") — the noun says what is meant, the instance compared to is lost
+#: detail, not a missing referent; never after a verb of seeming ("feels like this is …") or a word that is no plural
+_KIND_LIKE = re.compile(
+    r"\b(?P<noun>(?!(?:feels|looks|sounds|seems|tastes|smells|is|was|has|does|this|its|thus|always|as|us|yes|less|"
+    r"across|unless|his|hers|ours|yours|theirs|just)\b)[A-Za-z-]{2,}s)\s+like\s+$"
+)
+#: what makes the word before "like" a verb, not a plural noun: "User dresses like that", "it works like this"
+_VERB_AFTER = re.compile(
+    r"\b(?:User|they|it|he|she|who|that|which|also|really|just|always|still|often|usually|never|sometimes|even|"
+    r"only|\w+ly)\s+$",
+    re.I,
+)
+#: plurals that name no kind: "User loves things like that" says nothing a reader can place
+_NAMES_NO_KIND = frozenset(["things", "stuffs", "ones", "kinds", "sorts"])
 #: after "that", what makes it a conjunction or a relative pronoun, not a pointer
 _THAT_JOINS = re.compile(
     r"\s+(?:User|user|they|it|he|she|we|you|there|the|a|an|his|her|their|its|our|this|these|those|some|one|all|"
@@ -46,7 +63,9 @@ _DUMMY_IT = re.compile(
     r"\bit(?:'s| is| was| has been|'s been| had been) (?:been )?(?:a while|time|hard to|easy to|great to|nice to|"
     r"fun to|good to|amazing to|cool to|awesome to|tough to|important to|worth|like|(?:\w+ )?that\b)|"
     r"\bit (?:took|takes|take) \w+|\btake it easy\b|\bhit it off\b|\bcall it\b|\bgive it a (?:try|shot|go)\b|"
-    r"\bgiv(?:e|es|ing|en) it (?:\w+'s |their |his |her |my )?all\b|\bit(?:'s| is| was) a (?:bummer|shame|pity) that\b|"
+    r"\b(?:giv(?:e|es|ing|en)|gave) it (?:\w+'s |their |his |her |my )?all\b|"
+    r"\bma(?:ke|kes|de|king) it so (?:that|User|they|he|she|we|you|it|the|everyone|people)\b|"
+    r"\bit(?:'s| is| was) a (?:bummer|shame|pity) that\b|"
     r"\bhow (?:\w+ )?it (?:must|might|can|could) be\b",
     re.I,
 )
@@ -110,6 +129,8 @@ _QUANTITY_END = re.compile(
 )
 #: "User's sister moved to Lyon and lives there now": the place is named before "there"
 _PLACE_NAMED = re.compile(r"\b(?:to|in|at|from|near|visit(?:ed)?)\s+(?:the\s+)?[A-Z][a-z]+")
+#: "Haven't been there yet, but User has heard great things about Universal Studios": named after "there"
+_PLACE_NAMED_AFTER = re.compile(r"\b(?:about|visit(?:ed|ing)?)\s+(?:the\s+)?(?!User\b)[A-Z][a-z]+")
 _THE_PLACE = re.compile(
     r"\b(?:the|that)\s+(?:city|town|place|spot|village)\b(?!\s+(?:of|where|called|named|[a-z]+(?:al|er|s)?\b(?<!and)"
     r"(?<!but)(?<!with)(?<!for)(?<!to)(?<!in)(?<!on)(?<!at)(?<!since)(?<!last)(?<!again)(?<!too)(?<!now)))"
@@ -125,8 +146,14 @@ _PERSON = re.compile(
 _LEADING = re.compile(rf"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|These|Those)\b(?!\s+{_TIME}\b)")
 
 
-#: a pointing subject that names its thing: "This scarf from User's aunt …", "That painting User made …"
-_NAMED_SUBJECT = re.compile(r"^(?:This|That)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:from|of|by|User|that User|which User)\b")
+#: a pointing subject that names its thing: "This scarf from User's aunt …", "That painting User made …", "These
+#: figurines User bought …"; not a pointer followed by a verb ("That should help User …", "These critters make User
+#: …": a plural's verb has no -s to tell it from a noun, so "These" / "Those" name it only right before "User")
+_NAMED_SUBJECT = re.compile(
+    r"^(?:(?:This|That)\s+(?!(?:should|will|would|could|can|might|may|must|is|was|has|had|does|did)\b)[a-z]+"
+    r"(?:\s+[a-z]+)?\s+(?:from|of|by|User|that User|which User)|"
+    r"(?:These|Those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:from|of|by|that User|which User)|(?:These|Those)\s+[a-z]+\s+User)\b"
+)
 #: what was said opens by pointing at a thing it never names: "这是我去年买的", "That's what I made last week"
 _SAID_POINTING = re.compile(
     r"^(?:(?:这|那)(?:个|些)?(?:是|就是)|"
@@ -162,12 +189,18 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     if lead and _NAMED_SUBJECT.match(text):
         lead = None  # "This scarf from User's aunt is special to them": the thing is named where it is pointed at
     if lead and not (
-        lead.group().lower().startswith("the") and not re.match(r"(?i)\s*(?:they|their|them)\b", evidence)
+        lead.group().lower() in ("they", "their", "them") and not re.match(r"(?i)\s*(?:they|their|them)\b", evidence)
     ):
         found.append(lead.group())
     named_subject = bool(_NAMED_SUBJECT.match(text))
     for m in _DEICTIC.finditer(text):
         if m.start() == 0 and (lead or named_subject):
+            continue
+        kind = _KIND_LIKE.search(text[: m.start()])
+        if kind and not _VERB_AFTER.search(text[: kind.start()]):
+            # "Moments like these make User …": "such moments"; "things like that" names nothing
+            if kind.group("noun").lower() in _NAMES_NO_KIND:
+                found.append(kind.group() + m.group())
             continue
         if m.group("det").lower() == "that":
             after = text[m.end() :]
@@ -190,13 +223,18 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
             continue  # "User's sister … she …": named before
         found.append(m.group())
     found += [m.group() for m in _ONE.finditer(text)]
-    found += [m.group() for m in _THERE.finditer(text) if not _PLACE_NAMED.search(text[: m.start()])]
+    found += [
+        m.group()
+        for m in _THERE.finditer(text)
+        if not _PLACE_NAMED.search(text[: m.start()]) and not _PLACE_NAMED_AFTER.search(text[m.end() :])
+    ]
     found += [
         m.group()
         for m in _THERE_ENDS.finditer(text)
         if m.group("word").lower() not in _NOT_BEFORE_THERE
         and not _THERE.search(m.group())
         and not _PLACE_NAMED.search(text[: m.start()])
+        and not _PLACE_NAMED_AFTER.search(text[m.end() :])
     ]
     found += [m.group() for m in _THE_PLACE.finditer(text)]
     found += [m.group() for m in _HERE.finditer(text)]
@@ -209,10 +247,11 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
 _HERE = re.compile(r"\bhere\b(?!\s+and\s+there)", re.I)
 _THEY = re.compile(r"\b(?:they|them|their|theirs|they're|they've|they'll|they'd)\b", re.I)
 _MINE = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our|ours|ourselves|I'm|I've|I'll|I'd|we're|we've)\b", re.I)
-#: a plural or a group named before a they / them that stands for it ("met some young folks and supported them")
+#: a plural or a group named before a they / them that stands for it ("met some young folks and supported them",
+#: "passionate about veterans and their rights", "opportunities for young athletes and help them succeed")
 _GROUP = re.compile(
     r"\b(?:(?:the|some|my|their|these|those|many|few|all|his|her|our|other|several|both|two|three|four|five|of|"
-    r"and|User's)\s+(?:[\w-]+\s+){0,2}[\w-]+s|people|folks|kids|children|family|fam|team|friends|everyone|"
+    r"and|User's)\s+(?:[\w-]+\s+){0,2}[\w-]+s|(?:about|for|with|among)\s+(?:[a-z-]+\s+)?[a-z-]{3,}s|people|folks|kids|children|family|fam|team|friends|everyone|"
     r"everybody|group|crew|gang|class|club|parents|guys|others)\b",
     re.I,
 )
