@@ -119,6 +119,50 @@ def test_without_the_sessions_messages_nothing_is_named():
     assert _name("The sound of that place made User calm.", ["", "   "]) is None
 
 
+def test_a_person_the_window_introduces_as_one_names_every_pronoun_of_theirs():
+    # "someone named …" says a person is meant though no pronoun follows the name; both "him" are named
+    recent = ["I volunteered at the shelter on Sunday.", "How was it?", "I had a chat with someone named Omar.", "And?"]
+    said = "I talked to him afterwards and linked him up with a food bank."
+    assert _name("User talked to him afterwards and linked him up with a food bank.", recent, said) == (
+        "User talked to Omar afterwards and linked Omar up with a food bank."
+    )
+    # the person's noun says the gender: "my sister Ines" is no "him"
+    assert _name("User met him at the fair.", ["I went with my sister Ines.", "Fun!"], "I met him at the fair.") is None
+    # a contracted pronoun is not named ("Omar'd")
+    assert _name("User said he'd call.", ["I met someone named Omar.", "Cool."], "I said he'd call.") is None
+
+
+def test_a_name_opening_a_message_before_a_comma_is_the_one_spoken_to():
+    recent = ["Hey Ines, how are you?", "Nate, she is doing great these days."]
+    assert _name("User met her at the party.", recent, "I met her at the party.") is None
+
+
+def test_a_them_is_named_by_the_one_plural_its_verb_takes_in_the_window():
+    recent = ["What got you into it? What inspired you to start making pottery mugs?"]
+    said = "I'm a big fan of them and thought it'd be fun to start making them myself."
+    assert _name("User is a big fan of them and thought it'd be fun to start making them themself.", recent, said) == (
+        "User is a big fan of pottery mugs and thought it'd be fun to start making pottery mugs themself."
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "said", "recent"),
+    [
+        # a complement after it: "make them happy" is no "make <the thing>"
+        ("User tries to make them happy.", "I try to make them happy.", ["Do you make birthday cards?"]),
+        # two things the verb takes, or a coordination: which one is not said
+        ("User bought them yesterday.", "I bought them yesterday.", ["Did you buy new boots or new jackets?"]),
+        ("User bought them yesterday.", "I bought them yesterday.", ["I bought candles.", "Who bought lamps?"]),
+        # a light verb takes anything
+        ("User loves them too.", "I love them too.", ["I love vintage cameras."]),
+        # an "it" is not named by an echo ("make it easy", "curate it")
+        ("User wants to make it easy.", "I want to make it easy.", ["How do you make a good playlist?"]),
+    ],
+)
+def test_a_them_or_an_it_is_not_named_where_the_echo_is_unsure(content, said, recent):
+    assert _name(content, recent, said) is None
+
+
 def test_hostile_or_huge_messages_before_are_read_quickly_and_safely():
     huge = [
         "Zoë " * 50_000 + "called Ünïcode Falls \x00\u202e' OR 1=1 --",
@@ -130,6 +174,12 @@ def test_hostile_or_huge_messages_before_are_read_quickly_and_safely():
     got = read("The sound of that place made me so calm and peaceful.", huge)
     assert time.perf_counter() - t0 < 5  # bounded: the write path reads the end of each (RECENT_CHARS)
     assert got and all("User" in g for g in got)
+    # called directly, with no write path trimming: each message is read to its end only
+    hostile = ["! " * 50_000, "Zoë " * 25_000 + " he is", "Abc Def " * 12_500, ". Ann " * 16_000 + "she"]
+    for content, said in [("User met him twice.", "I met him twice."), ("User makes them.", "I make them.")]:
+        t0 = time.perf_counter()
+        name_from_recent(content, said, said, hostile)
+        assert time.perf_counter() - t0 < 1
 
 
 def test_the_write_path_reads_a_message_with_the_sessions_messages_before_it(svc):
