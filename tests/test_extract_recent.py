@@ -137,14 +137,6 @@ def test_a_name_opening_a_message_before_a_comma_is_the_one_spoken_to():
     assert _name("User met her at the party.", recent, "I met her at the party.") is None
 
 
-def test_a_them_is_named_by_the_one_plural_its_verb_takes_in_the_window():
-    recent = ["What got you into it? What inspired you to start making pottery mugs?"]
-    said = "I'm a big fan of them and thought it'd be fun to start making them myself."
-    assert _name("User is a big fan of them and thought it'd be fun to start making them themself.", recent, said) == (
-        "User is a big fan of pottery mugs and thought it'd be fun to start making pottery mugs themself."
-    )
-
-
 @pytest.mark.parametrize(
     ("content", "said", "recent"),
     [
@@ -153,13 +145,13 @@ def test_a_them_is_named_by_the_one_plural_its_verb_takes_in_the_window():
         # two things the verb takes, or a coordination: which one is not said
         ("User bought them yesterday.", "I bought them yesterday.", ["Did you buy new boots or new jackets?"]),
         ("User bought them yesterday.", "I bought them yesterday.", ["I bought candles.", "Who bought lamps?"]),
-        # a light verb takes anything
-        ("User loves them too.", "I love them too.", ["I love vintage cameras."]),
+        # the one plural the verb takes is not named either: the echo named the wrong thing as often as the right one
+        ("User had fun making them together.", "We had fun making them.", ["We love making memories.", "Pizza?"]),
         # an "it" is not named by an echo ("make it easy", "curate it")
         ("User wants to make it easy.", "I want to make it easy.", ["How do you make a good playlist?"]),
     ],
 )
-def test_a_them_or_an_it_is_not_named_where_the_echo_is_unsure(content, said, recent):
+def test_a_them_or_an_it_is_not_named_by_the_words_its_verb_takes_before(content, said, recent):
     assert _name(content, recent, said) is None
 
 

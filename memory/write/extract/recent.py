@@ -5,7 +5,7 @@ The sentence before and the message answered (memory.write.extract.antecedent, p
 at when the speaker names it right there. In conversation it is as often named a few messages back: "I took this
 photo at a beautiful location called Whispering Falls." — "I wish I could have been there!" — "The sound of that
 place made me so calm." The write path reads each user message with the session's few messages before it
-(``Item.recent``, memory.write.batch.answered), and this module names three kinds of reference from them:
+(``Item.recent``, memory.write.batch.answered), and this module names two kinds of reference from them:
 
 - **a place** ("that place", "the place", "been there"): from the one place name the window introduces ("a location
   called Whispering Falls", "trip to Universal Studios", "in London") — "The sound of Whispering Falls …", "User
@@ -14,21 +14,20 @@ place made me so calm." The write path reads each user message with the session'
   gender follows in the message that names them, or whom the window introduces as a person ("someone named David",
   "my friend Anna"), when no word in the window ("a woman", "my son") speaks of someone else of that gender ("I
   talked to someone named David", "LeBron is incredible. Have you ever met him?", "Emma Watson, she's a big
-  supporter …") — "User has met LeBron a few times", every such pronoun of the memory's head named;
-- **a "them"** whose verb takes one plural noun phrase in the window ("What inspired you to start making gaming
-  videos?" — "… start making them myself" → "… start making gaming videos").
+  supporter …") — "User has met LeBron a few times", every such pronoun of the memory's head named.
 
 It guesses only where one thing fits: every reference of the memory is of the one kind; the window (the recent
 messages and the message itself up to the quoted sentence, each read to its last ``_READ`` characters) introduces
-exactly one name (or noun phrase) of that kind; a name the speakers call each other by ("Thanks, Maria!", "Hey John",
+exactly one name of that kind; a name the speakers call each other by ("Thanks, Maria!", "Hey John",
 "…, Nate!", "Nate, …") is never used; a person the window shows to be of the other gender ("my sister Anna" for a
 "him") is not used; and what the memory becomes leaves nothing unresolved. It refuses: two names, none, a name of a
 month, a day or a holiday; "here" (where the speaker is now, not always the place the window names) and "the city" /
-"the town" (as often the user's own); a contracted pronoun ("he'd"); an "it" (read as an echo, "make it easy" and
-"curate it" named the wrong thing); a "them" with a second object or a complement after it ("make them happy") or
-after a light verb ("have them", "love them"), or whose verb takes two things or a coordination ("shoes or pants").
-Those memories are left to the abstention rules (memory.write.extract.extractor.standing). English only: Chinese
-references are dropped unless the message names them (see antecedent's module docstring).
+"the town" (as often the user's own); a contracted pronoun ("he'd"); a "them" or an "it" named by the words its verb
+takes in the window ("… start making gaming videos?" — "… start making them"): read on held-out conversations that
+echo named the wrong thing as often as the right one ("making them" → "memories" for pizzas; "plant them" → "types"
+for cuttings; "make it easy", "curate it"). Those memories are left to the abstention rules
+(memory.write.extract.extractor.standing). English only: Chinese references are dropped unless the message names
+them (see antecedent's module docstring).
 """
 
 from __future__ import annotations
@@ -264,7 +263,7 @@ _OBJECT_AFTER = re.compile(
 
 
 def name_from_recent(content: str, evidence: str, message: str, recent: list[str]) -> str | None:
-    """``content`` with its place or person reference (or a "them" the window's words name) named from the
+    """``content`` with its place or person reference named from the
     session's ``recent`` messages (oldest first) and ``message`` up to the sentence ``evidence`` quotes, or None (see
     the module docstring)."""
     if not recent or not evidence or has_cjk(content):
@@ -284,8 +283,6 @@ def name_from_recent(content: str, evidence: str, message: str, recent: list[str
     genders = {_GENDER.get(r.lower()) for r in refs}
     if len(genders) == 1 and None not in genders:
         return _name_person(content, evidence, genders.pop() or "", window, speakers)
-    if set(refs) == {_ECHOED}:
-        return _name_echoed(content, evidence, window)
     return None
 
 
@@ -368,291 +365,3 @@ def _other_gender(noun: str, rest: str, gender: str) -> bool:
 def _gendered_after(rest: str, gender: str) -> bool:
     """Whether a pronoun of ``gender`` follows a name in the message that names them (it stands for them there)."""
     return any(_GENDER[p.group("p").lower()] == gender for p in _PRONOUN.finditer(rest))
-
-
-#: a "them" named by the plural noun phrase its verb takes in the window ("What inspired you to start making gaming
-#: videos?" → "… start making them" → "… start making gaming videos"). Not an "it": "make it easy", "make it a
-#: moment", "curate it" (a playlist the message names) read as echoes and are not
-_ECHOED = "them"
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]")
-#: words a noun phrase the verb takes does not run into (and words it may end before: see _ENDS_BEFORE)
-_NOT_IN_NP = frozenset(
-    [
-        "to",
-        "for",
-        "with",
-        "in",
-        "at",
-        "on",
-        "from",
-        "about",
-        "of",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "by",
-        "and",
-        "or",
-        "but",
-        "so",
-        "because",
-        "if",
-        "when",
-        "while",
-        "that",
-        "this",
-        "these",
-        "those",
-        "it",
-        "its",
-        "them",
-        "they",
-        "their",
-        "you",
-        "your",
-        "yours",
-        "my",
-        "mine",
-        "me",
-        "i",
-        "we",
-        "us",
-        "our",
-        "he",
-        "him",
-        "his",
-        "she",
-        "her",
-        "hers",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "have",
-        "has",
-        "had",
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "may",
-        "might",
-        "must",
-        "not",
-        "no",
-        "any",
-        "some",
-        "more",
-        "most",
-        "many",
-        "much",
-        "every",
-        "each",
-        "all",
-        "both",
-        "yourself",
-        "myself",
-        "ourselves",
-        "themselves",
-        "too",
-        "again",
-        "together",
-        "lately",
-        "recently",
-        "now",
-        "then",
-        "before",
-        "after",
-        "like",
-        "as",
-        "than",
-        "there",
-        "here",
-        "up",
-        "out",
-        "off",
-        "down",
-        "back",
-        "away",
-        "just",
-        "also",
-        "very",
-        "really",
-        "still",
-        "even",
-        "yet",
-        "ever",
-        "never",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "where",
-        "why",
-        "how",
-    ]
-)
-#: what may follow the noun phrase: the sentence's end or a preposition (not "and" / "or" / a comma: a second thing
-#: the reference may stand for with it)
-_ENDS_BEFORE = frozenset(
-    [
-        "to",
-        "for",
-        "with",
-        "in",
-        "at",
-        "on",
-        "from",
-        "about",
-        "of",
-        "into",
-        "by",
-        "yourself",
-        "myself",
-        "together",
-        "lately",
-        "recently",
-        "now",
-        "before",
-        "after",
-        "too",
-        "again",
-        "every",
-        "each",
-        "this",
-        "next",
-        "last",
-        "when",
-        "while",
-        "because",
-        "since",
-    ]
-)
-#: verbs too light to say which thing a "them" is ("be", "have", "do", "get"): any noun phrase follows them
-_LIGHT = frozenset(["be", "have", "do", "get", "go", "let", "want", "need", "like", "love"])
-_IRREGULAR = {
-    "made": "make",
-    "bought": "buy",
-    "saw": "see",
-    "seen": "see",
-    "took": "take",
-    "taken": "take",
-    "wrote": "write",
-    "written": "write",
-    "ate": "eat",
-    "eaten": "eat",
-    "gave": "give",
-    "given": "give",
-    "found": "find",
-    "built": "build",
-    "brought": "bring",
-    "sold": "sell",
-    "kept": "keep",
-    "met": "meet",
-    "drew": "draw",
-    "drawn": "draw",
-    "chose": "choose",
-    "chosen": "choose",
-    "sang": "sing",
-    "sung": "sing",
-    "taught": "teach",
-    "caught": "catch",
-    "heard": "hear",
-    "grew": "grow",
-    "grown": "grow",
-    "threw": "throw",
-    "wore": "wear",
-    "worn": "wear",
-    "sent": "send",
-    "spent": "spend",
-    "told": "tell",
-    "left": "leave",
-    "got": "get",
-    "gotten": "get",
-    "had": "have",
-    "did": "do",
-    "done": "do",
-    "went": "go",
-    "gone": "go",
-    "was": "be",
-    "were": "be",
-    "been": "be",
-}
-
-
-def _stem(word: str) -> str:
-    """One key for a verb's forms ("make" / "makes" / "making" / "made" → "mak"; "plan" / "planned" → "plan")."""
-    w = _IRREGULAR.get(word.lower(), word.lower())
-    if w.endswith("ies") or w.endswith("ied"):
-        w = w[:-3] + "y"
-    elif w.endswith("ing") and len(w) > 5:
-        w = w[:-3]
-    elif w.endswith(("ed", "es")) and len(w) > 4:
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        w = w[:-1]
-    w = w[:-1] if w.endswith("e") and len(w) > 3 else w
-    return w[:-1] if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiousl" else w
-
-
-def _takes(text: str, key: str) -> list[str]:
-    """The noun phrases a verb of stem ``key`` takes in ``text`` that end its sentence or a preposition."""
-    tokens = _TOKEN.findall(text)
-    out = []
-    for i, verb in enumerate(tokens):
-        if _stem(verb) != key:
-            continue
-        j = i + 1
-        while j < len(tokens) and j - i <= 4 and tokens[j][0].isalpha() and tokens[j].lower() not in _NOT_IN_NP:
-            j += 1
-        end = tokens[j].lower() if j < len(tokens) else "."
-        if i + 1 < j <= i + 4 and (end in ".?!" or end in _ENDS_BEFORE or end.endswith("ly")):
-            out.append(" ".join(tokens[i + 1 : j]))
-    return out
-
-
-def _plural(np: str) -> bool:
-    """Whether a noun phrase names several things, as "them" needs ("gaming videos", "the kids"; not "a bunch")."""
-    words = np.lower().split()
-    last = words[-1]
-    if last.endswith(("ly", "ing")) or any("'" in w for w in words) or words[0] in ("a", "an"):
-        return False
-    return last.endswith("s") and not last.endswith(("ss", "us", "is"))
-
-
-def _name_echoed(content: str, evidence: str, window: list[str]) -> str | None:
-    """``content`` with its "them" named by the one plural noun phrase the verb before it takes in the window; the
-    verb's "them" ends its phrase ("making them myself", not "make them happy": no object there)."""
-    text = head(content)
-    tokens = list(_TOKEN.finditer(text))
-    at = [k for k, t in enumerate(tokens) if t.group() == _ECHOED and k > 0]
-    verbs = {
-        _stem(tokens[k - 1].group())
-        for k in at
-        if tokens[k - 1].group().lower() not in _NOT_IN_NP and _ends_phrase(tokens[k + 1 :])
-    }
-    verbs -= {_stem(v) for v in _LIGHT}
-    if len(verbs) != 1:
-        return None  # no verb takes it as its object, or two different ones: nothing to echo
-    key = verbs.pop()
-    phrases = {np for said in window for np in _takes(said, key) if _plural(np)}
-    if len(phrases) != 1:
-        return None  # the verb takes nothing in the window, or two things
-    named = re.sub(r"\bthem\b", phrases.pop(), content[: len(text)]) + content[len(text) :]
-    return named if not unresolved(named, evidence) else None
-
-
-def _ends_phrase(after: list[re.Match[str]]) -> bool:
-    """Whether what follows an object "them" is no second object or complement ("make them happy")."""
-    word = after[0].group().lower() if after else "."
-    return not word[0].isalpha() or word in _ENDS_BEFORE or word.endswith("ly") or word.startswith("them")
