@@ -26,18 +26,13 @@ from memory.storage.models import Message, utcnow
 from memory.text.privacy import mask_pii
 from memory.vocab import EventOp
 from memory.write.extract.extractor import Candidate, classify, extract
+from memory.write.extract.recent import RECENT, RECENT_CHARS
 from memory.write.plan import Operation
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
     from memory.write.episodes import Episode
-
-#: how many of the session's messages before a message are read with it (``Item.recent``): the question it answers
-#: and the two or three before it, where LoCoMo's and a chat's references are named ("… a place called Whispering
-#: Falls." … "The sound of that place …")
-RECENT = 4
-RECENT_CHARS = 2000  # of each: its last sentences, where what the next message refers to was said
 
 
 @dataclass

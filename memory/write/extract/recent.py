@@ -17,7 +17,7 @@ place made me so calm." The write path reads each user message with the session'
   supporter …") — "User has met LeBron a few times", every such pronoun of the memory's head named.
 
 It guesses only where one thing fits: every reference of the memory is of the one kind; the window (the recent
-messages and the message itself up to the quoted sentence, each read to its last ``_READ`` characters) introduces
+messages and the message itself up to the quoted sentence, each read to its last ``RECENT_CHARS`` characters) introduces
 exactly one name of that kind; a name the speakers call each other by ("Thanks, Maria!", "Hey John",
 "…, Nate!", "Nate, …") is never used; a person the window shows to be of the other gender ("my sister Anna" for a
 "him") is not used; and what the memory becomes leaves nothing unresolved. It refuses: two names, none, a name of a
@@ -39,7 +39,7 @@ from memory.write.extract.antecedent import quoted_at
 from memory.write.extract.kin import EITHER, FEMALE, MALE
 from memory.write.extract.references import head, unresolved
 
-__all__ = ["name_from_recent"]
+__all__ = ["RECENT", "RECENT_CHARS", "name_from_recent"]
 
 #: a capitalised name of one to four words ("London", "Whispering Falls", "Cliffs of Moher", "J.K. Rowling")
 _NAME = r"(?:[A-Z]\.[ ]?){0,3}[A-Z][^\W\d_A-Z]+(?:[A-Z][^\W\d_A-Z]+)?(?:[ ](?:of[ ]|the[ ])?[A-Z][^\W\d_A-Z]+){0,3}"
@@ -48,9 +48,12 @@ _PLACE = re.compile(
     r"\b(?:called|in|at|visit(?:ed|ing)?|(?:go|goes|went|gone|going|been|trip|travel(?:l)?ed|travel(?:l)?ing|moved|"
     r"move|drove|drive|driving|flew|fly|flying|back)[ ]to)[ ](?P<name>(?:the[ ])?" + _NAME + r")"
 )
-#: each message is read to its last characters (the write path passes no more: memory.write.pipeline.RECENT_CHARS),
-#: so a pasted document or a hostile message costs no more than a chat message
-_READ = 2000
+#: how many of the session's messages before a message are read with it (memory.write.pipeline.Item.recent): the
+#: question it answers and the two or three before it, where a conversation's references are named
+RECENT = 4
+#: each is read to its last characters, where what the next message refers to was said: a pasted document or a
+#: hostile message costs no more than a chat message
+RECENT_CHARS = 2000
 #: a person the window names
 _PERSON_NAME = re.compile(r"\b(?P<name>" + _NAME + r")")
 #: a person the window introduces as one, whatever follows: "someone named David", "a guy called Sam", "my friend
@@ -272,10 +275,10 @@ def name_from_recent(content: str, evidence: str, message: str, recent: list[str
     if not refs:
         return None
     at = quoted_at(evidence, message)
-    window = [m[-_READ:] for m in recent[-4:]] + [message[:at][-_READ:] if at > 0 else ""]
+    window = [m[-RECENT_CHARS:] for m in recent[-RECENT:]] + [message[:at][-RECENT_CHARS:] if at > 0 else ""]
     speakers = {
         m.group("a") or m.group("b") or m.group("c")
-        for t in [*window, message[: 4 * _READ]]
+        for t in [*window, message[: 4 * RECENT_CHARS]]
         for m in _VOCATIVE.finditer(t)
     }
     if all(_PLACE_REF.match(r) for r in refs):
