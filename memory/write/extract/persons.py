@@ -24,7 +24,7 @@ from memory.write.extract.antecedent import only_interjections, quoted_at, said_
 from memory.write.extract.kin import EITHER, FEMALE, MALE
 from memory.write.extract.references import ZH_PERSON_PRONOUN, head, unresolved
 
-__all__ = ["name_person_from_message"]
+__all__ = ["OBJECT_AFTER", "name_person_from_message"]
 
 #: "my son", "my older brother", "my best friend Anna" (a modifier, the noun, a name); "your …" in the message answered
 _PERSON_NP = re.compile(
@@ -33,11 +33,12 @@ _PERSON_NP = re.compile(
 )
 _GENDER = {"he": MALE, "him": MALE, "she": FEMALE, "her": FEMALE}
 _REF = re.compile(r"\b(?P<ref>he|him|she|her)\b")
-#: after an object "her" (not a possessive one: "her lasagna"): "I visit her every summer", "I took her to …"
-_OBJECT_AFTER = re.compile(
+#: after an object "her" (not a possessive one: "her lasagna"): "I visit her every summer", "I took her to …", "saw
+#: her play live"; one test for every namer of a "her" (here and memory.write.extract.recent)
+OBJECT_AFTER = re.compile(
     r"^(?:\s*(?:[,.;:!?)]|$)|\s+(?:a|an|the|to|for|with|and|or|but|at|in|on|up|out|off|back|about|so|too|again|now|"
     r"from|every|each|this|that|these|those|some|all|more|over|into|around|when|because|since|after|before|while|"
-    r"if|as|yesterday|today|tonight|tomorrow|last|next|once|twice|here|there|home|\w+ly)\b)"
+    r"if|as|yesterday|today|tonight|tomorrow|last|next|once|twice|here|there|home|play|sing|perform|speak|\w+ly)\b)"
 )
 
 
@@ -83,7 +84,7 @@ def name_person_from_message(content: str, evidence: str, message: str, previous
         return None
     owner = "their" if re.search(r"\buser\b", text[: m.start()], re.I) else "User's"
     person = f"{owner} {people[0]}"
-    if m.group("ref") == "her" and not _OBJECT_AFTER.match(text[m.end() :]):
+    if m.group("ref") == "her" and not OBJECT_AFTER.match(text[m.end() :]):
         person += "'s"  # "I love her lasagna" → "User loves their mom's lasagna"
     rest = _CONTRACTED.sub(lambda c: _EXPANDED[c.group(1).lower()], content[m.end() :], count=1)
     named = f"{content[: m.start()]}{person}{rest}"

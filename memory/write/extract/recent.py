@@ -37,6 +37,7 @@ import re
 from memory.text.language import has_cjk
 from memory.write.extract.antecedent import quoted_at
 from memory.write.extract.kin import EITHER, FEMALE, MALE
+from memory.write.extract.persons import OBJECT_AFTER
 from memory.write.extract.references import head, unresolved
 
 __all__ = ["RECENT", "RECENT_CHARS", "name_from_recent"]
@@ -256,13 +257,6 @@ _WORD = re.compile(r"[a-z]+")
 _SHARED = re.compile(r"\[shares [^\]]*\]")
 _GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
 _PRONOUN = re.compile(r"\b(?P<p>he|him|his|she|her)\b", re.I)
-#: after an object "her" (not a possessive one: "her advocacy"): the end, punctuation or a word no noun is
-_OBJECT_AFTER = re.compile(
-    r"^(?:\s*(?:[,.;:!?)]|$)|\s+(?:a|an|the|to|for|with|and|or|but|at|in|on|up|out|off|back|about|so|too|again|now|"
-    r"from|every|each|this|that|some|all|more|a few|when|because|since|after|before|while|if|as|yesterday|today|"
-    r"last|next|once|twice|here|there|play|sing|perform|speak|\w+ly)\b)",
-    re.I,
-)
 
 
 def name_from_recent(content: str, evidence: str, message: str, recent: list[str]) -> str | None:
@@ -351,7 +345,7 @@ def _put_person(content: str, evidence: str, gender: str, person: str) -> str | 
     named = content
     for p in reversed(found):
         word = p.group("p").lower()
-        possessive = word == "his" or (word == "her" and not _OBJECT_AFTER.match(text[p.end() :]))
+        possessive = word == "his" or (word == "her" and not OBJECT_AFTER.match(text[p.end() :]))
         named = named[: p.start()] + person + ("'s" if possessive else "") + named[p.end() :]
     return named if not unresolved(named, evidence) else None
 
