@@ -205,3 +205,32 @@ def test_the_llm_extractor_is_given_the_sessions_earlier_messages_as_fenced_cont
     assert order == sorted(order)
     assert asked.index(DATA_OPEN) < order[0] and asked.rindex(DATA_OPEN) < order[-1]
     assert "Earlier in the session" not in extraction_prompt("I finished it.", role="user", at=AT, predicates=["fact"])
+
+
+@pytest.mark.parametrize(
+    ("previous", "said", "memory"),
+    [
+        (
+            "Nice! How long have you been playing the piano again?",
+            "I've been playing for about four months now.",
+            "User has been playing the piano for about four months now.",
+        ),
+        (
+            "How long have you been learning your Spanish?",
+            "Oh, I've been learning since May.",
+            "User has been learning their Spanish since May.",
+        ),
+        # said with its own object, or another doing: read as said
+        ("How long have you been playing the piano?", "I've been playing guitar for years.", None),
+        ("How long have you been playing the piano?", "I've been singing for years.", None),
+    ],
+)
+def test_an_answers_doing_without_its_object_takes_the_questions(previous, said, memory):
+    """An answer to "How long have you been playing the piano?": "I've been playing for four months" names the doing
+    and not what is played; the question does."""
+    got = [content for content, _ in _read(said, previous)]
+    if memory is None:
+        assert got == [content for content, _ in _read(said, None)]
+    else:
+        assert memory in got
+        assert all(evidence == said for _, evidence in _read(said, previous))  # quoted as said

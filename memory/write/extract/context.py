@@ -282,11 +282,43 @@ def in_context(said: list[str], previous: str | None) -> list[tuple[str, str]]:
             break
         if _FIRST_STATEMENT.search(first) or "我" in first:
             break  # a statement of the user's own: what follows is not the answer
+    if not has_cjk(previous):
+        _object_asked(out, answered_question(previous))
     if " it" in " ".join(said) and not has_cjk(previous):
         answered = _resolve_it(out, previous) or answered
     if answered is not None:
         _carry_it(out, *answered)
     return out
+
+
+#: "How long have you been playing the piano (again)?": the activity and its object
+_HOW_LONG_DOING = re.compile(
+    r"^how long (?:have|had) you been (?P<verb>[a-z]+ing)(?P<object>(?: [a-z']+){1,3}?)"
+    r"(?: (?:again|now|already|so far|for))?\s*\?*$",
+    re.IGNORECASE,
+)
+#: "I've been playing for about four months": the same doing said without its object (a time or the end follows)
+_BEEN_DOING_BARE = re.compile(
+    r"^(?:[a-z]+[,!]?\s+){0,2}?i(?:'ve|’ve| have) been (?P<verb>[a-z]+ing)(?=\s*[,.!]|\s*$|\s+(?:for|since|about|"
+    r"almost|nearly|over|around|ever|on and off|off and on|every|each|a lot|lately|recently|now|already)\b)",
+    re.IGNORECASE,
+)
+
+
+def _object_asked(out: list[tuple[str, str]], question: str | None) -> None:
+    """The object the question gave a doing, which the answer's first statement leaves out: "How long have you been
+    playing the piano?" → "I've been playing for about four months now" is read "I've been playing the piano for
+    about four months now" (the same verb, said bare; provenance still quotes what was said)."""
+    asked = _HOW_LONG_DOING.match(clause(question or ""))
+    if asked is None:
+        return
+    for i, (read, said) in enumerate(out[:_LEAD]):
+        bare = _BEEN_DOING_BARE.match(read)
+        if read == said and bare and bare.group("verb").lower() == asked.group("verb").lower():
+            out[i] = (read[: bare.end()] + _you_to_me(asked.group("object")) + read[bare.end() :], said)
+            return
+        if _FIRST_STATEMENT.search(read):
+            return  # a statement of the user's own that is not the answer
 
 
 #: "How long have you been creating art?": the activity asked about, which an "it" right after the answer stands for
