@@ -385,7 +385,7 @@ def _session(turn: Turn) -> str:
 def read_in_session(turns: list[Turn]) -> Iterator[tuple[Turn, str | None, list[str]]]:
     """Each turn with what the write path reads it with (``memory.write.batch.answered``): the other speaker's turn
     just before it in its session (``previous``, or None) and the session's ``RECENT`` turns before it."""
-    from memory.write.pipeline import RECENT
+    from memory.write.extract.recent import RECENT
 
     for i, turn in enumerate(turns):
         same = [t for t in turns[max(0, i - RECENT) : i] if _session(t) == _session(turn)]

@@ -25,7 +25,8 @@ from memory.errors import InvalidInput, NotFound
 from memory.storage.integrity import CLAIM_LEASE
 from memory.storage.models import MemoryEvent, Message, User, stored_id, utcnow
 from memory.write import apply, episodes
-from memory.write.pipeline import RECENT, Item, WriteReport, prepare
+from memory.write.extract.recent import RECENT
+from memory.write.pipeline import Item, WriteReport, prepare
 from memory.write.plan import plan_writes
 from memory.write.state import PlanState
 
@@ -138,7 +139,8 @@ def answered(store: Database, items: list[Item]) -> None:
             said = [r for r in rows[max(0, at + 1 - RECENT) : at + 1] if r[1] in ("user", "assistant")]
             if it.recent is None:
                 it.recent = [r[2] for r in said]
-            if it.previous is None and said and said[-1] == rows[at] and rows[at][1] != it.message.role:
+            answers = at >= 0 and rows[at][1] in ("user", "assistant") and rows[at][1] != it.message.role
+            if it.previous is None and answers:
                 it.previous = rows[at][2]
 
 

@@ -108,14 +108,14 @@ def prepare(item: Item, model: BaseChatModel | None = None, *, max_chars: int | 
         item.skip = f"not remembered as facts: {len(text):,} characters, over MEMLENS_MAX_MESSAGE_CHARS"
         return item
     previous = mask_pii(item.previous) if item.previous else None
-    # the end of each (a pasted document before is read no further), cut with a margin so no masked span is split
-    recent = [mask_pii(m[-RECENT_CHARS - 200 :])[-RECENT_CHARS:] for m in (item.recent or [])[-RECENT:]]
     worth, reason = classify(text, message.role, previous)
     item.report = report = WriteReport(message.id, message.role, worth, reason)
     if not worth:
         item.skip = f"not remembered: {reason}"
     else:
         at = message.created_at or utcnow()
+        # the end of each (a pasted document before is read no further), cut with a margin so no masked span is split
+        recent = [mask_pii(m[-RECENT_CHARS - 200 :])[-RECENT_CHARS:] for m in (item.recent or [])[-RECENT:]]
         item.cands = mask_candidates(
             extract(text, role=message.role, at=_aware(at), model=model, previous=previous, recent=recent)
         )

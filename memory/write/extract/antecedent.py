@@ -40,7 +40,7 @@ from memory.write.extract.context import answered_question
 from memory.write.extract.kin import is_person
 from memory.write.extract.references import head, unresolved
 
-__all__ = ["name_from_answered", "name_from_message", "only_interjections", "quoted_at", "said_before"]
+__all__ = ["MONTH_DAY", "name_from_answered", "name_from_message", "only_interjections", "quoted_at", "said_before"]
 
 #: a determiner, up to three modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
 #: (a lookahead, so that "my bike and my helmet" yields both)
@@ -365,12 +365,12 @@ def _named_things(sentence: str) -> list[str]:
                 if w in _STOP or w.endswith(("ing", "ed", "ly")) or w in _AFTER_NOUN:
                     break
                 name += " " + w
-        if name and name not in ("I", "I'm", "I've", "I'll") and not _MONTH_DAY.match(name):
+        if name and name not in ("I", "I'm", "I've", "I'll") and not MONTH_DAY.match(name):
             out.append(name)
     return out
 
 
-_MONTH_DAY = re.compile(
+MONTH_DAY = re.compile(
     r"^(?:January|February|March|April|May|June|July|August|September|October|November|December|Monday|Tuesday|"
     r"Wednesday|Thursday|Friday|Saturday|Sunday)\b"
 )

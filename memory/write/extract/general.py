@@ -278,6 +278,10 @@ _PREFIXED_PAST = re.compile(
     + "|".join(sorted(w for w in _UNCHANGED if w.isalpha() and w not in MODALS | {"shall", "cannot"} | _SAME_PAST))
     + r")(?<!resent)"
 )
+#: a statement of something done: "User <up to two words> <a past>" (what makes it specific enough to keep short)
+_PAST_STATEMENT = re.compile(
+    r"User (?:\w+ ){0,2}(?:\w+ed|" + "|".join(_UNCHANGED) + "|" + _PREFIXED_PAST.pattern + r")\b"
+)
 #: what dates a statement in the past ("just", "yesterday", "last week", "three weeks ago"), or another verb of it that
 #: is past ("I set up the tank and added …")
 _PAST_CUE = re.compile(
@@ -840,9 +844,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
         return None
     if _CUT_TAIL.search(third) and not _ELLIPSIS.search(third):
         return None
-    past = re.match(
-        r"User (?:\w+ ){0,2}(?:\w+ed|" + "|".join(_UNCHANGED) + "|" + _PREFIXED_PAST.pattern + r")\b", third
-    )
+    past = _PAST_STATEMENT.match(third)
     specific = past or re.search(r"\b[A-Z][a-z]+|\d", third[5:]) or re.match(r"User is \w+ing\b", third)
     if _content_count(third) < (2 if specific else 3):
         return None

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from memory.text.language import has_cjk
-from memory.write.extract.antecedent import quoted_at
+from memory.write.extract.antecedent import MONTH_DAY, quoted_at
 from memory.write.extract.kin import EITHER, FEMALE, MALE
 from memory.write.extract.persons import OBJECT_AFTER
 from memory.write.extract.references import head, unresolved
@@ -68,28 +68,9 @@ _OPENS = re.compile(r"(?:^|[.!?]\s)\W*\Z")
 #: a name that opens its sentence is a person's only when the sentence goes on about them ("LeBron is incredible",
 #: "Emma Watson, she's …"); otherwise it is as often a word that opens any sentence ("Hearing his story …")
 _OPENS_ABOUT = re.compile(r"^(?:\s+(?:is|was|has|had|does|did)\b|'s\b|\s*,\s*(?:he|she)\b)")
-#: capitalised words that name no place and no person
+#: capitalised words that name no place and no person (a month or a day: antecedent.MONTH_DAY)
 _NOT_NAMES = frozenset(
     [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
         "christmas",
         "easter",
         "thanksgiving",
@@ -285,7 +266,9 @@ def name_from_recent(content: str, evidence: str, message: str, recent: list[str
 
 def _usable(name: str, speakers: set[str]) -> bool:
     words = name.removeprefix("the ").split()
-    return words[0].lower() not in _NOT_NAMES and not any(w in speakers for w in words)
+    return (
+        words[0].lower() not in _NOT_NAMES and not MONTH_DAY.match(words[0]) and not any(w in speakers for w in words)
+    )
 
 
 def _name_place(content: str, evidence: str, refs: list[str], window: list[str], speakers: set[str]) -> str | None:
@@ -322,7 +305,7 @@ def _name_person(content: str, evidence: str, gender: str, window: list[str], sp
                 introduced.append(noun)
         for m in _PERSON_NAME.finditer(text):
             name = m.group("name")
-            if not _usable(name, speakers) or not _gendered_after(text[m.end() :], gender):
+            if not _usable(name, speakers) or gender not in _genders_after(text[m.end() :]):
                 continue
             if _OPENS.search(text, max(0, m.start() - 12), m.start()) and not _OPENS_ABOUT.match(text[m.end() :]):
                 continue  # a capitalised word opening a sentence is as often no name ("Hearing his story …")
@@ -355,10 +338,11 @@ def _other_gender(noun: str, rest: str, gender: str) -> bool:
     sister"), or else by the pronouns that follow them in that message (only "she" after "my friend Anna")."""
     if noun in _GENDERED["m"] or noun in _GENDERED["f"]:
         return noun not in _GENDERED[gender]
-    after = {_GENDER[p.group("p").lower()] for p in _PRONOUN.finditer(rest)}
+    after = _genders_after(rest)
     return bool(after) and gender not in after
 
 
-def _gendered_after(rest: str, gender: str) -> bool:
-    """Whether a pronoun of ``gender`` follows a name in the message that names them (it stands for them there)."""
-    return any(_GENDER[p.group("p").lower()] == gender for p in _PRONOUN.finditer(rest))
+def _genders_after(rest: str) -> set[str]:
+    """The genders of the he / him / his / she / her that follow a name in the message that names them (a pronoun of
+    a gender there stands for them)."""
+    return {_GENDER[p.group("p").lower()] for p in _PRONOUN.finditer(rest)}

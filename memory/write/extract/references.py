@@ -223,18 +223,18 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
             continue  # "User's sister … she …": named before
         found.append(m.group())
     found += [m.group() for m in _ONE.finditer(text)]
-    found += [
-        m.group()
-        for m in _THERE.finditer(text)
-        if not _PLACE_NAMED.search(text[: m.start()]) and not _PLACE_NAMED_AFTER.search(text[m.end() :])
+    theres = [
+        *_THERE.finditer(text),
+        *(
+            m
+            for m in _THERE_ENDS.finditer(text)
+            if m.group("word").lower() not in _NOT_BEFORE_THERE and not _THERE.search(m.group())
+        ),
     ]
     found += [
         m.group()
-        for m in _THERE_ENDS.finditer(text)
-        if m.group("word").lower() not in _NOT_BEFORE_THERE
-        and not _THERE.search(m.group())
-        and not _PLACE_NAMED.search(text[: m.start()])
-        and not _PLACE_NAMED_AFTER.search(text[m.end() :])
+        for m in theres
+        if not _PLACE_NAMED.search(text[: m.start()]) and not _PLACE_NAMED_AFTER.search(text[m.end() :])
     ]
     found += [m.group() for m in _THE_PLACE.finditer(text)]
     found += [m.group() for m in _HERE.finditer(text)]
