@@ -151,6 +151,9 @@ def test_it_is_resolved_only_when_the_user_answers_a_question_about_a_named_thin
     assert "fridge" not in " ".join(c for c, _ in _read("I'm going to try making it tonight!", statement))
     got = [c for c, _ in _read("I visited it last spring.", "I love old churches. Have you seen the Sagrada Familia?")]
     assert got[0].startswith("User visited the Sagrada Familia")  # a name keeps its capitals
+    # "in your life" is where things happen: "it" is the ice cream the sentence made, not "their life"
+    news = _read("I just found out I can make oat milk ice cream and gave it a try.", "Anything new in your life?")
+    assert "life" not in " ".join(c for c, _ in news)
     assert "make the garden" not in " ".join(
         c for c, _ in _read("Pollen makes it so I can't stay out long.", "How's the garden?")
     )

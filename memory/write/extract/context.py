@@ -155,6 +155,8 @@ _NOT_A_THING = frozenset(
         "best",
         "most",
         "only",
+        "life",  # "Anything new happening in your life?": where things happen, not a thing an "it" stands for
+        "lives",
     ]
 )
 #: where a named thing ends: "that plate is …", "the book going", "your time there"

@@ -39,6 +39,7 @@ from memory.write.extract.general import (
     speaker_implied,
     without_tag_question,
 )
+from memory.write.extract.lead_in import lead_in
 from memory.write.extract.persons import name_person_from_message
 from memory.write.extract.recent import name_from_recent
 from memory.write.extract.references import points_unnamed, resolve
@@ -379,7 +380,9 @@ def standing(
     ``message`` names it (memory.write.extract.antecedent: "… like my hand-painted bowl. A friend made it …") or
     by the one thing the message it answers points at (``previous``: "that painting … What inspired you?" → "I
     painted this …") or by the one thing the session's ``recent`` messages name (memory.write.extract.recent: "… a
-    place called Whispering Falls." … "The sound of that place …"), and a reaction or a verdict of the moment is
+    place called Whispering Falls." … "The sound of that place …"), or, when none names it, led in by the sentence
+    said just before it, which names what it goes on about (memory.write.extract.lead_in: "The photoshoot went
+    really well; User and others did it in a forest"), and a reaction or a verdict of the moment is
     dropped (memory.write.extract.worth). A reference that cannot be named is dropped in Chinese (the episode keeps
     what was said); in English it is marked (``meta["unresolved"]``) and left to the learned worth-keeping decision
     the planner applies with the candidate's passage vector (memory.write.keep), which drops it when no vector of the
@@ -400,6 +403,11 @@ def standing(
             named = name_from_answered(c.content, c.evidence, message, previous)
         if named is None and recent:  # named by the session's messages before ("a place called X" … "that place")
             named = name_from_recent(c.content, c.evidence, message, recent)
+        led = lead_in(c.content, c.evidence, message) if named is None else None
+        if led is not None:  # led in by the sentence said before it ("The photoshoot went well. We did it in …")
+            c.content, c.evidence = led
+            out.append(c)
+            continue
         if named is None:
             if not keep.judged(c):
                 continue

@@ -1,0 +1,96 @@
+"""Let the sentence said just before a memory's own lead it in, when the memory goes on about what that sentence
+names (issue 44: a memory a reader can place without the conversation).
+
+"The photoshoot went really well too. We did it in a gorgeous forest …" — the second sentence alone gives "User and
+others did it in a gorgeous forest", whose "it" a reader of the memory cannot place. The sentence before names it,
+but in words no rule can safely cut a noun phrase out of ("a 'the …' read by rule picked adjectives and the wrong
+thing too often": memory.write.extract.antecedent). Quoting that sentence as the memory's head names it without
+guessing: "The photoshoot went really well too; User and others did it in a gorgeous forest …". Nothing is made up:
+both sentences are the speaker's own words, and the provenance quotes both.
+
+Only a sentence that stands alone is let in: a statement (no question), in no one's voice (no I / we / you: a
+first-person sentence gives a memory of its own, one addressed to the listener is about them), that names at least
+two things ("Cool news!", "Thanks, Jo!" name nothing) and leaves no reference of its own unnamed
+(memory.write.extract.references.unresolved).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.text.language import has_cjk
+from memory.write.extract.antecedent import only_interjections, quoted_at, said_before
+from memory.write.extract.base import is_question
+from memory.write.extract.references import head, unresolved
+from memory.write.same import words as content_words
+
+__all__ = ["lead_in"]
+
+#: a person in the sentence: the speaker's own or the listener's
+_VOICE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|us|our|ours|you|your|yours)\b", re.I)
+#: a statement that opens on what it is about: a determiner ("The photoshoot went …"), a quantity ("So many people
+#: marched …"), "There were …", a doing ("Learning German has been …", "Just seeing the sun dip …"), a name
+#: ("Seattle is …", "Woodhaven has had …"); not an interjection, a greeting, a thank-you or an order
+_OPENS_ON_SUBJECT = re.compile(
+    r"^(?:(?:The|A|An|Some|Many|So many|Most|All|Every\w*|Both|Each)\s+\S|There\s+(?:is|are|was|were|have|has)\b|"
+    r"(?:[A-Z][a-z]+ing|Just\s+[a-z]+ing)\s+\S|"
+    r"(?!(?:Hey|Hi|Hello|Thanks|Thank|Cheers|Wow|Oh|Yeah|Yes|Great|Cool|Nice|Sure|Way|Believe|Sounds|Looks|Glad|"
+    r"Sorry|Congrats|Congratulations|Awesome|Amazing|Good|Well|So|Also|Plus|And|But|Then|"
+    r"Just|Last|Next|This|That|These|Those|It|Its|Here|Now|Yesterday|Today|Tomorrow)\b)[A-Z][a-z]+"
+    r"\s+(?:is|was|has|had|are|were|looked|looks|went|got|became)\b)"
+)
+#: a name the speaker calls the listener by ("…, Nate", "Wow, Joanna, …"): words to the listener
+_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+\s*(?:[,.!]|$)")
+#: a bare "this" / "that" the memory points with ("User even got this as a treat"): what the speaker shows, a photo,
+#: which a sentence said before does not name
+_SHOWN = re.compile(
+    r"\b(?:this|that|these|those)\b(?=\s*(?:$|[,.;!?]|(?:as|is|was|are|were|to|for|with|in|at|on|and|but|so|too|out|"
+    r"up|could|would|will|can|might|should|has|had|have|does|did|do|makes?|made|means?|looks?|sounds?|seems?|feels?|"
+    r"works?|worked|one|all)\b))",
+    re.I,
+)
+#: a finite verb: the lead-in says something ("Hoping for the best" says nothing about what it names)
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|can|could|will|would|might|must|should|may|does|did|do|[a-z]{2,}ed|went|got|"
+    r"felt|made|took|came|saw|left|kept|found|gave|began|became|ran|seems|looks|sounds|feels|stands|means|makes|"
+    r"helps|brings|goes|gets)\b"
+)
+#: a lead-in longer than this is a story of its own, not the name of what the memory goes on about
+_LONGEST = 25
+
+
+def lead_in(content: str, evidence: str, message: str) -> tuple[str, str] | None:
+    """(content, evidence) with the sentence of ``message`` just before ``evidence`` as the memory's head, or None
+    when that sentence cannot stand alone (module docstring)."""
+    refs = unresolved(content, evidence)
+    if has_cjk(content) or not message or not refs or _SHOWN.search(head(content)):
+        return None
+    at = quoted_at(evidence, message)
+    before = said_before(evidence, message)
+    if before is None or not re.search(r"[.!…]\s*$", message[:at]):
+        return None  # the quote opens a clause of a sentence ("The clasp is broken, and I want to wear it …")
+    before = before.strip()
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", before)
+    if (
+        is_question(before)
+        or not _OPENS_ON_SUBJECT.match(before)
+        or not _FINITE.search(before)
+        or _VOCATIVE.search(before)
+        or _VOICE.search(before)
+        or only_interjections(before)
+        or len(content_words(before)) < 2
+        or len(words) > _LONGEST
+        or unresolved(before, before)
+    ):
+        return None
+    lead = before.rstrip(".!…-–— ")
+    said = message[message.rfind(before, 0, at) : at]  # both sentences as said, the space between them too
+    return f"{lead}; {_lower_first(content)}", said + evidence
+
+
+#: a memory's first word that is no name: written small after the lead-in ("…; these experiences make User …")
+_COMMON_FIRST = re.compile(r"^(?:The|This|These|That|Those|A|An|Some|It|Its|[A-Z][a-z]+ing)\b")
+
+
+def _lower_first(content: str) -> str:
+    return content[:1].lower() + content[1:] if _COMMON_FIRST.match(content) else content

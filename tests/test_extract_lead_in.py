@@ -1,0 +1,122 @@
+"""A memory led in by the sentence said just before it (memory.write.extract.lead_in, issue 44): when no rule can
+name what the memory's "it" / "them" / "there" / "the X" stands for, and the sentence before names it in words of
+its own, that sentence opens the memory, quoted as said; a greeting, a thank-you, words to the listener, a question,
+a fragment or a sentence pointing at something itself never leads in.
+
+Sentences written for these tests in the shapes of conversations (not LoCoMo or LongMemEval text)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.storage.models import Message
+from memory.write.extract.lead_in import lead_in
+from memory.write.extract.references import unresolved
+from memory.write.pipeline import Item, prepare
+
+AT = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+
+
+def read(text: str, previous: str | None = None) -> list[str]:
+    """What the write path's extraction makes of a user's message (before the learned keep decision)."""
+    message = Message(session_id="s", user_key="u", role="user", content=text, created_at=AT)
+    return [c.content for c in prepare(Item(message, previous=previous)).cands]
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "Got the keys on Monday! The renovation went smoothly in the end. We painted it a soft green.",
+            "The renovation went smoothly in the end; User and others painted it a soft green.",
+        ),
+        (
+            "Lisbon is such a bright and friendly city. I have always wanted to try the pastries there.",
+            "Lisbon is such a bright and friendly city; User has always wanted to try the pastries there.",
+        ),
+        (
+            "There were food stalls and live bands along the river. I figured I'd try them with my cousins.",
+            "There were food stalls and live bands along the river; User figured they'd try them with their cousins.",
+        ),
+        (
+            "Learning the cello has been slow but rewarding. These lessons really make me love music.",
+            "Learning the cello has been slow but rewarding; these lessons really make User love music.",
+        ),
+    ],
+)
+def test_what_the_memory_goes_on_about_is_led_in_by_the_sentence_before(said, memory):
+    assert memory in read(said)
+    assert unresolved(memory) == []  # the head names what the rest goes on about
+
+
+def test_the_provenance_quotes_both_sentences_as_said():
+    said = "Thanks! The renovation went smoothly in the end.  We painted it a soft green."
+    content, evidence = lead_in("User and others painted it a soft green.", "We painted it a soft green.", said) or (
+        "",
+        "",
+    )
+    assert content == "The renovation went smoothly in the end; User and others painted it a soft green."
+    assert evidence == "The renovation went smoothly in the end.  We painted it a soft green."
+    assert evidence in said
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        "Thanks for the tip.",  # a thank-you
+        "Wow, sounds delicious.",  # a reaction
+        "Hey Nora, long time no see.",  # a greeting
+        "That takes guts, Nora.",  # words to the listener, by name
+        "Believe in yourself and things will work out.",  # an order to the listener
+        "My sister helped a lot.",  # first person: a memory of its own
+        "Is the renovation going well?",  # a question
+        "Hoping for the best.",  # a fragment: no verb says anything
+        "It went smoothly in the end.",  # itself pointing at something unnamed
+        "Cool news!",  # names nothing
+    ],
+)
+def test_a_sentence_that_cannot_stand_alone_never_leads_in(before):
+    said = f"{before} We painted it a soft green."
+    assert lead_in("User and others painted it a soft green.", "We painted it a soft green.", said) is None
+
+
+def test_a_clause_is_not_led_in_by_the_start_of_its_own_sentence():
+    """The quote opens mid-sentence ("…, and I want to wear it …"): what stands before it is no sentence."""
+    said = "The clasp is broken, and I want to wear it to the gala next month."
+    assert (
+        lead_in("User wants to wear it to the gala next month.", "I want to wear it to the gala next month.", said)
+        is None
+    )
+
+
+def test_a_this_pointing_at_what_is_shown_is_not_led_in():
+    """ "I even got this as a treat" points at a thing shown (a photo), which the sentence before does not name."""
+    said = "Everyone had cool costumes at the party. I even got this as a treat."
+    assert lead_in("User even got this as a treat.", "I even got this as a treat.", said) is None
+
+
+def test_a_memory_that_stands_alone_is_left_as_it_is():
+    said = "The renovation went smoothly in the end. We painted the kitchen a soft green."
+    assert (
+        lead_in("User and others painted the kitchen a soft green.", "We painted the kitchen a soft green.", said)
+        is None
+    )
+    assert "User and others painted the kitchen a soft green." in read(said)
+
+
+def test_the_write_path_stores_the_led_in_memory_with_both_sentences_as_its_source(svc):
+    """Through the one write path (real SQLite, LanceDB, e5): the memory stored is the led-in one, and its
+    provenance quotes the two sentences as said."""
+    user = svc.ensure_user("ria")
+    chat = svc.ensure_session(user, "chat")
+    said = svc.add_message(
+        chat, "user", "The renovation went smoothly in the end. We painted it a soft green, right on budget."
+    )
+    added = svc.write_from_message(user, chat, said).added
+    led = [op for op in added if op["content"].startswith("The renovation went smoothly")]
+    assert led, [op["content"] for op in added]
+    assert "painted it a soft green" in led[0]["content"]
+    evidence = svc.get_memory(led[0]["memory_id"]).meta["evidence"]
+    assert evidence.startswith("The renovation went smoothly in the end.") and evidence in said.content
