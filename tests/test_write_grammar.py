@@ -96,3 +96,73 @@ def test_a_place_whose_name_ends_like_an_article_is_still_a_home(place):
     is the single-valued home fact (a contradiction replaces the old home), not a free statement."""
     cands = extract_rules(f"I live in {place}", at=AT)
     assert [(c.predicate, c.object) for c in cands] == [("lives_in", place)]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "I love the beaches, food, and friendly people of Lisbon.",
+            "User likes the beaches, food, and friendly people of Lisbon.",
+        ),
+        ("I enjoy hiking, biking and swimming.", "User likes hiking, biking and swimming."),
+        ("I love documentaries about space and oceans.", "User likes documentaries about space and oceans."),
+        ("I enjoy getting lost in the melodies and lyrics.", "User likes getting lost in the melodies and lyrics."),
+    ],
+)
+def test_a_list_or_a_phrase_after_a_preposition_is_liked_whole(said, kept):
+    """ "I love the energy, diversity, and awesome food of this city" gave "User likes the energy." (the list cut at its
+    first comma) and "books about personal development and mindset" gave "User likes mindset.": a list, and an "and"
+    inside the phrase a preposition opens, are one object."""
+    assert _contents(said) == [kept]
+
+
+def test_two_things_liked_are_still_two():
+    assert set(_contents("I love pizza and the beach.")) == {"User likes pizza.", "User likes the beach."}
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Baked my first sourdough loaf yesterday - so proud!", "User baked their first sourdough loaf yesterday"),
+        ("Repainted the fence last weekend.", "User repainted the fence last weekend"),
+    ],
+)
+def test_a_past_with_its_subject_left_out_is_the_users(said, kept):
+    """ "Dyed my hair last week - come see!" gave "Dyed User's hair last week": a sentence that opens on a past with
+    its object, its 'I' left out, is the speaker's."""
+    got = _contents("Guess what I did? " + said)
+    assert len(got) == 1 and got[0].startswith(kept), got
+
+
+@pytest.mark.parametrize("said", ["Excited about the trip!", "Based on the reviews, it sounds great."])
+def test_a_state_or_a_participle_opening_is_no_subjectless_past(said):
+    assert not any(c.startswith(("User excited", "User based")) for c in _contents("I think so. " + said))
+
+
+def test_a_clause_cut_at_a_dash_keeps_no_leading_and():
+    got = _contents("It was a long week - lots of ups and downs - and my garden's been my escape.")
+    assert got and not got[0].startswith("And"), got
+    assert got[0].startswith("User's garden's been their escape"), got
+
+
+def test_going_to_need_is_no_plan():
+    """ "I'm going to need some new shoes" gave "User plans to need …": a need foreseen is no plan."""
+    got = _contents("I'm going to need a bigger backpack for my hikes.")
+    assert not any("plans to need" in c for c in got), got
+
+
+def test_a_lead_phrase_with_the_speakers_own_thing_keeps_its_preposition():
+    """ "After my last run, I saw …" gave "User's last run; they saw …": a phrase without a verb is no clause."""
+    got = _contents("After my first marathon, I signed up for a triathlon.")
+    assert got == ["After User's first marathon, they signed up for a triathlon."], got
+    got = _contents("Since my sister moved to Paris, I've been visiting every summer.")
+    assert got and got[0].startswith("User's sister moved to Paris;"), got
+
+
+def test_a_remark_before_the_comma_is_no_time_and_a_generic_we_stays_out():
+    """ "It's true that with effort and support, we can make a difference" gave "User and others can make a difference
+    it's true that with effort and support": "that" there joins a clause, it dates nothing."""
+    got = _contents("It's true that with patience and practice, we can all get better at this.")
+    assert not any("it's true" in c.lower() for c in got), got
+    assert _contents("It's clear that with some planning, we can finish the garden by June.") == []

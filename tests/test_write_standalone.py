@@ -856,3 +856,14 @@ def test_worth_it_is_no_thing_to_carry_over():
         "How do you keep going? And what's the next task on your list?",
     )
     assert not [f for f in got if "worth their" in f or "worth my" in f], got
+
+
+def test_a_pointing_determiner_after_a_quantifier_becomes_the():
+    """ "some of that charm" was named "some of a charm", "all these games" "all games": after a partitive "of" or
+    "all" / "both", the pointer becomes "the"."""
+    assert resolve("User wanted to bring some of that warmth into their home.") == (
+        "User wanted to bring some of the warmth into their home."
+    )
+    assert resolve("User kept all these letters.") == "User kept all the letters."
+    assert resolve("User framed one of those photos.") == "User framed one of the photos."
+    assert resolve("User joined this adoption group.") == "User joined an adoption group."

@@ -115,6 +115,9 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             if lang == "zh" and implicit and "我" not in sentence[:s]:
                 continue  # a subject-less clause counts only after the speaker named themself
             raw = m.groupdict().get("obj") or ""
+            evidence = m.group()
+            if lang == "en" and rule.predicate in _COORDINATED and raw and (rest := _rest_of_object(raw, sentence[e:])):
+                raw, e, evidence = raw + rest, e + len(rest), evidence + rest  # the rule's boundary cut a list short
             cleaned = mod.clean_object(raw) if raw else ""
             if cleaned is None or (raw and not cleaned) or _about_answers(cleaned, lang):
                 continue
@@ -131,7 +134,7 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             if lang == "en" and rule.predicate in ("likes", "dislikes", "prefers"):
                 content = re.sub(r"\bmy\b", "their", content)
             claimed.append((s, e))
-            c = make(rule.predicate, obj or display, content, lang=lang, evidence=m.group(), negated=rule.negated)
+            c = make(rule.predicate, obj or display, content, lang=lang, evidence=evidence, negated=rule.negated)
             c.meta["display"] = display or c.object
             _annotate(c, rule.predicate, cat, raw)
             out.append(c)
@@ -146,7 +149,7 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
                             extra,
                             rule.template.format(obj=extra, cat=cat, art=art, verb=verb),
                             lang=lang,
-                            evidence=m.group() + more.group(),
+                            evidence=evidence + more.group(),
                             negated=rule.negated,
                         )
                         d.meta["display"] = extra
@@ -161,12 +164,48 @@ _COORDINATED = frozenset({"likes", "dislikes"})
 _COORDINATION = re.compile(r"^\s*,?\s*(?:and|&|or)\s+(?P<more>[^,.;!?]{2,40}?)(?=\s*(?:[,.;!?]|$))", re.IGNORECASE)
 _NOT_AN_OBJECT = re.compile(
     r"^(?:i|i'm|i’m|my|me|we|you|it|it's|that|this|they|he|she|also|then|so|now|really|just|not|am|is|are|was|"
-    r"have|has|do|don't|can|will|would|love|like|hate|enjoy)\b"
+    r"have|has|do|don't|can|will|would|love|like|hate|enjoy|maybe|even|perhaps|probably|especially)\b"
     # a verb with its own object ("… and train my dog", "… and dance the night away"), not a second thing liked
     r"|^(?![a-z]+ing\b|(?:a|an|the|my|our|their|his|her|some|this|that)\b)[a-z]+\s+"
     r"(?:a|an|the|my|our|their|his|her|it|them|some)\b(?!\s+(?:lot|bit|little|few)\b)",
     re.IGNORECASE,
 )
+
+
+#: a list the rules' object boundary cut at its first comma ("I love the energy, diversity, and awesome food of this
+#: city" gave "User likes the energy."): more items, the last after "and" / "or", running to the end of the sentence
+_LIST_REST = re.compile(
+    r"^(?P<rest>(?:\s*,\s*(?!(?:and|or)\b)(?P<item>[^,.;!?]{2,40}?))+\s*,?\s+(?:and|or|&)\s+[^,.;!?]{2,60}?)"
+    r"(?=\s*(?:[.;!?]|$))",
+    re.IGNORECASE,
+)
+#: a list item that is a clause ("…, 'cause nature brings such peace and serenity")
+_OPENS_CLAUSE = re.compile(
+    r"^(?:'?cause|because|since|as|so|which|who|where|when|while|if|though|although|like|including|such as|but|"
+    r"plus|then|too|especially)\b",
+    re.IGNORECASE,
+)
+#: an object that ends in a phrase a preposition opens ("books about personal development", "getting immersed in the
+#: feelings", "to cook"): an "and" right after it goes on inside that phrase ("… and mindset", "… and plots", "… and
+#: bake"), it names no second thing liked
+_ENDS_IN_PHRASE = re.compile(r"(?:^|\s)(?:about|of|in|on|with|for|from|into|at|by|to|like|over|through|around)\s+\S")
+
+
+def _rest_of_object(obj: str, after: str) -> str:
+    """What the rules' object boundary left of a whole object (``after`` is the sentence after it): the rest of a list
+    of three or more, or the "and …" inside the phrase the object ends in; "" when the object is whole or the rest is
+    a new clause ("… and dance the night away", "…, it's so calming, and …"): one memory keeps the whole object, the
+    way it was said."""
+    listed = _LIST_REST.match(after)
+    if listed:
+        items = re.split(r"\s*,\s*|\s+(?:and|or|&)\s+", listed.group("rest").strip(" ,"))
+        if all(i and not _NOT_AN_OBJECT.match(i) and not _OPENS_CLAUSE.match(i) and len(i.split()) <= 6 for i in items):
+            return listed.group("rest")
+        return ""
+    more = _COORDINATION.match(after)
+    if more and _ENDS_IN_PHRASE.search(obj) and not _NOT_AN_OBJECT.match(more.group("more")):
+        return more.group()[: more.end("more")]
+    return ""
 
 
 def _annotate(c: Candidate, predicate: str, cat: str, raw: str) -> None:

@@ -202,10 +202,11 @@ def third_person(text: str) -> str | None:
         if word.lower() == "myself":
             return None  # "Painting's great for expressing myself": no 'User' to put first
         head = s[: first.start()]
-        if re.search(
+        if not (word == "my" and re.fullmatch(r"\w+\s+", head)) and re.search(
             r"\b(?:since|because|cause|when|if|as|while|although|though|after|before|until|unless)\s*$", head, re.I
         ):
             return None  # the speaker only appears in a subordinate clause: "From a distance, since I'm allergic"
+        # (a sentence opening "After my last run, I saw …" names the user's thing: "After User's last run, they saw …")
         tail = later_person(s[first.end() :])
         if word == "my":
             return head + "User's" + tail
@@ -662,6 +663,9 @@ _DREAM = re.compile(
 )
 _YOU_TAIL = re.compile(r",\s+(?:and|but|so)\s+(?:you|your|you're|you've)\b.*$", re.IGNORECASE)
 _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
+#: the conjunction a part between dashes opens with ("… - a mix of highs and lows - and my journal's my rock"): it
+#: joined the part to what was cut away, and left in front it gave "And User's journal's …"
+_JOINED_ON = re.compile(r"^(?:and|but|so|plus)\s+", re.IGNORECASE)
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
 _TRAILING = re.compile(
@@ -716,13 +720,25 @@ _DROPPED_ING = re.compile(
 
 #: "Just skyped with that fan I met in CA": "just" and a past no list above names, then what it was done with or to
 #: (an object, a particle or "with"); not a state the speaker is in ("Just swamped with work", "Just excited to …")
+_STATE_ED = (
+    r"(?!(?:obsessed|blessed|pleased|bored|impressed|overwhelmed|swamped|stuffed|satisfied|disappointed|"
+    r"frustrated|annoyed|tired|stressed|occupied|involved|interested|excited|concerned|fascinated|amazed|delighted|"
+    r"thrilled|stoked|slammed|loaded|packed|connected|engaged|married|wanted|needed)\b)"
+)
 _JUST_PAST = re.compile(
     r"^(?P<adv>just\s+)"
-    r"(?P<verb>(?!(?:obsessed|blessed|pleased|bored|impressed|overwhelmed|swamped|stuffed|satisfied|disappointed|"
-    r"frustrated|annoyed|tired|stressed|occupied|involved|interested|excited|concerned|fascinated|amazed|delighted|"
-    r"thrilled|stoked|slammed|loaded|packed|connected|engaged|married|wanted|needed)\b)[a-z]{2,}ed)"
+    r"(?P<verb>" + _STATE_ED + r"[a-z]{2,}ed)"
     r"(?P<rest>\s+(?:with|a|an|the|my|our|some|his|her|him|it|them|this|that|these|those|up|back|out|off|over|"
     r"into)\b.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+#: "Dyed my hair last week", "Repainted the fence": a sentence that opens (a capital: not a line of a pasted text) on a
+#: past with its object (a determiner or a possessive follows, or a particle), the 'I' chat left out, as after "just";
+#: not a participle that opens a phrase ("Based on the reviews", "Excited about …": no object follows), a state (as
+#: above), a verb whose base ends in "-ed" ("Embed the video", "Need a …", "Feed the cat" ask for something)
+_PAST_DROPPED = re.compile(
+    r"^(?P<adv>)(?P<verb>(?=(?-i:[A-Z]))" + _STATE_ED + r"(?!embed\b)[a-z]{2,}(?<!e)ed)"
+    r"(?P<rest>\s+(?:a|an|the|my|our|some|his|her|this|that|these|those|up|back|out|off|over)\b.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 
@@ -750,10 +766,23 @@ _WITH_OTHERS = re.compile(
 )
 
 
+#: what makes a "since / after …" lead a clause with a verb ("Since my sister moved", "After I was hired", "my mom's
+#: gone"), not a phrase ("After my last run", "Since my accident")
+_HAS_VERB = re.compile(
+    r"^(?:I|I'm|I've|we)\b|\b(?:[a-z]{2,}ed|"
+    + "|".join(sorted(_UNCHANGED | {"is", "are", "were", "has", "have", "does", "goes", "gets"}))
+    + r")\b"
+    r"|^(?:my|our)\s+\S+\s+(?:\S+\s+)*?[a-z]{2,}(?<![su'])s\b",  # "my friend Chris lives …", not "my parents"
+    re.IGNORECASE,
+)
+
+
 def _main_clause(body: str) -> str:
     """ "Since I lost my job at Door Dash, things have been tough" → "I lost my job at Door Dash; things have been
     tough": the news is in the subordinate clause."""
     m = _SINCE.match(body)
+    if m and not _HAS_VERB.search(m.group("clause")):
+        return body  # "After my last run, I saw …": a phrase, no clause (gave "User's last run; they saw …")
     if m and re.search(r"\blast (?:chatted|chat|talked|spoke|saw|met|caught up)\b", m.group("clause"), re.I):
         return m.group("rest")  # "Since we last chatted, I've …": the news is after the comma
     return f"{m.group('clause')}; {m.group('rest')}" if m else body
@@ -761,7 +790,7 @@ def _main_clause(body: str) -> str:
 
 def _subject_dropped(body: str) -> str:
     """A sentence whose 'I' chat left out, with it put back (a gerund that is the subject stays as it is)."""
-    m = _DROPPED.match(body) or _DROPPED_ING.match(body) or _JUST_PAST.match(body)
+    m = _DROPPED.match(body) or _DROPPED_ING.match(body) or _JUST_PAST.match(body) or _PAST_DROPPED.match(body)
     if not m:
         return body
     verb, rest = m.group("verb").lower(), m.group("rest")
@@ -811,7 +840,11 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     s = _DREAM.sub("My dream is to ", s)  # "It's been a dream to adopt …": whose dream is the speaker's
     parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ;:,")) if p.strip()]
     said = [p for p in parts if _SUBJECT_FIRST.match(p)]  # "I had a day out with the gang - we went biking"
-    s = "; ".join(said[:2]) if said else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
+    s = (
+        "; ".join(_JOINED_ON.sub("", p) for p in said[:2])
+        if said
+        else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
+    )
     kept = parts.index(said[0]) if len(said) == 1 else 0 if not said and parts else -1
     after = parts[kept + 1] if 0 <= kept < len(parts) - 1 else ""
     more = _after_dash(after) if after else None  # "… to the aquarium - it was so cool watching them"
@@ -827,8 +860,10 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     tm = _TIME_LEAD.match(body) or _TIME_WORD.match(body)
     if tm and not _FIRST_PERSON.search(tm.group("lead")):
         lead, body = tm.group("lead"), body[tm.end() :]
-        if not _TIMELY.search(lead):  # "It was so vibrant, I had to take a picture": a remark, not a time
-            lead = ""
+        if not _TIMELY.search(lead) or _PRONOUN_SUBJECT.match(lead):
+            lead = ""  # "It was so vibrant, I had to …", "It's true that with effort, we …": a remark, not a time
+            if _GENERIC_WE.match(body):
+                return None  # "…, we can make a real difference": a pep talk once the remark before it is gone
     if _REACTION_EN.match(body) or _DANGLING_EN.search(body):
         return None
     if len(body.split()) > MAX_WORDS:

@@ -613,6 +613,8 @@ def resolve(content: str, evidence: str = "") -> str | None:
         if _head(fixed, ref) in _VAGUE:
             return None  # "this charity thing" → "a charity thing", "that world" → "a world": named in name only
         article = ("an " if _A_OR_AN.match(noun) else "a ") if det.lower() in ("this", "that") else ""
+        if _PARTITIVE.search(fixed.split(ref)[0]):
+            article = "the "  # "some of that charm" → "some of the charm", never "some of a charm" / "all games"
         if det[0].isupper():
             return None  # a pointing subject ("This hoodie isn't for sale") stays a remark about the moment
         fixed = re.sub(rf"\b{det}\s+(?={re.escape(noun)}\b)", article, fixed, count=1)
@@ -639,6 +641,14 @@ def _head(content: str, ref: str) -> str:
     return head
 
 
+#: a quantifier the pointer follows ("some of that charm", "one of those photos", "all these games"): the thing is
+#: one the speaker had in mind, so it is named "the …"; an article there reads "some of a charm", and a bare plural
+#: ("all games") says something else
+_PARTITIVE = re.compile(
+    r"\b(?:(?:some|any|all|most|many|much|none|one|each|both|either|neither|part|half|few|several|rest|lots?|"
+    r"bits?|pieces?|plenty|couple|two|three|four|five) of|all|both|half)\s+$",
+    re.I,
+)
 _ORDINAL = frozenset(["last", "first", "next", "second", "third", "same", "other", "very", "exact", "whole", "entire"])
 _LIKE_BEFORE = re.compile(r"\b(?:like|as)\s*$", re.I)
 _NOT_A_NOUN = (
@@ -659,6 +669,14 @@ _NOT_A_NOUN = (
             "all",
             "is",
             "feeling",
+            # a particle: "try some of these out" points with no noun ("some of the out")
+            "out",
+            "up",
+            "off",
+            "back",
+            "down",
+            "over",
+            "away",
         ]
     )
     | (BE_HAVE - {"be", "been"})

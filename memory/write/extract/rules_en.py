@@ -358,9 +358,11 @@ _PLAN_CANCEL = re.compile(
     r"(?:my |the )?(?:trip to |plan to |plans to )?)" + _OBJ,
     re.IGNORECASE,
 )
+#: what "going to …" / "will …" says that is no plan: small talk, and a state foreseen ("I'm going to need new
+#: shoes", "I'll miss this place", "I'm going to have to …" gave "User plans to need …")
 _NOISE_PLAN = re.compile(
     r"^(?:sleep|bed|go|think|check|try|see|let you know|ask|be right back|do that|do it|"
-    r"have to go|need to go|a bit|the bathroom|help|continue)\b",
+    r"have to|need|want|miss|feel|know|love|like|hate|wish|wonder|regret|a bit|the bathroom|help|continue)\b",
     re.IGNORECASE,
 )
 
