@@ -51,6 +51,32 @@ def test_what_the_memory_goes_on_about_is_led_in_by_the_sentence_before(said, me
     assert unresolved(memory) == []  # the head names what the rest goes on about
 
 
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("这次装修很顺利。我们把它刷成了浅绿色。", "这次装修很顺利；用户一家把它刷成了浅绿色。"),
+        ("杭州的西湖特别美。我去年在那里住了一个月。", "杭州的西湖特别美；用户去年在那里住了一个月（去年，2023）。"),
+    ],
+)
+def test_the_same_in_chinese(said, memory):
+    assert read(said) == [memory]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "谢谢你！我去年在那里住了一个月。",  # a thank-you names nothing
+        "它真好看。我上周又买了它。",  # the sentence before points at something itself
+        "你去过杭州吗？我去年在那里住了一个月。",  # a question (named by the message answered, not led in)
+        "我朋友推荐的。我上周又买了它。",  # in the speaker's voice: a memory of its own
+        "好累。我上周又买了它。",  # names nothing
+    ],
+)
+def test_a_chinese_sentence_that_cannot_stand_alone_never_leads_in(said):
+    assert not any("；" in m for m in read(said))
+    assert not any("它" in m or "那里" in m for m in read(said))  # the reference left unnamed is not kept
+
+
 def test_the_provenance_quotes_both_sentences_as_said():
     said = "Thanks! The renovation went smoothly in the end.  We painted it a soft green."
     content, evidence = lead_in("User and others painted it a soft green.", "We painted it a soft green.", said) or (

@@ -11,7 +11,9 @@ both sentences are the speaker's own words, and the provenance quotes both.
 Only a sentence that stands alone is let in: a statement (no question), in no one's voice (no I / we / you: a
 first-person sentence gives a memory of its own, one addressed to the listener is about them), that names at least
 two things ("Cool news!", "Thanks, Jo!" name nothing) and leaves no reference of its own unnamed
-(memory.write.extract.references.unresolved).
+(memory.write.extract.references.unresolved). The same in Chinese: "这次装修很顺利。我们把它刷成了浅绿色。" →
+"这次装修很顺利；用户一家把它刷成了浅绿色。" (a sentence with 我 / 你, a bare 它 / 这个 / 那里 / 他, or an interjection
+first never leads in).
 """
 
 from __future__ import annotations
@@ -61,15 +63,17 @@ _LONGEST = 25
 
 def lead_in(content: str, evidence: str, message: str) -> tuple[str, str] | None:
     """(content, evidence) with the sentence of ``message`` just before ``evidence`` as the memory's head, or None
-    when that sentence cannot stand alone (module docstring)."""
+    when that sentence cannot stand alone (module docstring; Chinese: ``_lead_in_zh``)."""
     refs = unresolved(content, evidence)
-    if has_cjk(content) or not message or not refs or _SHOWN.search(head(content)):
+    if not message or not refs or _SHOWN.search(head(content)):
         return None
     at = quoted_at(evidence, message)
     before = said_before(evidence, message)
-    if before is None or not re.search(r"[.!…]\s*$", message[:at]):
+    if before is None or not re.search(r"[.!…。！]\s*$", message[:at]):
         return None  # the quote opens a clause of a sentence ("The clasp is broken, and I want to wear it …")
     before = before.strip()
+    if has_cjk(content) or has_cjk(before):
+        return _lead_in_zh(content, before, message[message.rfind(before, 0, at) : at] + evidence)
     words = re.findall(r"[A-Za-z][A-Za-z'-]*", before)
     if (
         is_question(before)
@@ -94,3 +98,34 @@ _COMMON_FIRST = re.compile(r"^(?:The|This|These|That|Those|A|An|Some|It|Its|[A-Z
 
 def _lower_first(content: str) -> str:
     return content[:1].lower() + content[1:] if _COMMON_FIRST.match(content) else content
+
+
+#: a Chinese sentence in someone's voice (我 / 你 / 您 / 咱): a memory of its own, or words to the listener
+_ZH_VOICE = re.compile(r"[我你您咱]")
+#: what a Chinese lead-in may not point with: a bare 它 / 这个 / 那里 / 他 (它们, 这些 …), or a pointing subject
+#: ("这是 …"); a determiner with its noun ("这次装修很顺利") names the thing and may lead in
+_ZH_BARE = re.compile(
+    r"它|[这那](?:个|些|里|儿|边)?(?![\u4e00-\u9fff])|[这那](?:个|些|里|儿|边)(?=[是就让使令给对也都真太很可，。！,!])|"
+    r"[这那](?=是|就是)|(?<![其吉利])[他她](?!人)"
+)
+#: what a Chinese speaker says first without naming a thing ("谢谢！", "哇，", "哈哈")
+_ZH_OPENS_ON_NOTHING = re.compile(
+    r"^(?:谢谢|多谢|感谢|哈哈|嘿嘿|嘿|哇|嗯|好的|太好了|天哪|对|是的|没错|当然|哎|啊|哦|喔)"
+)
+#: fewer Han characters than this name nothing a memory can go on about ("好累。")
+_ZH_SHORTEST = 4
+
+
+def _lead_in_zh(content: str, before: str, said: str) -> tuple[str, str] | None:
+    """The Chinese lead-in ("这次装修很顺利。我们把它刷成了浅绿色。" → "这次装修很顺利；用户一家把它刷成了浅绿色。"):
+    a statement in no one's voice that points at nothing bare, opens on no interjection and names something."""
+    if (
+        is_question(before)
+        or _ZH_VOICE.search(before)
+        or _ZH_BARE.search(before)
+        or _ZH_OPENS_ON_NOTHING.match(before)
+        or len(re.findall(r"[\u4e00-\u9fff]", before)) < _ZH_SHORTEST
+        or len(before) > 2 * _LONGEST
+    ):
+        return None
+    return f"{before.rstrip('。！!…. ')}；{content}", said

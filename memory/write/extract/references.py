@@ -570,8 +570,9 @@ _ZH_PERSON = re.compile(
 )
 
 
-#: a place named before a 那里 / 这里 that stands for it ("用户搬到了上海，现在住在那里")
-_ZH_PLACE_BEFORE = re.compile(r"(?:搬到了?|住在|去了?|到了|来到|回到|在)[\u4e00-\u9fff]{2,}")
+#: a place named before a 那里 / 这里 that stands for it ("用户搬到了上海，现在住在那里"; not 去年, last year:
+#: "用户去年在那里住了一个月" names no place)
+_ZH_PLACE_BEFORE = re.compile(r"(?:搬到了?|住在|去(?!年)了?|到了|来到|回到|在)(?![这那])[\u4e00-\u9fff]{2,}")
 
 
 def _unresolved_zh(text: str) -> list[str]:
