@@ -54,6 +54,40 @@ def test_what_the_memory_goes_on_about_is_led_in_by_the_sentence_before(said, me
 @pytest.mark.parametrize(
     ("said", "memory"),
     [
+        (
+            "Getting the permits was slow. I had to call the council office twice, but it paid off.",
+            "Getting the permits was slow; User had to call the council office twice, but it paid off.",
+        ),
+        (
+            "The bake sale was a great success. We even played some charades afterward just for fun.",
+            "The bake sale was a great success; User and others even played some charades afterward just for fun.",
+        ),
+    ],
+)
+def test_a_memory_that_goes_on_about_what_the_sentence_before_tells_of_is_led_in(said, memory):
+    """No word of these memories is flagged, but "it paid off" / "afterward" go on about the one thing that happened,
+    which the sentence before tells of."""
+    assert memory in read(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # a maxim in the present is said of anyone's, not of the thing the memory goes on about
+        "Staying positive makes a big difference. I took up the garden work with friends from church.",
+        # nothing in the memory points back
+        "The bake sale was a great success. I baked forty muffins.",
+        # a hedge is no statement to lead in
+        "The bake sale was a great success. I think I might run the stall again next year.",
+    ],
+)
+def test_a_memory_is_not_led_in_by_a_maxim_or_where_nothing_points_back(said):
+    assert not any(";" in m for m in read(said))
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
         ("这次装修很顺利。我们把它刷成了浅绿色。", "这次装修很顺利；用户一家把它刷成了浅绿色。"),
         ("杭州的西湖特别美。我去年在那里住了一个月。", "杭州的西湖特别美；用户去年在那里住了一个月（去年，2023）。"),
     ],
@@ -124,12 +158,10 @@ def test_a_this_pointing_at_what_is_shown_is_not_led_in():
 
 
 def test_a_memory_that_stands_alone_is_left_as_it_is():
-    said = "The renovation went smoothly in the end. We painted the kitchen a soft green."
-    assert (
-        lead_in("User and others painted the kitchen a soft green.", "We painted the kitchen a soft green.", said)
-        is None
-    )
-    assert "User and others painted the kitchen a soft green." in read(said)
+    said = "The renovation went smoothly in the end. We painted our kitchen a soft green."
+    memory, quoted = "User and others painted their kitchen a soft green.", "We painted our kitchen a soft green."
+    assert lead_in(memory, quoted, said, own_words=True) is None
+    assert memory in read(said)
 
 
 def test_the_write_path_stores_the_led_in_memory_with_both_sentences_as_its_source(svc):

@@ -442,7 +442,8 @@ def standing(
             named = name_from_answered(c.content, c.evidence, message, previous)
         if named is None and recent:  # named by the session's messages before ("a place called X" … "that place")
             named = name_from_recent(c.content, c.evidence, message, recent)
-        led = lead_in(c.content, c.evidence, message) if named is None else None
+        own_words = c.predicate in _GOES_ON and not c.hedged and named == c.content
+        led = lead_in(c.content, c.evidence, message, own_words=own_words) if named in (None, c.content) else None
         if led is not None:  # led in by the sentence said before it ("The photoshoot went well. We did it in …")
             c.content, c.evidence = led
             out.append(c)

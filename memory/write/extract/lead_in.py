@@ -61,11 +61,30 @@ _FINITE = re.compile(
 _LONGEST = 25
 
 
-def lead_in(content: str, evidence: str, message: str) -> tuple[str, str] | None:
+#: a word by which a memory the detector passes may still go on about something said before it: "… but it paid
+#: off", "… played some chess afterward", "… the structure of the language"
+_POINTS_BACK = re.compile(r"\b(?:it|its|there|then|afterwards?|the|this|that|these|those)\b", re.I)
+#: a sentence that tells of one thing of the speaker's own that happened ("The gaming party was a great success",
+#: "Getting sponsors was difficult", "Learning German has been tough"): opens on it, and says how it went; a maxim
+#: in the present ("Losing a pet is tough", "Staying positive makes a big difference") is said of anyone's
+_TELLS_OF_ITS_THING = re.compile(
+    r"^(?:The\s+[a-z]|[A-Z][a-z]+ing\s+)[^.!?]*?\b(?:was|were|has been|have been|had been|went|got|turned out|came|"
+    r"felt|looked)\b"
+)
+
+
+def lead_in(content: str, evidence: str, message: str, *, own_words: bool = False) -> tuple[str, str] | None:
     """(content, evidence) with the sentence of ``message`` just before ``evidence`` as the memory's head, or None
-    when that sentence cannot stand alone (module docstring; Chinese: ``_lead_in_zh``)."""
+    when that sentence cannot stand alone (module docstring; Chinese: ``_lead_in_zh``).
+
+    A memory whose references the detector names none of (memory.write.extract.references.unresolved) is led in
+    only when it is in the speaker's ``own_words`` (a fact, an event, a like, a plan; not hedged), a word of it may
+    point back (``_POINTS_BACK``) and the sentence before tells of one thing that happened (``_TELLS_OF_ITS_THING``):
+    "Getting sponsors was difficult; User had to reach out to several businesses …, but it paid off"."""
     refs = unresolved(content, evidence)
-    if not message or not refs or _SHOWN.search(head(content)):
+    if not message or _SHOWN.search(head(content)):
+        return None
+    if not refs and not (own_words and not has_cjk(content) and _POINTS_BACK.search(head(content))):
         return None
     at = quoted_at(evidence, message)
     before = said_before(evidence, message)
@@ -85,6 +104,7 @@ def lead_in(content: str, evidence: str, message: str) -> tuple[str, str] | None
         or len(content_words(before)) < 2
         or len(words) > _LONGEST
         or unresolved(before, before)
+        or (not refs and not _TELLS_OF_ITS_THING.match(before))
     ):
         return None
     lead = before.rstrip(".!…-–— ")
