@@ -111,6 +111,29 @@ def test_a_chinese_sentence_that_cannot_stand_alone_never_leads_in(said):
     assert not any("它" in m or "那里" in m for m in read(said))  # the reference left unnamed is not kept
 
 
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "We made dumplings! We had so much fun folding them together.",
+            "User and others made dumplings; User and others had so much fun folding them together.",
+        ),
+        (
+            "I've been meaning to get my new boots resoled. I got them last spring from a market stall.",
+            "User has been meaning to get their new boots resoled; User got them last spring from a market stall.",
+        ),
+    ],
+)
+def test_a_memory_going_on_about_the_one_said_just_before_is_one_memory_with_it(said, memory):
+    """Both sentences give a memory; the second's reference points into the first: one memory, the first leading."""
+    assert read(said) == [memory]
+
+
+def test_a_person_a_reference_stands_for_is_not_joined_to_what_stands_near_it():
+    """ "My sister called. I told him the news.": who "him" is, the sentence before does not say."""
+    assert not any("sister" in m and "him" in m for m in read("My sister called me. I told him the news."))
+
+
 def test_the_provenance_quotes_both_sentences_as_said():
     said = "Thanks! The renovation went smoothly in the end.  We painted it a soft green."
     content, evidence = lead_in("User and others painted it a soft green.", "We painted it a soft green.", said) or (

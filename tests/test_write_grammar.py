@@ -166,3 +166,10 @@ def test_a_remark_before_the_comma_is_no_time_and_a_generic_we_stays_out():
     got = _contents("It's true that with patience and practice, we can all get better at this.")
     assert not any("it's true" in c.lower() for c in got), got
     assert _contents("It's clear that with some planning, we can finish the garden by June.") == []
+
+
+def test_the_us_is_a_country_not_the_speaker():
+    """ "… roles in Europe, the US and Asia" was written "… the them and Asia" (a LongMemEval resume)."""
+    from memory.write.extract.general import later_person
+
+    assert later_person("roles in the US and Asia for us and me") == "roles in the US and Asia for them and them"

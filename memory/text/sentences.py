@@ -4,7 +4,8 @@ repeated them, and the desk compares replies with the system prompt — all thro
 (``tests/test_small_concepts.py`` fails on a second splitter).
 
 A sentence ends at ``. ! ? ;`` or their full-width forms, or at a line break; its end marks stay with it (a
-question keeps its ``?``, so callers can skip it). A point between two digits is not an end ("2.5k", "3.5万").
+question keeps its ``?``, so callers can skip it). A point inside a word or a number is not an end ("2.5k", "3.5万",
+"Booking.com"), nor one after a title ("St. Joseph's Church", "Dr. Lee").
 ``semicolons=False`` keeps a sentence whole across its semicolons (the desk compares whole sentences of the system
 prompt).
 """
@@ -13,8 +14,14 @@ from __future__ import annotations
 
 import re
 
-_SENTENCE = re.compile(r"(?:[^.!?;。！？；\n]|(?<=\d)\.(?=\d))+[.!?;。！？；]*")
-_SENTENCE_WHOLE = re.compile(r"(?:[^.!?。！？\n]|(?<=\d)\.(?=\d))+[.!?。！？]*")
+#: a point inside a word ("Booking.com", "2.5k") or after a title ("St. Joseph's", "Dr. Lee"): no sentence ends there
+_INNER_POINT = (
+    r"\.(?=[A-Za-z0-9])|(?:"
+    + "|".join(rf"(?<=\b{t})" for t in ("Mr", "Mrs", "Ms", "Dr", "St", "Mt", "Jr", "Sr", "Prof", "vs"))
+    + r")\.(?=\s+\S)"
+)
+_SENTENCE = re.compile(rf"(?:[^.!?;。！？；\n]|{_INNER_POINT})+[.!?;。！？；]*")
+_SENTENCE_WHOLE = re.compile(rf"(?:[^.!?。！？\n]|{_INNER_POINT})+[.!?。！？]*")
 #: what :func:`clause` strips: a sentence's end marks
 END_MARKS = ".!?;。！？；"
 

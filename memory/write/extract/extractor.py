@@ -39,7 +39,7 @@ from memory.write.extract.general import (
     speaker_implied,
     without_tag_question,
 )
-from memory.write.extract.lead_in import lead_in
+from memory.write.extract.lead_in import joined, lead_in
 from memory.write.extract.persons import name_person_from_message
 from memory.write.extract.recent import name_from_recent
 from memory.write.extract.references import points_unnamed, resolve
@@ -411,6 +411,18 @@ def extract(
     return standing(extract_rules(text, role=role, at=at, previous=previous), text, previous, recent)
 
 
+def _goes_on(first: Candidate, then: Candidate) -> bool:
+    """Whether ``then`` may go on in ``first``'s memory: both the speaker's own words, in English, not hedged."""
+    return (
+        first.language == then.language == "en"
+        and first.predicate in _GOES_ON
+        and then.predicate in _GOES_ON
+        and not first.hedged
+        and not then.hedged
+        and first.subject == then.subject
+    )
+
+
 def standing(
     cands: list[Candidate], message: str = "", previous: str | None = None, recent: list[str] | None = None
 ) -> list[Candidate]:
@@ -448,6 +460,11 @@ def standing(
             c.content, c.evidence = led
             out.append(c)
             continue
+        if named is None and out and _goes_on(out[-1], c):
+            one = joined((out[-1].content, out[-1].evidence), (c.content, c.evidence), message)
+            if one is not None:  # "We made pizza! We had so much fun making them …": one memory, named in its head
+                out[-1].content, out[-1].evidence = one
+                continue
         if named is None:
             if not keep.judged(c):
                 continue

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from memory.text.language import has_cjk
+from memory.text.language import CJK, has_cjk
 from memory.write.extract.antecedent import only_interjections, quoted_at, said_before
 from memory.write.extract.base import is_question
 from memory.write.extract.references import head, unresolved
@@ -112,8 +112,29 @@ def lead_in(content: str, evidence: str, message: str, *, own_words: bool = Fals
     return f"{lead}; {_lower_first(content)}", said + evidence
 
 
+#: a person a memory's reference stands for is named by memory.write.extract.persons, never by what stands near it
+_PERSONS = frozenset(["he", "him", "his", "himself", "she", "her", "hers", "herself"])
+
+
+def joined(first: tuple[str, str], then: tuple[str, str], message: str) -> tuple[str, str] | None:
+    """One memory of two said one right after the other, the second going on about what the first names ("We made
+    pizza! We had so much fun making them together." → "User and others made pizza; User and others had so much fun
+    making them together"): (content, evidence as said), or None when something was said between them or the
+    second's reference is a person."""
+    (content, evidence), (more, more_said) = first, then
+    if any(r.lower() in _PERSONS for r in unresolved(more, more_said)):
+        return None  # "My sister called. I told him the news.": who he is, the first does not say
+    start, at = message.find(evidence), quoted_at(more_said, message)
+    if start < 0 or at < start + len(evidence) or message[start + len(evidence) : at].strip(" \t\n.!…\"'”’)"):
+        return None
+    return f"{content.rstrip('.!… ')}; {_lower_first(more)}", message[start:at] + more_said
+
+
 #: a memory's first word that is no name: written small after the lead-in ("…; these experiences make User …")
-_COMMON_FIRST = re.compile(r"^(?:The|This|These|That|Those|A|An|Some|It|Its|[A-Z][a-z]+ing)\b")
+_COMMON_FIRST = re.compile(
+    r"^(?:The|This|These|That|Those|A|An|Some|It|Its|Their|They|There|Being|Not|Just|Also|Stuff|Everything|Everyone|"
+    r"Something|Nothing|Don't|Can't|Didn't|[A-Z][a-z]+ing)\b"
+)
 
 
 def _lower_first(content: str) -> str:
@@ -144,7 +165,7 @@ def _lead_in_zh(content: str, before: str, said: str) -> tuple[str, str] | None:
         or _ZH_VOICE.search(before)
         or _ZH_BARE.search(before)
         or _ZH_OPENS_ON_NOTHING.match(before)
-        or len(re.findall(r"[\u4e00-\u9fff]", before)) < _ZH_SHORTEST
+        or len(CJK.findall(before)) < _ZH_SHORTEST
         or len(before) > 2 * _LONGEST
     ):
         return None
