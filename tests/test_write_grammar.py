@@ -173,3 +173,15 @@ def test_the_us_is_a_country_not_the_speaker():
     from memory.write.extract.general import later_person
 
     assert later_person("roles in the US and Asia for us and me") == "roles in the US and Asia for them and them"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm sure people will recognise your name and love the book even more.",
+        "I bet they would enjoy the trip and love the food there.",
+    ],
+)
+def test_a_verb_after_what_the_speaker_frames_someone_else_doing_is_not_the_speakers(said):
+    """ "I'm sure people will … and love the book" gave "User likes the book even more" (a false fact, LoCoMo)."""
+    assert not [c.content for c in extract_rules(said, at=AT) if c.predicate == "likes"]

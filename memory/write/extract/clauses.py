@@ -150,12 +150,20 @@ def _with_subject(part: str, previous: str, lang: str) -> str:
         verb
         and re.match(r"(?:and |but |also )?(?:i|i'm|i’m|i've|i’ve)\b", previous, re.I)
         and not _OTHER_SUBJECT_EN.search(previous)  # "… and it was awesome - so much energy and love everywhere"
+        and not _FRAMED_OTHER_EN.search(previous)  # "I'm sure people will recognise you … and love the book"
         and not re.search(r"\b" + re.escape(verb.group().split()[-1]) + r"\b", previous, re.I)
     ):  # the same verb twice is a noun the second time: "I love the self-acceptance and love theme"
         return "I " + part  # "I love my job and hate commuting"; never "hope and love exist"
     return part
 
 
+#: the speaker frames what someone else will do or does ("I'm sure people will recognise you …", "I bet they
+#: would …"): a verb after it is that someone's, not the speaker's
+_FRAMED_OTHER_EN = re.compile(
+    r"\bI(?:'m|’m| am)?\s+(?:sure|think|bet|guess|hope|believe|know|reckon|wish)\s+(?:that\s+)?"
+    r"(?!I\b|I'|I’)[A-Za-z]+\s+(?:will|'ll|would|can|could|should|might|must|are|is|were|was|do|does|did|have|has)\b",
+    re.IGNORECASE,
+)
 #: the clause before went on with another subject: the verb that follows is not the speaker's
 _OTHER_SUBJECT_EN = re.compile(
     r"\b(?:it|he|she|they|there|this|that|we|you|it's|that's|there's)\s+(?:is|was|'s|are|were|has|had)\b"
