@@ -40,7 +40,15 @@ from memory.write.extract.context import answered_question
 from memory.write.extract.kin import is_person
 from memory.write.extract.references import head, unresolved
 
-__all__ = ["MONTH_DAY", "name_from_answered", "name_from_message", "only_interjections", "quoted_at", "said_before"]
+__all__ = [
+    "MONTH_DAY",
+    "ZH_INTERJECTION",
+    "name_from_answered",
+    "name_from_message",
+    "only_interjections",
+    "quoted_at",
+    "said_before",
+]
 
 #: a determiner, up to three modifiers, a head noun (lowercase words; hyphens kept: "hand-painted")
 #: (a lookahead, so that "my bike and my helmet" yields both)
@@ -546,8 +554,9 @@ _ZH_POINTED = re.compile(
 #: where a Chinese noun after its measure word ends: a verb, an adverb, a particle or a pronoun after it
 _ZH_NOUN_END = re.compile(r"[是真太很好看吗呢啊吧了有在也都我你他她它怎么什为还就会能要想可挺非特让给和跟的得地着过]")
 #: what a speaker may say first without naming a thing ("谢谢！", "哈哈，")
-_ZH_INTERJECTION = re.compile(
-    r"^[\s，,。！!？?～~]*(?:(?:谢谢|多谢|哈哈|嘿嘿|是的|是啊|对啊|对|嗯|哇|好的|没错|当然)[\s，,。！!？?～~]*)*$"
+ZH_INTERJECTION = re.compile(
+    r"^[\s，,。！!？?～~]*(?:(?:谢谢|多谢|感谢|哈哈|嘿嘿|嘿|是的|是啊|对啊|对|嗯|哇|好的|太好了|天哪|没错|当然|哎|啊|哦|喔)"
+    r"[\s，,。！!？?～~]*)*$"
 )
 #: the bare references named this way: one thing (not 它们, not a place or a person)
 _ZH_BARE = ("它", "这个", "那个")
@@ -572,7 +581,7 @@ def _named_from_answered_zh(content: str, evidence: str, message: str, previous:
     if len(refs) != 1 or refs[0] not in _ZH_BARE:
         return None
     at = message.find(evidence.strip()[:12])
-    if at < 0 or not _ZH_INTERJECTION.match(message[:at]):
+    if at < 0 or not ZH_INTERJECTION.match(message[:at]):
         return None
     named = _zh_pointed(previous)
     text = head(content)

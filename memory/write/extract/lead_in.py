@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 
 from memory.text.language import CJK, has_cjk
-from memory.write.extract.antecedent import only_interjections, quoted_at, said_before
+from memory.write.extract.antecedent import ZH_INTERJECTION, only_interjections, quoted_at, said_before
 from memory.write.extract.base import is_question
-from memory.write.extract.references import head, unresolved
+from memory.write.extract.references import ZH_PERSON_PRONOUN, head, unresolved
 from memory.write.same import words as content_words
 
 __all__ = ["lead_in"]
@@ -147,12 +147,10 @@ _ZH_VOICE = re.compile(r"[我你您咱]")
 #: ("这是 …"); a determiner with its noun ("这次装修很顺利") names the thing and may lead in
 _ZH_BARE = re.compile(
     r"它|[这那](?:个|些|里|儿|边)?(?![\u4e00-\u9fff])|[这那](?:个|些|里|儿|边)(?=[是就让使令给对也都真太很可，。！,!])|"
-    r"[这那](?=是|就是)|(?<![其吉利])[他她](?!人)"
+    r"[这那](?=是|就是)|" + ZH_PERSON_PRONOUN.pattern
 )
-#: what a Chinese speaker says first without naming a thing ("谢谢！", "哇，", "哈哈")
-_ZH_OPENS_ON_NOTHING = re.compile(
-    r"^(?:谢谢|多谢|感谢|哈哈|嘿嘿|嘿|哇|嗯|好的|太好了|天哪|对|是的|没错|当然|哎|啊|哦|喔)"
-)
+#: what a Chinese sentence says after its first pause: an interjection before it opens on nothing ("哇，…")
+_ZH_AFTER_PAUSE = re.compile(r"[，,！!。].*", re.DOTALL)
 #: fewer Han characters than this name nothing a memory can go on about ("好累。")
 _ZH_SHORTEST = 4
 
@@ -164,7 +162,7 @@ def _lead_in_zh(content: str, before: str, said: str) -> tuple[str, str] | None:
         is_question(before)
         or _ZH_VOICE.search(before)
         or _ZH_BARE.search(before)
-        or _ZH_OPENS_ON_NOTHING.match(before)
+        or ZH_INTERJECTION.match(_ZH_AFTER_PAUSE.sub("", before))  # "哇，…", "谢谢！…"
         or len(CJK.findall(before)) < _ZH_SHORTEST
         or len(before) > 2 * _LONGEST
     ):
