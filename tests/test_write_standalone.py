@@ -186,6 +186,11 @@ def test_a_pointing_determiner_before_a_vague_head_is_not_renamed_into_an_articl
     assert resolve("Visiting those places is on User's list.") is None
     assert resolve("User joined this adoption group.") == "User joined an adoption group."
     assert resolve("User planted these lovely tulips.") == "User planted lovely tulips."
+    # a kind said bare says which one only in the conversation ("User is a huge fan of a genre" says nothing), while
+    # a word of its own names it enough ("an amazing fantasy series")
+    assert resolve("User is a huge fan of this genre.") is None
+    assert resolve("User stumbled across this spot while hiking.") is None
+    assert resolve("User just finished this amazing fantasy series.") == "User just finished an amazing fantasy series."
 
 
 # -- 2. worth keeping ----------------------------------------------------------------------------------------------

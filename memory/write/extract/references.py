@@ -611,7 +611,7 @@ def resolve(content: str, evidence: str = "") -> str | None:
             return None
         if noun.lower() in _NOT_A_NOUN or noun.lower() in _ORDINAL or _LIKE_BEFORE.search(fixed.split(ref)[0]):
             return None  # "that last match", "moments like these": what is meant is not in the words
-        if _head(fixed, ref) in _VAGUE:
+        if _head(fixed, ref) in _VAGUE or re.sub(r"\W+$", "", noun).lower() in _VAGUE_BARE:
             return None  # "this charity thing" → "a charity thing", "that world" → "a world": named in name only
         article = ("an " if _A_OR_AN.match(noun) else "a ") if det.lower() in ("this", "that") else ""
         if _PARTITIVE.search(fixed.split(ref)[0]):
@@ -627,6 +627,11 @@ def resolve(content: str, evidence: str = "") -> str | None:
 _VAGUE = frozenset(
     ["thing", "things", "stuff", "world", "worlds", "place", "places", "one", "ones", "kind", "sort", "way", "part"]
     + ["side", "stage", "point", "level", "bit", "moment", "moments", "situation", "feeling", "feelings", "vibe"]
+)
+#: kinds that say which one only with a word of their own: "this genre", "that spot" read as "a genre", "a spot" say
+#: nothing ("User is a huge fan of a genre"), while "this amazing fantasy series" → "an amazing fantasy series" does
+_VAGUE_BARE = frozenset(
+    ["genre", "series", "spot", "recipe", "color", "colour", "shade", "style", "type", "flavor", "flavour", "brand"]
 )
 
 
