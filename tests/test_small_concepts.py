@@ -122,11 +122,14 @@ def test_one_splitter_for_both_languages():
     assert clause("我住在杭州。") == "我住在杭州" and clause("Really?!") == "Really"
     assert sentences("Be brief; be kind. Done") == ["Be brief;", "be kind.", "Done"]
     # a point inside a word or after a title ends no sentence
-    assert sentences("Booked via Booking.com for St. Joseph's feast. Dr. Lee came. See you.") == [
+    assert sentences("Booked via Booking.com for St. Joseph's feast. Dr. Lee came. J.K. Rowling too. See you.") == [
         "Booked via Booking.com for St. Joseph's feast.",
         "Dr. Lee came.",
+        "J.K. Rowling too.",
         "See you.",
     ]
+    assert sentences("I saw J. K. Rowling. Plan B. Fine.") == ["I saw J. K. Rowling.", "Plan B.", "Fine."]
+    assert sentences("We live near D.C. I love it.") == ["We live near D.C.", "I love it."]
     assert sentences("Be brief; be kind. Done", semicolons=False) == ["Be brief; be kind.", "Done"]
 
 

@@ -185,3 +185,9 @@ def test_the_us_is_a_country_not_the_speaker():
 def test_a_verb_after_what_the_speaker_frames_someone_else_doing_is_not_the_speakers(said):
     """ "I'm sure people will … and love the book" gave "User likes the book even more" (a false fact, LoCoMo)."""
     assert not [c.content for c in extract_rules(said, at=AT) if c.predicate == "likes"]
+
+
+def test_a_time_is_not_a_thing_liked():
+    """ "a job I enjoy every day" gave "User likes every day." (LoCoMo)."""
+    got = [c.content for c in extract_rules("I'm grateful to have a job I enjoy every day.", at=AT)]
+    assert "User likes every day." not in got

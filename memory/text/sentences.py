@@ -5,7 +5,7 @@ repeated them, and the desk compares replies with the system prompt — all thro
 
 A sentence ends at ``. ! ? ;`` or their full-width forms, or at a line break; its end marks stay with it (a
 question keeps its ``?``, so callers can skip it). A point inside a word or a number is not an end ("2.5k", "3.5万",
-"Booking.com"), nor one after a title ("St. Joseph's Church", "Dr. Lee").
+"Booking.com"), nor one after a title ("St. Joseph's Church", "Dr. Lee") or initials ("J.K. Rowling").
 ``semicolons=False`` keeps a sentence whole across its semicolons (the desk compares whole sentences of the system
 prompt).
 """
@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import re
 
-#: a point inside a word ("Booking.com", "2.5k") or after a title ("St. Joseph's", "Dr. Lee"): no sentence ends there
+#: a point inside a word ("Booking.com", "2.5k"), after a title ("St. Joseph's", "Dr. Lee") or after initials
+#: ("J.K. Rowling"): no sentence ends there
 _INNER_POINT = (
     r"\.(?=[A-Za-z0-9])|(?:"
     + "|".join(rf"(?<=\b{t})" for t in ("Mr", "Mrs", "Ms", "Dr", "St", "Mt", "Jr", "Sr", "Prof", "vs"))
     + r")\.(?=\s+\S)"
+    # initials: "J.K. Rowling", "J. K. Rowling" (not before "I": "… near Washington D.C. I'm …" ends there)
+    r"|(?:(?<=\b[A-Z]\.[A-Z])|(?<=\b[A-Z]\. [A-Z]))\.(?=\s+(?!I\b|I'|I’)\S)|(?<=\b[A-Z])\.(?=\s[A-Z]\.)"
 )
 _SENTENCE = re.compile(rf"(?:[^.!?;。！？；\n]|{_INNER_POINT})+[.!?;。！？；]*")
 _SENTENCE_WHOLE = re.compile(rf"(?:[^.!?。！？\n]|{_INNER_POINT})+[.!?。！？]*")

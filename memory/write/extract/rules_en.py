@@ -389,7 +389,11 @@ def style_of(sentence: str) -> str | None:
     return None
 
 
-_NOT_OBJECT_START = r"^(?:it|that|this|you|your|how|what|when|where|why|who|which|it's|it’s)\b"
+_NOT_OBJECT_START = (
+    r"^(?:it|that|this|you|your|how|what|when|where|why|who|which|it's|it’s)\b"
+    # a time, not a thing: "a job I enjoy every day" gave "User likes every day."
+    r"|^(?:every|each|all)\s+(?:day|days|morning|night|week|weekend|month|year|minute|second|time)\b"
+)
 
 
 def clean_object(obj: str) -> str | None:
