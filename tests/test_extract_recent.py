@@ -230,3 +230,17 @@ def test_a_there_that_ends_its_clause_is_a_reference_to_a_place(memory, flagged)
     from memory.write.extract.references import unresolved
 
     assert any("there" in r for r in unresolved(memory)) == flagged
+
+
+def test_a_his_is_a_reference_named_like_he_and_him():
+    """ "I really admire his work ethic" after "LeBron is the man - love his skills" was kept as "User really admires
+    his work ethic" ("his" was no reference to the detector); "him and his family" stays one reference, him."""
+    from memory.write.extract.references import unresolved
+
+    assert unresolved("User really admires his work ethic.") == ["his"]
+    assert unresolved("User can catch up with him and his family.") == ["him"]
+    assert unresolved("User met LeBron and admired his skills.") == []  # a name in two capitals is a name
+    recent = ["The Wolves are my team, and I think LeBron is incredible - love his skills and leadership."]
+    assert read("I really admire his work ethic, such an inspiration.", recent) == [
+        "User really admires LeBron's work ethic, such an inspiration."
+    ]

@@ -43,7 +43,8 @@ from memory.write.extract.references import head, unresolved
 __all__ = ["RECENT", "RECENT_CHARS", "name_from_recent"]
 
 #: a capitalised name of one to four words ("London", "Whispering Falls", "Cliffs of Moher", "J.K. Rowling")
-_NAME = r"(?:[A-Z]\.[ ]?){0,3}[A-Z][^\W\d_A-Z]+(?:[A-Z][^\W\d_A-Z]+)?(?:[ ](?:of[ ]|the[ ])?[A-Z][^\W\d_A-Z]+){0,3}"
+_WORD_OF_NAME = r"[A-Z][^\W\d_A-Z]+(?:[A-Z][^\W\d_A-Z]+)?"  # "Rowling", "LeBron"
+_NAME = r"(?:[A-Z]\.[ ]?){0,3}" + _WORD_OF_NAME + r"(?:[ ](?:of[ ]|the[ ])?" + _WORD_OF_NAME + r"){0,3}"
 #: a place the window introduces: "called / named X", "in / at X", "visit X", "(went / trip / moved …) to X"
 _PLACE = re.compile(
     r"\b(?:called|in|at|visit(?:ed|ing)?|(?:go|goes|went|gone|going|been|trip|travel(?:l)?ed|travel(?:l)?ing|moved|"

@@ -56,7 +56,7 @@ _THAT_JOINS = re.compile(
 )
 #: a word that ends a clause: "that" before it is a pronoun ("User loves that.")
 _END = re.compile(r"^\s*(?:[,.;:!?)]|$|and\b|but\b|so\b|because\b|too\b|again\b|now\b|with\b)")
-_PRONOUN = re.compile(r"\b(?P<p>it|its|itself|him|himself|he|she|her|herself|one|ones)\b", re.I)
+_PRONOUN = re.compile(r"\b(?P<p>it|its|itself|him|himself|he|his|she|her|herself|one|ones)\b", re.I)
 #: "it" that points at nothing: weather, time, idioms
 _DUMMY_IT = re.compile(
     r"\bmake it (?:to|through|work|happen|out|big)\b|\bmade it (?:to|through|work|happen|out|big)\b|"
@@ -137,8 +137,9 @@ _THE_PLACE = re.compile(
 )
 #: a person named in the statement: a he / she / him / her after it has someone to stand for
 _PERSON = re.compile(
-    r"\b(?:[A-Z][a-z]+(?<!User)|mom|mum|mother|dad|father|son|daughter|brother|sister|husband|wife|partner|"
-    r"boyfriend|girlfriend|friend|buddy|boss|colleague|coworker|co-worker|kid|child|baby|grandma|grandpa|"
+    r"\b(?:(?:Mc|Mac|Le|La|De|Di|O')?[A-Z][a-z]+(?<!User)|"  # a name, "LeBron" and "McDonald" too
+    r"mom|mum|mother|dad|father|son|daughter|brother|sister|husband|wife|partner|boyfriend|girlfriend|friend|buddy|"
+    r"boss|colleague|coworker|co-worker|kid|child|baby|grandma|grandpa|"
     r"grandmother|grandfather|aunt|uncle|cousin|nephew|niece|neighbo(?:u)?r|teacher|coach|mentor|mentee|"
     r"therapist|doctor|roommate|fiancée?|bf|gf|guy|girl|boy|man|woman|lady|dog|cat|puppy|kitten|pet)s?\b",
 )
@@ -213,6 +214,8 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
             continue
         if p in ("one", "ones"):
             continue  # counted by _ONE with its determiner
+        if p == "his" and _HE.search(text):
+            continue  # "… catch up with him and his family": one reference, him (named as one, never twice)
         if p in ("it", "its", "itself"):
             window = text[max(0, m.start() - 20) : m.end() + 30]
             if p == "its" and _named_before(text[: m.start()]):
@@ -243,6 +246,7 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     return found
 
 
+_HE = re.compile(r"\b(?:he|him|himself|he's|he'd|he'll)\b", re.I)
 #: "User started volunteering here": where "here" is, only the conversation says
 _HERE = re.compile(r"\bhere\b(?!\s+and\s+there)", re.I)
 _THEY = re.compile(r"\b(?:they|them|their|theirs|they're|they've|they'll|they'd)\b", re.I)
