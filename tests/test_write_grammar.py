@@ -191,3 +191,18 @@ def test_a_time_is_not_a_thing_liked():
     """ "a job I enjoy every day" gave "User likes every day." (LoCoMo)."""
     got = [c.content for c in extract_rules("I'm grateful to have a job I enjoy every day.", at=AT)]
     assert "User likes every day." not in got
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("I love the color and texture.", ["User likes the color and texture."]),  # one determiner for both
+        ("I love action and sci-fi movies.", ["User likes action and sci-fi movies."]),  # one head noun for both
+        ("I love cats and dogs.", ["User likes cats.", "User likes dogs."]),  # two things
+        ("I love the beach and the mountains.", ["User likes the beach.", "User likes the mountains."]),
+    ],
+)
+def test_a_word_two_liked_things_share_makes_them_one(said, kept):
+    """ "I love the color and texture" gave "User likes texture." and "I love action and sci-fi movies" gave "User
+    likes action." (LoCoMo)."""
+    assert [c.content for c in extract_rules(said, at=AT) if c.predicate == "likes"] == kept

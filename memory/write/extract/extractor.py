@@ -121,6 +121,9 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
             cleaned = mod.clean_object(raw) if raw else ""
             if cleaned is None or (raw and not cleaned) or _about_answers(cleaned, lang):
                 continue
+            shared = _shared_with_next(rule.predicate, cleaned, sentence[e:]) if lang == "en" else None
+            if shared is not None:  # "the color and texture", "action and sci-fi movies": one thing liked
+                cleaned, e, evidence = cleaned + shared.group(), e + shared.end(), evidence + shared.group()
             obj = rule.obj(cleaned) if rule.obj else cleaned
             display = cleaned if lang == "zh" or rule.predicate == "budget" else obj
             art = "an" if display[:1].lower() in "aeiou" else "a"
@@ -158,6 +161,26 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
     out += dated_statements(sentence, lang, at, claimed)
     return out
 
+
+def _shared_with_next(predicate: str, first: str, after: str) -> re.Match[str] | None:
+    """The coordinated rest of a liked thing that shares a word with it, so is one thing: the determiner ("the color
+    and texture", not "User likes texture.") or the head noun ("action and sci-fi movies", not "User likes
+    action."); None for two things ("cats and dogs", "hiking and swimming")."""
+    if predicate not in _COORDINATED:
+        return None
+    more = _COORDINATION.match(after)
+    if more is None or _NOT_AN_OBJECT.match(more.group("more")):
+        return None
+    second = more.group("more").split()
+    if _DETERMINED.match(first) and not _DETERMINED.match(more.group("more")) and len(second) <= 3:
+        return more  # the determiner is the two's
+    doings = first.lower().endswith("ing") or second[0].lower().endswith("ing")  # "hiking and exploring new trails"
+    if len(first.split()) == 1 and len(second) >= 2 and second[-1].lower().endswith("s") and not first.endswith("s"):
+        return None if doings else more  # the head noun is the two's
+    return None
+
+
+_DETERMINED = re.compile(r"^(?:the|my|our|their|his|her|this|that|these|those)\s", re.IGNORECASE)
 
 #: "I love basketball and gaming": two tastes, one memory each
 _COORDINATED = frozenset({"likes", "dislikes"})
