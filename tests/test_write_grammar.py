@@ -206,3 +206,17 @@ def test_a_word_two_liked_things_share_makes_them_one(said, kept):
     """ "I love the color and texture" gave "User likes texture." and "I love action and sci-fi movies" gave "User
     likes action." (LoCoMo)."""
     assert [c.content for c in extract_rules(said, at=AT) if c.predicate == "likes"] == kept
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("My colleagues and I went to a convention last month.", "User and their colleagues went to a convention"),
+        ("Yesterday my sister and I watched a movie.", "User and their sister watched a movie"),
+    ],
+)
+def test_the_others_a_speaker_did_something_with_are_kept(said, kept):
+    """ "My colleagues and I went to a convention together" gave "User went to a convention together" (LoCoMo)."""
+    assert any(c.content.startswith(kept) for c in extract_rules(said, at=AT)), [
+        c.content for c in extract_rules(said, at=AT)
+    ]

@@ -128,6 +128,9 @@ def split_clauses(sentence: str, lang: str) -> list[str]:
         return [sentence]
     out = [parts[0]]
     for part in parts[1:]:
+        if lang == "en" and _COMPANIONS_EN.match(out[-1]) and re.match(r"(?:I|me)\b", part):
+            out[-1] = f"{out[-1]} and {part}"  # "My colleagues and I went …": one subject, not two clauses
+            continue
         if lang == "zh" and _NAMES_IT_ZH.match(part):  # "我养了一只猫，叫咪咪": the cat's name, never the user's
             out[-1] = f"{out[-1]}，{part}"
             continue
@@ -135,6 +138,12 @@ def split_clauses(sentence: str, lang: str) -> list[str]:
     return out
 
 
+#: the others a speaker did something with, before "and I" ("My colleagues", "Yesterday my sister")
+_COMPANIONS_EN = re.compile(
+    r"^(?:(?:yesterday|today|recently|then|so|also|last \w+|this \w+),?\s+)?(?:my|our)"
+    r"(?:\s+(?![a-z]+ed\b)[a-z][\w'-]*){1,3}$",  # not "My laptop crashed last week"
+    re.I,
+)
 #: a subject-less clause that names what the clause before it mentioned (a pet, a person), not the speaker
 _NAMES_IT_ZH = re.compile(r"^(?:它|他|她)?(?:叫做|名叫|叫|名字叫|名字是)")
 

@@ -59,6 +59,11 @@ _SUBJECT_CLAUSE = re.compile(
 )
 
 
+#: "My colleagues and I …" before an event's "I": the others who did it with the speaker (in the past: the verb
+#: agrees with "User and their colleagues" as it does with "User")
+_WITH_OTHERS_BEFORE = re.compile(r"\b(?:my|our)\s+(?P<who>[a-z][\w' -]{1,25}?)\s+and\s+$", re.IGNORECASE)
+
+
 def dated_statements(sentence: str, lang: str, at: datetime, claimed: list[tuple[int, int]]) -> list[Candidate]:
     """Events (past, dated) first; otherwise plans; spans already claimed by another rule are skipped."""
     events = _EVENT_ZH if lang == "zh" else _EVENT_EN
@@ -96,7 +101,12 @@ def _emit(
             continue  # "I did last week": the answer to a question, not a fact on its own
         if lang == "en" and rules_en.cut_short(m.group("obj")):
             continue  # "making a whole day of" (cut before "it and …"): a piece of a phrase reads as garbage
-        out.append(_candidate(kind, obj, found, lang, m.group()))
+        c = _candidate(kind, obj, found, lang, m.group())
+        others = _WITH_OTHERS_BEFORE.search(sentence[: m.start()]) if lang == "en" and kind == "event" else None
+        if others:  # "My colleagues and I went to a convention" — not "User went to a convention together"
+            c.content = re.sub(r"^User\b", f"User and their {others.group('who')}", c.content, count=1)
+            c.evidence = sentence[others.start() : m.end()]
+        out.append(c)
         claimed.append(m.span())
     return out
 
