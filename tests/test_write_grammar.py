@@ -220,3 +220,10 @@ def test_the_others_a_speaker_did_something_with_are_kept(said, kept):
     assert any(c.content.startswith(kept) for c in extract_rules(said, at=AT)), [
         c.content for c in extract_rules(said, at=AT)
     ]
+
+
+def test_a_thing_that_did_something_is_not_a_companion():
+    """ "My laptop crashed last week and I lost all my work" gave "User and their laptop crashed last week lost all
+    their work" (LoCoMo); "My kids and I …" is still the user and their kids."""
+    assert _contents("My laptop crashed last week and I lost all my work.")[0].startswith("User's laptop crashed")
+    assert _contents("My kids and I just finished a puzzle.") == ["User and their kids just finished a puzzle."]

@@ -760,7 +760,8 @@ _SINCE = re.compile(
 _ASIDE = re.compile(r"^(?P<lead>[^,]{3,40}),\s+(?=(?:I|I'm|I've|I'd|my|My|we|We)\b)")
 #: "My kids and I just finished …" → "User and their kids just finished …"
 _WITH_OTHERS = re.compile(
-    r"^(?:(?:my|our)\s+(?P<who>[\w' ]{2,25}?)\s+and\s+(?:I|me)|(?:me|I)\s+and\s+(?:my|our)\s+(?P<who2>[\w' ]{2,25}?))"
+    r"^(?:(?:my|our)\s+(?P<who>(?:(?![a-z]+ed\b)[\w']+ ?){1,4}?)\s+and\s+(?:I|me)|"  # not "My laptop crashed …"
+    r"(?:me|I)\s+and\s+(?:my|our)\s+(?P<who2>[\w' ]{2,25}?))"
     r"\s+",
     re.IGNORECASE,
 )
