@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory.write.extract.general import COMPANIONS
+
 RELATIONS_EN = (
     "wife|husband|partner|spouse|boyfriend|girlfriend|fiancée?|mom|mum|mother|dad|father|parents|son|daughter|kids|"
     "children|baby|brother|sister|sibling|grandma|grandmother|grandpa|grandfather|uncle|aunt|cousin|nephew|niece|"
@@ -140,9 +142,7 @@ def split_clauses(sentence: str, lang: str) -> list[str]:
 
 #: the others a speaker did something with, before "and I" ("My colleagues", "Yesterday my sister")
 _COMPANIONS_EN = re.compile(
-    r"^(?:(?:yesterday|today|recently|then|so|also|last \w+|this \w+),?\s+)?(?:my|our)"
-    r"(?:\s+(?![a-z]+ed\b)[a-z][\w'-]*){1,3}$",  # not "My laptop crashed last week"
-    re.I,
+    r"^(?:(?:yesterday|today|recently|then|so|also|last \w+|this \w+),?\s+)?" + COMPANIONS + "$", re.I
 )
 #: a subject-less clause that names what the clause before it mentioned (a pet, a person), not the speaker
 _NAMES_IT_ZH = re.compile(r"^(?:它|他|她)?(?:叫做|名叫|叫|名字叫|名字是)")

@@ -13,7 +13,7 @@ from datetime import datetime
 from memory.text.dates import DateMatch, resolve
 from memory.write.extract import rules_en, rules_zh
 from memory.write.extract.base import Candidate, make
-from memory.write.extract.general import HABIT
+from memory.write.extract.general import COMPANIONS, HABIT
 
 _PLAN_EN = {
     "cancel": "User cancelled plans: {obj}",
@@ -61,7 +61,7 @@ _SUBJECT_CLAUSE = re.compile(
 
 #: "My colleagues and I …" before an event's "I": the others who did it with the speaker (in the past: the verb
 #: agrees with "User and their colleagues" as it does with "User")
-_WITH_OTHERS_BEFORE = re.compile(r"\b(?:my|our)\s+(?P<who>[a-z][\w' -]{1,25}?)\s+and\s+$", re.IGNORECASE)
+_WITH_OTHERS_BEFORE = re.compile(r"\b" + COMPANIONS + r"\s+and\s+$", re.IGNORECASE)
 
 
 def dated_statements(sentence: str, lang: str, at: datetime, claimed: list[tuple[int, int]]) -> list[Candidate]:

@@ -434,14 +434,17 @@ def extract(
     return standing(extract_rules(text, role=role, at=at, previous=previous), text, previous, recent)
 
 
+def _own_words(c: Candidate) -> bool:
+    """A statement in the speaker's own words: a fact, an event, a like or a plan, not hedged."""
+    return c.predicate in _GOES_ON and not c.hedged
+
+
 def _goes_on(first: Candidate, then: Candidate) -> bool:
-    """Whether ``then`` may go on in ``first``'s memory: both the speaker's own words, in English, not hedged."""
+    """Whether ``then`` may go on in ``first``'s memory: both the speaker's own words, in English, of one subject."""
     return (
         first.language == then.language == "en"
-        and first.predicate in _GOES_ON
-        and then.predicate in _GOES_ON
-        and not first.hedged
-        and not then.hedged
+        and _own_words(first)
+        and _own_words(then)
         and first.subject == then.subject
     )
 
@@ -477,8 +480,8 @@ def standing(
             named = name_from_answered(c.content, c.evidence, message, previous)
         if named is None and recent:  # named by the session's messages before ("a place called X" … "that place")
             named = name_from_recent(c.content, c.evidence, message, recent)
-        own_words = c.predicate in _GOES_ON and not c.hedged and named == c.content
-        led = lead_in(c.content, c.evidence, message, own_words=own_words) if named in (None, c.content) else None
+        own_words = named == c.content and _own_words(c)  # nothing to name: led in only if a word of it points back
+        led = lead_in(c.content, c.evidence, message, own_words=own_words) if named is None or own_words else None
         if led is not None:  # led in by the sentence said before it ("The photoshoot went well. We did it in …")
             c.content, c.evidence = led
             out.append(c)

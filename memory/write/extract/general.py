@@ -758,11 +758,13 @@ _SINCE = re.compile(
 
 
 _ASIDE = re.compile(r"^(?P<lead>[^,]{3,40}),\s+(?=(?:I|I'm|I've|I'd|my|My|we|We)\b)")
+#: the others a speaker did something with, named before "and I": "my colleagues", "our two kids" (a word in -ed is a
+#: verb: "My laptop crashed last week and I …" names no one); one pattern for the general path, the clause splitter
+#: and the dated events
+COMPANIONS = r"(?:my|our)\s+(?P<who>(?:(?![a-z]+ed\b)[\w']+ ?){1,4}?)"
 #: "My kids and I just finished …" → "User and their kids just finished …"
 _WITH_OTHERS = re.compile(
-    r"^(?:(?:my|our)\s+(?P<who>(?:(?![a-z]+ed\b)[\w']+ ?){1,4}?)\s+and\s+(?:I|me)|"  # not "My laptop crashed …"
-    r"(?:me|I)\s+and\s+(?:my|our)\s+(?P<who2>[\w' ]{2,25}?))"
-    r"\s+",
+    r"^(?:" + COMPANIONS + r"\s+and\s+(?:I|me)|(?:me|I)\s+and\s+(?:my|our)\s+(?P<who2>[\w' ]{2,25}?))\s+",
     re.IGNORECASE,
 )
 

@@ -91,8 +91,9 @@ def lead_in(content: str, evidence: str, message: str, *, own_words: bool = Fals
     if before is None or not re.search(r"[.!…。！]\s*$", message[:at]):
         return None  # the quote opens a clause of a sentence ("The clasp is broken, and I want to wear it …")
     before = before.strip()
+    said = message[message.rfind(before, 0, at) : at]  # both sentences as said, the space between them too
     if has_cjk(content) or has_cjk(before):
-        return _lead_in_zh(content, before, message[message.rfind(before, 0, at) : at] + evidence)
+        return _lead_in_zh(content, before, said + evidence)
     words = re.findall(r"[A-Za-z][A-Za-z'-]*", before)
     if (
         is_question(before)
@@ -108,7 +109,6 @@ def lead_in(content: str, evidence: str, message: str, *, own_words: bool = Fals
     ):
         return None
     lead = before.rstrip(".!…-–— ")
-    said = message[message.rfind(before, 0, at) : at]  # both sentences as said, the space between them too
     return f"{lead}; {_lower_first(content)}", said + evidence
 
 
