@@ -23,7 +23,7 @@ import re
 from memory.text.language import CJK, has_cjk
 from memory.write.extract.antecedent import ZH_INTERJECTION, only_interjections, quoted_at, said_before
 from memory.write.extract.base import is_question
-from memory.write.extract.references import ZH_PERSON_PRONOUN, head, unresolved
+from memory.write.extract.references import PERSON_PRONOUNS, ZH_PERSON_PRONOUN, head, unresolved
 from memory.write.same import words as content_words
 
 __all__ = ["lead_in"]
@@ -112,17 +112,13 @@ def lead_in(content: str, evidence: str, message: str, *, own_words: bool = Fals
     return f"{lead}; {_lower_first(content)}", said + evidence
 
 
-#: a person a memory's reference stands for is named by memory.write.extract.persons, never by what stands near it
-_PERSONS = frozenset(["he", "him", "his", "himself", "she", "her", "hers", "herself"])
-
-
 def joined(first: tuple[str, str], then: tuple[str, str], message: str) -> tuple[str, str] | None:
     """One memory of two said one right after the other, the second going on about what the first names ("We made
     pizza! We had so much fun making them together." → "User and others made pizza; User and others had so much fun
     making them together"): (content, evidence as said), or None when something was said between them or the
     second's reference is a person."""
     (content, evidence), (more, more_said) = first, then
-    if any(r.lower() in _PERSONS for r in unresolved(more, more_said)):
+    if any(r.lower() in PERSON_PRONOUNS for r in unresolved(more, more_said)):
         return None  # "My sister called. I told him the news.": who he is, the first does not say
     start, at = message.find(evidence), quoted_at(more_said, message)
     if start < 0 or at < start + len(evidence) or message[start + len(evidence) : at].strip(" \t\n.!…\"'”’)"):

@@ -22,7 +22,7 @@ import re
 from memory.text.auxiliaries import BE_HAVE, MODALS
 from memory.text.language import has_cjk
 
-__all__ = ["ZH_PERSON_PRONOUN", "head", "points_unnamed", "resolve", "unresolved"]
+__all__ = ["PERSON_PRONOUNS", "ZH_PERSON_PRONOUN", "head", "points_unnamed", "resolve", "unresolved"]
 
 # -- English -------------------------------------------------------------------------------------------------------
 _TIME = (
@@ -247,6 +247,8 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
 
 
 _HE = re.compile(r"\b(?:he|him|himself|he's|he'd|he'll)\b", re.I)
+#: the pronouns that stand for a person: named by memory.write.extract.persons / recent, never by what stands near
+PERSON_PRONOUNS = frozenset(["he", "him", "his", "himself", "she", "her", "hers", "herself"])
 #: "User started volunteering here": where "here" is, only the conversation says
 _HERE = re.compile(r"\bhere\b(?!\s+and\s+there)", re.I)
 _THEY = re.compile(r"\b(?:they|them|their|theirs|they're|they've|they'll|they'd)\b", re.I)
