@@ -9,8 +9,8 @@
    what precision counts). ``--cache`` keeps candidates and vectors for re-fitting without re-running extraction.
 2. Only the candidates the decision judges (``keep.judged``) are fitted and decided; the others are always kept.
 3. Leave one conversation out: for each conversation, a model is fitted on the others and its keep-threshold is
-   chosen on them only (leave one of *them* out in turn: the highest precision whose recall is at least ``RATIO`` of
-   the recall of keeping every candidate); the held-out conversation is then decided by that model and threshold.
+   chosen on them only (leave one of *them* out in turn: the highest F1 of precision and recall, a rule with no
+   number of its own to tune); the held-out conversation is then decided by that model and threshold.
    Precision, recall and memories per 100 messages are reported per held-out conversation and summed over the
    conversations left out of rule tuning (``facts.TUNE``).
 4. The shipped model: fitted on all conversations, threshold chosen the same way over all of them.
@@ -31,7 +31,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 L2 = 1.0  # the ridge on the weights (not on the bias)
-RATIO = 0.93  # keep at least this share of the recall of keeping every candidate, on the training folds
 GRID = np.round(np.arange(0.30, 0.705, 0.01), 2)
 
 
@@ -152,12 +151,13 @@ class Data:
         for c in convs:
             rest = [x for x in convs if x != c] or [c]
             p = np.where(self.conv == c, self.probabilities(self.model(rest), [c]), p)
-        everything = self.figures(np.ones(len(self.rows), bool), convs)["recall"]
         best = (-1.0, float(GRID[0]))
         for t in GRID:
             f = self.figures(p >= t, convs)
-            if f["recall"] >= RATIO * everything and (f["precision"] or 0) > best[0]:
-                best = (f["precision"] or 0, float(t))
+            precision, recall = f["precision"] or 0.0, f["recall"]
+            f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+            if f1 > best[0]:
+                best = (f1, float(t))
         return best[1]
 
 
@@ -185,7 +185,7 @@ def run(d: dict[str, Any]) -> dict[str, Any]:
         "dim": int(data.vectors.shape[1]),
         "flags": list(keep.FLAGS),
         "l2": L2,
-        "threshold_rule": f"highest precision with recall >= {RATIO} x keeping every candidate, on training folds",
+        "threshold_rule": "highest F1 of precision and recall, on training folds",
         "threshold": data.threshold(convs),
         "fitted_on": convs,
         "figures": {

@@ -15,8 +15,10 @@ from memory.vocab import SEMANTIC_TYPES, EventOp
 from memory.write import keep
 
 ROOT = Path(__file__).resolve().parents[1]
-#: a pep talk to oneself that no hand-written rule catches (not trivial, no unresolved reference)
-PEP = ["I'm holding on to hope.", "I always try to look on the bright side of things."]
+#: a mood of the moment that no hand-written rule catches (not trivial, no unresolved reference); "I'm holding on to
+#: hope." was here until the threshold rule changed (p 0.45 against 0.41): a coping motto is now a hard rule
+#: (worth._COPING), tested in test_write_standalone
+PEP = ["I couldn't stop smiling.", "I can't complain."]
 #: concrete facts: a name, a place, a number, a date
 CONCRETE = [
     "I adopted a greyhound named Biscuit last Monday.",

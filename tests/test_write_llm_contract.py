@@ -52,7 +52,7 @@ RECORDED: dict[str, list[dict]] = {
     "I'm gonna keep chasing my dreams!": [_fact("User is gonna keep chasing their dreams.", "dreams")],
     "我今天心情很好。": [_fact("用户今天心情很好。", "心情很好")],
     # the learned worth-keeping decision (memory.write.keep): a mood no rule lists, a concrete dated fact
-    "I am just holding on to hope these days.": [_fact("User is holding on to hope.", "hope")],
+    "I couldn't stop smiling.": [_fact("User couldn't stop smiling.", "smiling")],
     "Biscuit is my new greyhound, adopted him last Monday.": [
         _fact("User adopted a greyhound named Biscuit last Monday.", "greyhound Biscuit", "event")
     ],
@@ -191,9 +191,9 @@ def test_what_a_model_extracts_is_kept_or_dropped_by_the_learned_worth_keeping_d
     from memory.write.extract.worth import trivial
 
     base_url, _ = stub
-    texts = ["I am just holding on to hope these days.", "Biscuit is my new greyhound, adopted him last Monday."]
-    said = "User is holding on to hope."
+    texts = ["I couldn't stop smiling.", "Biscuit is my new greyhound, adopted him last Monday."]
+    said = "User couldn't stop smiling."
     assert trivial(said, "fact") is None and resolve(said, texts[0]) == said  # no hand-written rule drops it
     assert _turns(svc, base_url, texts) == ["User adopted a greyhound named Biscuit last Monday."]
     episodes = [m.content for m in svc.list_memories(svc.get_user("u"), types=[MemoryType.EPISODE])]
-    assert any("holding on to hope" in e for e in episodes)
+    assert any("stop smiling" in e for e in episodes)

@@ -341,7 +341,7 @@ def extract_turn(
     after ``previous``, the other speaker's turn before it (as a chat turn is read after the agent's reply), and
     with ``recent``, the session's turns before it (as ``memory.write.batch.answered`` reads a session). With
     ``embedder``, the planner's worth-keeping decision (memory.write.keep) is applied to each candidate's passage
-    vector, as the write path does; without one, what it cannot decide (an unresolved reference) is dropped."""
+    vector, as the write path does; without one, every candidate is kept (as the write path keeps them there)."""
     from memory.storage.models import Message
     from memory.write import keep
     from memory.write.pipeline import Item, prepare

@@ -3,11 +3,11 @@
 Hand-written rules for "small talk, reactions, evaluations of the moment" were read off two tuning conversations and
 stopped carrying over to conversations they were not read on (docs/extraction.md, third round). This is the same
 decision learned instead: a logistic regression (L2, plain numpy) over the candidate's e5 passage vector — the one the
-write path computes for deduplication and indexing anyway, never a second embedding — and a few cheap flags (the
-unresolved-reference detector, whether a reference was renamed, length, predicate, whether it names a person, a number
-or a date, hedged / negated). The label it was fitted on is LoCoMo's own agreement: does the memory agree with an
-annotator's observation citing its source turn (``memory.evaluation.facts``, exactly what precision counts). Fitted
-by ``bench/fit_keep.py`` on the LoCoMo dev conversations, its keep-threshold chosen on training folds only, measured
+write path computes for deduplication and indexing anyway, never a second embedding — and a few cheap flags (whether
+a reference was renamed, length, predicate, whether it names a person, a number or a date, hedged / negated). The
+label it was fitted on is LoCoMo's own agreement: does the memory agree with an annotator's observation citing its
+source turn (``memory.evaluation.facts``, exactly what precision counts). Fitted by ``bench/fit_keep.py`` on the
+LoCoMo dev conversations, its keep-threshold (the highest F1) chosen on training folds only, measured
 leaving one conversation out; the figures ship inside the file (``memory/write/keeping/<embedder>.json``).
 
 Where it decides (and where it does not):
@@ -17,16 +17,16 @@ Where it decides (and where it does not):
   and so is a like — LoCoMo's annotators rarely note a short like ("User likes chess.": p 0.26 in a first fit that
   judged likes), but a user telling the assistant what they like expects it remembered;
 - only English: the fit is on English LoCoMo and there is no labelled Chinese to check it on, so Chinese candidates
-  keep the hand-written rules (an unresolved 这个 / 它 is dropped, a mood by ``worth.trivial``) — deciding them with an
+  keep the hand-written rules (a mood is dropped by ``worth.trivial``) — deciding them with an
   English fit would drop facts nobody measured;
 - only with the embedder it was fitted for (e5-small-q4: the settings' embedder is ``e5`` and the vector has the fit's
-  dimension): another embedder's vectors mean nothing to the weights, so the hand-written rules decide there too (an
-  unresolved reference is then dropped, as before).
+  dimension): another embedder's vectors mean nothing to the weights, so the hand-written rules decide there too.
 
-In English it replaces one abstention rule: a candidate whose reference the detector cannot name is no longer dropped
-outright — the detector's flag is a feature and the classifier decides (a fact that reads as one LoCoMo's annotators
-would write is kept; on the dev conversations this bought recall back for precision). The trivial rules stay hard
-rules (``extractor.standing``): they are right where they fire.
+It never sees a candidate with a reference nobody could name: ``extractor.standing`` drops those before (resolve or
+abstain). For a while the detector's flag was one of the features here and the classifier kept such a candidate when it
+read like one LoCoMo's annotators would note (they saw the photos, and agreed with about 60 % of them); a product
+person reading the memory alone cannot place it, so the contract won over the agreement. The trivial rules stay hard
+rules too: they are right where they fire.
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ JUDGED = frozenset({"fact", "event", "plan"})  # free statements in the speaker'
 PREDICATES = ("fact", "likes", "event", "plan")
 #: the flags after the passage vector, in the order of the fitted weights
 FLAGS = (
-    "unresolved",
     "renamed",
     "log_words",
     "number",
@@ -62,7 +61,6 @@ FLAGS = (
     "negated",
     *(f"predicate_{p}" for p in PREDICATES),
 )
-UNRESOLVED = "unresolved"  # Candidate.meta key set by extractor.standing: the detector could not name a reference
 RENAMED = "renamed"  # Candidate.meta key: "this X" was renamed "a X"
 
 _WORD = re.compile(r"[A-Za-z0-9']+")
@@ -100,7 +98,6 @@ def flags(c: Candidate) -> list[float]:
     words = _WORD.findall(c.content)
     names = [w for w in _NAME.findall(c.content)[1:] if w not in _NOT_NAMES]
     return [
-        float(bool(c.meta.get(UNRESOLVED))),
         float(bool(c.meta.get(RENAMED))),
         math.log1p(len(words)),
         float(bool(_NUMBER.search(c.content))),
@@ -157,8 +154,6 @@ def why_not(c: Candidate, embedder: str | None) -> str | None:
     fit = load(EMBEDDER) if embedder == EMBEDDER else None
     usable = fit is not None and c.vector is not None and len(c.vector) == fit.dim
     if not judged(c) or not usable or fit is None:
-        if c.meta.get(UNRESOLVED):
-            return "an unresolved reference: the episode keeps what was said"
         return None
     p = fit.probability(c.vector, flags(c))
     c.meta["keep_probability"] = round(p, 4)

@@ -4,7 +4,7 @@ No I/O here, so the plan can be tested without storage and shown in the back off
 Decision order for each candidate (first match wins):
 
 0. not worth keeping as a fact (:mod:`memory.write.keep`: the learned decision over the candidate's passage vector,
-   English statements in the user's own words; an unresolved reference without it) → NOOP: the episode keeps it
+   English statements in the user's own words) → NOOP: the episode keeps it
 1. repeated within the same message → NOOP
 2. the assistant's inference → NOOP if already known, else ADD at low confidence (it never supersedes, never
    reinforces a user statement and never reaches the profile)

@@ -117,6 +117,9 @@ _PRONOUN_THING = re.compile(r"\b(?:it|this|that|them|these|those|one|there)\b", 
 _ASKER = re.compile(r"\b(?:I|me|my|mine|myself|you|yourself)\b", re.IGNORECASE)
 #: what only a question says: "ever", "any"
 _ASKING = re.compile(r"\b(?:ever|any)\s+", re.IGNORECASE)
+#: a question about a topic it names in words "the X" cannot catch: "What are your thoughts on life after basketball?"
+_ASKS_ABOUT = re.compile(r"\b(?:on|about|regarding)\s+(?!(?:it|that|this|them|those|these)\b)[a-z]", re.IGNORECASE)
+_ANY_THING = re.compile(r"\bany(thing|one|body|where)\b")
 #: a thing named in the message before: "the book", "that plate", "your new bike"
 _THING = re.compile(
     r"\b(?P<det>the|that|this|your)\s+(?P<np>(?:[a-z]+\s+){0,2}?[a-z]{3,})(?=\s*[?!.,]|\s*$|\s+(?:is|are|was|were|"
@@ -366,6 +369,7 @@ def _statement(aux: str, rest: str, negated: bool = False) -> str | None:
     if _ASKER.search(rest):
         return None  # "… someone like me", "… recipes you can show me": the asker's words, not the user's
     rest = _ASKING.sub("", rest).strip()  # "Have you ever been …" → "I have been …", "any big goals" → "big goals"
+    rest = _ANY_THING.sub(lambda m: "some" + m.group(1), rest)  # "try anything new?" → "I tried something new"
     rest = _you_to_me(rest)
     if negated:
         return f"I {_NEG[aux]} {rest}"
@@ -486,6 +490,9 @@ def _resolve_it(out: list[tuple[str, str]], previous: str) -> tuple[int, str] | 
         if answered_question(previous) is None:
             return None  # the user answers nothing: 'it' may be anything said before ("… froze it in the fridge.")
         recent = " ".join(sentences(previous[-400:])[-2:])  # the question and the sentence before it
+        question = answered_question(previous) or ""
+        if _ASKS_ABOUT.search(question) and not any(_thing(m.group("np")) for m in _THING.finditer(question)):
+            return None  # "… building your brand. What are your thoughts on life after basketball?": not the brand
         named = [(m.group("det"), _thing(m.group("np"))) for m in _THING.finditer(recent)]
         things = [(det, np) for det, np in named if np]
         bare = _BARE_THING.search(answered_question(previous) or "")

@@ -670,6 +670,7 @@ _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
 _TRAILING = re.compile(
     r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though)|"
+    r",\s*speaking of(?: which)?|"  # "I just reorganized my book shelf, speaking of."
     # "…, check it out" is said to the listener; "… meaning to check it out" is what the speaker means to do
     r"(?:,\s*|(?<!\bto)(?<!\bll)(?<!\bwill)(?<!\bcan)(?<!\bcould)(?<!\bwould)(?<!\bmust)(?<!\bgonna)(?<!\bwanna)"
     r"(?<!\band)(?<!\bor)(?<!\bme)(?<!\bus)\s+)(?:take a look|check it out|have a look|see))+$",

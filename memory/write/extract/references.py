@@ -27,11 +27,13 @@ __all__ = ["PERSON_PRONOUNS", "ZH_PERSON_PRONOUN", "head", "points_unnamed", "re
 # -- English -------------------------------------------------------------------------------------------------------
 _TIME = (
     r"(?:week|weekend|month|year|morning|afternoon|evening|summer|winter|spring|fall|autumn|season|semester|term|"
-    r"time of year|past (?:week|month|year)|days|point|moment)"
+    r"time of year|past (?:week|month|year)|days|point|moment|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 )
 #: "this X" / "these X" pointing at a thing named elsewhere; a date word, "these days", "those who" are not
 _DEICTIC = re.compile(
-    rf"\b(?P<det>this|these|those|that)\b(?!\s+{_TIME}\b)(?!\s+(?:who|which|whom|in need|around)\b)", re.I
+    rf"\b(?P<det>this|these|those|that)\b(?!\s+{_TIME}\b)(?!\s+(?:who|which|whom|in need|around)\b)"
+    r"(?!(?<=hose)\s+with\b)",  # "those with higher education": people, not a pointer
+    re.I,
 )
 #: "moments like these", "places like that", "physical reminders like this": after a plural noun and "like", the
 #: pointer is a pronoun of kind ("such moments") — the noun says what is meant, the instance compared to is lost
@@ -62,19 +64,76 @@ _DUMMY_IT = re.compile(
     r"\bmake it (?:to|through|work|happen|out|big)\b|\bmade it (?:to|through|work|happen|out|big)\b|"
     r"\bit(?:'s| is| was| has been|'s been| had been) (?:been )?(?:a while|time|hard to|easy to|great to|nice to|"
     r"fun to|good to|amazing to|cool to|awesome to|tough to|important to|worth|like|(?:\w+ )?that\b)|"
-    r"\bit (?:took|takes|take) \w+|\btake it easy\b|\bhit it off\b|\bcall it\b|\bgive it a (?:try|shot|go)\b|"
+    r"\bit (?:took|takes|take) \w+|\btake it easy\b|\bhit it off\b|\bcall it\b|"
     r"\b(?:giv(?:e|es|ing|en)|gave) it (?:\w+'s |their |his |her |my )?all\b|"
     r"\bma(?:ke|kes|de|king) it so (?:that|User|they|he|she|we|you|it|the|everyone|people)\b|"
-    r"\bit(?:'s| is| was) a (?:bummer|shame|pity) that\b|"
-    r"\bhow (?:\w+ )?it (?:must|might|can|could) be\b",
+    r"\bit(?:'s| is| was) a (?:bummer|shame|pity) that\b|\bthe way it (?:was|is|went|goes)\b|"
+    r"\bhow (?:\w+ )?it (?:must|might|can|could) be\b|"
+    # "User finds it hard to …", "User thinks it's odd that …": "it" holds the place of the clause after
+    r"\b(?:find|finds|found|finding|think|thinks|thought|consider|considers|considered)\s+it(?:'s|\s+is|\s+was)?\s+"
+    r"(?:\w+\s+)?\w+\s+(?:to|that|how|when|because|if)\b",
     re.I,
 )
-#: "it" is fine after the statement names what it stands for: "User started pottery and it keeps them calm"
-_NOUN_BEFORE_IT = re.compile(r"\b(?:User|user)\b.*?\b(?:a|an|the|their|User's)\s+\w+.*?\bit\b", re.I)
+#: "it" is fine after the statement names what it stands for: "User started pottery and it keeps them calm"; an
+#: amount names nothing ("User put a lot of effort into it")
+_NOUN_BEFORE_IT = re.compile(
+    r"\b(?:User|user)\b.*?(?:\b(?:a|an|the|their|User's)\s+(?!(?:lot|bit|little|few|couple)\b)\w+|"
+    r"\"[^\"]+\"|(?<=\s)(?-i:[A-Z][a-z]+)).*?\bit\b",  # a title or a name said before: "seeing Hadestown when it …"
+    re.I,
+)
 #: "one": "a new one", "the one", "this one" (not "one day", "one of the …", "no one", a number)
+#: a word "that" follows as a conjunction even before "so" / "too": "had no idea that so many …"
+_THAT_OPENS = re.compile(
+    r"\b(?:idea|fact|news|sure|glad|fascinating|interesting|amazing|surprising|surprised|crazy|funny|great|cool|"
+    r"sad|weird|strange|wild|impressive|important|clear|obvious|shocked)\s+$|"
+    r"\bit(?:'s|\s+is|\s+was)?\s+(?:\w+\s+)?\w+\s+$",  # "finds it concerning that …"
+    re.I,
+)
+#: after a pointer, what tells the thing: "that designer handbag they bought at Saks last weekend" (a relative
+#: clause with where or when)
+_KNOWN_BY = re.compile(
+    r"^(?:\s+[\w$'-]+){0,3}?\s+(?:they|User)\s+(?:\w+ed|bought|did|went|met|made|got|saw|had|took|wrote|read|ate|"
+    r"found|won|gave|heard|built|drew|sang|ran|swam|grew|sold|spent)\s+(?:\w+\s+){0,2}?(?:at|in|on|from|last|during|"
+    r"with|for)\b",
+    re.I,
+)
+#: after these / those, the examples that tell them: "some of those, like …", "those things, such as …"
+_EXAMPLES_AFTER = re.compile(r"^(?:\s+[a-z-]+s)?,?\s+(?:like|such as|including)\s", re.I)
+#: a these / those standing for its noun, not before one: "… review those before the trip", "focus on those first"
+_STANDS_ALONE = re.compile(
+    r"^\s*(?:[,.;:!?)]|$|first|before|from|in|on|at|too|again|now|instead|and|but|so|for|with|later|soon)", re.I
+)
+#: "besides that, …", "on top of that": a connective going on from what was said, no thing to name
+_CONNECTIVE = re.compile(r"\b(?:besides|apart from|other than|aside from|on top of)\s+$", re.I)
+#: "this is Max", "that was Jordan": the pointer is introduced by the name it stands for
+_INTRODUCED = re.compile(r"\s+(?:is|was)\s+(?:(?:Mc|Mac|Le|La|De|Di|O')?[A-Z][a-z]+)\b(?!\s+(?:is|was)\b)")
+#: "the impact it'll have": an "it" right after a noun opens a clause about that noun, it does not stand for it
+_RELATIVE_IT = re.compile(r"\b(?:a|an|the|their|User's)\s+\w+\s+it$", re.I)
+#: "User hasn't had one in ages.": "one" after a verb, standing for a thing the memory does not name
+_BARE_ONE = re.compile(
+    r"\b(?:had|have|has|got|get|gets|getting|want|wants|wanted|need|needs|needed|buy|bought|try|tried|make|made|"
+    r"read|found|find|pick|picked|order|ordered)\s+(?P<one>one)\b"
+    r"(?=\s*(?:[.!?,;]|$)|\s+(?:in|yet|too|soon|already|now|again|last|next|since|for|before|myself|themself)\b)",
+    re.I,
+)
+#: "User likes the color and texture.", "User loves the results.": a like of how an unnamed thing looks or turned out
+#: (a photo's, the other speaker's), which names nothing of its own
+_LOOKS = r"(?:colou?rs?|texture|results?|design|pattern|look|shape|smell|taste|thought|details?|vibe|shade|style)"
+_LIKES_A_LOOK = re.compile(
+    rf"^User (?:(?:really|also|just|totally)\s+)?(?:likes|loves|enjoys|adores) (?P<what>the (?:\w+ )?{_LOOKS}"
+    rf"(?:\s+and\s+(?:the\s+)?{_LOOKS})?)(?:\s+[A-Z][a-z]+)?\s*[.!]?$"
+)
+#: "User is totally hooked.": hooked / obsessed / addicted, and nothing else said of what on
+_HOOKED = re.compile(
+    r"^(?:User|User and others)(?: is| was| are| were| got| gets| has been| have been)\s+(?:(?:so|really|just|totally|"
+    r"completely|\w+ly)\s+)*(?:hooked|obsessed|addicted)(?=\s*[.!]?$)",
+    re.I,
+)
+#: "… a coffee mug to replace their favorite one": a thing named before the "one" that stands for it
+_NOUN_BEFORE_ONE = re.compile(r"\b(?:a|an|the|their|User's)\s+(?!(?:lot|bit|little|few|couple|one|new|old)\b)[\w-]{3,}")
 _ONE = re.compile(
     r"\b(?:a|an|the|this|that|new|old|another|big|little|small|good|nice|each|which|other|first|last|second|"
-    r"favourite|favorite|same)\s+ones?\b(?!\s+of\b)",
+    r"favourite|favorite|same)\s+ones?\b(?!\s+of\b)(?!-)",
     re.I,
 )
 _THERE = re.compile(
@@ -141,7 +200,8 @@ _PERSON = re.compile(
     r"mom|mum|mother|dad|father|son|daughter|brother|sister|husband|wife|partner|boyfriend|girlfriend|friend|buddy|"
     r"boss|colleague|coworker|co-worker|kid|child|baby|grandma|grandpa|"
     r"grandmother|grandfather|aunt|uncle|cousin|nephew|niece|neighbo(?:u)?r|teacher|coach|mentor|mentee|"
-    r"therapist|doctor|roommate|fiancée?|bf|gf|guy|girl|boy|man|woman|lady|dog|cat|puppy|kitten|pet)s?\b",
+    r"therapist|doctor|roommate|fiancée?|bf|gf|guy|girl|boy|man|woman|lady|dog|cat|puppy|kitten|pet|"
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+)-(?:year|month|week)-old)s?\b",
 )
 #: a subject pointing back: "Their love has helped User …", "He was okay …", "It was amazing …"
 _LEADING = re.compile(rf"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|These|Those)\b(?!\s+{_TIME}\b)")
@@ -197,6 +257,8 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     for m in _DEICTIC.finditer(text):
         if m.start() == 0 and (lead or named_subject):
             continue
+        if _CONNECTIVE.search(text[: m.start()]) or _INTRODUCED.match(text[m.end() :]):
+            continue  # "besides that, …" goes on; "this is Max" names what it points at
         kind = _KIND_LIKE.search(text[: m.start()])
         if kind and not _VERB_AFTER.search(text[: kind.start()]):
             # "Moments like these make User …": "such moments"; "things like that" names nothing
@@ -205,8 +267,20 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
             continue
         if m.group("det").lower() == "that":
             after = text[m.end() :]
+            if _THAT_OPENS.search(text[: m.start()]) and not re.match(r"\s*[.!?]?$", after):
+                continue  # "User had no idea that so many …", "… finds it fascinating that …": a clause follows
             if not _END.match(after) and (_THAT_JOINS.match(after) or not _before_is_verb_or_prep(text[: m.start()])):
                 continue
+        if _KNOWN_BY.match(text[m.end() :]) or (
+            m.group("det").lower() in ("these", "those") and _EXAMPLES_AFTER.match(text[m.end() :])
+        ):
+            continue  # "that designer handbag they bought at Saks", "some of those, like …": told right after
+        if (
+            m.group("det").lower() in ("these", "those")
+            and _STANDS_ALONE.match(text[m.end() :])
+            and _GROUP.search(text[: m.start()])
+        ):
+            continue  # "… different cooking oils … any of those": the plural said before
         found.append(m.group() if m.end() >= len(text) else _phrase(text, m.start()))
     for m in _PRONOUN.finditer(text):
         p = m.group("p").lower()
@@ -220,12 +294,16 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
             window = text[max(0, m.start() - 20) : m.end() + 30]
             if p == "its" and _named_before(text[: m.start()]):
                 continue
-            if _DUMMY_IT.search(window) or _NOUN_BEFORE_IT.search(text[: m.end()]) or _clause_before(text[: m.start()]):
+            noun_before = _NOUN_BEFORE_IT.search(text[: m.end()]) and not _RELATIVE_IT.search(text[: m.end()])
+            if _DUMMY_IT.search(window) or noun_before or _clause_before(text[: m.start()]):
                 continue
         elif _PERSON.search(text[: m.start()].replace("User", "")):
             continue  # "User's sister … she …": named before
         found.append(m.group())
-    found += [m.group() for m in _ONE.finditer(text)]
+    found += [m.group() for m in _ONE.finditer(text) if not _NOUN_BEFORE_ONE.search(text[: m.start()])]
+    found += [m.group("one") for m in _BARE_ONE.finditer(text)]
+    found += [m.group().split()[-1] for m in _HOOKED.finditer(text)]
+    found += [m.group("what") for m in _LIKES_A_LOOK.finditer(text)]
     theres = [
         *_THERE.finditer(text),
         *(
@@ -239,7 +317,7 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
         for m in theres
         if not _PLACE_NAMED.search(text[: m.start()]) and not _PLACE_NAMED_AFTER.search(text[m.end() :])
     ]
-    found += [m.group() for m in _THE_PLACE.finditer(text)]
+    found += [m.group() for m in _THE_PLACE.finditer(text) if not _PLACE_NAMED.search(text[: m.start()])]
     found += [m.group() for m in _HERE.finditer(text)]
     found += _third_party(text, evidence)
     found += [m.group() for m in _QUANTITY_END.finditer(text)]
@@ -275,7 +353,8 @@ def _third_party(text: str, evidence: str) -> list[str]:
         return []
     first = theirs[rewritten]
     before = _NOT_PLURAL.sub("", text[: first.start()].replace("User and others", ""))
-    return [] if _GROUP.search(before) else [first.group()]
+    # a group, a company or a person named before: "Everlane … their pricing", "an author … their style"
+    return [] if _GROUP.search(before) or _PERSON.search(before[1:]) else [first.group()]
 
 
 def _clause_before(prefix: str) -> bool:
@@ -454,6 +533,7 @@ _POINTING_AFTER = frozenset(
         "finished",
         "use",
         "used",
+        "using",
         "want",
         "need",
         "enjoy",
@@ -615,7 +695,8 @@ def resolve(content: str, evidence: str = "") -> str | None:
         det, _, noun = ref.partition(" ")
         if det.lower() not in ("this", "these", "those", "that") or not noun or not re.match(r"[a-z]", noun):
             return None
-        if noun.lower() in _NOT_A_NOUN or noun.lower() in _ORDINAL or _LIKE_BEFORE.search(fixed.split(ref)[0]):
+        bare = re.sub(r"\W+$", "", noun).lower()
+        if bare in _NOT_A_NOUN or bare in _ORDINAL or _LIKE_BEFORE.search(fixed.split(ref)[0]):
             return None  # "that last match", "moments like these": what is meant is not in the words
         if _head(fixed, ref) in _VAGUE or re.sub(r"\W+$", "", noun).lower() in _VAGUE_BARE:
             return None  # "this charity thing" → "a charity thing", "that world" → "a world": named in name only
@@ -638,6 +719,7 @@ _VAGUE = frozenset(
 #: nothing ("User is a huge fan of a genre"), while "this amazing fantasy series" → "an amazing fantasy series" does
 _VAGUE_BARE = frozenset(
     ["genre", "series", "spot", "recipe", "color", "colour", "shade", "style", "type", "flavor", "flavour", "brand"]
+    + ["name", "names", "topic", "topics", "subject", "subjects", "option", "options"]
 )
 
 
@@ -681,6 +763,26 @@ _NOT_A_NOUN = (
             "all",
             "is",
             "feeling",
+            # an adverb: "haven't read that yet", "never saw this coming" point with no noun ("read a yet")
+            "yet",
+            "again",
+            "already",
+            "before",
+            "now",
+            "either",
+            "first",
+            "later",
+            "soon",
+            "coming",  # "never saw this coming"
+            # a verb: "this sounds like a great start" points with no noun ("a sounds like …")
+            "sounds",
+            "seems",
+            "looks",
+            "feels",
+            "means",
+            "makes",
+            "helps",
+            "works",
             # a particle: "try some of these out" points with no noun ("some of the out")
             "out",
             "up",

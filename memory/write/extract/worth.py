@@ -16,9 +16,12 @@ on the conversations left out (``bench/facts_standalone.py``). A statement is tr
 - a mood caused by the moment ("The colors make User feel calm.", "Being around people who back User up is beyond
   words.", "User is so lucky to have such a great support
   system around them.");
-- news announced, not told ("User shared some good news; they've got something to share.");
+- news announced, not told ("User shared some good news; they've got something to share.", "User has been working
+  on something exciting.": what it is, the next sentence or the episode says);
 - words to the listener, not about the speaker: "Look what User made.", "Take a look at what User found." (the
-  offline grammar read an imperative as a statement; what was shown is in the episode);
+  offline grammar read an imperative as a statement; what was shown is in the episode), and a remark on the
+  listener's lot: "User gets how life can be busy.", "User can only imagine how tough it must be.", "Sorry User
+  hasn't been around.", "Count on User for support.";
 - too little said: fewer than two content words besides the speaker ("User's full support.").
 
 Chinese alike: "用户很开心。", "用户今天心情很好。", "用户觉得太棒了。", "用户期待更多美好的回忆。",
@@ -62,6 +65,25 @@ _MOOD_FOR = re.compile(
     r"(?:\s+from [\w ]+)?)?\s*[.!]?$",
     re.I,
 )
+#: "User and others had a ton of fun.", "User and others ended up laughing and having a good time.", "User is not doing
+#: anything then.", "User has been keeping busy.", "User is super proud of what they accomplished.", "User and others
+#: have each other's back through good times and bad.": a moment's good time, or nothing, said as if it were news
+_MOMENT = re.compile(
+    r"^(?:User|User and others)\b[^;]{0,40}?\b(?:had|have|has had|having)\s+(?:so much |lots of |a lot of |a ton of |"
+    r"tons of |loads of |such |some |a bunch of )?fun(?: together)?\s*[.!]?$|"
+    r"^(?:User|User and others)\b[^;]{0,30}?\b(?:laughing and )?having a (?:good|great|fun) time\s*[.!]?$|"
+    r"^(?:User|User and others) (?:is|are|was|were) (?:not |n't )?(?:doing|up to) (?:anything|nothing|much)"
+    r"(?: (?:then|now|today|tonight|right now|at the moment))?\s*[.!]?$|"
+    r"^(?:User|User and others) (?:has been|have been|is|are|was|were|'s been) keeping (?:busy|themselves busy)"
+    r"(?: since they last talked| lately| recently)?\s*[.!]?$|"
+    r"^(?:User|User and others) (?:is|are|was|were|feels?|felt) (?:so |really |super |very |pretty |totally )*"
+    r"(?:proud|happy|glad|thrilled|pleased) (?:of|with|about) (?:what|how much|all) (?:they|User) "
+    r"(?:accomplished|achieved|did|have done|'ve done|have achieved|'ve achieved)\s*[.!]?$|"
+    r"^(?:User|User and others) (?:always )?(?:have|has|had) each other's backs?\b|"
+    r"^(?:User|User and others) (?:is|are|was|were|feels?|felt) (?:so |really |very |super )*(?:lucky|blessed|"
+    r"fortunate) to have (?:everyone|everybody|them all|all of them)(?: with them| around)?\s*[.!]?$",
+    re.I,
+)
 #: "User has been having some tough times lately.", "User had a busy week.", "A lot's been going on in User's life."
 _SPELL = re.compile(
     r"^(?:User|User and others) (?:has been having|have been having|had|has had|have had|is having|are having|"
@@ -92,6 +114,17 @@ _PEP = re.compile(
     r"even though it's been (?:so |really )?(?:tough|hard|rough))\s*[.!]?$",
     re.I,
 )
+#: a way of coping said as a motto: "User is holding on to hope.", "User always tries to look on the bright side of
+#: things.", "User is rolling with the punches." (the learned decision reads these as facts: p about 0.45 to 0.5)
+_COPING = re.compile(
+    r"^(?:Now |So )?(?:User|User and others)(?: is| are| was| 's)?(?:\s+(?:just|really|always|still|trying to|tries to|"
+    r"try to|keeps?|choosing to|learning to))*\s+(?:hold(?:ing|s)? on to hope|look(?:ing|s)? on the bright side"
+    r"(?: of things)?|stay(?:ing|s)? (?:positive|hopeful|in the moment)|count(?:ing|s)? their blessings|"
+    r"roll(?:ing|s)? with the punches|go(?:ing|es)? with the flow|enjoy(?:ing|s)? the ride|"
+    r"tak(?:e|es|ing) (?:it|things) (?:one day at a time|slow|easy)|find(?:ing|s)? their footing)"
+    r"(?: these days| lately| right now| for now)?\s*[.!]?$",
+    re.I,
+)
 #: a mood the moment caused: "The colors make User feel calm.", "Being around people who back User up is beyond words."
 _MOOD_CAUSED = re.compile(
     rf"^(?:The|This|That|It|These|Those)\b[^,;]{{0,40}}\b(?:makes?|made|gets?|got) (?:User|User and others) "
@@ -116,6 +149,21 @@ _TO_LISTENER = re.compile(
     r"^(?:(?:Wow|Hey|Oh|So|Ooh|Haha),? )?(?:Look|Look at|Check out|Check|Take a look(?: at)?|Have a look(?: at)?|See|"
     r"Guess|Imagine|Get this|Remember)\b(?! User\b)",
 )
+#: "User has been working on something exciting.", "User just finished something.": a thing announced, not named
+_TEASED = re.compile(
+    r"^(?:User|User and others)(?: just| also| finally| recently)? (?:has been working on|have been working on|"
+    r"is working on|are working on|finished|has finished|just finished|did|has done|made|got|is planning|are planning|"
+    r"has been up to|is up to) (?:some|any)thing(?: (?:new|exciting|cool|big|special|fun|interesting|amazing|great|"
+    r"else))?\s*[.!]?$",
+    re.I,
+)
+#: a remark on the listener's lot, not the speaker's: "User gets how life can be busy.", "Count on User for support."
+_LISTENERS_LOT = re.compile(
+    r"^(?:(?:Sorry,? )?User (?:(?:totally|really|definitely|completely|just|can)\s+)?(?:gets|understands|"
+    r"can (?:only |totally |really )?imagine|can see) (?:how|why|what)\b(?!\s+to\b)|Sorry,? User\b|Count on User\b|"
+    r"User (?:just )?(?:wanted|wants) to check in\b)",
+    re.I,
+)
 _DATE = re.compile(r"\s*[(（][^()（）]*\d{4}[^()（）]*[)）]")
 _VERDICT = (
     r"(?:amazing|awesome|great|so great|cool|so cool|incredible|wonderful|fantastic|fun|so much fun|a blast|"
@@ -137,7 +185,9 @@ _WISH = re.compile(
     r"wants? (?:more|many)|will have|are gonna have|is gonna have|gonna make)\s+(?:more |many |lots of |some |a lot "
     r"of |so many |tons of )?(?:\w+ )?(?:memories|fun|times|moments|adventures|good times|great times|years|days|"
     r"it|that|this)"
-    r"\s*[.!]?$",
+    r"\s*[.!]?$|"
+    r"^(?:User|User and others) (?:is |are )?(?:really |so |super )*(?:looking forward to|can't wait for|excited for) "
+    r"(?:what's|what is) (?:coming|next|ahead|to come)(?: next)?\s*[.!]?$",
     re.I,
 )
 #: "User opened a store and it's been great": a fact with a verdict after it, kept
@@ -217,7 +267,7 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
     if predicate is not None and predicate not in _OWN_WORDS:
         return None
     text = head(content).strip()
-    if _TO_LISTENER.match(text):
+    if _TO_LISTENER.match(text) or _LISTENERS_LOT.match(text):
         return "words to the listener"
     undated = _DATE.sub("", text).strip()  # a mood is of the moment whatever day it was felt
     if has_cjk(text):
@@ -234,13 +284,13 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
         return None
     if _MOOD_ONLY.match(undated) or _MOOD_FOR.match(undated) or _SPELL.match(undated):
         return "a mood of the moment"
-    if _MOOD_CAUSED.search(undated):
+    if _MOOD_CAUSED.search(undated) or _MOMENT.search(undated):
         return "a mood of the moment"
     if re.search(r"\(\d{4}", text):
         return None  # dated: an event, whatever words it is told in
-    if _PEP.search(text):
+    if _PEP.search(text) or _COPING.match(text):
         return "a pep talk"
-    if _ANNOUNCED.match(text):
+    if _ANNOUNCED.match(text) or _TEASED.match(text):
         return "news announced, not told"
     if _VERDICT_ONLY.search(text) and not _TRAILING_VERDICT.search(text):
         return "a verdict on the moment"
