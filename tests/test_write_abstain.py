@@ -32,6 +32,9 @@ AT = datetime(2024, 5, 1, 9, tzinfo=UTC)
         "User has been doing this for three months.",
         "User likes the color and texture.",  # of the photo the other speaker shared
         "User loves the results.",
+        "The architecture there was so captivating that User wanted to recreate it.",  # where: London, said before
+        "Warrior II makes User feel strong and there's one that helps with balance.",
+        "User and others are brainstorming some to help underserved communities.",
     ],
 )
 def test_a_reference_a_reader_cannot_place_is_flagged(content):
@@ -71,6 +74,8 @@ def test_a_reference_a_reader_cannot_place_is_flagged(content):
         # an "it" after a title or a name
         ('User is also interested in "Freestyle Love Supreme" since it\'s improvised.', ""),
         ("User is looking forward to seeing Hadestown when it comes to their city.", ""),
+        ("In User's knowledge there is little info on local churches.", ""),  # "there is": it points nowhere
+        ("User loved the food there when they visited Rome.", ""),
     ],
 )
 def test_a_reference_the_memory_names_is_not_flagged(content, evidence):

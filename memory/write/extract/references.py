@@ -147,6 +147,18 @@ _THERE_ENDS = re.compile(
     r"\b(?P<word>[a-z]+)\s+there\b(?=\s*(?:[,.;:!?()]|$)|\s+(?:and|but|so|last|next|yesterday|today|too|again|now|"
     r"for(?!\s+(?:me|them|you|us|him|her|each|one|my|their|our)\b)|with|before|after|when|since|this|every|once)\b)"
 )
+#: "the architecture there", "the library there": a place said after a thing of it, which only the conversation names
+_NOUN_THERE = re.compile(
+    r"\b(?:[Tt]he|[Tt]heir|User's)\s+[a-z]+\s+there\b"
+    r"(?!\s+(?:is|are|was|were)\s+(?:a|an|no|little|some|many|much|lots|plenty|nothing|something)\b)"
+)
+#: "there's one that helps with balance", "brainstorming some to help": a "one" / "some" of a thing not named
+_THERE_ONE = re.compile(r"\bthere(?:'s| is| was)\s+(?P<one>one)\b(?=\s+(?:that|which|who)\b)", re.I)
+_BARE_SOME = re.compile(
+    r"\b(?:brainstorming|planning|making|doing|getting|trying|having|have|had|got|get|want|wants|need|needs)\s+"
+    r"(?P<some>some)(?=\s+(?:to|for)\b|\s*[.!]?$)",
+    re.I,
+)
 #: before such a "there": idioms ("out there", "be there for", "get there", "over there") and clause openers
 _NOT_BEFORE_THERE = frozenset(
     [
@@ -301,11 +313,13 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
             continue  # "User's sister … she …": named before
         found.append(m.group())
     found += [m.group() for m in _ONE.finditer(text) if not _NOUN_BEFORE_ONE.search(text[: m.start()])]
-    found += [m.group("one") for m in _BARE_ONE.finditer(text)]
+    found += [m.group("one") for m in [*_BARE_ONE.finditer(text), *_THERE_ONE.finditer(text)]]
+    found += [m.group("some") for m in _BARE_SOME.finditer(text)]
     found += [m.group().split()[-1] for m in _HOOKED.finditer(text)]
     found += [m.group("what") for m in _LIKES_A_LOOK.finditer(text)]
     theres = [
         *_THERE.finditer(text),
+        *_NOUN_THERE.finditer(text),
         *(
             m
             for m in _THERE_ENDS.finditer(text)
