@@ -220,7 +220,8 @@ def test_the_evaluation_reads_a_turn_with_the_same_sessions_turns_before_it():
     ("memory", "flagged"),
     [
         ("User had a blast there (last month, 2023-12).", True),
-        ("The architecture there was so captivating.", False),  # "there was": left, it may point nowhere
+        ("The architecture there was so captivating.", True),  # a thing of a place only the conversation names
+        ("In User's town there was a great view.", False),  # "there was a …" points nowhere
         ("User saw some great options there.", True),
         ("User's friend was always there for them.", False),  # an idiom, no place
         ("User lived in Lisbon and had a blast there.", False),  # the place is named before it

@@ -75,6 +75,16 @@ def test_a_reference_a_reader_cannot_place_is_flagged(content):
         ('User is also interested in "Freestyle Love Supreme" since it\'s improvised.', ""),
         ("User is looking forward to seeing Hadestown when it comes to their city.", ""),
         ("In User's knowledge there is little info on local churches.", ""),  # "there is": it points nowhere
+        ("User is looking for a new water bottle to replace their old one.", ""),
+        ("Having a budgeting app will make it so much easier to manage User's cash flow.", ""),
+        ('User has been listening to the "How They Built This" podcast.', ""),  # a title is a name
+        ("User wants something that's easy to make.", ""),
+        ("User had lunch around Shimokitazawa; their apartment is located there.", ""),
+        ("User has been doing some of those things already, like posting every day.", ""),
+        (
+            "User never thought about how much thought filmmakers put into their movies.",
+            "I never thought about how much thought filmmakers put into their movies.",
+        ),
         ("User loved the food there when they visited Rome.", ""),
     ],
 )
@@ -157,3 +167,10 @@ def test_an_it_answering_a_question_about_a_topic_is_not_named_from_the_sentence
 def test_a_trailing_speaking_of_is_not_kept():
     got = extract("Glad we're friends! I just reorganized my book shelf, speaking of.", role="user", at=AT)
     assert [c.content for c in got] == ["User just reorganized their book shelf."]
+
+
+def test_a_they_of_others_is_flagged_unless_a_group_or_a_person_is_named_before_it():
+    said = "Fingers crossed that they decide to move forward with me."
+    assert unresolved("Fingers crossed that they decide to move forward with User.", said) == ["they"]  # no people
+    said = "I went to the doctor and they did some tests."
+    assert unresolved("User went to the doctor and they did some tests.", said) == []

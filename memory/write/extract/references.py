@@ -68,6 +68,8 @@ _DUMMY_IT = re.compile(
     r"\b(?:giv(?:e|es|ing|en)|gave) it (?:\w+'s |their |his |her |my )?all\b|"
     r"\bma(?:ke|kes|de|king) it so (?:that|User|they|he|she|we|you|it|the|everyone|people)\b|"
     r"\bit(?:'s| is| was) a (?:bummer|shame|pity) that\b|\bthe way it (?:was|is|went|goes)\b|"
+    r"\bma(?:ke|kes|de|king) it (?:so |much |a lot |way |even )*(?:easier|harder|easy|hard|possible|impossible|simpler|"
+    r"quicker|faster) (?:to|for)\b|"
     r"\bhow (?:\w+ )?it (?:must|might|can|could) be\b|"
     # "User finds it hard to …", "User thinks it's odd that …": "it" holds the place of the clause after
     r"\b(?:find|finds|found|finding|think|thinks|thought|consider|considers|considered)\s+it(?:'s|\s+is|\s+was)?\s+"
@@ -85,7 +87,8 @@ _NOUN_BEFORE_IT = re.compile(
 #: a word "that" follows as a conjunction even before "so" / "too": "had no idea that so many …"
 _THAT_OPENS = re.compile(
     r"\b(?:idea|fact|news|sure|glad|fascinating|interesting|amazing|surprising|surprised|crazy|funny|great|cool|"
-    r"sad|weird|strange|wild|impressive|important|clear|obvious|shocked)\s+$|"
+    r"sad|weird|strange|wild|impressive|important|clear|obvious|shocked|"
+    r"something|anything|everything|nothing|someone|anyone|everyone|somebody)\s+$|"  # "something that's bright"
     r"\bit(?:'s|\s+is|\s+was)?\s+(?:\w+\s+)?\w+\s+$",  # "finds it concerning that …"
     re.I,
 )
@@ -98,11 +101,15 @@ _KNOWN_BY = re.compile(
     re.I,
 )
 #: after these / those, the examples that tell them: "some of those, like …", "those things, such as …"
-_EXAMPLES_AFTER = re.compile(r"^(?:\s+[a-z-]+s)?,?\s+(?:like|such as|including)\s", re.I)
+_EXAMPLES_AFTER = re.compile(
+    r"^(?:\s+[a-z-]+s)?(?:\s+(?:already|too|also|before|yet))?,?\s+(?:like|such as|including)\s", re.I
+)
 #: a these / those standing for its noun, not before one: "… review those before the trip", "focus on those first"
 _STANDS_ALONE = re.compile(
     r"^\s*(?:[,.;:!?)]|$|first|before|from|in|on|at|too|again|now|instead|and|but|so|for|with|later|soon)", re.I
 )
+#: a title in quotes: its words are a name ("the \"How They Built This\" podcast")
+_TITLE = re.compile(r'"[^"]{1,60}"')
 #: "besides that, …", "on top of that": a connective going on from what was said, no thing to name
 _CONNECTIVE = re.compile(r"\b(?:besides|apart from|other than|aside from|on top of)\s+$", re.I)
 #: "this is Max", "that was Jordan": the pointer is introduced by the name it stands for
@@ -130,7 +137,9 @@ _HOOKED = re.compile(
     re.I,
 )
 #: "… a coffee mug to replace their favorite one": a thing named before the "one" that stands for it
-_NOUN_BEFORE_ONE = re.compile(r"\b(?:a|an|the|their|User's)\s+(?!(?:lot|bit|little|few|couple|one|new|old)\b)[\w-]{3,}")
+_NOUN_BEFORE_ONE = re.compile(
+    r"\b(?:a|an|the|their|User's)\s+(?:(?:new|old|good|nice)\s+)?(?!(?:lot|bit|little|few|couple|one|new|old)\b)[\w-]{3,}"
+)
 _ONE = re.compile(
     r"\b(?:a|an|the|this|that|new|old|another|big|little|small|good|nice|each|which|other|first|last|second|"
     r"favourite|favorite|same)\s+ones?\b(?!\s+of\b)(?!-)",
@@ -199,7 +208,7 @@ _QUANTITY_END = re.compile(
     r"\b(?:a few|a couple|a bunch|several|plenty|one of them|some of them)\s*(?:too|also|now)?\s*[.!]?$", re.I
 )
 #: "User's sister moved to Lyon and lives there now": the place is named before "there"
-_PLACE_NAMED = re.compile(r"\b(?:to|in|at|from|near|visit(?:ed)?)\s+(?:the\s+)?[A-Z][a-z]+")
+_PLACE_NAMED = re.compile(r"\b(?:to|in|at|from|near|around|visit(?:ed)?)\s+(?:the\s+)?[A-Z][a-z]+")
 #: "Haven't been there yet, but User has heard great things about Universal Studios": named after "there"
 _PLACE_NAMED_AFTER = re.compile(r"\b(?:about|visit(?:ed|ing)?)\s+(?:the\s+)?(?!User\b)[A-Z][a-z]+")
 _THE_PLACE = re.compile(
@@ -251,7 +260,7 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
 
     ``evidence`` (what was said) tells the speaker's own "they" from a third party's: a leading They / Their is
     a reference only when the speaker said it ("Their love has helped me …"), not when it stands for "I"."""
-    text = head(content).strip()
+    text = _TITLE.sub('"Title"', head(content).strip())  # "How They Built This" points at nothing: it is a name
     pointed = _SAID_POINTING.match(evidence.strip())
     if pointed and not _LEADING.match(text):
         return [pointed.group().strip()]  # "这是我去年买的" / "This is what I made": what it is, is not said
@@ -349,7 +358,10 @@ _MINE = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our|ours|ourselves|I'm|I've|
 #: "passionate about veterans and their rights", "opportunities for young athletes and help them succeed")
 _GROUP = re.compile(
     r"\b(?:(?:the|some|my|their|these|those|many|few|all|his|her|our|other|several|both|two|three|four|five|of|"
-    r"and|User's)\s+(?:[\w-]+\s+){0,2}[\w-]+s|(?:about|for|with|among)\s+(?:[a-z-]+\s+)?[a-z-]{3,}s|people|folks|kids|children|family|fam|team|friends|everyone|"
+    r"and|User's|different|various)\s+(?:[\w-]+\s+){0,2}[\w-]+s|(?:about|for|with|among)\s+(?:[a-z-]+\s+){0,2}"
+    r"[a-z-]{3,}s|(?:film)?makers|influencers|dancers|players|teachers|readers|writers|authors|artists|musicians|"
+    r"doctors|students|customers|clients|users|members|volunteers|fans|brands|companies|businesses|developers|"
+    r"designers|owners|workers|employees|athletes|people|folks|kids|children|family|fam|team|friends|everyone|"
     r"everybody|group|crew|gang|class|club|parents|guys|others)\b",
     re.I,
 )
