@@ -63,7 +63,9 @@ _PRONOUN = re.compile(r"\b(?P<p>it|its|itself|him|himself|he|his|she|her|herself
 _DUMMY_IT = re.compile(
     r"\bmake it (?:to|through|work|happen|out|big)\b|\bmade it (?:to|through|work|happen|out|big)\b|"
     r"\bit(?:'s| is| was| has been|'s been| had been) (?:been )?(?:a while|time|hard to|easy to|great to|nice to|"
-    r"fun to|good to|amazing to|cool to|awesome to|tough to|important to|worth|like|(?:\w+ )?that\b)|"
+    r"fun to|good to|amazing to|cool to|awesome to|tough to|important to|essential to|necessary to|crucial to|vital to|"
+    r"helpful to|useful to|normal to|common to|possible to|impossible to|better to|best to|wise to|smart to|"
+    r"a good idea to|worth|like|(?:\w+ )?that\b)|"
     r"\bit (?:took|takes|take) \w+|\btake it easy\b|\bhit it off\b|\bcall it\b|"
     r"\b(?:giv(?:e|es|ing|en)|gave) it (?:\w+'s |their |his |her |my )?all\b|"
     r"\bma(?:ke|kes|de|king) it so (?:that|User|they|he|she|we|you|it|the|everyone|people)\b|"
@@ -142,7 +144,7 @@ _NOUN_BEFORE_ONE = re.compile(
 )
 _ONE = re.compile(
     r"\b(?:a|an|the|this|that|new|old|another|big|little|small|good|nice|each|which|other|first|last|second|"
-    r"favourite|favorite|same)\s+ones?\b(?!\s+of\b)(?!-)",
+    r"favourite|favorite|same)\s+ones?\b(?!\s+of\b)(?!-)(?!\s+(?:they|User|who)\s+(?:love|loves|loved|care|cares))",
     re.I,
 )
 _THERE = re.compile(
