@@ -2,7 +2,7 @@
 
 "We were all freaked when my son got into an accident. We were so lucky he was okay." — the second sentence alone
 gives "User and others were so lucky he was okay", which a reader of the memory cannot place (``references.unresolved``
-flags "he"); the extractor would abstain on it in Chinese and leave it to the learned decision in English. The person
+flags "he"); the extractor would abstain on it (resolve or abstain). The person
 is named one sentence before, as the speaker's: "my son". This module names them there: "User and others were so
 lucky their son was okay." Chinese alike: "我妈妈做饭很好吃。我每周都去看她。" → "用户每周都去看用户的妈妈。"
 
