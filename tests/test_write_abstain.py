@@ -124,6 +124,11 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
         ("User is holding on to hope.", "a pep talk"),
         ("User always tries to look on the bright side of things.", "a pep talk"),
         ("User is rolling with the punches.", "a pep talk"),
+        (
+            "User got some great news to share (last week, 2023-06-09).",
+            "news announced, not told",
+        ),  # a date adds nothing
+        ("User felt relieved and grateful to make it through without incident.", "a mood of the moment"),
     ],
 )
 def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(content, why):
@@ -140,6 +145,8 @@ def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(co
         "User finished something big: a marathon.",
         "User stays positive about the surgery next week.",
         "User just tries to stay strong for their family.",
+        "User got some great news: they joined a gym (last week, 2023-06-09).",
+        "User is happy to be back home in Lyon.",
     ],
 )
 def test_the_same_words_with_something_named_are_kept(content):
@@ -174,3 +181,9 @@ def test_a_they_of_others_is_flagged_unless_a_group_or_a_person_is_named_before_
     assert unresolved("Fingers crossed that they decide to move forward with User.", said) == ["they"]  # no people
     said = "I went to the doctor and they did some tests."
     assert unresolved("User went to the doctor and they did some tests.", said) == []
+
+
+def test_my_wife_and_i_after_an_opener_is_one_subject():
+    """ "Speaking of special moments, my wife and I just left …" had given "User's wife and they just left …"."""
+    got = extract("Speaking of special moments, my wife and I just left for our European vacation!", role="user", at=AT)
+    assert [c.content for c in got] == ["User and their wife just left for their European vacation."]

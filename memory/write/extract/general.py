@@ -765,7 +765,8 @@ _ASIDE = re.compile(r"^(?P<lead>[^,]{3,40}),\s+(?=(?:I|I'm|I've|I'd|my|My|we|We)
 COMPANIONS = r"(?:my|our)\s+(?P<who>(?:(?![a-z]+ed\b)[\w']+ ?){1,4}?)"
 #: "My kids and I just finished …" → "User and their kids just finished …"
 _WITH_OTHERS = re.compile(
-    r"^(?:" + COMPANIONS + r"\s+and\s+(?:I|me)|(?:me|I)\s+and\s+(?:my|our)\s+(?P<who2>[\w' ]{2,25}?))\s+",
+    r"^(?:speaking of [^,.!?]{1,40},\s+)?"  # "Speaking of special moments, my wife and I …": a segue, dropped
+    r"(?:" + COMPANIONS + r"\s+and\s+(?:I|me)|(?:me|I)\s+and\s+(?:my|our)\s+(?P<who2>[\w' ]{2,25}?))\s+",
     re.IGNORECASE,
 )
 

@@ -81,7 +81,10 @@ _MOMENT = re.compile(
     r"(?:accomplished|achieved|did|have done|'ve done|have achieved|'ve achieved)\s*[.!]?$|"
     r"^(?:User|User and others) (?:always )?(?:have|has|had) each other's backs?\b|"
     r"^(?:User|User and others) (?:is|are|was|were|feels?|felt) (?:so |really |very |super )*(?:lucky|blessed|"
-    r"fortunate) to have (?:everyone|everybody|them all|all of them)(?: with them| around)?\s*[.!]?$",
+    r"fortunate) to have (?:everyone|everybody|them all|all of them)(?: with them| around)?\s*[.!]?$|"
+    rf"^(?:User|User and others) (?:is|are|was|were|feels?|felt) {_INTENS}{_MOOD}(?:\s*(?:,|and)\s*{_INTENS}{_MOOD})* "
+    r"to (?:make it through|get through it|be here|be back)(?: (?:without incident|safely|in one piece|okay|ok|alive|"
+    r"home))?\s*[.!]?$",  # "User felt relieved and grateful to make it through without incident."
     re.I,
 )
 #: "User has been having some tough times lately.", "User had a busy week.", "A lot's been going on in User's life."
@@ -140,7 +143,7 @@ _MOOD_CAUSED = re.compile(
 #: news announced, not told: "User shared some good news; they've got something to share."
 _ANNOUNCED = re.compile(
     r"^(?:User|User and others) (?:has|have|shared|had|'s got|got|has got|have got) (?:some )?(?:good |great |big |"
-    r"exciting |amazing )?(?:news|something to (?:share|tell))"
+    r"exciting |amazing )?(?:news(?: to (?:share|tell))?|something to (?:share|tell))"
     r"(?:\s*(?:;|,|and)\s*(?:they've|they have|they) (?:got|have) (?:something|some news) to (?:share|tell))?\s*[.!]?$",
     re.I,
 )
@@ -286,12 +289,12 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
         return "a mood of the moment"
     if _MOOD_CAUSED.search(undated) or _MOMENT.search(undated):
         return "a mood of the moment"
+    if _ANNOUNCED.match(undated) or _TEASED.match(undated):
+        return "news announced, not told"  # the day it was announced on tells nothing more
     if re.search(r"\(\d{4}", text):
         return None  # dated: an event, whatever words it is told in
     if _PEP.search(text) or _COPING.match(text):
         return "a pep talk"
-    if _ANNOUNCED.match(text) or _TEASED.match(text):
-        return "news announced, not told"
     if _VERDICT_ONLY.search(text) and not _TRAILING_VERDICT.search(text):
         return "a verdict on the moment"
     if _WISH.match(text):
