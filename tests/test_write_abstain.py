@@ -129,6 +129,9 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
             "news announced, not told",
         ),  # a date adds nothing
         ("User felt relieved and grateful to make it through without incident.", "a mood of the moment"),
+        ("Seeing figures just makes User feel invincible.", "a mood of the moment"),
+        ("User and others had a wild few days since they talked.", "a mood of the moment"),
+        ("User keeps bouncing between crazy emotions like relief, excitement and worry.", "a mood of the moment"),
     ],
 )
 def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(content, why):
@@ -147,6 +150,8 @@ def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(co
         "User just tries to stay strong for their family.",
         "User got some great news: they joined a gym (last week, 2023-06-09).",
         "User is happy to be back home in Lyon.",
+        "Seeing their kids graduate from Stanford made User feel proud of the sacrifices they made.",
+        "User had a wild few days in Vegas with their college friends.",
     ],
 )
 def test_the_same_words_with_something_named_are_kept(content):
