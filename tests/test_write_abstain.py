@@ -132,6 +132,10 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
         ("Seeing figures just makes User feel invincible.", "a mood of the moment"),
         ("User and others had a wild few days since they talked.", "a mood of the moment"),
         ("User keeps bouncing between crazy emotions like relief, excitement and worry.", "a mood of the moment"),
+        ("User is really happy they could share their knowledge and help out.", "a mood of the moment"),
+        ("User and others have got the right attitude to take on the harder things in life.", "a mood of the moment"),
+        ("User did something new that had an impact on them.", "news announced, not told"),
+        ("User shared a look at what they've been working on.", "news announced, not told"),
     ],
 )
 def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(content, why):
@@ -152,6 +156,8 @@ def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(co
         "User is happy to be back home in Lyon.",
         "Seeing their kids graduate from Stanford made User feel proud of the sacrifices they made.",
         "User had a wild few days in Vegas with their college friends.",
+        "User is happy they could finally buy a house (2023-04-01).",
+        "User did something new: they ran a 5K in Boston.",
     ],
 )
 def test_the_same_words_with_something_named_are_kept(content):

@@ -80,6 +80,11 @@ _MOMENT = re.compile(
     r"(?:proud|happy|glad|thrilled|pleased) (?:of|with|about) (?:what|how much|all) (?:they|User) "
     r"(?:accomplished|achieved|did|have done|'ve done|have achieved|'ve achieved)\s*[.!]?$|"
     r"^(?:User|User and others) (?:always )?(?:have|has|had) each other's backs?\b|"
+    rf"^(?:User|User and others) (?:is|are|was|were|feels?|felt) {_INTENS}{_MOOD} (?:that )?(?:they|User) (?:could|can|"
+    r"got to|get to|were able to|was able to) "
+    r"(?:help|share|be there|make a difference|give back|contribute|support|lend a hand)"
+    r"(?-i:[^.;()A-Z0-9]{0,40})[.!]?$|"  # "User is really happy they could help out."
+    r"^(?:User|User and others) (?:have|has|'ve) (?:got )?the right (?:attitude|mindset|spirit)\b|"
     r"^(?:User|User and others) (?:keeps?|kept) (?:bouncing|swinging|switching|going back and forth) between "
     r"(?:\w+ )?(?:emotions|feelings)\b|"
     r"^(?:User|User and others) (?:is|are|was|were|feels?|felt) (?:so |really |very |super )*(?:lucky|blessed|"
@@ -136,7 +141,7 @@ _MOOD_CAUSED = re.compile(
     rf"^(?:The|This|That|It|These|Those)\b[^,;]{{0,40}}\b(?:makes?|made|gets?|got) (?:User|User and others) "
     rf"(?:feel |so |really )*{_INTENS}{_MOOD}\s*[.!]?$|"
     # "Seeing these figures just makes User feel invincible."
-    r"^(?:Seeing|Watching|Having|Being|Knowing|Hearing|Looking at)\b[^,;]{0,50}\b(?:makes?|made) "
+    r"^(?:Seeing|Watching|Having|Being|Knowing|Hearing|Looking at)\b[^,;]{0,90}\b(?:makes?|made) "
     r"(?:User|User and others) feel (?:so |really |totally |truly )*[a-z-]+\s*[.!]?$|"
     r"\b(?:is|was|'s) (?:so |just |truly |really )?(?:beyond words|indescribable|hard to put into words|"
     r"everything)\s*[.!]?$|"
@@ -160,6 +165,10 @@ _TO_LISTENER = re.compile(
 )
 #: "User has been working on something exciting.", "User just finished something.": a thing announced, not named
 _TEASED = re.compile(
+    r"^(?:User|User and others) (?:did|tried|has done) something (?:new|different|special)(?: that [^.;()]{0,40})?"
+    r"\s*[.!]?$|"  # "User did something new that had an impact on them." (what, the next sentence says)
+    r"^(?:User|User and others) shared (?:a look at|a pic of|a picture of|a photo of) what (?:they|User)"
+    r"(?:'ve| have| has)? been (?:working on|up to|doing)\s*[.!]?$|"
     r"^(?:User|User and others)(?: just| also| finally| recently)? (?:has been working on|have been working on|"
     r"is working on|are working on|finished|has finished|just finished|did|has done|made|got|is planning|are planning|"
     r"has been up to|is up to) (?:some|any)thing(?: (?:new|exciting|cool|big|special|fun|interesting|amazing|great|"
