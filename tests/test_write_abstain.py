@@ -103,6 +103,7 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
     # a kind that says which one only by pointing: "a name", "topics" would look named and say nothing
     assert resolve("User had a dog back in Michigan with that name.") is None
     assert resolve("User had to dig deep into those topics.") is None
+    assert resolve("User has been really into making this lately.") is None
 
 
 @pytest.mark.parametrize(
@@ -136,6 +137,8 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
         ("User and others have got the right attitude to take on the harder things in life.", "a mood of the moment"),
         ("User did something new that had an impact on them.", "news announced, not told"),
         ("User shared a look at what they've been working on.", "news announced, not told"),
+        ("User and others have the power to make a difference in people's lives.", "a mood of the moment"),
+        ("User wants to keep reaching for new goals.", "a mood of the moment"),
     ],
 )
 def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(content, why):
@@ -198,3 +201,12 @@ def test_my_wife_and_i_after_an_opener_is_one_subject():
     """ "Speaking of special moments, my wife and I just left …" had given "User's wife and they just left …"."""
     got = extract("Speaking of special moments, my wife and I just left for our European vacation!", role="user", at=AT)
     assert [c.content for c in got] == ["User and their wife just left for their European vacation."]
+
+
+def test_two_participles_of_one_phrase_are_one_thing_liked():
+    """ "… making sure veterans are supported and valued in our community" had given "User likes valued in their
+    community." beside the first half."""
+    got = extract(
+        "I'm passionate about making sure veterans are supported and valued in our community.", role="user", at=AT
+    )
+    assert [c.content for c in got] == ["User likes making sure veterans are supported and valued in their community."]

@@ -172,6 +172,8 @@ def _shared_with_next(predicate: str, first: str, after: str) -> re.Match[str] |
     if more is None or _NOT_AN_OBJECT.match(more.group("more")):
         return None
     second = more.group("more").split()
+    if second[0].lower().endswith("ed") and first.split()[-1].lower().endswith("ed"):
+        return more  # "making sure veterans are supported and valued in our community": one phrase, two participles
     if _DETERMINED.match(first) and not _DETERMINED.match(more.group("more")) and len(second) <= 3:
         return more  # the determiner is the two's
     doings = first.lower().endswith("ing") or second[0].lower().endswith("ing")  # "hiking and exploring new trails"

@@ -801,6 +801,7 @@ _NOT_A_NOUN = (
             "first",
             "later",
             "soon",
+            "lately",  # "I've been really into making this lately"
             "coming",  # "never saw this coming"
             # a verb: "this sounds like a great start" points with no noun ("a sounds like …")
             "sounds",
