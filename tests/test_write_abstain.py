@@ -139,6 +139,13 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
         ("User shared a look at what they've been working on.", "news announced, not told"),
         ("User and others have the power to make a difference in people's lives.", "a mood of the moment"),
         ("User wants to keep reaching for new goals.", "a mood of the moment"),
+        ("User plans to come over (tomorrow, 2022-11-05).", "a wish with nothing named"),
+        ("User felt a mix of emotions, but overall, it was a satisfying moment.", "a mood of the moment"),
+        ("User is starting some big new things.", "news announced, not told"),
+        ("User shared a pic of their success.", "news announced, not told"),
+        ("Life's been a bit rough lately but User is doing alright.", "a mood of the moment"),
+        ("User is gonna keep trying new things.", "a mood of the moment"),
+        ("Seeing everyone come together warms User's heart and fills them with hope.", "a mood of the moment"),
     ],
 )
 def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(content, why):
@@ -161,6 +168,9 @@ def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(co
         "User had a wild few days in Vegas with their college friends.",
         "User is happy they could finally buy a house (2023-04-01).",
         "User did something new: they ran a 5K in Boston.",
+        "User plans to come over to Lyon for the wedding (2022-11-05).",
+        "User shared a pic of their fam at the beach.",
+        "User is starting a new job at Google.",
     ],
 )
 def test_the_same_words_with_something_named_are_kept(content):

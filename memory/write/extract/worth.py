@@ -88,6 +88,12 @@ _MOMENT = re.compile(
     r"^(?:User|User and others) (?:have|has|'ve) (?:got )?the power to make a (?:real |big )?difference\b|"
     r"^(?:User|User and others) (?:wants? to |will |is gonna |are gonna )?keep reaching for (?:new |their |big )?"
     r"(?:goals|dreams|the stars)\s*[.!]?$|"
+    r"^(?:User|User and others) (?:felt|feels?|had) (?:a )?(?:mix|rollercoaster|whirlwind) of (?:emotions|feelings)\b|"
+    r"^Life(?:'s| has) been (?:a bit |pretty |kinda |so |really )?(?:rough|tough|hard|crazy|busy|good|great|hectic)"
+    r"(?: lately| recently)?(?:,? but User(?: is|'s) (?:doing )?(?:alright|all right|ok|okay|fine|good|well))?"
+    r"\s*[.!]?$|"
+    r"^(?:User|User and others) (?:is |are |'s )?(?:gonna |going to |will )?keep (?:trying|doing|learning|exploring) "
+    r"new things\s*[.!]?$|"
     r"^(?:User|User and others) (?:keeps?|kept) (?:bouncing|swinging|switching|going back and forth) between "
     r"(?:\w+ )?(?:emotions|feelings)\b|"
     r"^(?:User|User and others) (?:is|are|was|were|feels?|felt) (?:so |really |very |super )*(?:lucky|blessed|"
@@ -146,6 +152,8 @@ _MOOD_CAUSED = re.compile(
     # "Seeing these figures just makes User feel invincible."
     r"^(?:Seeing|Watching|Having|Being|Knowing|Hearing|Looking at)\b[^,;]{0,90}\b(?:makes?|made) "
     r"(?:User|User and others) feel (?:so |really |totally |truly )*[a-z-]+\s*[.!]?$|"
+    r"^(?:Seeing|Watching|Having|Being|Knowing|Hearing)\b[^,;]{0,90}\b(?:warms|warmed|fills|filled|touches|touched) "
+    r"User's heart\b|"  # "Seeing everyone come together warms User's heart and fills them with hope."
     r"\b(?:is|was|'s) (?:so |just |truly |really )?(?:beyond words|indescribable|hard to put into words|"
     r"everything)\s*[.!]?$|"
     r"^(?:User|User and others) (?:is|are|was|were|feels?|felt) (?:so |really |very |super |pretty )*(?:lucky|blessed|"
@@ -166,10 +174,20 @@ _TO_LISTENER = re.compile(
     r"^(?:(?:Wow|Hey|Oh|So|Ooh|Haha),? )?(?:Look|Look at|Check out|Check|Take a look(?: at)?|Have a look(?: at)?|See|"
     r"Guess|Imagine|Get this|Remember)\b(?! User\b)",
 )
+#: "User plans to come over.": a plan of the chat's, no place, no thing
+_SMALL_PLAN = re.compile(
+    r"^(?:User|User and others) (?:plans to|will|is gonna|is going to) (?:come over|stop by|drop by|swing by|hang out|"
+    r"catch up|chat|talk)\s*[.!]?$",
+    re.I,
+)
 #: "User has been working on something exciting.", "User just finished something.": a thing announced, not named
 _TEASED = re.compile(
     r"^(?:User|User and others) (?:did|tried|has done) something (?:new|different|special)(?: that [^.;()]{0,40})?"
     r"\s*[.!]?$|"  # "User did something new that had an impact on them." (what, the next sentence says)
+    r"^(?:User|User and others) (?:is|are) (?:starting|working on|planning|doing) (?:some )?(?:big |new |exciting |"
+    r"cool )*things\s*[.!]?$|"  # "User is starting some big new things."
+    r"^(?:User|User and others) shared (?:a|another) (?:pic|picture|photo|shot) of their (?:success|progress|"
+    r"achievement|journey|day|moment)\s*[.!]?$|"
     r"^(?:User|User and others) shared (?:a look at|a pic of|a picture of|a photo of) what (?:they|User)"
     r"(?:'ve| have| has)? been (?:working on|up to|doing)\s*[.!]?$|"
     r"^(?:User|User and others)(?: just| also| finally| recently)? (?:has been working on|have been working on|"
@@ -309,6 +327,8 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
         return "a mood of the moment"
     if _ANNOUNCED.match(undated) or _TEASED.match(undated):
         return "news announced, not told"  # the day it was announced on tells nothing more
+    if _SMALL_PLAN.match(undated):
+        return "a wish with nothing named"  # "User plans to come over (tomorrow)": small talk, whatever the day
     if re.search(r"\(\d{4}", text):
         return None  # dated: an event, whatever words it is told in
     if _PEP.search(text) or _COPING.match(text):
