@@ -487,15 +487,15 @@ def _resolve_it(out: list[tuple[str, str]], previous: str) -> tuple[int, str] | 
         it = next((x for x in _OBJECT_IT.finditer(read) if _an_object(x, read)), None)
         if it is None or _NAMES_A_THING.search(read[: it.start()]):
             return None  # only the first statement: later ones may point at what the user named themself
-        if answered_question(previous) is None:
+        question = answered_question(previous)
+        if question is None:
             return None  # the user answers nothing: 'it' may be anything said before ("… froze it in the fridge.")
-        recent = " ".join(sentences(previous[-400:])[-2:])  # the question and the sentence before it
-        question = answered_question(previous) or ""
         if _ASKS_ABOUT.search(question) and not any(_thing(m.group("np")) for m in _THING.finditer(question)):
             return None  # "… building your brand. What are your thoughts on life after basketball?": not the brand
+        recent = " ".join(sentences(previous[-400:])[-2:])  # the question and the sentence before it
         named = [(m.group("det"), _thing(m.group("np"))) for m in _THING.finditer(recent)]
         things = [(det, np) for det, np in named if np]
-        bare = _BARE_THING.search(answered_question(previous) or "")
+        bare = _BARE_THING.search(question)
         if things:
             det, np = things[-1]  # the nearest
             thing = f"{'my' if det.lower() == 'your' else 'the'} {np}"

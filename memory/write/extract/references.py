@@ -78,10 +78,13 @@ _DUMMY_IT = re.compile(
     r"(?:\w+\s+)?\w+\s+(?:to|that|how|when|because|if)\b",
     re.I,
 )
+#: a thing the memory names with a determiner ("a bowl", "their old car"); an amount names nothing ("a lot", "a few")
+_DET = r"(?:a|an|the|their|User's)"
+_AMOUNT = r"(?:lot|bit|little|few|couple)"
 #: "it" is fine after the statement names what it stands for: "User started pottery and it keeps them calm"; an
 #: amount names nothing ("User put a lot of effort into it")
 _NOUN_BEFORE_IT = re.compile(
-    r"\b(?:User|user)\b.*?(?:\b(?:a|an|the|their|User's)\s+(?!(?:lot|bit|little|few|couple)\b)\w+|"
+    rf"\b(?:User|user)\b.*?(?:\b{_DET}\s+(?!{_AMOUNT}\b)\w+|"
     r"\"[^\"]+\"|(?<=\s)(?-i:[A-Z][a-z]+)).*?\bit\b",  # a title or a name said before: "seeing Hadestown when it …"
     re.I,
 )
@@ -117,7 +120,7 @@ _CONNECTIVE = re.compile(r"\b(?:besides|apart from|other than|aside from|on top 
 #: "this is Max", "that was Jordan": the pointer is introduced by the name it stands for
 _INTRODUCED = re.compile(r"\s+(?:is|was)\s+(?:(?:Mc|Mac|Le|La|De|Di|O')?[A-Z][a-z]+)\b(?!\s+(?:is|was)\b)")
 #: "the impact it'll have": an "it" right after a noun opens a clause about that noun, it does not stand for it
-_RELATIVE_IT = re.compile(r"\b(?:a|an|the|their|User's)\s+\w+\s+it$", re.I)
+_RELATIVE_IT = re.compile(rf"\b{_DET}\s+\w+\s+it$", re.I)
 #: "User hasn't had one in ages.": "one" after a verb, standing for a thing the memory does not name
 _BARE_ONE = re.compile(
     r"\b(?:had|have|has|got|get|gets|getting|want|wants|wanted|need|needs|needed|buy|bought|try|tried|make|made|"
@@ -135,13 +138,11 @@ _LIKES_A_LOOK = re.compile(
 #: "User is totally hooked.": hooked / obsessed / addicted, and nothing else said of what on
 _HOOKED = re.compile(
     r"^(?:User|User and others)(?: is| was| are| were| got| gets| has been| have been)\s+(?:(?:so|really|just|totally|"
-    r"completely|\w+ly)\s+)*(?:hooked|obsessed|addicted)(?=\s*[.!]?$)",
+    r"completely|\w+ly)\s+)*(?P<word>hooked|obsessed|addicted)(?=\s*[.!]?$)",
     re.I,
 )
 #: "… a coffee mug to replace their favorite one": a thing named before the "one" that stands for it
-_NOUN_BEFORE_ONE = re.compile(
-    r"\b(?:a|an|the|their|User's)\s+(?:(?:new|old|good|nice)\s+)?(?!(?:lot|bit|little|few|couple|one|new|old)\b)[\w-]{3,}"
-)
+_NOUN_BEFORE_ONE = re.compile(rf"\b{_DET}\s+(?:(?:new|old|good|nice)\s+)?(?!(?:{_AMOUNT}|one|new|old)\b)[\w-]{{3,}}")
 _ONE = re.compile(
     r"\b(?:a|an|the|this|that|new|old|another|big|little|small|good|nice|each|which|other|first|last|second|"
     r"favourite|favorite|same)\s+ones?\b(?!\s+of\b)(?!-)(?!\s+(?:they|User|who)\s+(?:love|loves|loved|care|cares))",
@@ -280,30 +281,26 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     for m in _DEICTIC.finditer(text):
         if m.start() == 0 and (lead or named_subject):
             continue
-        if _CONNECTIVE.search(text[: m.start()]) or _INTRODUCED.match(text[m.end() :]):
+        det, before, after = m.group("det").lower(), text[: m.start()], text[m.end() :]
+        if _CONNECTIVE.search(before) or _INTRODUCED.match(after):
             continue  # "besides that, …" goes on; "this is Max" names what it points at
-        kind = _KIND_LIKE.search(text[: m.start()])
+        kind = _KIND_LIKE.search(before)
         if kind and not _VERB_AFTER.search(text[: kind.start()]):
             # "Moments like these make User …": "such moments"; "things like that" names nothing
             if kind.group("noun").lower() in _NAMES_NO_KIND:
                 found.append(kind.group() + m.group())
             continue
-        if m.group("det").lower() == "that":
-            after = text[m.end() :]
-            if _THAT_OPENS.search(text[: m.start()]) and not re.match(r"\s*[.!?]?$", after):
+        if det == "that":
+            if _THAT_OPENS.search(before) and not re.match(r"\s*[.!?]?$", after):
                 continue  # "User had no idea that so many …", "… finds it fascinating that …": a clause follows
-            if not _END.match(after) and (_THAT_JOINS.match(after) or not _before_is_verb_or_prep(text[: m.start()])):
+            if not _END.match(after) and (_THAT_JOINS.match(after) or not _before_is_verb_or_prep(before)):
                 continue
-        if _KNOWN_BY.match(text[m.end() :]) or (
-            m.group("det").lower() in ("these", "those") and _EXAMPLES_AFTER.match(text[m.end() :])
+        if _KNOWN_BY.match(after):
+            continue  # "that designer handbag they bought at Saks last weekend": told right after
+        if det in ("these", "those") and (
+            _EXAMPLES_AFTER.match(after) or (_STANDS_ALONE.match(after) and _GROUP.search(before))
         ):
-            continue  # "that designer handbag they bought at Saks", "some of those, like …": told right after
-        if (
-            m.group("det").lower() in ("these", "those")
-            and _STANDS_ALONE.match(text[m.end() :])
-            and _GROUP.search(text[: m.start()])
-        ):
-            continue  # "… different cooking oils … any of those": the plural said before
+            continue  # "some of those, like …" (told after), "… different cooking oils … any of those" (said before)
         found.append(m.group() if m.end() >= len(text) else _phrase(text, m.start()))
     for m in _PRONOUN.finditer(text):
         p = m.group("p").lower()
@@ -326,7 +323,7 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     found += [m.group() for m in _ONE.finditer(text) if not _NOUN_BEFORE_ONE.search(text[: m.start()])]
     found += [m.group("one") for m in [*_BARE_ONE.finditer(text), *_THERE_ONE.finditer(text)]]
     found += [m.group("some") for m in _BARE_SOME.finditer(text)]
-    found += [m.group().split()[-1] for m in _HOOKED.finditer(text)]
+    found += [m.group("word") for m in _HOOKED.finditer(text)]
     found += [m.group("what") for m in _LIKES_A_LOOK.finditer(text)]
     theres = [
         *_THERE.finditer(text),
