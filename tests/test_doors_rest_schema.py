@@ -50,10 +50,10 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 
 
 def _auth(case, app) -> dict[str, str]:
-    """The key, unless the case leaves out the required Authorization header on purpose (negative headers): adding
-    it back would make that case valid, and its 200 would then be read as schema-violating data accepted."""
-    dropped = case.meta is not None and case.meta.is_negative_at(ParameterLocation.HEADER)
-    if dropped and "Authorization" not in (case.headers or {}):
+    """The key, unless the case breaks the Authorization header on purpose (negative headers: left out, or of the
+    wrong form): putting the key there would make that case valid, and its 200 would then be read as
+    schema-violating data accepted."""
+    if case.meta is not None and case.meta.is_negative_at(ParameterLocation.HEADER):
         return {}
     return {"Authorization": f"Bearer {app.state.key}"}
 
@@ -84,3 +84,8 @@ def test_unknown_routes_and_hostile_paging_use_the_error_shape(app):
             assert r.status_code in (404, 405, 422) and set(r.json()) <= {"error", "detail"} and r.json()["error"]
         big = c.get("/v1/memories", params={"user_id": "alice", "offset": 10**9}, headers=auth)
         assert big.status_code == 422 and big.json()["detail"][0]["where"] == "query.offset"
+        # a one-valued filter given twice is refused, not read as its last value (schemathesis found it accepted)
+        twice = c.get("/v1/memories", params=[("user_id", "alice"), ("run_id", "a"), ("run_id", "b")], headers=auth)
+        assert twice.status_code == 422 and twice.json()["detail"] == [
+            {"where": "query.run_id", "problem": "given more than once"}
+        ]

@@ -217,16 +217,24 @@ def _methods(request: Request) -> list[str]:
 
 def known_query(request: Request) -> None:
     """Refuse query parameters the route does not declare (422, like an unknown body field): a typo such as
-    ``?ofset=`` must not silently list the first page."""
-    route = request.scope.get("route")
-    declared = {p.alias for p in getattr(getattr(route, "dependant", None), "query_params", [])}
-    for dep in getattr(getattr(route, "dependant", None), "dependencies", []):
-        declared |= {p.alias for p in dep.query_params}
-    unknown = sorted(set(request.query_params) - declared)
-    if unknown:
-        raise RequestValidationError(
-            [{"loc": ("query", name), "msg": "unknown query parameter", "type": "extra_forbidden"} for name in unknown]
-        )
+    ``?ofset=`` must not silently list the first page. Refuse as well a parameter given more than once
+    (``?run_id=a&run_id=b``): every query parameter of the API takes one value, and FastAPI would keep the last and
+    answer for a filter the caller did not mean."""
+    dependant = getattr(request.scope.get("route"), "dependant", None)
+    params = list(getattr(dependant, "query_params", []))
+    for dep in getattr(dependant, "dependencies", []):
+        params += dep.query_params
+    declared = {p.alias for p in params}
+    errors = [
+        {"loc": ("query", name), "msg": "unknown query parameter", "type": "extra_forbidden"}
+        for name in sorted(set(request.query_params) - declared)
+    ] + [
+        {"loc": ("query", name), "msg": "given more than once", "type": "too_long"}
+        for name in sorted(declared)
+        if len(request.query_params.getlist(name)) > 1
+    ]
+    if errors:
+        raise RequestValidationError(errors)
 
 
 def doors_of(request: Request) -> Doors:
