@@ -80,6 +80,8 @@ _DUMMY_IT = re.compile(
 )
 #: a thing the memory names with a determiner ("a bowl", "their old car"); an amount names nothing ("a lot", "a few")
 _DET = r"(?:a|an|the|their|User's)"
+#: a name, "LeBron" and "McDonald" too
+_NAME = r"(?:Mc|Mac|Le|La|De|Di|O')?[A-Z][a-z]+"
 _AMOUNT = r"(?:lot|bit|little|few|couple)"
 #: "it" is fine after the statement names what it stands for: "User started pottery and it keeps them calm"; an
 #: amount names nothing ("User put a lot of effort into it")
@@ -118,7 +120,7 @@ _TITLE = re.compile(r'"[^"]{1,60}"')
 #: "besides that, …", "on top of that": a connective going on from what was said, no thing to name
 _CONNECTIVE = re.compile(r"\b(?:besides|apart from|other than|aside from|on top of)\s+$", re.I)
 #: "this is Max", "that was Jordan": the pointer is introduced by the name it stands for
-_INTRODUCED = re.compile(r"\s+(?:is|was)\s+(?:(?:Mc|Mac|Le|La|De|Di|O')?[A-Z][a-z]+)\b(?!\s+(?:is|was)\b)")
+_INTRODUCED = re.compile(rf"\s+(?:is|was)\s+{_NAME}\b(?!\s+(?:is|was)\b)")
 #: "the impact it'll have": an "it" right after a noun opens a clause about that noun, it does not stand for it
 _RELATIVE_IT = re.compile(rf"\b{_DET}\s+\w+\s+it$", re.I)
 #: "User hasn't had one in ages.": "one" after a verb, standing for a thing the memory does not name
@@ -220,7 +222,7 @@ _THE_PLACE = re.compile(
 )
 #: a person named in the statement: a he / she / him / her after it has someone to stand for
 _PERSON = re.compile(
-    r"\b(?:(?:Mc|Mac|Le|La|De|Di|O')?[A-Z][a-z]+(?<!User)|"  # a name, "LeBron" and "McDonald" too
+    rf"\b(?:{_NAME}(?<!User)|"
     r"mom|mum|mother|dad|father|son|daughter|brother|sister|husband|wife|partner|boyfriend|girlfriend|friend|buddy|"
     r"boss|colleague|coworker|co-worker|kid|child|baby|grandma|grandpa|"
     r"grandmother|grandfather|aunt|uncle|cousin|nephew|niece|neighbo(?:u)?r|teacher|coach|mentor|mentee|"
