@@ -13,7 +13,7 @@ import pytest
 
 from memory.write.extract.extractor import extract
 from memory.write.extract.references import resolve, unresolved
-from memory.write.extract.worth import trivial
+from memory.write.extract.worth import pruned, trivial
 
 AT = datetime(2024, 5, 1, 9, tzinfo=UTC)
 
@@ -220,3 +220,47 @@ def test_two_participles_of_one_phrase_are_one_thing_liked():
         "I'm passionate about making sure veterans are supported and valued in our community.", role="user", at=AT
     )
     assert [c.content for c in got] == ["User likes making sure veterans are supported and valued in their community."]
+
+
+@pytest.mark.parametrize(
+    ("content", "kept"),
+    [
+        (
+            "User went camping with their kids (last weekend, 2024-04-27); it was stunning.",
+            "User went camping with their kids (last weekend, 2024-04-27).",
+        ),
+        (
+            "User started volunteering at the shelter; it's been so rewarding.",
+            "User started volunteering at the shelter.",
+        ),
+        (
+            "User joined a hiking club; it was great getting to know them better.",
+            "User joined a hiking club.",
+        ),
+        ("User went camping and it was stunning (2023-06-20).", "User went camping (2023-06-20)."),
+        ("User adopted a cat, which is pretty exciting.", "User adopted a cat."),
+        (
+            "User has been doing great; they just won another tournament in Boston.",
+            "User just won another tournament in Boston.",
+        ),
+        # what the verdict adds beyond the moment stays
+        (
+            "User went for a run; it was great and helped clear their head.",
+            "User went for a run; it was great and helped clear their head.",
+        ),
+        # a pep talk stays whole, so that it is still read as one
+        ("User keeps going, which is awesome.", "User keeps going, which is awesome."),
+        ("用户去露营了，太棒了。", "用户去露营了，太棒了。"),
+    ],
+)
+def test_a_verdict_of_the_moment_is_pruned_from_the_fact_it_follows(content, kept):
+    """Twelfth round: "…; it was amazing" judged the moment; the fact is what happened, and the episode keeps the
+    verdict. A mood before the news gives way to the news."""
+    assert pruned(content) == kept
+
+
+def test_the_write_path_stores_the_news_not_the_verdict_on_it():
+    said = "I started volunteering at the animal shelter last Sunday; it's been so rewarding."
+    got = [c.content for c in extract(said, role="user", at=AT)]
+    assert got == ["User started volunteering at the animal shelter (last Sunday, 2024-04-28)."]
+    assert trivial(pruned("User keeps going, which is awesome."), "fact") == "a verdict on the moment"

@@ -43,7 +43,7 @@ from memory.write.extract.lead_in import joined, lead_in
 from memory.write.extract.persons import name_person_from_message
 from memory.write.extract.recent import name_from_recent
 from memory.write.extract.references import points_unnamed, resolve
-from memory.write.extract.worth import trivial
+from memory.write.extract.worth import pruned, trivial
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -469,6 +469,7 @@ def standing(
     what was said is in the episode, and the write log records the message's reason when nothing is left."""
     out = []
     for c in cands:
+        c.content = pruned(c.content)  # "…; it was amazing": the verdict of the moment is not the fact
         if trivial(c.content, c.predicate):
             continue
         named = resolve(c.content, c.evidence)

@@ -36,7 +36,7 @@ from memory.text.auxiliaries import BE_HAVE
 from memory.text.language import has_cjk
 from memory.write.extract.references import head
 
-__all__ = ["trivial"]
+__all__ = ["pruned", "trivial"]
 
 _MOOD = (
     r"(?:excited|thrilled|stoked|happy|glad|thankful|grateful|blessed|proud|pumped|psyched|ecstatic|overjoyed|"
@@ -53,7 +53,7 @@ _INTENS = (
 _MOOD_ONLY = re.compile(
     rf"^(?:User|User and others)(?:'s| is| was| are| were| feels| felt| has been| have been| 's been| got| gets| "
     rf"became| is feeling| was feeling| is getting)\s+{_INTENS}{_MOOD}"
-    rf"(?:\s*(?:,|and|&)\s*{_INTENS}{_MOOD})*(?:\s+(?:again|now|today|right now|lately|too|as well))?\s*[.!]?$",
+    rf"(?:\s*(?:,|and|but|&)\s*{_INTENS}{_MOOD})*(?:\s+(?:again|now|today|right now|lately|too|as well))?\s*[.!]?$",
     re.I,
 )
 #: "User is so grateful for all the support.", "User was happy and thankful for everything."
@@ -111,6 +111,10 @@ _SPELL = re.compile(
     r"days?|months?|year|while|patch|stretch|ride)(?:\s+(?:lately|recently|now|so far|since (?:they|User) (?:last )?"
     r"(?:talked|spoke|chatted)))?\s*[.!]?$|"
     r"^A lot(?:'s| has) been (?:going on|happening) (?:in User's life|with User|for User)\s*[.!]?$|"
+    r"^(?:User|User and others) (?:has been|have been|is|are|'s been|was|were) (?:doing|going) (?:really |so |pretty |"
+    r"super )?(?:great|well|good|fine|okay|ok|alright|all right)(?: lately| recently| so far)?\s*[.!]?$|"
+    r"^User's (?:week|month|day|weekend|year|life)(?:'s| has| was| is|'s been| has been)\s+(?:really |so |super |"
+    r"pretty |quite )?(?:busy|crazy|hectic|tough|rough|hard|wild|slow|quiet|long|good|great)(?: lately)?\s*[.!]?$|"
     r"^(?:This|Last|The past|The last) (?:week|month|year|weekend|few days)(?:'s| has| was| is|'s been| has been)\s+"
     r"(?:really |so |super |pretty |quite )?(?:busy|crazy|hectic|tough|rough|hard|wild|slow|quiet|long)"
     r"(?: for User)?\s*[.!]?$",
@@ -294,6 +298,56 @@ _ZH_PEP = re.compile(
     r"(?:的)?[。！!]?$|一切(?:都)?会(?:好起来|变好|顺利)(?:的)?[。！!]?$"
 )
 _ZH_WISH = re.compile(r"^用户(?:很|非常)?期待(?:更多|以后)?(?:美好|开心|快乐)?的?(?:回忆|时光|时刻)[。！!]?$")
+
+
+#: what a verdict of the moment says of "it": the words of ``_VERDICT`` and the ones a tail adds ("it's so rewarding")
+_TAIL_ADJ = (
+    rf"(?:{_VERDICT[3:-1]}|rewarding|heartwarming|humbling|surreal|refreshing|relaxing|peaceful|tranquil|soothing|"
+    r"calming|good|really good|delicious|immersive|wonderful|a wild ride|a thrill|such a thrill|a ton of fun|"
+    r"exciting|enlightening|eye-opening|emotional|memorable|unforgettable|a great experience|an experience)"
+)
+_THE_MOMENT = r"(?:experience|time|day|feeling|ride|moment|one|night|trip|weekend)"
+#: an appended part that is only a verdict on "it": "it's been pretty cool", "it was such an awesome experience",
+#: "it was super peaceful and refreshing", "it was great getting to know them better", "it's cool to meet people …"
+_TAIL_VERDICT = re.compile(
+    rf"^(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has been|'s been| had been| felt| feels| has felt)\s+"
+    rf"{_INTENS}(?:such an? |a |an )?{_INTENS}{_TAIL_ADJ}(?:\s*(?:,|and|&)\s*{_INTENS}{_TAIL_ADJ})*"
+    rf"(?:\s+{_THE_MOMENT})?(?:\s+(?:too|though|for (?:them|User)|overall))?"
+    r"(?:\s+(?:to (?:see|meet|be|have|get|hear|know|watch|spend|work|share|connect|do|talk|help|learn)\b|being|getting|"
+    r"seeing|watching|meeting|spending|knowing|hearing|having|competing|working|sharing|connecting|talking|learning|"
+    r"doing)\b[^;]*)?\s*[.!]?$",
+    re.I,
+)
+#: the same verdict said inside the statement's own clause: "… went camping and it was stunning (2023-06-20)."
+_CLAUSE_VERDICT = re.compile(
+    rf",?\s+(?:and|which) (?:it |that )?(?:'s|is|was|has been|'s been)\s+{_INTENS}(?:such an? |a |an )?{_INTENS}"
+    rf"{_TAIL_ADJ}(?:\s*(?:,|and|&)\s*{_INTENS}{_TAIL_ADJ})*(?:\s+{_THE_MOMENT})?(?=\s*(?:\([^()]*\))?\s*[.!]?$)",
+    re.I,
+)
+#: a part that tells its own news after a mood: "User has been doing great; they just won another tournament …"
+_OWN_NEWS = re.compile(
+    r"^(?:they|User|User and others)(?: just| also| recently| finally| even)? (?:\w+ed|won|got|went|made|took|began|"
+    r"met|saw|found|bought|ran|wrote|gave|built|became|left|sold|taught|caught|held|led|flew|drove|rode|swam|threw)\b"
+)
+
+
+def pruned(content: str) -> str:
+    """``content`` without what only judges the moment: an appended "; it was amazing" (or "…, and it was stunning"
+    inside the statement) is dropped, and a mood before the news ("User has been doing great; they just won …")
+    gives way to the news. What a verdict was on stays; the episode keeps the words. English only: the appended
+    parts of the Chinese grammar are read by ``trivial`` as a whole."""
+    if has_cjk(content):
+        return content
+    end = "." if content.rstrip().endswith(".") else ""
+    parts = [p.strip() for p in re.split(r";\s+", content.rstrip().rstrip(".!"))]
+    parts = [parts[0], *(p for p in parts[1:] if not _TAIL_VERDICT.match(p))]
+    if len(parts) > 1 and "(" not in parts[0] and trivial(parts[0]) and _OWN_NEWS.match(parts[1]):
+        rest = re.sub(r"^they\b", "User", parts[1])
+        parts = [rest[:1].upper() + rest[1:], *parts[2:]]
+    head_ = _CLAUSE_VERDICT.sub("", parts[0])
+    if len(head_.split()) >= 3 and not trivial(parts[0]):  # a pep talk stays one ("…, which is awesome")
+        parts[0] = head_
+    return "; ".join(parts) + end
 
 
 #: what a template states whole (a name, a diet, a budget, a place …): never a reaction, however short
