@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from app_helpers import no_exception, open_page
 from browser_helpers import CHROMIUM, settle, streamlit_server
@@ -54,6 +56,8 @@ def test_desk_explains_reviews_and_acts_through_the_audited_path(desk):
 @pytest.mark.browser
 @pytest.mark.slow
 def test_desk_in_chromium_shows_the_queue_and_the_graph(desk, tmp_path):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
     from playwright.sync_api import sync_playwright
 
     svc, _ = desk

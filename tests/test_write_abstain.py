@@ -239,6 +239,7 @@ def test_two_participles_of_one_phrase_are_one_thing_liked():
         ),
         ("User went camping and it was stunning (2023-06-20).", "User went camping (2023-06-20)."),
         ("User adopted a cat, which is pretty exciting.", "User adopted a cat."),
+        ("User got into some charity work and it's been really rewarding.", "User got into some charity work."),
         (
             "User has been doing great; they just won another tournament in Boston.",
             "User just won another tournament in Boston.",

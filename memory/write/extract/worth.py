@@ -320,7 +320,8 @@ _TAIL_VERDICT = re.compile(
 )
 #: the same verdict said inside the statement's own clause: "… went camping and it was stunning (2023-06-20)."
 _CLAUSE_VERDICT = re.compile(
-    rf",?\s+(?:and|which) (?:it |that )?(?:'s|is|was|has been|'s been)\s+{_INTENS}(?:such an? |a |an )?{_INTENS}"
+    rf",?\s+(?:and|which) (?:it(?='s)|that(?='s)|it |that )?(?:'s|is|was|has been|'s been)\s+{_INTENS}"
+    rf"(?:such an? |a |an )?{_INTENS}"
     rf"{_TAIL_ADJ}(?:\s*(?:,|and|&)\s*{_INTENS}{_TAIL_ADJ})*(?:\s+{_THE_MOMENT})?(?=\s*(?:\([^()]*\))?\s*[.!]?$)",
     re.I,
 )
