@@ -19,6 +19,14 @@ CORE_PAGES = frozenset({"talk", "user-profile", "recent-writes", "session-timeli
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def need_chromium() -> None:
+    """Skip the calling test where Debian's Chromium is not installed (a developer's machine); CI installs it."""
+    import pytest
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_helpers import CHROMIUM, CORE_PAGES, streamlit_server
+from browser_helpers import CHROMIUM, CORE_PAGES, need_chromium, streamlit_server
 from browser_helpers import settle as _settle
 
 from bench.synthetic import Plan, populate
@@ -34,8 +34,7 @@ def server(tmp_path, plumbing_svc, monkeypatch):
 
 
 def test_the_navigation_lists_every_page_and_a_chat_message_gets_its_reply(server):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    need_chromium()
     playwright = pytest.importorskip("playwright.sync_api")
     shots = Path(os.environ["UI_SCREENSHOTS"]) if os.environ.get("UI_SCREENSHOTS") else None
     if shots is not None:

@@ -7,10 +7,9 @@ page brings the fact, the profile and the answer back. The real e5 embedder on b
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from browser_helpers import CHROMIUM, streamlit_server
+from browser_helpers import CHROMIUM, need_chromium, streamlit_server
 from browser_helpers import settle as _settle
 
 from agent.runtime import Agent
@@ -42,8 +41,7 @@ def _act(page, button: str, done: str) -> None:
 
 
 def test_flag_and_unflag_an_episode_on_the_memories_page_reach_the_fact_profile_bridge_and_reply(svc, tmp_path):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    need_chromium()
     playwright = pytest.importorskip("playwright.sync_api")
     _chat(svc, "a", "I live in Valencia.")
     fact = next(m for m in svc.list_memories(svc.get_user("v"), types=SEMANTIC_TYPES) if "Valencia" in m.content)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from app_helpers import no_exception, open_page
-from browser_helpers import CHROMIUM, settle, streamlit_server
+from browser_helpers import CHROMIUM, need_chromium, settle, streamlit_server
 
 from memory.storage import records
 from memory.vocab import Actor, AuditAction, Role
@@ -56,8 +54,7 @@ def test_desk_explains_reviews_and_acts_through_the_audited_path(desk):
 @pytest.mark.browser
 @pytest.mark.slow
 def test_desk_in_chromium_shows_the_queue_and_the_graph(desk, tmp_path):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    need_chromium()
     from playwright.sync_api import sync_playwright
 
     svc, _ = desk

@@ -8,11 +8,9 @@ come from the cut's verdicts, and the sidebar applies (and audits) once, on Appl
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from actors import ADMIN, CURATOR
-from browser_helpers import CHROMIUM, streamlit_server
+from browser_helpers import CHROMIUM, need_chromium, streamlit_server
 from browser_helpers import settle as _settle
 
 from memory import audit
@@ -34,8 +32,7 @@ def _metric(page, label: str) -> str:
 
 
 def test_lab_band_histogram_and_the_sidebar_applies_once(plumbing_svc, tmp_path, monkeypatch):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    need_chromium()
     playwright = pytest.importorskip("playwright.sync_api")
     monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
     svc = plumbing_svc

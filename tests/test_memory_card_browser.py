@@ -5,10 +5,8 @@ literally (no heading, bold, tag or link comes out of them). Before, the card sh
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from browser_helpers import CHROMIUM, streamlit_server
+from browser_helpers import CHROMIUM, need_chromium, streamlit_server
 from browser_helpers import settle as _settle
 
 from memory.vocab import SEMANTIC_TYPES
@@ -26,8 +24,7 @@ _MARKUP = """() => {
 
 
 def test_a_fact_card_shows_the_words_it_came_from_one_click_away_as_plain_text(plumbing_svc, tmp_path):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    need_chromium()
     playwright = pytest.importorskip("playwright.sync_api")
     svc = plumbing_svc
     svc.remember("v", SAID, session_id="s1")

@@ -9,11 +9,9 @@ caption that quotes user text goes through it. The hostile strings carry the mar
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from actors import CURATOR
-from browser_helpers import CHROMIUM, CORE_PAGES, streamlit_server
+from browser_helpers import CHROMIUM, CORE_PAGES, need_chromium, streamlit_server
 from browser_helpers import settle as _settle
 
 from memory.lifecycle import curation
@@ -66,8 +64,7 @@ def app(tmp_path, plumbing_svc, monkeypatch):
 
 
 def test_hostile_ids_and_texts_are_plain_on_every_page(app, tmp_path):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    need_chromium()
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])

@@ -8,11 +8,10 @@ covered the sign-in form with "Page not found" and, after sign-in, landed on Cha
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from actors import ADMIN
-from browser_helpers import CHROMIUM
+from browser_helpers import CHROMIUM, need_chromium
 from browser_helpers import settle as _settle
 from browser_helpers import streamlit_server as streamlit
 
@@ -27,8 +26,7 @@ USER = "rb-user"
 
 @pytest.fixture
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    need_chromium()
     playwright = pytest.importorskip("playwright.sync_api")
     args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
     with playwright.sync_playwright() as p:

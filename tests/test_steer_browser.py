@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import http.server
 import threading
-from pathlib import Path
 
 import pytest
-from browser_helpers import CHROMIUM, free_port, streamlit_server
+from browser_helpers import CHROMIUM, free_port, need_chromium, streamlit_server
 from browser_helpers import settle as _settle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -100,8 +99,7 @@ def _send(page, text: str) -> None:
 
 
 def test_user_text_is_text_and_the_picker_holds_across_a_turn(app, pixel):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    need_chromium()
     playwright = pytest.importorskip("playwright.sync_api")
     requested: list[str] = []
     with playwright.sync_playwright() as p:

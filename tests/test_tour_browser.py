@@ -9,10 +9,9 @@ timestamp or a text cut without an ellipsis.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from browser_helpers import CHROMIUM, streamlit_server
+from browser_helpers import CHROMIUM, need_chromium, streamlit_server
 from browser_helpers import settle as _settle
 
 from agent.demo import DemoUser, seed
@@ -184,8 +183,7 @@ def _step_two_tells_where_the_answer_came_from(main: str, w: dict, lang: str) ->
 
 
 def test_the_demo_tour_runs_in_both_languages_and_every_page_reads_as_words(app, tmp_path):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    need_chromium()
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])

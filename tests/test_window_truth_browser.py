@@ -8,11 +8,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from actors import CURATOR
-from browser_helpers import CHROMIUM, streamlit_server
+from browser_helpers import CHROMIUM, need_chromium, streamlit_server
 from browser_helpers import settle as _settle
 from sqlmodel import col, select
 
@@ -42,8 +40,7 @@ def _send(page, text: str) -> None:
 
 
 def test_flagged_facts_panel_snapshot_and_set_aside_writes_in_chromium(plumbing_svc, tmp_path, monkeypatch):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); .ci/run installs it")
+    need_chromium()
     playwright = pytest.importorskip("playwright.sync_api")
     monkeypatch.setenv("MEMLENS_EMBEDDER", "hash")
     svc = plumbing_svc

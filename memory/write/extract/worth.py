@@ -302,17 +302,21 @@ _ZH_WISH = re.compile(r"^用户(?:很|非常)?期待(?:更多|以后)?(?:美好|
 
 #: what a verdict of the moment says of "it": the words of ``_VERDICT`` and the ones a tail adds ("it's so rewarding")
 _TAIL_ADJ = (
-    rf"(?:{_VERDICT[3:-1]}|rewarding|heartwarming|humbling|surreal|refreshing|relaxing|peaceful|tranquil|soothing|"
+    rf"(?:{_VERDICT}|rewarding|heartwarming|humbling|surreal|refreshing|relaxing|peaceful|tranquil|soothing|"
     r"calming|good|really good|delicious|immersive|wonderful|a wild ride|a thrill|such a thrill|a ton of fun|"
     r"exciting|enlightening|eye-opening|emotional|memorable|unforgettable|a great experience|an experience)"
 )
 _THE_MOMENT = r"(?:experience|time|day|feeling|ride|moment|one|night|trip|weekend)"
+#: the verdict itself, one or several: "such an awesome experience", "super peaceful and refreshing"
+_JUDGED = (
+    rf"{_INTENS}(?:such an? |a |an )?{_INTENS}{_TAIL_ADJ}(?:\s*(?:,|and|&)\s*{_INTENS}{_TAIL_ADJ})*"
+    rf"(?:\s+{_THE_MOMENT})?"
+)
 #: an appended part that is only a verdict on "it": "it's been pretty cool", "it was such an awesome experience",
 #: "it was super peaceful and refreshing", "it was great getting to know them better", "it's cool to meet people …"
 _TAIL_VERDICT = re.compile(
     rf"^(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has been|'s been| had been| felt| feels| has felt)\s+"
-    rf"{_INTENS}(?:such an? |a |an )?{_INTENS}{_TAIL_ADJ}(?:\s*(?:,|and|&)\s*{_INTENS}{_TAIL_ADJ})*"
-    rf"(?:\s+{_THE_MOMENT})?(?:\s+(?:too|though|for (?:them|User)|overall))?"
+    rf"{_JUDGED}(?:\s+(?:too|though|for (?:them|User)|overall))?"
     r"(?:\s+(?:to (?:see|meet|be|have|get|hear|know|watch|spend|work|share|connect|do|talk|help|learn)\b|being|getting|"
     r"seeing|watching|meeting|spending|knowing|hearing|having|competing|working|sharing|connecting|talking|learning|"
     r"doing)\b[^;]*)?\s*[.!]?$",
@@ -320,9 +324,8 @@ _TAIL_VERDICT = re.compile(
 )
 #: the same verdict said inside the statement's own clause: "… went camping and it was stunning (2023-06-20)."
 _CLAUSE_VERDICT = re.compile(
-    rf",?\s+(?:and|which) (?:it(?='s)|that(?='s)|it |that )?(?:'s|is|was|has been|'s been)\s+{_INTENS}"
-    rf"(?:such an? |a |an )?{_INTENS}"
-    rf"{_TAIL_ADJ}(?:\s*(?:,|and|&)\s*{_INTENS}{_TAIL_ADJ})*(?:\s+{_THE_MOMENT})?(?=\s*(?:\([^()]*\))?\s*[.!]?$)",
+    rf",?\s+(?:and|which) (?:it(?='s)|that(?='s)|it |that )?(?:'s|is|was|has been|'s been)\s+{_JUDGED}"
+    r"(?=\s*(?:\([^()]*\))?\s*[.!]?$)",
     re.I,
 )
 #: a part that tells its own news after a mood: "User has been doing great; they just won another tournament …"
