@@ -88,7 +88,7 @@ def test_a_reference_is_named_where_the_words_name_it(text, previous, expected):
         ("我搬到上海了。", "用户搬到了上海，现在住在那里。"),  # 那里 = 上海, named before it
         ("I'm vegetarian.", "User is vegetarian."),  # a template states it whole: never 'too little said'
         ("I work as a nurse at the city hospital.", None),  # 'the city hospital' names its place
-        ("This scarf from my aunt is really special to me.", "This scarf from User's aunt is really special to them."),
+        ("This scarf from my aunt is really special to me.", "The scarf from User's aunt is really special to them."),
         ("我妹妹小美搬到了杭州，她很喜欢新工作。", None),
     ],
 )
@@ -113,19 +113,14 @@ def test_the_detector_tells_the_speakers_own_they_and_a_named_person_from_a_refe
     assert unresolved("用户很喜欢它。") == ["它"]
     assert unresolved("用户的妈妈说她很忙。") == []  # 她 = 妈妈
     assert resolve("User gave him a call.") is None
-    # "moments like these" is "such moments", no reference: kept as it is, never "Moments like remind …"
-    assert resolve("Moments like these remind User what matters.") == "Moments like these remind User what matters."
+    # "moments like these": like which, only the conversation says; never "Moments like remind …"
+    assert resolve("Moments like these remind User what matters.") is None
     assert resolve("User trained hard for that last match.") is None  # never "a last match"
 
 
 @pytest.mark.parametrize(
     ("content", "said"),
     [
-        # a pronoun of kind after a plural noun ("such moments"), never a determiner of the verb after it
-        ("Moments like these make User so grateful for their basketball career.", ""),
-        ("Moments like that make User love sports and admire the players' determination and heart.", ""),
-        ("User and others are lucky to have places like that near their homes.", ""),
-        ("Having physical reminders like this really helps User stay motivated.", ""),
         # a their / them whose plural is named before it in the memory
         (
             "User has always been passionate about veterans and their rights.",
@@ -173,6 +168,21 @@ def test_a_pointing_subject_or_a_kind_that_names_nothing_is_still_a_reference():
     assert unresolved("That should help User stay focused.") == ["That"]  # a modal after it: a pronoun
     assert unresolved("These cookies from User's grandma are the best.") == []  # named where it is pointed at
     assert unresolved("These figurines User bought yesterday remind them of family love.") == []
+    # named where it is pointed at, it is "the" thing: nothing a reader lacks
+    assert resolve("These figurines User bought yesterday remind them of family love.") == (
+        "The figurines User bought yesterday remind them of family love."
+    )
+    # a verb before "User" makes it the main clause: the quote is only in the conversation
+    assert unresolved("This quote kept User positive through tough times.") == ["This"]
+    assert unresolved("This design reminds User of the grit it takes to stand out.") == ["This"]
+    # blind readers of held-out memories asked "like what?": the kind is named, the instance is not
+    for kind in [
+        "Moments like these make User so grateful for their basketball career.",
+        "Moments like that make User love sports and admire the players' determination and heart.",
+        "User and others are lucky to have places like that near their homes.",
+        "Having physical reminders like this really helps User stay motivated.",
+    ]:
+        assert unresolved(kind), kind
     assert unresolved("User loves things like that.") == ["things like that"]
     assert unresolved("User feels like this is their true calling.") == ["this"]
     assert "Their" in unresolved("Their love gives User strength.", "Their love gives me strength.")  # still
@@ -292,7 +302,7 @@ def test_an_emphatic_do_is_never_written_as_does(text, expected):
         ("Take a look at what I made last week.", []),
         (  # never "User read reminds them …": the event verb sat in the subject's clause
             "This book I read last year reminds me to always pursue my dreams.",
-            ["This book User read last year reminds them to always pursue their dreams (2023)."],
+            ["The book User read last year reminds them to always pursue their dreams (2023)."],
         ),
         ("Yesterday I bought new shoes.", ["User bought new shoes (Yesterday, 2024-04-30)."]),
     ],

@@ -30,6 +30,7 @@ from memory.write.extract.base import (
 )
 from memory.write.extract.clauses import Person, about_person, split_clauses
 from memory.write.extract.context import answered_question, in_context
+from memory.write.extract.definite import indefinite
 from memory.write.extract.events import dated_statements
 from memory.write.extract.general import (
     conjugate,
@@ -500,6 +501,11 @@ def standing(
             if trivial(named, c.predicate):  # "… chasing after those dreams" named "… after dreams": a pep talk
                 continue
             c.meta[keep.RENAMED] = True
+        if recent:  # "the cake" the other speaker pointed at ("That cake looks amazing!") → "a cake"
+            pointed = indefinite(named, c.evidence, message, recent)
+            if pointed is None:  # "User likes the plate": only the photo shows which
+                continue
+            named = pointed
         c.content = named
         out.append(c)
     return out

@@ -36,8 +36,8 @@ _DEICTIC = re.compile(
     re.I,
 )
 #: "moments like these", "places like that", "physical reminders like this": after a plural noun and "like", the
-#: pointer is a pronoun of kind ("such moments") — the noun says what is meant, the instance compared to is lost
-#: detail, not a missing referent; never after a verb of seeming ("feels like this is …") or a word that is no plural
+#: pointer stands for the instance compared to, which only the conversation names; never after a verb of seeming
+#: ("feels like this is …") or a word that is no plural
 _KIND_LIKE = re.compile(
     r"\b(?P<noun>(?!(?:feels|looks|sounds|seems|tastes|smells|is|was|has|does|this|its|thus|always|as|us|yes|less|"
     r"across|unless|his|hers|ours|yours|theirs|just)\b)[A-Za-z-]{2,}s)\s+like\s+$"
@@ -48,8 +48,6 @@ _VERB_AFTER = re.compile(
     r"only|\w+ly)\s+$",
     re.I,
 )
-#: plurals that name no kind: "User loves things like that" says nothing a reader can place
-_NAMES_NO_KIND = frozenset(["things", "stuffs", "ones", "kinds", "sorts"])
 #: after "that", what makes it a conjunction or a relative pronoun, not a pointer
 _THAT_JOINS = re.compile(
     r"\s+(?:User|user|they|it|he|she|we|you|there|the|a|an|his|her|their|its|our|this|these|those|some|one|all|"
@@ -233,13 +231,21 @@ _PERSON = re.compile(
 _LEADING = re.compile(rf"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|These|Those)\b(?!\s+{_TIME}\b)")
 
 
+#: what a thing's own relative clause says User did with it ("That painting User made …", "These figurines User
+#: bought …"); a verb before "User" makes it the main clause instead ("This quote kept User positive …")
+_DID = (
+    r"(?:\w+ed|made|bought|got|did|took|found|gave|wrote|drew|built|saw|won|had|has|have|sang|grew|sold|read|"
+    r"keeps?|kept|wears?|wore|holds?|held|carries|uses?|owns?|brought|chose|picked|ate|cooked|baked|knitted|knit|"
+    r"sewed|planted|caught|shot|learned|learnt|began|started|finished|'s|'d)\b"
+)
 #: a pointing subject that names its thing: "This scarf from User's aunt …", "That painting User made …", "These
 #: figurines User bought …"; not a pointer followed by a verb ("That should help User …", "These critters make User
 #: …": a plural's verb has no -s to tell it from a noun, so "These" / "Those" name it only right before "User")
 _NAMED_SUBJECT = re.compile(
     r"^(?:(?:This|That)\s+(?!(?:should|will|would|could|can|might|may|must|is|was|has|had|does|did)\b)[a-z]+"
-    r"(?:\s+[a-z]+)?\s+(?:from|of|by|User|that User|which User)|"
-    r"(?:These|Those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:from|of|by|that User|which User)|(?:These|Those)\s+[a-z]+\s+User)\b"
+    r"(?:\s+[a-z]+)?\s+(?:from|of|by|(?:that |which )?User(?=\s+(?:just |recently |also |finally )?" + _DID + r"))|"
+    r"(?:These|Those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:from|of|by|(?:that |which )?User(?=\s+(?:just |recently |also |"
+    r"finally )?" + _DID + r")))\b"
 )
 #: what was said opens by pointing at a thing it never names: "这是我去年买的", "That's what I made last week"
 _SAID_POINTING = re.compile(
@@ -288,9 +294,9 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
             continue  # "besides that, …" goes on; "this is Max" names what it points at
         kind = _KIND_LIKE.search(before)
         if kind and not _VERB_AFTER.search(text[: kind.start()]):
-            # "Moments like these make User …": "such moments"; "things like that" names nothing
-            if kind.group("noun").lower() in _NAMES_NO_KIND:
-                found.append(kind.group() + m.group())
+            # "Moments like these remind User …", "physical reminders like this": the kind is named, the instance
+            # it was said of is not (blind readers of held-out memories ask "like what?")
+            found.append(kind.group() + m.group())
             continue
         if det == "that":
             if _THAT_OPENS.search(before) and not re.match(r"\s*[.!?]?$", after):
@@ -709,10 +715,14 @@ def resolve(content: str, evidence: str = "") -> str | None:
 
     What can be named without guessing: a determiner that points ("this adoption group", "these lovely flowers",
     "这幅画") where the noun it points with says what the thing is — it becomes an article ("an adoption group",
-    "lovely flowers"); the fact then stands alone as a statement of its kind. A bare pronoun ("it", "him",
+    "lovely flowers"); the fact then stands alone as a statement of its kind. A pointing subject that the memory
+    names right there ("These figurines User bought yesterday …") points at nothing a reader lacks: "The figurines
+    User bought yesterday …". A bare pronoun ("it", "him",
     "这个", "它") is not guessed at."""
     refs = unresolved(content, evidence)
     if not refs:
+        if _NAMED_SUBJECT.match(content):  # "These figurines User bought …" → "The figurines User bought …"
+            return "The" + content[content.index(" ") :]
         return content
     fixed = content
     zh = has_cjk(content)

@@ -1,0 +1,84 @@
+"""A "the X" the conversation pointed at (memory.write.extract.definite, issue 44): named as the kind it is, or not
+stored when it is only liked; a "the X" of the world, of the memory's own words or of an idiom is left as it is.
+
+Sentences written for these tests in the shapes of conversations (not LoCoMo or LongMemEval text)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.storage.models import Message
+from memory.write.extract.definite import indefinite
+from memory.write.extract.references import unresolved
+from memory.write.pipeline import Item, prepare
+
+AT = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+
+
+def read(text: str, recent: list[str]) -> list[str]:
+    """What the write path makes of a user's message read with the session's messages before it."""
+    message = Message(session_id="s", user_key="u", role="user", content=text, created_at=AT)
+    return [c.content for c in prepare(Item(message, previous=recent[-1], recent=recent)).cands]
+
+
+@pytest.mark.parametrize(
+    ("recent", "said", "memory"),
+    [
+        # pointed at by the other speaker ("that pie" in the photo): a pie, of its kind
+        (
+            ["That pie looks delicious, Sam! How did you make it?"],
+            "I make the pie with oat flour, butter and fresh cherries.",
+            "User makes a pie with oat flour, butter and fresh cherries.",
+        ),
+        # introduced as one of a kind a few messages back, with its own words
+        (
+            ["I heard you were in a bike accident last month?", "Oh no, that sounds awful."],
+            "Yeah, I was so shaken when I got into the accident.",
+            "User was so shaken when they got into a bike accident.",
+        ),
+        (
+            ["Did you end up joining a pottery studio?", "I remember you talking about it."],
+            "I spend every Sunday in the studio now.",
+            "User spends every Sunday in a pottery studio now.",
+        ),
+    ],
+)
+def test_a_the_x_the_session_pointed_at_is_named_as_its_kind(recent, said, memory):
+    assert read(said, recent) == [memory]
+    assert not unresolved(memory)
+
+
+def test_a_liked_the_x_only_the_photo_shows_is_not_stored():
+    recent = ["That vase is gorgeous! Did you make it?"]
+    assert indefinite("User loves the vase.", "I love the vase.", "I love the vase.", recent) is None
+
+
+@pytest.mark.parametrize(
+    ("recent", "memory"),
+    [
+        # a setting the world has one of, mentioned or not
+        (["Was the beach crowded?"], "User took the kids to the beach on Sunday."),
+        # the memory introduced it itself
+        (["Tell me about a bowl you made."], "User made a bowl and gave the bowl to their sister."),
+        # told right there: "the X of …", "the X they …", "the X for …"
+        (["That's an idea!"], "User got the idea for a novel from a dream."),
+        (["What an impact!"], "User saw the impact they can make on the kids."),
+        # an idiom
+        (["That game was wild."], "Strength training changed the game for User."),
+        # a plural and a subject that opens the memory are left as they are
+        (["Those turtles are cute."], "User feeds the turtles every morning."),
+        # the window speaks of it only with "the": no pointing, nothing introduced
+        (["How was the tournament?"], "User met new friends at the tournament."),
+        # the memory's own words are not the window's ("the hard work" is no "a work")
+        (["That's a lot of work."], "User knows the hard work is worth it."),
+    ],
+)
+def test_a_the_x_that_needs_no_pointing_or_is_told_right_there_is_left_as_it_is(recent, memory):
+    assert indefinite(memory, memory, memory, recent) == memory
+
+
+def test_chinese_and_no_session_are_left_as_they_are():
+    assert indefinite("用户做了那个蛋糕。", "", "", ["那个蛋糕好漂亮！"]) == "用户做了那个蛋糕。"
+    assert indefinite("User makes the pie with oat flour.", "", "", []) == "User makes the pie with oat flour."
