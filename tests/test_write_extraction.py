@@ -102,3 +102,14 @@ def test_a_bare_weekday_points_the_way_the_statement_does(said, kept):
     """Said on Monday 2 March 2026: "on Saturday" in a plan is the coming one, in a story the one gone."""
     at = datetime(2026, 3, 2, 9, tzinfo=UTC)
     assert any(kept in c.content for c in extract_rules(said, at=at)), [c.content for c in extract_rules(said, at=at)]
+
+
+def test_a_hedge_reads_as_a_sentence_and_is_said_back_as_one():
+    """Blind readers of held-out memories read "Possibly: user likes basketball." as garbled: the hedge is a word of
+    the sentence, "User" keeps its capital, and the reply voice still says it as a maybe."""
+    from memory.text.voice import you
+
+    hedged = extract_rules("Maybe I like sushi.", at=AT)[0]
+    assert hedged.content == "Possibly, User likes sushi."
+    assert you(hedged.content, "en") == "Possibly you like sushi."
+    assert you("Possibly: user likes sushi.", "en") == "Possibly you like sushi."  # stored before this change

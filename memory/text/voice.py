@@ -53,8 +53,8 @@ def _base_verb(word: str) -> str:
 
 def _you_en(text: str) -> str:
     text = re.sub(r"^\(assistant's inference\)\s*", "", text)
-    possibly = bool(re.match(r"^Possibly:\s*", text))
-    text = re.sub(r"^Possibly:\s*u", "U", text)
+    possibly = bool(re.match(r"^Possibly[:,]\s*", text))  # "Possibly, User …" (and "Possibly: user …" stored before)
+    text = re.sub(r"^Possibly[:,]\s*[uU]", "U", text)
     text = re.sub(r"\bUser's\b", "your", text)
     text = re.sub(
         r"\bUser (no longer|also|still|now|often|usually|always|never|really|regularly|just|recently|finally|already|"

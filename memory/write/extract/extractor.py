@@ -394,7 +394,8 @@ def _grade(c: Candidate, sentence: str, lang: str, hedge: str | None, role: str)
     c.confidence = CONF_HEDGED if c.hedged else CONF_EXPLICIT
     if hedge:
         c.meta["hedge"] = hedge
-        c.content = "可能：" + c.content if lang == "zh" else "Possibly: " + c.content[:1].lower() + c.content[1:]
+        # said as a maybe, read as one: "Possibly, User likes sushi." (the confidence carries it too)
+        c.content = "可能：" + c.content if lang == "zh" else "Possibly, " + c.content
     if role == "assistant":
         c.source_type = "inferred"
         c.confidence = min(c.confidence, CONF_INFERRED)
