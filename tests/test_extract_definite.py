@@ -53,6 +53,15 @@ def test_a_the_x_the_session_pointed_at_is_named_as_its_kind(recent, said, memor
 def test_a_liked_the_x_only_the_photo_shows_is_not_stored():
     recent = ["That vase is gorgeous! Did you make it?"]
     assert indefinite("User loves the vase.", "I love the vase.", "I love the vase.", recent) is None
+    # any "the …" liked in the photo the message answers; a setting there is one of is a taste, kept
+    shown = ["Here's where we hiked! [shares a photo of a waterfall under a dark sky]"]
+    assert indefinite("User loves the dark sky and green scenery.", "", "", shown) is None
+    assert indefinite("User likes the tech.", "", "", ["Iron Man! [shares a photo of a figure]"]) is None
+    assert indefinite("User loves the ocean.", "", "", ["Sunset! [shares a photo of the ocean]"]) == (
+        "User loves the ocean."
+    )
+    # no photo: the like is the user's own ("the ocean" needs no pointing)
+    assert indefinite("User likes the dark sky.", "", "", ["Nice evening, right?"]) == "User likes the dark sky."
 
 
 @pytest.mark.parametrize(

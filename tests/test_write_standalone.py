@@ -175,6 +175,9 @@ def test_a_pointing_subject_or_a_kind_that_names_nothing_is_still_a_reference():
     # a verb before "User" makes it the main clause: the quote is only in the conversation
     assert unresolved("This quote kept User positive through tough times.") == ["This"]
     assert unresolved("This design reminds User of the grit it takes to stand out.") == ["This"]
+    # "of it" completes the noun before it; that noun does not name what "it" is
+    assert unresolved("User is a huge fan of it, that's why they go.") == ["it"]
+    assert unresolved("User bought a new bike and loves it.") == []
     # blind readers of held-out memories asked "like what?": the kind is named, the instance is not
     for kind in [
         "Moments like these make User so grateful for their basketball career.",
@@ -235,6 +238,7 @@ def test_a_reaction_or_a_verdict_of_the_moment_is_not_a_fact(text):
         "The colors make User feel calm.",
         "Being around people who embrace and back User up is beyond words.",
         "User is so lucky to have such a great support system around them.",
+        "Hearing the thanks of the volunteers filled User with so much joy.",
         "User shared some good news; they've got something to share.",
         "用户今天心情很好。",
         "用户会继续加油的。",
@@ -253,6 +257,7 @@ def test_a_pep_talk_a_caused_mood_or_announced_news_is_not_a_fact(content):
         "User is chasing their dream of opening a bakery in Paris.",
         "User has some news: they got engaged.",
         "User is lucky to have their husband and kids.",
+        "Volunteering at the animal shelter fills User with joy.",  # what fills them is named
         "用户今天心情很好，去公园跑了步。",
     ],
 )

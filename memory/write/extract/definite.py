@@ -18,8 +18,9 @@ recent messages and the message up to the quoted sentence (the window ``recent``
   noun the window points at or introduces becomes the kind the window names: "an X", with the window's words when it
   introduced one ("User makes a cake with …", "The people at a homeless shelter have become like family to User",
   "User was really scared when they got into an accident");
-- a like of such a thing ("User likes the plate.", "User loves the dark sky and green scenery."), where "a plate" says
-  nothing, is not stored: the episode keeps it;
+- a like of such a thing ("User likes the plate."), where "a plate" says nothing, is not stored, nor a like of any
+  "the …" in the photo the message answers ("[shares a photo of …]" — "User loves the dark sky and green
+  scenery.") unless it is a setting there is one of ("User loves the ocean" is a taste): the episode keeps it;
 - a plural ("the turtles") and a noun the window speaks of in another way are left as they are.
 
 Never rewritten: a "the X" the memory itself introduced ("… a bowl … the bowl"), a setting the world has one of
@@ -249,8 +250,11 @@ _TOLD_AFTER = re.compile(
     r"\s+(?:of|that|who|which|where|whom|when|they|User|he|she|we|you|it|I|for|from|to|about|"
     r"behind|between|called|named)\b"
 )
-#: a like of the thing: "User likes / loves / enjoys the X"
-_LIKES = re.compile(r"^User (?:really |also |just |absolutely |totally )*(?:likes?|loves?|enjoys?|adores?)\s+$")
+_LIKE_VERB = r"^User (?:really |also |just |absolutely |totally )*(?:likes?|loves?|enjoys?|adores?)\s+"
+_LIKES = re.compile(_LIKE_VERB + "$")
+_WORDS_ONLY = re.compile(r"[^\w\s-]")
+#: … and a like of a "the …" right after the verb
+_LIKED_THE = re.compile(_LIKE_VERB + r"the\b")
 
 
 def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> str | None:
@@ -262,6 +266,10 @@ def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> 
     at = quoted_at(evidence, message)
     window = " ".join([m[-RECENT_CHARS:] for m in recent[-RECENT:]] + [message[:at][-RECENT_CHARS:] if at > 0 else ""])
     text = head(content)
+    liked = _LIKED_THE.match(text)
+    liked_np = _noun_phrase(_WORDS_ONLY.sub(" ", text[liked.end() :])) if liked else []
+    if liked and "[shares " in recent[-1] and not (len(liked_np) == 1 and liked_np[0] in _SETTINGS):
+        return None  # "User loves the dark sky and green scenery" of the photo just shared: the photo says which
     out = content
     for m in reversed(list(_THE.finditer(text))):
         words = _noun_phrase(m.group("np"))

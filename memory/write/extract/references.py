@@ -119,6 +119,8 @@ _TITLE = re.compile(r'"[^"]{1,60}"')
 _CONNECTIVE = re.compile(r"\b(?:besides|apart from|other than|aside from|on top of)\s+$", re.I)
 #: "this is Max", "that was Jordan": the pointer is introduced by the name it stands for
 _INTRODUCED = re.compile(rf"\s+(?:is|was)\s+{_NAME}\b(?!\s+(?:is|was)\b)")
+#: a noun phrase "of it" completes: "a huge fan of it", "the rest of it" (it names nothing the phrase says)
+_OF_IT = re.compile(rf"\b{_DET}\s+(?:[\w-]+\s+){{0,2}}[\w-]+\s+of\s+$", re.I)
 #: "the impact it'll have": an "it" right after a noun opens a clause about that noun, it does not stand for it
 _RELATIVE_IT = re.compile(rf"\b{_DET}\s+\w+\s+it$", re.I)
 #: "User hasn't had one in ages.": "one" after a verb, standing for a thing the memory does not name
@@ -322,7 +324,10 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
             window = text[max(0, m.start() - 20) : m.end() + 30]
             if p == "its" and _named_before(text[: m.start()]):
                 continue
-            noun_before = _NOUN_BEFORE_IT.search(text[: m.end()]) and not _RELATIVE_IT.search(text[: m.end()])
+            # "a huge fan of it", "a picture of it": the noun before is what "it" completes, not what it stands for
+            of_it = _OF_IT.search(text[: m.start()])
+            scope = text[: of_it.start()] + " it" if of_it else text[: m.end()]
+            noun_before = _NOUN_BEFORE_IT.search(scope) and not _RELATIVE_IT.search(scope)
             if _DUMMY_IT.search(window) or noun_before or _clause_before(text[: m.start()]):
                 continue
         elif _PERSON.search(text[: m.start()].replace("User", "")):

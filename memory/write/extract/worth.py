@@ -158,6 +158,8 @@ _MOOD_CAUSED = re.compile(
     r"(?:User|User and others) feel (?:so |really |totally |truly )*[a-z-]+\s*[.!]?$|"
     r"^(?:Seeing|Watching|Having|Being|Knowing|Hearing)\b[^,;]{0,90}\b(?:warms|warmed|fills|filled|touches|touched) "
     r"User's heart\b|"  # "Seeing everyone come together warms User's heart and fills them with hope."
+    r"^(?:Seeing|Watching|Having|Being|Knowing|Hearing)\b[^,;]{0,90}\b(?:fills|filled) User with (?:so much |such |"
+    r"a lot of )?(?:joy|pride|hope|happiness|gratitude|love)\s*[.!]?$|"  # "Seeing the impact … fills User with joy."
     r"\b(?:is|was|'s) (?:so |just |truly |really )?(?:beyond words|indescribable|hard to put into words|"
     r"everything)\s*[.!]?$|"
     r"^(?:User|User and others) (?:is|are|was|were|feels?|felt) (?:so |really |very |super |pretty )*(?:lucky|blessed|"
