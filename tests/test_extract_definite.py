@@ -50,6 +50,20 @@ def test_a_the_x_the_session_pointed_at_is_named_as_its_kind(recent, said, memor
     assert not unresolved(memory)
 
 
+def test_a_the_x_named_fuller_exchanges_back_in_the_session_takes_its_words():
+    """ "the homeless shelter" eight messages back names "the shelter" (the write path reads a message with the
+    session's ``SESSION`` messages before it; the place and person references of memory.write.extract.recent still
+    read only the last few)."""
+    recent = ["I started volunteering at the homeless shelter downtown.", *[f"Filler message {i}." for i in range(7)]]
+    assert read("The people at the shelter have become like family to me.", recent) == [
+        "The people at a homeless shelter have become like family to User."
+    ]
+    # said with no more words than the memory's own, "the" points at nothing a reader lacks
+    assert read("The people at the shelter have become like family to me.", ["How is the shelter going?"]) == [
+        "The people at the shelter have become like family to User."
+    ]
+
+
 def test_a_liked_the_x_only_the_photo_shows_is_not_stored():
     recent = ["That vase is gorgeous! Did you make it?"]
     assert indefinite("User loves the vase.", "I love the vase.", "I love the vase.", recent) is None

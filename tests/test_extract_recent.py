@@ -12,8 +12,8 @@ import pytest
 
 from memory.evaluation import facts
 from memory.storage.models import Message
-from memory.write.extract.recent import name_from_recent
-from memory.write.pipeline import RECENT, Item, prepare
+from memory.write.extract.recent import SESSION, name_from_recent
+from memory.write.pipeline import Item, prepare
 
 AT = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -206,14 +206,15 @@ def test_the_evaluation_reads_a_turn_with_the_same_sessions_turns_before_it():
         facts.Turn("c", "D1:1", "Ana", "one", AT),
         facts.Turn("c", "D1:2", "Ben", "two", AT),
         facts.Turn("c", "D2:1", "Ben", "three", AT),
-        *[facts.Turn("c", f"D2:{i}", "Ana" if i % 2 else "Ben", f"t{i}", AT) for i in range(2, 8)],
+        *[facts.Turn("c", f"D2:{i}", "Ana" if i % 2 else "Ben", f"t{i}", AT) for i in range(2, SESSION + 8)],
     ]
     read_with = {t.dia_id: (previous, recent) for t, previous, recent in facts.read_in_session(turns)}
     assert read_with["D1:2"] == ("one", ["one"])
     assert read_with["D2:1"] == (None, [])  # a new session: nothing before it
     assert read_with["D2:2"] == (None, ["three"])  # the same speaker before: nothing it answers
-    assert read_with["D2:7"] == ("t6", ["t3", "t4", "t5", "t6"])
-    assert len(read_with["D2:7"][1]) == RECENT
+    assert read_with["D2:7"] == ("t6", ["three", "t2", "t3", "t4", "t5", "t6"])
+    last = f"D2:{SESSION + 7}"
+    assert read_with[last] == (f"t{SESSION + 6}", [f"t{i}" for i in range(7, SESSION + 7)])  # at most SESSION
 
 
 @pytest.mark.parametrize(

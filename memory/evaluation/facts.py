@@ -384,11 +384,11 @@ def _session(turn: Turn) -> str:
 
 def read_in_session(turns: list[Turn]) -> Iterator[tuple[Turn, str | None, list[str]]]:
     """Each turn with what the write path reads it with (``memory.write.batch.answered``): the other speaker's turn
-    just before it in its session (``previous``, or None) and the session's ``RECENT`` turns before it."""
-    from memory.write.extract.recent import RECENT
+    just before it in its session (``previous``, or None) and the session's ``SESSION`` turns before it."""
+    from memory.write.extract.recent import SESSION
 
     for i, turn in enumerate(turns):
-        same = [t for t in turns[max(0, i - RECENT) : i] if _session(t) == _session(turn)]
+        same = [t for t in turns[max(0, i - SESSION) : i] if _session(t) == _session(turn)]
         previous = same[-1].text if same and _answers(turn, same[-1]) else None
         yield turn, previous, [t.text for t in same]
 

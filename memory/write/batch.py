@@ -25,7 +25,7 @@ from memory.errors import InvalidInput, NotFound
 from memory.storage.integrity import CLAIM_LEASE
 from memory.storage.models import MemoryEvent, Message, User, stored_id, utcnow
 from memory.write import apply, episodes
-from memory.write.extract.recent import RECENT
+from memory.write.extract.recent import SESSION
 from memory.write.pipeline import Item, WriteReport, prepare
 from memory.write.plan import plan_writes
 from memory.write.state import PlanState
@@ -102,7 +102,7 @@ def write_items(
 
 def answered(store: Database, items: list[Item]) -> None:
     """Give each user message the other speaker's message just before it in its session (the agent's reply it
-    answers), which extraction reads it with, and the session's ``RECENT`` messages before it (``Item.recent``: what
+    answers), which extraction reads it with, and the session's ``SESSION`` messages before it (``Item.recent``: what
     a reference of it may point at): one SQL read per session in the batch."""
     todo = [
         it
@@ -114,12 +114,12 @@ def answered(store: Database, items: list[Item]) -> None:
         sessions.setdefault(it.message.session_id, []).append(it)
     for sid, its in sessions.items():
         ids = sorted(stored_id(it.message.id, "message") for it in its)
-        # from the RECENT messages before the first item up to the last item, in one read
+        # from the SESSION messages before the first item up to the last item, in one read
         window = (
             select(Message.id)
             .where(Message.session_id == sid, col(Message.id) < ids[0])
             .order_by(col(Message.id).desc())
-            .limit(RECENT)
+            .limit(SESSION)
             .subquery()
         )
         start = select(func.min(window.c.id))
@@ -136,7 +136,7 @@ def answered(store: Database, items: list[Item]) -> None:
         before = [int(r[0] or 0) for r in rows]
         for it in its:
             at = bisect_left(before, stored_id(it.message.id, "message")) - 1
-            said = [r for r in rows[max(0, at + 1 - RECENT) : at + 1] if r[1] in ("user", "assistant")]
+            said = [r for r in rows[max(0, at + 1 - SESSION) : at + 1] if r[1] in ("user", "assistant")]
             if it.recent is None:
                 it.recent = [r[2] for r in said]
             answers = at >= 0 and rows[at][1] in ("user", "assistant") and rows[at][1] != it.message.role

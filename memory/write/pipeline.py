@@ -26,7 +26,7 @@ from memory.storage.models import Message, utcnow
 from memory.text.privacy import mask_pii
 from memory.vocab import EventOp
 from memory.write.extract.extractor import Candidate, classify, extract
-from memory.write.extract.recent import RECENT, RECENT_CHARS
+from memory.write.extract.recent import RECENT_CHARS, SESSION
 from memory.write.plan import Operation
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ class Item:
     #: the other speaker's message just before (the agent's reply the user answers): short answers and pronouns are
     #: read with it; None = read the message alone
     previous: str | None = None
-    #: the session's messages just before this one, oldest first (at most ``RECENT``, either speaker, ``previous``
+    #: the session's messages just before this one, oldest first (at most ``SESSION``, either speaker, ``previous``
     #: included): a reference the message does not name is named from them; None = not read yet (memory.write.batch)
     recent: list[str] | None = None
     report: WriteReport | None = None
@@ -115,7 +115,7 @@ def prepare(item: Item, model: BaseChatModel | None = None, *, max_chars: int | 
     else:
         at = message.created_at or utcnow()
         # the end of each (a pasted document before is read no further), cut with a margin so no masked span is split
-        recent = [mask_pii(m[-RECENT_CHARS - 200 :])[-RECENT_CHARS:] for m in (item.recent or [])[-RECENT:]]
+        recent = [mask_pii(m[-RECENT_CHARS - 200 :])[-RECENT_CHARS:] for m in (item.recent or [])[-SESSION:]]
         item.cands = mask_candidates(
             extract(text, role=message.role, at=_aware(at), model=model, previous=previous, recent=recent)
         )

@@ -36,7 +36,7 @@ import re
 from memory.text.auxiliaries import BE_HAVE, MODALS
 from memory.text.language import has_cjk
 from memory.write.extract.antecedent import quoted_at
-from memory.write.extract.recent import RECENT, RECENT_CHARS
+from memory.write.extract.recent import RECENT_CHARS
 from memory.write.extract.references import head
 
 __all__ = ["indefinite"]
@@ -121,10 +121,10 @@ _ENDS_NP = (
     | BE_HAVE
     | MODALS
 )
-#: what the window says of the noun: a pointer ("that cake", "your painting"; not "the", which both speakers use of
-#: what needs no pointing) or one of a kind ("an accident", "a homeless shelter"), with up to three words of its own
-#: before the noun
-_SAID = r"\b(?P<det>this|that|these|those|your|an?)\s+(?P<mods>(?:[a-z-]+\s+){0,3}?)"
+#: what the window says of the noun: a pointer ("that cake", "your painting"), one of a kind ("an accident", "a
+#: homeless shelter") or the thing with words the memory lacks ("the homeless shelter"), with up to three words of its
+#: own before the noun
+_SAID = r"\b(?P<det>this|that|these|those|your|the|an?)\s+(?P<mods>(?:[a-z-]+\s+){0,3}?)"
 #: settings there is one of, where "the" names without pointing back; times and parts of a whole
 _SETTINGS = frozenset(
     [
@@ -264,7 +264,7 @@ def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> 
     if not recent or has_cjk(content):
         return content
     at = quoted_at(evidence, message)
-    window = " ".join([m[-RECENT_CHARS:] for m in recent[-RECENT:]] + [message[:at][-RECENT_CHARS:] if at > 0 else ""])
+    window = " ".join([m[-RECENT_CHARS:] for m in recent] + [message[:at][-RECENT_CHARS:] if at > 0 else ""])
     text = head(content)
     liked = _LIKED_THE.match(text)
     liked_np = _noun_phrase(_WORDS_ONLY.sub(" ", text[liked.end() :])) if liked else []
@@ -285,11 +285,15 @@ def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> 
         if re.search(rf"\b(?:an?|their|User's)\s+(?:[a-z-]+\s+){{0,3}}{re.escape(noun)}\b", text[: m.start()], re.I):
             continue  # the memory introduced it itself: "… a bowl … the bowl"
         said = [s for s in re.finditer(_SAID + re.escape(noun) + r"\b(?!-)", window, re.I) if _fits(s, words)]
+        # "the" points back only with words the memory lacks ("the homeless shelter" for "the shelter"): both
+        # speakers say "the tournament" of what needs no pointing, or of what only the memory's reader lacks
+        said = [s for s in said if s.group("det").lower() != "the" or len(s.group("mods").split()) > len(words)]
         if not said:
             continue
         if _LIKES.match(text[: m.start()]):
             return None  # "User likes the plate": "a plate" says nothing, and the plate is only in the photo
-        intro = [s for s in said if s.group("det").lower() in ("a", "an")]
+        intro = [s for s in said if s.group("det").lower() in ("a", "an", "the") and s.group("mods").strip()]
+        intro = intro or [s for s in said if s.group("det").lower() in ("a", "an")]
         named = (intro[-1].group("mods").strip() if intro else "") or mods
         np = f"{named} {noun}".strip()
         article = "an" if re.match(r"[aeiou]", np, re.I) else "a"

@@ -42,7 +42,7 @@ from memory.write.extract.general import (
 )
 from memory.write.extract.lead_in import joined, lead_in
 from memory.write.extract.persons import name_person_from_message
-from memory.write.extract.recent import name_from_recent
+from memory.write.extract.recent import RECENT, name_from_recent
 from memory.write.extract.references import points_unnamed, resolve
 from memory.write.extract.worth import pruned, trivial
 
@@ -427,7 +427,7 @@ def extract(
                     role=role,
                     at=at,
                     previous=previous if role == "user" else None,
-                    recent=recent if role == "user" else None,
+                    recent=recent[-RECENT:] if recent and role == "user" else None,
                 ),
                 text,
                 previous if role == "user" else None,

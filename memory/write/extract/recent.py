@@ -40,7 +40,7 @@ from memory.write.extract.kin import EITHER, FEMALE, MALE
 from memory.write.extract.persons import OBJECT_AFTER
 from memory.write.extract.references import head, unresolved
 
-__all__ = ["RECENT", "RECENT_CHARS", "name_from_recent"]
+__all__ = ["RECENT", "RECENT_CHARS", "SESSION", "name_from_recent"]
 
 #: a capitalised name of one to four words ("London", "Whispering Falls", "Cliffs of Moher", "J.K. Rowling")
 _WORD_OF_NAME = r"[A-Z][^\W\d_A-Z]+(?:[A-Z][^\W\d_A-Z]+)?"  # "Rowling", "LeBron"
@@ -53,6 +53,10 @@ _PLACE = re.compile(
 #: how many of the session's messages before a message are read with it (memory.write.pipeline.Item.recent): the
 #: question it answers and the two or three before it, where a conversation's references are named
 RECENT = 4
+#: how many the write path reads a message with in all (Item.recent): the last ``RECENT`` of them for the references
+#: above, and all of them for what a "the X" was introduced as a few exchanges back ("a regional video game
+#: tournament" … "the guys at the tournament": memory.write.extract.definite)
+SESSION = 12
 #: each is read to its last characters, where what the next message refers to was said: a pasted document or a
 #: hostile message costs no more than a chat message
 RECENT_CHARS = 2000
