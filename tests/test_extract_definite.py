@@ -71,6 +71,7 @@ def test_a_liked_the_x_only_the_photo_shows_is_not_stored():
     shown = ["Here's where we hiked! [shares a photo of a waterfall under a dark sky]"]
     assert indefinite("User loves the dark sky and green scenery.", "", "", shown) is None
     assert indefinite("User likes the tech.", "", "", ["Iron Man! [shares a photo of a figure]"]) is None
+    assert indefinite("User likes all the yellow leaves.", "", "", ["Fall! [shares a photo of a park]"]) is None
     assert indefinite("User loves the ocean.", "", "", ["Sunset! [shares a photo of the ocean]"]) == (
         "User loves the ocean."
     )

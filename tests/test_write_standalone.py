@@ -175,6 +175,20 @@ def test_a_pointing_subject_or_a_kind_that_names_nothing_is_still_a_reference():
     # a verb before "User" makes it the main clause: the quote is only in the conversation
     assert unresolved("This quote kept User positive through tough times.") == ["This"]
     assert unresolved("This design reminds User of the grit it takes to stand out.") == ["This"]
+    # a past verb of doing before "that" + a noun phrase: a pointer ("realized that …" joins a clause)
+    assert unresolved("User painted that lake sunrise last year (2022).") == ["that lake"]
+    assert (
+        resolve("User painted that lake sunrise last year (2022).") == "User painted a lake sunrise last year (2022)."
+    )
+    assert unresolved("User realized that people are kind.") == []
+    assert unresolved("User learned that patience matters.") == []
+    # "made it to" arrives somewhere; "made it to show …" made a thing
+    assert unresolved("User made it to show their own journey.") == ["it"]
+    assert unresolved("User made it to the finals.") == unresolved("User made it to Paris last year.") == []
+    # a bare "one" after sharing or being: one of what?
+    assert unresolved("User shared one they did last week.") == ["one"]
+    assert unresolved("User has been one 'cause they lost their job.") == ["one"]
+    assert unresolved("User has been one of the lucky ones.") == []
     # "of it" completes the noun before it; that noun does not name what "it" is
     assert unresolved("User is a huge fan of it, that's why they go.") == ["it"]
     assert unresolved("User bought a new bike and loves it.") == []

@@ -254,7 +254,7 @@ _LIKE_VERB = r"^User (?:really |also |just |absolutely |totally )*(?:likes?|love
 _LIKES = re.compile(_LIKE_VERB + "$")
 _WORDS_ONLY = re.compile(r"[^\w\s-]")
 #: … and a like of a "the …" right after the verb
-_LIKED_THE = re.compile(_LIKE_VERB + r"the\b")
+_LIKED_THE = re.compile(_LIKE_VERB + r"(?:all )?the\b")
 
 
 def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> str | None:

@@ -59,7 +59,7 @@ _END = re.compile(r"^\s*(?:[,.;:!?)]|$|and\b|but\b|so\b|because\b|too\b|again\b|
 _PRONOUN = re.compile(r"\b(?P<p>it|its|itself|him|himself|he|his|she|her|herself|one|ones)\b", re.I)
 #: "it" that points at nothing: weather, time, idioms
 _DUMMY_IT = re.compile(
-    r"\bmake it (?:to|through|work|happen|out|big)\b|\bmade it (?:to|through|work|happen|out|big)\b|"
+    r"\bma(?:ke|de) it (?:to(?= (?:the|a|an|their|User's|(?-i:[A-Z0-9])))|through|work|happen|out|big)\b|"
     r"\bit(?:'s| is| was| has been|'s been| had been) (?:been )?(?:a while|time|hard to|easy to|great to|nice to|"
     r"fun to|good to|amazing to|cool to|awesome to|tough to|important to|essential to|necessary to|crucial to|vital to|"
     r"helpful to|useful to|normal to|common to|possible to|impossible to|better to|best to|wise to|smart to|"
@@ -126,8 +126,9 @@ _RELATIVE_IT = re.compile(rf"\b{_DET}\s+\w+\s+it$", re.I)
 #: "User hasn't had one in ages.": "one" after a verb, standing for a thing the memory does not name
 _BARE_ONE = re.compile(
     r"\b(?:had|have|has|got|get|gets|getting|want|wants|wanted|need|needs|needed|buy|bought|try|tried|make|made|"
-    r"read|found|find|pick|picked|order|ordered)\s+(?P<one>one)\b"
-    r"(?=\s*(?:[.!?,;]|$)|\s+(?:in|yet|too|soon|already|now|again|last|next|since|for|before|myself|themself)\b)",
+    r"read|found|find|pick|picked|order|ordered|shared|showed|sent|posted|been|be)\s+(?P<one>one)\b"
+    r"(?=\s*(?:[.!?,;]|$)|\s+(?:in|yet|too|soon|already|now|again|last|next|since|for|before|myself|themself|they|"
+    r"User|'cause|cause|because)\b)",
     re.I,
 )
 #: "User likes the color and texture.", "User loves the results.": a like of how an unnamed thing looks or turned out
@@ -303,7 +304,8 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
         if det == "that":
             if _THAT_OPENS.search(before) and not re.match(r"\s*[.!?]?$", after):
                 continue  # "User had no idea that so many …", "… finds it fascinating that …": a clause follows
-            if not _END.match(after) and (_THAT_JOINS.match(after) or not _before_is_verb_or_prep(before)):
+            done = _DID_BEFORE.search(before) and _NP_ENDS.match(after)  # "User painted that lake sunrise last year"
+            if not _END.match(after) and (_THAT_JOINS.match(after) or not (_before_is_verb_or_prep(before) or done)):
                 continue
         if _KNOWN_BY.match(after):
             continue  # "that designer handbag they bought at Saks last weekend": told right after
@@ -416,6 +418,23 @@ def _named_before(prefix: str) -> bool:
 
 
 _SELF = frozenset(["user", "user's", "they", "them", "their", "they're", "they've", "themself", "others"])
+
+
+#: a verb of doing in the past right before "that" ("painted that …", "bought that …"; a verb of saying, "realized
+#: that …", is in ``_SAYING``) ...
+_DID_BEFORE = re.compile(
+    r"\b(?!(?:realized|realised|learned|learnt|noticed|decided|hoped|figured|guessed|believed|felt|heard|said|"
+    r"told|showed|agreed|promised|assumed|expected|discovered|remembered|wished|admitted|explained|mentioned|"
+    r"answered|replied|suggested|proved|ensured|insisted|worried|joked|warned|argued|claimed|confirmed|decided)\b)"
+    r"(?:\w+ed|made|bought|got|took|saw|drew|wrote|built|found|won|ate|tried|did|sang|grew|sold|wore|kept)\s+$",
+    re.I,
+)
+#: ... and after it a noun phrase that ends there (the end, a comma, a date word, a preposition), not a clause's
+#: subject before its verb ("User realized that people are kind")
+_NP_ENDS = re.compile(
+    r"^(?:\s+[a-z-]+){1,3}(?=\s*(?:[,.;:!?(]|$)|\s+(?:last|this|yesterday|today|recently|in|at|on|for|with|from|"
+    r"and|but|because|when)\b)"
+)
 
 
 def _before_is_verb_or_prep(before: str) -> bool:
