@@ -113,3 +113,11 @@ def test_a_hedge_reads_as_a_sentence_and_is_said_back_as_one():
     assert hedged.content == "Possibly, User likes sushi."
     assert you(hedged.content, "en") == "Possibly you like sushi."
     assert you("Possibly: user likes sushi.", "en") == "Possibly you like sushi."  # stored before this change
+
+
+def test_me_time_is_a_thing_not_a_pronoun():
+    """ "I'm carving out some me-time each day." was stored as "… some them-time …" (a blind reader: garbled)."""
+    assert [c.content for c in extract_rules("I'm carving out some me-time each day.", at=AT)] == [
+        "User is carving out some me-time each day."
+    ]
+    assert [c.content for c in extract_rules("My friend gave me a book.", at=AT)] == ["User's friend gave them a book."]

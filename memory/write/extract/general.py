@@ -175,7 +175,7 @@ def later_person(text: str) -> str:
         (r"\bourselves\b", "themselves"),
         (r"\b(?:mine|ours)\b", "theirs"),
         (r"\b(?:my|our)\b", "their"),
-        (r"\b(?:me|us)\b(?<!(?-i:US))", "them"),  # not "the US"
+        (r"\b(?:me|us)\b(?<!(?-i:US))(?![ -]time\b)", "them"),  # not "the US", not "me-time" ("them-time")
         (r"\bwe('re|'ve|'ll|'d)\b", r"they\1"),
         (r"\bwe\b", "they"),
     ]
