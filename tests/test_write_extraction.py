@@ -121,3 +121,9 @@ def test_me_time_is_a_thing_not_a_pronoun():
         "User is carving out some me-time each day."
     ]
     assert [c.content for c in extract_rules("My friend gave me a book.", at=AT)] == ["User's friend gave them a book."]
+
+
+def test_since_we_spoke_last_leads_in_the_news_and_is_no_fact_of_its_own():
+    """ "Since we spoke last, I've had quite the adventure!" was stored as "User and others spoke last; …"."""
+    got = [c.content for c in extract_rules("Since we talked last, I adopted a puppy named Max.", at=AT)]
+    assert got == ["User adopted a puppy named Max."]

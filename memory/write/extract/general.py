@@ -788,8 +788,12 @@ def _main_clause(body: str) -> str:
     m = _SINCE.match(body)
     if m and not _HAS_VERB.search(m.group("clause")):
         return body  # "After my last run, I saw …": a phrase, no clause (gave "User's last run; they saw …")
-    if m and re.search(r"\blast (?:chatted|chat|talked|spoke|saw|met|caught up)\b", m.group("clause"), re.I):
-        return m.group("rest")  # "Since we last chatted, I've …": the news is after the comma
+    if m and re.search(
+        r"\blast (?:chatted|chat|talked|spoke|saw|met|caught up)\b|\b(?:chatted|talked|spoke|met|caught up) last\b",
+        m.group("clause"),
+        re.I,
+    ):
+        return m.group("rest")  # "Since we last chatted, I've …", "Since we spoke last, …": the news is after the comma
     return f"{m.group('clause')}; {m.group('rest')}" if m else body
 
 
