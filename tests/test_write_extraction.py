@@ -127,3 +127,26 @@ def test_since_we_spoke_last_leads_in_the_news_and_is_no_fact_of_its_own():
     """ "Since we spoke last, I've had quite the adventure!" was stored as "User and others spoke last; …"."""
     got = [c.content for c in extract_rules("Since we talked last, I adopted a puppy named Max.", at=AT)]
     assert got == ["User adopted a puppy named Max."]
+
+
+def test_the_news_after_a_telling_is_read_and_a_session_is_led_in_by_what_it_is():
+    """ "I'm so excited to tell you I started …" gave nothing (read whole, it was words to the listener), and "after
+    each session" alone left the session unnamed; read through ``extract`` (standing: resolve or abstain)."""
+    from memory.write.extract.extractor import extract
+
+    said = (
+        "Hey Maria, I'm so excited to tell you I started a weekend yoga class with a colleague - it's awesome! "
+        "I feel great, both mentally and physically after each session."
+    )
+    assert [c.content for c in extract(said, at=AT)] == [
+        "User started a weekend yoga class with a colleague; User feels great, both mentally and physically after "
+        "each session."
+    ]
+    told = "I just wanted to let you know that I got a new job at Google!"
+    assert [c.content for c in extract(told, at=AT)] == ["User got a new job at Google."]
+
+
+def test_a_like_is_never_read_off_a_clause_whose_verb_follows():
+    """ "Connecting with the things I love makes writing even more fun." gave "User likes makes writing …"."""
+    got = [c.content for c in extract_rules("Connecting with the things I love makes writing even more fun.", at=AT)]
+    assert all("likes makes" not in c for c in got)

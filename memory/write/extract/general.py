@@ -984,9 +984,24 @@ _TAG_QUESTION = re.compile(
 
 
 def without_tag_question(sentence: str) -> str:
-    """ "I started my own store not so long ago - pretty cool, huh?" is a statement with a tag, not a question."""
+    """ "I started my own store not so long ago - pretty cool, huh?" is a statement with a tag, not a question; "Hey
+    Maria, I'm so excited to tell you I started a yoga class!" is the news after the telling ("I started a yoga
+    class!"), which read whole was words to the listener and gave nothing."""
     m = _TAG_QUESTION.match(sentence.replace("’", "'").strip())
-    return m.group("stmt") + "." if m else sentence
+    sentence = m.group("stmt") + "." if m else sentence
+    told = _TELLING.match(sentence)
+    return sentence[told.end() :] if told and len(sentence) - told.end() > 12 else sentence
+
+
+#: "(Hey Maria,) I'm so excited to tell you (that)", "I just wanted to let you know": a telling before the news
+_TELLING = re.compile(
+    r"^(?:(?:hey|hi|hello|so|guess what|oh)\b[^,.!?]{0,20}[,!]\s*)?(?:I'm|I am|I was) (?:so |really |super |just )*"
+    r"(?:excited|happy|thrilled|glad|stoked|pumped|proud) to (?:tell|share with|let) you(?: know)?(?: that)?\s+"
+    r"(?=I\b|I'|my\b|we\b|our\b)|"
+    r"^(?:(?:hey|hi|hello|so|oh)\b[^,.!?]{0,20}[,!]\s*)?I (?:just |really )?wanted to (?:tell|let) you(?: know)?"
+    r"(?: that)?\s+(?=I\b|I'|my\b|we\b|our\b)",
+    re.I,
+)
 
 
 def continuation(sentence: str, lang: str) -> str | None:

@@ -356,12 +356,18 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     ]
     found += [m.group() for m in _THE_PLACE.finditer(text) if not _PLACE_NAMED.search(text[: m.start()])]
     found += [m.group() for m in _HERE.finditer(text)]
+    found += [m.group() for m in _EACH_TIME.finditer(text) if not _A_KIND_OF.search(text, 0, m.start())]
     found += _third_party(text, evidence)
     found += [m.group() for m in _QUANTITY_END.finditer(text)]
     return found
 
 
 _HE = re.compile(r"\b(?:he|him|himself|he's|he'd|he'll)\b", re.I)
+#: "User feels great after each session": a session of what, the sentence before said ("I started a yoga class")
+_OCCASION = r"(?:session|class|lesson|practice|meeting|workout|round|episode|chapter|shift)"
+_EACH_TIME = re.compile(rf"\b(?:each|every|after the|after every)\s+{_OCCASION}\b(?!\s+of\b)", re.I)
+#: ... unless the memory says which kind before it ("User started a yoga class; they feel great after each class")
+_A_KIND_OF = re.compile(rf"\b(?!(?:a|an|the|each|every|their|this|that)\b)[a-z-]{{3,}}\s+{_OCCASION}s?\b", re.I)
 #: the pronouns that stand for a person: named by memory.write.extract.persons / recent, never by what stands near
 PERSON_PRONOUNS = frozenset(["he", "him", "his", "himself", "she", "her", "hers", "herself"])
 #: "User started volunteering here": where "here" is, only the conversation says
