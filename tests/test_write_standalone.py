@@ -189,6 +189,9 @@ def test_a_pointing_subject_or_a_kind_that_names_nothing_is_still_a_reference():
     assert unresolved("User shared one they did last week.") == ["one"]
     assert unresolved("User has been one 'cause they lost their job.") == ["one"]
     assert unresolved("User has been one of the lucky ones.") == []
+    # started what?
+    assert unresolved("User started when they were young.") == ["started"]
+    assert unresolved("User started painting when they were young.") == []
     # a session of what? (said before, in the message: the memory is led in by it, see the write-path test below)
     assert unresolved("User feels great, both mentally and physically after each session.") == ["each session"]
     assert unresolved("User started a yoga class and feels great after each class.") == []

@@ -357,12 +357,18 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     found += [m.group() for m in _THE_PLACE.finditer(text) if not _PLACE_NAMED.search(text[: m.start()])]
     found += [m.group() for m in _HERE.finditer(text)]
     found += [m.group() for m in _EACH_TIME.finditer(text) if not _A_KIND_OF.search(text, 0, m.start())]
+    found += [m.group("verb") for m in _BEGAN_WHAT.finditer(text)]
     found += _third_party(text, evidence)
     found += [m.group() for m in _QUANTITY_END.finditer(text)]
     return found
 
 
 _HE = re.compile(r"\b(?:he|him|himself|he's|he'd|he'll)\b", re.I)
+#: "User started when they were young": started what, the sentence before said
+_BEGAN_WHAT = re.compile(
+    r"\bUser (?:first |just |only |actually )?(?P<verb>started|began|stopped|quit|gave up)(?=\s+(?:when|at age|at the "
+    r"age|as a|in \d|last|a few|years|ago|back)\b|\s*[.,;]|$)"
+)
 #: "User feels great after each session": a session of what, the sentence before said ("I started a yoga class")
 _OCCASION = r"(?:session|class|lesson|practice|meeting|workout|round|episode|chapter|shift)"
 _EACH_TIME = re.compile(rf"\b(?:each|every|after the|after every)\s+{_OCCASION}\b(?!\s+of\b)", re.I)
