@@ -150,3 +150,8 @@ def test_a_like_is_never_read_off_a_clause_whose_verb_follows():
     """ "Connecting with the things I love makes writing even more fun." gave "User likes makes writing …"."""
     got = [c.content for c in extract_rules("Connecting with the things I love makes writing even more fun.", at=AT)]
     assert all("likes makes" not in c for c in got)
+    # nor off what someone else did: "User likes they got a new lease of life."
+    assert extract_rules("I love they got a new lease of life.", at=AT) == []
+    assert [c.content for c in extract_rules("I love hiking in the mountains.", at=AT)] == [
+        "User likes hiking in the mountains."
+    ]

@@ -831,6 +831,15 @@ def _content_count(text: str) -> int:
     return sum(1 for w in re.findall(r"[a-z']+", text.lower()) if w not in _CONTENT_STOP and len(w) > 2)
 
 
+#: a like of what someone else did, not of a thing: "I love they got a new lease of life" (gave "User loves they got
+#: …"); whose life, the conversation says
+_LIKES_A_CLAUSE = re.compile(
+    r"^I (?:\w+ly |just |also )?(?:like|love|enjoy|adore) (?:that |how )?"
+    r"(?:they|he|she|we|you|it)(?:'re|'s|'ve|'ll|'d)?\s",
+    re.I,
+)
+
+
 def _en(sentence: str, at: datetime) -> Candidate | None:
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,")
     s = re.sub(r"^[A-Z][a-z]+[,!]\s+", "", s)  # a vocative: "Mel, I …"
@@ -863,7 +872,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if not _FIRST_PERSON.search(body):
         return None
     body = _WITH_OTHERS.sub(lambda m: f"User and their {m.group('who') or m.group('who2')} ", body)
-    if _NOT_A_FACT.search(body) or _GENERIC_WE.match(body):
+    if _NOT_A_FACT.search(body) or _GENERIC_WE.match(body) or _LIKES_A_CLAUSE.match(body):
         return None
     lead = ""
     tm = _TIME_LEAD.match(body) or _TIME_WORD.match(body)

@@ -300,9 +300,9 @@ RULES: list[Rule] = [
         "likes",
         r"\bi (?:might |may |probably |kind of |sort of )?(?:really |absolutely |also |just |totally )?"
         r"(?:like|love|enjoy|adore) (?!(?:is|was|are|were|has|had|so|too|makes|made|helps|keeps|gives|brings|gets|"
-        r"means|feels|reminds)\b)" + _OBJ,
+        r"means|feels|reminds|they|he|she|we|you|I|it's|they're|we're)\b)" + _OBJ,
         "User likes {obj}.",  # never "something I love is awesome" → "User likes is awesome", nor "the things I love
-        # makes writing fun" → "User likes makes writing fun"
+        # makes writing fun" → "User likes makes writing fun", nor "I love they got …" → "User likes they got …"
     ),
     _r("likes", _I_AM + r" (?:a |such a )?(?:big |huge )?fan of " + _OBJ, "User likes {obj}."),
     _r("likes", _I_AM + r" (?:really |very )?(?:into|passionate about|obsessed with) " + _OBJ, "User likes {obj}."),
