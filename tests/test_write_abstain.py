@@ -32,6 +32,7 @@ AT = datetime(2024, 5, 1, 9, tzinfo=UTC)
         "User has been doing this for three months.",
         "User likes the color and texture.",  # of the photo the other speaker shared
         "User loves the results.",
+        "User really likes the idea and the acting.",  # of a film named earlier in the conversation
         "The architecture there was so captivating that User wanted to recreate it.",  # where: London, said before
         "Warrior II makes User feel strong and there's one that helps with balance.",
         "User and others are brainstorming some to help underserved communities.",

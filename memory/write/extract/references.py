@@ -133,7 +133,11 @@ _BARE_ONE = re.compile(
 )
 #: "User likes the color and texture.", "User loves the results.": a like of how an unnamed thing looks or turned out
 #: (a photo's, the other speaker's), which names nothing of its own
-_LOOKS = r"(?:colou?rs?|texture|results?|design|pattern|look|shape|smell|taste|thought|details?|vibe|shade|style)"
+_LOOKS = (
+    r"(?:colou?rs?|texture|results?|design|pattern|look|shape|smell|taste|thought|details?|vibe|shade|style|idea|"
+    r"acting|plot|story|storyline|characters?|soundtrack|music|atmosphere|energy|view|scenery|message|concept|theme|"
+    r"ending|lyrics|vibes|setting|writing)"
+)
 _LIKES_A_LOOK = re.compile(
     rf"^User (?:(?:really|also|just|totally)\s+)?(?:likes|loves|enjoys|adores) (?P<what>the (?:\w+ )?{_LOOKS}"
     rf"(?:\s+and\s+(?:the\s+)?{_LOOKS})?)(?:\s+[A-Z][a-z]+)?\s*[.!]?$"
