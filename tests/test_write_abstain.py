@@ -33,6 +33,7 @@ AT = datetime(2024, 5, 1, 9, tzinfo=UTC)
         "User likes the color and texture.",  # of the photo the other speaker shared
         "User loves the results.",
         "User really likes the idea and the acting.",  # of a film named earlier in the conversation
+        "The pic takes User back.",  # the photo shared in the chat
         "The architecture there was so captivating that User wanted to recreate it.",  # where: London, said before
         "Warrior II makes User feel strong and there's one that helps with balance.",
         "User and others are brainstorming some to help underserved communities.",

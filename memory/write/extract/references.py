@@ -362,12 +362,19 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     found += [m.group() for m in _HERE.finditer(text)]
     found += [m.group() for m in _EACH_TIME.finditer(text) if not _A_KIND_OF.search(text, 0, m.start())]
     found += [m.group("verb") for m in _BEGAN_WHAT.finditer(text)]
+    found += [m.group() for m in _THE_PIC.finditer(text)]
     found += _third_party(text, evidence)
     found += [m.group() for m in _QUANTITY_END.finditer(text)]
     return found
 
 
 _HE = re.compile(r"\b(?:he|him|himself|he's|he'd|he'll)\b", re.I)
+#: "The pic takes User back.": the photo shared in the chat, which the memory's reader never sees ("The photo is
+#: from a forest near …" says what it shows)
+_THE_PIC = re.compile(
+    r"^The (?:pics?|photos?|pictures?|snaps?|shots?|videos?|selfies?|images?)\b"
+    r"(?!\s+(?:of|from|shows?|(?:is|was) (?:of|from|taken))\b)"
+)
 #: "User started when they were young": started what, the sentence before said
 _BEGAN_WHAT = re.compile(
     r"\bUser (?:first |just |only |actually )?(?P<verb>started|began|stopped|quit|gave up)(?=\s+(?:when|at age|at the "
