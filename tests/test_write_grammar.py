@@ -90,6 +90,15 @@ def test_a_verb_with_its_own_object_is_not_a_second_thing_liked():
     assert set(_contents("I love hiking and exploring new trails.")) >= {"User likes hiking."}
 
 
+def test_a_doing_shared_by_two_objects_stays_one_like():
+    """ "passionate about improving education and infrastructure" gave "User likes infrastructure in their community"
+    (read false by every blind reader): the doing governs both; two doings or two things stay two likes."""
+    said = "I'm passionate about improving education and infrastructure in our community."
+    assert _contents(said) == ["User likes improving education and infrastructure in their community."]
+    assert set(_contents("I love hiking and swimming.")) == {"User likes hiking.", "User likes swimming."}
+    assert set(_contents("I love cats and dogs.")) == {"User likes cats.", "User likes dogs."}
+
+
 @pytest.mark.parametrize("place", ["Xi'an", "Tai'an", "Ma'an"])
 def test_a_place_whose_name_ends_like_an_article_is_still_a_home(place):
     """The cut-short check reads words, not pieces of one: "Xi'an" ends in "an" after an apostrophe, and a home there

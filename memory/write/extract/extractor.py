@@ -177,6 +177,9 @@ def _shared_with_next(predicate: str, first: str, after: str) -> re.Match[str] |
         return more  # "making sure veterans are supported and valued in our community": one phrase, two participles
     if _DETERMINED.match(first) and not _DETERMINED.match(more.group("more")) and len(second) <= 3:
         return more  # the determiner is the two's
+    if _GERUND_OF.match(first) and not second[0].lower().endswith("ing") and not _DETERMINED.match(more.group("more")):
+        return more  # "improving education and infrastructure …": the doing is the two's, never "User likes
+        # infrastructure in their community"
     doings = first.lower().endswith("ing") or second[0].lower().endswith("ing")  # "hiking and exploring new trails"
     if len(first.split()) == 1 and len(second) >= 2 and second[-1].lower().endswith("s") and not first.endswith("s"):
         return None if doings else more  # the head noun is the two's
@@ -184,6 +187,8 @@ def _shared_with_next(predicate: str, first: str, after: str) -> re.Match[str] |
 
 
 _DETERMINED = re.compile(r"^(?:the|my|our|their|his|her|this|that|these|those)\s", re.IGNORECASE)
+#: a doing with its object: "improving education", "helping kids"
+_GERUND_OF = re.compile(r"^[a-z]{3,}ing\s+\S", re.IGNORECASE)
 
 #: "I love basketball and gaming": two tastes, one memory each
 _COORDINATED = frozenset({"likes", "dislikes"})
