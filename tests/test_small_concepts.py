@@ -130,6 +130,13 @@ def test_one_splitter_for_both_languages():
     ]
     assert sentences("I saw J. K. Rowling. Plan B. Fine.") == ["I saw J. K. Rowling.", "Plan B.", "Fine."]
     assert sentences("We live near D.C. I love it.") == ["We live near D.C.", "I love it."]
+    # a closing quote stays with the quote it closes; an opening one after a space starts the next sentence
+    said = 'I like this line: "Happiness hides in the dark." That\'s how I keep going. "Go," she said.'
+    assert sentences(said) == [
+        'I like this line: "Happiness hides in the dark."',
+        "That's how I keep going.",
+        '"Go," she said.',
+    ]
     assert sentences("Be brief; be kind. Done", semicolons=False) == ["Be brief; be kind.", "Done"]
 
 

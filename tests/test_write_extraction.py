@@ -155,3 +155,14 @@ def test_a_like_is_never_read_off_a_clause_whose_verb_follows():
     assert [c.content for c in extract_rules("I love hiking in the mountains.", at=AT)] == [
         "User likes hiking in the mountains."
     ]
+
+
+def test_a_fact_ending_inside_a_quote_ends_once_and_the_next_sentence_keeps_no_stray_quote():
+    """'… called "Finding Home." It is fun.' gave a memory ending '.".' (or, split before the closing quote, one
+    opening on '" That's how …')."""
+    said = 'I\'m working on a film with my group called "Finding Home." It is fun.'
+    assert [c.content for c in extract_rules(said, at=AT)][:1] == [
+        'User is working on a film with their group called "Finding Home."'
+    ]
+    quoted = 'I like this line: "Happiness hides in the dark." That\'s how I keep hope alive.'
+    assert not any(c.content.startswith('"') for c in extract_rules(quoted, at=AT))

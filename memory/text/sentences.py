@@ -4,8 +4,9 @@ repeated them, and the desk compares replies with the system prompt — all thro
 (``tests/test_small_concepts.py`` fails on a second splitter).
 
 A sentence ends at ``. ! ? ;`` or their full-width forms, or at a line break; its end marks stay with it (a
-question keeps its ``?``, so callers can skip it). A point inside a word or a number is not an end ("2.5k", "3.5万",
-"Booking.com"), nor one after a title ("St. Joseph's Church", "Dr. Lee") or initials ("J.K. Rowling").
+question keeps its ``?``, so callers can skip it), and so does a closing quote right after them. A point inside a
+word or a number is not an end ("2.5k", "3.5万", "Booking.com"), nor one after a title ("St. Joseph's Church", "Dr.
+Lee") or initials ("J.K. Rowling").
 ``semicolons=False`` keeps a sentence whole across its semicolons (the desk compares whole sentences of the system
 prompt).
 """
@@ -23,8 +24,11 @@ _INNER_POINT = (
     # initials: "J.K. Rowling", "J. K. Rowling" (not before "I": "… near Washington D.C. I'm …" ends there)
     r"|(?:(?<=\b[A-Z]\.[A-Z])|(?<=\b[A-Z]\. [A-Z]))\.(?=\s+(?!I\b|I'|I’)\S)|(?<=\b[A-Z])\.(?=\s[A-Z]\.)"
 )
-_SENTENCE = re.compile(rf"(?:[^.!?;。！？；\n]|{_INNER_POINT})+[.!?;。！？；]*")
-_SENTENCE_WHOLE = re.compile(rf"(?:[^.!?。！？\n]|{_INNER_POINT})+[.!?。！？]*")
+#: a closing quote or bracket right after the end mark stays with its sentence ('… darkest of times." That's how …'
+#: gave a next sentence opening on the quote); an opening one after a space starts the next
+_CLOSING = r"(?:[\"”’»」』)\]]+(?=\s|$))?"
+_SENTENCE = re.compile(rf"(?:[^.!?;。！？；\n]|{_INNER_POINT})+[.!?;。！？；]*{_CLOSING}")
+_SENTENCE_WHOLE = re.compile(rf"(?:[^.!?。！？\n]|{_INNER_POINT})+[.!?。！？]*{_CLOSING}")
 #: what :func:`clause` strips: a sentence's end marks
 END_MARKS = ".!?;。！？；"
 

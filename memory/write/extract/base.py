@@ -86,12 +86,16 @@ class Candidate:
         return (self.subject, self.predicate, norm_object(self.object))
 
 
+#: a sentence's end mark after a quote that already ends on one
+_END_IN_QUOTE = re.compile(r"([.!?][\"”’])\.$")
+
+
 def make(predicate: str, obj: str, content: str, *, lang: str, evidence: str, **kw: Any) -> Candidate:
     mtype = PREDICATES.get(predicate, ("fact",))[0]
     return Candidate(
         predicate=predicate,
         object=obj.strip(),
-        content=content,
+        content=_END_IN_QUOTE.sub(r"\1", content),  # '… called "Finding Home.".' ends inside its quote
         type=kw.pop("type", mtype),
         language=lang,
         evidence=evidence.strip(),
