@@ -50,6 +50,25 @@ def test_a_the_x_the_session_pointed_at_is_named_as_its_kind(recent, said, memor
     assert not unresolved(memory)
 
 
+def test_a_subject_opening_the_memory_is_named_only_from_a_kind_introduced_with_words_of_its_own():
+    intro = ["I went to a queer support group yesterday.", "How was it?"]
+    assert indefinite("The support group has made User feel accepted.", "", "", intro) == (
+        "A queer support group has made User feel accepted."
+    )
+    # after a pointer only, and the photo itself, it is left as it is
+    assert indefinite("The team has been really nice.", "", "", ["That team looks fun!"]) == (
+        "The team has been really nice."
+    )
+    caption = ["Look! [shares a photo of a forest trail]"]
+    assert indefinite("The photo is from a forest near User's hometown.", "", "", caption) == (
+        "The photo is from a forest near User's hometown."
+    )
+    # an article ends the noun phrase: "the tattoo a few years ago" is "the tattoo"
+    assert indefinite("User got the tattoo a few years ago.", "", "", ["That tattoo is so cool!"]) == (
+        "User got a tattoo a few years ago."
+    )
+
+
 def test_a_the_x_named_fuller_exchanges_back_in_the_session_takes_its_words():
     """ "the homeless shelter" eight messages back names "the shelter" (the write path reads a message with the
     session's ``SESSION`` messages before it; the place and person references of memory.write.extract.recent still
@@ -74,6 +93,9 @@ def test_a_liked_the_x_only_the_photo_shows_is_not_stored():
     assert indefinite("User likes all the yellow leaves.", "", "", ["Fall! [shares a photo of a park]"]) is None
     assert indefinite("User loves the ocean.", "", "", ["Sunset! [shares a photo of the ocean]"]) == (
         "User loves the ocean."
+    )
+    assert (
+        indefinite("User likes the way the frosting turned out.", "", "", ["Yum! [shares a photo of a cake]"]) is None
     )
     # no photo: the like is the user's own ("the ocean" needs no pointing)
     assert indefinite("User likes the dark sky.", "", "", ["Nice evening, right?"]) == "User likes the dark sky."

@@ -13,11 +13,13 @@ spoken of just before; the X of a pointing one was, by a pointer ("that cake", "
 "your painting") or introduced as one of a kind ("an accident", "a homeless shelter"). So, reading the session's
 recent messages and the message up to the quoted sentence (the window ``recent`` reads):
 
-- a singular "the X" (no words of its own between "the" and the noun, or the same words the window gives it), inside the
-  sentence (a subject opening it, "The team has been really nice", reads as a remark on the photo either way) whose
+- a singular "the X" (no words of its own between "the" and the noun, or the same words the window gives it) whose
   noun the window points at or introduces becomes the kind the window names: "an X", with the window's words when it
   introduced one ("User makes a cake with …", "The people at a homeless shelter have become like family to User",
-  "User was really scared when they got into an accident");
+  "User was really scared when they got into an accident"); a subject opening the memory only from a kind the window
+  introduced with words of its own ("a LGBTQ support group" → "A LGBTQ support group has made User feel accepted";
+  after "that team", "The team has been really nice" reads as a remark on the photo either way), and never the photo
+  itself ("The photo is from a forest …": the caption's "a photo" is that photo);
 - a like of such a thing ("User likes the plate."), where "a plate" says nothing, is not stored, nor a like of any
   "the …" in the photo the message answers ("[shares a photo of …]" — "User loves the dark sky and green
   scenery.") unless it is a setting there is one of ("User loves the ocean" is a taste): the episode keeps it;
@@ -98,6 +100,11 @@ _ENDS_NP = (
             "you",
             "user",
             "i",
+            "a",
+            "an",
+            "the",
+            "few",
+            "couple",
             "now",
             "today",
             "yesterday",
@@ -217,6 +224,8 @@ _SETTINGS = frozenset(
         "stage",
     ]
 )
+#: the photo shared in the chat: "a photo" of the caption is that photo, not a kind of it
+_SHOWN = frozenset(["pic", "photo", "picture", "snap", "shot", "image", "selfie", "video"])
 #: a word that is no noun after "the" ("the same", "the most", "the hard work" starts at "hard"), or is a verb's
 _NOT_HEAD = frozenset(
     [
@@ -267,8 +276,10 @@ def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> 
     window = " ".join([m[-RECENT_CHARS:] for m in recent] + [message[:at][-RECENT_CHARS:] if at > 0 else ""])
     text = head(content)
     liked = _LIKED_THE.match(text)
-    liked_np = _noun_phrase(_WORDS_ONLY.sub(" ", text[liked.end() :])) if liked else []
-    if liked and "[shares " in recent[-1] and not (len(liked_np) == 1 and liked_np[0] in _SETTINGS):
+    rest = _WORDS_ONLY.sub(" ", text[liked.end() :]) if liked else ""
+    liked_np = _noun_phrase(rest)
+    setting = len(liked_np) == 1 and liked_np[0] in _SETTINGS and len(rest.split()) == 1  # "User loves the ocean."
+    if liked and "[shares " in recent[-1] and not setting:
         return None  # "User loves the dark sky and green scenery" of the photo just shared: the photo says which
     out = content
     for m in reversed(list(_THE.finditer(text))):
@@ -280,8 +291,8 @@ def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> 
         end = m.start("np") + len(" ".join([*words, noun]))
         if noun in _SETTINGS or noun in _NOT_HEAD or any(w in _NOT_HEAD for w in words) or noun.endswith("s"):
             continue  # one of the world's, not of the conversation's; a plural is left as it is
-        if m.start() == 0 or _TOLD_AFTER.match(text[end:]) or _IDIOM.search(text[max(0, m.start() - 12) : end + 12]):
-            continue
+        if noun in _SHOWN or _TOLD_AFTER.match(text[end:]) or _IDIOM.search(text[max(0, m.start() - 12) : end + 12]):
+            continue  # the photo itself ("The photo is from …"), told right there, an idiom
         if re.search(rf"\b(?:an?|their|User's)\s+(?:[a-z-]+\s+){{0,3}}{re.escape(noun)}\b", text[: m.start()], re.I):
             continue  # the memory introduced it itself: "… a bowl … the bowl"
         said = [s for s in re.finditer(_SAID + re.escape(noun) + r"\b(?!-)", window, re.I) if _fits(s, words)]
@@ -293,6 +304,8 @@ def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> 
         if _LIKES.match(text[: m.start()]):
             return None  # "User likes the plate": "a plate" says nothing, and the plate is only in the photo
         intro = [s for s in said if s.group("det").lower() in ("a", "an", "the") and s.group("mods").strip()]
+        if m.start() == 0 and not intro:
+            continue  # "The team has been really nice" after "that team": a remark on the photo either way
         intro = intro or [s for s in said if s.group("det").lower() in ("a", "an")]
         named = (intro[-1].group("mods").strip() if intro else "") or mods
         np = f"{named} {noun}".strip()
