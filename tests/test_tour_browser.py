@@ -141,7 +141,7 @@ def _walk(page, url: str, lang: str) -> None:
     _click(page, w["remember_button"])
     body = page.locator('[data-testid="stMain"]')
     body.get_by_text(w["remember_after"]).wait_for(timeout=30_000)
-    main = body.inner_text()
+    main = _step_two_drawn(page, body, w)
     assert ("vegetarian" in main) if lang == "en" else ("不吃辣" in main)  # said in an earlier session, recalled
     assert w["why_title"] in main
     _step_two_tells_where_the_answer_came_from(main, w, lang)
@@ -165,6 +165,20 @@ def _template(text: str) -> re.Pattern[str]:
     """A tour sentence with its placeholders as patterns (a threshold, a count)."""
     out = re.escape(text).replace(r"\{threshold\}", r"\d\.\d{3}").replace(r"\{count\}", r".+?")
     return re.compile(out.replace(r"\{lines\}", r".+"))
+
+
+def _step_two_drawn(page, body, w: dict) -> str:
+    """The page's text once step 2 has drawn its verdict line: Streamlit redraws a rerun element by element over the
+    last run's, so the text read right after step 1's line may still hold the old page below it (seen once under a
+    loaded machine). Waits up to 30 s; the caller asserts on what it returns."""
+    lines = [_template(w[k]) for k in ("recalled_used", "recalled_none", "recalled_none_no_profile")]
+    text = body.inner_text()
+    for _ in range(120):
+        if any(t.search(text) for t in lines) or w["no_hits"] in text:
+            break
+        page.wait_for_timeout(250)
+        text = body.inner_text()
+    return text
 
 
 def _step_two_tells_where_the_answer_came_from(main: str, w: dict, lang: str) -> None:
