@@ -284,11 +284,11 @@ def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> 
     out = content
     for m in reversed(list(_THE.finditer(text))):
         words = _noun_phrase(m.group("np"))
-        if not words or text[m.start("np") + len(" ".join(words)) :].startswith(("'", "’", "-")):
+        end = m.start("np") + len(" ".join(words))
+        if not words or text[end:].startswith(("'", "’", "-")):
             continue  # "the team's coach", "the on-court …": not a noun phrase of its own
         *words, noun = words
         mods = " ".join(words)
-        end = m.start("np") + len(" ".join([*words, noun]))
         if noun in _SETTINGS or noun in _NOT_HEAD or any(w in _NOT_HEAD for w in words) or noun.endswith("s"):
             continue  # one of the world's, not of the conversation's; a plural is left as it is
         if noun in _SHOWN or _TOLD_AFTER.match(text[end:]) or _IDIOM.search(text[max(0, m.start() - 12) : end + 12]):
@@ -331,6 +331,6 @@ def _fits(said: re.Match[str], words: list[str]) -> bool:
     (if any) are among the window's ("the hard work" is not "a work"), and the window's words are of the noun, not a
     sentence running into it ("the love and" is no phrase)."""
     theirs = said.group("mods").lower().split()
-    if any(w in _ENDS_NP or w in ("a", "an", "the", "my", "our") or w.endswith("ing") for w in theirs):
+    if any(w in _ENDS_NP or w in ("my", "our") or w.endswith("ing") for w in theirs):
         return False
     return all(w.lower() in theirs for w in words)

@@ -1004,11 +1004,10 @@ def without_tag_question(sentence: str) -> str:
 
 #: "(Hey Maria,) I'm so excited to tell you (that)", "I just wanted to let you know": a telling before the news
 _TELLING = re.compile(
-    r"^(?:(?:hey|hi|hello|so|guess what|oh)\b[^,.!?]{0,20}[,!]\s*)?(?:I'm|I am|I was) (?:so |really |super |just )*"
-    r"(?:excited|happy|thrilled|glad|stoked|pumped|proud) to (?:tell|share with|let) you(?: know)?(?: that)?\s+"
-    r"(?=I\b|I'|my\b|we\b|our\b)|"
-    r"^(?:(?:hey|hi|hello|so|oh)\b[^,.!?]{0,20}[,!]\s*)?I (?:just |really )?wanted to (?:tell|let) you(?: know)?"
-    r"(?: that)?\s+(?=I\b|I'|my\b|we\b|our\b)",
+    r"^(?:(?:hey|hi|hello|so|guess what|oh)\b[^,.!?]{0,20}[,!]\s*)?"  # "Hey Maria, "
+    r"(?:(?:I'm|I am|I was) (?:so |really |super |just )*(?:excited|happy|thrilled|glad|stoked|pumped|proud) to "
+    r"(?:tell|share with|let)|I (?:just |really )?wanted to (?:tell|let)) you(?: know)?(?: that)?\s+"
+    r"(?=I\b|I'|my\b|we\b|our\b)",  # the news, in the speaker's own words
     re.I,
 )
 

@@ -97,12 +97,14 @@ _THAT_OPENS = re.compile(
     r"\bit(?:'s|\s+is|\s+was)?\s+(?:\w+\s+)?\w+\s+$",  # "finds it concerning that …"
     re.I,
 )
+#: a verb of doing in the past whose form is not "-ed" ("made", "bought" …): one list for the patterns below that
+#: read what the user did with a thing
+_MADE = r"(?:made|bought|got|took|saw|drew|wrote|built|found|won|ate|did|sang|grew|sold)"
 #: after a pointer, what tells the thing: "that designer handbag they bought at Saks last weekend" (a relative
 #: clause with where or when)
 _KNOWN_BY = re.compile(
-    r"^(?:\s+[\w$'-]+){0,3}?\s+(?:they|User)\s+(?:\w+ed|bought|did|went|met|made|got|saw|had|took|wrote|read|ate|"
-    r"found|won|gave|heard|built|drew|sang|ran|swam|grew|sold|spent)\s+(?:\w+\s+){0,2}?(?:at|in|on|from|last|during|"
-    r"with|for)\b",
+    rf"^(?:\s+[\w$'-]+){{0,3}}?\s+(?:they|User)\s+(?:\w+ed|{_MADE}|went|met|had|read|gave|heard|ran|swam|spent)\s+"
+    r"(?:\w+\s+){0,2}?(?:at|in|on|from|last|during|with|for)\b",
     re.I,
 )
 #: after these / those, the examples that tell them: "some of those, like …", "those things, such as …"
@@ -241,9 +243,8 @@ _LEADING = re.compile(rf"^(?:They|Their|Them|He|She|His|Her|It|Its|This|That|The
 #: what a thing's own relative clause says User did with it ("That painting User made …", "These figurines User
 #: bought …"); a verb before "User" makes it the main clause instead ("This quote kept User positive …")
 _DID = (
-    r"(?:\w+ed|made|bought|got|did|took|found|gave|wrote|drew|built|saw|won|had|has|have|sang|grew|sold|read|"
-    r"keeps?|kept|wears?|wore|holds?|held|carries|uses?|owns?|brought|chose|picked|ate|cooked|baked|knitted|knit|"
-    r"sewed|planted|caught|shot|learned|learnt|began|started|finished|'s|'d)\b"
+    rf"(?:\w+ed|{_MADE}|gave|had|has|have|read|keeps?|kept|wears?|wore|holds?|held|carries|uses?|owns?|brought|chose|"
+    r"knit|caught|shot|learnt|began|'s|'d)\b"
 )
 #: a pointing subject that names its thing: "This scarf from User's aunt …", "That painting User made …", "These
 #: figurines User bought …"; not a pointer followed by a verb ("That should help User …", "These critters make User
@@ -448,8 +449,8 @@ _SELF = frozenset(["user", "user's", "they", "them", "their", "they're", "they'v
 _DID_BEFORE = re.compile(
     r"\b(?!(?:realized|realised|learned|learnt|noticed|decided|hoped|figured|guessed|believed|felt|heard|said|"
     r"told|showed|agreed|promised|assumed|expected|discovered|remembered|wished|admitted|explained|mentioned|"
-    r"answered|replied|suggested|proved|ensured|insisted|worried|joked|warned|argued|claimed|confirmed|decided)\b)"
-    r"(?:\w+ed|made|bought|got|took|saw|drew|wrote|built|found|won|ate|tried|did|sang|grew|sold|wore|kept)\s+$",
+    r"answered|replied|suggested|proved|ensured|insisted|worried|joked|warned|argued|claimed|confirmed)\b)"
+    rf"(?:\w+ed|{_MADE}|wore|kept)\s+$",
     re.I,
 )
 #: ... and after it a noun phrase that ends there (the end, a comma, a date word, a preposition), not a clause's
