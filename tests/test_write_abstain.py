@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.write.extract.extractor import extract
+from memory.write.extract.extractor import extract, extract_rules
 from memory.write.extract.references import resolve, unresolved
 from memory.write.extract.worth import pruned, trivial
 
@@ -267,3 +267,26 @@ def test_the_write_path_stores_the_news_not_the_verdict_on_it():
     got = [c.content for c in extract(said, role="user", at=AT)]
     assert got == ["User started volunteering at the animal shelter (last Sunday, 2024-04-28)."]
     assert trivial(pruned("User keeps going, which is awesome."), "fact") == "a verdict on the moment"
+
+
+def test_a_they_of_others_said_before_the_speakers_own_words_is_flagged():
+    """The speaker's first-person words after a "them" of others were rewritten to they / them too: the reference is
+    the one said first ("Being with them brings me joy"), never the rewritten "them" after it."""
+    said = "Being with them brings me so much happiness and helps me remember what's important."
+    got = "Being with them brings User so much happiness and helps them remember what's important."
+    assert unresolved(got, said) == ["them"]
+    said = "I met some young folks and supported them."
+    assert unresolved("User met some young folks and supported them.", said) == []  # the folks, named before
+
+
+def test_a_capitalised_word_opening_a_statement_names_no_person_for_her():
+    assert unresolved("The name helps User remember her.") == ["her"]
+    assert unresolved("Picking a favorite was tough, but seeing her walk down the aisle got User choked up.") == ["her"]
+    assert unresolved("User's sister Anna said she loves painting.") == []  # named: Anna
+
+
+def test_a_dash_after_a_like_opens_another_clause_not_the_thing_liked():
+    """ "… something I'm passionate about - I'm loving it" had given "User likes - they're loving gaming."."""
+    said = "Gaming brought me success and now I make a living at something I'm passionate about - I'm loving it."
+    got = [c.content for c in extract_rules(said, role="user", at=AT)]
+    assert not any("likes -" in c for c in got)  # the rules' own candidate, before resolve or abstain

@@ -903,3 +903,32 @@ def test_a_pointing_determiner_after_a_quantifier_becomes_the():
     assert resolve("User kept all these letters.") == "User kept all the letters."
     assert resolve("User framed one of those photos.") == "User framed one of the photos."
     assert resolve("User joined this adoption group.") == "User joined an adoption group."
+
+
+@pytest.mark.parametrize(
+    ("previous", "said", "memory"),
+    [
+        (
+            "Your help really helps. Hey, have you thought about being an entrepreneur?",
+            "Ha, yeah. I've been one 'cause I lost my job.",
+            "User has been an entrepreneur 'cause they lost their job.",
+        ),
+        (
+            "Cool that you have creative outlets. Got any paintings to show? I'd love to check them out.",
+            "Yeah, here's one I did last week. It's inspired by the sunsets.",
+            "a painting they did last week",
+        ),
+    ],
+)
+def test_a_bare_one_is_the_one_kind_the_question_it_answers_asks_about(previous, said, memory):
+    assert any(memory in c for c in facts(said, previous))
+
+
+def test_a_bare_one_is_not_named_from_a_question_about_no_thing_or_two_kinds():
+    for previous in ("Any ideas for the weekend?", "Got any paintings or drawings to show?"):
+        assert not any("one" in c.split() for c in facts("Yeah, I've got one I'm excited about.", previous))
+
+
+def test_an_it_is_the_doing_the_sentence_before_opens_on():
+    said = "Dancing makes me so happy, I get to share that. Seeing my students get better at it brings me joy."
+    assert "Seeing User's students get better at dancing brings them joy." in facts(said)

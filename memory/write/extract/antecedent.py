@@ -36,6 +36,7 @@ import re
 
 from memory.text.language import has_cjk
 from memory.text.sentences import sentences
+from memory.write.extract.base import is_question
 from memory.write.extract.context import answered_question
 from memory.write.extract.kin import is_person
 from memory.write.extract.references import head, unresolved
@@ -337,6 +338,9 @@ _JUDGED_IT = re.compile(r"\b(?:find|finds|found|finding|consider|considers|consi
 _BARE_SUBJECT = re.compile(
     r"^\s*(?P<w>[A-Z][a-z]{2,})(?:\s+(?:is|was|has been)|'s\s+(?=(?:mostly|so|really|always|just|pretty|super|very|"
     r"totally|definitely|such|my|a|an|the|been)\b))"
+    # a doing the sentence opens on as its subject: "Dancing makes me so happy", "Painting helps me relax"
+    r"|^\s*(?P<doing>[A-Z][a-z]{2,}ing)\s+(?:makes|made|helps|helped|keeps|kept|brings|brought|gives|gave|lets|means|"
+    r"takes|calms|relaxes|has\s+(?:always\s+)?(?:been|helped|given|made|brought|kept))\b"
 )
 #: words that open a sentence so and are no thing ("Everything's fine", "Today was long", "Let's go")
 _NOT_SUBJECT = frozenset(
@@ -395,7 +399,7 @@ def _bare_named(sentence: str, ref: str) -> str | None:
     if named:
         return named.pop() if len(named) == 1 else None
     m = _BARE_SUBJECT.match(sentence)
-    word = m.group("w").lower() if m else ""
+    word = (m.group("w") or m.group("doing")).lower() if m else ""
     return word if word and word not in _STOP and word not in _NOT_SUBJECT and not _plural(word) else None
 
 
@@ -493,7 +497,7 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
         return None
     if has_cjk(content):
         return _named_from_answered_zh(content, evidence, message, previous)
-    counted = _counted_from_question(content, evidence, previous)
+    counted = _counted_from_question(content, evidence, previous) or _one_from_question(content, evidence, previous)
     if counted is not None:
         return counted
     ref = _bare_ref(content, evidence)
@@ -544,6 +548,53 @@ def _counted_from_question(content: str, evidence: str, previous: str) -> str | 
     count = m.group("count")
     named = f"{text[: m.start()]}{_OF.get(count.lower(), count)} {asked.pop()}{m.group('rest')}{content[len(text) :]}"
     return named if not unresolved(named, evidence) else None
+
+
+#: the one kind a question asks about: "have you thought about being an entrepreneur?", "Got any paintings to show?"
+_ASKED_ONE = re.compile(
+    r"\b(?:being|become|becoming|be)\s+(?P<article>an?)\s+(?P<kind>[a-z][a-z-]+)\b(?![-\s]+(?:of|and|or)\b)"
+    r"|\b(?:any|some)\s+(?P<kinds>[a-z][a-z-]+s)\b(?![-\s]+(?:of|and|or)\b)",
+    re.I,
+)
+#: "User has been one", "User shared one they did last week": the bare "one" answers the question's kind
+_ONE_ANSWERS = re.compile(r"\b(?:been|be|shared|made|did|done|got|have|has|had|found|showed)\s+(?P<one>one)\b")
+
+
+def _one_from_question(content: str, evidence: str, previous: str) -> str | None:
+    """ "Have you thought about being an entrepreneur?" → "I've been one 'cause I lost my job" → "User has been an
+    entrepreneur 'cause …"; "Got any paintings to show?" → "Here's one I did last week" → "User shared a painting they
+    did last week": a bare "one" of the one kind the question asks about ("being a …", "any …s"), never when the
+    question asks about two kinds or none, and never a word that is no thing ("any ideas", "any plans": what they are
+    is not in it)."""
+    refs = unresolved(content, evidence)
+    text = head(content)
+    m = _ONE_ANSWERS.search(text)
+    if refs != ["one"] or m is None:
+        return None
+    asked = [s for s in sentences(previous[-400:]) if is_question(s)]  # "Got any paintings to show? I'd love …"
+    question = asked[-1] if asked else ""
+    if re.search(r"\b(?:or|and)\b", question):
+        return None
+    kinds = set()
+    for a in _ASKED_ONE.finditer(question):
+        if a.group("kind"):
+            kinds.add(a.group("kind").lower())
+        elif not a.group("kinds").lower().endswith(("ss", "us", "is", "ies", "ses", "ches", "shes", "xes")):
+            kinds.add(a.group("kinds").lower()[:-1])
+    kinds -= _NO_KIND
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    thing = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+    named = f"{content[: m.start('one')]}{thing}{content[m.end('one') :]}"
+    return named if not unresolved(named, evidence) else None
+
+
+#: what a question may ask "any" of that is no thing a bare "one" could be
+_NO_KIND = frozenset(
+    ["idea", "plan", "tip", "advice", "thought", "suggestion", "news", "update", "question", "recommendation", "way"]
+    + ["time", "thing", "other", "more", "one", "good", "fun", "luck", "help", "chance", "new", "cool", "interesting"]
+)
 
 
 #: what the other speaker points at in Chinese: 这 / 那 with a measure word and a short noun ("那辆自行车", "这幅画")

@@ -227,9 +227,15 @@ _THE_PLACE = re.compile(
     r"\b(?:the|that)\s+(?:city|town|place|spot|village)\b(?!\s+(?:of|where|called|named|[a-z]+(?:al|er|s)?\b(?<!and)"
     r"(?<!but)(?<!with)(?<!for)(?<!to)(?<!in)(?<!on)(?<!at)(?<!since)(?<!last)(?<!again)(?<!too)(?<!now)))"
 )
+#: a capitalised word that opens a statement and names nobody ("The name helps User remember her": no one is named)
+_OPENER = (
+    r"(?:The|A|An|This|That|These|Those|It|Its|Being|Seeing|Having|Getting|Picking|Watching|Knowing|Finding|Making|"
+    r"Now|Then|Even|Also|Just|Still|Since|When|After|Before|While|Some|Most|All|Every|Each|Our|Their|His|Her|"
+    r"What|Why|How|Where|Who|Winning|Working|Spending)"
+)
 #: a person named in the statement: a he / she / him / her after it has someone to stand for
 _PERSON = re.compile(
-    rf"\b(?:{_NAME}(?<!User)|"
+    rf"\b(?:(?!{_OPENER}\b){_NAME}(?<!User)|"
     r"mom|mum|mother|dad|father|son|daughter|brother|sister|husband|wife|partner|boyfriend|girlfriend|friend|buddy|"
     r"boss|colleague|coworker|co-worker|kid|child|baby|grandma|grandpa|"
     r"grandmother|grandfather|aunt|uncle|cousin|nephew|niece|neighbo(?:u)?r|teacher|coach|mentor|mentee|"
@@ -415,7 +421,11 @@ def _third_party(text: str, evidence: str) -> list[str]:
     theirs = list(_THEY.finditer(text))
     if len(theirs) <= rewritten:
         return []
-    first = theirs[rewritten]
+    # the speaker's own words before their first they / them were rewritten to User / they (the first became "User"):
+    # "Being with them brings me joy" → the first "them" of the memory is theirs, not the one after
+    said = _THEY.search(evidence)
+    mine_before = len(_MINE.findall(evidence[: said.start()])) if said else rewritten + 1
+    first = theirs[min(max(0, mine_before - 1), len(theirs) - 1)]
     before = _NOT_PLURAL.sub("", text[: first.start()].replace("User and others", ""))
     # a group, a company or a person named before: "Everlane … their pricing", "an author … their style"
     return [] if _GROUP.search(before) or _PERSON.search(before[1:]) else [first.group()]

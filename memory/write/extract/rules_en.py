@@ -412,10 +412,11 @@ def clean_object(obj: str) -> str | None:
     return o
 
 
-#: an object a rule's boundary cut in two: it opens with a conjunction ("I practice and train" → obj "and train"),
-#: or ends on a word that needs what was cut ("I like to keep track of when …" → "to keep track of")
+#: an object a rule's boundary cut in two: it opens with a conjunction ("I practice and train" → obj "and train") or a
+#: dash that opens another clause ("passionate about - I'm loving it"), or ends on a word that needs what was cut
+#: ("I like to keep track of when …" → "to keep track of")
 _CUT_SHORT = re.compile(
-    r"^(?:and|or|but|&)\b|(?:^|\s)(?:the|a|an|my|our|their|your|and|or)$"  # a word, not "Xi'an"
+    r"^(?:and|or|but|&)\b|^[-–—:;]|(?:^|\s)(?:the|a|an|my|our|their|your|and|or)$"  # a word, not "Xi'an"
     r"|(?<!\bto)\s+\w+\s+(?:of|to|with|about|from|into|by|for|at)$",  # "a buddy to volunteer with" is whole
     re.IGNORECASE,
 )
