@@ -28,7 +28,6 @@ from memory.write.extract.base import (
     is_question,
     make,
 )
-from memory.write.extract.belief import believed
 from memory.write.extract.clauses import Person, about_person, split_clauses
 from memory.write.extract.context import answered_question, in_context
 from memory.write.extract.definite import indefinite
@@ -85,7 +84,6 @@ def _gate(stripped: str, role: str) -> tuple[bool, str]:
     if (
         not _SELF_REF.search(stripped)
         and not (role == "user" and speaker_implied(stripped))  # "Lost my job yesterday": chat drops the 'I'
-        and not (role == "user" and any(believed(s) for s in sentences(stripped)))  # "Pets bring so much joy."
         and not (role == "assistant" and re.search(r"\byou\b|你|您", stripped))
     ):
         return False, "no statement about the speaker"
@@ -308,9 +306,6 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
                 found = [(whole, found[0][1])]
         if not found and role == "user":
             general = self_disclosure(sentence, lang, at)
-            if general is None and lang == "en" and (view := believed(sentence)) is not None:
-                general = make("fact", view[len("User believes ") : -1], view, lang="en", evidence=sentence)
-                general.extractor = "rules:belief"
             if general is None and last_general is not None:
                 more = continuation(sentence, lang)
                 if more:
