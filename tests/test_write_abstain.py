@@ -277,6 +277,9 @@ def test_a_they_of_others_said_before_the_speakers_own_words_is_flagged():
     assert unresolved(got, said) == ["them"]
     said = "I met some young folks and supported them."
     assert unresolved("User met some young folks and supported them.", said) == []  # the folks, named before
+    # found by the words it was said with, though the memory dropped the speaker's "mine" before it
+    said = "Family is important - Even though mine is small, I rely on them for strength."
+    assert unresolved("User relies on them for strength.", said) == ["them"]
 
 
 def test_a_capitalised_word_opening_a_statement_names_no_person_for_her():

@@ -414,18 +414,25 @@ _NOT_PLURAL = re.compile(r"\b(?:is|was|has|does|its|this|thus|always|as|us|yes|l
 
 def _third_party(text: str, evidence: str) -> list[str]:
     """A they / them the speaker said of others ("I rely on them for strength"), which the extractor keeps as said:
-    more they / them / their in the memory than first-person words it rewrote, and no group named before it."""
-    if not evidence or not _THEY.search(evidence):
+    the memory still holds it, and no group is named before it in the memory."""
+    said = _THEY.search(evidence) if evidence else None
+    if said is None:
         return []
-    rewritten = max(0, len(_MINE.findall(evidence)) - 1)  # the first became "User"
     theirs = list(_THEY.finditer(text))
-    if len(theirs) <= rewritten:
-        return []
-    # the speaker's own words before their first they / them were rewritten to User / they (the first became "User"):
-    # "Being with them brings me joy" → the first "them" of the memory is theirs, not the one after
-    said = _THEY.search(evidence)
-    mine_before = len(_MINE.findall(evidence[: said.start()])) if said else rewritten + 1
-    first = theirs[min(max(0, mine_before - 1), len(theirs) - 1)]
+    # found by the words it was said with ("them for strength"): the memory may have dropped some of the speaker's
+    # words before it ("Even though mine is small, I rely on them …"), so counting them misplaces it
+    follows = " ".join(evidence[said.end() :].split()[:2])
+    kept = [t for t in theirs if follows and " ".join(text[t.end() :].split()[:2]) == follows]
+    if kept:
+        first = kept[0]
+    else:
+        rewritten = max(0, len(_MINE.findall(evidence)) - 1)  # the first became "User"
+        if len(theirs) <= rewritten:
+            return []
+        # the speaker's own words before it were rewritten to User / they: "Being with them brings me joy" → the
+        # first "them" of the memory is theirs, not the one after
+        mine_before = len(_MINE.findall(evidence[: said.start()]))
+        first = theirs[min(max(0, mine_before - 1), len(theirs) - 1)]
     before = _NOT_PLURAL.sub("", text[: first.start()].replace("User and others", ""))
     # a group, a company or a person named before: "Everlane … their pricing", "an author … their style"
     return [] if _GROUP.search(before) or _PERSON.search(before[1:]) else [first.group()]
