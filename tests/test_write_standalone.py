@@ -932,3 +932,30 @@ def test_a_bare_one_is_not_named_from_a_question_about_no_thing_or_two_kinds():
 def test_an_it_is_the_doing_the_sentence_before_opens_on():
     said = "Dancing makes me so happy, I get to share that. Seeing my students get better at it brings me joy."
     assert "Seeing User's students get better at dancing brings them joy." in facts(said)
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "Also picked up new skills. Recently started learning an instrument.",
+            "User picked up new skills; User recently started learning an instrument.",
+        ),
+        (
+            "Last Friday, I had a milestone moment at the gym. I was able to jog a bit with no pain!",
+            "User had a milestone moment at the gym last Friday (2024-04-26); User was able to jog a bit with no pain.",
+        ),
+        (
+            "I had a bit of a setback recently - another rejection from a production company.",
+            "User had a bit of a setback recently, another rejection from a production company.",
+        ),
+    ],
+)
+def test_news_told_by_its_kind_only_is_told_by_what_the_message_says_next(said, memory):
+    assert facts(said) == [memory]
+
+
+def test_news_told_by_its_kind_alone_is_kept_and_a_told_one_is_never_joined():
+    assert facts("I recently went to an event and it was fantastic.") == ["User recently went to an event."]
+    got = facts("I went to an event for veterans. I also adopted a puppy last week.")
+    assert "User went to an event for veterans." in got and len(got) == 2

@@ -44,7 +44,7 @@ from memory.write.extract.lead_in import joined, lead_in
 from memory.write.extract.persons import name_person_from_message
 from memory.write.extract.recent import RECENT, name_from_recent
 from memory.write.extract.references import points_unnamed, resolve
-from memory.write.extract.worth import pruned, trivial
+from memory.write.extract.worth import pruned, trivial, untold
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -513,5 +513,10 @@ def standing(
                 continue
             named = pointed
         c.content = named
+        if out and untold(out[-1].content) and _goes_on(out[-1], c):
+            one = joined((out[-1].content, out[-1].evidence), (c.content, c.evidence), message)
+            if one is not None:  # "User picked up new skills; User recently started learning an instrument"
+                out[-1].content, out[-1].evidence = one
+                continue
         out.append(c)
     return out

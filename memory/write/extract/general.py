@@ -922,7 +922,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
 
 
 #: "…, a great way to unwind": what follows a dash may name what the statement before it was
-_APPOSITIVE = re.compile(r"^(?:a|an|such a|the (?:best|perfect|only))\s+\w+", re.IGNORECASE)
+_APPOSITIVE = re.compile(r"^(?:a|an|another|such a|the (?:best|perfect|only))\s+\w+", re.IGNORECASE)
 
 
 def _after_dash(part: str) -> str | None:

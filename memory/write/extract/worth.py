@@ -36,7 +36,7 @@ from memory.text.auxiliaries import BE_HAVE
 from memory.text.language import has_cjk
 from memory.write.extract.references import head
 
-__all__ = ["pruned", "trivial"]
+__all__ = ["pruned", "trivial", "untold"]
 
 _MOOD = (
     r"(?:excited|thrilled|stoked|happy|glad|thankful|grateful|blessed|proud|pumped|psyched|ecstatic|overjoyed|"
@@ -175,6 +175,26 @@ _ANNOUNCED = re.compile(
     r"(?:\s*(?:;|,|and)\s*(?:they've|they have|they) (?:got|have) (?:something|some news) to (?:share|tell))?\s*[.!]?$",
     re.I,
 )
+#: news told by its kind only: "User picked up new skills.", "User had a milestone moment at the gym …", "User
+#: recently went to an event.", "User tried something new on their vacation.": which skill, moment, event, the next
+#: sentence of the message tells when anything does ("Recently started learning an instrument.")
+_UNTOLD = re.compile(
+    r"^(?:User|User and others) (?:\w+ ){0,4}?(?:(?:a|an|some|new|a few)\s+(?:(?:new|big|fun|cool|exciting|small|huge|"
+    r"little|bit of a|great)\s+)?(?:projects?|events?|skills?|milestone(?: moment)?|setback|hobby|hobbies|challenge|"
+    r"goal|change|changes|thing|things|adventure|experience)|something new|something (?:big|cool|fun|exciting))\b"
+    # nothing after it but when and where: "… at the gym last Friday (2023-12-08)."
+    r"(?:\s+(?:lately|recently|today|yesterday|too|again|now|at the \w+|on (?:their|the) \w+|(?:last|this) \w+))*"
+    r"\s*(?:\([^()]*\))?\s*[.!]?$",
+    re.I,
+)
+
+
+def untold(content: str) -> bool:
+    """Whether ``content`` tells its news by its kind only ("User picked up new skills."): kept, unless the message's
+    next memory tells which (``extractor.standing`` joins the two)."""
+    return bool(_UNTOLD.search(head(content)))
+
+
 #: an imperative to the listener: "Look what User made.", "Check out what User got.", "Guess what User did."
 _TO_LISTENER = re.compile(
     r"^(?:(?:Wow|Hey|Oh|So|Ooh|Haha),? )?(?:Look|Look at|Check out|Check|Take a look(?: at)?|Have a look(?: at)?|See|"
