@@ -959,3 +959,20 @@ def test_news_told_by_its_kind_alone_is_kept_and_a_told_one_is_never_joined():
     assert facts("I recently went to an event and it was fantastic.") == ["User recently went to an event."]
     got = facts("I went to an event for veterans. I also adopted a puppy last week.")
     assert "User went to an event for veterans." in got and len(got) == 2
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("Here's a pic of a cake I made recently.", "User made a cake recently."),
+        ("Here's a snap of the ice cream I made.", "User made ice cream."),
+        ("Here's a photo of my horse painting I did last week.", "User did a horse painting last week"),
+        ("Here's a pic of my cookies I baked for the party.", "User baked cookies for the party."),
+    ],
+)
+def test_a_photo_of_what_the_speaker_made_tells_what_they_made_not_that_they_showed_it(said, memory):
+    assert any(c.startswith(memory) for c in facts(said))
+
+
+def test_a_photo_of_what_the_speaker_did_not_make_stays_as_it_was():
+    assert not any(c.startswith("User made") for c in facts("Here's a pic of my family at the beach."))

@@ -640,6 +640,17 @@ _WISHFUL = re.compile(
     r"|^User is (?:(?:so|really|much|a lot|way) )?(?:happier|better|more \w+)\b"
 )  # … and a mood about something ("User is thrilled to …", "User is excited about …")
 #: "Here's one of my trophies from a dance contest" → "I shared one of my trophies …"
+#: a photo of what the speaker made, shown: what they made is the news, the showing is the chat's ("Here's a pic of a
+#: cake I made recently" → "I made a cake recently", never "User shared a pic of a cake they made recently")
+_SHOWN_MADE = re.compile(
+    r"^I shared (?:a|this|another|my|some)\s+(?:\w+\s+)?(?:pics?|photos?|pictures?|snaps?|shots?)\s+of\s+"
+    r"(?P<thing>(?:a|an|the|my|some|this)\s+[^,.;!?]{2,60}?)\s+(?:that\s+)?I\s+"
+    r"(?P<verb>made|baked|painted|drew|did|built|cooked|knitted|sewed|crafted|created|wrote|grew|planted)\b",
+    re.I,
+)
+#: the shown thing's pointer: "the ice cream I made" → "ice cream"; "my horse painting I did" → "a horse painting"
+#: (what they made is the news, not which of theirs)
+_THING = re.compile(r"^(?:the|this)\s+", re.I)
 _HERES = re.compile(r"^(?:here's|here is|check out|check this out:?)\s+(?=.*\b(?:my|I)\b)", re.I)
 _EMOJI = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
 #: "the book you recommended" is a thing, not a remark to the other person: "the book recommended to them"
@@ -855,6 +866,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if not s or _FRAGMENT.match(s) or _YOU.search(s) or _REQUEST_EN.match(s) or _MOMENT_EN.match(s):
         return None
     s = _HERES.sub("I shared ", s)
+    s = _SHOWN_MADE.sub(lambda m: f"I {m.group('verb')} {_made(m.group('thing'))}", s)
     s = _DREAM.sub("My dream is to ", s)  # "It's been a dream to adopt …": whose dream is the speaker's
     parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ;:,")) if p.strip()]
     said = [p for p in parts if _SUBJECT_FIRST.match(p)]  # "I had a day out with the gang - we went biking"
@@ -923,6 +935,18 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
 
 #: "…, a great way to unwind": what follows a dash may name what the statement before it was
 _APPOSITIVE = re.compile(r"^(?:a|an|another|such a|the (?:best|perfect|only))\s+\w+", re.IGNORECASE)
+
+
+def _made(thing: str) -> str:
+    """What a shown photo's maker made, as news: "my horse painting" → "a horse painting", "the ice cream" → "ice
+    cream", "a cake" as it is."""
+    if thing[:3].lower() == "my ":
+        rest = thing[3:]
+        last = rest.split()[-1] if rest.split() else ""
+        if last.endswith("s") and not last.endswith("ss"):
+            return rest  # "my cookies" → "cookies"
+        return f"{'an' if rest[:1].lower() in 'aeiou' else 'a'} {rest}"
+    return _THING.sub("", thing)
 
 
 def _after_dash(part: str) -> str | None:
