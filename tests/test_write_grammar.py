@@ -236,3 +236,21 @@ def test_a_thing_that_did_something_is_not_a_companion():
     their work" (LoCoMo); "My kids and I …" is still the user and their kids."""
     assert _contents("My laptop crashed last week and I lost all my work.")[0].startswith("User's laptop crashed")
     assert _contents("My kids and I just finished a puzzle.") == ["User and their kids just finished a puzzle."]
+
+
+def test_a_plan_of_a_doing_reads_planning_on_it():
+    """ "I'm going hiking this weekend" had given "User plans to hiking …"; a question answered yes ("Are you planning
+    on submitting more scripts?" → "Yep!") "User plans to submitting …"."""
+    from datetime import UTC, datetime
+
+    from memory.write.extract.extractor import extract
+
+    at = datetime(2024, 5, 1, tzinfo=UTC)
+    assert [c.content for c in extract("I'm going hiking this weekend.", role="user", at=at)] == [
+        "User is planning on hiking (this weekend, 2024-05-04)."
+    ]
+    got = extract("Yep!", role="user", at=at, previous="Are you planning on submitting more scripts soon?")
+    assert [c.content for c in got] == ["User is planning on submitting more scripts soon."]
+    assert [c.content for c in extract("I'm planning to visit Paris next month.", role="user", at=at)] == [
+        "User plans to visit Paris (next month, 2024-06)."
+    ]

@@ -130,6 +130,8 @@ def _candidate(kind: str, obj: str, found: DateMatch | None, lang: str, evidence
         template = _PLAN_EN[kind]
         if kind == "plan" and re.match(r"(?:a|an|the|some|my)\s", obj, re.IGNORECASE):
             template = "User is planning {obj}"  # "I'm planning a trip to Japan"
+        elif kind == "plan" and re.match(r"[a-z]{2,}ing\b", obj, re.IGNORECASE):
+            template = "User is planning on {obj}"  # "planning on submitting …", never "User plans to submitting …"
         content = template.format(obj=re.sub(r"\bmy\b", "their", obj), art=art) + date_txt + "."
     predicate = "event" if kind == "event" else "plan"
     c = make(predicate, obj, content, lang=lang, evidence=evidence, negated=kind == "cancel", event_time=when)
