@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.write.extract.extractor import classify, extract_rules
+from memory.write.extract.extractor import classify, extract, extract_rules
 
 AT = datetime(2025, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -241,10 +241,6 @@ def test_a_thing_that_did_something_is_not_a_companion():
 def test_a_plan_of_a_doing_reads_planning_on_it():
     """ "I'm going hiking this weekend" had given "User plans to hiking …"; a question answered yes ("Are you planning
     on submitting more scripts?" → "Yep!") "User plans to submitting …"."""
-    from datetime import UTC, datetime
-
-    from memory.write.extract.extractor import extract
-
     at = datetime(2024, 5, 1, tzinfo=UTC)
     assert [c.content for c in extract("I'm going hiking this weekend.", role="user", at=at)] == [
         "User is planning on hiking (this weekend, 2024-05-04)."
