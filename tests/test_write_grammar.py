@@ -250,3 +250,14 @@ def test_a_plan_of_a_doing_reads_planning_on_it():
     assert [c.content for c in extract("I'm planning to visit Paris next month.", role="user", at=at)] == [
         "User plans to visit Paris (next month, 2024-06)."
     ]
+
+
+def test_a_verb_whose_object_was_left_out_is_no_fact():
+    """Read as said, "I've been working on for a while" and "… a pic I got from my walk last week" had given "User
+    has been working on for a while, …" and "User got from their walk (last week, …)": garbled, not facts."""
+    said = "I finally finished my first screenplay. I've been working on for a while, such a relief to have it done!"
+    assert [c.content for c in extract(said, role="user", at=AT)] == ["User finally finished their first screenplay."]
+    assert not any("got from" in c.content for c in extract("Here's a pic I got from my walk.", role="user", at=AT))
+    assert [c.content for c in extract("I got a new bike from my uncle.", role="user", at=AT)] == [
+        "User got a new bike from their uncle."
+    ]

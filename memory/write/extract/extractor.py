@@ -351,6 +351,15 @@ def _more_said(whole: str, parts: list[str]) -> bool:
     return len(words(whole) - covered) >= 3
 
 
+#: a verb whose object the sentence left out, read as said ("here's a pic I got from my walk" → "User got from their
+#: walk"; "I've been working on for a while" → "User has been working on for a while"): the words are garbled, not
+#: a fact
+_OBJECT_MISSING = re.compile(
+    r"\bUser (?:\w+ ){0,2}?(?:(?:working|worked) on\s+(?:for a while|for ages|for so long|since)\b|"
+    r"(?:got|bought|took|received|brought)\s+from\s+(?:their|the|a)\s+\w+(?!\s+to\b))"
+)
+
+
 def _speaker_resolved(c: Candidate, lang: str) -> bool:
     """A rule's content in the user's words: first person left in an object ("keep me calm") becomes they/them;
     a statement that still addresses the other person ("took your advice") is not a fact about the user."""
@@ -477,7 +486,7 @@ def standing(
     out = []
     for c in cands:
         c.content = pruned(c.content)  # "…; it was amazing": the verdict of the moment is not the fact
-        if trivial(c.content, c.predicate):
+        if trivial(c.content, c.predicate) or _OBJECT_MISSING.search(c.content):
             continue
         named = resolve(c.content, c.evidence)
         if recent and named is not None and named != c.content:  # "that place" → "a place": the session may name it
