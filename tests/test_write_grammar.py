@@ -257,7 +257,8 @@ def test_a_verb_whose_object_was_left_out_is_no_fact():
     has been working on for a while, …" and "User got from their walk (last week, …)": garbled, not facts."""
     said = "I finally finished my first screenplay. I've been working on for a while, such a relief to have it done!"
     assert [c.content for c in extract(said, role="user", at=AT)] == ["User finally finished their first screenplay."]
-    assert not any("got from" in c.content for c in extract("Here's a pic I got from my walk.", role="user", at=AT))
+    said = "Oh, and here's a pic I got from my walk last week."
+    assert not any(c.content.startswith("User got from") for c in extract(said, role="user", at=AT))
     assert [c.content for c in extract("I got a new bike from my uncle.", role="user", at=AT)] == [
         "User got a new bike from their uncle."
     ]
