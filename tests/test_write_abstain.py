@@ -46,8 +46,9 @@ def test_a_reference_a_reader_cannot_place_is_flagged(content):
 @pytest.mark.parametrize(
     ("content", "evidence"),
     [
-        # a connective, and a pointer introduced by its name
-        ("User's cousin had a tough time besides that, so they're helping her move.", ""),
+        # a connective opening the statement, and a pointer introduced by its name (inside a statement, "besides
+        # that" points back: every blind reader of the fourteenth round flagged it)
+        ("Besides that, User's cousin had a tough time, so they're helping her move.", ""),
         ("User just got a new addition to the family, this is Max.", ""),
         ("User's one-year-old is so cute, his name is Kyle.", ""),  # a person word with its age
         # a weekday is a date, as a month is
@@ -293,3 +294,14 @@ def test_a_dash_after_a_like_opens_another_clause_not_the_thing_liked():
     said = "Gaming brought me success and now I make a living at something I'm passionate about - I'm loving it."
     got = [c.content for c in extract_rules(said, role="user", at=AT)]
     assert not any("likes -" in c for c in got)  # the rules' own candidate, before resolve or abstain
+
+
+def test_besides_that_inside_a_statement_something_similar_and_that_stuff_point_back():
+    assert unresolved("User's cousin had a tough time recently besides that, so they're helping her move.") != []
+    assert unresolved("Besides that, User started a yoga class.") == []  # opening the statement: it goes on
+    assert unresolved("User loved doing something similar with their siblings when they were young.") == [
+        "something similar"
+    ]
+    assert unresolved("User did something similar to a marathon last year.") == []  # told: similar to what
+    assert unresolved("User bought that stuff they saw at Target last week.") == ["that stuff"]  # "stuff" tells nothing
+    assert unresolved("User bought that designer handbag they saw at Saks last week.") == []

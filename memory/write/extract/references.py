@@ -119,6 +119,12 @@ _STANDS_ALONE = re.compile(
 _TITLE = re.compile(r'"[^"]{1,60}"')
 #: "besides that, …", "on top of that": a connective going on from what was said, no thing to name
 _CONNECTIVE = re.compile(r"\b(?:besides|apart from|other than|aside from|on top of)\s+$", re.I)
+#: … only where it opens the statement: "… had a tough time recently besides that" points back at what else was said
+_SAID_BEFORE = re.compile(r"\b(?!User\b)[A-Za-z]{2,}\b.*\b(?:besides|apart from|other than|aside from|on top of)\s+$")
+#: a head that says nothing of the thing, so what follows it does not tell it: "that stuff they baked"
+_VAGUE_AFTER = re.compile(r"^\s+(?:stuff|thing|things|one|ones)\b", re.I)
+#: "something similar", "something like that": what it is like, only the conversation says
+_SIMILAR = re.compile(r"\bsomething (?:similar|like (?:that|this|it))\b(?!\s+to\b)", re.I)
 #: "this is Max", "that was Jordan": the pointer is introduced by the name it stands for
 _INTRODUCED = re.compile(rf"\s+(?:is|was)\s+{_NAME}\b(?!\s+(?:is|was)\b)")
 #: a noun phrase "of it" completes: "a huge fan of it", "the rest of it" (it names nothing the phrase says)
@@ -304,8 +310,8 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
         if m.start() == 0 and (lead or named_subject):
             continue
         det, before, after = m.group("det").lower(), text[: m.start()], text[m.end() :]
-        if _CONNECTIVE.search(before) or _INTRODUCED.match(after):
-            continue  # "besides that, …" goes on; "this is Max" names what it points at
+        if (_CONNECTIVE.search(before) and not _SAID_BEFORE.search(before)) or _INTRODUCED.match(after):
+            continue  # "Besides that, …" opening the memory goes on; "this is Max" names what it points at
         kind = _KIND_LIKE.search(before)
         if kind and not _VERB_AFTER.search(text[: kind.start()]):
             # "Moments like these remind User …", "physical reminders like this": the kind is named, the instance
@@ -318,7 +324,7 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
             done = _DID_BEFORE.search(before) and _NP_ENDS.match(after)  # "User painted that lake sunrise last year"
             if not _END.match(after) and (_THAT_JOINS.match(after) or not (_before_is_verb_or_prep(before) or done)):
                 continue
-        if _KNOWN_BY.match(after):
+        if _KNOWN_BY.match(after) and not _VAGUE_AFTER.match(after):
             continue  # "that designer handbag they bought at Saks last weekend": told right after
         if det in ("these", "those") and (
             _EXAMPLES_AFTER.match(after) or (_STANDS_ALONE.match(after) and _GROUP.search(before))
@@ -370,6 +376,7 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     found += [m.group() for m in _EACH_TIME.finditer(text) if not _A_KIND_OF.search(text, 0, m.start())]
     found += [m.group("verb") for m in _BEGAN_WHAT.finditer(text)]
     found += [m.group() for m in _THE_PIC.finditer(text)]
+    found += [m.group() for m in _SIMILAR.finditer(text)]
     found += _third_party(text, evidence)
     found += [m.group() for m in _QUANTITY_END.finditer(text)]
     return found
