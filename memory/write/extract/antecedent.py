@@ -36,7 +36,7 @@ import re
 
 from memory.text.language import has_cjk
 from memory.text.sentences import sentences
-from memory.write.extract.base import is_question
+from memory.write.extract.base import a_or_an, is_question
 from memory.write.extract.context import answered_question
 from memory.write.extract.kin import is_person
 from memory.write.extract.references import head, unresolved
@@ -514,10 +514,9 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
     if m is None or _BARE_AFTER.match(after) or (ref in ("this", "that") and not _ENDS.match(after)):
         return None
     np = named[0]
+    thing = f"{a_or_an(np)} {np}"
     if ref == "them":  # "a bunch of movies", but "most of the films"
         thing = f"the {np}" if _PART_OF.search(text[: m.start()]) else np
-    else:
-        thing = f"{'an' if np[0].lower() in 'aeiou' else 'a'} {np}"
     named_content = f"{content[: m.start()]}{thing}{content[m.end() :]}"
     return named_content if not unresolved(named_content, evidence) else None
 
@@ -579,13 +578,13 @@ def _one_from_question(content: str, evidence: str, previous: str) -> str | None
     for a in _ASKED_ONE.finditer(question):
         if a.group("kind"):
             kinds.add(a.group("kind").lower())
-        elif not a.group("kinds").lower().endswith(("ss", "us", "is", "ies", "ses", "ches", "shes", "xes")):
-            kinds.add(a.group("kinds").lower()[:-1])
+        elif _plural(a.group("kinds")) and not a.group("kinds").lower().endswith(("ies", "ses", "ches", "shes", "xes")):
+            kinds.add(a.group("kinds").lower()[:-1])  # "paintings" → "painting"; "stories", "classes" are not cut
     kinds -= _NO_KIND
     if len(kinds) != 1:
         return None
     kind = kinds.pop()
-    thing = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+    thing = f"{a_or_an(kind)} {kind}"
     named = f"{content[: m.start('one')]}{thing}{content[m.end('one') :]}"
     return named if not unresolved(named, evidence) else None
 

@@ -86,6 +86,12 @@ class Candidate:
         return (self.subject, self.predicate, norm_object(self.object))
 
 
+def a_or_an(word: str) -> str:
+    """The indefinite article a memory writes before ``word`` ("an accident", "a painting"): by its first letter, which
+    is what the offline grammar can see."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 #: a sentence's end mark after a quote that already ends on one
 _END_IN_QUOTE = re.compile(r"([.!?][\"”’])\.$")
 

@@ -38,6 +38,7 @@ import re
 from memory.text.auxiliaries import BE_HAVE, MODALS
 from memory.text.language import has_cjk
 from memory.write.extract.antecedent import quoted_at
+from memory.write.extract.base import a_or_an
 from memory.write.extract.recent import RECENT_CHARS
 from memory.write.extract.references import head
 
@@ -309,7 +310,7 @@ def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> 
         intro = intro or [s for s in said if s.group("det").lower() in ("a", "an")]
         named = (intro[-1].group("mods").strip() if intro else "") or mods
         np = f"{named} {noun}".strip()
-        article = "an" if re.match(r"[aeiou]", np, re.I) else "a"
+        article = a_or_an(np)
         if m.group("the")[0] == "T":
             article = article.capitalize()
         out = out[: m.start()] + f"{article} {np}" + out[end:]

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from memory.text.dates import DateMatch, resolve
 from memory.write.extract import rules_en, rules_zh
-from memory.write.extract.base import Candidate, make
+from memory.write.extract.base import Candidate, a_or_an, make
 from memory.write.extract.general import COMPANIONS, HABIT
 
 _PLAN_EN = {
@@ -120,7 +120,7 @@ def _strip_date(obj: str, found: DateMatch | None, lang: str) -> str:
 
 
 def _candidate(kind: str, obj: str, found: DateMatch | None, lang: str, evidence: str) -> Candidate:
-    art = "an" if obj[:1].lower() in "aeiou" else "a"
+    art = a_or_an(obj)
     when = found.when if found else None
     if lang == "zh":
         date_txt = f"（{found.phrase}，{found.stamp}）" if found else ""

@@ -23,6 +23,7 @@ from memory.write.extract.base import (
     CONF_HEDGED,
     CONF_INFERRED,
     Candidate,
+    a_or_an,
     explicitness,
     hedge_of,
     is_question,
@@ -127,7 +128,7 @@ def _apply_rules(sentence: str, lang: str, at: datetime) -> list[Candidate]:
                 cleaned, e, evidence = cleaned + shared.group(), e + shared.end(), evidence + shared.group()
             obj = rule.obj(cleaned) if rule.obj else cleaned
             display = cleaned if lang == "zh" or rule.predicate == "budget" else obj
-            art = "an" if display[:1].lower() in "aeiou" else "a"
+            art = a_or_an(display)
             cat = re.sub(r"favorite", "favourite", m.groupdict().get("cat") or "", flags=re.IGNORECASE)
             verb = m.groupdict().get("verb") or ""
             if lang == "en" and verb:

@@ -20,7 +20,7 @@ from datetime import datetime
 from memory.text.auxiliaries import MODALS
 from memory.text.dates import Prefer, resolve
 from memory.text.language import CJK
-from memory.write.extract.base import Candidate, make
+from memory.write.extract.base import Candidate, a_or_an, make
 from memory.write.extract.rules_en import EMPHATIC_VERBS
 
 # -- English: first person → third person -------------------------------------------------------------------
@@ -639,7 +639,6 @@ _WISHFUL = re.compile(
     r"|^User is (?:(?:so|really|still|just|now|also) )?(?:feeling|doing|staying|living)\b"  # how they are doing
     r"|^User is (?:(?:so|really|much|a lot|way) )?(?:happier|better|more \w+)\b"
 )  # … and a mood about something ("User is thrilled to …", "User is excited about …")
-#: "Here's one of my trophies from a dance contest" → "I shared one of my trophies …"
 #: a photo of what the speaker made, shown: what they made is the news, the showing is the chat's ("Here's a pic of a
 #: cake I made recently" → "I made a cake recently", never "User shared a pic of a cake they made recently")
 _SHOWN_MADE = re.compile(
@@ -648,9 +647,9 @@ _SHOWN_MADE = re.compile(
     r"(?P<verb>made|baked|painted|drew|did|built|cooked|knitted|sewed|crafted|created|wrote|grew|planted)\b",
     re.I,
 )
-#: the shown thing's pointer: "the ice cream I made" → "ice cream"; "my horse painting I did" → "a horse painting"
-#: (what they made is the news, not which of theirs)
+#: the shown thing's pointer: "the ice cream I made" → "ice cream"
 _THING = re.compile(r"^(?:the|this)\s+", re.I)
+#: "Here's one of my trophies from a dance contest" → "I shared one of my trophies …"
 _HERES = re.compile(r"^(?:here's|here is|check out|check this out:?)\s+(?=.*\b(?:my|I)\b)", re.I)
 _EMOJI = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
 #: "the book you recommended" is a thing, not a remark to the other person: "the book recommended to them"
@@ -940,13 +939,13 @@ _APPOSITIVE = re.compile(r"^(?:a|an|another|such a|the (?:best|perfect|only))\s+
 def _made(thing: str) -> str:
     """What a shown photo's maker made, as news: "my horse painting" → "a horse painting", "the ice cream" → "ice
     cream", "a cake" as it is."""
-    if thing[:3].lower() == "my ":
-        rest = thing[3:]
-        last = rest.split()[-1] if rest.split() else ""
-        if last.endswith("s") and not last.endswith("ss"):
-            return rest  # "my cookies" → "cookies"
-        return f"{'an' if rest[:1].lower() in 'aeiou' else 'a'} {rest}"
-    return _THING.sub("", thing)
+    if thing[:3].lower() != "my ":
+        return _THING.sub("", thing)
+    rest = thing[3:]  # what they made is the news, not which of theirs
+    last = (rest.split() or [""])[-1]
+    if last.endswith("s") and not last.endswith("ss"):
+        return rest  # "my cookies" → "cookies"
+    return f"{a_or_an(rest)} {rest}"
 
 
 def _after_dash(part: str) -> str | None:

@@ -21,6 +21,7 @@ import re
 
 from memory.text.auxiliaries import BE_HAVE, MODALS
 from memory.text.language import has_cjk
+from memory.write.extract.base import a_or_an
 
 __all__ = ["PERSON_PRONOUNS", "ZH_PERSON_PRONOUN", "head", "points_unnamed", "resolve", "unresolved"]
 
@@ -120,7 +121,7 @@ _TITLE = re.compile(r'"[^"]{1,60}"')
 #: "besides that, …", "on top of that": a connective going on from what was said, no thing to name
 _CONNECTIVE = re.compile(r"\b(?:besides|apart from|other than|aside from|on top of)\s+$", re.I)
 #: … only where it opens the statement: "… had a tough time recently besides that" points back at what else was said
-_SAID_BEFORE = re.compile(r"\b(?!User\b)[A-Za-z]{2,}\b.*\b(?:besides|apart from|other than|aside from|on top of)\s+$")
+_A_WORD = re.compile(r"\b(?!User\b)[A-Za-z]{2,}\b")
 #: a head that says nothing of the thing, so what follows it does not tell it: "that stuff they baked"
 _VAGUE_AFTER = re.compile(r"^\s+(?:stuff|thing|things|one|ones)\b", re.I)
 #: "something similar", "something like that": what it is like, only the conversation says
@@ -310,7 +311,8 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
         if m.start() == 0 and (lead or named_subject):
             continue
         det, before, after = m.group("det").lower(), text[: m.start()], text[m.end() :]
-        if (_CONNECTIVE.search(before) and not _SAID_BEFORE.search(before)) or _INTRODUCED.match(after):
+        going_on = _CONNECTIVE.search(before)
+        if (going_on and not _A_WORD.search(before, 0, going_on.start())) or _INTRODUCED.match(after):
             continue  # "Besides that, …" opening the memory goes on; "this is Max" names what it points at
         kind = _KIND_LIKE.search(before)
         if kind and not _VERB_AFTER.search(text[: kind.start()]):
@@ -779,7 +781,6 @@ def _unresolved_zh(text: str) -> list[str]:
 
 
 # -- resolving -----------------------------------------------------------------------------------------------------
-_A_OR_AN = re.compile(r"^[aeiou]", re.I)
 
 
 def resolve(content: str, evidence: str = "") -> str | None:
@@ -809,7 +810,7 @@ def resolve(content: str, evidence: str = "") -> str | None:
             return None  # "that last match", "moments like these": what is meant is not in the words
         if _head(fixed, ref) in _VAGUE or re.sub(r"\W+$", "", noun).lower() in _VAGUE_BARE:
             return None  # "this charity thing" → "a charity thing", "that world" → "a world": named in name only
-        article = ("an " if _A_OR_AN.match(noun) else "a ") if det.lower() in ("this", "that") else ""
+        article = f"{a_or_an(noun)} " if det.lower() in ("this", "that") else ""
         if _PARTITIVE.search(fixed.split(ref)[0]):
             article = "the "  # "some of that charm" → "some of the charm", never "some of a charm" / "all games"
         if det[0].isupper():
