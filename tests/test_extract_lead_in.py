@@ -29,8 +29,8 @@ def read(text: str, previous: str | None = None) -> list[str]:
     ("said", "memory"),
     [
         (
-            "Got the keys on Monday! The renovation went smoothly in the end. We painted it a soft green.",
-            "The renovation went smoothly in the end; User and others painted it a soft green.",
+            "Got the keys on Monday! Renovating the old farmhouse went smoothly in the end. We painted it a soft green.",
+            "Renovating the old farmhouse went smoothly in the end; User and others painted it a soft green.",
         ),
         (
             "Lisbon is such a bright and friendly city. I have always wanted to try the pastries there.",
@@ -59,8 +59,9 @@ def test_what_the_memory_goes_on_about_is_led_in_by_the_sentence_before(said, me
             "Getting the permits was slow; User had to call the council office twice, but it paid off.",
         ),
         (
-            "The bake sale was a great success. We even played some charades afterward just for fun.",
-            "The bake sale was a great success; User and others even played some charades afterward just for fun.",
+            "Running the bake sale was a great success. We even played some charades afterward just for fun.",
+            "Running the bake sale was a great success; User and others even played some charades afterward just "
+            "for fun.",
         ),
     ],
 )
@@ -135,13 +136,13 @@ def test_a_person_a_reference_stands_for_is_not_joined_to_what_stands_near_it():
 
 
 def test_the_provenance_quotes_both_sentences_as_said():
-    said = "Thanks! The renovation went smoothly in the end.  We painted it a soft green."
+    said = "Thanks! Renovating the old farmhouse went smoothly in the end.  We painted it a soft green."
     content, evidence = lead_in("User and others painted it a soft green.", "We painted it a soft green.", said) or (
         "",
         "",
     )
-    assert content == "The renovation went smoothly in the end; User and others painted it a soft green."
-    assert evidence == "The renovation went smoothly in the end.  We painted it a soft green."
+    assert content == "Renovating the old farmhouse went smoothly in the end; User and others painted it a soft green."
+    assert evidence == "Renovating the old farmhouse went smoothly in the end.  We painted it a soft green."
     assert evidence in said
 
 
@@ -193,11 +194,11 @@ def test_the_write_path_stores_the_led_in_memory_with_both_sentences_as_its_sour
     user = svc.ensure_user("ria")
     chat = svc.ensure_session(user, "chat")
     said = svc.add_message(
-        chat, "user", "The renovation went smoothly in the end. We painted it a soft green, right on budget."
+        chat, "user", "Renovating the old farmhouse went smoothly in the end. We painted it a soft green, right on budget."
     )
     added = svc.write_from_message(user, chat, said).added
-    led = [op for op in added if op["content"].startswith("The renovation went smoothly")]
+    led = [op for op in added if op["content"].startswith("Renovating the old farmhouse went smoothly")]
     assert led, [op["content"] for op in added]
     assert "painted it a soft green" in led[0]["content"]
     evidence = svc.get_memory(led[0]["memory_id"]).meta["evidence"]
-    assert evidence.startswith("The renovation went smoothly in the end.") and evidence in said.content
+    assert evidence.startswith("Renovating the old farmhouse went smoothly in the end.") and evidence in said.content

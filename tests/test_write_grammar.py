@@ -262,3 +262,19 @@ def test_a_verb_whose_object_was_left_out_is_no_fact():
     assert [c.content for c in extract("I got a new bike from my uncle.", role="user", at=AT)] == [
         "User got a new bike from their uncle."
     ]
+
+
+def test_an_i_with_an_adverb_before_its_verb_agrees_with_they():
+    """ "… helped me find out who I really am" had given "… who they really am"."""
+    got = [c.content for c in extract_rules("My friends helped me find out who I really am.", role="user", at=AT)]
+    assert got and not any("they really am" in c for c in got), got
+    assert any("who they really are" in c for c in got), got
+
+
+def test_a_sentence_going_on_with_what_the_fact_gave_or_taught_is_kept_with_it():
+    said = (
+        "Adding strength training changed the game for me, improving my shooting accuracy. It gave me the upper hand "
+        "over my opponents."
+    )
+    got = [c.content for c in extract_rules(said, role="user", at=AT)]
+    assert any(c.endswith("; it gave them the upper hand over their opponents.") for c in got), got

@@ -42,9 +42,10 @@ from memory.write.extract.general import (
     without_tag_question,
 )
 from memory.write.extract.lead_in import joined, lead_in
+from memory.write.extract.own_clause import own_clause
 from memory.write.extract.persons import name_person_from_message
 from memory.write.extract.recent import RECENT, name_from_recent
-from memory.write.extract.references import points_unnamed, resolve
+from memory.write.extract.references import points_unnamed, resolve, unresolved
 from memory.write.extract.worth import pruned, trivial, untold
 
 if TYPE_CHECKING:
@@ -468,6 +469,26 @@ def _goes_on(first: Candidate, then: Candidate) -> bool:
     )
 
 
+def _named(content: str, evidence: str, message: str, previous: str | None, recent: list[str] | None) -> str | None:
+    """``content`` with its references named from the words, the message, the message it answers or the session's
+    window (see ``standing``), the same ``content`` when it has none, or None when one is left unnamed."""
+    named = resolve(content, evidence)
+    if recent and named is not None and named != content:  # "that place" → "a place": the session may name it
+        named = name_from_recent(content, evidence, message, recent) or named
+    if named is None:  # named by a sentence said before it in the message ("… my bowl. A friend made it …")
+        named = name_from_message(content, evidence, message)
+    if named is None:  # a he / she named by the one person the sentence before names ("my son … he was okay")
+        named = name_person_from_message(content, evidence, message, previous)
+    if named is None:  # named by what the message answered points at ("that agency … pick it?")
+        named = name_from_answered(content, evidence, message, previous)
+    if named is None and recent:  # named by the session's messages before ("a place called X" … "that place")
+        named = name_from_recent(content, evidence, message, recent)
+    if named is None and recent:  # "The support group …" the window introduced ("a LGBTQ support group")
+        pointed = indefinite(content, evidence, message, recent)
+        named = pointed if pointed and pointed != content and not unresolved(pointed, evidence) else None
+    return named
+
+
 def standing(
     cands: list[Candidate], message: str = "", previous: str | None = None, recent: list[str] | None = None
 ) -> list[Candidate]:
@@ -477,9 +498,11 @@ def standing(
     by the one thing the message it answers points at (``previous``: "that painting … What inspired you?" → "I
     painted this …") or by the one thing the session's ``recent`` messages name (memory.write.extract.recent: "… a
     place called Whispering Falls." … "The sound of that place …"), or, when none names it, led in by the sentence
-    said just before it, which names what it goes on about (memory.write.extract.lead_in: "The photoshoot went
-    really well; User and others did it in a forest"), and a reaction or a verdict of the moment is
-    dropped (memory.write.extract.worth). A reference that cannot be named is dropped, in every language and from
+    said just before it, which names what it goes on about (memory.write.extract.lead_in: "Renovating the old
+    farmhouse went smoothly; User and others painted it a soft green"), or cut to the speaker's own clause when only
+    the clause before it (or one about others after it) points back (memory.write.extract.own_clause: "The colors
+    were amazing, and User had a feeling of gratitude …" → "User had a feeling of gratitude …"), and a reaction or a
+    verdict of the moment is dropped (memory.write.extract.worth). A reference that cannot be named is dropped, in every language and from
     every extractor: the episode keeps what was said, and a fact a reader cannot place is no fact (LoCoMo's
     annotators, who saw the photos, agree with about 60 % of such memories, which is why the learned decision once
     kept them; a product person spot-checking memories cannot). What is dropped leaves no trace on the survivors:
@@ -489,20 +512,13 @@ def standing(
         c.content = pruned(c.content)  # "…; it was amazing": the verdict of the moment is not the fact
         if trivial(c.content, c.predicate) or _OBJECT_MISSING.search(c.content):
             continue
-        named = resolve(c.content, c.evidence)
-        if recent and named is not None and named != c.content:  # "that place" → "a place": the session may name it
-            named = name_from_recent(c.content, c.evidence, message, recent) or named
-        if named is None:  # named by a sentence said before it in the message ("… my bowl. A friend made it …")
-            named = name_from_message(c.content, c.evidence, message)
-        if named is None:  # a he / she named by the one person the sentence before names ("my son … he was okay")
-            named = name_person_from_message(c.content, c.evidence, message, previous)
-        if named is None:  # named by what the message answered points at ("that agency … pick it?")
-            named = name_from_answered(c.content, c.evidence, message, previous)
-        if named is None and recent:  # named by the session's messages before ("a place called X" … "that place")
-            named = name_from_recent(c.content, c.evidence, message, recent)
+        named = _named(c.content, c.evidence, message, previous, recent)
+        rest = own_clause(c.content, c.evidence) if named is None else None
+        if rest is not None:  # only the opening clause points back ("The colors were amazing, and User had …")
+            named = _named(rest, c.evidence, message, previous, recent)
         own_words = named == c.content and _own_words(c)  # nothing to name: led in only if a word of it points back
         led = lead_in(c.content, c.evidence, message, own_words=own_words) if named is None or own_words else None
-        if led is not None:  # led in by the sentence said before it ("The photoshoot went well. We did it in …")
+        if led is not None:  # led in by the sentence said before it ("Renovating … went well. We painted it …")
             c.content, c.evidence = led
             out.append(c)
             continue

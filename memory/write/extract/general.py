@@ -168,7 +168,11 @@ def later_person(text: str) -> str:
     """Every first-person word after the subject, as they/them/their (verbs agree: 'I was' → 'they were')."""
     text = re.sub(r"\bI'm\b", "they're", text)
     text = re.sub(r"\bI('ve|'d|'ll)\b", r"they\1", text)
-    text = re.sub(r"\bI (am|was|wasn't)\b", lambda m: "they " + _LATER_I[m.group(1)], text)
+    text = re.sub(  # "who I really am" → "who they really are"
+        r"\bI((?:\s+(?:really|truly|just|still|always|actually|never|even))*)\s+(am|was|wasn't)\b",
+        lambda m: f"they{m.group(1)} " + _LATER_I[m.group(2)],
+        text,
+    )
     text = re.sub(r"\bI\b", "they", text)
     subs = [
         (r"\bmyself\b", "themself"),
@@ -1035,6 +1039,14 @@ _TELLING = re.compile(
 )
 
 
+#: the verbs a sentence going on about the fact before it says it with: "It's special to me", "It gave me the upper hand
+#: over my opponents", "It taught me to prepare"
+_GOES_ON_VERB = re.compile(
+    r"\b(?:is|was|has|had|makes|made|helps|helped|keeps|kept|means|meant|brings|brought|been|gives|gave|teaches|taught|"
+    r"shows|showed|reminds|reminded|inspires|inspired|takes|took)\b|'s\b"
+)
+
+
 def continuation(sentence: str, lang: str) -> str | None:
     """A sentence that goes on about the fact before it ("It's special to me", "They keep me motivated"), in the
     user's words, to be appended to that fact; None when it is not one."""
@@ -1046,9 +1058,7 @@ def continuation(sentence: str, lang: str) -> str | None:
     s = _OPENER_EN.sub("", sentence.replace("’", "'").strip()).strip(" -–—,").rstrip(".!~ ")
     if not _PRONOUN_SUBJECT.match(s) or _YOU.search(s) or len(s.split()) > 20 or _NOT_A_FACT.search(s):
         return None
-    if _DANGLING_EN.search(s) or not re.search(
-        r"\b(?:is|was|has|had|makes|made|helps|keeps|means|brings|been)\b|'s\b", s
-    ):
+    if _DANGLING_EN.search(s) or not _GOES_ON_VERB.search(s):
         return None
     if re.match(
         r"^(?:here|there|what|which|everything|something|nothing|anything|everyone|someone)|"

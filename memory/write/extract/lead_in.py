@@ -1,12 +1,16 @@
 """Let the sentence said just before a memory's own lead it in, when the memory goes on about what that sentence
 names (issue 44: a memory a reader can place without the conversation).
 
-"The photoshoot went really well too. We did it in a gorgeous forest …" — the second sentence alone gives "User and
-others did it in a gorgeous forest", whose "it" a reader of the memory cannot place. The sentence before names it,
-but in words no rule can safely cut a noun phrase out of ("a 'the …' read by rule picked adjectives and the wrong
-thing too often": memory.write.extract.antecedent). Quoting that sentence as the memory's head names it without
-guessing: "The photoshoot went really well too; User and others did it in a gorgeous forest …". Nothing is made up:
-both sentences are the speaker's own words, and the provenance quotes both.
+"Renovating the old farmhouse went smoothly in the end. We painted it a soft green." — the second sentence alone
+gives "User and others painted it a soft green", whose "it" a reader of the memory cannot place. The sentence before
+names it, but in words no rule can safely cut a noun phrase out of ("a 'the …' read by rule picked adjectives and the
+wrong thing too often": memory.write.extract.antecedent). Quoting that sentence as the memory's head names it without
+guessing: "Renovating the old farmhouse went smoothly in the end; User and others painted it a soft green". Nothing
+is made up: both sentences are the speaker's own words, and the provenance quotes both.
+
+A sentence that opens on a bare "the X" ("The photoshoot went really well too.") leads nothing in: it points back
+itself (``references.unresolved``: blind readers of the fourteenth round flagged "The photoshoot went really well too;
+User and others did it in a gorgeous forest …" as unplaceable, which photoshoot?).
 
 Only a sentence that stands alone is let in: a statement (no question), in no one's voice (no I / we / you: a
 first-person sentence gives a memory of its own, one addressed to the listener is about them), that names at least

@@ -357,6 +357,13 @@ _OWN_NEWS = re.compile(
 )
 
 
+#: people of the user's whom a "they" after them stands for ("User's week's been busy; they started …" is User's own)
+_THEIR_PEOPLE = re.compile(
+    r"^User's (?:[a-z-]+\s+)?(?:fam|family|kids|children|friends|parents|team|teammates|crew|group|gang|folks|"
+    r"siblings|brothers|sisters|colleagues|coworkers|classmates|neighbors|students|players|fans|customers|mentors)\b"
+)
+
+
 def pruned(content: str) -> str:
     """``content`` without what only judges the moment: an appended "; it was amazing" (or "…, and it was stunning"
     inside the statement) is dropped, and a mood before the news ("User has been doing great; they just won …")
@@ -367,7 +374,13 @@ def pruned(content: str) -> str:
     end = "." if content.rstrip().endswith(".") else ""
     parts = [p.strip() for p in re.split(r";\s+", content.rstrip().rstrip(".!"))]
     parts = [parts[0], *(p for p in parts[1:] if not _TAIL_VERDICT.match(p))]
-    if len(parts) > 1 and "(" not in parts[0] and trivial(parts[0]) and _OWN_NEWS.match(parts[1]):
+    if (
+        len(parts) > 1
+        and "(" not in parts[0]
+        and not _THEIR_PEOPLE.match(parts[0])  # "User's fam's been awesome; they helped out": they are the fam
+        and trivial(parts[0])
+        and _OWN_NEWS.match(parts[1])
+    ):
         rest = re.sub(r"^they\b", "User", parts[1])
         parts = [rest[:1].upper() + rest[1:], *parts[2:]]
     head_ = _CLAUSE_VERDICT.sub("", parts[0])
