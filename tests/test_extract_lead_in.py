@@ -29,8 +29,8 @@ def read(text: str, previous: str | None = None) -> list[str]:
     ("said", "memory"),
     [
         (
-            "Got the keys on Monday! Renovating the old farmhouse went smoothly in the end. We painted it a soft green.",
-            "Renovating the old farmhouse went smoothly in the end; User and others painted it a soft green.",
+            "Got the keys on Monday! Renovating the farmhouse went smoothly in the end. We painted it a soft green.",
+            "Renovating the farmhouse went smoothly in the end; User and others painted it a soft green.",
         ),
         (
             "Lisbon is such a bright and friendly city. I have always wanted to try the pastries there.",
@@ -194,11 +194,11 @@ def test_the_write_path_stores_the_led_in_memory_with_both_sentences_as_its_sour
     user = svc.ensure_user("ria")
     chat = svc.ensure_session(user, "chat")
     said = svc.add_message(
-        chat, "user", "Renovating the old farmhouse went smoothly in the end. We painted it a soft green, right on budget."
+        chat, "user", "Renovating the farmhouse went smoothly in the end. We painted it a soft green, right on budget."
     )
     added = svc.write_from_message(user, chat, said).added
-    led = [op for op in added if op["content"].startswith("Renovating the old farmhouse went smoothly")]
+    led = [op for op in added if op["content"].startswith("Renovating the farmhouse went smoothly")]
     assert led, [op["content"] for op in added]
     assert "painted it a soft green" in led[0]["content"]
     evidence = svc.get_memory(led[0]["memory_id"]).meta["evidence"]
-    assert evidence.startswith("Renovating the old farmhouse went smoothly in the end.") and evidence in said.content
+    assert evidence.startswith("Renovating the farmhouse went smoothly in the end.") and evidence in said.content

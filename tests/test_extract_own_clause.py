@@ -93,7 +93,7 @@ def test_nothing_is_cut_where_the_rest_would_not_stand(memory):
 
 
 def test_the_write_path_keeps_the_own_clause_and_names_what_it_points_at_from_the_message():
-    """"there" in the speaker's clause is named by the sentence before ("a vacation in Lisbon"), once the clause about
+    """ "there" in the speaker's clause is named by the sentence before ("a vacation in Lisbon"), once the clause about
     the photo's colors is cut."""
     said = (
         "I have a picture from a vacation in Lisbon. The colors were amazing, and I had a feeling of gratitude just "
@@ -105,7 +105,7 @@ def test_the_write_path_keeps_the_own_clause_and_names_what_it_points_at_from_th
 
 
 def test_a_bare_the_x_is_named_by_the_kind_the_window_introduced_before_it_is_cut():
-    """"The support group …" after the session's "a LGBTQ support group" is that group: named, not abstained on."""
+    """ "The support group …" after the session's "a LGBTQ support group" is that group: named, not abstained on."""
     recent = ["I went to a LGBTQ support group yesterday and it was so powerful.", "That's great! How was it?"]
     got = read("The support group has made me feel accepted and given me courage.", recent[-1], recent)
     assert any(m.startswith("A LGBTQ support group has made User feel accepted") for m in got), got

@@ -502,11 +502,12 @@ def standing(
     farmhouse went smoothly; User and others painted it a soft green"), or cut to the speaker's own clause when only
     the clause before it (or one about others after it) points back (memory.write.extract.own_clause: "The colors
     were amazing, and User had a feeling of gratitude …" → "User had a feeling of gratitude …"), and a reaction or a
-    verdict of the moment is dropped (memory.write.extract.worth). A reference that cannot be named is dropped, in every language and from
-    every extractor: the episode keeps what was said, and a fact a reader cannot place is no fact (LoCoMo's
-    annotators, who saw the photos, agree with about 60 % of such memories, which is why the learned decision once
-    kept them; a product person spot-checking memories cannot). What is dropped leaves no trace on the survivors:
-    what was said is in the episode, and the write log records the message's reason when nothing is left."""
+    verdict of the moment is dropped (memory.write.extract.worth). A reference that cannot be named is dropped, in
+    every language and from every extractor: the episode keeps what was said, and a fact a reader cannot place is no
+    fact (LoCoMo's annotators, who saw the photos, agree with about 60 % of such memories, which is why the learned
+    decision once kept them; a product person spot-checking memories cannot). What is dropped leaves no trace on the
+    survivors: what was said is in the episode, and the write log records the message's reason when nothing is
+    left."""
     out = []
     for c in cands:
         c.content = pruned(c.content)  # "…; it was amazing": the verdict of the moment is not the fact
