@@ -109,3 +109,33 @@ def test_a_bare_the_x_is_named_by_the_kind_the_window_introduced_before_it_is_cu
     recent = ["I went to a LGBTQ support group yesterday and it was so powerful.", "That's great! How was it?"]
     got = read("The support group has made me feel accepted and given me courage.", recent[-1], recent)
     assert any(m.startswith("A LGBTQ support group has made User feel accepted") for m in got), got
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "I had a picnic with my friends from church. We chilled under the trees and played board games.",
+            "User and their friends chilled under the trees and played board games.",
+        ),
+        (
+            "My basketball teammates are the best. We pulled off a tough win against the league leaders.",
+            "User and their basketball teammates pulled off a tough win against the league leaders.",
+        ),
+    ],
+)
+def test_a_we_is_named_by_the_speakers_group_said_before_it(said, memory):
+    assert memory in read(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My son crashed his bike on the trail. We were so lucky our son was okay.",  # the memory speaks of the son
+        "My wife loves the coast. We drove up to Big Sur for the weekend.",  # one person names no "we"
+        "We drove up to Big Sur for the weekend with the dogs.",  # nobody named before
+    ],
+)
+def test_a_we_stays_user_and_others_where_no_group_of_the_speakers_fits(said):
+    got = read(said)
+    assert any(m.startswith("User and others") for m in got), got  # the "we" is kept, as said

@@ -46,6 +46,7 @@ from memory.write.extract.own_clause import own_clause
 from memory.write.extract.persons import name_person_from_message
 from memory.write.extract.recent import RECENT, name_from_recent
 from memory.write.extract.references import points_unnamed, resolve, unresolved
+from memory.write.extract.we import we_named
 from memory.write.extract.worth import pruned, trivial, untold
 
 if TYPE_CHECKING:
@@ -513,6 +514,7 @@ def standing(
         c.content = pruned(c.content)  # "…; it was amazing": the verdict of the moment is not the fact
         if trivial(c.content, c.predicate) or _OBJECT_MISSING.search(c.content):
             continue
+        c.content = we_named(c.content, c.evidence, message)  # "my friends … We chilled …": not "User and others"
         named = _named(c.content, c.evidence, message, previous, recent)
         rest = own_clause(c.content, c.evidence) if named is None else None
         if rest is not None:  # only the opening clause points back ("The colors were amazing, and User had …")

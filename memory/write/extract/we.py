@@ -1,0 +1,47 @@
+"""Name the people of a "we" from the sentence before it in the same message (issue 44: resolve, not "User and others").
+
+"I had a picnic with my friends from church. We chilled under the trees and played games." — the second sentence
+alone gives "User and others chilled under the trees …", and a reader of the memory asks: others, who? (blind
+readers flagged a third of the "User and others" memories of the fourteenth round). The speaker named them one
+sentence before: "my friends". So: "User and their friends chilled under the trees …".
+
+Named only where one group fits: the message, before the quoted sentence, names the speaker's own people ("my
+friends", "our family", "my teammates") and the last such group is the one taken; the memory does not speak of that
+group itself ("User and others were so lucky their son was okay" after "my son": the "we" are the parents, not the
+son), and a single person ("my son", "my wife") never stands for a "we". Anything else stays "User and others", which
+reads as it was said. English only (Chinese "我们" keeps its own rewrite).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.text.language import has_cjk
+from memory.write.extract.antecedent import quoted_at
+
+__all__ = ["we_named"]
+
+#: the speaker's own group, as said: "my friends", "our family", "my basketball teammates" (a plural or a collective)
+_GROUP = re.compile(
+    r"\b(?:my|our)\s+(?P<group>(?:[a-z-]+\s+)?(?:friends|family|fam|kids|children|teammates|team|crew|group|gang|"
+    r"colleagues|coworkers|co-workers|classmates|parents|siblings|cousins|neighbors|neighbours|buddies|pals|folks|"
+    r"club|band|squad|volunteers|students|dancers|players))\b",
+    re.IGNORECASE,
+)
+_OTHERS = "User and others"
+
+
+def we_named(content: str, evidence: str, message: str) -> str:
+    """``content`` with "User and others" named by the speaker's group the message names before ``evidence``, or as
+    it is when none fits."""
+    if _OTHERS not in content or has_cjk(content) or not message:
+        return content
+    at = quoted_at(evidence, message)
+    groups = list(_GROUP.finditer(message[:at])) if at > 0 else []
+    if not groups:
+        return content
+    group = groups[-1].group("group").lower()
+    noun = group.split()[-1]
+    if re.search(rf"\b{re.escape(noun)}\b", content, re.IGNORECASE):
+        return content  # the memory speaks of the group itself: the "we" are others
+    return content.replace(_OTHERS, f"User and their {group}")
