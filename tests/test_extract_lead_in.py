@@ -202,3 +202,12 @@ def test_the_write_path_stores_the_led_in_memory_with_both_sentences_as_its_sour
     assert "painted it a soft green" in led[0]["content"]
     evidence = svc.get_memory(led[0]["memory_id"]).meta["evidence"]
     assert evidence.startswith("Renovating the farmhouse went smoothly in the end.") and evidence in said.content
+
+
+def test_nothing_leads_in_or_joins_a_one_or_a_there_it_cannot_name():
+    """ "We've made great progress. I'm working on one with my group." — the sentence before names no kind for "one",
+    so the second is no memory, alone or joined."""
+    got = read("We've made some great progress. I'm working on one with my group called Finding Home.")
+    assert not any("working on one" in m for m in got), got
+    got = read("Everything from the food to the old streets was amazing. I got a cookbook while I was there.")
+    assert not any("while they were there" in m for m in got), got

@@ -319,3 +319,30 @@ def test_a_they_after_the_users_people_is_theirs_not_the_users():
     assert pruned("User's week's been busy; they started doing seminars on marketing.") == (
         "User started doing seminars on marketing."
     )
+
+
+@pytest.mark.parametrize(
+    ("memory", "flagged"),
+    [
+        ("User doesn't really want to get any, and they're too lazy to look.", "any"),
+        ('User is working on one with their group called "Finding Home."', "one"),
+        ("User got an awesome book while they were there.", "while they were there"),
+        ("Making a difference like that is truly amazing.", "like that"),
+        ("User saw another at a pet store and had to get him.", "him"),  # a pet store names no one
+    ],
+)
+def test_any_one_there_and_like_that_of_a_thing_not_named_point_back(memory, flagged):
+    assert flagged in unresolved(memory)
+
+
+@pytest.mark.parametrize(
+    "memory",
+    [
+        "User is working on one of their paintings.",
+        "User doesn't have any pets.",
+        "User lived in Rome while they were there for work.",  # the place is named
+        "User took their pet to the vet, and he is fine now.",  # a pet is named before "he"
+    ],
+)
+def test_any_one_and_there_told_right_there_are_no_references(memory):
+    assert unresolved(memory) == []

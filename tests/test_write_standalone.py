@@ -138,9 +138,9 @@ def test_the_detector_tells_the_speakers_own_they_and_a_named_person_from_a_refe
             "We gave it our all during last week's scrimmage.",
         ),
         (
-            "Allergies make it so User doesn't really want to get any, and they're too lazy to research alternative "
-            "pets for their allergies.",
-            "Unfortunately, allergies make it so I don't really want to get any, and I'm too lazy to research "
+            "Allergies make it so User doesn't really want to get a cat, and they're too lazy to research alternative "
+            "pets for their allergies.",  # ("… want to get any" is a reference: any what, the conversation said)
+            "Unfortunately, allergies make it so I don't really want to get a cat, and I'm too lazy to research "
             "alternative pets for my allergies.",
         ),
         # the place "there" stands for, named after it

@@ -32,6 +32,9 @@ from memory.write.same import words as content_words
 
 __all__ = ["lead_in"]
 
+#: a reference only a kind or a place named for it resolves, which a statement before it does not give: "working on
+#: one", "want to get any", "while they were there" (a place there is named by the place itself: "Lisbon … there")
+_NAMED_ONLY_BY_KIND = re.compile(r"^(?:one|ones|any|some|while they were there|when they were there)$", re.IGNORECASE)
 #: a person in the sentence: the speaker's own or the listener's
 _VOICE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|us|our|ours|you|your|yours)\b", re.I)
 #: a statement that opens on what it is about: a determiner ("The photoshoot went …"), a quantity ("So many people
@@ -86,8 +89,8 @@ def lead_in(content: str, evidence: str, message: str, *, own_words: bool = Fals
     point back (``_POINTS_BACK``) and the sentence before tells of one thing that happened (``_TELLS_OF_ITS_THING``):
     "Getting sponsors was difficult; User had to reach out to several businesses …, but it paid off"."""
     refs = unresolved(content, evidence)
-    if not message or _SHOWN.search(head(content)):
-        return None
+    if not message or _SHOWN.search(head(content)) or any(_NAMED_ONLY_BY_KIND.search(r) for r in refs):
+        return None  # "one", "any", "while they were there": a sentence before names no kind or place for them
     if not refs and not (own_words and not has_cjk(content) and _POINTS_BACK.search(head(content))):
         return None
     at = quoted_at(evidence, message)
@@ -122,8 +125,9 @@ def joined(first: tuple[str, str], then: tuple[str, str], message: str) -> tuple
     making them together"): (content, evidence as said), or None when something was said between them or the
     second's reference is a person."""
     (content, evidence), (more, more_said) = first, then
-    if any(r.lower() in PERSON_PRONOUNS for r in unresolved(more, more_said)):
-        return None  # "My sister called. I told him the news.": who he is, the first does not say
+    refs = unresolved(more, more_said)
+    if any(r.lower() in PERSON_PRONOUNS or _NAMED_ONLY_BY_KIND.search(r) for r in refs):
+        return None  # "My sister called. I told him the news.": who he is, the first does not say; nor "one" what
     start, at = message.find(evidence), quoted_at(more_said, message)
     if start < 0 or at < start + len(evidence) or message[start + len(evidence) : at].strip(" \t\n.!…\"'”’)"):
         return None

@@ -226,6 +226,18 @@ _NOT_BEFORE_THERE = frozenset(
 _QUANTITY_END = re.compile(
     r"\b(?:a few|a couple|a bunch|several|plenty|one of them|some of them)\s*(?:too|also|now)?\s*[.!]?$", re.I
 )
+#: "User doesn't really want to get any": any of a thing not named
+_BARE_ANY = re.compile(
+    r"\b(?:get|got|have|had|want|need|buy|bought|find|found|try|tried|read|see|seen|watch|watched|own)\s+"
+    r"(?P<any>any)(?=\s*[.!?,;]|\s*$)",
+    re.IGNORECASE,
+)
+#: "User is working on one with their group": one of what, the sentence before said
+_ON_ONE = re.compile(r"\bwork(?:ing|ed|s)?\s+on\s+(?P<one>one)\b(?!\s+of\b)", re.IGNORECASE)
+#: "User got a book while they were there": where, the conversation said
+_WHILE_THERE = re.compile(r"\b(?:while|when)\s+(?:they|User)\s+(?:was|were)\s+there\b")
+#: "Making a difference like that is truly amazing": like what, the message answered said
+_DOING_LIKE_THAT = re.compile(r"^[A-Z][a-z]+ing\b[^;,.]*?\b(?P<like>like (?:that|this))\b")
 #: "User's sister moved to Lyon and lives there now": the place is named before "there"
 _PLACE_NAMED = re.compile(r"\b(?:to|in|at|from|near|around|visit(?:ed)?)\s+(?:the\s+)?[A-Z][a-z]+")
 #: "Haven't been there yet, but User has heard great things about Universal Studios": named after "there"
@@ -246,7 +258,8 @@ _PERSON = re.compile(
     r"mom|mum|mother|dad|father|son|daughter|brother|sister|husband|wife|partner|boyfriend|girlfriend|friend|buddy|"
     r"boss|colleague|coworker|co-worker|kid|child|baby|grandma|grandpa|"
     r"grandmother|grandfather|aunt|uncle|cousin|nephew|niece|neighbo(?:u)?r|teacher|coach|mentor|mentee|"
-    r"therapist|doctor|roommate|fiancée?|bf|gf|guy|girl|boy|man|woman|lady|dog|cat|puppy|kitten|pet|"
+    r"therapist|doctor|roommate|fiancée?|bf|gf|guy|girl|boy|man|woman|lady|dog|cat|puppy|kitten|"
+    r"pet(?! store| shop| food| supplies)|"
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+)-(?:year|month|week)-old)s?\b",
 )
 #: a subject pointing back: "Their love has helped User …", "He was okay …", "It was amazing …"
@@ -357,6 +370,10 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     found += [m.group() for m in _ONE.finditer(text) if not _NOUN_BEFORE_ONE.search(text[: m.start()])]
     found += [m.group("one") for m in [*_BARE_ONE.finditer(text), *_THERE_ONE.finditer(text)]]
     found += [m.group("some") for m in _BARE_SOME.finditer(text)]
+    found += [m.group("any") for m in _BARE_ANY.finditer(text)]
+    found += [m.group("one") for m in _ON_ONE.finditer(text)]
+    found += [m.group() for m in _WHILE_THERE.finditer(text) if not _PLACE_NAMED.search(text[: m.start()])]
+    found += [m.group("like") for m in _DOING_LIKE_THAT.finditer(text)]
     found += [m.group("word") for m in _HOOKED.finditer(text)]
     found += [m.group("what") for m in _LIKES_A_LOOK.finditer(text)]
     theres = [
