@@ -211,3 +211,10 @@ def test_nothing_leads_in_or_joins_a_one_or_a_there_it_cannot_name():
     assert not any("working on one" in m for m in got), got
     got = read("Everything from the food to the old streets was amazing. I got a cookbook while I was there.")
     assert not any("while they were there" in m for m in got), got
+
+
+def test_something_similar_is_not_led_in_by_a_motto():
+    """ "Making memories together is so valuable. I loved doing something similar with my siblings." — similar to
+    what the other speaker told; the motto before names nothing it is similar to."""
+    got = read("Making memories together is so valuable. I loved doing something similar with my siblings as a kid.")
+    assert not any("something similar" in m for m in got), got

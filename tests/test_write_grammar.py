@@ -278,3 +278,10 @@ def test_a_sentence_going_on_with_what_the_fact_gave_or_taught_is_kept_with_it()
     )
     got = [c.content for c in extract_rules(said, role="user", at=AT)]
     assert any(c.endswith("; it gave them the upper hand over their opponents.") for c in got), got
+
+
+def test_a_name_introduced_at_the_end_is_kept_as_the_name():
+    """ "… a new addition to the family, this is Max!" had kept "this is Max" (garbled to the blind readers)."""
+    said = "I just got a new addition to the family, this is Max!"
+    got = [c.content for c in extract_rules(said, role="user", at=AT)]
+    assert got == ["User just got a new addition to the family, Max."]

@@ -869,6 +869,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if not s or _FRAGMENT.match(s) or _YOU.search(s) or _REQUEST_EN.match(s) or _MOMENT_EN.match(s):
         return None
     s = _HERES.sub("I shared ", s)
+    s = _INTRODUCED.sub(", ", s)  # "a new addition to the family, this is Max!" → "…, Max": a name, not a pointer
     s = _SHOWN_MADE.sub(lambda m: f"I {m.group('verb')} {_made(m.group('thing'))}", s)
     s = _DREAM.sub("My dream is to ", s)  # "It's been a dream to adopt …": whose dream is the speaker's
     parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ;:,")) if p.strip()]
@@ -936,6 +937,9 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     return c
 
 
+#: a name introduced at the end of a statement, as a photo is shown: "I just got a new addition to the family, this
+#: is Max!"
+_INTRODUCED = re.compile(r",\s*(?:this|here|that) is (?=[A-Z][a-z]+\s*[.!~]*$)")
 #: "…, a great way to unwind": what follows a dash may name what the statement before it was
 _APPOSITIVE = re.compile(r"^(?:a|an|another|such a|the (?:best|perfect|only))\s+\w+", re.IGNORECASE)
 

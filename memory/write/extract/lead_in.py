@@ -33,8 +33,13 @@ from memory.write.same import words as content_words
 __all__ = ["lead_in"]
 
 #: a reference only a kind or a place named for it resolves, which a statement before it does not give: "working on
-#: one", "want to get any", "while they were there" (a place there is named by the place itself: "Lisbon … there")
-_NAMED_ONLY_BY_KIND = re.compile(r"^(?:one|ones|any|some|while they were there|when they were there)$", re.IGNORECASE)
+#: one", "want to get any", "while they were there" (a place there is named by the place itself: "Lisbon … there"),
+#: "something similar" (to what the other speaker did: "Making memories together is so valuable" says not what)
+_NAMED_ONLY_BY_KIND = re.compile(
+    r"^(?:one|ones|any|some|while they were there|when they were there|something similar|something like that|"
+    r"like that|like this)$",
+    re.IGNORECASE,
+)
 #: a person in the sentence: the speaker's own or the listener's
 _VOICE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|us|our|ours|you|your|yours)\b", re.I)
 #: a statement that opens on what it is about: a determiner ("The photoshoot went …"), a quantity ("So many people
