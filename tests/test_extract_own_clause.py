@@ -139,3 +139,31 @@ def test_a_we_is_named_by_the_speakers_group_said_before_it(said, memory):
 def test_a_we_stays_user_and_others_where_no_group_of_the_speakers_fits(said):
     got = read(said)
     assert any(m.startswith("User and others") for m in got), got  # the "we" is kept, as said
+
+
+@pytest.mark.parametrize(
+    ("said", "kept", "not_kept"),
+    [
+        (  # a place said after a thing of it, named two messages back: not joined on
+            "I got to see some lovely scenery and historic buildings. I checked out the library there, it had a cool "
+            "old book collection.",
+            "User got to see some lovely scenery and historic buildings.",
+            "library there",
+        ),
+        (  # a statement that opens by pointing: not joined onto the memory before
+            "With support at home and my own grit, I powered through the season. This promotion is a reward for all "
+            "the hustle I put in.",
+            "",
+            "his promotion",
+        ),
+    ],
+)
+def test_a_statement_pointing_elsewhere_goes_on_from_nothing(said, kept, not_kept):
+    got = read(said)
+    assert not any(not_kept in m for m in got), got
+    assert not kept or kept in got, got
+
+
+def test_a_place_the_sentence_before_names_still_leads_in_a_there():
+    got = read("Lisbon is such a bright and friendly city. I have always wanted to try the pastries there.")
+    assert "Lisbon is such a bright and friendly city; User has always wanted to try the pastries there." in got

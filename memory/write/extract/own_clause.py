@@ -25,7 +25,7 @@ from memory.text.language import has_cjk
 from memory.write.extract.references import unresolved
 from memory.write.extract.worth import trivial
 
-__all__ = ["own_clause"]
+__all__ = ["own_clause", "points_elsewhere"]
 
 #: where the speaker's own clause starts: after ", and" / ", but" / ", so", a semicolon or a dash, on "User"
 _OWN = re.compile(r"(?:,\s+(?:and|but|so)|;|\s+[-–—]+)\s+(?=User\b(?!'s))")
@@ -60,3 +60,34 @@ def own_clause(content: str, evidence: str) -> str | None:
     if _AFTER_IT.search(said) or len(_CONTENT.findall(said)) < 3 or trivial(rest, "fact"):
         return None
     return rest
+
+
+#: what an appended part points at that the memory's head cannot name for it: a thing the part opens on by pointing
+#: ("this promotion is a reward …") or a place said after a thing of it ("the library there"), both named only
+#: elsewhere in the conversation; a bare it / they / she goes on about the head ("…; she brings so much joy" after "a
+#: cute pup"), and so does a "there" of the head's own trip ("…; it was so amazing lying there")
+_OPENS_POINTING = re.compile(  # ("that way User can …" is a "so": it points at nothing)
+    r"^(?:this|that|these|those)\s+(?!(?:is|was|are|were|has|had|'s|way)\b)[a-z]", re.IGNORECASE
+)
+#: a name in the sentence or memory before (not a word capitalised for opening a sentence): "Seattle", "Lisbon"
+_NAME = re.compile(
+    r"\b(?!(?:User|The|A|An|I|It|This|That|These|Those|My|Our|We|He|She|They|So|And|But|Yeah|Yes|Oh|Wow|Also|"
+    r"Just|There|Here|What|When|With|After|Before|Last|Next)\b)[A-Z][a-z]+"
+)
+_THING_THERE = re.compile(r"\b(?:the|their|User's)\s+[a-z]+\s+there\b", re.IGNORECASE)
+
+
+def points_elsewhere(content: str, evidence: str, before: str, *, joined: bool = False) -> bool:
+    """Whether ``content`` speaks of a place said after a thing of it ("User checked out the library there …") that
+    ``before`` — the sentence or the memory it would go on from — does not name (no name in it: "Seattle is a great
+    city; User has always wanted to try the seafood there" names it), or, to be ``joined`` onto the memory before,
+    opens by pointing at a thing ("This promotion is a reward …"; a sentence said just before, which leads a memory in,
+    names what it points at by its own rules: "Learning the cello … These lessons …"). Such a statement goes on from
+    nothing: blind readers flagged "… historic buildings; User checked out the library there" and "… they powered
+    through; this promotion is a reward …". English only."""
+    if has_cjk(content):
+        return False
+    if joined and _OPENS_POINTING.match(content):
+        return True
+    named = _NAME.search(before)
+    return bool(_THING_THERE.search(content) and not named and unresolved(content, evidence))
