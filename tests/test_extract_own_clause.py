@@ -167,3 +167,13 @@ def test_a_statement_pointing_elsewhere_goes_on_from_nothing(said, kept, not_kep
 def test_a_place_the_sentence_before_names_still_leads_in_a_there():
     got = read("Lisbon is such a bright and friendly city. I have always wanted to try the pastries there.")
     assert "Lisbon is such a bright and friendly city; User has always wanted to try the pastries there." in got
+
+
+def test_a_we_after_another_group_than_the_speakers_own_is_not_named_by_it():
+    """Read blind as false: "My fam's small, but I love spending time with the friends I have. We usually watch movies
+    …" had given "User and their fam usually watch movies …" (the "we" are the friends)."""
+    got = read(
+        "My fam's small, but I love spending time with the friends I have. We usually watch movies and hike together."
+    )
+    assert not any("their fam" in m for m in got), got
+    assert any(m.startswith("User and others usually watch movies") for m in got), got

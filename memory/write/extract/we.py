@@ -6,10 +6,12 @@ readers flagged a third of the "User and others" memories of the fourteenth roun
 sentence before: "my friends". So: "User and their friends chilled under the trees …".
 
 Named only where one group fits: the message, before the quoted sentence, names the speaker's own people ("my
-friends", "our family", "my teammates") and the last such group is the one taken; the memory does not speak of that
-group itself ("User and others were so lucky their son was okay" after "my son": the "we" are the parents, not the
-son), and a single person ("my son", "my wife") never stands for a "we". Anything else stays "User and others", which
-reads as it was said. English only (Chinese "我们" keeps its own rewrite).
+friends", "our family", "my teammates"), the last such group is the one taken, and no other group is said after it
+("My fam's small, but I love spending time with the friends I have. We usually watch movies …": the friends, which
+blind readers caught as false); the memory does not speak of that group itself ("User and others were so lucky their
+son was okay" after "my son": the "we" are the parents, not the son), and a single person ("my son", "my wife") never
+stands for a "we". Anything else stays "User and others", which reads as it was said. English only (Chinese "我们"
+keeps its own rewrite).
 """
 
 from __future__ import annotations
@@ -28,6 +30,13 @@ _GROUP = re.compile(
     r"club|band|squad|volunteers|students|dancers|players))\b",
     re.IGNORECASE,
 )
+#: any group said after the speaker's own, whoever's: a "we" after it may be that group
+_ANY_GROUP = re.compile(
+    r"\b(?P<noun>friends|family|fam|kids|children|teammates|team|crew|group|gang|colleagues|coworkers|co-workers|"
+    r"classmates|parents|siblings|cousins|neighbors|neighbours|buddies|pals|folks|club|band|squad|volunteers|students|"
+    r"dancers|players|people|guys)\b",
+    re.IGNORECASE,
+)
 _OTHERS = "User and others"
 
 
@@ -44,4 +53,6 @@ def we_named(content: str, evidence: str, message: str) -> str:
     noun = group.split()[-1]
     if re.search(rf"\b{re.escape(noun)}\b", content, re.IGNORECASE):
         return content  # the memory speaks of the group itself: the "we" are others
+    if any(m.group("noun").lower() != noun for m in _ANY_GROUP.finditer(message[groups[-1].end() : at])):
+        return content  # "My fam's small, but I love … the friends I have. We …": the friends, not the fam
     return content.replace(_OTHERS, f"User and their {group}")
