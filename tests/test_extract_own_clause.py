@@ -5,22 +5,11 @@ Sentences written for these tests in the shapes of conversations (not LoCoMo or 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
+from extract_helpers import read
 
-from memory.storage.models import Message
 from memory.write.extract.own_clause import own_clause
 from memory.write.extract.references import unresolved
-from memory.write.pipeline import Item, prepare
-
-AT = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
-
-
-def read(text: str, previous: str | None = None, recent: list[str] | None = None) -> list[str]:
-    """What the write path's extraction makes of a user's message (before the learned keep decision)."""
-    message = Message(session_id="s", user_key="u", role="user", content=text, created_at=AT)
-    return [c.content for c in prepare(Item(message, previous=previous, recent=recent)).cands]
 
 
 @pytest.mark.parametrize(

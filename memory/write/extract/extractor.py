@@ -17,7 +17,7 @@ from memory.text.numerals import find_amount
 from memory.text.sentences import sentences
 from memory.write import keep
 from memory.write.extract import rules_en, rules_zh
-from memory.write.extract.antecedent import name_from_answered, name_from_message, said_before
+from memory.write.extract.antecedent import name_from_answered, name_from_message
 from memory.write.extract.base import (
     CONF_EXPLICIT,
     CONF_HEDGED,
@@ -42,7 +42,7 @@ from memory.write.extract.general import (
     without_tag_question,
 )
 from memory.write.extract.lead_in import joined, lead_in
-from memory.write.extract.own_clause import own_clause, points_elsewhere
+from memory.write.extract.own_clause import own_clause
 from memory.write.extract.persons import name_person_from_message
 from memory.write.extract.recent import RECENT, name_from_recent
 from memory.write.extract.references import points_unnamed, resolve, unresolved
@@ -520,22 +520,12 @@ def standing(
         if rest is not None:  # only the opening clause points back ("The colors were amazing, and User had …")
             named = _named(rest, c.evidence, message, previous, recent)
         own_words = named == c.content and _own_words(c)  # nothing to name: led in only if a word of it points back
-        before = said_before(c.evidence, message) or ""  # "This promotion is …": no sentence before names it
-        led = (
-            lead_in(c.content, c.evidence, message, own_words=own_words)
-            if (named is None or own_words) and not points_elsewhere(c.content, c.evidence, before)
-            else None
-        )
+        led = lead_in(c.content, c.evidence, message, own_words=own_words) if named is None or own_words else None
         if led is not None:  # led in by the sentence said before it ("Renovating … went well. We painted it …")
             c.content, c.evidence = led
             out.append(c)
             continue
-        if (
-            named is None
-            and out
-            and _goes_on(out[-1], c)
-            and not points_elsewhere(c.content, c.evidence, out[-1].content, joined=True)
-        ):
+        if named is None and out and _goes_on(out[-1], c):
             one = joined((out[-1].content, out[-1].evidence), (c.content, c.evidence), message)
             if one is not None:  # "We made pizza! We had so much fun making them …": one memory, named in its head
                 out[-1].content, out[-1].evidence = one

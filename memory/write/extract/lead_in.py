@@ -40,6 +40,37 @@ _NAMED_ONLY_BY_KIND = re.compile(
     r"like that|like this)$",
     re.IGNORECASE,
 )
+#: what an appended part points at that the memory's head cannot name for it: a thing the part opens on by pointing
+#: ("this promotion is a reward …") or a place said after a thing of it ("the library there"), both named only
+#: elsewhere in the conversation; a bare it / they / she goes on about the head ("…; she brings so much joy" after "a
+#: cute pup"), and so does a "there" of the head's own trip ("…; it was so amazing lying there")
+_OPENS_POINTING = re.compile(  # ("that way User can …" is a "so": it points at nothing)
+    r"^(?:this|that|these|those)\s+(?!(?:is|was|are|were|has|had|'s|way)\b)[a-z]", re.IGNORECASE
+)
+#: a name in the sentence or memory before (not a word capitalised for opening a sentence): "Seattle", "Lisbon"
+_NAME = re.compile(
+    r"\b(?!(?:User|The|A|An|I|It|This|That|These|Those|My|Our|We|He|She|They|So|And|But|Yeah|Yes|Oh|Wow|Also|"
+    r"Just|There|Here|What|When|With|After|Before|Last|Next)\b)[A-Z][a-z]+"
+)
+_THING_THERE = re.compile(r"\b(?:the|their|User's)\s+[a-z]+\s+there\b", re.IGNORECASE)
+
+
+def _from_nothing(content: str, evidence: str, before: str, *, joined: bool = False) -> bool:
+    """Whether ``content`` speaks of a place said after a thing of it ("User checked out the library there …") that
+    ``before`` — the sentence or the memory it would go on from — does not name (no name in it: "Seattle is a great
+    city; User has always wanted to try the seafood there" names it), or, to be ``joined`` onto the memory before,
+    opens by pointing at a thing ("This promotion is a reward …"; a sentence said just before, which leads a memory in,
+    names what it points at by its own rules: "Learning the cello … These lessons …"). Such a statement goes on from
+    nothing: blind readers flagged "… historic buildings; User checked out the library there" and "… they powered
+    through; this promotion is a reward …". English only."""
+    if has_cjk(content):
+        return False
+    if joined and _OPENS_POINTING.match(content):
+        return True
+    named = _NAME.search(before)
+    return bool(_THING_THERE.search(content) and not named and unresolved(content, evidence))
+
+
 #: a person in the sentence: the speaker's own or the listener's
 _VOICE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|us|our|ours|you|your|yours)\b", re.I)
 #: a statement that opens on what it is about: a determiner ("The photoshoot went …"), a quantity ("So many people
@@ -102,6 +133,8 @@ def lead_in(content: str, evidence: str, message: str, *, own_words: bool = Fals
     before = said_before(evidence, message)
     if before is None or not re.search(r"[.!…。！]\s*$", message[:at]):
         return None  # the quote opens a clause of a sentence ("The clasp is broken, and I want to wear it …")
+    if _from_nothing(content, evidence, before):
+        return None  # "User checked out the library there": the sentence before names no place
     before = before.strip()
     said = message[message.rfind(before, 0, at) : at]  # both sentences as said, the space between them too
     if has_cjk(content) or has_cjk(before):
@@ -130,6 +163,8 @@ def joined(first: tuple[str, str], then: tuple[str, str], message: str) -> tuple
     making them together"): (content, evidence as said), or None when something was said between them or the
     second's reference is a person."""
     (content, evidence), (more, more_said) = first, then
+    if _from_nothing(more, more_said, content, joined=True):
+        return None  # "This promotion is a reward …": the memory before names no promotion
     refs = unresolved(more, more_said)
     if any(r.lower() in PERSON_PRONOUNS or _NAMED_ONLY_BY_KIND.search(r) for r in refs):
         return None  # "My sister called. I told him the news.": who he is, the first does not say; nor "one" what

@@ -23,20 +23,16 @@ from memory.write.extract.antecedent import quoted_at
 
 __all__ = ["we_named"]
 
-#: the speaker's own group, as said: "my friends", "our family", "my basketball teammates" (a plural or a collective)
-_GROUP = re.compile(
-    r"\b(?:my|our)\s+(?P<group>(?:[a-z-]+\s+)?(?:friends|family|fam|kids|children|teammates|team|crew|group|gang|"
-    r"colleagues|coworkers|co-workers|classmates|parents|siblings|cousins|neighbors|neighbours|buddies|pals|folks|"
-    r"club|band|squad|volunteers|students|dancers|players))\b",
-    re.IGNORECASE,
+#: the nouns of a group a "we" may be: a plural or a collective
+_GROUP_NOUN = (
+    r"(?:friends|family|fam|kids|children|teammates|team|crew|group|gang|colleagues|coworkers|co-workers|classmates|"
+    r"parents|siblings|cousins|neighbors|neighbours|buddies|pals|folks|club|band|squad|volunteers|students|dancers|"
+    r"players)"
 )
+#: the speaker's own group, as said: "my friends", "our family", "my basketball teammates"
+_GROUP = re.compile(rf"\b(?:my|our)\s+(?P<group>(?:[a-z-]+\s+)?{_GROUP_NOUN})\b", re.IGNORECASE)
 #: any group said after the speaker's own, whoever's: a "we" after it may be that group
-_ANY_GROUP = re.compile(
-    r"\b(?P<noun>friends|family|fam|kids|children|teammates|team|crew|group|gang|colleagues|coworkers|co-workers|"
-    r"classmates|parents|siblings|cousins|neighbors|neighbours|buddies|pals|folks|club|band|squad|volunteers|students|"
-    r"dancers|players|people|guys)\b",
-    re.IGNORECASE,
-)
+_ANY_GROUP = re.compile(rf"\b(?P<noun>{_GROUP_NOUN}|people|guys)\b", re.IGNORECASE)
 _OTHERS = "User and others"
 
 

@@ -36,7 +36,7 @@ from memory.text.auxiliaries import BE_HAVE
 from memory.text.language import has_cjk
 from memory.write.extract.references import head
 
-__all__ = ["pruned", "trivial", "untold"]
+__all__ = ["DATE_STAMP", "pruned", "trivial", "untold"]
 
 _MOOD = (
     r"(?:excited|thrilled|stoked|happy|glad|thankful|grateful|blessed|proud|pumped|psyched|ecstatic|overjoyed|"
@@ -229,7 +229,7 @@ _LISTENERS_LOT = re.compile(
     r"User (?:just )?(?:wanted|wants) to check in\b)",
     re.I,
 )
-_DATE = re.compile(r"\s*[(（][^()（）]*\d{4}[^()（）]*[)）]")
+DATE_STAMP = re.compile(r"\s*[(（][^()（）]*\d{4}[^()（）]*[)）]")
 _VERDICT = (
     r"(?:amazing|awesome|great|so great|cool|so cool|incredible|wonderful|fantastic|fun|so much fun|a blast|"
     r"the best|the bomb|epic|unreal|wild|crazy|beautiful|stunning|gorgeous|lovely|perfect|special|magical|"
@@ -401,7 +401,7 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
     text = head(content).strip()
     if _TO_LISTENER.match(text) or _LISTENERS_LOT.match(text):
         return "words to the listener"
-    undated = _DATE.sub("", text).strip()  # a mood is of the moment whatever day it was felt
+    undated = DATE_STAMP.sub("", text).strip()  # a mood is of the moment whatever day it was felt
     if has_cjk(text):
         if _ZH_TEAM.match(undated):
             return "a verdict on the moment"
