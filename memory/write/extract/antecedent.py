@@ -39,7 +39,7 @@ from memory.text.sentences import sentences
 from memory.write.extract.base import a_or_an, is_question
 from memory.write.extract.context import answered_question
 from memory.write.extract.kin import is_person
-from memory.write.extract.references import head, unresolved
+from memory.write.extract.references import QUANTITY_END, head, unresolved
 
 __all__ = [
     "MONTH_DAY",
@@ -522,9 +522,10 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
 
 
 #: a count of things left unnamed at the end of the memory ("User is planning a few.")
-_COUNT = re.compile(r"\b(?P<count>a few|a couple|several|plenty|a bunch)(?P<rest>\s*(?:too|also|now)?\s*[.!]?)$", re.I)
 #: the things a question asks a count of: "Any more paintings coming up?", "How many guitars do you own?"
-_ASKED = re.compile(r"\b(?:any|some|many|more|other|new)\s+(?:(?:more|new|other)\s+)?(?P<np>[a-z][a-z-]*s)\b", re.I)
+_ASKED = re.compile(
+    r"\b(?:any|anymore|some|many|more|other|new)\s+(?:(?:more|new|other)\s+)?(?P<np>[a-z][a-z-]*s)\b", re.I
+)
 _OF = {"a couple": "a couple of", "plenty": "plenty of", "a bunch": "a bunch of"}
 
 
@@ -534,7 +535,7 @@ def _counted_from_question(content: str, evidence: str, previous: str) -> str | 
     "how many"). Not when the question asks about none or several kinds."""
     refs = unresolved(content, evidence)
     text = head(content)
-    m = _COUNT.search(text)
+    m = QUANTITY_END.search(text)
     if len(refs) != 1 or m is None or not refs[0].lower().startswith(m.group("count").lower()):
         return None
     question = answered_question(previous) or ""
@@ -544,8 +545,11 @@ def _counted_from_question(content: str, evidence: str, previous: str) -> str | 
     asked = {np for np in asked if np not in _STOP and not np.endswith(("ss", "us", "is"))}
     if len(asked) != 1:
         return None
-    count = m.group("count")
-    named = f"{text[: m.start()]}{_OF.get(count.lower(), count)} {asked.pop()}{m.group('rest')}{content[len(text) :]}"
+    count, more = m.group("count"), m.group("more") or ""
+    if count.lower().endswith(" of them"):
+        return None  # "one of them": of the things the sentence before named, not the question's
+    counted = f"{count}{more}" if more else _OF.get(count.lower(), count)  # "a couple more scripts"
+    named = f"{text[: m.start()]}{counted} {asked.pop()}{m.group('rest')}{content[len(text) :]}"
     return named if not unresolved(named, evidence) else None
 
 

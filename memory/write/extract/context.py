@@ -120,6 +120,8 @@ _ASKING = re.compile(r"\b(?:ever|any)\s+", re.IGNORECASE)
 #: a question about a topic it names in words "the X" cannot catch: "What are your thoughts on life after basketball?"
 _ASKS_ABOUT = re.compile(r"\b(?:on|about|regarding)\s+(?!(?:it|that|this|them|those|these)\b)[a-z]", re.IGNORECASE)
 _ANY_THING = re.compile(r"\bany(thing|one|body|where)\b")
+#: "anymore" and "anytime soon", said only in a question: "submitting anymore scripts anytime soon?"
+_ANY_MORE = re.compile(r"\bany\s?more\b|\bany\s?time (soon)\b", re.IGNORECASE)
 #: a thing named in the message before: "the book", "that plate", "your new bike"
 _THING = re.compile(
     r"\b(?P<det>the|that|this|your)\s+(?P<np>(?:[a-z]+\s+){0,2}?[a-z]{3,})(?=\s*[?!.,]|\s*$|\s+(?:is|are|was|were|"
@@ -369,6 +371,7 @@ def _statement(aux: str, rest: str, negated: bool = False) -> str | None:
     if _ASKER.search(rest):
         return None  # "… someone like me", "… recipes you can show me": the asker's words, not the user's
     rest = _ASKING.sub("", rest).strip()  # "Have you ever been …" → "I have been …", "any big goals" → "big goals"
+    rest = _ANY_MORE.sub(lambda m: "soon" if m.group(1) else "more", rest)  # "submitting anymore scripts anytime soon"
     rest = _ANY_THING.sub(lambda m: "some" + m.group(1), rest)  # "try anything new?" → "I tried something new"
     rest = _you_to_me(rest)
     if negated:
@@ -436,7 +439,11 @@ def _answer_en(first: str, question: str | None) -> str | None:
     return f"{said} {ans}."
 
 
-_NAME = re.compile(r"^(?!I\b|Thanks?\b|Yes\b|No\b|Wow\b|Sure\b|Oh\b)[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3}$")
+#: a name answering "where" / "what": not an interjection ("Definitely!" to "What do you love most about …?")
+_NAME = re.compile(
+    r"^(?!(?:I|Thanks?|Yes|Yeah|Yep|Yup|No|Nope|Wow|Sure|Oh|Definitely|Absolutely|Totally|Exactly|Indeed|Agreed|"
+    r"Right|True|Cool|Great|Awesome|Nice|Okay|Ok|Haha|Hey|Hi|Hello|Aww?)\b)[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3}$"
+)
 _PARTICLES = frozenset(["up", "out", "from", "in", "at", "to", "on", "off"])
 _DURATION = re.compile(
     r"^(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple|about|almost|nearly|over|around)"

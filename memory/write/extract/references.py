@@ -23,7 +23,7 @@ from memory.text.auxiliaries import BE_HAVE, MODALS
 from memory.text.language import has_cjk
 from memory.write.extract.base import a_or_an
 
-__all__ = ["PERSON_PRONOUNS", "ZH_PERSON_PRONOUN", "head", "points_unnamed", "resolve", "unresolved"]
+__all__ = ["PERSON_PRONOUNS", "QUANTITY_END", "ZH_PERSON_PRONOUN", "head", "points_unnamed", "resolve", "unresolved"]
 
 # -- English -------------------------------------------------------------------------------------------------------
 _TIME = (
@@ -222,9 +222,14 @@ _NOT_BEFORE_THERE = frozenset(
         "when",
     ]
 )
-#: "User is planning a few.", "User got some too.": a quantity of something not named
-_QUANTITY_END = re.compile(
-    r"\b(?:a few|a couple|a bunch|several|plenty|one of them|some of them)\s*(?:too|also|now)?\s*[.!]?$", re.I
+#: "User is planning a few.", "User actually just submitted a few more last week (2022-10-31).": a quantity of
+#: something not named, at the end of the memory but for when it was ("a few more" of what: the question said)
+QUANTITY_END = re.compile(
+    r"\b(?P<count>a few|a couple|a bunch|several|plenty|one of them|some of them|some(?=\s+more\b))"
+    r"(?P<more>\s+more)?(?P<rest>\s*(?:too|also|now)?"
+    r"(?:\s+(?:(?:last|this|next)\s+[a-z]+|yesterday|today|recently|lately|already|again))?"
+    r"\s*(?:\([^()]*\d{4}[^()]*\))?\s*[.!]?)$",
+    re.I,
 )
 #: "User doesn't really want to get any": any of a thing not named
 _BARE_ANY = re.compile(
@@ -399,7 +404,7 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     found += [m.group() for m in _THAT_HAPPENED.finditer(text)]
     found += [m.group() for m in _SIMILAR.finditer(text)]
     found += _third_party(text, evidence)
-    found += [m.group() for m in _QUANTITY_END.finditer(text)]
+    found += [m.group() for m in QUANTITY_END.finditer(text)]
     return found
 
 

@@ -10,8 +10,10 @@ friends", "our family", "my teammates"), the last such group is the one taken, a
 ("My fam's small, but I love spending time with the friends I have. We usually watch movies …": the friends, which
 blind readers caught as false); the memory does not speak of that group itself ("User and others were so lucky their
 son was okay" after "my son": the "we" are the parents, not the son), and a single person ("my son", "my wife") never
-stands for a "we". Anything else stays "User and others", which reads as it was said. English only (Chinese "我们"
-keeps its own rewrite).
+stands for a "we". When the message names no group of the speaker's before the "we", the message it answers may:
+"What do you love most about camping with your fam?" → "We bond over stories, campfires and nature." → "User and
+their fam bond over …" (one group asked about, "your …"; two, or none, and it stays). Anything else stays "User and
+others", which reads as it was said. English only (Chinese "我们" keeps its own rewrite).
 """
 
 from __future__ import annotations
@@ -31,24 +33,32 @@ _GROUP_NOUN = (
 )
 #: the speaker's own group, as said: "my friends", "our family", "my basketball teammates"
 _GROUP = re.compile(rf"\b(?:my|our)\s+(?P<group>(?:[a-z-]+\s+)?{_GROUP_NOUN})\b", re.IGNORECASE)
+#: the speaker's group as the message they answer asks about it: "you and your family", "with your fam"
+_YOUR_GROUP = re.compile(rf"\byour\s+(?P<group>(?:[a-z-]+\s+)?{_GROUP_NOUN})\b", re.IGNORECASE)
 #: any group said after the speaker's own, whoever's: a "we" after it may be that group
 _ANY_GROUP = re.compile(rf"\b(?P<noun>{_GROUP_NOUN}|people|guys)\b", re.IGNORECASE)
 _OTHERS = "User and others"
 
 
-def we_named(content: str, evidence: str, message: str) -> str:
-    """``content`` with "User and others" named by the speaker's group the message names before ``evidence``, or as
-    it is when none fits."""
+def we_named(content: str, evidence: str, message: str, previous: str | None = None) -> str:
+    """``content`` with "User and others" named by the speaker's group the message names before ``evidence`` or,
+    when it names none, the one group of theirs the message it answers (``previous``) asks about; as it is when none
+    fits."""
     if _OTHERS not in content or has_cjk(content) or not message:
         return content
     at = quoted_at(evidence, message)
-    groups = list(_GROUP.finditer(message[:at])) if at > 0 else []
-    if not groups:
-        return content
-    group = groups[-1].group("group").lower()
+    before = message[:at] if at > 0 else ""
+    groups = list(_GROUP.finditer(before))
+    if groups:
+        group, after = groups[-1].group("group").lower(), before[groups[-1].end() :]
+    else:  # "What do you love most about camping with your fam?" → "We bond over stories …"
+        asked = {m.group("group").lower() for m in _YOUR_GROUP.finditer(previous or "")}
+        if len(asked) != 1 or _ANY_GROUP.search(before):
+            return content  # none asked about, several, or the speaker named people of their own first
+        group, after = asked.pop(), ""
     noun = group.split()[-1]
     if re.search(rf"\b{re.escape(noun)}\b", content, re.IGNORECASE):
         return content  # the memory speaks of the group itself: the "we" are others
-    if any(m.group("noun").lower() != noun for m in _ANY_GROUP.finditer(message[groups[-1].end() : at])):
+    if any(m.group("noun").lower() != noun for m in _ANY_GROUP.finditer(after)):
         return content  # "My fam's small, but I love … the friends I have. We …": the friends, not the fam
     return content.replace(_OTHERS, f"User and their {group}")

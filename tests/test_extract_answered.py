@@ -1,0 +1,98 @@
+"""What the message a user answers names for the answer (issue 44, sixteenth round): the group a "we" is, the things
+"a few more" counts, and a question's own words ("anymore", "anytime soon") turned round into a statement. Cases are
+written for these tests in the shapes the left-out LoCoMo readers flagged, not copied from the data."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.write.extract.references import unresolved
+from tests.extract_helpers import read
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "memory"),
+    [
+        (
+            "Oh, we bake bread and tell stories by the fire.",
+            "That cabin looks cozy! What do you love most about weekends with your family?",
+            "User and their family bake bread and tell stories by the fire.",
+        ),
+        (
+            "We ran drills for two hours before the final.",
+            "What have you and your team been up to lately?",
+            "User and their team ran drills for two hours before the final.",
+        ),
+    ],
+)
+def test_a_we_is_named_by_the_one_group_the_question_asks_about(said, previous, memory):
+    assert memory in read(said, previous=previous)
+
+
+@pytest.mark.parametrize(
+    ("said", "previous"),
+    [
+        # two groups asked about: which one the "we" is, the answer does not say
+        ("We went hiking on Sunday.", "Do you spend more time with your family or your friends?"),
+        # the speaker names people of their own before the "we": the question's group may not be them
+        (
+            "Some people from work came over. We grilled burgers and played cards until midnight.",
+            "What did you and your family do on Sunday?",
+        ),
+        # one person asked about is no "we"
+        ("We went to the park on Sunday.", "How is your son doing?"),
+    ],
+)
+def test_a_we_stays_user_and_others_when_the_question_does_not_name_one_group(said, previous):
+    got = read(said, previous=previous)
+    assert any(m.startswith("User and others") for m in got), got
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "memory"),
+    [
+        (
+            "Yep! I actually just sent off a few more last week!",
+            "Are you planning on sending out anymore poems anytime soon?",
+            "User actually just sent off a few more poems last week (2024-04-24).",
+        ),
+        (
+            "I bought a couple more yesterday.",
+            "Do you have any more houseplants?",
+            "User bought a couple more houseplants (yesterday, 2024-04-30).",
+        ),
+    ],
+)
+def test_a_few_more_is_counted_in_the_things_the_question_asks_about(said, previous, memory):
+    assert memory in read(said, previous=previous)
+
+
+@pytest.mark.parametrize(
+    "memory",
+    [
+        "User actually just submitted a few more last week (2022-10-31).",
+        "User got some more today.",
+        "User picked up a couple more.",
+    ],
+)
+def test_a_count_of_things_never_named_is_a_reference(memory):
+    assert unresolved(memory, memory), memory
+
+
+def test_a_few_more_of_what_the_memory_names_is_no_reference():
+    assert unresolved("User baked a few more loaves last week.", "I baked a few more loaves last week.") == []
+
+
+def test_a_yes_to_a_question_says_it_in_a_statements_words():
+    """ "Are you planning on sending out anymore poems anytime soon?" — "Yep!" had given "User is planning on sending
+    out anymore poems anytime soon." (a question's words in a statement)."""
+    got = read("Yep! I'm drafting two now.", previous="Are you planning on sending out anymore poems anytime soon?")
+    assert "User is planning on sending out more poems soon." in got, got
+
+
+def test_an_interjection_answering_a_what_question_is_no_name():
+    """ "Definitely!" to "What do you love most about …?" had been read as the answer's name ("User likes Definitely
+    most about camping with their fam.")."""
+    got = read("Definitely! We bond over stories, campfires and nature.", "What do you love most about camping?")
+    assert not any("Definitely" in m for m in got), got
+    assert "User and others bond over stories, campfires and nature." in got, got
