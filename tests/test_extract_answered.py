@@ -96,3 +96,47 @@ def test_an_interjection_answering_a_what_question_is_no_name():
     got = read("Definitely! We bond over stories, campfires and nature.", "What do you love most about camping?")
     assert not any("Definitely" in m for m in got), got
     assert "User and others bond over stories, campfires and nature." in got, got
+
+
+# -- facts the general path had missed: a lasting memory, a "one" the sentence names, a child as a person ---------
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (  # "will never forget" is no wish
+            "I'll never forget the day my oldest rode her bike without training wheels.",
+            "User will never forget the day their oldest rode her bike without training wheels.",
+        ),
+        (  # the "one" is the painting the sentence names
+            "My sister and I just finished another quilt like our last one.",
+            "User and their sister just finished another quilt like their last one.",
+        ),
+    ],
+)
+def test_a_statement_that_names_what_its_words_point_at_is_kept(said, memory):
+    assert memory in read(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'll never forget it.",  # what "it" is, another sentence said
+        "I will always remember that.",  # what, another message said
+        "I will keep going no matter what.",  # a resolution, not a memory
+    ],
+)
+def test_a_will_that_points_elsewhere_or_only_resolves_is_not_kept(said):
+    assert read(said) == []
+
+
+@pytest.mark.parametrize(
+    ("memory", "flagged"),
+    [
+        ("User will always remember that trip.", ["that trip"]),
+        ("User remembers that day in May.", ["that day"]),
+        ("User realized that people are kind.", []),  # a clause: "that" joins, it points at nothing
+        ("User hopes that works out.", []),
+        ("User is still thinking that counseling and mental health is the way to go.", []),
+    ],
+)
+def test_that_after_a_verb_of_saying_points_only_at_a_noun_that_ends_there(memory, flagged):
+    assert unresolved(memory, memory) == flagged

@@ -516,6 +516,12 @@ _REACTION_EN = re.compile(
     re.IGNORECASE,
 )
 _DANGLING_EN = re.compile(r"\b(?:it|that|this|them|those|these|one|so)\s*[.!]*$", re.IGNORECASE)
+#: a "one" the sentence names itself: "… another painting like our last one", "… a new bike, better than the old one"
+_ONE_OF_ITS_OWN = re.compile(
+    r"\b(?:a|an|another)\s+(?:[a-z-]+\s+){0,2}?(?!one\b)[a-z-]{3,}\b[^.!?]*?\b(?:like|than|as|replace|replaced)\s+"
+    r"(?:(?:my|our|the|their)\s+)?(?:(?:last|first|old|previous|other|new|own)\s+)?one\s*[.!]*$",
+    re.IGNORECASE,
+)
 _CONTENT_STOP = frozenset(
     [
         "a",
@@ -636,7 +642,8 @@ _MOMENT_EN = re.compile(
 #: is an adjective ("thrilled to"), an ongoing activity is not ("User is starting to …", "User is prepping for …"), nor
 #: what they have or are busy with ("lucky to have their husband and kids", "swamped with the kids & work")
 _WISHFUL = re.compile(
-    r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b"
+    # … but a lasting memory is no wish: "User will never forget the day their youngest took her first steps"
+    r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b(?! (?:never forget|always remember)\b)"
     r"|^User is (?:so |really |super |very |totally |pretty |just )?(?!\w+ing\b)"
     r"(?!(?:lucky|blessed|fortunate|glad|grateful|thankful) to have\b|(?:busy|swamped|overwhelmed) with\b)"
     r"\w+ (?:to|about|that|for|with)\b"
@@ -898,7 +905,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
             lead = ""  # "It was so vibrant, I had to …", "It's true that with effort, we …": a remark, not a time
             if _GENERIC_WE.match(body):
                 return None  # "…, we can make a real difference": a pep talk once the remark before it is gone
-    if _REACTION_EN.match(body) or _DANGLING_EN.search(body):
+    if _REACTION_EN.match(body) or (_DANGLING_EN.search(body) and not _ONE_OF_ITS_OWN.search(body)):
         return None
     if len(body.split()) > MAX_WORDS:
         return None

@@ -261,7 +261,7 @@ _OPENER = (
 _PERSON = re.compile(
     rf"\b(?:(?!{_OPENER}\b){_NAME}(?<!User)|"
     r"mom|mum|mother|dad|father|son|daughter|brother|sister|husband|wife|partner|boyfriend|girlfriend|friend|buddy|"
-    r"boss|colleague|coworker|co-worker|kid|child|baby|grandma|grandpa|"
+    r"boss|colleague|coworker|co-worker|kid|child|baby|youngest|oldest|eldest|grandma|grandpa|"
     r"grandmother|grandfather|aunt|uncle|cousin|nephew|niece|neighbo(?:u)?r|teacher|coach|mentor|mentee|"
     r"therapist|doctor|roommate|fiancée?|bf|gf|guy|girl|boy|man|woman|lady|dog|cat|puppy|kitten|"
     r"pet(?! store| shop| food| supplies)|"
@@ -341,7 +341,10 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
         if det == "that":
             if _THAT_OPENS.search(before) and not re.match(r"\s*[.!?]?$", after):
                 continue  # "User had no idea that so many …", "… finds it fascinating that …": a clause follows
-            done = _DID_BEFORE.search(before) and _NP_ENDS.match(after)  # "User painted that lake sunrise last year"
+            # "User painted that lake sunrise last year", "User will always remember that trip.": a noun phrase that
+            # ends there after a verb, of doing or of saying ("remember that …" opens a clause only with a verb after)
+            ends = _NP_ENDS.match(after)
+            done = ends and (_DID_BEFORE.search(before) or (_after_saying(before) and _one_noun(after, ends.end())))
             if not _END.match(after) and (_THAT_JOINS.match(after) or not (_before_is_verb_or_prep(before) or done)):
                 continue
         if _KNOWN_BY.match(after) and not _VAGUE_AFTER.match(after):
@@ -537,6 +540,24 @@ _NP_ENDS = re.compile(
     r"^(?:\s+[a-z-]+){1,3}(?=\s*(?:[,.;:!?(]|$)|\s+(?:last|this|yesterday|today|recently|in|at|on|for|with|from|"
     r"and|but|because|when)\b)"
 )
+
+
+def _after_saying(before: str) -> bool:
+    """Whether ``before`` ends on a verb of saying or knowing ("User will always remember …")."""
+    last = re.findall(r"[A-Za-z']+", before)[-1:] or [""]
+    return last[0].lower() in _SAYING
+
+
+def _one_noun(after: str, end: int) -> bool:
+    """Whether the words of ``after`` (what follows a "that") up to ``end`` can only be one thing's noun phrase: one
+    or two words, none a verb's form, and no "and" / "but" going on after them ("that people are kind", "that works
+    out", "that counseling and mental health is …" are clauses; a singular "that" never points at a plural)."""
+    if re.match(r"\s+(?:and|but|because|when)\b", after[end:]):
+        return False
+    said = after[:end].split()
+    return len(said) <= 2 and not any(
+        w in BE_HAVE or w in MODALS or (w.endswith("s") and not w.endswith("ss")) for w in said
+    )
 
 
 def _before_is_verb_or_prep(before: str) -> bool:
