@@ -5,9 +5,9 @@ written for these tests in the shapes the left-out LoCoMo readers flagged, not c
 from __future__ import annotations
 
 import pytest
+from extract_helpers import read
 
 from memory.write.extract.references import unresolved
-from tests.extract_helpers import read
 
 
 @pytest.mark.parametrize(

@@ -128,3 +128,33 @@ def test_a_the_x_that_needs_no_pointing_or_is_told_right_there_is_left_as_it_is(
 def test_chinese_and_no_session_are_left_as_they_are():
     assert indefinite("用户做了那个蛋糕。", "", "", ["那个蛋糕好漂亮！"]) == "用户做了那个蛋糕。"
     assert indefinite("User makes the pie with oat flour.", "", "", []) == "User makes the pie with oat flour."
+
+
+@pytest.mark.parametrize(
+    ("recent", "said", "memory"),
+    [
+        # a word in -ing after "a" modifies the noun: "a scenic cycling route" names the route's kind
+        (
+            ["Guess what, I found a scenic cycling route near my place last weekend!"],
+            "I'm not really into cycling but I'm curious to see what the route looks like!",
+            "User is not really into cycling but they're curious to see what a scenic cycling route looks like.",
+        ),
+        # "for 30 seconds" tells how long, not which: the pose pointed at is still named
+        (
+            ["That one looks hard! How long do you hold that stretch?"],
+            "I usually hold the stretch for 30 seconds.",
+            "User usually holds a stretch for 30 seconds.",
+        ),
+    ],
+)
+def test_a_the_x_named_in_the_window_is_named_through_a_gerund_or_a_duration(recent, said, memory):
+    """Read blind as unresolved in the fifteenth round: "what the trail looks like" after "an awesome hiking trail"
+    (the -ing word had ended the window's noun phrase, and "looks" had been read as the noun), and "the pose for 30-60
+    seconds" after "that pose" ("for" had been read as telling which pose)."""
+    assert memory in read(said, recent)
+
+
+def test_for_what_the_x_is_still_tells_which():
+    assert indefinite("User got the idea for a novel from a dream.", "", "", ["That's an idea!"]) == (
+        "User got the idea for a novel from a dream."
+    )

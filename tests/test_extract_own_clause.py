@@ -166,3 +166,10 @@ def test_a_we_after_another_group_than_the_speakers_own_is_not_named_by_it():
     )
     assert not any("their fam" in m for m in got), got
     assert any(m.startswith("User and others usually watch movies") for m in got), got
+
+
+def test_the_best_part_for_user_opening_a_memory_points_back():
+    """Read blind as unresolved by all four readers of the fifteenth round: "The best part for User was the camaraderie
+    …" (the best part of what?). "for User" says whose, not which."""
+    assert "best part" in unresolved("The best part for User was the camaraderie they built on the court.", "")
+    assert unresolved("The idea for the mural came from a trip to Peru.", "") == []

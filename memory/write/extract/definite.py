@@ -124,6 +124,18 @@ _ENDS_NP = (
             "those",
             "some",
             "all",
+            # a verb of seeming: "what the trail looks like"
+            "looks",
+            "look",
+            "looked",
+            "seems",
+            "seem",
+            "seemed",
+            "sounds",
+            "sounded",
+            "feels",
+            "felt",
+            "like",
         ]
     )
     | BE_HAVE
@@ -257,8 +269,11 @@ _IDIOM = re.compile(
 #: what tells the thing right after it: "the X of …", "the X that …", "the X they can make", "the idea for a
 #: script", "the love for the game"
 _TOLD_AFTER = re.compile(
-    r"\s+(?:of|that|who|which|where|whom|when|they|User|he|she|we|you|it|I|for|from|to|about|"
-    r"behind|between|called|named)\b"
+    r"\s+(?:of|that|who|which|where|whom|when|they|User|he|she|we|you|it|I|from|to|about|"
+    r"behind|between|called|named|"
+    # "the idea for a script" tells which idea; "the pose for 30-60 seconds" tells how long, not which pose
+    r"for(?!\s+(?:\d|a few|a couple|an?\s+(?:\w+\s+)?(?:hours?|minutes?|seconds?|days?|weeks?|months?|years?|while)\b|"
+    r"(?:hours|minutes|seconds|days|weeks|months|years|ages|now|good|fun|sure)\b)))\b"
 )
 _LIKE_VERB = r"^User (?:really |also |just |absolutely |totally )*(?:likes?|loves?|enjoys?|adores?)\s+"
 _LIKES = re.compile(_LIKE_VERB + "$")
@@ -332,6 +347,9 @@ def _fits(said: re.Match[str], words: list[str]) -> bool:
     (if any) are among the window's ("the hard work" is not "a work"), and the window's words are of the noun, not a
     sentence running into it ("the love and" is no phrase)."""
     theirs = said.group("mods").lower().split()
-    if any(w in _ENDS_NP or w in ("my", "our") or w.endswith("ing") for w in theirs):
+    # a word in -ing modifies the noun after "a" / "an" ("an awesome hiking trail"); after another determiner it is
+    # kept out as before (a sentence running into the noun)
+    doing = [w for w in theirs if w.endswith("ing")] if said.group("det").lower() not in ("a", "an") else []
+    if doing or any(w in _ENDS_NP or w in ("my", "our") for w in theirs):
         return False
     return all(w.lower() in theirs for w in words)

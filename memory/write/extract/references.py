@@ -428,9 +428,11 @@ _THAT_HAPPENED = re.compile(
 #: "The people at a homeless shelter …" (a qualifier), "The screenplay User sent in …" (a clause), "The Hobbit …", "The
 #: Nike deals …" (a name)
 _THE_OPENER = re.compile(
-    r"^The (?P<np>(?!(?:[a-z-]+\s+){0,2}(?:of|at|from|in|on|for|with|about|to|that|who|which|where|whose|and|or)\b)"
+    # (a qualifier tells which, but not one of User: "The best part for User was …" of what?)
+    r"^The (?P<np>(?!(?:[a-z-]+\s+){0,2}(?:of|at|from|in|on|for(?!\s+(?:User|them)\b)|with|about|to|that|who|which|"
+    r"where|whose|and|or)\b)"
     r"(?:(?!(?:is|are|was|were|has|have|had|be|been)\b)[a-z][a-z-]*\s+){0,2}"
-    r"(?!(?:is|are|was|were|has|have|had|be|been)\b)[a-z][a-z-]*)\s+"
+    r"(?!(?:is|are|was|were|has|have|had|be|been)\b)[a-z][a-z-]*)(?:\s+for\s+(?:User|them))?\s+"
     r"(?!(?:is|was|are|were) (?:called|named)\b)"  # "The game was called Counter-Strike": named right there
     r"(?:(?:really|always|just|also|still|definitely|totally|all)\s+)?"
     r"(?:is|are|was|were|has|have|had|went|goes|go|might|may|seems?|seemed|looks?|looked|feels?|felt|makes?|made|"
