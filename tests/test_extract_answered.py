@@ -140,3 +140,17 @@ def test_a_will_that_points_elsewhere_or_only_resolves_is_not_kept(said):
 )
 def test_that_after_a_verb_of_saying_points_only_at_a_noun_that_ends_there(memory, flagged):
     assert unresolved(memory, memory) == flagged
+
+
+def test_a_plan_asked_about_is_not_stored_when_the_answer_tells_it_done():
+    """Read blind as false by all four readers of the sixteenth round: "Are you planning on submitting anymore scripts
+    anytime soon?" — "Yep! I actually just submitted a few more last week!" had also given "User is planning on
+    submitting more scripts soon." (the yes answers with what was done)."""
+    got = read(
+        "Yep! I actually just submitted a few more last week! Hoping to hear back soon.",
+        previous="Are you planning on submitting anymore scripts anytime soon?",
+    )
+    assert got == ["User actually just submitted a few more scripts last week (2024-04-24)."], got
+    # a yes that goes on about something else keeps the plan the question named
+    got = read("Yes! I'm so excited about it.", previous="Are you planning on adopting a dog this year?")
+    assert got == ["User is planning on adopting a dog (this year, 2024)."], got

@@ -269,6 +269,27 @@ def answered_question(previous: str | None) -> str | None:
     return said[-1].strip()
 
 
+#: a plan in a question turned round: "I am planning on submitting …", "I am going to …", "I will …"
+_PLAN = re.compile(r"^I (?:am |was )?(?:planning|plan|going|gonna|thinking|will|'ll)\b", re.IGNORECASE)
+_STEM = 5  # letters two forms of one verb share ("submitting", "submitted")
+
+
+def _done_instead(read: str, after: list[str]) -> bool:
+    """Whether a plan turned round from the question (``read``) is told as done by the speaker's own words after the
+    yes ("… anymore scripts anytime soon?" — "Yep! I actually just submitted a few more last week!"): the yes
+    answers with what was done, and the plan would be false. English only."""
+    plan = _PLAN.match(read)
+    if plan is None:
+        return False
+    planned = _stems(read[plan.end() :])
+    return any(_FIRST_STATEMENT.search(s) and planned & _stems(s) for s in after)
+
+
+def _stems(text: str) -> set[str]:
+    """The first letters of the longer words of ``text``: what two forms of one verb share."""
+    return {w[:_STEM].lower() for w in re.findall(r"[A-Za-z]+", text) if len(w) > _STEM}
+
+
 def in_context(said: list[str], previous: str | None) -> list[tuple[str, str]]:
     """(sentence as read, sentence as said) for each sentence of a user's message; the message before it resolves
     what it can (see module docstring). Without a previous message every sentence is read as said."""
@@ -280,6 +301,8 @@ def in_context(said: list[str], previous: str | None) -> list[tuple[str, str]]:
     for i, first in enumerate(said[:_LEAD] if question else []):
         # the answer may come after a thank-you ("Thanks, Caroline! Glad you like it. Yeah, I love to.")
         read = _answer_zh(first, question) if has_cjk(first) else _answer_en(first, question)
+        if read and _done_instead(read, said[i + 1 :]):
+            break  # "Planning to submit more?" — "Yep! I just submitted a few more …": done, not planned
         if read:
             out[i] = (read, first)
             doing = _DOING.match(clause(question or ""))
