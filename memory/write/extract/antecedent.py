@@ -521,7 +521,6 @@ def name_from_answered(content: str, evidence: str, message: str, previous: str 
     return named_content if not unresolved(named_content, evidence) else None
 
 
-#: a count of things left unnamed at the end of the memory ("User is planning a few.")
 #: the things a question asks a count of: "Any more paintings coming up?", "How many guitars do you own?"
 _ASKED = re.compile(
     r"\b(?:any|anymore|some|many|more|other|new)\s+(?:(?:more|new|other)\s+)?(?P<np>[a-z][a-z-]*s)\b", re.I

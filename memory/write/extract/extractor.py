@@ -514,9 +514,8 @@ def standing(
         c.content = pruned(c.content)  # "…; it was amazing": the verdict of the moment is not the fact
         if trivial(c.content, c.predicate) or _OBJECT_MISSING.search(c.content):
             continue
-        c.content = we_named(
-            c.content, c.evidence, message, previous
-        )  # "my friends … We chilled …": not "User and others"
+        # "my friends … We chilled …", "… camping with your fam?" — "We bond …": not "User and others"
+        c.content = we_named(c.content, c.evidence, message, previous)
         named = _named(c.content, c.evidence, message, previous, recent)
         rest = own_clause(c.content, c.evidence) if named is None else None
         if rest is not None:  # only the opening clause points back ("The colors were amazing, and User had …")

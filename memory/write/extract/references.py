@@ -544,10 +544,15 @@ _NP_ENDS = re.compile(
 )
 
 
+def _last_word(before: str) -> str:
+    """The last word of ``before``, lower-cased ("" when none)."""
+    words = re.findall(r"[A-Za-z']+", before)
+    return words[-1].lower() if words else ""
+
+
 def _after_saying(before: str) -> bool:
     """Whether ``before`` ends on a verb of saying or knowing ("User will always remember …")."""
-    last = re.findall(r"[A-Za-z']+", before)[-1:] or [""]
-    return last[0].lower() in _SAYING
+    return _last_word(before) in _SAYING
 
 
 def _one_noun(after: str, end: int) -> bool:
@@ -564,8 +569,7 @@ def _one_noun(after: str, end: int) -> bool:
 
 def _before_is_verb_or_prep(before: str) -> bool:
     """'that' after a verb or a preposition points ("User loves that", "User is proud of that design")."""
-    last = re.findall(r"[A-Za-z']+", before)[-1:] or [""]
-    word = last[0].lower()
+    word = _last_word(before)
     if word in _SAYING:
         return False  # "User thinks that …", "User realized that …"
     # after a verb, a gerund or a preposition it points; after a noun it is a relative pronoun ("brands that align")
