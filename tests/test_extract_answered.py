@@ -154,3 +154,24 @@ def test_a_plan_asked_about_is_not_stored_when_the_answer_tells_it_done():
     # a yes that goes on about something else keeps the plan the question named
     got = read("Yes! I'm so excited about it.", previous="Are you planning on adopting a dog this year?")
     assert got == ["User is planning on adopting a dog (this year, 2024)."], got
+
+
+# -- read blind as false in the sixteenth round's second sample, fixed after it -----------------------------------
+def test_a_gerund_that_is_the_subject_is_not_read_as_a_doing():
+    """ "Learning about different cultures and seeing historical architecture fascinates me." had given "User is
+    learning about different cultures and seeing historical architecture fascinates them." (all four readers: false;
+    the sentence says what fascinates, not what User is doing)."""
+    got = read("Learning about other cultures and seeing old cathedrals fascinates me.")
+    assert got == ["Learning about other cultures and seeing old cathedrals fascinates User."], got
+    assert read("Learning Italian on the train every morning.") == [
+        "User is learning Italian on the train every morning."
+    ]
+
+
+def test_a_hope_is_not_stored_as_a_fact():
+    """ "Hopefully, I can raise enough to cover basic needs for the homeless." had given "User can raise enough to
+    cover basic needs for the homeless." (all four readers: false; it is a hope). A hedged aside stays in its
+    episode."""
+    got = read("I'm busy at the food bank getting ready for a fundraiser. Hopefully, I can raise enough to cover rent.")
+    assert not any("can raise enough" in m for m in got), got
+    assert any(m.startswith("User is busy at the food bank") for m in got), got

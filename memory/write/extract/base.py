@@ -197,9 +197,9 @@ def norm_object(obj: str) -> str:
 
 # -- hedges, negation, intensity -----------------------------------------------------------------------------
 HEDGE_EN = re.compile(
-    r"\b(?:maybe|perhaps|probably|possibly|might|not sure|i guess|i think|i suppose|considering|thinking about|"
-    r"thinking of|haven'?t decided|undecided|not decided|kind of|sort of|(?:may|could) (?:be|go|move|have|get|try|"
-    r"need|want|start|switch|visit|travel|not|become|change|take))\b",
+    r"\b(?:maybe|perhaps|probably|possibly|hopefully|might|not sure|i guess|i think|i suppose|considering|"
+    r"thinking about|thinking of|haven'?t decided|undecided|not decided|kind of|sort of|"
+    r"(?:may|could) (?:be|go|move|have|get|try|need|want|start|switch|visit|travel|not|become|change|take))\b",
     re.IGNORECASE,
 )
 HEDGE_ZH = re.compile(

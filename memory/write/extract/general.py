@@ -826,7 +826,9 @@ def _subject_dropped(body: str) -> str:
     verb, rest = m.group("verb").lower(), m.group("rest")
     adv = (m.group("adv") or "").lower()
     gerund_subject = rest.startswith("'s") or re.search(
-        r"\b(?:is|isn't|was|wasn't|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b", rest
+        r"\b(?:is|isn't|was|wasn't|are|has|have|makes?|made|helps?|helped|gives?|brings?|means?|can|keeps?)\b"
+        r"|\b[a-z]{3,}s\s+(?:me|us)\b",  # "Learning about cultures … fascinates me": what fascinates, not a doing
+        rest,
     )
     if verb.endswith("ing") or verb == "going to":
         if gerund_subject:  # "Taking care of ourselves is vital", "Going to the gym helps me sleep"
