@@ -175,3 +175,16 @@ def test_a_hope_is_not_stored_as_a_fact():
     got = read("I'm busy at the food bank getting ready for a fundraiser. Hopefully, I can raise enough to cover rent.")
     assert not any("can raise enough" in m for m in got), got
     assert any(m.startswith("User is busy at the food bank") for m in got), got
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Great idea! I'm already really invested in those little guys!",  # had given "… invested in little guys."
+        "Thanks! It's a blast. Giving it my all every time I'm on the court.",  # had given "Giving it User's all …"
+    ],
+)
+def test_garbled_in_the_second_sample_is_not_stored(said):
+    """Read blind as garbled by all four readers of their half (the round's second sample): a pet name the
+    determiner rewrite left bare, and a motto kept as a fragment. Both stay in their episodes."""
+    assert read(said) == []

@@ -903,6 +903,8 @@ def resolve(content: str, evidence: str = "") -> str | None:
 _VAGUE = frozenset(
     ["thing", "things", "stuff", "world", "worlds", "place", "places", "one", "ones", "kind", "sort", "way", "part"]
     + ["side", "stage", "point", "level", "bit", "moment", "moments", "situation", "feeling", "feelings", "vibe"]
+    # a pet name for things shown or said before: "those little guys" → "little guys" names no kind
+    + ["guys", "dudes", "fellas", "buddies"]
 )
 #: kinds that say which one only with a word of their own: "this genre", "that spot" read as "a genre", "a spot" say
 #: nothing ("User is a huge fan of a genre"), while "this amazing fantasy series" → "an amazing fantasy series" does

@@ -131,6 +131,7 @@ _PEP = re.compile(
     r"^(?:Now |So )?(?:User|User and others) (?:is |are )?(?:gonna |going to |will |won't )?(?:not |never )?"
     r"(?:gonna |going to )?"
     r"(?:keep (?:going|pushing|at it|trying|moving forward|fighting)|give up|giving up|stop(?:ping)?)\s*[.!]?$|"
+    r"^Giving it (?:User's|their) all\b|"  # "Giving it User's all every time they're on the court": a motto
     r"(?:worth it in the end|pay off in the end|hoping for the best|"
     r"there's (?:still )?(?:more|a lot more|lots more) to do|nothing but good (?:stuff|things) (?:coming|ahead)|"
     r"(?:ain't|isn't|hasn't been|wasn't) (?:been )?a walk in the "
