@@ -5,22 +5,17 @@ Sentences written for these tests in the shapes of conversations (not LoCoMo or 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
+from extract_helpers import read as read_after
 
-from memory.storage.models import Message
 from memory.write.extract.definite import indefinite
 from memory.write.extract.references import unresolved
-from memory.write.pipeline import Item, prepare
-
-AT = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
 
 def read(text: str, recent: list[str]) -> list[str]:
-    """What the write path makes of a user's message read with the session's messages before it."""
-    message = Message(session_id="s", user_key="u", role="user", content=text, created_at=AT)
-    return [c.content for c in prepare(Item(message, previous=recent[-1], recent=recent)).cands]
+    """What the write path makes of a user's message read with the session's messages before it (the last of them
+    the one it answers)."""
+    return read_after(text, previous=recent[-1], recent=recent)
 
 
 @pytest.mark.parametrize(

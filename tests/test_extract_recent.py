@@ -6,16 +6,13 @@ Sentences written for these tests in the shapes of conversations (not LoCoMo or 
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 
 import pytest
+from extract_helpers import AT
+from extract_helpers import read as read_after
 
 from memory.evaluation import facts
-from memory.storage.models import Message
 from memory.write.extract.recent import SESSION, name_from_recent
-from memory.write.pipeline import Item, prepare
-
-AT = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
 FALLS = [
     "Thanks, Mia! I took this photo on a hike at a lovely spot called Silver Creek Falls. So quiet up there.",
@@ -24,10 +21,10 @@ FALLS = [
 
 
 def read(text: str, recent: list[str] | None, previous: str | None = None) -> list[str]:
-    """What the write path makes of a user's message read with the session's messages before it."""
-    message = Message(session_id="s", user_key="u", role="user", content=text, created_at=AT)
+    """What the write path makes of a user's message read with the session's messages before it (the last of them
+    the one it answers, unless ``previous`` says otherwise)."""
     previous = previous if previous is not None else (recent[-1] if recent else None)
-    return [c.content for c in prepare(Item(message, previous=previous, recent=recent)).cands]
+    return read_after(text, previous=previous, recent=recent)
 
 
 @pytest.mark.parametrize(

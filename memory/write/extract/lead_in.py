@@ -27,19 +27,17 @@ import re
 from memory.text.language import CJK, has_cjk
 from memory.write.extract.antecedent import ZH_INTERJECTION, only_interjections, quoted_at, said_before
 from memory.write.extract.base import is_question
-from memory.write.extract.references import PERSON_PRONOUNS, ZH_PERSON_PRONOUN, head, unresolved
+from memory.write.extract.references import (
+    NAMED_ONLY_BY_KIND,
+    PERSON_PRONOUNS,
+    ZH_PERSON_PRONOUN,
+    head,
+    unresolved,
+)
 from memory.write.same import words as content_words
 
 __all__ = ["lead_in"]
 
-#: a reference only a kind or a place named for it resolves, which a statement before it does not give: "working on
-#: one", "want to get any", "while they were there" (a place there is named by the place itself: "Lisbon … there"),
-#: "something similar" (to what the other speaker did: "Making memories together is so valuable" says not what)
-_NAMED_ONLY_BY_KIND = re.compile(
-    r"^(?:one|ones|any|some|while they were there|when they were there|something similar|something like that|"
-    r"like that|like this)$",
-    re.IGNORECASE,
-)
 #: what an appended part points at that the memory's head cannot name for it: a thing the part opens on by pointing
 #: ("this promotion is a reward …") or a place said after a thing of it ("the library there"), both named only
 #: elsewhere in the conversation; a bare it / they / she goes on about the head ("…; she brings so much joy" after "a
@@ -125,7 +123,7 @@ def lead_in(content: str, evidence: str, message: str, *, own_words: bool = Fals
     point back (``_POINTS_BACK``) and the sentence before tells of one thing that happened (``_TELLS_OF_ITS_THING``):
     "Getting sponsors was difficult; User had to reach out to several businesses …, but it paid off"."""
     refs = unresolved(content, evidence)
-    if not message or _SHOWN.search(head(content)) or any(_NAMED_ONLY_BY_KIND.search(r) for r in refs):
+    if not message or _SHOWN.search(head(content)) or any(NAMED_ONLY_BY_KIND.search(r) for r in refs):
         return None  # "one", "any", "while they were there": a sentence before names no kind or place for them
     if not refs and not (own_words and not has_cjk(content) and _POINTS_BACK.search(head(content))):
         return None
@@ -166,7 +164,7 @@ def joined(first: tuple[str, str], then: tuple[str, str], message: str) -> tuple
     if _from_nothing(more, more_said, content, joined=True):
         return None  # "This promotion is a reward …": the memory before names no promotion
     refs = unresolved(more, more_said)
-    if any(r.lower() in PERSON_PRONOUNS or _NAMED_ONLY_BY_KIND.search(r) for r in refs):
+    if any(r.lower() in PERSON_PRONOUNS or NAMED_ONLY_BY_KIND.search(r) for r in refs):
         return None  # "My sister called. I told him the news.": who he is, the first does not say; nor "one" what
     start, at = message.find(evidence), quoted_at(more_said, message)
     if start < 0 or at < start + len(evidence) or message[start + len(evidence) : at].strip(" \t\n.!…\"'”’)"):

@@ -23,7 +23,16 @@ from memory.text.auxiliaries import BE_HAVE, MODALS
 from memory.text.language import has_cjk
 from memory.write.extract.base import a_or_an
 
-__all__ = ["PERSON_PRONOUNS", "QUANTITY_END", "ZH_PERSON_PRONOUN", "head", "points_unnamed", "resolve", "unresolved"]
+__all__ = [
+    "NAMED_ONLY_BY_KIND",
+    "PERSON_PRONOUNS",
+    "QUANTITY_END",
+    "ZH_PERSON_PRONOUN",
+    "head",
+    "points_unnamed",
+    "resolve",
+    "unresolved",
+]
 
 # -- English -------------------------------------------------------------------------------------------------------
 _TIME = (
@@ -243,6 +252,15 @@ _ON_ONE = re.compile(r"\bwork(?:ing|ed|s)?\s+on\s+(?P<one>one)\b(?!\s+of\b)", re
 _WHILE_THERE = re.compile(r"\b(?:while|when)\s+(?:they|User)\s+(?:was|were)\s+there\b")
 #: "Making a difference like that is truly amazing": like what, the message answered said
 _DOING_LIKE_THAT = re.compile(r"^[A-Z][a-z]+ing\b[^;,.]*?\b(?P<like>like (?:that|this))\b")
+#: the references above (and "something similar", "like that": ``_SIMILAR``, ``_DOING_LIKE_THAT``) as ``unresolved``
+#: reports them, which only a kind or a place named for them resolves: a statement said before them gives neither
+#: ("working on one", "want to get any", "while they were there"; a place there is named by the place itself:
+#: "Lisbon … there"), so ``lead_in`` neither leads them in nor joins them on
+NAMED_ONLY_BY_KIND = re.compile(
+    r"^(?:one|ones|any|some|while they were there|when they were there|something similar|something like that|"
+    r"like that|like this)$",
+    re.IGNORECASE,
+)
 #: "User's sister moved to Lyon and lives there now": the place is named before "there"
 _PLACE_NAMED = re.compile(r"\b(?:to|in|at|from|near|around|visit(?:ed)?)\s+(?:the\s+)?[A-Z][a-z]+")
 #: "Haven't been there yet, but User has heard great things about Universal Studios": named after "there"
