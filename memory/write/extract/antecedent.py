@@ -36,7 +36,7 @@ import re
 
 from memory.text.language import has_cjk
 from memory.text.sentences import sentences
-from memory.write.extract.base import a_or_an, is_question
+from memory.write.extract.base import TIME_NOUNS, a_or_an, is_question
 from memory.write.extract.context import answered_question
 from memory.write.extract.kin import is_person
 from memory.write.extract.references import QUANTITY_END, head, unresolved
@@ -479,6 +479,8 @@ def _pointed(previous: str) -> list[tuple[str, str]]:
         if det in ("that", "this") and (first.endswith("s") and not first.endswith("ss") or first in _VERB_AFTER_THAT):
             continue  # "that sounds great", "models that include the TV": a verb after "that", not a thing
         for np in _phrases(previous[m.start() :], _POINTED)[:1]:
+            if np.split()[-1].lower() in TIME_NOUNS:
+                continue  # "Have you been skiing much this winter?": when, not a thing an "it" stands for
             if _plural(np) == (det in ("those", "these")):
                 out.append((det, np))
     return out

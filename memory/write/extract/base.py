@@ -222,6 +222,13 @@ def explicitness(text: str, lang: str, hedged: bool) -> float:
     return 1.0 if intense else 0.85
 
 
+#: a time a "this" / "that" / "the" points at ("this winter", "that weekend"): when, not a thing a reference stands for
+TIME_NOUNS = frozenset(
+    ["winter", "summer", "spring", "fall", "autumn", "week", "weekend", "weekends", "month", "year", "morning"]
+    + ["afternoon", "evening", "night", "time", "season", "moment", "day", "days", "weeks", "months", "years"]
+)
+
+
 def is_question(sentence: str) -> bool:
     s = sentence.strip()
     return s.endswith(("?", "？")) or bool(re.search(r"[吗呢嘛]\s*[?？。]?$", s))

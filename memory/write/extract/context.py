@@ -23,7 +23,7 @@ import re
 
 from memory.text.language import has_cjk
 from memory.text.sentences import clause, sentences
-from memory.write.extract.base import is_question
+from memory.write.extract.base import TIME_NOUNS, is_question
 
 __all__ = ["in_context", "answered_question"]
 
@@ -552,7 +552,8 @@ def _thing(np: str) -> str | None:
         if w.lower() in _NP_END or w.lower().endswith("ly"):
             break
         words.append(w)
-    return " ".join(words) if words and words[-1].lower() not in _NOT_A_THING else None
+    last = words[-1].lower() if words else ""
+    return " ".join(words) if words and last not in _NOT_A_THING and last not in TIME_NOUNS else None
 
 
 # -- Chinese ---------------------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from memory.write.extract.general import (
     without_tag_question,
 )
 from memory.write.extract.lead_in import joined, lead_in
+from memory.write.extract.occasion import occasion_of, with_occasion
 from memory.write.extract.own_clause import own_clause
 from memory.write.extract.persons import name_person_from_message
 from memory.write.extract.recent import RECENT, name_from_recent
@@ -549,4 +550,7 @@ def standing(
                 out[-1].content, out[-1].evidence = one
                 continue
         out.append(c)
+    for c in out:  # "Charity event: User truly felt the power of their collective effort …"
+        if _own_words(c):
+            c.content = with_occasion(c.content, occasion_of(c.content, c.evidence, message, previous))
     return out

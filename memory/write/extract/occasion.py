@@ -1,0 +1,325 @@
+"""Name the occasion a memory is about when only the conversation names it (issue 44: a memory a reader can place).
+
+"I challenged myself last Friday and did a charity event. It was great! I truly felt the power of our collective
+effort to help people in need." — the third sentence alone gives "User truly felt the power of their collective
+effort to help people in need", which points at nothing a detector can see, yet a reader asks: effort at what? Blind
+readers of the sixteenth round, told that a memory leaving out the thing or occasion its point depends on is
+unresolved, flagged one memory in five for exactly this, and most of those occasions are said either a sentence or two
+earlier in the same message ("did a charity event", "had a picnic with some friends from church", "our camping
+trip") or in the message it answers ("How did you manage to have the ceremony …?", "How long have you been
+surfing?", "How did it go with those producer meetings?").
+
+The occasion is written as the memory's label, in the words it was said with and nothing more: "Charity event: User
+truly felt the power of their collective effort …", "Surfing: User likes the connection to nature." A label adds no
+claim of its own: the memory's sentence is the speaker's, and the label only says which of the speaker's occasions it
+is about, as a note-taker would head it.
+
+Only a closed kind of thing is an occasion: an event, a gathering, a trip, a course of something (``_HEAD``), or a
+doing the other speaker asks about ("have you been surfing", "do you still play basketball"). A determiner opens the
+phrase, up to three words describe it, and words of the moment ("great", "crazy", "little") are dropped from it: "a
+crazy game" names no occasion (a game of what?), "a basketball game" does. A head that names no occasion by itself
+(game, match, show, meeting, session, drive, class) needs a word before it.
+
+Where it is taken from, first found first:
+1. the sentences of the same message before the memory's own (the last occasion said; a question there is the
+   listener's);
+2. the message it answers: its question sentence first, then the whole message when it names one occasion only.
+
+It is not attached when the memory names the occasion already (its head noun or one of its words), when the memory
+is not a statement in the speaker's own words (a name, a place, a budget: a template says them whole), or in Chinese
+(the words of a Chinese occasion have no boundary a rule can cut at; the episode keeps them).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.text.language import has_cjk
+from memory.text.sentences import sentences
+from memory.write.extract.antecedent import quoted_at
+from memory.write.extract.base import is_question
+from memory.write.same import words as content_words
+
+__all__ = ["occasion_of", "with_occasion"]
+
+#: a place the speaker's doings are at ("Do you take your kid to the park often?" — "Yeah, we go a few times a week");
+#: said with an event, the event is the occasion ("a bake sale for the animal shelter")
+_PLACE = (
+    r"park|beach|gym|museum|zoo|library|church|shelter|studio|lake|mountains|farm|pool|trail|campsite|stadium|"
+    r"aquarium|theater|theatre"
+)
+_AT_PLACE = re.compile(rf"(?:^|\s)(?:{_PLACE})$", re.IGNORECASE)
+#: a head noun that names an occasion by itself ("a picnic", "the ceremony", "our parade")
+_SELF_NAMED = (
+    r"party|parties|ceremony|wedding|conference|convention|tournament|competition|contest|marathon|concert|"
+    r"festival|fundraiser|gala|reunion|picnic|barbecue|bbq|potluck|parade|vacation|getaway|cruise|retreat|workshop|"
+    r"audition|recital|premiere|rehab|hike|meetup|meet-up|expo|exhibition|hackathon|bootcamp|sleepover|gig|"
+    r"tryouts?|graduation|cookout|get-together|" + _PLACE
+)
+#: a head noun that names an occasion only with a word of its kind before it ("a charity event", "our camping trip",
+#: "those producer meetings"; "the event", "a trip" say nothing a reader can place). "game", "show", "match",
+#: "drive", "session" and a singular "meeting" are not heads: "video game", "external drive", "a great time meeting
+#: with …" named none on the tuning conversations
+_NEEDS_KIND = (
+    r"event|events|gathering|celebration|trip|tour|camp|fair|meetings|class|classes|race|lessons|course|sale|"
+    r"drive"
+)
+#: what a drive is held for: "a food drive" is an occasion, "an external drive" is not
+_DRIVE_KIND = frozenset(["food", "charity", "donation", "blood", "toy", "clothing", "coat", "book", "fundraising"])
+_HEAD = re.compile(rf"^(?:{_SELF_NAMED}|{_NEEDS_KIND})(?:e?s)?$", re.IGNORECASE)
+_HEAD_NEEDS_KIND = re.compile(rf"^(?:{_NEEDS_KIND})(?:e?s)?$", re.IGNORECASE)
+
+#: a determiner opening a phrase, and the words after it up to the next pause (the phrase's head is found among
+#: its first four: "a charity event", "the Harry Potter party", "those producer meetings")
+_DETERMINER = re.compile(
+    r"\b(?P<det>a|an|the|my|our|your|this|that|these|those|another)\s+(?=(?P<rest>[A-Za-z][^,.;:!?()]*))"
+)
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+#: words of the moment, dropped from an occasion's description ("a crazy game" → "game", which then names none)
+_OF_THE_MOMENT = frozenset(
+    [
+        "great",
+        "amazing",
+        "awesome",
+        "crazy",
+        "fun",
+        "big",
+        "small",
+        "smaller",
+        "little",
+        "new",
+        "old",
+        "first",
+        "last",
+        "recent",
+        "huge",
+        "wonderful",
+        "lovely",
+        "nice",
+        "cool",
+        "special",
+        "intimate",
+        "whole",
+        "entire",
+        "next",
+        "upcoming",
+        "own",
+        "favorite",
+        "favourite",
+        "best",
+        "incredible",
+        "epic",
+        "cute",
+        "beautiful",
+        "long",
+        "short",
+        "quick",
+        "real",
+        "good",
+        "bad",
+        "tough",
+        "hard",
+        "wild",
+        "busy",
+        "fantastic",
+        "other",
+        "same",
+        "few",
+        "couple",
+        "really",
+        "super",
+        "very",
+        "such",
+        "totally",
+        "successful",
+        "memorable",
+        "unforgettable",
+        "exciting",
+        "intense",
+        "massive",
+        "tiny",
+        "proper",
+        "local",
+        "annual",
+        "weekly",
+        "monthly",
+        "yearly",
+    ]
+)
+#: an adverb or a superlative ("really", "coolest"): of the moment too
+_DEGREE = re.compile(r"^[a-z]{2,}(?:ly|est)$")
+#: words that end a description before them: the phrase runs past its noun ("a party with friends" keeps "party")
+_NOT_A_DESCRIPTION = re.compile(
+    r"^(?:and|or|but|with|of|at|in|on|for|to|from|is|was|were|are|it|i|we|you|they|he|she|so|just|really)$",
+    re.IGNORECASE,
+)
+#: a pastime named bare ("aerial yoga is totally worth it", "Do you still play basketball often?", "I've been
+#: involved in some charity work"): a closed list, so that "running my biz" or "drawing attention" name none
+_PASTIME = re.compile(
+    r"\b(?:aerial yoga|hot yoga|yoga|pilates|basketball|football|soccer|tennis|golf|baseball|volleyball|hockey|rugby|"
+    r"swimming|jogging|hiking|camping|surfing|skiing|snowboarding|skateboarding|rock climbing|cycling|biking|"
+    r"dancing|ballet|painting|pottery|photography|gardening|cooking|baking|gaming|chess|piano|guitar|violin|cello|"
+    r"drums|ukulele|singing|knitting|sewing|crocheting|volunteering|charity work|meditation|martial arts|karate|"
+    r"boxing|kickboxing|fishing|poetry|calligraphy|woodworking|scrapbooking|physical therapy|crossfit|"
+    r"weightlifting|horseback riding|kayaking|sailing)\b",
+    re.IGNORECASE,
+)
+#: a bracketed note the product path appends to a message ("[shares a photo of …]"): the photo, not what was said
+_BRACKETED = re.compile(r"\[[^\]]*\]")
+
+
+def _described(words: list[str]) -> str | None:
+    """The occasion the words after a determiner name: the first head noun among its first four words with the words
+    before it, those of the moment dropped ("camping trip" of "our camping trip last summer"; "a crazy game": None, a
+    game of what?), or None when no head comes before the phrase runs on."""
+    for i, word in enumerate(words[:4]):
+        if _NOT_A_DESCRIPTION.match(word):
+            return None  # the phrase ran past its noun ("a lot of fun at the party": "the party" is seen on its own)
+        if not _HEAD.match(word):
+            continue
+        kept = [w for w in words[:i] if w.lower() not in _OF_THE_MOMENT and not _DEGREE.search(w)]
+        if _HEAD_NEEDS_KIND.match(word) and not kept:
+            return None
+        if word.lower() == "drive" and kept[-1].lower() not in _DRIVE_KIND:
+            return None
+        return " ".join([*kept, word.lower()])
+    return None
+
+
+def _occasions(text: str, *, listener: bool = False, speaker: bool = False) -> list[str]:
+    """Every occasion a text names (a pastime, or a determiner's phrase with an occasion's head), in the order last
+    said; one per head noun, said with the most words ("the Harry Potter party … a lot of fun at the party" is the
+    Harry Potter party). Said by the ``listener``, their own ("my pottery class") is not the speaker's occasion; said
+    by the ``speaker``, nor is the listener's ("your trip")."""
+    text = _BRACKETED.sub(" ", text)
+    found: list[tuple[int, str]] = []
+    spans: list[tuple[int, int]] = []
+    for m in _DETERMINER.finditer(text):
+        det = m.group("det").lower()
+        if (listener and det in ("my", "our")) or (speaker and det == "your"):
+            continue
+        phrase = _described(_WORD.findall(m.group("rest")))
+        if phrase:
+            found.append((m.start(), phrase))
+            spans.append((m.start(), m.start("rest") + len(m.group("rest"))))
+    found += [  # "our camping trip" is the trip, not camping as well
+        (m.start(), m.group().lower())
+        for m in _PASTIME.finditer(text)
+        if not any(start <= m.start() < end for start, end in spans)
+    ]
+    by_head: dict[str, tuple[int, str]] = {}
+    for at, phrase in sorted(found):
+        head = phrase.split()[-1]
+        longest = max(phrase, by_head.pop(head, (0, ""))[1], key=lambda o: len(o.split()))
+        by_head[head] = (at, longest)
+    return [phrase for _, phrase in sorted(by_head.values())]
+
+
+#: a sentence to or about the listener ("congrats on the fair!", "sorry about the hike"): the occasions it names
+#: are theirs in the speaker's message, and the speaker's only when the listener asks about them
+_YOU = re.compile(r"\b(?:you|your|yours|you're|you've|ya)\b", re.IGNORECASE)
+
+
+def _asked(previous: str) -> str | None:
+    """The occasion of the speaker's that the message answered asks about: the one its last question naming any
+    names, else the one occasion the message names in words to the speaker ("So glad you had a blast at the Harry
+    Potter party! … Did you dress up?"); None when that names several ("hiking or board games?"), or only its
+    own."""
+    said = sentences(_BRACKETED.sub(" ", previous))
+    for question in reversed([s for s in said if is_question(s)]):
+        found = _occasions(question, listener=True)
+        if found:
+            return _one(found)
+    return _one(_occasions(" ".join(s for s in said if _YOU.search(s)), listener=True))
+
+
+def _one(found: list[str]) -> str | None:
+    """The one occasion said, an event before a place ("a bake sale for the animal shelter" is the bake sale); None
+    for none or several."""
+    events = [o for o in found if not _AT_PLACE.search(o)]
+    return events[0] if len(events) == 1 else None if events else found[0] if len(found) == 1 else None
+
+
+#: how many sentences back the message itself may name a memory's occasion ("… did a charity event. It was great! I
+#: truly felt …"); further back, the speaker has usually moved on
+_BACK = 2
+
+
+def occasion_of(content: str, evidence: str, message: str, previous: str | None = None) -> str | None:
+    """The occasion ``content`` (quoting ``evidence`` of ``message``) is about when it does not name it itself: the one
+    the nearest of the two sentences before it names in the speaker's own words, else the one the message answered
+    (``previous``) asks about; None when there is none, when the nearest names several, or when the memory names it,
+    an occasion of its own ("User went to a pride parade" after "How was the concert?": the speaker moved on) or a
+    name ("User has been to Paris yesterday"), or moves on itself ("By the way, …")."""
+    if not message or has_cjk(content) or has_cjk(message):
+        return None
+    if _occasions(content) or _names_a_kind(content) or _NAME.search(content):
+        return None
+    at = quoted_at(evidence, message)
+    if _MOVES_ON.match(_SENTENCE_END.split(message[: max(at, 0)])[-1] + evidence):
+        return None  # "On another note, my little dudes got a new tank!": not of the tournament just asked about
+    before = sentences(message[:at])[-_BACK:] if at > 0 else []
+    source = next((s for s in reversed(before) if _own(s, previous) and _occasions(s)), None)
+    if source is not None and _other_time(source, evidence):
+        return None  # "I went to a charity gala on Sunday. … I bought new running shoes today.": not at the gala
+    found = _occasions(source, speaker=True) if source is not None else None
+    occasion = _one(found) if found is not None else _asked(previous) if previous else None
+    if occasion is None or content_words(occasion) & content_words(content):
+        return None  # none, several, or the memory names it ("… at the event for an important cause")
+    return occasion
+
+
+#: when a sentence says something happened ("on Sunday", "last week", "today", "two days ago")
+_WHEN = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|(?:last|this|next)\s+[a-z]+|on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    r"[a-z]+\s+(?:days?|weeks?|months?|years?)\s+ago)\b",
+    re.IGNORECASE,
+)
+
+
+def _other_time(source: str, said: str) -> bool:
+    """Whether the memory's sentence says it happened at another time than the occasion's sentence does."""
+    then = {m.group().lower() for m in _WHEN.finditer(source)}
+    now = {m.group().lower() for m in _WHEN.finditer(said)}
+    return bool(then and now and not then & now)
+
+
+def _own(sentence: str, previous: str | None) -> bool:
+    """Whether a sentence said before the memory's own may name the speaker's occasion: a statement, in the
+    speaker's voice ("I … did a charity event") or in no one's ("There were arts and crafts at a community event"),
+    unless it is about the listener ("congrats on the fair!", "Hey Caroline, sorry about the hike": the hike the
+    message answered told of)."""
+    if is_question(sentence):
+        return False
+    if _FIRST.search(sentence):
+        return True
+    told = {o.split()[-1] for o in _occasions(previous or "")}
+    return not _YOU.search(sentence) and not any(o.split()[-1] in told for o in _occasions(sentence))
+
+
+#: a sentence that opens on a new topic: the occasion said or asked about before it is not its own
+_MOVES_ON = re.compile(
+    r"^\W*(?:(?:oh|and|so|hey|ah)\b\W*)?(?:on another note|by the way|btw|fyi|anyway|anyways|also|speaking of|"
+    r"in other news|other than that)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?…]\s+")
+#: a name in the memory (not "User", not a first word): it is placed by the name ("… sitting in Florida …")
+_NAME = re.compile(
+    r"(?<!^)(?<![.!?(]\s)(?<!\()\b(?!(?:User|Last|This|Next|Yesterday|Today|Tomorrow|Monday|Tuesday|Wednesday|"
+    r"Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|"
+    r"November|December)\b)[A-Z][a-z]+"
+)
+_FIRST = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|we|we're|we've|us|our)\b")
+
+
+def _names_a_kind(content: str) -> bool:
+    """Whether the memory names an occasion's kind itself ("a career fair", "their trip")."""
+    return bool(_PASTIME.search(content)) or any(_HEAD.match(w) for w in _WORD.findall(content))
+
+
+def with_occasion(content: str, occasion: str | None) -> str:
+    """``content`` headed by ``occasion`` as its label ("Surfing: User likes the connection to nature.")."""
+    if not occasion:
+        return content
+    return f"{occasion[:1].upper()}{occasion[1:]}: {content}"

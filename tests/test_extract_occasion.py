@@ -1,0 +1,116 @@
+"""A memory is headed by the occasion it is about when only the conversation names it (memory.write.extract.occasion,
+issue 44): said a sentence or two before in the same message, or asked about by the message it answers; never the
+listener's own occasion, never one the memory names itself, never one of several.
+
+Sentences written for these tests in the shapes of conversations (not LoCoMo or LongMemEval text)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from extract_helpers import read
+
+from memory.write.extract.occasion import occasion_of, with_occasion
+
+#: a memory headed by an occasion ("Bake sale: User …")
+_LABELLED = re.compile(r"^[A-Z][\w' -]*: ")
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "memory"),
+    [
+        (  # said two sentences before, in the speaker's words
+            "Last Saturday I ran a bake sale for the animal shelter. It went really well! I felt the power of everyone "
+            "pulling together.",
+            None,
+            "Bake sale: User felt the power of everyone pulling together.",
+        ),
+        (  # a trip of the speaker's, words of the moment ("amazing") left out of its name
+            "Max and I went on an amazing camping trip last summer. We hiked, swam, and made great memories.",
+            None,
+            "Camping trip: User and others hiked, swam, and made great memories.",
+        ),
+        (  # the occasion the question asks about
+            "We found a quiet garden venue and kept the guest list small.",
+            "Congrats again! How did you pull off the wedding with everything going on?",
+            "Wedding: User and others found a quiet garden venue and kept the guest list small.",
+        ),
+        (
+            "It went great, I felt confident pitching my idea.",
+            "How did those investor meetings go?",
+            "Investor meetings: User felt confident pitching their idea.",
+        ),
+        (  # a pastime the question asks about
+            "I love the rush of catching a good wave.",
+            "Wow! How long have you been surfing?",
+            "Surfing: User likes the rush of catching a good wave.",
+        ),
+        (
+            "Yeah, I still train every day to stay sharp.",
+            "Do you still play tennis often?",
+            "Tennis: User still trains every day to stay sharp.",
+        ),
+        (  # told to the speaker, not asked: "So glad you had a blast at …"
+            "I felt really proud of what we pulled off.",
+            "So glad you had fun at the charity gala! It looked packed.",
+            "Charity gala: User felt really proud of what they pulled off.",
+        ),
+        (  # an event, not the place it was held at, when a sentence names both
+            "I ran a bake sale at the community center park. I met so many kind neighbours.",
+            None,
+            "Bake sale: User met so many kind neighbours.",
+        ),
+    ],
+)
+def test_a_memory_is_headed_by_the_occasion_only_the_conversation_names(said, previous, memory):
+    assert memory in read(said, previous)
+
+
+@pytest.mark.parametrize(
+    ("said", "previous"),
+    [
+        ("I went to a pride parade last Friday.", "How was the concert?"),  # the memory names an occasion of its own
+        ("I picked up a few new glazes.", "My pottery class was so fun today! Do you do anything creative?"),  # theirs
+        ("Congrats on the fair! I started my own online store not long ago.", None),  # the listener's fair
+        ("Sounds fun. On another note, my cat got a new bed!", "Did you enjoy the festival?"),  # the speaker moves on
+        ("We went to Lisbon on vacation. I loved sitting in the sun in Portugal.", None),  # placed by its name
+        ("I had a blast at a music festival and a food fair last month. I met so many great people.", None),  # two
+        ("Last week I had a crazy game. I was so tired afterwards.", None),  # "a crazy game": a game of what?
+        ("I had a great trip. I slept the whole way back.", None),  # "a trip" names nothing a reader can place
+        ("I went to a charity gala on Sunday. I bought new running shoes today.", None),  # another time: not at it
+    ],
+)
+def test_no_occasion_is_guessed_where_none_fits(said, previous):
+    got = read(said, previous)
+    assert got, said
+    assert not any(_LABELLED.match(m) for m in got), got
+
+
+def test_an_occasion_said_three_sentences_back_heads_nothing():
+    """Two sentences back is still the occasion's story; three back, the speaker has usually moved on."""
+    near = read("I went to a charity gala on Sunday. It was sunny. I felt proud of the whole team.")
+    far = read("I went to a charity gala on Sunday. It was sunny. My legs hurt. I felt proud of the whole team.")
+    assert "Charity gala: User felt proud of the whole team." in near
+    assert "User felt proud of the whole team." in far
+
+
+def test_chinese_is_left_as_said():
+    """A Chinese occasion has no word boundary a rule can cut at: the memory stays as it was (its episode keeps the
+    occasion)."""
+    got = read("上周我参加了一个慈善活动。我真切感受到了大家一起努力的力量。")
+    assert "用户真切感受到了大家一起努力的力量。" in got
+    assert (
+        occasion_of(
+            "用户真切感受到了大家一起努力的力量。", "我真切感受到了大家一起努力的力量。", "上周我参加了一个慈善活动。"
+        )
+        is None
+    )
+
+
+def test_the_label_is_the_occasion_capitalised_and_nothing_when_there_is_none():
+    assert (
+        with_occasion("User likes the connection to nature.", "surfing")
+        == "Surfing: User likes the connection to nature."
+    )
+    assert with_occasion("User likes the connection to nature.", None) == "User likes the connection to nature."
