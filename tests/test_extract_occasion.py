@@ -79,6 +79,10 @@ def test_a_memory_is_headed_by_the_occasion_only_the_conversation_names(said, pr
         ("Last week I had a crazy game. I was so tired afterwards.", None),  # "a crazy game": a game of what?
         ("I had a great trip. I slept the whole way back.", None),  # "a trip" names nothing a reader can place
         ("I went to a charity gala on Sunday. I bought new running shoes today.", None),  # another time: not at it
+        (  # a pastime in a list of doings is one of several
+            "On weekends I go exploring and hiking or playing board games. I enjoy curling up with a good book.",
+            None,
+        ),
     ],
 )
 def test_no_occasion_is_guessed_where_none_fits(said, previous):

@@ -186,6 +186,16 @@ def _described(words: list[str]) -> str | None:
     return None
 
 
+#: a pastime said in a list of doings ("… exploring and hiking or playing board games"): one of several, none the
+#: occasion; the marker makes the sentence name several
+_LISTED_BEFORE = re.compile(r"(?:,|\band|\bor)\s*$", re.IGNORECASE)
+_LISTED_AFTER = re.compile(  # not a clause after it: "… some charity work and it's been really rewarding"
+    r"\s*(?:,|and\b|or\b)(?!\s*(?:it|it's|i|i'm|i've|we|we're|they|that|this|he|she|so|then|but)\b)",
+    re.IGNORECASE,
+)
+_SEVERAL = "several pastimes"
+
+
 def _occasions(text: str, *, listener: bool = False, speaker: bool = False) -> list[str]:
     """Every occasion a text names (a pastime, or a determiner's phrase with an occasion's head), in the order last
     said; one per head noun, said with the most words ("the Harry Potter party … a lot of fun at the party" is the
@@ -202,11 +212,12 @@ def _occasions(text: str, *, listener: bool = False, speaker: bool = False) -> l
         if phrase:
             found.append((m.start(), phrase))
             spans.append((m.start(), m.start("rest") + len(m.group("rest"))))
-    found += [  # "our camping trip" is the trip, not camping as well
-        (m.start(), m.group().lower())
-        for m in _PASTIME.finditer(text)
-        if not any(start <= m.start() < end for start, end in spans)
-    ]
+    for m in _PASTIME.finditer(text):
+        if any(start <= m.start() < end for start, end in spans):
+            continue  # "our camping trip" is the trip, not camping as well
+        found.append((m.start(), m.group().lower()))
+        if _LISTED_BEFORE.search(text[: m.start()]) or _LISTED_AFTER.match(text[m.end() :]):
+            found.append((m.start(), _SEVERAL))  # "exploring and hiking or playing board games": one of several
     by_head: dict[str, tuple[int, str]] = {}
     for at, phrase in sorted(found):
         head = phrase.split()[-1]
