@@ -56,6 +56,12 @@ _LABELLED = re.compile(r"^[A-Z][\w' -]*: ")
             "So glad you had fun at the charity gala! It looked packed.",
             "Charity gala: User felt really proud of what they pulled off.",
         ),
+        (  # a work of the speaker's own
+            "I finally wrapped up my second novel. Some days I feel relieved, other days just anxious about what's "
+            "next.",
+            None,
+            "Second novel: Some days User feels relieved, other days just anxious about what's next.",
+        ),
         (  # an event, not the place it was held at, when a sentence names both
             "I ran a bake sale at the community center park. I met so many kind neighbours.",
             None,
@@ -71,6 +77,7 @@ def test_a_memory_is_headed_by_the_occasion_only_the_conversation_names(said, pr
     ("said", "previous"),
     [
         ("I went to a pride parade last Friday.", "How was the concert?"),  # the memory names an occasion of its own
+        ("I read a novel on the train. I felt so relaxed the whole ride home.", None),  # a novel read: not theirs
         ("I picked up a few new glazes.", "My pottery class was so fun today! Do you do anything creative?"),  # theirs
         ("Congrats on the fair! I started my own online store not long ago.", None),  # the listener's fair
         ("Sounds fun. On another note, my cat got a new bed!", "Did you enjoy the festival?"),  # the speaker moves on

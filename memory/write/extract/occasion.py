@@ -66,7 +66,12 @@ _NEEDS_KIND = (
 )
 #: what a drive is held for: "a food drive" is an occasion, "an external drive" is not
 _DRIVE_KIND = frozenset(["food", "charity", "donation", "blood", "toy", "clothing", "coat", "book", "fundraising"])
-_HEAD = re.compile(rf"^(?:{_SELF_NAMED}|{_NEEDS_KIND})(?:e?s)?$", re.IGNORECASE)
+#: a work of the speaker's own, an occasion only as theirs ("my second script", "your dance studio"; "a book" they
+#: read is none): what a memory of how it goes is about ("Sometimes User is so relieved …" after "I wrapped up my
+#: second script")
+_WORK = r"script|screenplay|novel|manuscript|album|project|thesis|business|store|shop|startup|blog|podcast|campaign"
+_WORK_HEAD = re.compile(rf"^(?:{_WORK})s?$", re.IGNORECASE)
+_HEAD = re.compile(rf"^(?:{_SELF_NAMED}|{_NEEDS_KIND}|{_WORK})(?:e?s)?$", re.IGNORECASE)
 _HEAD_NEEDS_KIND = re.compile(rf"^(?:{_NEEDS_KIND})(?:e?s)?$", re.IGNORECASE)
 
 #: a determiner opening a phrase, and the words after it up to the next pause (the phrase's head is found among
@@ -168,15 +173,17 @@ _PASTIME = re.compile(
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 
 
-def _described(words: list[str]) -> str | None:
-    """The occasion the words after a determiner name: the first head noun among its first four words with the words
-    before it, those of the moment dropped ("camping trip" of "our camping trip last summer"; "a crazy game": None, a
-    game of what?), or None when no head comes before the phrase runs on."""
+def _described(words: list[str], det: str) -> str | None:
+    """The occasion the words after a determiner ``det`` name: the first head noun among its first four words with the
+    words before it, those of the moment dropped ("camping trip" of "our camping trip last summer"; "a crazy game":
+    None, a game of what?), or None when no head comes before the phrase runs on."""
     for i, word in enumerate(words[:4]):
         if _NOT_A_DESCRIPTION.match(word):
             return None  # the phrase ran past its noun ("a lot of fun at the party": "the party" is seen on its own)
         if not _HEAD.match(word):
             continue
+        if _WORK_HEAD.match(word) and det not in ("my", "our", "your"):
+            return None  # "a book", "the store": no work of the speaker's
         kept = [w for w in words[:i] if w.lower() not in _OF_THE_MOMENT and not _DEGREE.search(w)]
         if _HEAD_NEEDS_KIND.match(word) and not kept:
             return None
@@ -208,7 +215,7 @@ def _occasions(text: str, *, listener: bool = False, speaker: bool = False) -> l
         det = m.group("det").lower()
         if (listener and det in ("my", "our")) or (speaker and det == "your"):
             continue
-        phrase = _described(_WORD.findall(m.group("rest")))
+        phrase = _described(_WORD.findall(m.group("rest")), det)
         if phrase:
             found.append((m.start(), phrase))
             spans.append((m.start(), m.start("rest") + len(m.group("rest"))))
@@ -325,8 +332,11 @@ _FIRST = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|we|we're|we've|us|our)\b")
 
 
 def _names_a_kind(content: str) -> bool:
-    """Whether the memory names an occasion's kind itself ("a career fair", "their trip")."""
-    return bool(_PASTIME.search(content)) or any(_HEAD.match(w) for w in _WORD.findall(content))
+    """Whether the memory names an occasion's kind itself ("a career fair", "their trip"; a work it speaks of, "their
+    script", is no occasion of its own)."""
+    return bool(_PASTIME.search(content)) or any(
+        _HEAD.match(w) and not _WORK_HEAD.match(w) for w in _WORD.findall(content)
+    )
 
 
 def with_occasion(content: str, occasion: str | None) -> str:
