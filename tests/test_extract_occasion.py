@@ -62,6 +62,21 @@ _LABELLED = re.compile(r"^[A-Z][\w' -]*: ")
             None,
             "Second novel: Some days User feels relieved, other days just anxious about what's next.",
         ),
+        (  # an event before a pastime: "your gaming skills" is no occasion of its own
+            "Thanks! Winning was a huge confidence boost and shows my hard work paid off.",
+            "Congrats on your victory in the tournament! It must feel great to see your gaming skills recognised.",
+            "Tournament: Winning was a huge confidence boost and shows User's hard work paid off.",
+        ),
+        (  # a group the speaker joined, asked about
+            "Last Sunday we had our first call-out, and it was intense.",
+            "Wow, joining the fire brigade? How's it been so far?",
+            "Fire brigade: User and others had their first call-out last Sunday, and it was intense (2024-04-28).",
+        ),
+        (  # a work of the speaker's the question points at
+            "I've been networking with some people to get their input.",
+            "How's the campaign going?",
+            "Campaign: User has been networking with some people to get their input.",
+        ),
         (  # an event, not the place it was held at, when a sentence names both
             "I ran a bake sale at the community center park. I met so many kind neighbours.",
             None,
@@ -81,7 +96,7 @@ def test_a_memory_is_headed_by_the_occasion_only_the_conversation_names(said, pr
         ("I picked up a few new glazes.", "My pottery class was so fun today! Do you do anything creative?"),  # theirs
         ("Congrats on the fair! I started my own online store not long ago.", None),  # the listener's fair
         ("Sounds fun. On another note, my cat got a new bed!", "Did you enjoy the festival?"),  # the speaker moves on
-        ("We went to Lisbon on vacation. I loved sitting in the sun in Portugal.", None),  # placed by its name
+        ("Oh, I went to Lisbon yesterday!", "How's the bakery class going?"),  # answered with a name of its own
         ("I had a blast at a music festival and a food fair last month. I met so many great people.", None),  # two
         ("Last week I had a crazy game. I was so tired afterwards.", None),  # "a crazy game": a game of what?
         ("I had a great trip. I slept the whole way back.", None),  # "a trip" names nothing a reader can place

@@ -91,7 +91,8 @@ def test_the_write_path_keeps_the_own_clause_and_names_what_it_points_at_from_th
         "sitting there with my family."
     )
     got = read(said, previous="Do you have any travel photos?", recent=["Do you have any travel photos?"])
-    assert "User had a feeling of gratitude just sitting in Lisbon with their family." in got
+    # headed by the occasion the sentence before names (memory.write.extract.occasion)
+    assert "Vacation: User had a feeling of gratitude just sitting in Lisbon with their family." in got
     assert not any(m.startswith("The colors") for m in got)
 
 

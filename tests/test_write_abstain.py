@@ -149,6 +149,13 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
         ("Life's been a bit rough lately but User is doing alright.", "a mood of the moment"),
         ("User is gonna keep trying new things.", "a mood of the moment"),
         ("Seeing everyone come together warms User's heart and fills them with hope.", "a mood of the moment"),
+        # seventeenth round: what a team says of itself, gratitude for support, a spell with nothing told
+        ("User and others trust and rely on one another, and it's great to know that.", "a verdict on the team"),
+        ("User and their teammates push each other to be their best.", "a verdict on the team"),
+        ("User and others have different skills, but they all contribute to the crew.", "a verdict on the team"),
+        ("User is grateful they have friends and family who support them.", "a mood of the moment"),
+        ("User is also grateful for their supportive friends.", "a mood of the moment"),
+        ("Crazy things have been going on in User's life.", "a mood of the moment"),
     ],
 )
 def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(content, why):
@@ -174,6 +181,8 @@ def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(co
         "User plans to come over to Lyon for the wedding (2022-11-05).",
         "User shared a pic of their fam at the beach.",
         "User is starting a new job at Google.",
+        "User and their teammates pushed each other through a 10K race in Denver.",
+        "User is grateful for their friends who helped them move to Austin.",
     ],
 )
 def test_the_same_words_with_something_named_are_kept(content):

@@ -54,7 +54,7 @@ _SELF_NAMED = (
     r"party|parties|ceremony|wedding|conference|convention|tournament|competition|contest|marathon|concert|"
     r"festival|fundraiser|gala|reunion|picnic|barbecue|bbq|potluck|parade|vacation|getaway|cruise|retreat|workshop|"
     r"audition|recital|premiere|rehab|hike|meetup|meet-up|expo|exhibition|hackathon|bootcamp|sleepover|gig|"
-    r"tryouts?|graduation|cookout|get-together|" + _PLACE
+    r"tryouts?|graduation|cookout|get-together|exam|exams|finals|midterms|choir|orchestra|" + _PLACE
 )
 #: a head noun that names an occasion only with a word of its kind before it ("a charity event", "our camping trip",
 #: "those producer meetings"; "the event", "a trip" say nothing a reader can place). "game", "show", "match",
@@ -62,7 +62,7 @@ _SELF_NAMED = (
 #: with …" named none on the tuning conversations
 _NEEDS_KIND = (
     r"event|events|gathering|celebration|trip|tour|camp|fair|meetings|class|classes|race|lessons|course|sale|"
-    r"drive"
+    r"brigade|club|league|drive"
 )
 #: what a drive is held for: "a food drive" is an occasion, "an external drive" is not
 _DRIVE_KIND = frozenset(["food", "charity", "donation", "blood", "toy", "clothing", "coat", "book", "fundraising"])
@@ -70,6 +70,7 @@ _DRIVE_KIND = frozenset(["food", "charity", "donation", "blood", "toy", "clothin
 #: read is none): what a memory of how it goes is about ("Sometimes User is so relieved …" after "I wrapped up my
 #: second script")
 _WORK = r"script|screenplay|novel|manuscript|album|project|thesis|business|store|shop|startup|blog|podcast|campaign"
+_POINTING = ("the", "that", "this", "those", "these")
 _WORK_HEAD = re.compile(rf"^(?:{_WORK})s?$", re.IGNORECASE)
 _HEAD = re.compile(rf"^(?:{_SELF_NAMED}|{_NEEDS_KIND}|{_WORK})(?:e?s)?$", re.IGNORECASE)
 _HEAD_NEEDS_KIND = re.compile(rf"^(?:{_NEEDS_KIND})(?:e?s)?$", re.IGNORECASE)
@@ -173,7 +174,7 @@ _PASTIME = re.compile(
 _BRACKETED = re.compile(r"\[[^\]]*\]")
 
 
-def _described(words: list[str], det: str) -> str | None:
+def _described(words: list[str], det: str, *, asked: bool = False) -> str | None:
     """The occasion the words after a determiner ``det`` name: the first head noun among its first four words with the
     words before it, those of the moment dropped ("camping trip" of "our camping trip last summer"; "a crazy game":
     None, a game of what?), or None when no head comes before the phrase runs on."""
@@ -182,8 +183,8 @@ def _described(words: list[str], det: str) -> str | None:
             return None  # the phrase ran past its noun ("a lot of fun at the party": "the party" is seen on its own)
         if not _HEAD.match(word):
             continue
-        if _WORK_HEAD.match(word) and det not in ("my", "our", "your"):
-            return None  # "a book", "the store": no work of the speaker's
+        if _WORK_HEAD.match(word) and det not in ("my", "our", "your") and not (asked and det in _POINTING):
+            return None  # "a book", "the store": no work of the speaker's ("How's the campaign going?" asks of one)
         kept = [w for w in words[:i] if w.lower() not in _OF_THE_MOMENT and not _DEGREE.search(w)]
         if _HEAD_NEEDS_KIND.match(word) and not kept:
             return None
@@ -215,7 +216,7 @@ def _occasions(text: str, *, listener: bool = False, speaker: bool = False) -> l
         det = m.group("det").lower()
         if (listener and det in ("my", "our")) or (speaker and det == "your"):
             continue
-        phrase = _described(_WORD.findall(m.group("rest")), det)
+        phrase = _described(_WORD.findall(m.group("rest")), det, asked=listener)
         if phrase:
             found.append((m.start(), phrase))
             spans.append((m.start(), m.start("rest") + len(m.group("rest"))))
@@ -252,10 +253,16 @@ def _asked(previous: str) -> str | None:
 
 
 def _one(found: list[str]) -> str | None:
-    """The one occasion said, an event before a place ("a bake sale for the animal shelter" is the bake sale); None
-    for none or several."""
-    events = [o for o in found if not _AT_PLACE.search(o)]
-    return events[0] if len(events) == 1 else None if events else found[0] if len(found) == 1 else None
+    """The one occasion said, an event before a pastime before a place ("a bake sale for the animal shelter" is the
+    bake sale, "your victory in the tournament … your gaming skills" the tournament); None for none, or several of
+    the first kind said."""
+    if _SEVERAL in found:
+        return None
+    pastimes = [o for o in found if _PASTIME.fullmatch(o)]
+    places = [o for o in found if _AT_PLACE.search(o)]
+    events = [o for o in found if o not in pastimes and o not in places]
+    kind = events or pastimes or places
+    return kind[0] if len(kind) == 1 else None
 
 
 #: how many sentences back the message itself may name a memory's occasion ("… did a charity event. It was great! I
@@ -271,7 +278,7 @@ def occasion_of(content: str, evidence: str, message: str, previous: str | None 
     name ("User has been to Paris yesterday"), or moves on itself ("By the way, …")."""
     if not message or has_cjk(content) or has_cjk(message):
         return None
-    if _occasions(content) or _names_a_kind(content) or _NAME.search(content):
+    if _occasions(content) or _names_a_kind(content):
         return None
     at = quoted_at(evidence, message)
     if _MOVES_ON.match(_SENTENCE_END.split(message[: max(at, 0)])[-1] + evidence):
@@ -281,7 +288,12 @@ def occasion_of(content: str, evidence: str, message: str, previous: str | None 
     if source is not None and _other_time(source, evidence):
         return None  # "I went to a charity gala on Sunday. … I bought new running shoes today.": not at the gala
     found = _occasions(source, speaker=True) if source is not None else None
-    occasion = _one(found) if found is not None else _asked(previous) if previous else None
+    if found is not None:
+        occasion = _one(found)
+    elif previous and not _NAME.search(content):  # "User has been to Paris" after "How's the dance studio going?"
+        occasion = _asked(previous)
+    else:
+        occasion = None
     if occasion is None or content_words(occasion) & content_words(content):
         return None  # none, several, or the memory names it ("… at the event for an important cause")
     return occasion

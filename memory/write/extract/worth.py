@@ -110,7 +110,8 @@ _SPELL = re.compile(
     r"busy|crazy|hectic|long|difficult|stressful|wild|good|great|nice|lovely|slow|quiet)\s+(?:few\s+)?(?:times?|weeks?|"
     r"days?|months?|year|while|patch|stretch|ride)(?:\s+(?:lately|recently|now|so far|since (?:they|User) (?:last )?"
     r"(?:talked|spoke|chatted)))?\s*[.!]?$|"
-    r"^A lot(?:'s| has) been (?:going on|happening) (?:in User's life|with User|for User)\s*[.!]?$|"
+    r"^(?:A lot|So much|Lots|(?:Crazy|Many|So many) things)(?:'s| has| have) been (?:going on|happening) "
+    r"(?:in User's life|with User|for User)(?: lately| recently)?\s*[.!]?$|"
     r"^(?:User|User and others) (?:has been|have been|is|are|'s been|was|were) (?:doing|going) (?:really |so |pretty |"
     r"super )?(?:great|well|good|fine|okay|ok|alright|all right)(?: lately| recently| so far)?\s*[.!]?$|"
     r"^User's (?:week|month|day|weekend|year|life)(?:'s| has| was| is|'s been| has been)\s+(?:really |so |super |"
@@ -139,6 +140,13 @@ _PEP = re.compile(
     r"even though it's been (?:so |really )?(?:tough|hard|rough))\s*[.!]?$",
     re.I,
 )
+#: what a team says of itself: "User and others trust and rely on one another …", "User and others push each other
+#: to be their best …", "User and others have different skills and talents, but they all contribute …"
+_TEAM_SAYING = re.compile(
+    r"^User and (?:others|their (?:team|teammates|crew|squad)) (?:all )?(?:trust|rely on|push|lift|support|motivate|"
+    r"have each other's backs|have different skills|bring out the best)\b",
+    re.I,
+)
 #: a way of coping said as a motto: "User is holding on to hope.", "User always tries to look on the bright side of
 #: things.", "User is rolling with the punches." (the learned decision reads these as facts: p about 0.45 to 0.5)
 _COPING = re.compile(
@@ -163,10 +171,11 @@ _MOOD_CAUSED = re.compile(
     r"a lot of )?(?:joy|pride|hope|happiness|gratitude|love)\s*[.!]?$|"  # "Seeing the impact … fills User with joy."
     r"\b(?:is|was|'s) (?:so |just |truly |really )?(?:beyond words|indescribable|hard to put into words|"
     r"everything)\s*[.!]?$|"
-    r"^(?:User|User and others) (?:is|are|was|were|feels?|felt) (?:so |really |very |super |pretty )*(?:lucky|blessed|"
-    r"fortunate|grateful|thankful) (?:to have|for having) (?:such )?(?:a |an )?(?:great |amazing |awesome |wonderful |"
-    r"good |strong |solid |supportive |lovely )*(?:support(?: system)?|people|friends|folks|fam|family|crew|gang|"
-    r"network|bunch)(?: around (?:them|User))?(?: like (?:that|this|them))?\s*[.!]?$",
+    r"^(?:User|User and others) (?:is|are|was|were|feels?|felt) (?:so |really |very |super |pretty |also )*(?:lucky|"
+    r"blessed|fortunate|grateful|thankful) (?:to have|for having|for|(?:that )?they have) (?:such )?(?:a |an |their )?"
+    r"(?:great |amazing |awesome |wonderful |good |strong |solid |supportive |lovely )*(?:support(?: system)?|people|"
+    r"friends|folks|fam|family|crew|gang|network|bunch)(?: and (?:family|friends))?(?: around (?:them|User))?"
+    r"(?: like (?:that|this|them)| who (?:support|back|believe in) them)?\s*[.!]?$",
     re.I,
 )
 #: news announced, not told: "User shared some good news; they've got something to share."
@@ -427,6 +436,8 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
         return None  # dated: an event, whatever words it is told in
     if _PEP.search(text) or _COPING.match(text):
         return "a pep talk"
+    if _TEAM_SAYING.match(text):
+        return "a verdict on the team"
     if _VERDICT_ONLY.search(text) and not _TRAILING_VERDICT.search(text):
         return "a verdict on the moment"
     if _WISH.match(text):
