@@ -95,6 +95,10 @@ def test_a_memory_is_headed_by_the_occasion_only_the_conversation_names(said, pr
         ("I read a novel on the train. I felt so relaxed the whole ride home.", None),  # a novel read: not theirs
         ("I picked up a few new glazes.", "My pottery class was so fun today! Do you do anything creative?"),  # theirs
         ("Congrats on the fair! I started my own online store not long ago.", None),  # the listener's fair
+        (  # the listener's own news, told to the speaker
+            "Thanks! My teammates come from all over.",
+            "Hey! Wanted to let you know I joined a travel club! Always been into different cultures.",
+        ),
         ("Sounds fun. On another note, my cat got a new bed!", "Did you enjoy the festival?"),  # the speaker moves on
         ("Oh, I went to Lisbon yesterday!", "How's the bakery class going?"),  # answered with a name of its own
         ("I had a blast at a music festival and a food fair last month. I met so many great people.", None),  # two

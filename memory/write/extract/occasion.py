@@ -204,24 +204,25 @@ _LISTED_AFTER = re.compile(  # not a clause after it: "… some charity work and
 _SEVERAL = "several pastimes"
 
 
-def _occasions(text: str, *, listener: bool = False, speaker: bool = False) -> list[str]:
+def _occasions(text: str, *, listener: bool = False, speaker: bool = False, yours: bool = False) -> list[str]:
     """Every occasion a text names (a pastime, or a determiner's phrase with an occasion's head), in the order last
     said; one per head noun, said with the most words ("the Harry Potter party … a lot of fun at the party" is the
     Harry Potter party). Said by the ``listener``, their own ("my pottery class") is not the speaker's occasion; said
-    by the ``speaker``, nor is the listener's ("your trip")."""
+    by the ``speaker``, nor is the listener's ("your trip"); ``yours``: only what the listener calls the speaker's
+    ("I loved my trip, how was your camping trip?")."""
     text = _BRACKETED.sub(" ", text)
     found: list[tuple[int, str]] = []
     spans: list[tuple[int, int]] = []
     for m in _DETERMINER.finditer(text):
         det = m.group("det").lower()
-        if (listener and det in ("my", "our")) or (speaker and det == "your"):
+        if (listener and det in ("my", "our")) or (speaker and det == "your") or (yours and det != "your"):
             continue
         phrase = _described(_WORD.findall(m.group("rest")), det, asked=listener)
         if phrase:
             found.append((m.start(), phrase))
             spans.append((m.start(), m.start("rest") + len(m.group("rest"))))
     for m in _PASTIME.finditer(text):
-        if any(start <= m.start() < end for start, end in spans):
+        if yours or any(start <= m.start() < end for start, end in spans):
             continue  # "our camping trip" is the trip, not camping as well
         found.append((m.start(), m.group().lower()))
         if _LISTED_BEFORE.search(text[: m.start()]) or _LISTED_AFTER.match(text[m.end() :]):
@@ -246,10 +247,13 @@ def _asked(previous: str) -> str | None:
     own."""
     said = sentences(_BRACKETED.sub(" ", previous))
     for question in reversed([s for s in said if is_question(s)]):
-        found = _occasions(question, listener=True)
+        found = _occasions(question, listener=True, yours=bool(_FIRST.search(question)))
         if found:
             return _one(found)
-    return _one(_occasions(" ".join(s for s in said if _YOU.search(s)), listener=True))
+    # "… wanted to let you know I joined a travel club!" is the listener's own news; "I wish you the best on your
+    # party" is the speaker's
+    told = [o for s in said if _YOU.search(s) for o in _occasions(s, listener=True, yours=bool(_FIRST.search(s)))]
+    return _one(list(dict.fromkeys(told)))
 
 
 def _one(found: list[str]) -> str | None:
