@@ -504,7 +504,9 @@ def standing(
     farmhouse went smoothly; User and others painted it a soft green"), or cut to the speaker's own clause when only
     the clause before it (or one about others after it) points back (memory.write.extract.own_clause: "The colors
     were amazing, and User had a feeling of gratitude …" → "User had a feeling of gratitude …"), and a reaction or a
-    verdict of the moment is dropped (memory.write.extract.worth). A reference that cannot be named is dropped, in
+    verdict of the moment is dropped (memory.write.extract.worth). A statement whose occasion only the conversation
+    names is headed by it (memory.write.extract.occasion: "Charity event: User truly felt the power of their
+    collective effort …"). A reference that cannot be named is dropped, in
     every language and from every extractor: the episode keeps what was said, and a fact a reader cannot place is no
     fact (LoCoMo's annotators, who saw the photos, agree with about 60 % of such memories, which is why the learned
     decision once kept them; a product person spot-checking memories cannot). What is dropped leaves no trace on the
