@@ -77,6 +77,21 @@ _LABELLED = re.compile(r"^[A-Z][\w' -]*: ")
             "How's the campaign going?",
             "Campaign: User has been networking with some people to get their input.",
         ),
+        (  # the question asks about "it": what the sentence before it names
+            "I loved just chilling and taking in the view.",
+            "Sounds great! Being in the mountains is the best. What was your favorite part of it?",
+            "Mountains: User loved just chilling and taking in the view.",
+        ),
+        (  # a pastime said bare, after an interjection (no list)
+            "I've been working hard and it's paying off.",
+            "Cool, rehab can be tough but it's key to keep it up. How's it coming along?",
+            "Rehab: User has been working hard and it's paying off.",
+        ),
+        (  # a thing's name in the memory leaves the occasion open
+            "I didn't dress up, but I wore my Gryffindor scarf.",
+            "So glad you had a blast at the costume party! Did you dress up?",
+            "Costume party: User didn't dress up, but they wore their Gryffindor scarf.",
+        ),
         (  # an event, not the place it was held at, when a sentence names both
             "I ran a bake sale at the community center park. I met so many kind neighbours.",
             None,
