@@ -140,16 +140,46 @@ def test_an_occasion_said_three_sentences_back_heads_nothing():
     assert "User felt proud of the whole team." in far
 
 
-def test_chinese_is_left_as_said():
-    """A Chinese occasion has no word boundary a rule can cut at: the memory stays as it was (its episode keeps the
-    occasion)."""
-    got = read("上周我参加了一个慈善活动。我真切感受到了大家一起努力的力量。")
-    assert "用户真切感受到了大家一起努力的力量。" in got
+@pytest.mark.parametrize(
+    ("said", "previous", "memory"),
+    [
+        (
+            "上周我参加了一个慈善活动。我真切感受到了大家一起努力的力量。",
+            None,
+            "慈善活动：用户真切感受到了大家一起努力的力量。",
+        ),
+        ("我每天都练一个小时，进步很快。", "你最近还在弹钢琴吗？", "钢琴：用户每天都练一个小时，进步很快。"),
+        (
+            "谢谢！我们找到了一个很安静的花园场地。",
+            "你们的婚礼是怎么办的？",
+            "婚礼：用户一家找到了一个很安静的花园场地。",
+        ),
+    ],
+)
+def test_chinese_is_headed_by_its_occasion_too(said, previous, memory):
+    """Cut where Chinese marks the phrase (a measure word, a verb of taking part, 的), or a pastime said bare."""
+    assert memory in read(said, previous)
+
+
+@pytest.mark.parametrize(
+    ("said", "previous", "memory"),
+    [
+        ("我参加了一个活动。我认识了很多人。", None, "用户认识了很多人。"),  # a bare 活动: which?
+        ("我上周去了一场篮球比赛和一个音乐会。我还认识了新朋友。", None, "用户还认识了新朋友。"),  # two
+        ("我做了一个蛋糕。我很喜欢。", "我参加了一个派对，你呢？", "用户做了一个蛋糕。"),  # the listener's party
+    ],
+)
+def test_chinese_guesses_no_occasion_where_none_fits(said, previous, memory):
+    got = read(said, previous)
+    assert memory in got and not any("：" in m for m in got), got
+
+
+def test_a_chinese_sentence_that_moves_on_is_not_headed():
+    said = "我上周参加了一个慈善活动。对了，我的猫有了新窝。"
+    assert occasion_of("用户的猫有了新窝。", "对了，我的猫有了新窝。", said) is None
     assert (
-        occasion_of(
-            "用户真切感受到了大家一起努力的力量。", "我真切感受到了大家一起努力的力量。", "上周我参加了一个慈善活动。"
-        )
-        is None
+        occasion_of("用户的猫有了新窝。", "我的猫有了新窝。", "我上周参加了一个慈善活动。我的猫有了新窝。")
+        == "慈善活动"
     )
 
 

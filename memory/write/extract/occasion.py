@@ -32,8 +32,12 @@ name none.
 It is not attached when the memory names the occasion already, or an occasion of its own; when its sentence moves on
 ("On another note, …") or says another time than the occasion's sentence; when it answers the question with a name
 of its own ("User has been to Paris yesterday" after "How's the dance studio going?"); to a memory that is not a
-statement in the speaker's own words (the caller decides: a name, a place, a budget say themselves whole); and in
-Chinese (the words of a Chinese occasion have no boundary a rule can cut at; the episode keeps them).
+statement in the speaker's own words (the caller decides: a name, a place, a budget say themselves whole).
+
+Chinese alike, with the phrase cut where Chinese marks it rather than at word boundaries: after a measure word, a verb
+of taking part or 的 ("上周我参加了一个慈善活动。我真切感受到了大家一起努力的力量。" → "慈善活动：用户真切感受到了
+大家一起努力的力量。"), or a pastime said bare ("你最近还在弹钢琴吗？" → "钢琴：…"); a bare head ("活动", "比赛") names
+none, and the listener's own ("我参加了一个派对，你呢？") is never taken.
 
 What was tried and not kept (seventeenth round, docs/extraction.md): the session's one pastime for a memory of
 playing, the photo's caption, the clause the memory was cut from, and any sentence of the message answered in no
@@ -295,9 +299,12 @@ def occasion_of(content: str, evidence: str, message: str, previous: str | None 
     the nearest of the two sentences before it names in the speaker's own words, else the one the message answered
     (``previous``) asks about; None when there is none, when the nearest names several, or when the memory names it,
     an occasion of its own ("User went to a pride parade" after "How was the concert?": the speaker moved on) or a
-    name ("User has been to Paris yesterday"), or moves on itself ("By the way, …")."""
-    if not message or has_cjk(content) or has_cjk(message):
+    place of its own ("User has been to Paris yesterday"), or moves on itself ("By the way, …"). Chinese:
+    ``_occasion_zh``."""
+    if not message:
         return None
+    if has_cjk(content) or has_cjk(message):
+        return _occasion_zh(content, evidence, message, previous)
     if _occasions(content) or _names_a_kind(content):
         return None
     at = quoted_at(evidence, message)
@@ -373,7 +380,69 @@ def _names_a_kind(content: str) -> bool:
 
 
 def with_occasion(content: str, occasion: str | None) -> str:
-    """``content`` headed by ``occasion`` as its label ("Surfing: User likes the connection to nature.")."""
+    """``content`` headed by ``occasion`` as its label ("Surfing: User likes the connection to nature.", "慈善活动：用户
+    …")."""
     if not occasion:
         return content
+    if has_cjk(occasion):
+        return f"{occasion}：{content}"
     return f"{occasion[:1].upper()}{occasion[1:]}: {content}"
+
+
+# -- Chinese ---------------------------------------------------------------------------------------------------
+#: a Chinese occasion's head: an event, a gathering, a trip, a course ("慈善活动", "生日聚会", "篮球比赛")
+_ZH_HEAD = (
+    r"(?:活动|聚会|派对|比赛|婚礼|会议|音乐会|典礼|展览|马拉松|演出|训练营|野餐|烧烤|旅行|旅游|课|课程|讲座|义卖|集市)"
+)
+#: where a Chinese occasion's words begin: after a measure word, a verb of taking part or a possessive 的
+#: ("参加了一个慈善活动", "去了音乐会", "报了一个瑜伽课", "你们的婚礼"), up to four characters of its kind before its
+#: head; no word segmenter is needed because the phrase is cut at the measure word, the verb or 的, never inside a word
+_ZH_OCCASION = re.compile(
+    r"(?:一个|一场|一次|一趟|个|场|次|趟|参加了?|去了?|办了?|举办了?|组织了?|报了?|上了?|的)"
+    rf"(?P<occ>[\u4e00-\u9fff]{{0,4}}?{_ZH_HEAD})"
+)
+#: a Chinese pastime said bare ("你最近还在弹钢琴吗？", "我最近迷上了瑜伽")
+_ZH_PASTIME = re.compile(
+    r"钢琴|吉他|小提琴|瑜伽|篮球|足球|网球|羽毛球|乒乓球|游泳|跑步|徒步|露营|冲浪|滑雪|攀岩|画画|绘画|陶艺|摄影|烘焙|"
+    r"园艺|跳舞|舞蹈|书法|围棋|象棋|钓鱼|骑行|志愿服务|做志愿者"
+)
+#: the listener's voice without the speaker's: "你的派对怎么样？" asks of the speaker's; "我参加了一个派对，你呢？"
+#: is the listener's own
+_ZH_YOU = re.compile(r"[你您]")
+_ZH_I = re.compile(r"我")
+#: a Chinese sentence that opens on a new topic ("对了，…", "另外，…")
+_ZH_MOVES_ON = re.compile(r"^(?:对了|另外|顺便说一下|顺便|话说|说起来)")
+
+
+#: what the boundary left at the phrase's start ("参加了一个慈善活动": the measure word after the verb)
+_ZH_LEAD = re.compile(r"^(?:一[个场次趟]|[个场次趟了])")
+#: a head that names nothing a reader can place by itself ("活动", "比赛": which?)
+_ZH_BARE_HEAD = frozenset(["活动", "比赛", "会议", "课", "课程", "旅行", "旅游", "讲座"])
+
+
+def _zh_found(sentence: str) -> list[str]:
+    """The occasions and pastimes a Chinese sentence names, in order, once each."""
+    found = [
+        occ
+        for m in _ZH_OCCASION.finditer(sentence)
+        if (occ := _ZH_LEAD.sub("", m.group("occ"))) and occ not in _ZH_BARE_HEAD
+    ]
+    found += [m.group() for m in _ZH_PASTIME.finditer(sentence) if not any(m.group() in o for o in found)]
+    return list(dict.fromkeys(found))
+
+
+def _occasion_zh(content: str, evidence: str, message: str, previous: str | None) -> str | None:
+    """The Chinese occasion: the one the nearest of the two sentences before the memory's own names in the speaker's
+    voice ("上周我参加了一个慈善活动。我真切感受到了大家一起努力的力量。" → "慈善活动"), else the one the message
+    answered asks the speaker about ("你最近还在弹钢琴吗？"); None when several, none, the listener's own, or the
+    memory names an occasion or a pastime itself."""
+    if _zh_found(content) or _ZH_MOVES_ON.match(evidence.strip()):
+        return None  # "对了，我的猫有了新窝": the speaker moved on
+    at = message.find(evidence.strip()[:8]) if evidence.strip() else -1
+    before = sentences(message[:at])[-_BACK:] if at > 0 else []
+    own = [s for s in reversed(before) if not is_question(s) and not (_ZH_YOU.search(s) and not _ZH_I.search(s))]
+    found = next((f for s in own if (f := _zh_found(s))), None)
+    if found is None and previous:
+        asked = [s for s in sentences(previous) if is_question(s) and _ZH_YOU.search(s) and not _ZH_I.search(s)]
+        found = next((f for s in reversed(asked) if (f := _zh_found(s))), None)
+    return found[0] if found and len(found) == 1 else None
