@@ -156,6 +156,9 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
         ("User is grateful they have friends and family who support them.", "a mood of the moment"),
         ("User is also grateful for their supportive friends.", "a mood of the moment"),
         ("Crazy things have been going on in User's life.", "a mood of the moment"),
+        # eighteenth round: a pep line about work paying off, imagining what the listener lived
+        ("User's hard work is paying off.", "a pep talk"),
+        ("User can only imagine the view from the summit.", "words to the listener"),
     ],
 )
 def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(content, why):
@@ -261,6 +264,10 @@ def test_two_participles_of_one_phrase_are_one_thing_liked():
             "User went for a run; it was great and helped clear their head.",
             "User went for a run; it was great and helped clear their head.",
         ),
+        # eighteenth round: the verdict after a bare comma, as a relative clause, or after "so"
+        ("User baked a lemon tart last night, it was great.", "User baked a lemon tart last night."),
+        ("User saw an old western at the cinema that was awesome.", "User saw an old western at the cinema."),
+        ("User found two new suppliers, so that was awesome.", "User found two new suppliers."),
         # a pep talk stays whole, so that it is still read as one
         ("User keeps going, which is awesome.", "User keeps going, which is awesome."),
         ("用户去露营了，太棒了。", "用户去露营了，太棒了。"),
@@ -355,3 +362,18 @@ def test_any_one_there_and_like_that_of_a_thing_not_named_point_back(memory, fla
 )
 def test_any_one_and_there_told_right_there_are_no_references(memory):
     assert unresolved(memory) == []
+
+
+def test_a_pep_line_with_its_verdict_cut_off_is_still_a_pep_line():
+    """Eighteenth round: cutting "…, it's such an awesome feeling" must not turn the pep line before it into a fact."""
+    content = pruned("User's hard work is paying off, it's such an awesome feeling.")
+    assert content == "User's hard work is paying off."
+    assert trivial(content, "fact") == "a pep talk"
+    assert trivial(pruned("User's hard work on the bakery's website is paying off, it's great."), "fact") is None
+
+
+def test_besides_that_opening_a_sentence_is_an_opener_not_a_pointer():
+    said = "The storm knocked out the power. Besides that, my sister just moved to Denver, so I'm helping her unpack."
+    got = [c.content for c in extract(said, role="user", at=AT)]
+    assert any("sister" in g and "moved to Denver" in g for g in got), got
+    assert not any("besides that" in g.lower() for g in got), got

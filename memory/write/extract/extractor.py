@@ -48,7 +48,7 @@ from memory.write.extract.persons import name_person_from_message
 from memory.write.extract.recent import RECENT, name_from_recent
 from memory.write.extract.references import points_unnamed, resolve, unresolved
 from memory.write.extract.we import we_named
-from memory.write.extract.worth import pruned, trivial, untold
+from memory.write.extract.worth import names_nothing, pruned, trivial, untold
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -552,6 +552,9 @@ def standing(
                 out[-1].content, out[-1].evidence = one
                 continue
         out.append(c)
+    told = [c for c in out if not (_own_words(c) and names_nothing(c.content))]
+    if told:  # "User faced all kinds of hurdles." beside the memory that tells which: the news is that one
+        out = told
     for c in out:  # "Charity event: User truly felt the power of their collective effort …"
         if _own_words(c):
             c.content = with_occasion(c.content, occasion_of(c.content, c.evidence, message, previous))

@@ -498,6 +498,7 @@ _OPENER_EN = re.compile(
     r"actually|honestly|totally|absolutely|sure|ok|okay|aww|aw|ah|omg|cool|great|nice|right|true|exactly|"
     r"definitely|indeed|anyway|anyways|btw|by the way|you know|guess what|no way|oh man|man|dude|to be honest|"
     r"speaking of which|that being said|having said that|that said|with that said|"
+    r"besides that|apart from that|aside from that|other than that|on top of that|"
     r"funny you (?:should )?(?:mention|ask)(?: that)?|hmm|um|uh|ugh|yikes|gosh|geez)\b[\s,!.:-]*)+",
     re.IGNORECASE,
 )

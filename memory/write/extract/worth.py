@@ -131,13 +131,15 @@ _PEP = re.compile(
     r"(?: together)?\s*[.!]?$|"
     r"^(?:Now |So )?(?:User|User and others) (?:is |are )?(?:gonna |going to |will |won't )?(?:not |never )?"
     r"(?:gonna |going to )?"
-    r"(?:keep (?:going|pushing|at it|trying|moving forward|fighting)|give up|giving up|stop(?:ping)?)\s*[.!]?$|"
+    r"(?:keeps? (?:going|pushing|at it|trying|moving forward|fighting)|give up|giving up|stop(?:ping)?)\s*[.!]?$|"
     r"^Giving it (?:User's|their) all\b|"  # "Giving it User's all every time they're on the court": a motto
     r"(?:worth it in the end|pay off in the end|hoping for the best|"
     r"there's (?:still )?(?:more|a lot more|lots more) to do|nothing but good (?:stuff|things) (?:coming|ahead)|"
     r"(?:ain't|isn't|hasn't been|wasn't) (?:been )?a walk in the "
     r"park(?:, that's for sure)?|make everything just right|"
-    r"even though it's been (?:so |really )?(?:tough|hard|rough))\s*[.!]?$",
+    r"even though it's been (?:so |really )?(?:tough|hard|rough))\s*[.!]?$|"
+    # "User's hard work is paying off.": a pep line whatever it is said of, unless it says what paid off
+    r"^(?:User's|User and others'|their) (?:hard )?work (?:is |has )?(?:paying|paid|pays) off\s*[.!]?$",
     re.I,
 )
 #: what a team says of itself: "User and others trust and rely on one another …", "User and others push each other
@@ -154,7 +156,8 @@ _COPING = re.compile(
     r"try to|keeps?|choosing to|learning to))*\s+(?:hold(?:ing|s)? on to hope|look(?:ing|s)? on the bright side"
     r"(?: of things)?|stay(?:ing|s)? (?:positive|hopeful|in the moment)|count(?:ing|s)? their blessings|"
     r"roll(?:ing|s)? with the punches|go(?:ing|es)? with the flow|enjoy(?:ing|s)? the ride|"
-    r"tak(?:e|es|ing) (?:it|things) (?:one day at a time|slow|easy)|find(?:ing|s)? their footing)"
+    r"tak(?:e|es|ing) (?:it|things) (?:one day at a time|slow|easy)|find(?:ing|s)? their footing|"
+    r"down for (?:something new|anything|whatever|new things))"
     r"(?: these days| lately| right now| for now)?\s*[.!]?$",
     re.I,
 )
@@ -205,6 +208,39 @@ def untold(content: str) -> bool:
     return bool(_UNTOLD.search(head(content)))
 
 
+#: the words of a line that names nothing of the speaker's life: a kind of news (project, event, game, hurdles),
+#: a verdict or size (crazy, thrilling, big), the chat's light verbs (had, got, see, faced), times and function words
+_NOTHING_NAMED = frozenset(
+    word
+    for line in (
+        "user user's others and or but the a an some all kinds of another any this that these those their",
+        "them they who which what when where it its to in on at for with from by up out about over as has",
+        "have had having is are was were be been being got get gets getting go went going gone do did does",
+        "done can could will would just also really so very too recently lately now still even again finally",
+        "last week weekend month year day days ago today yesterday time times project projects event events",
+        "experience experiences game games stories story spots spot scenery things thing stuff people someone",
+        "somebody picture pic pics photo photos shot shots moment moments new big fun cool crazy thrilling",
+        "lovely epic amazing great awesome nice special tough hard little huge exciting interesting beautiful",
+        "see saw seen meet met held hold faced face working work worked talked talk shared share made make",
+        "took take tried try started start career life lot lots hurdles challenges challenge kind kinds such",
+        "quite pretty",
+    )
+    for word in line.split()
+)
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z']*|\d+")
+
+
+def names_nothing(content: str) -> bool:
+    """Whether the memory's statement names nothing of the speaker's life: every word of its head is a kind of news,
+    a verdict, a time or a light word ("User faced all kinds of hurdles.", "User has had some thrilling games in their
+    career."). ``extractor.standing`` drops such a line when the message keeps another memory, which tells the news;
+    alone it stays (LoCoMo's annotators note "… is working on a project" too, and recall has no room to lose it)."""
+    if has_cjk(content):
+        return False
+    text = DATE_STAMP.sub("", head(content))
+    return all(w.lower() in _NOTHING_NAMED for w in _TOKEN.findall(text))
+
+
 #: an imperative to the listener: "Look what User made.", "Check out what User got.", "Guess what User did."
 _TO_LISTENER = re.compile(
     r"^(?:(?:Wow|Hey|Oh|So|Ooh|Haha),? )?(?:Look|Look at|Check out|Check|Take a look(?: at)?|Have a look(?: at)?|See|"
@@ -235,7 +271,8 @@ _TEASED = re.compile(
 #: a remark on the listener's lot, not the speaker's: "User gets how life can be busy.", "Count on User for support."
 _LISTENERS_LOT = re.compile(
     r"^(?:(?:Sorry,? )?User (?:(?:totally|really|definitely|completely|just|can)\s+)?(?:gets|understands|"
-    r"can (?:only |totally |really )?imagine|can see) (?:how|why|what)\b(?!\s+to\b)|Sorry,? User\b|Count on User\b|"
+    r"can (?:only |totally |really )?imagine|can see) (?:how|why|what)\b(?!\s+to\b)|User can only imagine\b|"
+    r"Sorry,? User\b|Count on User\b|"
     r"User (?:just )?(?:wanted|wants) to check in\b)",
     re.I,
 )
@@ -354,9 +391,13 @@ _TAIL_VERDICT = re.compile(
     r"doing)\b[^;]*)?\s*[.!]?$",
     re.I,
 )
-#: the same verdict said inside the statement's own clause: "… went camping and it was stunning (2023-06-20)."
+#: the same verdict said inside the statement's own clause: "… went camping and it was stunning (2023-06-20).",
+#: after a bare comma ("User made some peach cobbler recently, it was great.") or as a relative clause on what was
+#: done ("User watched a classic movie the other day that was awesome.")
 _CLAUSE_VERDICT = re.compile(
-    rf",?\s+(?:and|which) (?:it(?='s)|that(?='s)|it |that )?(?:'s|is|was|has been|'s been)\s+{_JUDGED}"
+    rf"(?:,?\s+(?:and|which|so|and so) (?:it(?='s)|that(?='s)|it |that )?|,\s+(?:it|that)(?='s)|,\s+(?:it|that) |"
+    r"\s+that )"
+    rf"(?:'s|is|was|has been|'s been)\s+{_JUDGED}"
     r"(?=\s*(?:\([^()]*\))?\s*[.!]?$)",
     re.I,
 )
@@ -394,7 +435,8 @@ def pruned(content: str) -> str:
         rest = re.sub(r"^they\b", "User", parts[1])
         parts = [rest[:1].upper() + rest[1:], *parts[2:]]
     head_ = _CLAUSE_VERDICT.sub("", parts[0])
-    if len(head_.split()) >= 3 and not trivial(parts[0]):  # a pep talk stays one ("…, which is awesome")
+    # a pep talk stays one ("…, which is awesome"); a fact with the verdict on it is the fact ("…, it was great")
+    if len(head_.split()) >= 3 and not (trivial(parts[0]) and trivial(head_)):
         parts[0] = head_
     return "; ".join(parts) + end
 
