@@ -158,6 +158,12 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
         ("Crazy things have been going on in User's life.", "a mood of the moment"),
         # eighteenth round: a pep line about work paying off, imagining what the listener lived
         ("User's hard work is paying off.", "a pep talk"),
+        ("User shared a pic of their fam at the beach.", "shown in the chat, nothing named"),
+        ("User shared a shot they got when they volunteered.", "shown in the chat, nothing named"),
+        ("User shared another recipe they like.", "shown in the chat, nothing named"),
+        ("User and others learn a lot from their own mistakes.", "a pep talk"),
+        ("User likes playing.", "a like with nothing named"),
+        ("User likes to help.", "a like with nothing named"),
         ("User can only imagine the view from the summit.", "words to the listener"),
     ],
 )
@@ -182,7 +188,7 @@ def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(co
         "User is happy they could finally buy a house (2023-04-01).",
         "User did something new: they ran a 5K in Boston.",
         "User plans to come over to Lyon for the wedding (2022-11-05).",
-        "User shared a pic of their fam at the beach.",
+        "User shared a pic of their fam at Cannon Beach.",
         "User is starting a new job at Google.",
         "User and their teammates pushed each other through a 10K race in Denver.",
         "User is grateful for their friends who helped them move to Austin.",

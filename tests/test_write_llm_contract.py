@@ -7,7 +7,7 @@ Recorded responses (what a model does return): a fact whose object is an unresol
 pronoun), a fact that names what "it" was (resolved from the message it answers), a trivial verdict of the moment,
 the same fact twice in one answer, the same fact again from a later message, and a fact that differs from a stored
 one only in a number (two facts, never merged); a pep talk, a mood of the day, words to the listener, and the same
-like said in other words ("likes to help" after "likes helping people": one memory, two sources)."""
+like said in other words ("likes to help people" after "likes helping people": one memory, two sources)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ RECORDED: dict[str, list[dict]] = {
     "These days I run 10 km every morning.": [_fact("User runs 10 km every morning.", "running")],
     # the third round's rules (pep talk, mood of the day, words to the listener) and a near-identical repeat
     "I like helping people.": [_fact("User likes helping people.", "helping people", "likes")],
-    "I like to help.": [_fact("User likes to help.", "to help", "likes")],
+    "I like to help people.": [_fact("User likes to help people.", "to help people", "likes")],
     "Look what I made!": [_fact("Look what User made.", "what User made")],
     "I'm gonna keep chasing my dreams!": [_fact("User is gonna keep chasing their dreams.", "dreams")],
     "我今天心情很好。": [_fact("用户今天心情很好。", "心情很好")],
@@ -173,15 +173,15 @@ def test_the_llm_extractor_stores_one_fact_once_with_every_source(plumbing_svc, 
 
 
 def test_the_llm_extractor_drops_a_pep_talk_and_words_to_the_listener_and_reinforces_a_near_repeat(svc, stub):
-    """Real e5 embeddings: "User likes to help." is 0.985 from "User likes helping people." in other words; the one
+    """Real e5 embeddings: "User likes to help people." is "User likes helping people." in other words; the one
     rule (memory.write.same) makes it a second source of the first memory, as the hygiene queue would merge it."""
     base_url, _ = stub
     texts = ["I like helping people.", "Look what I made!", "I'm gonna keep chasing my dreams!", "我今天心情很好。"]
-    stored = _turns(svc, base_url, [*texts, "I like to help."])
+    stored = _turns(svc, base_url, [*texts, "I like to help people."])
     assert stored == ["User likes helping people."]
     (memory,) = svc.list_memories(svc.get_user("u"), types=SEMANTIC_TYPES)
     said = [m["content"] for m in views.source_words(svc.storage, memory.id)["messages"]]
-    assert said == ["I like helping people.", "I like to help."]
+    assert said == ["I like helping people.", "I like to help people."]
 
 
 def test_what_a_model_extracts_is_kept_or_dropped_by_the_learned_worth_keeping_decision(svc, stub):

@@ -1,9 +1,9 @@
 """A line that names nothing of the speaker's life (issue 44, eighteenth round).
 
 "User faced all kinds of hurdles." tells a kind of news and nothing of which; when the same message keeps another
-memory, that one tells the news and the kind-only line is dropped (``extractor.standing``). Alone it stays: LoCoMo's
-annotators note such news too, and the left-out recall has no room to lose it. Sentences written for these tests in
-the corpora's manner (not copied from them)."""
+memory, that one tells the news and the kind-only line is dropped (``extractor.standing``). Alone it stays when it
+is on the speaker's timeline (dated, recent, going on): LoCoMo's annotators note such news too, and the left-out recall
+has no room to lose it. Sentences written for these tests in the corpora's manner (not copied from them)."""
 
 from __future__ import annotations
 
@@ -54,6 +54,14 @@ def test_beside_the_memory_that_tells_the_news_the_kind_only_line_is_dropped():
     assert any("passed the bar exam" in g for g in got), got
 
 
-def test_alone_the_kind_only_line_is_kept():
+def test_alone_a_kind_only_line_on_the_speakers_timeline_is_kept():
+    """Dated, recent or going on: LoCoMo's annotators note such news, and left-out recall has no room to lose it."""
     got = [c.content for c in extract("I've been working on a project lately.", role="user", at=AT)]
     assert got == ["User has been working on a project lately."]
+    assert names_nothing("User had a crazy game (last week, 2024-04-24).")
+    assert not names_nothing("User had a crazy game (last week, 2024-04-24).", alone=True)
+
+
+def test_alone_a_kind_only_line_off_the_timeline_is_dropped():
+    assert extract("We got to see some epic spots!", role="user", at=AT) == []
+    assert names_nothing("User got to see some epic spots.", alone=True)

@@ -422,7 +422,8 @@ def _stored(svc, uid: str) -> list:
 @pytest.mark.parametrize(
     ("first", "again", "kept"),
     [
-        ("I like helping people.", "I like to help.", "User likes helping people."),
+        # "I like to help." alone is a like with nothing named (eighteenth round): said with its object
+        ("I like helping people.", "I like to help people.", "User likes helping people."),
         (
             "I shared a photo of my family at Lake Tahoe.",
             "I shared a pic of my fam at Lake Tahoe.",

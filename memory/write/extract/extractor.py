@@ -552,9 +552,9 @@ def standing(
                 out[-1].content, out[-1].evidence = one
                 continue
         out.append(c)
-    told = [c for c in out if not (_own_words(c) and names_nothing(c.content))]
-    if told:  # "User faced all kinds of hurdles." beside the memory that tells which: the news is that one
-        out = told
+    # "User faced all kinds of hurdles." beside the memory that tells which: the news is that one
+    alone = all(_own_words(c) and names_nothing(c.content) for c in out)
+    out = [c for c in out if not (_own_words(c) and names_nothing(c.content, alone=alone))]
     for c in out:  # "Charity event: User truly felt the power of their collective effort …"
         if _own_words(c):
             c.content = with_occasion(c.content, occasion_of(c.content, c.evidence, message, previous))

@@ -647,6 +647,9 @@ _WISHFUL = re.compile(
     r"^User (?:\w+ )?(?:will|won't|would|wouldn't|should|could|'d|'ll)\b(?! (?:never forget|always remember)\b)"
     r"|^User is (?:so |really |super |very |totally |pretty |just )?(?!\w+ing\b)"
     r"(?!(?:lucky|blessed|fortunate|glad|grateful|thankful) to have\b|(?:busy|swamped|overwhelmed) with\b)"
+    # … but looking forward to a named thing is news: "User is thrilled to start their new job at the bakery"
+    r"(?!(?:excited|thrilled|stoked|pumped|eager|psyched) to \w+\b(?=[^.;]*?(?:\b(?!User\b)[A-Z][a-z]|\d|"
+    r"\btheir (?!(?:hard )?work\b|efforts?\b|dreams?\b|goals?\b|best\b)\w+)))"
     r"\w+ (?:to|about|that|for|with)\b"
     r"|^User is (?:(?:so|really|still|just|now|also) )?(?:feeling|doing|staying|living)\b"  # how they are doing
     r"|^User is (?:(?:so|really|much|a lot|way) )?(?:happier|better|more \w+)\b"
@@ -727,7 +730,8 @@ _DROPPED = re.compile(
     r"(?:lost|got|went|started|finished|bought|moved|joined|quit|took|made|met|found|tried|visited|ran|"
     r"learned|learnt|signed|adopted|won|had|spent|painted|finished|decided|booked|picked|saw|watched|read|"
     r"researching|working|planning|thinking|looking|heading|trying|learning|training|preparing|volunteering|"
-    r"taking|getting|doing|reading|writing|painting|starting)\b)(?P<rest>.*)$",
+    r"taking|getting|doing|reading|writing|painting|starting|hoping(?= (?:my|our|that|to|the)\b)|"
+    r"need(?= (?:help|some|a|more|to)\b))\b)(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 
@@ -832,7 +836,7 @@ def _subject_dropped(body: str) -> str:
         rest,
     )
     if verb.endswith("ing") or verb == "going to":
-        if gerund_subject:  # "Taking care of ourselves is vital", "Going to the gym helps me sleep"
+        if gerund_subject and verb != "hoping":  # "Taking care of ourselves is vital", "Going to the gym helps me"
             return body
         return f"I'm {adv}{verb}{rest}"
     if verb in ("gonna", "going to"):

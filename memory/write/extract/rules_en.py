@@ -352,7 +352,9 @@ _PLAN_DATED = re.compile(
 )
 _PLAN_HAVE = re.compile(
     r"\bi have (?:a|an|my) (?P<obj>[\w\s'’-]{0,40}?(?:appointment|meeting|interview|exam|flight|trip|party|wedding|"
-    r"deadline|surgery|class|test|presentation|conference|vacation|holiday|check-?up|concert|date))\b",
+    r"deadline|surgery|class|test|presentation|conference|vacation|holiday|check-?up|concert|date)"
+    # … and where, when a name says it: "a vacation in Florida", "a flight to Paris"
+    r"(?:\s+(?:in|to|at)\s+(?-i:[A-Z][\w'’-]+)(?:\s+(?-i:[A-Z][\w'’-]+))*)?)\b",
     re.IGNORECASE,
 )
 _PLAN_CANCEL = re.compile(

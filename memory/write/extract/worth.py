@@ -157,7 +157,8 @@ _COPING = re.compile(
     r"(?: of things)?|stay(?:ing|s)? (?:positive|hopeful|in the moment)|count(?:ing|s)? their blessings|"
     r"roll(?:ing|s)? with the punches|go(?:ing|es)? with the flow|enjoy(?:ing|s)? the ride|"
     r"tak(?:e|es|ing) (?:it|things) (?:one day at a time|slow|easy)|find(?:ing|s)? their footing|"
-    r"down for (?:something new|anything|whatever|new things))"
+    r"down for (?:something new|anything|whatever|new things)|"
+    r"learn(?:s|ing)? (?:a lot|so much|a ton) from (?:their|the) (?:own )?(?:struggles|mistakes|failures|setbacks))"
     r"(?: these days| lately| right now| for now)?\s*[.!]?$",
     re.I,
 )
@@ -223,22 +224,33 @@ _NOTHING_NAMED = frozenset(
         "lovely epic amazing great awesome nice special tough hard little huge exciting interesting beautiful",
         "see saw seen meet met held hold faced face working work worked talked talk shared share made make",
         "took take tried try started start career life lot lots hurdles challenges challenge kind kinds such",
-        "quite pretty",
+        "quite pretty reminded remind reminds impact historic buildings sights views places funds raise raised able",
+        "book books reading enjoy enjoyed",
     )
     for word in line.split()
 )
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z']*|\d+")
 
 
-def names_nothing(content: str) -> bool:
+#: what puts a line on the speaker's timeline: a date, "lately" / "recently", a doing going on ("is working on")
+_ON_TIMELINE = re.compile(
+    r"\(\D*\d{4}|\b(?:lately|recently|these days|right now|currently)\b|\b(?:is|are|has been|have been) \w+ing\b"
+)
+
+
+def names_nothing(content: str, *, alone: bool = False) -> bool:
     """Whether the memory's statement names nothing of the speaker's life: every word of its head is a kind of news,
     a verdict, a time or a light word ("User faced all kinds of hurdles.", "User has had some thrilling games in their
-    career."). ``extractor.standing`` drops such a line when the message keeps another memory, which tells the news;
-    alone it stays (LoCoMo's annotators note "… is working on a project" too, and recall has no room to lose it)."""
+    career."). ``extractor.standing`` drops such a line when the message keeps another memory, which tells the news.
+    ``alone`` (the message keeps nothing else): a line on the speaker's timeline stays, dated, recent or going on
+    ("User has been working on a project lately", "User had a crazy game (last week, …)" — LoCoMo's annotators note
+    those too, and recall has no room to lose them); one that is not ("User got to see some epic spots") goes."""
     if has_cjk(content):
         return False
     text = DATE_STAMP.sub("", head(content))
-    return all(w.lower() in _NOTHING_NAMED for w in _TOKEN.findall(text))
+    if not all(w.lower() in _NOTHING_NAMED for w in _TOKEN.findall(text)):
+        return False
+    return not (alone and _ON_TIMELINE.search(content))
 
 
 #: an imperative to the listener: "Look what User made.", "Check out what User got.", "Guess what User did."
@@ -267,6 +279,19 @@ _TEASED = re.compile(
     r"has been up to|is up to) (?:some|any)thing(?: (?:new|exciting|cool|big|special|fun|interesting|amazing|great|"
     r"else))?\s*[.!]?$",
     re.I,
+)
+#: a photo shown in the chat, told by what it shows with nothing named: "User shared a pic of their fam at the
+#: beach.", "User shared a shot they got when they volunteered." (the showing is the chat's act; a photo of what the
+#: speaker made is read as the making, ``general._SHOWN_MADE``)
+_SHOWN = re.compile(
+    r"^(?:User|User and others) (?:just |also )?shared (?:a|another|one of their|some|their|this|these)?\s*"
+    r"(?:\w+\s+)?(?:pics?|pictures?|photos?|shots?|snaps?|snapshots?|videos?|clips?|recipes?)\b"
+    r"(?![^.;]*(?:\b[A-Z][a-z]|\d))",
+)
+#: a like of a doing that needs its object to mean anything: "User likes playing.", "User likes to help."
+_BARE_LIKE = re.compile(
+    r"^User (?:really )?(?:likes|loves|enjoys) (?:to )?(?:play|playing|help|helping|watch|watching|make|making|do|"
+    r"doing|try|trying)\s*[.!]?$"
 )
 #: a remark on the listener's lot, not the speaker's: "User gets how life can be busy.", "Count on User for support."
 _LISTENERS_LOT = re.compile(
@@ -472,6 +497,10 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
         return "a mood of the moment"
     if _ANNOUNCED.match(undated) or _TEASED.match(undated):
         return "news announced, not told"  # the day it was announced on tells nothing more
+    if _SHOWN.match(undated):
+        return "shown in the chat, nothing named"
+    if _BARE_LIKE.match(undated):
+        return "a like with nothing named"
     if _SMALL_PLAN.match(undated):
         return "a wish with nothing named"  # "User plans to come over (tomorrow)": small talk, whatever the day
     if re.search(r"\(\d{4}", text):
