@@ -13,7 +13,7 @@ import pytest
 
 from bench.extraction_quality import AT, lang_of, load, score
 from bench.extraction_quality import predict as _predict
-from memory.write.extract.extractor import extract_rules
+from memory.write.extract.extractor import extract, extract_rules
 
 DATA = load()
 FLOOR = 0.9
@@ -87,6 +87,22 @@ def test_a_plan_told_by_its_motion_keeps_the_verb(said, kept):
     """ "I'm moving to Berlin" gave "User plans to Berlin": the motion verb is the plan."""
     at = datetime(2026, 3, 2, 9, tzinfo=UTC)
     assert kept in [c.content for c in extract_rules(said, at=at)]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("我妹妹上周搬到了成都。", "用户的妹妹搬到了成都（上周，2026-02-23）。"),  # the sister moved, not the user
+        ("除此之外，我妈妈昨天去了北京。", "用户的妈妈去了北京（昨天，2026-03-01）。"),
+        ("我上周搬到了成都。", "用户搬到了成都（上周，2026-02-23）。"),  # moved, not "arrived"
+    ],
+)
+def test_a_dated_chinese_event_of_someone_the_user_names_is_theirs(said, kept):
+    """Eighteenth round: "我妹妹上周搬到了成都" gave "用户到了成都" — the event rule read past the sister to "到了". A
+    time after the person now reads the clause as theirs, and 搬到了 is one verb."""
+    at = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    got = [c.content for c in extract(said, role="user", at=at)]
+    assert got == [kept]
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ _PERSON_ZH = re.compile(
     + RELATIONS_ZH
     + r")(?P<name>[\u4e00-\u9fff]{0,3}?)"
     r"(?P<rest>(?:也|都|还|很|非常|特别|最|一直|现在|目前|已经|不|从不|是|在|住|喜欢|爱|讨厌|对|养|有|会|要|打算|"
-    r"准备|计划|去|来|刚).+)$"
+    r"准备|计划|去|来|刚|上周|上个月|上星期|昨天|前天|今天|去年|前年|最近|刚刚|这周|本周).+)$"
 )
 #: third person → first person, for the verb that follows the person ("loves" → "love", "is" → "am")
 _VERB_EN = {

@@ -288,6 +288,10 @@ _SHOWN = re.compile(
     r"(?:\w+\s+)?(?:pics?|pictures?|photos?|shots?|snaps?|snapshots?|videos?|clips?|recipes?)\b"
     r"(?![^.;]*(?:\b[A-Z][a-z]|\d))",
 )
+#: the same in Chinese: "用户分享了一张全家在海边的照片。" (a number or a Latin name in it is something named)
+_ZH_SHOWN = re.compile(
+    r"^用户(?:也|还|刚)?分享了(?:一张|几张|一段|一个|一份|张|段)?[^，。；;0-9A-Za-z]{0,24}?(?:照片|图片|视频|食谱)[。！!]?$"
+)
 #: a like of a doing that needs its object to mean anything: "User likes playing.", "User likes to help."
 _BARE_LIKE = re.compile(
     r"^User (?:really )?(?:likes|loves|enjoys) (?:to )?(?:play|playing|help|helping|watch|watching|make|making|do|"
@@ -490,6 +494,8 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
             return "a verdict on the moment"
         if _ZH_WISH.match(text):
             return "a wish with nothing named"
+        if _ZH_SHOWN.match(undated):
+            return "shown in the chat, nothing named"
         return None
     if _MOOD_ONLY.match(undated) or _MOOD_FOR.match(undated) or _SPELL.match(undated):
         return "a mood of the moment"
