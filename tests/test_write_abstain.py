@@ -37,6 +37,10 @@ AT = datetime(2024, 5, 1, 9, tzinfo=UTC)
         "The architecture there was so captivating that User wanted to recreate it.",  # where: London, said before
         "Warrior II makes User feel strong and there's one that helps with balance.",
         "User and others are brainstorming some to help underserved communities.",
+        # eighteenth round: what it is other than, an aim the conversation spoke of
+        "User likes reading other types of books.",
+        "User and others will find some awesome volunteers for the cause.",
+        "User got the idea from a trip to Lisbon a few years ago.",
     ],
 )
 def test_a_reference_a_reader_cannot_place_is_flagged(content):
@@ -164,6 +168,9 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
         ("User and others learn a lot from their own mistakes.", "a pep talk"),
         ("用户分享了一张全家在海边的照片。", "shown in the chat, nothing named"),
         ("User likes playing.", "a like with nothing named"),
+        ("Rest assured, it will be something User treasures.", "words to the listener"),
+        ("User and others have been putting in a lot of work and achieving their goals.", "a pep talk"),
+        ("User is hoping to start conversations to create positive change.", "a pep talk"),
         ("User likes to help.", "a like with nothing named"),
         ("User can only imagine the view from the summit.", "words to the listener"),
     ],
@@ -385,3 +392,9 @@ def test_besides_that_opening_a_sentence_is_an_opener_not_a_pointer():
     got = [c.content for c in extract(said, role="user", at=AT)]
     assert any("sister" in g and "moved to Denver" in g for g in got), got
     assert not any("besides that" in g.lower() for g in got), got
+
+
+def test_other_than_what_and_an_aim_told_right_there_are_named():
+    assert unresolved("User likes other kinds of music than jazz.") == []  # other than what: told
+    assert unresolved("User got the idea for the mural from a trip to Lisbon.") == []
+    assert unresolved("User started a project on tide pools; the project takes their weekends.") == []

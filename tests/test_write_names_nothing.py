@@ -25,6 +25,7 @@ AT = datetime(2024, 5, 1, 9, tzinfo=UTC)
         "User is working on a project.",
         "User had a crazy game (last week, 2024-04-24).",
         "User and others had a great time last weekend (2024-04-27).",
+        "User also went on a tour.",
     ],
 )
 def test_a_kind_of_news_with_nothing_named_names_nothing(content):

@@ -133,8 +133,15 @@ _CONNECTIVE = re.compile(r"\b(?:besides|apart from|other than|aside from|on top 
 _A_WORD = re.compile(r"\b(?!User\b)[A-Za-z]{2,}\b")
 #: a head that says nothing of the thing, so what follows it does not tell it: "that stuff they baked"
 _VAGUE_AFTER = re.compile(r"^\s+(?:stuff|thing|things|one|ones)\b", re.I)
-#: "something similar", "something like that": what it is like, only the conversation says
-_SIMILAR = re.compile(r"\bsomething (?:similar|like (?:that|this|it))\b(?!\s+to\b)", re.I)
+#: "something similar", "something like that", "other types of books": what it is like, or what it is other than,
+#: only the conversation says
+_SIMILAR = re.compile(
+    r"\bsomething (?:similar|like (?:that|this|it))\b(?!\s+to\b)|\bother (?:types|kinds|sorts) of\b(?!.*\bthan\b)",
+    re.I,
+)
+#: "the cause", "the idea", "the project" with nothing after them that says which: an aim or a plan the conversation
+#: spoke of ("User and others will find some awesome people for the cause")
+_THE_AIM = re.compile(r"\bthe (?:cause|idea|project)\b(?!\s+(?:of|for|to|that|about|behind|was|is)\b)", re.I)
 #: "this is Max", "that was Jordan": the pointer is introduced by the name it stands for
 _INTRODUCED = re.compile(rf"\s+(?:is|was)\s+{_NAME}\b(?!\s+(?:is|was)\b)")
 #: a noun phrase "of it" completes: "a huge fan of it", "the rest of it" (it names nothing the phrase says)
@@ -424,12 +431,15 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     found += [m.group("np") for m in _THE_OPENER.finditer(text) if not _THE_PIC.match(text)]
     found += [m.group() for m in _THAT_HAPPENED.finditer(text)]
     found += [m.group() for m in _SIMILAR.finditer(text)]
+    found += [m.group() for m in _THE_AIM.finditer(text) if not _AIM_NAMED.search(text[: m.start()])]
     found += _third_party(text, evidence)
     found += [m.group() for m in QUANTITY_END.finditer(text)]
     return found
 
 
 _HE = re.compile(r"\b(?:he|him|himself|he's|he'd|he'll)\b", re.I)
+#: … unless the memory introduced it itself: "User started a project on tide pools; the project …"
+_AIM_NAMED = re.compile(r"\b(?:an?|their|User's)\s+(?:[\w-]+\s+){0,3}(?:cause|idea|project)\b", re.I)
 #: "The pic takes User back.": the photo shared in the chat, which the memory's reader never sees ("The photo is
 #: from a forest near …" says what it shows)
 _THE_PIC = re.compile(

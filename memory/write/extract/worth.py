@@ -139,7 +139,13 @@ _PEP = re.compile(
     r"park(?:, that's for sure)?|make everything just right|"
     r"even though it's been (?:so |really )?(?:tough|hard|rough))\s*[.!]?$|"
     # "User's hard work is paying off.": a pep line whatever it is said of, unless it says what paid off
-    r"^(?:User's|User and others'|their) (?:hard )?work (?:is |has )?(?:paying|paid|pays) off\s*[.!]?$",
+    r"^(?:User's|User and others'|their) (?:hard )?work (?:is |has )?(?:paying|paid|pays) off\s*[.!]?$|"
+    # "User and others have been putting in a lot of work and achieving their goals.": effort and goals, unnamed
+    r"^(?:User|User and others) (?:has been |have been |is |are )?putting in (?:a lot of |so much |lots of )?(?:hard )?"
+    r"(?:work|effort) and (?:achieving|reaching|hitting|smashing) (?:their |our )?goals\s*[.!]?$|"
+    # "User is hoping to raise awareness and start conversations to create positive change.": a hope, nothing named
+    r"^(?:User|User and others) (?:is |are )?(?:hoping|hopes?|wants?) to\b[^.;]*\b(?:create|bring|make|spark) "
+    r"(?:positive |real |lasting )?(?:change|a difference)\s*[.!]?$",
     re.I,
 )
 #: what a team says of itself: "User and others trust and rely on one another …", "User and others push each other
@@ -225,7 +231,7 @@ _NOTHING_NAMED = frozenset(
         "see saw seen meet met held hold faced face working work worked talked talk shared share made make",
         "took take tried try started start career life lot lots hurdles challenges challenge kind kinds such",
         "quite pretty reminded remind reminds impact historic buildings sights views places funds raise raised able",
-        "book books reading enjoy enjoyed",
+        "book books reading enjoy enjoyed tour tours trip trips",
     )
     for word in line.split()
 )
@@ -256,7 +262,7 @@ def names_nothing(content: str, *, alone: bool = False) -> bool:
 #: an imperative to the listener: "Look what User made.", "Check out what User got.", "Guess what User did."
 _TO_LISTENER = re.compile(
     r"^(?:(?:Wow|Hey|Oh|So|Ooh|Haha),? )?(?:Look|Look at|Check out|Check|Take a look(?: at)?|Have a look(?: at)?|See|"
-    r"Guess|Imagine|Get this|Remember)\b(?! User\b)",
+    r"Guess|Imagine|Get this|Remember|Rest assured)\b(?! User\b)",
 )
 #: "User plans to come over.": a plan of the chat's, no place, no thing
 _SMALL_PLAN = re.compile(
