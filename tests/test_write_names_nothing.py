@@ -26,6 +26,7 @@ AT = datetime(2024, 5, 1, 9, tzinfo=UTC)
         "User had a crazy game (last week, 2024-04-24).",
         "User and others had a great time last weekend (2024-04-27).",
         "User also went on a tour.",
+        "User has watched a bunch of movies and they're inspiring.",
     ],
 )
 def test_a_kind_of_news_with_nothing_named_names_nothing(content):
@@ -39,6 +40,7 @@ def test_a_kind_of_news_with_nothing_named_names_nothing(content):
         "User is working on a project about tide pools.",
         "User had a crazy game against the Hawks.",
         "User had 3 games last week.",
+        "User watched a classic movie the other day.",  # a kind with a word of its own
         "User adopted a greyhound.",
         "Park: User and others had a great time.",  # the occasion's label names where
         "用户做了一个项目。",  # Chinese is not read by this English word list

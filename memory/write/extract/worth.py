@@ -72,6 +72,9 @@ _MOMENT = re.compile(
     r"^(?:User|User and others)\b[^;]{0,40}?\b(?:had|have|has had|having)\s+(?:so much |lots of |a lot of |a ton of |"
     r"tons of |loads of |such |some |a bunch of )?fun(?: together)?\s*[.!]?$|"
     r"^(?:User|User and others)\b[^;]{0,30}?\b(?:laughing and )?having a (?:good|great|fun) time\s*[.!]?$|"
+    # "User and others had a great time talking about their childhood": a good talk, of the moment
+    r"^(?:User|User and others) (?:had|have|has had) (?:a |such a )?(?:great|good|fun|wonderful|lovely) time "
+    r"(?:talking|chatting|catching up|reminiscing)\b(?![^;]*\b(?!User\b)(?-i:[A-Z][a-z]))[^;]*$|"
     r"^(?:User|User and others) (?:is|are|was|were) (?:not |n't )?(?:doing|up to) (?:anything|nothing|much)"
     r"(?: (?:then|now|today|tonight|right now|at the moment))?\s*[.!]?$|"
     r"^(?:User|User and others) (?:has been|have been|is|are|was|were|'s been) keeping (?:busy|themselves busy)"
@@ -133,7 +136,7 @@ _PEP = re.compile(
     r"(?:gonna |going to )?"
     r"(?:keeps? (?:going|pushing|at it|trying|moving forward|fighting)|give up|giving up|stop(?:ping)?)\s*[.!]?$|"
     r"^Giving it (?:User's|their) all\b|"  # "Giving it User's all every time they're on the court": a motto
-    r"(?:worth it in the end|pay off in the end|hoping for the best|"
+    r"(?:worth it in the end|pay off in the end|hoping for the best|hoping to hear back(?: from them)?(?: soon)?|"
     r"there's (?:still )?(?:more|a lot more|lots more) to do|nothing but good (?:stuff|things) (?:coming|ahead)|"
     r"(?:ain't|isn't|hasn't been|wasn't) (?:been )?a walk in the "
     r"park(?:, that's for sure)?|make everything just right|"
@@ -143,6 +146,12 @@ _PEP = re.compile(
     # "User and others have been putting in a lot of work and achieving their goals.": effort and goals, unnamed
     r"^(?:User|User and others) (?:has been |have been |is |are )?putting in (?:a lot of |so much |lots of )?(?:hard )?"
     r"(?:work|effort) and (?:achieving|reaching|hitting|smashing) (?:their |our )?goals\s*[.!]?$|"
+    # "Exams can be challenging, but User is putting in their best effort.": effort, whatever it is for
+    r"(?:^|, but |; )User (?:is )?putting in their best effort\s*[.!]?$|"
+    # "Having all the hard work … User put into writing pay off was definitely rewarding.": the same, said as a verdict
+    r"^Having (?:all )?(?:the|User's|their) hard work\b[^;]*\bpay off\b|"
+    # "User believes that providing the right assistance … can make a lasting impact.": a maxim, nothing of theirs
+    r"^User believes? (?:that )?[^;]*\bcan make a (?:lasting|big|real|huge|positive) (?:impact|difference)\s*[.!]?$|"
     # "User is hoping to raise awareness and start conversations to create positive change.": a hope, nothing named
     r"^(?:User|User and others) (?:is |are )?(?:hoping|hopes?|wants?) to\b[^.;]*\b(?:create|bring|make|spark) "
     r"(?:positive |real |lasting )?(?:change|a difference)\s*[.!]?$",
@@ -164,7 +173,8 @@ _COPING = re.compile(
     r"roll(?:ing|s)? with the punches|go(?:ing|es)? with the flow|enjoy(?:ing|s)? the ride|"
     r"tak(?:e|es|ing) (?:it|things) (?:one day at a time|slow|easy)|find(?:ing|s)? their footing|"
     r"down for (?:something new|anything|whatever|new things)|"
-    r"learn(?:s|ing)? (?:a lot|so much|a ton) from (?:their|the) (?:own )?(?:struggles|mistakes|failures|setbacks))"
+    r"learn(?:s|ing)? (?:a lot|so much|a ton) from (?:their|the) (?:own )?(?:struggles|mistakes|failures|setbacks)|"
+    r"(?:treasur|cherish)(?:es|ing)? every (?:memory|moment))"
     r"(?: these days| lately| right now| for now)?\s*[.!]?$",
     re.I,
 )
@@ -231,7 +241,8 @@ _NOTHING_NAMED = frozenset(
         "see saw seen meet met held hold faced face working work worked talked talk shared share made make",
         "took take tried try started start career life lot lots hurdles challenges challenge kind kinds such",
         "quite pretty reminded remind reminds impact historic buildings sights views places funds raise raised able",
-        "book books reading enjoy enjoyed tour tours trip trips",
+        "book books reading enjoy enjoyed tour tours trip trips watched watch movie movies show shows bunch inspiring",
+        "they're it's",
     )
     for word in line.split()
 )
