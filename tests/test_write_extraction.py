@@ -92,6 +92,21 @@ def test_a_plan_told_by_its_motion_keeps_the_verb(said, kept):
 @pytest.mark.parametrize(
     ("said", "kept"),
     [
+        ("That kind of grit is why I love tennis.", "User likes tennis."),
+        ("Pho is my go-to, as you might have guessed, but I also love bibimbap.", "User likes bibimbap."),
+        ("I kind of like jazz.", "Possibly, User likes jazz."),  # a hedge of the speaker's own
+    ],
+)
+def test_a_kind_of_something_and_the_listeners_might_are_no_hedge(said, kept):
+    """Eighteenth round, read blind as odd: "That kind of determination … is why I love basketball" gave "Possibly, User
+    likes basketball" — "kind of" after a determiner names a kind, and "you might" is the listener's."""
+    at = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    assert [c.content for c in extract(said, role="user", at=at)] == [kept]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
         ("我妹妹上周搬到了成都。", "用户的妹妹搬到了成都（上周，2026-02-23）。"),  # the sister moved, not the user
         ("除此之外，我妈妈昨天去了北京。", "用户的妈妈去了北京（昨天，2026-03-01）。"),
         ("我上周搬到了成都。", "用户搬到了成都（上周，2026-02-23）。"),  # moved, not "arrived"

@@ -196,9 +196,16 @@ def norm_object(obj: str) -> str:
 
 
 # -- hedges, negation, intensity -----------------------------------------------------------------------------
+#: a hedge on what the speaker says; not "as you might be able to tell" (the listener's), nor "that kind of
+#: determination", "a different kind of magic" (a kind, not a hedge: "Possibly, User likes basketball" came of it)
+_A_KIND = "".join(
+    rf"(?<!\b{d} )"
+    for d in ("a", "the", "that", "this", "what", "which", "same", "different", "any", "some", "every", "one", "my")
+    + ("your", "our", "their", "his", "her", "new", "other", "certain", "right", "wrong", "best")
+)
 HEDGE_EN = re.compile(
-    r"\b(?:maybe|perhaps|probably|possibly|hopefully|might|not sure|i guess|i think|i suppose|considering|"
-    r"thinking about|thinking of|haven'?t decided|undecided|not decided|kind of|sort of|"
+    r"\b(?:maybe|perhaps|probably|possibly|hopefully|(?<!\byou )might|not sure|i guess|i think|i suppose|considering|"
+    rf"thinking about|thinking of|haven'?t decided|undecided|not decided|{_A_KIND}kind of|{_A_KIND}sort of|"
     r"(?:may|could) (?:be|go|move|have|get|try|need|want|start|switch|visit|travel|not|become|change|take))\b",
     re.IGNORECASE,
 )
