@@ -200,8 +200,10 @@ def norm_object(obj: str) -> str:
 #: determination", "a different kind of magic" (a kind, not a hedge: "Possibly, User likes basketball" came of it)
 _A_KIND = "".join(
     rf"(?<!\b{d} )"
-    for d in ("a", "the", "that", "this", "what", "which", "same", "different", "any", "some", "every", "one", "my")
-    + ("your", "our", "their", "his", "her", "new", "other", "certain", "right", "wrong", "best")
+    for d in (
+        *("a", "the", "that", "this", "what", "which", "same", "different", "any", "some", "every", "one", "my"),
+        *("your", "our", "their", "his", "her", "new", "other", "certain", "right", "wrong", "best"),
+    )
 )
 HEDGE_EN = re.compile(
     r"\b(?:maybe|perhaps|probably|possibly|hopefully|(?<!\byou )might|not sure|i guess|i think|i suppose|considering|"

@@ -40,7 +40,7 @@ from memory.text.language import has_cjk
 from memory.write.extract.antecedent import quoted_at
 from memory.write.extract.base import a_or_an
 from memory.write.extract.recent import RECENT_CHARS
-from memory.write.extract.references import head
+from memory.write.extract.references import head, introduced
 
 __all__ = ["indefinite"]
 
@@ -309,7 +309,7 @@ def indefinite(content: str, evidence: str, message: str, recent: list[str]) -> 
             continue  # one of the world's, not of the conversation's; a plural is left as it is
         if noun in _SHOWN or _TOLD_AFTER.match(text[end:]) or _IDIOM.search(text[max(0, m.start() - 12) : end + 12]):
             continue  # the photo itself ("The photo is from …"), told right there, an idiom
-        if re.search(rf"\b(?:an?|their|User's)\s+(?:[a-z-]+\s+){{0,3}}{re.escape(noun)}\b", text[: m.start()], re.I):
+        if introduced(text[: m.start()], re.escape(noun)):
             continue  # the memory introduced it itself: "… a bowl … the bowl"
         said = [s for s in re.finditer(_SAID + re.escape(noun) + r"\b(?!-)", window, re.I) if _fits(s, words)]
         # "the" points back only with words the memory lacks ("the homeless shelter" for "the shelter"): both

@@ -553,8 +553,11 @@ def standing(
                 continue
         out.append(c)
     # "User faced all kinds of hurdles." beside the memory that tells which: the news is that one
-    alone = all(_own_words(c) and names_nothing(c.content) for c in out)
-    out = [c for c in out if not (_own_words(c) and names_nothing(c.content, alone=alone))]
+    nothing = [_own_words(c) and names_nothing(c.content) for c in out]
+    if all(nothing):  # alone: a line on the speaker's timeline stays
+        out = [c for c in out if not names_nothing(c.content, alone=True)]
+    else:
+        out = [c for c, n in zip(out, nothing, strict=True) if not n]
     for c in out:  # "Charity event: User truly felt the power of their collective effort …"
         if _own_words(c):
             c.content = with_occasion(c.content, occasion_of(c.content, c.evidence, message, previous))

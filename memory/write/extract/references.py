@@ -141,7 +141,16 @@ _SIMILAR = re.compile(
 )
 #: "the cause", "the idea", "the project" with nothing after them that says which: an aim or a plan the conversation
 #: spoke of ("User and others will find some awesome people for the cause")
-_THE_AIM = re.compile(r"\bthe (?:cause|idea|project)\b(?!\s+(?:of|for|to|that|about|behind|was|is)\b)", re.I)
+_AIMS = "cause|idea|project"
+_THE_AIM = re.compile(rf"\bthe (?:{_AIMS})\b(?!\s+(?:of|for|to|that|about|behind|was|is)\b)", re.I)
+
+
+def introduced(before: str, noun: str) -> bool:
+    """Whether ``before`` (the memory up to a "the X") introduced the X itself ("… a bowl … the bowl", "User started a
+    project on tide pools; the project …"), so the "the" points at the memory's own words. ``noun``: a pattern."""
+    return bool(re.search(rf"\b(?:an?|their|User's)\s+(?:[a-z-]+\s+){{0,3}}(?:{noun})\b", before, re.I))
+
+
 #: "this is Max", "that was Jordan": the pointer is introduced by the name it stands for
 _INTRODUCED = re.compile(rf"\s+(?:is|was)\s+{_NAME}\b(?!\s+(?:is|was)\b)")
 #: a noun phrase "of it" completes: "a huge fan of it", "the rest of it" (it names nothing the phrase says)
@@ -431,15 +440,13 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     found += [m.group("np") for m in _THE_OPENER.finditer(text) if not _THE_PIC.match(text)]
     found += [m.group() for m in _THAT_HAPPENED.finditer(text)]
     found += [m.group() for m in _SIMILAR.finditer(text)]
-    found += [m.group() for m in _THE_AIM.finditer(text) if not _AIM_NAMED.search(text[: m.start()])]
+    found += [m.group() for m in _THE_AIM.finditer(text) if not introduced(text[: m.start()], _AIMS)]
     found += _third_party(text, evidence)
     found += [m.group() for m in QUANTITY_END.finditer(text)]
     return found
 
 
 _HE = re.compile(r"\b(?:he|him|himself|he's|he'd|he'll)\b", re.I)
-#: … unless the memory introduced it itself: "User started a project on tide pools; the project …"
-_AIM_NAMED = re.compile(r"\b(?:an?|their|User's)\s+(?:[\w-]+\s+){0,3}(?:cause|idea|project)\b", re.I)
 #: "The pic takes User back.": the photo shared in the chat, which the memory's reader never sees ("The photo is
 #: from a forest near …" says what it shows)
 _THE_PIC = re.compile(
