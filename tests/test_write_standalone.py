@@ -963,8 +963,8 @@ def test_news_told_by_its_kind_only_is_told_by_what_the_message_says_next(said, 
     assert facts(said) == [memory]
 
 
-def test_news_told_by_its_kind_alone_is_kept_and_a_told_one_is_never_joined():
-    assert facts("I recently went to an event and it was fantastic.") == ["User recently went to an event."]
+def test_news_told_by_its_kind_alone_is_dropped_and_a_told_one_is_never_joined():
+    assert facts("I recently went to an event and it was fantastic.") == []  # nineteenth round: a kind names nothing
     got = facts("I went to an event for veterans. I also adopted a puppy last week.")
     assert "User went to an event for veterans." in got and len(got) == 2
 

@@ -13,12 +13,12 @@ import re
 from dataclasses import dataclass
 
 from memory.write.extract.general import COMPANIONS
+from memory.write.extract.rules_en import PETS_EN
 
 RELATIONS_EN = (
     "wife|husband|partner|spouse|boyfriend|girlfriend|fiancée?|mom|mum|mother|dad|father|parents|son|daughter|kids|"
     "children|baby|brother|sister|sibling|grandma|grandmother|grandpa|grandfather|uncle|aunt|cousin|nephew|niece|"
-    "friend|best friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|teammate|"
-    "dog|cat|puppy|kitten|parrot|rabbit|hamster"
+    "friend|best friend|colleague|coworker|co-worker|boss|manager|roommate|flatmate|neighbou?r|teammate|" + PETS_EN
 )
 RELATIONS_ZH = (
     "女朋友|男朋友|未婚妻|未婚夫|老婆|老公|妻子|丈夫|爱人|太太|先生|对象|妈妈|母亲|爸爸|父亲|爸妈|父母|儿子|女儿|孩子|"
@@ -133,6 +133,9 @@ def split_clauses(sentence: str, lang: str) -> list[str]:
         if lang == "en" and _COMPANIONS_EN.match(out[-1]) and re.match(r"(?:I|me)\b", part):
             out[-1] = f"{out[-1]} and {part}"  # "My colleagues and I went …": one subject, not two clauses
             continue
+        if lang == "en" and _NAMED_BEFORE_EN.search(out[-1]) and _KIND_AFTER_EN.match(part):
+            out[-1] = f"{out[-1]}, {part}"  # "Oscar, my guinea pig.": the name and what it names, one clause
+            continue
         if lang == "zh" and _NAMES_IT_ZH.match(part):  # "我养了一只猫，叫咪咪": the cat's name, never the user's
             out[-1] = f"{out[-1]}，{part}"
             continue
@@ -144,6 +147,9 @@ def split_clauses(sentence: str, lang: str) -> list[str]:
 _COMPANIONS_EN = re.compile(
     r"^(?:(?:yesterday|today|recently|then|so|also|last \w+|this \w+),?\s+)?" + COMPANIONS + "$", re.I
 )
+#: a clause ending on a name, and one that is only "my <relation>": an appositive ("Oscar, my guinea pig")
+_NAMED_BEFORE_EN = re.compile(r"(?:^|[\s\-–—:])(?-i:[A-Z][a-z]+)$")
+_KIND_AFTER_EN = re.compile(r"^my (?:" + RELATIONS_EN + r")\s*[.!]*$", re.I)
 #: a subject-less clause that names what the clause before it mentioned (a pet, a person), not the speaker
 _NAMES_IT_ZH = re.compile(r"^(?:它|他|她)?(?:叫做|名叫|叫|名字叫|名字是)")
 

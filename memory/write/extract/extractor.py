@@ -552,12 +552,8 @@ def standing(
                 out[-1].content, out[-1].evidence = one
                 continue
         out.append(c)
-    # "User faced all kinds of hurdles." beside the memory that tells which: the news is that one
-    nothing = [_own_words(c) and names_nothing(c.content) for c in out]
-    if all(nothing):  # alone: a line on the speaker's timeline stays
-        out = [c for c in out if not names_nothing(c.content, alone=True)]
-    else:
-        out = [c for c, n in zip(out, nothing, strict=True) if not n]
+    # "User faced all kinds of hurdles.", "User has been working on a project lately": a kind, nothing named
+    out = [c for c in out if not (_own_words(c) and names_nothing(c.content))]
     for c in out:  # "Charity event: User truly felt the power of their collective effort …"
         if _own_words(c):
             c.content = with_occasion(c.content, occasion_of(c.content, c.evidence, message, previous))

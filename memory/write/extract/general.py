@@ -621,7 +621,8 @@ _FRAGMENT = re.compile(
     + _BEEN_DONE
     + r")|"
     r"gives|makes|made|reminds|reminded|"
-    r"helps|helped|keeps|kept|brings|brought|means|meant|almost|as|such|what a|so much|too)\b",
+    r"helps|helped|keeps|kept|brings|brought|means|meant|almost|as|such|what a|so much|too|"
+    r"(?:something|anything|nothing)(?: \w+)? to)\b",  # "Just something nice to take my mind off things": no verb
     re.IGNORECASE,
 )
 #: a request to the assistant is not a fact about the user: "Give me three ideas", "I need a recipe for pancakes"

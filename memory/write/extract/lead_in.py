@@ -167,9 +167,25 @@ def joined(first: tuple[str, str], then: tuple[str, str], message: str) -> tuple
     if any(r.lower() in PERSON_PRONOUNS or NAMED_ONLY_BY_KIND.search(r) for r in refs):
         return None  # "My sister called. I told him the news.": who he is, the first does not say; nor "one" what
     start, at = message.find(evidence), quoted_at(more_said, message)
-    if start < 0 or at < start + len(evidence) or message[start + len(evidence) : at].strip(" \t\n.!…\"'”’)"):
+    if start < 0 or at < start + len(evidence) or not _nothing_between(message[start + len(evidence) : at]):
         return None
     return f"{content.rstrip('.!… ')}; {_lower_first(more)}", message[start:at] + more_said
+
+
+#: what may stand between two sentences one memory joins: an exclamation without a verb that only repeats how it
+#: was ("Last week I had a crazy game - crazy intense! We won it by a tight score.", "… - so much fun!")
+_EXCLAIMED = re.compile(r"^\W*(?:(?:so|such|really|very|super|crazy|pretty|totally|a|an)\s+)*[a-z]+(?:\s+fun)?[.!…]+\W*$", re.I)
+#: words of an exclamation that say what happened or who: not only how it was
+_NOT_EXCLAIMED = frozenset({"it", "this", "that", "they", "he", "she", "we", "i", "you", "not", "no", "but", "and"})
+
+
+def _nothing_between(between: str) -> bool:
+    """Whether what was said between two sentences adds nothing a joined memory would lose: punctuation, or an
+    exclamation of how it was ("crazy intense!", "So much fun!")."""
+    if not between.strip(" \t\n.!…\"'”’)"):
+        return True
+    words = re.findall(r"[A-Za-z']+", between.lower())
+    return bool(_EXCLAIMED.match(between.strip(" -–—"))) and not _NOT_EXCLAIMED.intersection(words)
 
 
 #: a memory's first word that is no name: written small after the lead-in ("…; these experiences make User …")

@@ -320,6 +320,13 @@ _NAMED_SUBJECT = re.compile(
     r"(?:These|Those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:from|of|by|(?:that |which )?User(?=\s+(?:just |recently |also |"
     r"finally )?" + _DID + r")))\b"
 )
+#: a statement opening on "this <thing>" that says what the thing is to the speaker ("This necklace is super special
+#: to User", "This design reminds User of …"): the noun says what it is
+_THIS_THING_TO_USER = re.compile(
+    r"^(?P<det>This|That) (?P<noun>[a-z]+(?: [a-z]+)?) (?=(?:(?:is|was|has been|'s) (?:(?:so|super|really|very|"
+    r"truly) )?(?:special|important|precious|dear|meaningful|a reward|a reminder)\b|means|meant|reminds|reminded)"
+    r"[^;]*\bUser\b)"
+)
 #: what was said opens by pointing at a thing it never names: "这是我去年买的", "That's what I made last week"
 _SAID_POINTING = re.compile(
     r"^(?:(?:这|那)(?:个|些)?(?:是|就是)|"
@@ -915,6 +922,12 @@ def resolve(content: str, evidence: str = "") -> str | None:
     zh = has_cjk(content)
     if zh:
         return _resolve_zh(content, refs)
+    thing = _THIS_THING_TO_USER.match(content)
+    if thing and [r.lower() for r in refs] == [thing.group("det").lower()]:
+        noun = thing.group("noun")
+        if noun.split()[-1] not in _NOT_A_NOUN and noun.split()[-1] not in _VAGUE_BARE:
+            # "This necklace is super special to User" → "A necklace is super special to User": what it is, is said
+            return f"{a_or_an(noun).capitalize()} {noun}{content[thing.end('noun'):]}"
     for ref in refs:
         det, _, noun = ref.partition(" ")
         if det.lower() not in ("this", "these", "those", "that") or not noun or not re.match(r"[a-z]", noun):

@@ -139,6 +139,12 @@ def _no_article(s: str) -> str:
     return re.sub(r"^(?:a|an|the)\s+", "", s.strip(), flags=re.IGNORECASE)
 
 
+#: the animals a person keeps: "I have a guinea pig named Oscar", "my dog, Max, …" (memory.write.extract.clauses)
+PETS_EN = (
+    "dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|guinea pig|gerbil|ferret|chinchilla|hedgehog|turtle|tortoise|"
+    "snake|lizard|gecko|iguana|bird|budgie|cockatiel|canary|goldfish|horse|pony"
+)
+
 RULES: list[Rule] = [
     # attributes ("my favourite X is Y" is a fact about X, not a taste to add to the interests)
     _r("attribute", r"\bmy (?P<cat>favou?rite [a-z]+(?: [a-z]+)?) is " + _OBJ, "User's {cat} is {obj}."),
@@ -326,9 +332,16 @@ RULES: list[Rule] = [
     # family, pets
     _r(
         "pet",
-        r"(?i:\bi have )(?:a|an|two|three) (?P<obj>(?:\w+ )?(?:dog|cat|puppy|kitten|parrot|rabbit|hamster|fish)"
-        r"(?:s)?(?: (?:named|called) [A-Z]\w+)?)",
+        r"(?i:\bi (?:also )?have )(?:a|an|one|two|three) (?P<obj>(?:\w+ )?(?:" + PETS_EN + r"|fish)"
+        r"(?:s)?(?: (?:named|called) [A-Z]\w+(?: and [A-Z]\w+)?)?)",
         "User has a pet: {obj}.",
+        flags=0,
+    ),
+    _r(  # "Oscar, my guinea pig." (an answer to "do you have any pets?"): the name before the kind
+        "pet",
+        r"(?:^|(?<=[-–—:,] )|(?<=[-–—:]))(?P<obj>[A-Z][a-z]+), (?i:my) (?P<cat>(?i:" + PETS_EN + r"))"
+        r"(?=\s*[.!]|\s*$)",
+        "User has a pet: {cat} named {obj}.",
         flags=0,
     ),
     _r(
