@@ -984,3 +984,64 @@ def test_a_photo_of_what_the_speaker_made_tells_what_they_made_not_that_they_sho
 
 def test_a_photo_of_what_the_speaker_did_not_make_stays_as_it_was():
     assert not any(c.startswith("User made") for c in facts("Here's a pic of my family at the beach."))
+
+
+# -- nineteenth round ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("said", "previous", "memory"),
+    [
+        ("I have a guinea pig named Oscar.", None, "User has a pet: guinea pig named Oscar."),
+        ("I have two cats named Luna and Oliver.", None, "User has a pet: cats named Luna and Oliver."),
+        ("And yup, I do- Oscar, my guinea pig. He's been great.", "Do you have any pets?", None),
+        ("Yes, Biscuit, my tortoise!", "Any pets at home?", "User has a pet: tortoise named Biscuit."),
+    ],
+)
+def test_a_pet_is_named_whichever_way_round_it_is_said(said, previous, memory):
+    """ "Oscar, my guinea pig." — the name before the kind, as an answer: one clause, one pet."""
+    got = facts(said, previous)
+    assert (memory or "User has a pet: guinea pig named Oscar.") in got, got
+
+
+def test_a_person_named_before_their_relation_is_no_pet():
+    assert facts("I went hiking with Sam, my brother.") == ["User went hiking with Sam, their brother."]
+
+
+def test_a_verdict_on_a_longer_doing_is_what_was_enjoyed_and_stays():
+    """ "- it was so cool spending time with them and seeing their eyes light up" tells what the speaker enjoys; a
+    short "it was great getting to know them better" is still the verdict of the moment, cut."""
+    doing = "spending time with them and seeing their eyes light up"
+    got = facts(f"I took the kids to the museum - it was so cool {doing}!")
+    assert got == [f"User took the kids to the museum; it was so cool {doing}."]
+    assert facts("I went to a cooking class with my neighbours - it was great getting to know them better!") == [
+        "User went to a cooking class with their neighbours."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "This necklace is super special to me - a gift from my grandma in Sweden.",
+            "A necklace is super special to User, a gift from their grandma in Sweden.",
+        ),
+        (
+            "This design reminds me of the grit it takes to stand out.",
+            "A design reminds User of the grit it takes to stand out.",
+        ),
+    ],
+)
+def test_a_thing_said_to_be_special_to_the_speaker_is_named_by_its_noun(said, memory):
+    """What the thing is, the noun says; what it is to the speaker is the fact."""
+    assert facts(said) == [memory]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["This one is super special to me.", "That is one of my faves.", "This trilogy is one of my faves."],
+)
+def test_a_pointed_thing_with_nothing_said_of_what_it_is_to_the_speaker_is_not_named(said):
+    assert facts(said) == []
+
+
+def test_a_verbless_something_to_do_is_no_fact():
+    assert facts("Just something nice to take my mind off things.") == []

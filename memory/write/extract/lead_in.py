@@ -174,7 +174,9 @@ def joined(first: tuple[str, str], then: tuple[str, str], message: str) -> tuple
 
 #: what may stand between two sentences one memory joins: an exclamation without a verb that only repeats how it
 #: was ("Last week I had a crazy game - crazy intense! We won it by a tight score.", "… - so much fun!")
-_EXCLAIMED = re.compile(r"^\W*(?:(?:so|such|really|very|super|crazy|pretty|totally|a|an)\s+)*[a-z]+(?:\s+fun)?[.!…]+\W*$", re.I)
+_EXCLAIMED = re.compile(
+    r"^\W*(?:(?:so|such|really|very|super|crazy|pretty|totally|a|an)\s+)*[a-z]+(?:\s+fun)?[.!…]+\W*$", re.I
+)
 #: words of an exclamation that say what happened or who: not only how it was
 _NOT_EXCLAIMED = frozenset({"it", "this", "that", "they", "he", "she", "we", "i", "you", "not", "no", "but", "and"})
 

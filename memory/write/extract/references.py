@@ -927,7 +927,7 @@ def resolve(content: str, evidence: str = "") -> str | None:
         noun = thing.group("noun")
         if noun.split()[-1] not in _NOT_A_NOUN and noun.split()[-1] not in _VAGUE_BARE:
             # "This necklace is super special to User" → "A necklace is super special to User": what it is, is said
-            return f"{a_or_an(noun).capitalize()} {noun}{content[thing.end('noun'):]}"
+            return f"{a_or_an(noun).capitalize()} {noun}{content[thing.end('noun') :]}"
     for ref in refs:
         det, _, noun = ref.partition(" ")
         if det.lower() not in ("this", "these", "those", "that") or not noun or not re.match(r"[a-z]", noun):
