@@ -1045,3 +1045,45 @@ def test_a_pointed_thing_with_nothing_said_of_what_it_is_to_the_speaker_is_not_n
 
 def test_a_verbless_something_to_do_is_no_fact():
     assert facts("Just something nice to take my mind off things.") == []
+
+
+@pytest.mark.parametrize(
+    ("asked", "said", "memory"),
+    [
+        (
+            "What else brings you joy?",
+            "Writing and hanging with friends!",
+            "Writing and hanging with friends bring User joy.",
+        ),
+        (
+            "Anything else that keeps you inspired?",
+            "My family, exercise, and spending time with friends, for sure.",
+            "User's family, exercise, and spending time with friends keep them inspired.",
+        ),
+        ("What relaxes you?", "Painting.", "Painting relaxes User."),
+    ],
+)
+def test_an_answer_to_what_does_something_for_the_speaker_is_its_subject(asked, said, memory):
+    """ "What else brings you joy?" — "Writing and hanging with friends!": not "User is writing and hanging …"."""
+    assert facts(said, asked) == [memory]
+
+
+@pytest.mark.parametrize("said", ["Thanks Jon!", "Definitely!", "Seeing my students succeed motivates me."])
+def test_no_short_answer_is_no_subject(said):
+    assert not any(f.endswith("helps User stay motivated.") for f in facts(said, "What helps you stay motivated?"))
+
+
+def test_a_next_sentence_goes_on_about_what_was_said_last():
+    """ "It" after "…, but my favorite one is a movie theme" is the theme, not the playing the memory keeps."""
+    said = "I love playing songs on the piano, but my favorite one is a theme from a movie. It brings back memories."
+    assert facts(said) == ["User likes playing songs on the piano."]
+    assert facts("I took up pottery last month. It keeps me grounded.") == [
+        "User took up pottery (last month, 2024-04); it keeps them grounded."
+    ]
+
+
+def test_an_aside_and_an_exclamation_are_not_the_statement():
+    assert facts("Joined a book club and, like I said, it's been great.") == ["User joined a book club."]
+    assert facts("And after college, I was drafted by a team – my dream come true!") == [
+        "User was drafted by a team after college."
+    ]

@@ -35,6 +35,7 @@ PREDICATES: dict[str, tuple[str, bool, float, str | None]] = {
     "family": ("fact", False, 0.6, None),
     "pet": ("fact", False, 0.5, None),
     "fact": ("fact", False, 0.5, None),
+    "advises": ("fact", False, 0.5, None),  # "User's advice for …: read lots …" (memory.write.extract.advice)
     "attribute": ("fact", False, 0.6, None),  # "my favourite colour is blue": meta["attribute"] = "favourite colour"
 }
 SINGLE_VALUED = frozenset(p for p, spec in PREDICATES.items() if spec[1])

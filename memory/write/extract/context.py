@@ -25,7 +25,7 @@ from memory.text.language import has_cjk
 from memory.text.sentences import clause, sentences
 from memory.write.extract.base import TIME_NOUNS, is_question
 
-__all__ = ["in_context", "answered_question"]
+__all__ = ["advice_asked", "answered_question", "in_context"]
 
 MAX_ANSWER_WORDS = 8
 _YES = re.compile(
@@ -259,6 +259,22 @@ _NO_ZH = re.compile(r"^(?:不|没有?|还没)")
 _ENDS_ASKING = re.compile(r"[?？吗呢嘛]")
 
 
+#: a request for advice: what the answer says without "I" is said to the asker ("Read lots and try out different
+#: genres." is advice, not "User read lots")
+_ADVICE = re.compile(
+    r"\b(?:any|some|your|got|have)\s+(?:\w+\s+)?(?:advice|tips?|suggestions?|pointers|recommendations?)\b|"
+    r"\bwhat (?:should|would|do you think) I\b|\bhow (?:do|can|should|would) I\b|"
+    r"\bwhat would you (?:do|suggest|recommend)\b",
+    re.IGNORECASE,
+)
+
+
+def advice_asked(previous: str | None) -> bool:
+    """Whether the message answered asks the speaker for advice: a sentence of the answer with no first person in it
+    is then said to the asker ("Read lots and try out different genres."), not a fact with a dropped "I"."""
+    return bool(previous and not has_cjk(previous) and _ADVICE.search(previous))
+
+
 def answered_question(previous: str | None) -> str | None:
     """The question the other speaker's message ends with (its last sentence), or None."""
     if not previous or not _ENDS_ASKING.search(previous[-8:]):
@@ -426,6 +442,9 @@ def _answer_en(first: str, question: str | None) -> str | None:
         negated = bool(_NO.match(bare)) or bool(re.search(r"n't\b|\bnot\b|\bnever\b", bare, re.IGNORECASE))
         said = _statement(yn.group("aux"), yn.group("rest"), negated)
         return said + "." if said else None
+    does = _WHAT_DOES_EN.match(q)
+    if does:
+        return _what_does(bare, does)
     wh = _WH_EN.match(q)
     if not wh or len(bare.split()) > MAX_ANSWER_WORDS:
         return None
@@ -460,6 +479,39 @@ def _answer_en(first: str, question: str | None) -> str | None:
     if len(words) > verb_len and words[verb_len].lower() not in _PARTICLES:
         return f"{head} {' '.join(words[:verb_len])} {ans} {' '.join(words[verb_len:])}."
     return f"{said} {ans}."
+
+
+#: a question whose subject is what it asks for: "What else brings you joy?", "Anything else that keeps you
+#: inspired?", "What gets you motivated?" (the answer is the subject: "Writing and hanging with friends!")
+_WHAT_DOES_EN = re.compile(
+    r"^(?:(?:so|and|but|oh|hey|wow)[\s,]+)?(?:what|anything|something)(?: else)?(?: that)?\s+"
+    r"(?P<verb>brings|gives|keeps|makes|helps|gets|inspires|motivates|drives|relaxes|calms)\s+you\b(?P<rest>[^?]{0,60})"
+    r"\?*$",
+    re.IGNORECASE,
+)
+#: how an answer of a few words opens when it names what was asked: a doing ("Writing …") or a determiner ("My family")
+_GERUND_OR_DETERMINED = re.compile(r"^(?:[A-Za-z]{3,}ing\b|(?:my|our|the|a|an|some|all|mostly|just)\s)", re.I)
+#: what a fragment answer may end on that is not part of its subject: "…, for sure.", "… mostly!"
+_ANSWER_TAIL = re.compile(r"[,\s]+(?:for sure|definitely|mostly|probably|honestly|of course|i guess|haha)\s*$", re.I)
+
+
+def _what_does(answer: str, asked: re.Match[str]) -> str | None:
+    """The answer as the subject of the question turned round ("What else brings you joy?" — "Writing and hanging
+    with friends!" → "Writing and hanging with friends bring me joy."), or None when it is a sentence of its own or
+    no short answer ("Definitely!")."""
+    ans = _ANSWER_TAIL.sub("", answer.strip().rstrip(" !.~")).strip(" ,")
+    if not ans or _FINITE.search(ans) or len(ans.split()) > MAX_ANSWER_WORDS or _YES.match(ans) or _NO.match(ans):
+        return None
+    if re.search(r"\b(?:I|me|you|thanks?|thank|hey|hi)\b", ans, re.I) or re.match(
+        r"^(?:that|this|it|so|too|same|nothing|everything|definitely|absolutely|totally)\b", ans, re.I
+    ):
+        return None  # "Thanks Jon!", "Seeing my students succeed motivates me.": no answer of a few words
+    if not (_GERUND_OR_DETERMINED.match(ans) or re.search(r"\s[a-z]{3,}", ans)):
+        return None  # "Jon!" alone may be a vocative; "Painting", "My family", "Books and movies" answer
+    verb = asked.group("verb").lower()
+    if re.search(r",|\band\b", ans):  # several things bring it: "bring", "keep"
+        verb = verb[:-2] if verb.endswith("es") and verb[-3] in "sh" else verb[:-1]
+    return f"{ans[:1].upper()}{ans[1:]} {verb} me{_you_to_me(asked.group('rest')).rstrip()}."
 
 
 #: a name answering "where" / "what": not an interjection ("Definitely!" to "What do you love most about …?")

@@ -17,6 +17,7 @@ from memory.text.numerals import find_amount
 from memory.text.sentences import sentences
 from memory.write import keep
 from memory.write.extract import rules_en, rules_zh
+from memory.write.extract.advice import advice
 from memory.write.extract.antecedent import name_from_answered, name_from_message
 from memory.write.extract.base import (
     CONF_EXPLICIT,
@@ -30,7 +31,7 @@ from memory.write.extract.base import (
     make,
 )
 from memory.write.extract.clauses import Person, about_person, split_clauses
-from memory.write.extract.context import answered_question, in_context
+from memory.write.extract.context import advice_asked, answered_question, in_context
 from memory.write.extract.definite import indefinite
 from memory.write.extract.events import dated_statements
 from memory.write.extract.general import (
@@ -79,6 +80,8 @@ def classify(text: str, role: str = "user", previous: str | None = None) -> tupl
     worth, reason = _gate(stripped, role)
     if not worth and role == "user" and answered_question(previous) and _answers(stripped, previous):
         return True, "answers the message before"  # "Since I was twelve" after "How long have you been drawing?"
+    if not worth and role == "user" and advice(stripped, previous) is not None:
+        return True, "gives the advice asked for"  # "Any tips?" — "Do your research and find an agency."
     return worth, reason
 
 
@@ -287,6 +290,7 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
     last_general: Candidate | None = None  # a general fact the next sentence may go on with ("It's special to me")
     said_ = sentences(text)
     question = answered_question(previous) if role == "user" else None
+    advised = advice_asked(previous) if role == "user" else False  # "Any advice?" — "Read lots …": said to them
     for read, said in in_context(said_, previous) if role == "user" else [(s, s) for s in said_]:
         sentence = without_tag_question(read) if role == "user" else read
         if is_question(sentence) or points_unnamed(sentence):  # "这是我去年买的": what it is, is not said
@@ -308,7 +312,7 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
             whole = self_disclosure(sentence, lang, at)  # "I got hurt and had to pause climbing, which I do to …"
             if whole is not None and _more_said(whole.content, [c.content for c, _ in found]):
                 found = [(whole, found[0][1])]
-        if not found and role == "user":
+        if not found and role == "user" and not (advised and not _FIRST_PERSON_EN.search(sentence)):
             general = self_disclosure(sentence, lang, at)
             if general is None and last_general is not None:
                 more = continuation(sentence, lang)
@@ -320,7 +324,11 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
                 continue
             if general is not None and not hedge_of(sentence, lang):  # a hedged aside is not a fact to keep
                 found = [(general, None)]
-        last_general = found[0][0] if len(found) == 1 and found[0][0].predicate in _GOES_ON else None
+        last_general = (
+            found[0][0]
+            if len(found) == 1 and found[0][0].predicate in _GOES_ON and _says_last(found[0][0].evidence, sentence)
+            else None
+        )
         for c, hedge in found:
             marker = (c.subject, c.predicate, c.key()[2], c.evidence, c.negated)
             if marker in seen:
@@ -332,14 +340,32 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
             if read != said:  # read with the message before: what it answered, for provenance
                 c.meta["in_answer_to"] = question or (previous or "")[-200:]
             out.append(c)
+    told = advice(text, previous) if role == "user" else None
+    if told is not None:  # "Any advice?" — "Read lots and try out different genres. …": what the speaker advises
+        _grade(told, told.evidence, "en", None, role)
+        out.append(told)
     return out
 
 
+#: the speaker in an English sentence: without it, an answer to a request for advice is advice
+_FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
 #: what a next sentence may go on about ("I took up pottery last month. It's so calming for me."): not a name, a
 #: place or a setting, which a template states whole
 _GOES_ON = frozenset({"fact", "event", "likes", "plan"})
 #: rules that keep one part of a sentence (an event, a plan): the sentence may say more than that part
 _PARTIAL = frozenset({"event"})
+
+
+#: what turns a sentence to another thing after the statement read from it: "…, but my favorite one is …"
+_TURNS_TO = re.compile(r"\b(?:but|although|though|while|whereas)\b", re.IGNORECASE)
+
+
+def _says_last(evidence: str, sentence: str) -> bool:
+    """Whether the statement read from ``sentence`` is what it says last: a next sentence's "it" goes on about the
+    last thing said ("I love playing songs on the piano, but my favorite one is a movie theme. It brings back …":
+    the theme brings them back, not the playing)."""
+    at = sentence.find(evidence)
+    return at < 0 or not _TURNS_TO.search(sentence[at + len(evidence) :])
 
 
 def _more_said(whole: str, parts: list[str]) -> bool:

@@ -691,6 +691,14 @@ _YOU_TAIL = re.compile(r",\s+(?:and|but|so)\s+(?:you|your|you're|you've)\b.*$", 
 _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
 #: the conjunction a part between dashes opens with ("… - a mix of highs and lows - and my journal's my rock"): it
 #: joined the part to what was cut away, and left in front it gave "And User's journal's …"
+#: an aside pointing back at what the speaker said before: not part of the statement
+_AS_I_SAID = re.compile(r",?\s*\b(?:like|as) I (?:said|mentioned|told you)(?: before| earlier)?\b,?\s*", re.I)
+#: "my dream come true", "our best day ever": a short "my …" with no verb, said after a statement as its exclamation
+_VERBLESS_MINE = re.compile(
+    r"^(?:my|our)\s+(?!(?:\S+\s+){0,3}(?:is|are|was|were|has|have|had|been|got|went|made|took|came|saw|won|lost|"
+    r"did|ran|felt|left|gave|told|said|found|met|kept|bought|\w+ed|'s|'re|'ve)\b)(?:\S+\s*){1,4}$",
+    re.I,
+)
 _JOINED_ON = re.compile(r"^(?:and|but|so|plus)\s+", re.IGNORECASE)
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
@@ -876,6 +884,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     if _EMOJI.search(s):  # "Inspiring 💪 I emailed some wholesalers": an emoji ends what came before it
         s = next((p.strip() for p in reversed(_EMOJI.split(s)) if _FIRST_PERSON.search(p)), _EMOJI.sub(" ", s)).strip()
     s = re.sub(r"(?:,\s*)?\bI mean\b,?\s*", " ", s).strip()  # a filler, not a statement
+    s = _AS_I_SAID.sub(" ", s).strip()  # "Joined a travel club and, like I said, working on studies"
     aside = _ASIDE.match(s)  # "Taking your advice, I'm …", "I totally get it, I had …": the news follows the comma
     if aside and (_YOU.search(aside.group("lead")) or _REACTION_EN.match(aside.group("lead"))):
         s = s[aside.end() :]
@@ -889,6 +898,8 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     s = _DREAM.sub("My dream is to ", s)  # "It's been a dream to adopt …": whose dream is the speaker's
     parts = [p.strip() for p in _DASH.split(s.rstrip(".!~ ;:,")) if p.strip()]
     said = [p for p in parts if _SUBJECT_FIRST.match(p)]  # "I had a day out with the gang - we went biking"
+    # "And after college, I was drafted by a team – my dream come true!": an exclamation, not the statement
+    said = [p for p in said if not _VERBLESS_MINE.match(p)]
     s = (
         "; ".join(_JOINED_ON.sub("", p) for p in said[:2])
         if said

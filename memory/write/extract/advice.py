@@ -1,0 +1,120 @@
+"""The speaker's advice, asked for, as one memory (issue 44, nineteenth round).
+
+"Do you have any advice for someone like me who wants to pursue writing?" — "Definitely! Read lots and try out
+different genres. Build a solid understanding of literature. …" Read sentence by sentence, the answer has no "I":
+the general path had put one back ("User read lots and try out different genres", read false by blind readers), and
+without it nothing is kept. What the sentences are is advice, and what someone advises is what they believe: "User's
+advice for someone who wants to pursue writing: read lots and try out different genres; build a solid understanding
+of literature." LoCoMo's annotators note such answers too ("Joanna's advice for someone pursuing writing includes
+reading lots …").
+
+Only where advice was asked for (``context.advice_asked``) or the speaker announces it ("My advice? Don't be scared to
+reach out …"), only sentences in the imperative (a verb of a closed list first, "don't" / "never" / "always" before it
+allowed) and without a first person, at most ``MOST`` of them. What the advice is for is taken from the request when it
+says so without pointing ("advice for someone like me who wants to pursue writing" → "for someone who wants to pursue
+writing"; "tips for getting started on it" names nothing and is left out). English only: Chinese requests for advice
+are not read (no labelled Chinese conversation to read them on).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.text.language import has_cjk
+from memory.text.sentences import sentences
+from memory.write.extract.base import Candidate, is_question, make
+from memory.write.extract.context import advice_asked
+
+__all__ = ["advice"]
+
+#: at most this many imperatives make the memory; more is a lecture the episode keeps
+MOST = 3
+#: an imperative's words at most (a longer sentence is rarely advice alone)
+LONGEST = 24
+#: the verbs advice opens with
+_IMPERATIVE = re.compile(
+    r"^(?:(?:just|also|and|so|then|always|never|really|definitely|first|first of all|most importantly),?\s+)*"
+    r"(?:(?:don't|do not|never|always)\s+)?"
+    r"(?:do|find|gather|read|try|build|be|have|keep|take|start|make|get|stay|focus|reach|ask|talk|remember|look|"
+    r"write|practice|practise|set|give|believe|trust|join|use|go|check|follow|learn|listen|surround|prepare|plan|"
+    r"research|stick|push|enjoy|treat|let|eat|drink|sleep|rest|exercise|save|spend|invest|network|connect|share|"
+    r"celebrate|embrace|forget|hang|lean|seek|consider|think|breathe|pace|schedule|visit|bring|pack|wear|"
+    r"watch|avoid|stop|paint|draw|cook|bake|run|walk|call|sign|book|travel|study|apply|volunteer|meet|buy|choose|"
+    r"pick|create|record|note|track|journal|meditate|stretch|warm|see|hire|contact|email|post|dance|sing|play|"
+    r"remind|limit|cut|add|wait|rely)\b",
+    re.IGNORECASE,
+)
+#: the speaker or the listener as a subject: not an imperative ("You'll get there", "I did the same")
+_NOT_TO_DO = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself|we|our|us)\b", re.IGNORECASE)
+#: an opener before the advice: "Definitely!", "Yep!", "Sure thing,"
+_OPENER = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|sure|sure thing|definitely|absolutely|of course|totally|well|honestly|ok|okay),?\s*)+",
+    re.IGNORECASE,
+)
+#: words to the listener on leaving, not advice: "Talk to you soon!", "Take care!", "Have fun!"
+_LEAVING = re.compile(
+    r"^(?:talk to you|take care|have (?:fun|a (?:good|great|nice|lovely)\b)|enjoy(?: it| yourself| the)?\s*[.!]*$|"
+    r"keep (?:me|us) (?:posted|updated)|let me know|stay (?:safe|tuned))",
+    re.IGNORECASE,
+)
+#: a connective opening an imperative: "And stay open to learning …"
+_CONNECTIVE = re.compile(r"^(?:and|so|then|also|plus),?\s+", re.IGNORECASE)
+#: the words of a pep talk: advice made only of them names nothing ("Keep going and don't give up!")
+_PEP = frozenset(
+    word
+    for line in (
+        "keep going don't do not never give up stop believe in yourself your dreams dream and push pushing on it at",
+        "stay positive strong focused motivated be brave hang there just always follow chase go for",
+    )
+    for word in line.split()
+)
+#: the speaker announcing advice: "My advice?", "My advice is:", "My tip:"
+_ANNOUNCED = re.compile(r"\bmy (?:best |one |biggest )?(?:advice|tip|suggestion)\b", re.IGNORECASE)
+#: what the advice is for, as the request says it
+_FOR = re.compile(r"\b(?:advice|tips?|suggestions?|pointers)\s+(?P<topic>(?:for|on|about)\s+[^?.!]{3,60})", re.I)
+#: a topic that points at what only the conversation names, or at the asker
+_POINTING = re.compile(r"\b(?:it|this|that|these|those|them|there|me|my|mine|I|you|your)\b", re.IGNORECASE)
+
+
+def advice(text: str, previous: str | None) -> Candidate | None:
+    """The advice ``text`` gives, as one memory, when ``previous`` asked for it or ``text`` announces it; else None."""
+    if has_cjk(text) or not (advice_asked(previous) or _ANNOUNCED.search(text)):
+        return None
+    said = [s.strip() for s in sentences(text)]
+    told: list[str] = []
+    quoted: list[str] = []
+    for s in said:
+        bare = _OPENER.sub("", s).strip()
+        if (
+            not _IMPERATIVE.match(bare)
+            or is_question(bare)  # "Do you need advice on anything?", "Have you seen …?"
+            or _NOT_TO_DO.search(bare)
+            or _LEAVING.match(bare)
+            or len(bare.split()) > LONGEST
+        ):
+            if told:
+                break  # the advice is said in one run; what follows is something else
+            continue
+        told.append(_CONNECTIVE.sub("", bare).rstrip(" .!~"))
+        quoted.append(s)
+        if len(told) == MOST:
+            break
+    body = "; ".join(t[:1].lower() + t[1:] for t in told)
+    if not told or all(w in _PEP for w in re.findall(r"[a-z']+", body.lower())):
+        return None  # "Keep going and don't give up!": a pep talk, whoever it is said to
+    topic = _topic(previous)
+    content = f"User's advice{' ' + topic if topic else ''}: {body}."
+    start, end = text.find(quoted[0]), text.find(quoted[-1]) + len(quoted[-1])
+    c = make("advises", body, content, lang="en", evidence=text[start:end] if 0 <= start < end else quoted[0])
+    c.extractor = "rules:advice"
+    return c
+
+
+def _topic(previous: str | None) -> str:
+    """What the request asked advice for, when it says so without pointing: "for someone who wants to pursue
+    writing" (from "for someone like me who wants to pursue writing"), else ""."""
+    m = _FOR.search(previous or "")
+    if not m:
+        return ""
+    topic = re.sub(r"\s+like me\b", "", m.group("topic")).strip(" ,")
+    return "" if _POINTING.search(topic) else topic

@@ -1,0 +1,67 @@
+"""The speaker's advice, asked for, as one memory (issue 44, nineteenth round; ``memory.write.extract.advice``).
+
+Sentences written for these tests in the corpora's manner (not copied from them). Every extraction goes through the
+function a user's chat turn runs (``pipeline.prepare``: classify → mask → extract), read after the message it answers.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.storage.models import Message
+from memory.write.extract.context import advice_asked
+from memory.write.pipeline import Item, prepare
+
+AT = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+
+
+def facts(text: str, previous: str | None = None) -> list[str]:
+    message = Message(session_id="s", user_key="u", role="user", content=text, created_at=AT)
+    return [c.content for c in prepare(Item(message, previous=previous)).cands]
+
+
+def test_advice_asked_for_is_what_the_speaker_advises_not_a_fact_with_a_dropped_i():
+    asked = "You've read so much. Any advice for someone like me who wants to start painting?"
+    said = "Sure! Paint every day, even for ten minutes. Take a class at the community center. You'll love it."
+    assert facts(said, asked) == [
+        "User's advice for someone who wants to start painting: paint every day, even for ten minutes; take a class "
+        "at the community center."
+    ]
+
+
+def test_an_answer_without_any_i_is_read_when_it_gives_the_advice():
+    """The cheap gate lets a message with no "I" in it through when it answers a request for advice."""
+    got = facts("Yep! Book the flights early and pack light.", "Got any tips for getting started on it?")
+    assert got == ["User's advice: book the flights early and pack light."]  # "on it": what it is, is not said
+
+
+def test_announced_advice_is_read_without_a_request():
+    said = "I had a rough first year. My advice? Don't be scared to ask other bakers for help."
+    assert "User's advice: don't be scared to ask other bakers for help." in facts(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Keep going and don't give up!",  # a pep talk, whoever it is said to
+        "Do you need advice on anything in particular?",  # a question
+        "Talk to you soon!",  # leaving
+        "Have fun!",
+    ],
+)
+def test_what_is_not_advice_is_not_kept(said):
+    assert facts(said, "Any advice for me?") == []
+
+
+def test_what_the_speaker_says_of_themself_stays_their_own_fact():
+    got = facts("I always read before bed. Try it!", "Any tips for sleeping better?")
+    assert got == ["User always reads before bed."]
+
+
+def test_advice_asked_reads_requests_not_questions():
+    assert advice_asked("Do you have any advice for a beginner?")
+    assert advice_asked("How do I get started?")
+    assert not advice_asked("How was your trip?")
+    assert not advice_asked(None)
