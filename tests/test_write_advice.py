@@ -65,3 +65,12 @@ def test_advice_asked_reads_requests_not_questions():
     assert advice_asked("How do I get started?")
     assert not advice_asked("How was your trip?")
     assert not advice_asked(None)
+
+
+def test_chinese_advice_asked_for_is_one_memory():
+    got = facts("当然！多读书，多尝试不同的类型。别怕写得不好。", "你读了好多书。对想学写作的人有什么建议吗？")
+    assert got == ["用户的建议：多读书，多尝试不同的类型；别怕写得不好。"]
+
+
+def test_chinese_statement_of_the_speakers_own_stays_a_fact():
+    assert facts("我每天都读书。", "有什么建议吗？") == ["用户每天都读书。"]

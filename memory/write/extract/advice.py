@@ -12,8 +12,9 @@ Only where advice was asked for (``context.advice_asked``) or the speaker announ
 reach out …"), only sentences in the imperative (a verb of a closed list first, "don't" / "never" / "always" before it
 allowed) and without a first person, at most ``MOST`` of them. What the advice is for is taken from the request when it
 says so without pointing ("advice for someone like me who wants to pursue writing" → "for someone who wants to pursue
-writing"; "tips for getting started on it" names nothing and is left out). English only: Chinese requests for advice
-are not read (no labelled Chinese conversation to read them on).
+writing"; "tips for getting started on it" names nothing and is left out). Chinese is read by the same shape: a
+request ("有什么建议吗？"), imperatives without 我 ("多读书，多尝试不同的类型。" → "用户的建议：多读书，多尝试不同的类
+型。"); tested, not measured (no labelled Chinese conversation).
 """
 
 from __future__ import annotations
@@ -78,7 +79,9 @@ _POINTING = re.compile(r"\b(?:it|this|that|these|those|them|there|me|my|mine|I|y
 
 def advice(text: str, previous: str | None) -> Candidate | None:
     """The advice ``text`` gives, as one memory, when ``previous`` asked for it or ``text`` announces it; else None."""
-    if has_cjk(text) or not (advice_asked(previous) or _ANNOUNCED.search(text)):
+    if has_cjk(text):
+        return _advice_zh(text, previous)
+    if not (advice_asked(previous) or _ANNOUNCED.search(text)):
         return None
     said = [s.strip() for s in sentences(text)]
     told: list[str] = []
@@ -118,3 +121,37 @@ def _topic(previous: str | None) -> str:
         return ""
     topic = re.sub(r"\s+like me\b", "", m.group("topic")).strip(" ,")
     return "" if _POINTING.search(topic) else topic
+
+
+#: a request for advice in Chinese: "有什么建议吗？", "给我点建议", "怎么开始比较好？"
+_ASKED_ZH = re.compile(r"(?:什么|点|些|一些|个)(?:建议|窍门|诀窍|技巧|经验)|怎么(?:开始|入门|准备)|该怎么(?:做|办)")
+#: the speaker announcing advice: "我的建议是", "我建议"
+_ANNOUNCED_ZH = re.compile(r"我的建议|我建议")
+#: how a Chinese imperative opens: "多读书", "别怕", "先…", "一定要…", "记得…", "试试…"
+_IMPERATIVE_ZH = re.compile(r"^(?:多|少|别|不要|先|一定要|千万|记得|试试|试着|每天|坚持|找|去|把|早点|尽量|可以先)")
+_OPENER_ZH = re.compile(r"^(?:当然|好啊|好的|嗯+|有啊|有的|可以|我的建议是|我建议)[，,！!：:\s]*")
+
+
+def _advice_zh(text: str, previous: str | None) -> Candidate | None:
+    """The same in Chinese: "有什么建议吗？" — "当然！多读书，多尝试不同的类型。" → "用户的建议：多读书，多尝试不同的
+    类型。"."""
+    if not ((previous and _ASKED_ZH.search(previous)) or _ANNOUNCED_ZH.search(text)):
+        return None
+    told: list[str] = []
+    for s in re.split(r"(?<=[。！!；;])", text):
+        bare = _OPENER_ZH.sub("", s.strip()).strip()
+        if not bare or not _IMPERATIVE_ZH.match(bare) or "我" in bare or re.search(r"[?？吗]", bare):
+            if told:
+                break
+            continue
+        told.append(bare.rstrip("。！!；;"))
+        if len(told) == MOST:
+            break
+    if not told:
+        return None
+    body = "；".join(told)
+    start, end = text.find(told[0]), text.find(told[-1]) + len(told[-1])
+    quoted = text[start:end] if 0 <= start < end else told[0]
+    c = make("advises", body, f"用户的建议：{body}。", lang="zh", evidence=quoted)
+    c.extractor = "rules:advice"
+    return c

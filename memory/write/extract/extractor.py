@@ -342,7 +342,7 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
             out.append(c)
     told = advice(text, previous) if role == "user" else None
     if told is not None:  # "Any advice?" — "Read lots and try out different genres. …": what the speaker advises
-        _grade(told, told.evidence, "en", None, role)
+        _grade(told, told.evidence, told.language, None, role)
         out.append(told)
     return out
 
