@@ -1087,3 +1087,54 @@ def test_an_aside_and_an_exclamation_are_not_the_statement():
     assert facts("And after college, I was drafted by a team – my dream come true!") == [
         "User was drafted by a team after college."
     ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "We're still deciding on the destination.",
+        "I even made some friends at the convention.",
+        "I even have the whole collection.",
+        "I tried to stay calm, which helped me handle the situation.",
+    ],
+)
+def test_an_occasion_the_conversation_named_is_no_fact_alone(said):
+    """ "the destination", "the convention": which one, only the conversation says (resolve or abstain)."""
+    assert facts(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("I went to a convention in May and made some friends at the convention.", "User went to a convention"),
+        ("I made some friends at the convention in Boston.", "User made some friends at the convention in Boston."),
+        ("I baked cookies for the party.", "User baked cookies for the party."),
+    ],
+)
+def test_an_occasion_introduced_or_told_is_kept(said, memory):
+    assert any(f.startswith(memory) for f in facts(said)), facts(said)
+
+
+def test_this_city_answering_what_the_speaker_loves_about_a_place_is_that_place():
+    message = Message(
+        session_id="s",
+        user_key="u",
+        role="user",
+        content="I love the energy, diversity, and awesome food of this city.",
+        created_at=AT,
+    )
+    asked = "Cool! What do you love about Lisbon?"
+    got = [c.content for c in prepare(Item(message, previous=asked, recent=[asked])).cands]
+    assert got == ["User likes the energy, diversity, and awesome food of Lisbon."]
+
+
+def test_a_place_named_is_enough_said():
+    assert facts("I was in Chicago, it was awesome!") == ["User was in Chicago."]
+
+
+def test_our_schools_are_everyones_not_the_speakers_own():
+    """ "the state of our education" is the community's; "their education" was read false."""
+    assert facts("I'm really upset seeing the state of our education.") == [
+        "User is really upset seeing the state of education."
+    ]
+    assert facts("We volunteer at our local shelter.") == ["User and others volunteer at their local shelter."]

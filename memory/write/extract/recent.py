@@ -48,7 +48,8 @@ _NAME = r"(?:[A-Z]\.[ ]?){0,3}" + _WORD_OF_NAME + r"(?:[ ](?:of[ ]|the[ ])?" + _
 #: a place the window introduces: "called / named X", "in / at X", "visit X", "(went / trip / moved …) to X"
 _PLACE = re.compile(
     r"\b(?:called|in|at|visit(?:ed|ing)?|(?:go|goes|went|gone|going|been|trip|travel(?:l)?ed|travel(?:l)?ing|moved|"
-    r"move|drove|drive|driving|flew|fly|flying|back)[ ]to)[ ](?P<name>(?:the[ ])?" + _NAME + r")"
+    r"move|drove|drive|driving|flew|fly|flying|back)[ ]to|(?:love|like|enjoy|miss)[ ](?:most[ ])?about)"
+    r"[ ](?P<name>(?:the[ ])?" + _NAME + r")"  # "What do you love about Seattle?" … "this city"
 )
 #: how many of the session's messages before a message are read with it (memory.write.pipeline.Item.recent): the
 #: question it answers and the two or three before it, where a conversation's references are named
@@ -202,8 +203,11 @@ _VOCATIVE = re.compile(
     re.I,
 )
 #: a place reference named from the window: not "the city" / "the town", which is as often the user's own, and not
-#: "here", which is where the speaker is now, not always the place the window names
-_PLACE_REF = re.compile(r"^(?:that|the)\s+(?:place|spot)$|^(?P<verb>\w+)\s+there$", re.I)
+#: "here", which is where the speaker is now, not always the place the window names; "this city" answering "What do
+#: you love about Seattle?" is the city asked about
+_PLACE_REF = re.compile(
+    r"^(?:that|the)\s+(?:place|spot)$|^(?:this|that)\s+(?:city|town)$|^(?P<verb>\w+)\s+there$", re.I
+)
 #: "been there" → "been to X"; "lived there" → "lived in X"
 _TO_VERBS = frozenset(
     [

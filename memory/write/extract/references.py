@@ -143,6 +143,17 @@ _SIMILAR = re.compile(
 #: spoke of ("User and others will find some awesome people for the cause")
 _AIMS = "cause|idea|project"
 _THE_AIM = re.compile(rf"\bthe (?:{_AIMS})\b(?!\s+(?:of|for|to|that|about|behind|was|is)\b)", re.I)
+#: an occasion or a thing of the conversation's, "the" and nothing after it that says which: "User even made some
+#: friends at the convention …", "User and others are still deciding on the destination"
+_OCCASIONS = (
+    "tournament|convention|event|feast|situation|destination|collection|festival|competition|contest|ceremony|"
+    "fundraiser|gala|meetup|concert|wedding|reunion|performance|recital|audition|interview|figure|regular options"
+)
+_THE_OCCASION = re.compile(
+    rf"\bthe (?:whole |big |final |main |last |next )?(?:{_OCCASIONS})\b"
+    r"(?!\s+(?:of|for|to|that|about|in|at|on|with|which|where|who|they|User|was|is)\b)(?!-)",
+    re.I,
+)
 
 
 def introduced(before: str, noun: str) -> bool:
@@ -448,6 +459,7 @@ def unresolved(content: str, evidence: str = "") -> list[str]:
     found += [m.group() for m in _THAT_HAPPENED.finditer(text)]
     found += [m.group() for m in _SIMILAR.finditer(text)]
     found += [m.group() for m in _THE_AIM.finditer(text) if not introduced(text[: m.start()], _AIMS)]
+    found += [m.group() for m in _THE_OCCASION.finditer(text) if not introduced(text[: m.start()], _OCCASIONS)]
     found += _third_party(text, evidence)
     found += [m.group() for m in QUANTITY_END.finditer(text)]
     return found

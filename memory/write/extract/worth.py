@@ -225,6 +225,8 @@ def untold(content: str) -> bool:
     return bool(_UNTOLD.search(head(content)))
 
 
+#: a name in a memory besides the speaker's: "User was in Chicago" says where
+_NAMED = re.compile(r"(?<=\s)(?!User\b)[A-Z][a-z]+")
 #: the words of a line that names nothing of the speaker's life: a kind of news (project, event, game, hurdles),
 #: a verdict or size (crazy, thrilling, big), the chat's light verbs (had, got, see, faced), times and function words
 _NOTHING_NAMED = frozenset(
@@ -533,6 +535,10 @@ def trivial(content: str, predicate: str | None = None) -> str | None:
         return "a verdict on the moment"
     if _WISH.match(text):
         return "a wish with nothing named"
-    if predicate in (None, "fact") and len([w for w in _WORD.findall(text.lower()) if w not in _LIGHT]) < 2:
+    if (
+        predicate in (None, "fact")
+        and len([w for w in _WORD.findall(text.lower()) if w not in _LIGHT]) < 2
+        and not _NAMED.search(text)  # "User was in Chicago": a name is something said
+    ):
         return "too little said"
     return None
