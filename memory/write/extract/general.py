@@ -164,6 +164,19 @@ def conjugate(verb: str) -> str:
     return verb + "s"
 
 
+#: what "our" shares with everyone around the speaker, never the speaker's own: "the state of our education" is the
+#: community's (read false as "their education"); a mass noun goes bare, a count noun takes "the"
+_OUR_PUBLIC = re.compile(
+    r"\bour (?:(?P<mass>education|healthcare|infrastructure|society|democracy|economy|environment|public transport)|"
+    r"(?P<count>schools|roads|streets|parks|neighbou?rhood|town|city|country|planet|government))\b",
+    re.IGNORECASE,
+)
+
+
+def _public(m: re.Match[str]) -> str:
+    return m.group("mass") or f"the {m.group('count')}"
+
+
 def later_person(text: str) -> str:
     """Every first-person word after the subject, as they/them/their (verbs agree: 'I was' → 'they were')."""
     text = re.sub(r"\bI'm\b", "they're", text)
@@ -174,7 +187,7 @@ def later_person(text: str) -> str:
         text,
     )
     text = re.sub(r"\bI\b", "they", text)
-    text = _OUR_PUBLIC.sub(lambda m: m.group("mass") or f"the {m.group('count')}", text)
+    text = _OUR_PUBLIC.sub(_public, text)
     subs = [
         (r"\bmyself\b", "themself"),
         (r"\bourselves\b", "themselves"),
@@ -187,15 +200,6 @@ def later_person(text: str) -> str:
     for pattern, repl in subs:
         text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
     return text
-
-
-#: what "our" shares with everyone around the speaker, never the speaker's own: "the state of our education" is the
-#: community's (read false as "their education"); a mass noun goes bare, a count noun takes "the"
-_OUR_PUBLIC = re.compile(
-    r"\bour (?:(?P<mass>education|healthcare|infrastructure|society|democracy|economy|environment|public transport)|"
-    r"(?P<count>schools|roads|streets|parks|neighbou?rhood|town|city|country|planet|government))\b",
-    re.IGNORECASE,
-)
 
 
 _SUBJECT_EN = re.compile(
