@@ -1138,3 +1138,22 @@ def test_our_schools_are_everyones_not_the_speakers_own():
         "User is really upset seeing the state of education."
     ]
     assert facts("We volunteer at our local shelter.") == ["User and others volunteer at their local shelter."]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I've been working hard and it's paying off.",  # effort, nothing named
+        "Winning was a huge confidence boost and shows my hard work paid off.",
+        "I like pushing myself.",  # a like with nothing named
+        "Certain authors are like goldmines of inspiration for me.",  # which authors, the chat says
+    ],
+)
+def test_effort_a_bare_like_and_certain_unnamed_things_are_no_facts(said):
+    assert facts(said) == []
+
+
+def test_effort_on_a_named_thing_is_kept():
+    assert facts("I've been working hard on my thesis and it's paying off.") == [
+        "User has been working hard on their thesis and it's paying off."
+    ]

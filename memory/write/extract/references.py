@@ -136,7 +136,8 @@ _VAGUE_AFTER = re.compile(r"^\s+(?:stuff|thing|things|one|ones)\b", re.I)
 #: "something similar", "something like that", "other types of books": what it is like, or what it is other than,
 #: only the conversation says
 _SIMILAR = re.compile(
-    r"\bsomething (?:similar|like (?:that|this|it))\b(?!\s+to\b)|\bother (?:types|kinds|sorts) of\b(?!.*\bthan\b)",
+    r"\bsomething (?:similar|like (?:that|this|it))\b(?!\s+to\b)|\bother (?:types|kinds|sorts) of\b(?!.*\bthan\b)|"
+    r"^Certain [a-z]+s\b(?!\s+(?:like|such as|including)\b)",  # "Certain authors are …": which, the chat says
     re.I,
 )
 #: "the cause", "the idea", "the project" with nothing after them that says which: an aim or a plan the conversation

@@ -143,6 +143,10 @@ _PEP = re.compile(
     r"even though it's been (?:so |really )?(?:tough|hard|rough))\s*[.!]?$|"
     # "User's hard work is paying off.": a pep line whatever it is said of, unless it says what paid off
     r"^(?:User's|User and others'|their) (?:hard )?work (?:is |has )?(?:paying|paid|pays) off\s*[.!]?$|"
+    # "User has been working hard and it's paying off.", "… shows User's hard work paid off.": effort, nothing named
+    r"^(?:User|User and others) (?:has been|have been|is|are|was|were) working (?:so |really )?hard(?: on it)? and "
+    r"(?:it's|it is|it has been|it's been) (?:paying|paid) off\s*[.!]?$|"
+    r"\bshows? (?:User's|their) hard work (?:paid|pays|is paying) off\s*[.!]?$|"
     # "User and others have been putting in a lot of work and achieving their goals.": effort and goals, unnamed
     r"^(?:User|User and others) (?:has been |have been |is |are )?putting in (?:a lot of |so much |lots of )?(?:hard )?"
     r"(?:work|effort) and (?:achieving|reaching|hitting|smashing) (?:their |our )?goals\s*[.!]?$|"
@@ -311,7 +315,7 @@ _ZH_SHOWN = re.compile(
 #: a like of a doing that needs its object to mean anything: "User likes playing.", "User likes to help."
 _BARE_LIKE = re.compile(
     r"^User (?:really )?(?:likes|loves|enjoys) (?:to )?(?:play|playing|help|helping|watch|watching|make|making|do|"
-    r"doing|try|trying)\s*[.!]?$"
+    r"doing|try|trying|(?:push|pushing|challenge|challenging|test|testing) themself)\s*[.!]?$"
 )
 #: a remark on the listener's lot, not the speaker's: "User gets how life can be busy.", "Count on User for support."
 _LISTENERS_LOT = re.compile(
