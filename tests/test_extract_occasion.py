@@ -63,9 +63,9 @@ _LABELLED = re.compile(r"^[A-Z][\w' -]*: ")
             "Second novel: Some days User feels relieved, other days just anxious about what's next.",
         ),
         (  # an event before a pastime: "your gaming skills" is no occasion of its own
-            "Thanks! Winning was a huge confidence boost and shows my hard work paid off.",
+            "Thanks! Winning was a huge confidence boost and I'm practicing every night now.",
             "Congrats on your victory in the tournament! It must feel great to see your gaming skills recognised.",
-            "Tournament: Winning was a huge confidence boost and shows User's hard work paid off.",
+            "Tournament: Winning was a huge confidence boost and User is practicing every night now.",
         ),
         (  # a group the speaker joined, asked about
             "Last Sunday we had our first call-out, and it was intense.",
@@ -83,9 +83,9 @@ _LABELLED = re.compile(r"^[A-Z][\w' -]*: ")
             "Mountains: User loved just chilling and taking in the view.",
         ),
         (  # a pastime said bare, after an interjection (no list)
-            "I've been working hard and it's paying off.",
+            "I've been doing my exercises every morning.",
             "Cool, rehab can be tough but it's key to keep it up. How's it coming along?",
-            "Rehab: User has been working hard and it's paying off.",
+            "Rehab: User has been doing their exercises every morning.",
         ),
         (  # a thing's name in the memory leaves the occasion open
             "I didn't dress up, but I wore my Gryffindor scarf.",

@@ -25,6 +25,7 @@ from memory.text.language import has_cjk
 from memory.text.sentences import sentences
 from memory.write.extract.base import Candidate, is_question, make
 from memory.write.extract.context import advice_asked
+from memory.write.extract.general import FIRST_PERSON
 
 __all__ = ["advice"]
 
@@ -45,8 +46,6 @@ _IMPERATIVE = re.compile(
     r"remind|limit|cut|add|wait|rely)\b",
     re.IGNORECASE,
 )
-#: the speaker or the listener as a subject: not an imperative ("You'll get there", "I did the same")
-_NOT_TO_DO = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself|we|our|us)\b", re.IGNORECASE)
 #: an opener before the advice: "Definitely!", "Yep!", "Sure thing,"
 _OPENER = re.compile(
     r"^(?:(?:yes|yeah|yep|yup|sure|sure thing|definitely|absolutely|of course|totally|well|honestly|ok|okay),?\s*)+",
@@ -91,7 +90,7 @@ def advice(text: str, previous: str | None) -> Candidate | None:
         if (
             not _IMPERATIVE.match(bare)
             or is_question(bare)  # "Do you need advice on anything?", "Have you seen …?"
-            or _NOT_TO_DO.search(bare)
+            or FIRST_PERSON.search(bare)  # "I did the same": the speaker's own
             or _LEAVING.match(bare)
             or len(bare.split()) > LONGEST
         ):
@@ -138,7 +137,7 @@ def _advice_zh(text: str, previous: str | None) -> Candidate | None:
     if not ((previous and _ASKED_ZH.search(previous)) or _ANNOUNCED_ZH.search(text)):
         return None
     told: list[str] = []
-    for s in re.split(r"(?<=[。！!；;])", text):
+    for s in sentences(text):
         bare = _OPENER_ZH.sub("", s.strip()).strip()
         if not bare or not _IMPERATIVE_ZH.match(bare) or "我" in bare or re.search(r"[?？吗]", bare):
             if told:

@@ -35,6 +35,7 @@ from memory.write.extract.context import advice_asked, answered_question, in_con
 from memory.write.extract.definite import indefinite
 from memory.write.extract.events import dated_statements
 from memory.write.extract.general import (
+    FIRST_PERSON,
     conjugate,
     continuation,
     later_person,
@@ -312,7 +313,7 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
             whole = self_disclosure(sentence, lang, at)  # "I got hurt and had to pause climbing, which I do to …"
             if whole is not None and _more_said(whole.content, [c.content for c, _ in found]):
                 found = [(whole, found[0][1])]
-        if not found and role == "user" and not (advised and not _FIRST_PERSON_EN.search(sentence)):
+        if not found and role == "user" and not (advised and not FIRST_PERSON.search(sentence)):
             general = self_disclosure(sentence, lang, at)
             if general is None and last_general is not None:
                 more = continuation(sentence, lang)
@@ -347,8 +348,6 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
     return out
 
 
-#: the speaker in an English sentence: without it, an answer to a request for advice is advice
-_FIRST_PERSON_EN = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
 #: what a next sentence may go on about ("I took up pottery last month. It's so calming for me."): not a name, a
 #: place or a setting, which a template states whole
 _GOES_ON = frozenset({"fact", "event", "likes", "plan"})

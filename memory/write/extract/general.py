@@ -715,7 +715,8 @@ _VERBLESS_MINE = re.compile(
 )
 _JOINED_ON = re.compile(r"^(?:and|but|so|plus)\s+", re.IGNORECASE)
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
-_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
+#: the speaker in an English sentence (an answer to a request for advice without it is advice: extractor, advice)
+FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|myself|we|we're|we've|our|us)\b", re.IGNORECASE)
 _TRAILING = re.compile(
     r"(?:,?\s+(?:and stuff|and all that|all of that|and everything|and so on|or so|too|as well|though)|"
     r",\s*speaking of(?: which)?|"  # "I just reorganized my book shelf, speaking of."
@@ -896,7 +897,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     s = re.sub(r"^[A-Z][a-z]+[,!]\s+", "", s)  # a vocative: "Mel, I …"
     s = re.sub(r",\s+[A-Z][a-z]+\s*([.!~]*)$", r"\1", s)  # … and at the end: "I'm getting there, Caroline."
     if _EMOJI.search(s):  # "Inspiring 💪 I emailed some wholesalers": an emoji ends what came before it
-        s = next((p.strip() for p in reversed(_EMOJI.split(s)) if _FIRST_PERSON.search(p)), _EMOJI.sub(" ", s)).strip()
+        s = next((p.strip() for p in reversed(_EMOJI.split(s)) if FIRST_PERSON.search(p)), _EMOJI.sub(" ", s)).strip()
     s = re.sub(r"(?:,\s*)?\bI mean\b,?\s*", " ", s).strip()  # a filler, not a statement
     s = _AS_I_SAID.sub(" ", s).strip()  # "Joined a travel club and, like I said, working on studies"
     aside = _ASIDE.match(s)  # "Taking your advice, I'm …", "I totally get it, I had …": the news follows the comma
@@ -917,7 +918,7 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     s = (
         "; ".join(_JOINED_ON.sub("", p) for p in said[:2])
         if said
-        else next((p for p in parts if _FIRST_PERSON.search(p)), parts[0] if parts else "")
+        else next((p for p in parts if FIRST_PERSON.search(p)), parts[0] if parts else "")
     )
     kept = parts.index(said[0]) if len(said) == 1 else 0 if not said and parts else -1
     after = parts[kept + 1] if 0 <= kept < len(parts) - 1 else ""
@@ -925,14 +926,14 @@ def _en(sentence: str, at: datetime) -> Candidate | None:
     s = _TRAILING.sub("", s)
     s = re.sub(r"\s+(?:who|that|which)\s+\w+\s+(?:it|them)$", "", s)  # "… for kids who need it": nothing dangles
     body = _subject_dropped(_main_clause(s.strip(" ,")))
-    if not _FIRST_PERSON.search(body):
+    if not FIRST_PERSON.search(body):
         return None
     body = _WITH_OTHERS.sub(lambda m: f"User and their {m.group('who') or m.group('who2')} ", body)
     if _NOT_A_FACT.search(body) or _GENERIC_WE.match(body) or _LIKES_A_CLAUSE.match(body):
         return None
     lead = ""
     tm = _TIME_LEAD.match(body) or _TIME_WORD.match(body)
-    if tm and not _FIRST_PERSON.search(tm.group("lead")):
+    if tm and not FIRST_PERSON.search(tm.group("lead")):
         lead, body = tm.group("lead"), body[tm.end() :]
         if not _TIMELY.search(lead) or _PRONOUN_SUBJECT.match(lead):
             lead = ""  # "It was so vibrant, I had to …", "It's true that with effort, we …": a remark, not a time
