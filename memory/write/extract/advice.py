@@ -20,6 +20,7 @@ request ("有什么建议吗？"), imperatives without 我 ("多读书，多尝�
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from memory.text.language import has_cjk
 from memory.text.sentences import sentences
@@ -82,34 +83,49 @@ def advice(text: str, previous: str | None) -> Candidate | None:
         return _advice_zh(text, previous)
     if not (advice_asked(previous) or _ANNOUNCED.search(text)):
         return None
-    said = [s.strip() for s in sentences(text)]
-    told: list[str] = []
-    quoted: list[str] = []
-    for s in said:
-        bare = _OPENER.sub("", s).strip()
-        if (
-            not _IMPERATIVE.match(bare)
-            or is_question(bare)  # "Do you need advice on anything?", "Have you seen …?"
-            or FIRST_PERSON.search(bare)  # "I did the same": the speaker's own
-            or _LEAVING.match(bare)
-            or len(bare.split()) > LONGEST
-        ):
-            if told:
-                break  # the advice is said in one run; what follows is something else
-            continue
-        told.append(_CONNECTIVE.sub("", bare).rstrip(" .!~"))
-        quoted.append(s)
-        if len(told) == MOST:
-            break
+    told, quoted = _one_run(text, _imperative_en)
     body = "; ".join(t[:1].lower() + t[1:] for t in told)
     if not told or all(w in _PEP for w in re.findall(r"[a-z']+", body.lower())):
         return None  # "Keep going and don't give up!": a pep talk, whoever it is said to
     topic = _topic(previous)
-    content = f"User's advice{' ' + topic if topic else ''}: {body}."
-    start, end = text.find(quoted[0]), text.find(quoted[-1]) + len(quoted[-1])
-    c = make("advises", body, content, lang="en", evidence=text[start:end] if 0 <= start < end else quoted[0])
+    c = make("advises", body, f"User's advice{' ' + topic if topic else ''}: {body}.", lang="en", evidence=quoted)
     c.extractor = "rules:advice"
     return c
+
+
+def _imperative_en(said: str) -> tuple[str, str] | None:
+    """(the advice, the words it quotes) of one sentence, or None when it is no imperative of advice."""
+    bare = _OPENER.sub("", said).strip()
+    if (
+        not _IMPERATIVE.match(bare)
+        or is_question(bare)  # "Do you need advice on anything?", "Have you seen …?"
+        or FIRST_PERSON.search(bare)  # "I did the same": the speaker's own
+        or _LEAVING.match(bare)
+        or len(bare.split()) > LONGEST
+    ):
+        return None
+    return _CONNECTIVE.sub("", bare).rstrip(" .!~"), said
+
+
+def _one_run(text: str, read: Callable[[str], tuple[str, str] | None]) -> tuple[list[str], str]:
+    """The advice of ``text``'s first run of sentences ``read`` takes (at most ``MOST``: what follows the run is
+    something else), and the words of ``text`` from its first quote to the end of its last, as its evidence."""
+    told: list[str] = []
+    quoted: list[str] = []
+    for s in sentences(text):
+        got = read(s.strip())
+        if got is None:
+            if told:
+                break
+            continue
+        told.append(got[0])
+        quoted.append(got[1])
+        if len(told) == MOST:
+            break
+    if not told:
+        return [], ""
+    start, end = text.find(quoted[0]), text.find(quoted[-1]) + len(quoted[-1])
+    return told, text[start:end] if 0 <= start < end else quoted[0]
 
 
 def _topic(previous: str | None) -> str:
@@ -136,21 +152,18 @@ def _advice_zh(text: str, previous: str | None) -> Candidate | None:
     类型。"."""
     if not ((previous and _ASKED_ZH.search(previous)) or _ANNOUNCED_ZH.search(text)):
         return None
-    told: list[str] = []
-    for s in sentences(text):
-        bare = _OPENER_ZH.sub("", s.strip()).strip()
-        if not bare or not _IMPERATIVE_ZH.match(bare) or "我" in bare or re.search(r"[?？吗]", bare):
-            if told:
-                break
-            continue
-        told.append(bare.rstrip("。！!；;"))
-        if len(told) == MOST:
-            break
+    told, quoted = _one_run(text, _imperative_zh)
     if not told:
         return None
     body = "；".join(told)
-    start, end = text.find(told[0]), text.find(told[-1]) + len(told[-1])
-    quoted = text[start:end] if 0 <= start < end else told[0]
     c = make("advises", body, f"用户的建议：{body}。", lang="zh", evidence=quoted)
     c.extractor = "rules:advice"
     return c
+
+
+def _imperative_zh(said: str) -> tuple[str, str] | None:
+    bare = _OPENER_ZH.sub("", said).strip()
+    if not bare or not _IMPERATIVE_ZH.match(bare) or "我" in bare or re.search(r"[?？吗]", bare):
+        return None
+    told = bare.rstrip("。！!；;")
+    return told, told

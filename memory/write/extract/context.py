@@ -43,13 +43,15 @@ _BARE = re.compile(
     r"(?:\s+(?:too|already|yet|before|a lot|so much))?)?[\s,!.]*(?:[A-Z][a-z]+)?[\s!.]*$",
     re.IGNORECASE,
 )
+#: what a question may open on before it asks: "So, where …?", "Oh and do you …?"
+_ASKS = r"^(?:(?:so|and|but|oh|hey|wow)[\s,]+)?"
 #: "Do you like …?", "Have you tried …?", "Are you still …?", "Did you make …?": 'you' is the subject
 _YES_NO_EN = re.compile(
-    r"^(?:(?:so|and|but|oh|hey|wow)[\s,]+)?(?P<aux>do|did|have|are|were)\s+you\s+(?P<rest>[^?]{3,80})\?*$",
+    _ASKS + r"(?P<aux>do|did|have|are|were)\s+you\s+(?P<rest>[^?]{3,80})\?*$",
     re.IGNORECASE,
 )
 _WH_EN = re.compile(
-    r"^(?:(?:so|and|but|oh|hey|wow)[\s,]+)?(?P<wh>how long|how many (?P<what>\w+(?: \w+)?)|where|when|"
+    _ASKS + r"(?P<wh>how long|how many (?P<what>\w+(?: \w+)?)|where|when|"
     r"what (?:kind|type|sort) of (?P<kind>\w+(?: \w+)?)|what)\s+(?P<aux>do|did|have|are|were)\s+you\s+"
     r"(?P<rest>[^?]{2,80})\?*$",
     re.IGNORECASE,
@@ -484,7 +486,7 @@ def _answer_en(first: str, question: str | None) -> str | None:
 #: a question whose subject is what it asks for: "What else brings you joy?", "Anything else that keeps you
 #: inspired?", "What gets you motivated?" (the answer is the subject: "Writing and hanging with friends!")
 _WHAT_DOES_EN = re.compile(
-    r"^(?:(?:so|and|but|oh|hey|wow)[\s,]+)?(?:what|anything|something)(?: else)?(?: that)?\s+"
+    _ASKS + r"(?:what|anything|something)(?: else)?(?: that)?\s+"
     r"(?P<verb>brings|gives|keeps|makes|helps|gets|inspires|motivates|drives|relaxes|calms)\s+you\b(?P<rest>[^?]{0,60})"
     r"\?*$",
     re.IGNORECASE,
