@@ -97,6 +97,17 @@ _LABELLED = re.compile(r"^[A-Z][\w' -]*: ")
             None,
             "Bake sale: User met so many kind neighbours.",
         ),
+        (  # twentieth round: a sentence may open on the occasion ("The …"), and "afterward" goes on from it even
+            # when the memory names a pastime of its own
+            "Been good! The charity gala was a hit! We even played some chess afterward just for laughs.",
+            None,
+            "Charity gala: User and others even played some chess afterward just for laughs.",
+        ),
+        (  # the listener's message may open on the speaker's occasion too ("Your store …")
+            "Thanks! Keeping the shelves tidy and the lights warm is key for me.",
+            "Your store looks lovely - people will want to stay for hours.",
+            "Store: Keeping the shelves tidy and the lights warm is key for User.",
+        ),
     ],
 )
 def test_a_memory_is_headed_by_the_occasion_only_the_conversation_names(said, previous, memory):
@@ -120,6 +131,7 @@ def test_a_memory_is_headed_by_the_occasion_only_the_conversation_names(said, pr
         ("Last week I had a crazy game. I was so tired afterwards.", None),  # "a crazy game": a game of what?
         ("I had a great trip. I slept the whole way back.", None),  # "a trip" names nothing a reader can place
         ("I went to a charity gala on Sunday. I bought new running shoes today.", None),  # another time: not at it
+        ("I went surfing this morning. We played chess afterward.", None),  # "afterward" goes on from events only
         (  # a pastime in a list of doings is one of several
             "On weekends I go exploring and hiking or playing board games. I enjoy curling up with a good book.",
             None,

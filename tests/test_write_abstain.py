@@ -178,6 +178,10 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
         ("User and others had a great time talking about their school days.", "a mood of the moment"),
         ("User likes to help.", "a like with nothing named"),
         ("User can only imagine the view from the summit.", "words to the listener"),
+        # twentieth round: a motto of not being stopped, of making an impact, of a voice that makes change
+        ("User is not gonna let anything or anyone stop them.", "a pep talk"),
+        ("User likes making a positive impact.", "a pep talk"),
+        ("User plans to keep using their voice to make a change.", "a pep talk"),
     ],
 )
 def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(content, why):
@@ -188,6 +192,8 @@ def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(co
     "content",
     [
         "User had fun at the Paris museum with their sister.",
+        "User won't let the knee injury stop them from finishing the Boston marathon.",
+        "User likes making pottery for their neighbours.",
         "User is proud of what they accomplished at the marathon.",
         "User has been keeping busy with a new pottery class.",
         "User gets how to fix cars.",

@@ -74,3 +74,28 @@ def test_chinese_advice_asked_for_is_one_memory():
 
 def test_chinese_statement_of_the_speakers_own_stays_a_fact():
     assert facts("我每天都读书。", "有什么建议吗？") == ["用户每天都读书。"]
+
+
+def test_what_the_speaker_says_the_advice_is_for_heads_it_and_names_its_they():
+    """Twentieth round: an opener of the speaker's own ("When choosing sponsors, …") says what the advice is for, and
+    the plural it ends on is what a "they" of the advice is."""
+    said = "When choosing sponsors, make sure they share your values. Talk to their past partners first."
+    assert facts(said, "I want to find the right ones - any tips?") == [
+        "User's advice on choosing sponsors: make sure the sponsors share your values; talk to their past partners "
+        "first."
+    ]
+
+
+def test_advice_said_as_what_the_listener_should_do_is_advice():
+    said = "Sure! For one, you should get a sturdy desk. Also invest in a chair with good back support."
+    assert facts(said, "Any pointers for a home office?") == [
+        "User's advice for a home office: get a sturdy desk; invest in a chair with good back support."
+    ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Stay open to learning and improving!", "Be patient with yourself and stay curious.", "Stay resilient."],
+)
+def test_a_motto_given_as_advice_is_a_pep_talk_not_kept(said):
+    assert facts(said, "Got any advice for someone just starting out?") == []

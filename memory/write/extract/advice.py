@@ -58,6 +58,15 @@ _LEAVING = re.compile(
     r"keep (?:me|us) (?:posted|updated)|let me know|stay (?:safe|tuned))",
     re.IGNORECASE,
 )
+#: what the advice is for, said by the speaker as the imperative's opener: "When picking endorsements, make sure …",
+#: "If you're starting out, find …" (a doing, or a time of the asker's: not "When I did it, …")
+_OWN_TOPIC = re.compile(
+    r"^(?:when|while|before|if you're|if you are)\s+(?P<doing>[a-z]+ing\b[^,;.!?]{2,50}),\s*(?=\S)", re.IGNORECASE
+)
+#: advice said to the listener as what they should do: "For one, you should get a couch …" reads as "get a couch …"
+_YOU_SHOULD = re.compile(
+    r"^(?:for one,?\s+)?(?:you should|you'll want to|you need to|you gotta|you have to|you could)\s+", re.IGNORECASE
+)
 #: a connective opening an imperative: "And stay open to learning …"
 _CONNECTIVE = re.compile(r"^(?:and|so|then|also|plus),?\s+", re.IGNORECASE)
 #: the words of a pep talk: advice made only of them names nothing ("Keep going and don't give up!")
@@ -66,6 +75,8 @@ _PEP = frozenset(
     for line in (
         "keep going don't do not never give up stop believe in yourself your dreams dream and push pushing on it at",
         "stay positive strong focused motivated be brave hang there just always follow chase go for",
+        "passionate resilient open to learning improving growing patient persistent humble true kind grateful",
+        "curious consistent confident calm hopeful determined yourself with",
     )
     for word in line.split()
 )
@@ -87,7 +98,8 @@ def advice(text: str, previous: str | None) -> Candidate | None:
     body = "; ".join(t[:1].lower() + t[1:] for t in told)
     if not told or all(w in _PEP for w in re.findall(r"[a-z']+", body.lower())):
         return None  # "Keep going and don't give up!": a pep talk, whoever it is said to
-    topic = _topic(previous)
+    topic = _own_topic(quoted) or _topic(previous)
+    body = _named_by_topic(body, topic)
     c = make("advises", body, f"User's advice{' ' + topic if topic else ''}: {body}.", lang="en", evidence=quoted)
     c.extractor = "rules:advice"
     return c
@@ -95,7 +107,7 @@ def advice(text: str, previous: str | None) -> Candidate | None:
 
 def _imperative_en(said: str) -> tuple[str, str] | None:
     """(the advice, the words it quotes) of one sentence, or None when it is no imperative of advice."""
-    bare = _OPENER.sub("", said).strip()
+    bare = _YOU_SHOULD.sub("", _OWN_TOPIC.sub("", _OPENER.sub("", said).strip()))
     if (
         not _IMPERATIVE.match(bare)
         or is_question(bare)  # "Do you need advice on anything?", "Have you seen …?"
@@ -126,6 +138,28 @@ def _one_run(text: str, read: Callable[[str], tuple[str, str] | None]) -> tuple[
         return [], ""
     start, end = text.find(quoted[0]), text.find(quoted[-1]) + len(quoted[-1])
     return told, text[start:end] if 0 <= start < end else quoted[0]
+
+
+def _own_topic(quoted: str) -> str:
+    """What the speaker says their advice is for, opening it: "on picking endorsements" (from "When picking
+    endorsements, make sure …"), "on starting out" (from "If you're starting out, …"), else ""."""
+    m = _OWN_TOPIC.match(_OPENER.sub("", quoted.strip()))
+    if not m or _POINTING.search(m.group("doing")):
+        return ""
+    return f"on {m.group('doing').strip()}"
+
+
+#: the plural a topic ends on ("on picking endorsements"): what a "they" / "them" of its advice is
+_TOPIC_PLURAL = re.compile(r"\b(?P<noun>[a-z]{3,}s)$", re.IGNORECASE)
+
+
+def _named_by_topic(body: str, topic: str) -> str:
+    """The advice with its "they" / "them" named by the plural its topic ends on ("… on picking endorsements: make
+    sure they align …" → "make sure the endorsements align …"); else as said."""
+    m = _TOPIC_PLURAL.search(topic)
+    if not m or m.group("noun").lower().endswith("ss"):
+        return body
+    return re.sub(r"\b(?:they|them)\b", f"the {m.group('noun')}", body)
 
 
 def _topic(previous: str | None) -> str:

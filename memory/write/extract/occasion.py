@@ -92,7 +92,8 @@ _HEAD_NEEDS_KIND = re.compile(rf"^(?:{_NEEDS_KIND})(?:e?s)?$", re.IGNORECASE)
 #: a determiner opening a phrase, and the words after it up to the next pause (the phrase's head is found among
 #: its first four: "a charity event", "the Harry Potter party", "those producer meetings")
 _DETERMINER = re.compile(
-    r"\b(?P<det>a|an|the|my|our|your|this|that|these|those|another)\s+(?=(?P<rest>[A-Za-z][^,.;:!?()]*))"
+    r"\b(?P<det>a|an|the|my|our|your|this|that|these|those|another)\s+(?=(?P<rest>[A-Za-z][^,.;:!?()]*))",
+    re.IGNORECASE,
 )
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 #: words of the moment, dropped from an occasion's description ("a crazy game" → "game", which then names none)
@@ -305,7 +306,8 @@ def occasion_of(content: str, evidence: str, message: str, previous: str | None 
         return None
     if has_cjk(content) or has_cjk(message):
         return _occasion_zh(content, evidence, message, previous)
-    if _occasions(content) or _names_a_kind(content):
+    after = bool(_AFTERWARD.search(content))  # "We even played some Chess afterward": after what, not which pastime
+    if not after and (_occasions(content) or _names_a_kind(content)):
         return None
     at = quoted_at(evidence, message)
     if _MOVES_ON.match(_SENTENCE_END.split(message[: max(at, 0)])[-1] + evidence):
@@ -323,7 +325,13 @@ def occasion_of(content: str, evidence: str, message: str, previous: str | None 
         occasion = None
     if occasion is None or content_words(occasion) & content_words(content):
         return None  # none, several, or the memory names it ("… at the event for an important cause")
+    if after and (_PASTIME.fullmatch(occasion) or _AT_PLACE.search(occasion)):
+        return None  # "afterward" goes on from an event: a pastime or a place is not what it was after
     return occasion
+
+
+#: a memory that goes on from an occasion said before it: "… played some Chess afterward", "After that, …"
+_AFTERWARD = re.compile(r"\b(?:afterwards?|after that|after it)\b", re.IGNORECASE)
 
 
 #: when a sentence says something happened ("on Sunday", "last week", "today", "two days ago")
@@ -364,7 +372,7 @@ _SENTENCE_END = re.compile(r"[.!?…]\s+")
 #: a place the memory names ("User has been to Paris yesterday", "… sitting in Florida …"): it is placed by it ("their
 #: Gryffindor scarf", "talks with Gatorade" name things, and leave the occasion open)
 _NAME = re.compile(
-    r"\b(?:to|in|at|from|visited|visiting|around|across)\s+(?!(?:User|Last|This|Next|Monday|Tuesday|Wednesday|Thursday|"
+    r"\b(?:to|in|at|from|of|visited|visiting|around|across)\s+(?!(?:User|Last|This|Next|Monday|Tuesday|Wednesday|Thursday|"
     r"Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|"
     r"December)\b)[A-Z][a-z]+"
 )

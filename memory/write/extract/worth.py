@@ -156,6 +156,14 @@ _PEP = re.compile(
     r"^Having (?:all )?(?:the|User's|their) hard work\b[^;]*\bpay off\b|"
     # "User believes that providing the right assistance … can make a lasting impact.": a maxim, nothing of theirs
     r"^User believes? (?:that )?[^;]*\bcan make a (?:lasting|big|real|huge|positive) (?:impact|difference)\s*[.!]?$|"
+    # "User is not gonna let anything or anyone stop them.", "User likes making a positive impact.": a motto
+    r"^(?:User|User and others) (?:is |are |was |were )?(?:not |never )?(?:gonna |going to )?(?:let|letting) "
+    r"(?:anything|anyone|nothing|no one)(?: or (?:anything|anyone))? (?:stop|hold) (?:them|User)(?: back)?\s*[.!]?$|"
+    r"^(?:User|User and others) (?:likes?|loves?|enjoys?) making (?:a |an )?(?:positive |real |big |lasting )?"
+    r"(?:impact|difference)\s*[.!]?$|"
+    # "User plans to keep using their voice to make a change.": the same hope, with a voice
+    r"^(?:User|User and others) (?:plans? to |wants? to |will )?(?:keep )?using their voices? to (?:make|create|"
+    r"bring) (?:a |positive |real )?(?:change|difference)\s*[.!]?$|"
     # "User is hoping to raise awareness and start conversations to create positive change.": a hope, nothing named
     r"^(?:User|User and others) (?:is |are )?(?:hoping|hopes?|wants?) to\b[^.;]*\b(?:create|bring|make|spark) "
     r"(?:positive |real |lasting )?(?:change|a difference)\s*[.!]?$",
