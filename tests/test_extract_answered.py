@@ -87,7 +87,7 @@ def test_a_yes_to_a_question_says_it_in_a_statements_words():
     """ "Are you planning on sending out anymore poems anytime soon?" — "Yep!" had given "User is planning on sending
     out anymore poems anytime soon." (a question's words in a statement)."""
     got = read("Yep! I'm drafting two now.", previous="Are you planning on sending out anymore poems anytime soon?")
-    assert "User is planning on sending out more poems soon." in got, got
+    assert any(m.startswith("User is planning on sending out more poems soon") for m in got), got
 
 
 def test_an_interjection_answering_a_what_question_is_no_name():

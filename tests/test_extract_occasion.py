@@ -27,7 +27,8 @@ _LABELLED = re.compile(r"^[A-Z][\w' -]*: ")
             "Bake sale: User felt the power of everyone pulling together.",
         ),
         (  # a trip of the speaker's, words of the moment ("amazing") left out of its name
-            "Max and I went on an amazing camping trip last summer. We hiked, swam, and made great memories.",
+            "Max and I went on an amazing camping trip last summer. Have you been? We hiked, swam, and made great "
+            "memories.",
             None,
             "Camping trip: User and others hiked, swam, and made great memories.",
         ),
@@ -57,8 +58,8 @@ _LABELLED = re.compile(r"^[A-Z][\w' -]*: ")
             "Charity gala: User felt really proud of what they pulled off.",
         ),
         (  # a work of the speaker's own
-            "I finally wrapped up my second novel. Some days I feel relieved, other days just anxious about what's "
-            "next.",
+            "I finally wrapped up my second novel. Can you believe it? Some days I feel relieved, other days just "
+            "anxious about what's next.",
             None,
             "Second novel: Some days User feels relieved, other days just anxious about what's next.",
         ),
@@ -93,7 +94,7 @@ _LABELLED = re.compile(r"^[A-Z][\w' -]*: ")
             "Costume party: User didn't dress up, but they wore their Gryffindor scarf.",
         ),
         (  # an event, not the place it was held at, when a sentence names both
-            "I ran a bake sale at the community center park. I met so many kind neighbours.",
+            "I ran a bake sale at the community center park. Guess what? I met so many kind neighbours.",
             None,
             "Bake sale: User met so many kind neighbours.",
         ),
@@ -147,7 +148,7 @@ def test_no_occasion_is_guessed_where_none_fits(said, previous):
 def test_an_occasion_said_three_sentences_back_heads_nothing():
     """Two sentences back is still the occasion's story; three back, the speaker has usually moved on."""
     near = read("I went to a charity gala on Sunday. It was sunny. I felt proud of the whole team.")
-    far = read("I went to a charity gala on Sunday. It was sunny. My legs hurt. I felt proud of the whole team.")
+    far = read("I went to a charity gala on Sunday. It was sunny. The food was great. I felt proud of the whole team.")
     assert "Charity gala: User felt proud of the whole team." in near
     assert "User felt proud of the whole team." in far
 

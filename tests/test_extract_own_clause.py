@@ -108,7 +108,7 @@ def test_a_bare_the_x_is_named_by_the_kind_the_window_introduced_before_it_is_cu
     [
         (
             "I had a picnic with my friends from church. We chilled under the trees and played board games.",
-            "Picnic: User and their friends chilled under the trees and played board games.",  # its occasion too
+            "User and their friends chilled under the trees and played board games.",  # told with the picnic
         ),
         (
             "My basketball teammates are the best. We pulled off a tough win against the league leaders.",
@@ -117,7 +117,8 @@ def test_a_bare_the_x_is_named_by_the_kind_the_window_introduced_before_it_is_cu
     ],
 )
 def test_a_we_is_named_by_the_speakers_group_said_before_it(said, memory):
-    assert memory in read(said)
+    got = read(said)
+    assert any(m.endswith(memory) for m in got), got  # told alone, or after the statement it goes on from
 
 
 @pytest.mark.parametrize(
@@ -130,7 +131,7 @@ def test_a_we_is_named_by_the_speakers_group_said_before_it(said, memory):
 )
 def test_a_we_stays_user_and_others_where_no_group_of_the_speakers_fits(said):
     got = read(said)
-    assert any(re.match(r"(?:[A-Z][a-z]+: )?User and others", m) for m in got), got  # the "we" is kept, as said
+    assert any(re.search(r"(?:^|: |; )User and others", m) for m in got), got  # the "we" is kept, as said
 
 
 @pytest.mark.parametrize(
@@ -169,7 +170,7 @@ def test_a_we_after_another_group_than_the_speakers_own_is_not_named_by_it():
         "My fam's small, but I love spending time with the friends I have. We usually watch movies and hike together."
     )
     assert not any("their fam" in m for m in got), got
-    assert any(m.startswith("User and others usually watch movies") for m in got), got
+    assert any("User and others usually watch movies" in m for m in got), got
 
 
 def test_the_best_part_for_user_opening_a_memory_points_back():

@@ -193,7 +193,7 @@ def _nothing_between(between: str) -> bool:
 #: a memory's first word that is no name: written small after the lead-in ("…; these experiences make User …")
 _COMMON_FIRST = re.compile(
     r"^(?:The|This|These|That|Those|A|An|Some|It|Its|Their|They|There|Being|Not|Just|Also|Stuff|Everything|Everyone|"
-    r"Something|Nothing|Don't|Can't|Didn't|[A-Z][a-z]+ing)\b"
+    r"Something|Nothing|Don't|Can't|Didn't|Last|Next|Each|People|Many|Most|Both|All|[A-Z][a-z]+ing)\b"
 )
 
 
