@@ -1208,3 +1208,8 @@ def test_a_models_facts_are_not_told_together():
 
     assert two("llm") == ["User moved to Porto in March.", "User found a flat near the river."]
     assert two("rules:general") == ["User moved to Porto in March; User found a flat near the river."]
+
+
+def test_likes_are_told_apart_one_profile_item_each():
+    """A like is one item of the profile's list, edited and flagged on its own: never told together."""
+    assert facts("I like hiking. I like chess.") == ["User likes hiking.", "User likes chess."]

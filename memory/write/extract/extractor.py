@@ -495,6 +495,11 @@ JOINED_WORDS = 40
 _ANOTHER = re.compile(r"\b(?:also|as well|another|besides|by the way|btw|anyway|anyways)\b", re.IGNORECASE)
 
 
+#: what is told together: statements and events; a like or a plan is one item of the user's profile each ("User
+#: likes hiking.", "User likes chess."), edited and flagged one by one
+_TOLD = frozenset({"fact", "event"})
+
+
 def _told_together(first: Candidate, then: Candidate, told_twice: set[int]) -> bool:
     """Whether ``then``, a statement the speaker said right after ``first``, is told in ``first``'s memory: two
     statements of the offline rules (a model writes its own facts whole), ``first`` not a join already, the two short
@@ -506,6 +511,8 @@ def _told_together(first: Candidate, then: Candidate, told_twice: set[int]) -> b
         id(first) not in told_twice
         and not then.meta.get(keep.RENAMED)  # named from what was said before it, it stands alone already
         and not _ANOTHER.search(then.evidence)  # "I also have two cats.": another thing of the speaker's, told apart
+        and first.predicate in _TOLD
+        and then.predicate in _TOLD  # a like, a plan: one profile item each
         and first.extractor.startswith("rules")
         and then.extractor.startswith("rules")
         and len(first.content.split()) + len(then.content.split()) <= JOINED_WORDS
