@@ -285,3 +285,30 @@ def test_a_name_introduced_at_the_end_is_kept_as_the_name():
     said = "I just got a new addition to the family, this is Max!"
     got = [c.content for c in extract_rules(said, role="user", at=AT)]
     assert got == ["User just got a new addition to the family, Max."]
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (  # "us" beside the veterans' "they" had become "them": "how much they've done for them" (read garbled)
+            "I realized again how much they've done for us and wanted to show my thanks.",
+            "User realized again how much they've done for User and others and wanted to show User's thanks.",
+        ),
+        (  # the writer's "they" and the speaker's "my story" had read as one person's
+            "Their words touched me; they said my story had brought them comfort.",
+            "Their words touched User; they said User's story had brought them comfort.",
+        ),
+        (  # before the third party, the speaker's words read as they always did
+            "I love my kids, they're my world.",
+            "User loves their kids, they're User's world.",
+        ),
+        (  # "them" alone is as often things: nothing is renamed
+            "I figured I'd try them with my cousins.",
+            "User figured they'd try them with their cousins.",
+        ),
+    ],
+)
+def test_the_speakers_words_beside_a_third_partys_they_are_named_user(said, memory):
+    from memory.write.extract.general import third_person
+
+    assert third_person(said) == memory

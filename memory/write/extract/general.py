@@ -177,8 +177,32 @@ def _public(m: re.Match[str]) -> str:
     return m.group("mass") or f"the {m.group('count')}"
 
 
+#: a third party's they / them / their in what was said: the speaker's own words after it are named "User", or the
+#: two read as one ("how much they've done for us" gave "how much they've done for them", read garbled)
+#: ("them" alone is as often things: "I'd try them with my cousins" keeps "their cousins")
+_THIRD_PARTY = re.compile(r"\b(?:they|their|theirs|they're|they've|they'd|they'll)\b", re.IGNORECASE)
+#: the speaker's "I" and the verb after it, named "User" beside a third party ("… and I helped" → "… and User helped")
+_I_VERB = re.compile(r"\bI(?:(?P<contracted>'m|'ve|'d|'ll)|\s+(?P<verb>[a-z]+(?:n't)?))\b")
+
+
+def _named_beside(text: str) -> str:
+    """The speaker's words from a third party's they / them / their on, named "User": "… they said my story had
+    brought them comfort" → "… they said User's story had brought them comfort"."""
+    text = _I_VERB.sub(
+        lambda m: "User " + (conjugate(m.group("contracted")) if m.group("contracted") else conjugate(m.group("verb"))),
+        text,
+    )
+    for pattern, repl in ((r"\bmy\b", "User's"), (r"\bme\b", "User"), (r"\bus\b(?<!(?-i:US))", "User and others")):
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    return text
+
+
 def later_person(text: str) -> str:
-    """Every first-person word after the subject, as they/them/their (verbs agree: 'I was' → 'they were')."""
+    """Every first-person word after the subject, as they/them/their (verbs agree: 'I was' → 'they were'); named
+    "User" instead where a third party's they / them / their is said too (``_named_beside``)."""
+    third = _THIRD_PARTY.search(text)
+    if third:  # from the third party on ("I love my kids, they're my world" → "…, they're User's world")
+        text = text[: third.start()] + _named_beside(text[third.start() :])
     text = re.sub(r"\bI'm\b", "they're", text)
     text = re.sub(r"\bI('ve|'d|'ll)\b", r"they\1", text)
     text = re.sub(  # "who I really am" → "who they really are"
