@@ -182,6 +182,8 @@ def test_a_pointer_with_no_noun_after_it_is_not_renamed_into_an_article():
         ("User is not gonna let anything or anyone stop them.", "a pep talk"),
         ("User likes making a positive impact.", "a pep talk"),
         ("User plans to keep using their voice to make a change.", "a pep talk"),
+        ("User's efforts, however small, can make a real difference.", "a pep talk"),
+        ("Being able to make a difference in people's lives brings User purpose.", "a pep talk"),
     ],
 )
 def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(content, why):
@@ -194,6 +196,7 @@ def test_a_moment_a_teaser_a_remark_to_the_listener_and_a_motto_are_not_facts(co
         "User had fun at the Paris museum with their sister.",
         "User won't let the knee injury stop them from finishing the Boston marathon.",
         "User likes making pottery for their neighbours.",
+        "Volunteering at the animal shelter brings User joy.",
         "User is proud of what they accomplished at the marathon.",
         "User has been keeping busy with a new pottery class.",
         "User gets how to fix cars.",

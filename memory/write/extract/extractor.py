@@ -44,6 +44,7 @@ from memory.write.extract.general import (
     without_tag_question,
 )
 from memory.write.extract.lead_in import joined, lead_in
+from memory.write.extract.names_asked import name_given
 from memory.write.extract.occasion import occasion_of, with_occasion
 from memory.write.extract.own_clause import own_clause
 from memory.write.extract.persons import name_person_from_message
@@ -83,6 +84,8 @@ def classify(text: str, role: str = "user", previous: str | None = None) -> tupl
         return True, "answers the message before"  # "Since I was twelve" after "How long have you been drawing?"
     if not worth and role == "user" and advice(stripped, previous) is not None:
         return True, "gives the advice asked for"  # "Any tips?" — "Do your research and find an agency."
+    if not worth and role == "user" and name_given(stripped, previous) is not None:
+        return True, "gives the name asked for"  # "What's her name?" — "Her name is Shadow!"
     return worth, reason
 
 
@@ -341,10 +344,10 @@ def extract_rules(text: str, *, role: str = "user", at: datetime, previous: str 
             if read != said:  # read with the message before: what it answered, for provenance
                 c.meta["in_answer_to"] = question or (previous or "")[-200:]
             out.append(c)
-    told = advice(text, previous) if role == "user" else None
-    if told is not None:  # "Any advice?" — "Read lots and try out different genres. …": what the speaker advises
-        _grade(told, told.evidence, told.language, None, role)
-        out.append(told)
+    for told in (advice(text, previous), name_given(text, previous)) if role == "user" else ():
+        if told is not None:  # "Any advice?" — "Read lots …"; "What's her name?" — "Her name is Shadow!"
+            _grade(told, told.evidence, told.language, None, role)
+            out.append(told)
     return out
 
 

@@ -161,6 +161,13 @@ _PEP = re.compile(
     r"(?:anything|anyone|nothing|no one)(?: or (?:anything|anyone))? (?:stop|hold) (?:them|User)(?: back)?\s*[.!]?$|"
     r"^(?:User|User and others) (?:likes?|loves?|enjoys?) making (?:a |an )?(?:positive |real |big |lasting )?"
     r"(?:impact|difference)\s*[.!]?$|"
+    # "User's actions, no matter how small, can have a big impact.", "Being able to make a difference brings User
+    # joy.": a maxim of making a difference, said of anyone
+    r"^(?:User's|User and others'|their) (?:actions?|efforts?|choices|words)\b[^;]*\bcan (?:have|make) a (?:big|huge|"
+    r"real|lasting|positive) (?:impact|difference)\s*[.!]?$|"
+    r"^(?:Being able to |Getting to |Knowing (?:User|they) can )?(?:make|making|help make) a (?:real |positive |big )?"
+    r"difference (?:in (?:people's|others'|someone's) lives )?(?:brings|gives) User (?:so much )?(?:joy|happiness|"
+    r"purpose|meaning)\s*[.!]?$|"
     # "User plans to keep using their voice to make a change.": the same hope, with a voice
     r"^(?:User|User and others) (?:plans? to |wants? to |will )?(?:keep )?using their voices? to (?:make|create|"
     r"bring) (?:a |positive |real )?(?:change|difference)\s*[.!]?$|"
