@@ -567,7 +567,8 @@ def standing(
     were amazing, and User had a feeling of gratitude …" → "User had a feeling of gratitude …"), and a reaction or a
     verdict of the moment is dropped (memory.write.extract.worth). A statement whose occasion only the conversation
     names is headed by it (memory.write.extract.occasion: "Charity event: User truly felt the power of their
-    collective effort …"). A reference that cannot be named is dropped, in
+    collective effort …"), and a statement said right after another is told with it (``_told_together``: "User and
+    others raised a ton; User and others got stuff like canned food …"). A reference that cannot be named is dropped, in
     every language and from every extractor: the episode keeps what was said, and a fact a reader cannot place is no
     fact (LoCoMo's annotators, who saw the photos, agree with about 60 % of such memories, which is why the learned
     decision once kept them; a product person spot-checking memories cannot). What is dropped leaves no trace on the
