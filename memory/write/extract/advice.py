@@ -12,7 +12,10 @@ Only where advice was asked for (``context.advice_asked``) or the speaker announ
 reach out …"), only sentences in the imperative (a verb of a closed list first, "don't" / "never" / "always" before it
 allowed) and without a first person, at most ``MOST`` of them. What the advice is for is taken from the request when it
 says so without pointing ("advice for someone like me who wants to pursue writing" → "for someone who wants to pursue
-writing"; "tips for getting started on it" names nothing and is left out). Chinese is read by the same shape: a
+writing"; "tips for getting started on it" names nothing and is left out), or, first, from the speaker's own opener
+("When picking endorsements, make sure they …" → "User's advice on picking endorsements: make sure the endorsements
+…", the advice's "they" named by the topic's plural; twentieth round). "You should get a couch …" is advice as well;
+a motto given as advice ("Stay open to learning and improving") is a pep talk. Chinese is read by the same shape: a
 request ("有什么建议吗？"), imperatives without 我 ("多读书，多尝试不同的类型。" → "用户的建议：多读书，多尝试不同的类
 型。"); tested, not measured (no labelled Chinese conversation).
 """

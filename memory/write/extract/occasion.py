@@ -29,7 +29,10 @@ Where it is taken from, first found first:
 Where several are named, an event comes before a pastime and a pastime before a place; several of the first kind
 name none.
 
-It is not attached when the memory names the occasion already, or an occasion of its own; when its sentence moves on
+A determiner opening a sentence counts as any other ("The gaming party was a great success!", "Your store looks
+great"). It is not attached when the memory names the occasion already, or an occasion of its own (a memory that goes
+on "afterward" from an event is still of that event, even beside a pastime it names: "We even played some Chess
+afterward" → "Gaming party: …"); when its sentence moves on
 ("On another note, …") or says another time than the occasion's sentence; when it answers the question with a name
 of its own ("User has been to Paris yesterday" after "How's the dance studio going?"); to a memory that is not a
 statement in the speaker's own words (the caller decides: a name, a place, a budget say themselves whole).
