@@ -6,19 +6,8 @@ function a user's chat turn runs (``pipeline.prepare``: classify → mask → ex
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
-
-from memory.storage.models import Message
-from memory.write.pipeline import Item, prepare
-
-AT = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
-
-
-def facts(text: str, previous: str | None = None) -> list[str]:
-    message = Message(session_id="s", user_key="u", role="user", content=text, created_at=AT)
-    return [c.content for c in prepare(Item(message, previous=previous)).cands]
+from extract_helpers import read
 
 
 @pytest.mark.parametrize(
@@ -39,7 +28,7 @@ def facts(text: str, previous: str | None = None) -> list[str]:
     ],
 )
 def test_a_pets_name_given_when_asked_for_is_a_fact(said, asked, memory):
-    assert memory in facts(said, asked)
+    assert memory in read(said, asked)
 
 
 @pytest.mark.parametrize(
@@ -51,4 +40,4 @@ def test_a_pets_name_given_when_asked_for_is_a_fact(said, asked, memory):
     ],
 )
 def test_no_pet_is_named_where_none_was_asked_for_or_given(said, asked):
-    assert not any("pet" in m for m in facts(said, asked))
+    assert not any("pet" in m for m in read(said, asked))

@@ -43,6 +43,7 @@ from memory.write.extract.references import QUANTITY_END, head, unresolved
 
 __all__ = [
     "MONTH_DAY",
+    "INTERJECTIONS",
     "ZH_INTERJECTION",
     "name_from_answered",
     "name_from_message",
@@ -441,9 +442,10 @@ _POINTED = re.compile(
     r"(?=(?P<np>(?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*))",
     re.I,
 )
-#: what a speaker may say before the quoted sentence without naming a thing of their own ("Thanks, Melanie!")
-_INTERJECTION = frozenset(
-    ["thanks", "thank", "you", "wow", "yes", "yeah", "yep", "yup", "sure", "awesome", "great", "cool", "nice"]
+#: what a speaker may say before the quoted sentence without naming a thing of their own ("Thanks, Melanie!"); no
+#: name either ("Yeah!" answering "What's her name?", memory.write.extract.names_asked)
+INTERJECTIONS = frozenset(
+    ["thanks", "thank", "you", "wow", "yes", "yeah", "yep", "yup", "no", "sure", "awesome", "great", "cool", "nice"]
     + ["oh", "ah", "aw", "aww", "haha", "hey", "hi", "hello", "so", "much", "totally", "absolutely", "definitely"]
     + ["ok", "okay", "amazing", "lol", "omg", "really", "indeed", "right", "exactly", "true", "agreed"]
 )
@@ -457,7 +459,7 @@ def only_interjections(said_before: str) -> bool:
     """Whether what the speaker said before the quoted sentence names nothing: interjections and a vocative name."""
     for sentence in sentences(said_before):
         words = re.findall(r"[A-Za-z']+", re.sub(r",\s*[A-Z][a-z]+\b", "", sentence))
-        if any(w.lower() not in _INTERJECTION for w in words):
+        if any(w.lower() not in INTERJECTIONS for w in words):
             return False
     return True
 

@@ -514,12 +514,18 @@ def _told_together(first: Candidate, then: Candidate, told_twice: set[int]) -> b
         id(first) not in told_twice
         and not then.meta.get(keep.RENAMED)  # named from what was said before it, it stands alone already
         and not _ANOTHER.search(then.evidence)  # "I also have two cats.": another thing of the speaker's, told apart
-        and first.predicate in _TOLD
-        and then.predicate in _TOLD  # a like, a plan: one profile item each
-        and first.extractor.startswith("rules")
-        and then.extractor.startswith("rules")
+        and all(c.predicate in _TOLD and c.extractor.startswith("rules") for c in (first, then))  # a like: one item
         and len(first.content.split()) + len(then.content.split()) <= JOINED_WORDS
     )
+
+
+def _join_onto(out: list[Candidate], c: Candidate, message: str) -> bool:
+    """Whether ``c`` was told in the memory said just before it (``lead_in.joined``), which then tells both."""
+    one = joined((out[-1].content, out[-1].evidence), (c.content, c.evidence), message)
+    if one is None:
+        return False
+    out[-1].content, out[-1].evidence = one
+    return True
 
 
 def _goes_on(first: Candidate, then: Candidate) -> bool:
@@ -592,11 +598,8 @@ def standing(
             c.content, c.evidence = led
             out.append(c)
             continue
-        if named is None and out and _goes_on(out[-1], c):
-            one = joined((out[-1].content, out[-1].evidence), (c.content, c.evidence), message)
-            if one is not None:  # "We made pizza! We had so much fun making them …": one memory, named in its head
-                out[-1].content, out[-1].evidence = one
-                continue
+        if named is None and out and _goes_on(out[-1], c) and _join_onto(out, c, message):
+            continue  # "We made pizza! We had so much fun making them …": one memory, named in its head
         if named is None:  # resolve or abstain: the episode keeps what was said
             continue
         if named != c.content:
@@ -609,12 +612,14 @@ def standing(
                 continue
             named = pointed
         c.content = named
-        if out and _goes_on(out[-1], c) and (untold(out[-1].content) or _told_together(out[-1], c, told_twice)):
-            one = joined((out[-1].content, out[-1].evidence), (c.content, c.evidence), message)
-            if one is not None:  # "User picked up new skills; User recently started learning an instrument"
-                out[-1].content, out[-1].evidence = one
-                told_twice.add(id(out[-1]))
-                continue
+        if (
+            out
+            and _goes_on(out[-1], c)
+            and (untold(out[-1].content) or _told_together(out[-1], c, told_twice))
+            and _join_onto(out, c, message)
+        ):
+            told_twice.add(id(out[-1]))
+            continue  # "User picked up new skills; User recently started learning an instrument"
         out.append(c)
     # "User faced all kinds of hurdles.", "User has been working on a project lately": a kind, nothing named
     out = [c for c in out if not (_own_words(c) and names_nothing(c.content))]

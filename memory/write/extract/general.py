@@ -177,21 +177,18 @@ def _public(m: re.Match[str]) -> str:
     return m.group("mass") or f"the {m.group('count')}"
 
 
-#: a third party's they / them / their in what was said: the speaker's own words after it are named "User", or the
-#: two read as one ("how much they've done for us" gave "how much they've done for them", read garbled)
-#: ("them" alone is as often things: "I'd try them with my cousins" keeps "their cousins")
+#: a third party's they / their in what was said: the speaker's own words after it are named "User", or the two read
+#: as one ("how much they've done for us" gave "how much they've done for them", read garbled); "them" alone is as
+#: often things ("I'd try them with my cousins" keeps "their cousins")
 _THIRD_PARTY = re.compile(r"\b(?:they|their|theirs|they're|they've|they'd|they'll)\b", re.IGNORECASE)
 #: the speaker's "I" and the verb after it, named "User" beside a third party ("… and I helped" → "… and User helped")
 _I_VERB = re.compile(r"\bI(?:(?P<contracted>'m|'ve|'d|'ll)|\s+(?P<verb>[a-z]+(?:n't)?))\b")
 
 
 def _named_beside(text: str) -> str:
-    """The speaker's words from a third party's they / them / their on, named "User": "… they said my story had
-    brought them comfort" → "… they said User's story had brought them comfort"."""
-    text = _I_VERB.sub(
-        lambda m: "User " + (conjugate(m.group("contracted")) if m.group("contracted") else conjugate(m.group("verb"))),
-        text,
-    )
+    """The speaker's words from a third party's they / their on, named "User": "… they said my story had brought
+    them comfort" → "… they said User's story had brought them comfort"."""
+    text = _I_VERB.sub(lambda m: "User " + conjugate(m.group("contracted") or m.group("verb")), text)
     for pattern, repl in ((r"\bmy\b", "User's"), (r"\bme\b", "User"), (r"\bus\b(?<!(?-i:US))", "User and others")):
         text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
     return text
@@ -199,7 +196,7 @@ def _named_beside(text: str) -> str:
 
 def later_person(text: str) -> str:
     """Every first-person word after the subject, as they/them/their (verbs agree: 'I was' → 'they were'); named
-    "User" instead where a third party's they / them / their is said too (``_named_beside``)."""
+    "User" instead where a third party's they / their is said too (``_named_beside``)."""
     third = _THIRD_PARTY.search(text)
     if third:  # from the third party on ("I love my kids, they're my world" → "…, they're User's world")
         text = text[: third.start()] + _named_beside(text[third.start() :])
@@ -727,8 +724,6 @@ _DREAM = re.compile(
 )
 _YOU_TAIL = re.compile(r",\s+(?:and|but|so)\s+(?:you|your|you're|you've)\b.*$", re.IGNORECASE)
 _SUBJECT_FIRST = re.compile(r"^(?:(?:and|but|so|plus|also|just|now)\s+)?(?:I|I'm|I've|I'd|my|we|we're|we've)\b", re.I)
-#: the conjunction a part between dashes opens with ("… - a mix of highs and lows - and my journal's my rock"): it
-#: joined the part to what was cut away, and left in front it gave "And User's journal's …"
 #: an aside pointing back at what the speaker said before: not part of the statement
 _AS_I_SAID = re.compile(r",?\s*\b(?:like|as) I (?:said|mentioned|told you)(?: before| earlier)?\b,?\s*", re.I)
 #: "my dream come true", "our best day ever": a short "my …" with no verb, said after a statement as its exclamation
@@ -737,6 +732,8 @@ _VERBLESS_MINE = re.compile(
     r"did|ran|felt|left|gave|told|said|found|met|kept|bought|\w+ed|'s|'re|'ve)\b)(?:\S+\s*){1,4}$",
     re.I,
 )
+#: the conjunction a part between dashes opens with ("… - a mix of highs and lows - and my journal's my rock"): it
+#: joined the part to what was cut away, and left in front it gave "And User's journal's …"
 _JOINED_ON = re.compile(r"^(?:and|but|so|plus)\s+", re.IGNORECASE)
 _DASH = re.compile(r"\s+[-–—]+\s+|\s*—\s*|(?<=\w)-\s+")
 #: the speaker in an English sentence (an answer to a request for advice without it is advice: extractor, advice)

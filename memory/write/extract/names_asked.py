@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from memory.text.language import has_cjk
+from memory.write.extract.antecedent import INTERJECTIONS
 from memory.write.extract.base import Candidate, make
 from memory.write.extract.rules_en import PETS_EN
 
@@ -34,8 +35,6 @@ _GIVEN = re.compile(
     r"^\W*(?:(?i:her|his|their|its)\s+names?(?:\s+(?:is|are)|'s)\s+)?"
     r"(?P<names>[A-Z][a-z]+(?:(?:,\s*|,?\s+and\s+)[A-Z][a-z]+){0,3})\s*(?:[!.]|$)"
 )
-#: a capitalised word that is no name: an interjection or a thank-you opening the answer
-_NOT_A_NAME = frozenset({"Yes", "Yeah", "Yep", "No", "Thanks", "Thank", "Aw", "Aww", "Oh", "Haha", "Lol", "Sure"})
 
 #: the same in Chinese: "它叫什么名字？", "它们叫什么？"; the animal said around it; an answer "叫豆豆！" / "豆豆！"
 _ASKED_ZH = re.compile(r"(?:它|它们|他|她)(?:叫什么(?:名字)?|的名字是什么)")
@@ -55,7 +54,7 @@ def name_given(text: str, previous: str | None) -> Candidate | None:
     if not asked or not given:
         return None
     names = re.split(r",\s*|,?\s+and\s+", given.group("names"))
-    if any(n in _NOT_A_NAME for n in names):
+    if any(n.lower() in INTERJECTIONS for n in names):  # "Yeah!", "Thanks!": no name
         return None
     kinds = list(_KIND.finditer(previous))
     kind = next((k for k in reversed(kinds) if k.start() < asked.start()), None) or next(iter(kinds), None)
